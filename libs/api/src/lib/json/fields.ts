@@ -1,0 +1,227 @@
+import { Transform } from 'class-transformer';
+import { ValidateBy, type ValidationOptions } from 'class-validator';
+import type { ProtoEnum } from '../enums/enum';
+import { InvalidBytes, normalizeBase64, normalizeFixedBytes } from './bytes';
+import { InvalidTimestamp, normalizeTimestamp } from './timestamp';
+
+/**
+ * Field decorators implementing the JSON conventions of the wire contract (§0). Each one
+ * normalises the input during `plainToInstance` (hex/base64 → upper-case hex, enum number → name,
+ * "123" → 123, …) and validates the result, so a decoded message holds canonical values only.
+ * Invalid input is kept as an `Invalid` marker whose reason becomes the validation error's reason.
+ */
+class Invalid {
+  constructor(readonly reason: string) {}
+}
+
+function reasonOf(value: unknown, fallback: string): string {
+  return value instanceof Invalid || value instanceof InvalidBytes || value instanceof InvalidTimestamp ? value.reason : fallback;
+}
+
+function compose(...decorators: PropertyDecorator[]): PropertyDecorator {
+  return (target, key) => decorators.forEach((d) => d(target, key));
+}
+
+function check(name: string, valid: (value: unknown) => boolean, reason: (value: unknown) => string, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name,
+      validator: {
+        validate: (value) => value === undefined || valid(value),
+        defaultMessage: (args) => reason(args?.value),
+      },
+    },
+    options,
+  );
+}
+
+const notInvalid = (v: unknown) => !(v instanceof Invalid || v instanceof InvalidBytes || v instanceof InvalidTimestamp);
+
+function fixedBytes(name: string, length: number): PropertyDecorator {
+  return compose(
+    Transform(({ value }) => normalizeFixedBytes(value, length), { toClassOnly: true }),
+    check(name, notInvalid, (v) => reasonOf(v, `invalid ${name}`)),
+  );
+}
+
+/** 8-byte EUI (DevEUI, JoinEUI, gateway EUI). */
+export const Eui64 = () => fixedBytes('eui64', 8);
+/** 4-byte DevAddr. */
+export const DevAddr = () => fixedBytes('dev_addr', 4);
+/** 3-byte NetID. */
+export const NetId = () => fixedBytes('net_id', 3);
+/** 16-byte AES-128 key. */
+export const AesKey = () => fixedBytes('aes_key', 16);
+
+/** Other `bytes`: standard base64. */
+export function Base64Bytes(maxBytes?: number): PropertyDecorator {
+  return compose(
+    Transform(({ value }) => {
+      const out = normalizeBase64(value);
+      if (out instanceof InvalidBytes) return new Invalid(out.reason);
+      if (out !== undefined && maxBytes !== undefined && Buffer.from(out, 'base64').length > maxBytes) {
+        return new Invalid(`value length must be at most ${maxBytes} bytes`);
+      }
+      return out;
+    }, { toClassOnly: true }),
+    check('bytes', notInvalid, (v) => reasonOf(v, 'invalid bytes')),
+  );
+}
+
+/** google.protobuf.Timestamp: RFC 3339 UTC, stored with microseconds. */
+export function Timestamp(): PropertyDecorator {
+  return compose(
+    Transform(({ value }) => normalizeTimestamp(value), { toClassOnly: true }),
+    check('timestamp', notInvalid, (v) => reasonOf(v, 'invalid timestamp')),
+  );
+}
+
+/** An enum by name (input: name, number or prefix-less name). `definedOnly` per the seed. */
+export function EnumName(protoEnum: ProtoEnum): PropertyDecorator {
+  return compose(
+    Transform(({ value }) => (value === undefined || value === null ? undefined : (protoEnum.parse(value) ?? new Invalid(`value must be one of the defined ${protoEnum.typeName} values`))), { toClassOnly: true }),
+    check('enum', notInvalid, (v) => reasonOf(v, `invalid ${protoEnum.typeName}`)),
+  );
+}
+
+/** Repeated enum by name. */
+export function EnumNames(protoEnum: ProtoEnum): PropertyDecorator {
+  return compose(
+    Transform(({ value }) => {
+      if (value === undefined || value === null) return undefined;
+      if (!Array.isArray(value)) return new Invalid('value must be a list');
+      const out = value.map((v) => protoEnum.parse(v));
+      return out.some((v) => v === undefined) ? new Invalid(`each value must be one of the defined ${protoEnum.typeName} values`) : out;
+    }, { toClassOnly: true }),
+    check('enum', notInvalid, (v) => reasonOf(v, `invalid ${protoEnum.typeName}`)),
+  );
+}
+
+interface IntRange {
+  min?: number;
+  max?: number;
+}
+
+function toInteger(value: unknown, lo: number, hi: number, what: string): unknown {
+  if (value === undefined || value === null) return undefined;
+  const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < lo || n > hi) return new Invalid(`value must be a ${what}`);
+  return n;
+}
+
+function rangeCheck(range: IntRange): (v: unknown) => boolean {
+  return (v) => typeof v !== 'number' || ((range.min === undefined || v >= range.min) && (range.max === undefined || v <= range.max));
+}
+
+function rangeReason(range: IntRange): string {
+  if (range.min !== undefined && range.max !== undefined) return `value must be inside range [${range.min}, ${range.max}]`;
+  if (range.min !== undefined) return `value must be greater than or equal to ${range.min}`;
+  return `value must be less than or equal to ${range.max}`;
+}
+
+function integer(name: string, lo: number, hi: number, range: IntRange): PropertyDecorator {
+  return compose(
+    Transform(({ value }) => toInteger(value, lo, hi, name), { toClassOnly: true }),
+    check(name, notInvalid, (v) => reasonOf(v, `invalid ${name}`)),
+    check(`${name}_range`, rangeCheck(range), () => rangeReason(range)),
+  );
+}
+
+export const Uint32 = (range: IntRange = {}) => integer('uint32', 0, 0xffffffff, range);
+export const Int32 = (range: IntRange = {}) => integer('int32', -0x80000000, 0x7fffffff, range);
+
+/** 64-bit unsigned integer: JSON string out (as TTS), number or string in; kept as a number. */
+export function Uint64(range: IntRange = {}): PropertyDecorator {
+  return integer('uint64', 0, Number.MAX_SAFE_INTEGER, range);
+}
+
+/** float / double. */
+export function Float(range: IntRange = {}): PropertyDecorator {
+  return compose(
+    Transform(({ value }) => {
+      if (value === undefined || value === null) return undefined;
+      const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      return typeof n === 'number' && Number.isFinite(n) ? n : new Invalid('value must be a number');
+    }, { toClassOnly: true }),
+    check('float', notInvalid, (v) => reasonOf(v, 'invalid number')),
+    check('float_range', rangeCheck(range), () => rangeReason(range)),
+  );
+}
+
+export function Bool(): PropertyDecorator {
+  return check('bool', (v) => typeof v === 'boolean', () => 'value must be a boolean');
+}
+
+interface StringRules {
+  maxLength?: number;
+  pattern?: RegExp;
+}
+
+/** A string with the seed's length / pattern rules (lengths count characters, as protoc-gen-validate does runes). */
+export function Str(rules: StringRules = {}): PropertyDecorator {
+  return compose(
+    check('string', (v) => typeof v === 'string', () => 'value must be a string'),
+    check(
+      'string_rules',
+      (v) => typeof v !== 'string' || ((rules.maxLength === undefined || [...v].length <= rules.maxLength) && (!rules.pattern || rules.pattern.test(v))),
+      (v) =>
+        typeof v === 'string' && rules.maxLength !== undefined && [...v].length > rules.maxLength
+          ? `value length must be at most ${rules.maxLength} runes`
+          : `value does not match regex pattern "${rules.pattern?.source}"`,
+    ),
+  );
+}
+
+/** map<string,string> with optional key/value rules. */
+export function StringMap(rules: { maxEntries?: number; keyPattern?: RegExp; maxKeyLength?: number; maxValueLength?: number } = {}): PropertyDecorator {
+  return check(
+    'string_map',
+    (v) => {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+      const entries = Object.entries(v);
+      if (rules.maxEntries !== undefined && entries.length > rules.maxEntries) return false;
+      return entries.every(
+        ([k, val]) =>
+          typeof val === 'string' &&
+          (!rules.keyPattern || rules.keyPattern.test(k)) &&
+          (rules.maxKeyLength === undefined || [...k].length <= rules.maxKeyLength) &&
+          (rules.maxValueLength === undefined || [...val].length <= rules.maxValueLength),
+      );
+    },
+    () => 'value must be a map of strings' + (rules.keyPattern ? ` with keys matching "${rules.keyPattern.source}"` : '') + (rules.maxValueLength ? ` and values of at most ${rules.maxValueLength} runes` : ''),
+  );
+}
+
+/** Repeated scalars. */
+export function List(rules: { minItems?: number; maxItems?: number; item?: (v: unknown) => boolean; itemReason?: string } = {}): PropertyDecorator {
+  return check(
+    'list',
+    (v) =>
+      Array.isArray(v) &&
+      (rules.minItems === undefined || v.length >= rules.minItems) &&
+      (rules.maxItems === undefined || v.length <= rules.maxItems) &&
+      (!rules.item || v.every(rules.item)),
+    (v) => {
+      if (!Array.isArray(v)) return 'value must be a list';
+      if (rules.minItems !== undefined && v.length < rules.minItems) return `value must contain at least ${rules.minItems} item(s)`;
+      if (rules.maxItems !== undefined && v.length > rules.maxItems) return `value must contain no more than ${rules.maxItems} item(s)`;
+      return rules.itemReason ?? 'invalid item';
+    },
+  );
+}
+
+/** Coerces repeated 64-bit / 32-bit integers given as strings or numbers. */
+export function IntegerList(range: IntRange & { minItems?: number; maxItems?: number } = {}): PropertyDecorator {
+  return compose(
+    Transform(({ value }) => {
+      if (value === undefined || value === null) return undefined;
+      if (!Array.isArray(value)) return new Invalid('value must be a list');
+      const out = value.map((v) => toInteger(v, 0, Number.MAX_SAFE_INTEGER, 'unsigned integer'));
+      return out.some((v) => v instanceof Invalid) ? new Invalid('each item must be an unsigned integer') : out;
+    }, { toClassOnly: true }),
+    check('integer_list', notInvalid, (v) => reasonOf(v, 'invalid list')),
+    List({ minItems: range.minItems, maxItems: range.maxItems, item: rangeCheck(range), itemReason: `each item: ${rangeReason(range)}` }),
+  );
+}
+
+export { Invalid as InvalidValue };

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { Code } from './codes';
+import { type ErrorDetails, ERROR_DETAILS_TYPE, type StatusBody } from './error-details';
+
+export type ErrorAttributes = Record<string, unknown>;
+
+/**
+ * A registered error: `namespace:name`, a canonical code and a message format with `{attribute}`
+ * placeholders. Define each once (per component, in its `errors.ts`) and raise it with `.with()`.
+ */
+export class ErrorDefinition {
+  constructor(
+    readonly namespace: string,
+    readonly name: string,
+    readonly messageFormat: string,
+    readonly code: Code,
+  ) {}
+
+  /** Creates an error instance with attributes (all placeholders are public) and an optional cause. */
+  with(attributes: ErrorAttributes = {}, cause?: StackError | ErrorDetails): StackError {
+    return new StackError(this, attributes, cause);
+  }
+
+  /** Whether `err` is an instance of this definition (also after crossing the transport). */
+  matches(err: unknown): err is StackError {
+    return err instanceof StackError && err.namespace === this.namespace && err.errorName === this.name;
+  }
+}
+
+export function defineError(namespace: string, name: string, messageFormat: string, code: Code): ErrorDefinition {
+  return new ErrorDefinition(namespace, name, messageFormat, code);
+}
+
+export function formatMessage(format: string, attributes: ErrorAttributes | undefined): string {
+  return format.replace(/\{([a-zA-Z0-9_]+)\}/g, (whole, key: string) => {
+    if (!attributes || !(key in attributes)) return whole;
+    const value = attributes[key];
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}
+
+/** An error with a definition; serialisable as ErrorDetails, so it survives the transport. */
+export class StackError extends Error {
+  readonly namespace: string;
+  readonly errorName: string;
+  readonly messageFormat: string;
+  readonly code: Code;
+  readonly correlationId: string;
+  readonly details?: ErrorDetails;
+
+  constructor(
+    definition: Pick<ErrorDefinition, 'namespace' | 'name' | 'messageFormat' | 'code'>,
+    readonly attributes: ErrorAttributes = {},
+    cause?: StackError | ErrorDetails,
+    correlationId: string = randomUUID().replace(/-/g, ''),
+  ) {
+    super(formatMessage(definition.messageFormat, attributes));
+    this.name = 'StackError';
+    this.namespace = definition.namespace;
+    this.errorName = definition.name;
+    this.messageFormat = definition.messageFormat;
+    this.code = definition.code;
+    this.correlationId = correlationId;
+    if (cause) this.details = cause instanceof StackError ? cause.toDetails() : cause;
+  }
+
+  /** `error:<namespace>:<name> (<formatted message>)`, the TTS `message` string. */
+  get fullMessage(): string {
+    return `error:${this.namespace}:${this.errorName} (${this.message})`;
+  }
+
+  toDetails(): ErrorDetails {
+    const details: ErrorDetails = {
+      namespace: this.namespace,
+      name: this.errorName,
+      message_format: this.messageFormat,
+      correlation_id: this.correlationId,
+      code: this.code,
+    };
+    if (Object.keys(this.attributes).length > 0) details.attributes = this.attributes;
+    if (this.details) details.cause = this.details;
+    return details;
+  }
+
+  static fromDetails(details: ErrorDetails): StackError {
+    return new StackError(
+      { namespace: details.namespace, name: details.name, messageFormat: details.message_format, code: details.code },
+      details.attributes ?? {},
+      details.cause,
+      details.correlation_id,
+    );
+  }
+
+  /** The `google.rpc.Status` JSON the HTTP API answers with. */
+  toStatus(): StatusBody {
+    return { code: this.code, message: this.fullMessage, details: [{ '@type': ERROR_DETAILS_TYPE, ...this.toDetails() }] };
+  }
+}
+
+export function isStackError(err: unknown): err is StackError {
+  return err instanceof StackError;
+}
