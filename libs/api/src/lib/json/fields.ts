@@ -54,13 +54,16 @@ export const NetId = () => fixedBytes('net_id', 3);
 export const AesKey = () => fixedBytes('aes_key', 16);
 
 /** Other `bytes`: standard base64. */
-export function Base64Bytes(maxBytes?: number): PropertyDecorator {
+export function Base64Bytes(maxBytes?: number, minBytes?: number): PropertyDecorator {
   return compose(
     Transform(({ value }) => {
       const out = normalizeBase64(value);
       if (out instanceof InvalidBytes) return new Invalid(out.reason);
       if (out !== undefined && maxBytes !== undefined && Buffer.from(out, 'base64').length > maxBytes) {
         return new Invalid(`value length must be at most ${maxBytes} bytes`);
+      }
+      if (out !== undefined && minBytes !== undefined && Buffer.from(out, 'base64').length < minBytes) {
+        return new Invalid(`value length must be at least ${minBytes} bytes`);
       }
       return out;
     }, { toClassOnly: true }),
@@ -148,8 +151,12 @@ export function Float(range: IntRange = {}): PropertyDecorator {
   );
 }
 
+/** bool, and google.protobuf.BoolValue (a nullable bool: null means unset). */
 export function Bool(): PropertyDecorator {
-  return check('bool', (v) => typeof v === 'boolean', () => 'value must be a boolean');
+  return compose(
+    Transform(({ value }) => (value === null ? undefined : value), { toClassOnly: true }),
+    check('bool', (v) => typeof v === 'boolean', () => 'value must be a boolean'),
+  );
 }
 
 interface StringRules {
@@ -222,6 +229,72 @@ export function IntegerList(range: IntRange & { minItems?: number; maxItems?: nu
     check('integer_list', notInvalid, (v) => reasonOf(v, 'invalid list')),
     List({ minItems: range.minItems, maxItems: range.maxItems, item: rangeCheck(range), itemReason: `each item: ${rangeReason(range)}` }),
   );
+}
+
+const DURATION_PROTO = /^(-)?(\d+)(?:\.(\d{1,9}))?s$/;
+const DURATION_GO = /^(-)?((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+)$/;
+const DURATION_UNIT_NANOS: Record<string, bigint> = { ns: 1n, us: 1000n, µs: 1000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
+/** google.protobuf.Duration's range: ±10,000 years. */
+const DURATION_MAX_NANOS = 315_576_000_000n * 1_000_000_000n + 999_999_999n;
+
+function decimalToNanos(int: string, frac: string, unitNanos: bigint): bigint {
+  const digits = frac.padEnd(18, '0').slice(0, 18);
+  return BigInt(int) * unitNanos + (BigInt(digits) * unitNanos) / 10n ** 18n;
+}
+
+/**
+ * Parses a google.protobuf.Duration JSON string (`"1.5s"`, `"-0.000001s"`) and, as TTS's jsonplugin
+ * also reads Go durations, `"1m30s"`, `"250ms"`. Returns the canonical protojson form (seconds with
+ * 0, 3, 6 or 9 fractional digits: `"1.500s"`), undefined for null/absent, or an Invalid marker.
+ */
+export function normalizeDuration(value: unknown): string | undefined | Invalid {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') return new Invalid('value must be a duration string such as "1.5s"');
+  let negative = false;
+  let nanos: bigint;
+  const proto = DURATION_PROTO.exec(value);
+  if (proto) {
+    negative = proto[1] === '-';
+    nanos = decimalToNanos(proto[2], proto[3] ?? '', 1_000_000_000n);
+  } else {
+    const go = DURATION_GO.exec(value);
+    if (!go) return new Invalid('value must be a duration string such as "1.5s"');
+    negative = go[1] === '-';
+    nanos = 0n;
+    for (const part of go[2].matchAll(/(\d+)(?:\.(\d+))?(ns|us|µs|ms|s|m|h)/g)) nanos += decimalToNanos(part[1], part[2] ?? '', DURATION_UNIT_NANOS[part[3]]);
+  }
+  if (nanos > DURATION_MAX_NANOS) return new Invalid('value is out of the duration range');
+  const seconds = nanos / 1_000_000_000n;
+  const fraction = nanos % 1_000_000_000n;
+  let frac = '';
+  if (fraction !== 0n) {
+    frac = fraction.toString().padStart(9, '0');
+    frac = frac.endsWith('000000') ? frac.slice(0, 3) : frac.endsWith('000') ? frac.slice(0, 6) : frac;
+    frac = `.${frac}`;
+  }
+  return `${negative && nanos !== 0n ? '-' : ''}${seconds}${frac}s`;
+}
+
+/** google.protobuf.Duration: a string such as `"1.5s"`, kept in canonical form (`"1.500s"`). */
+export function Duration(): PropertyDecorator {
+  return compose(
+    Transform(({ value }) => normalizeDuration(value), { toClassOnly: true }),
+    check('duration', notInvalid, (v) => reasonOf(v, 'invalid duration')),
+  );
+}
+
+/** google.protobuf.Struct: any JSON object, not validated further. */
+export function Struct(): PropertyDecorator {
+  return check('struct', (v) => v === null || (typeof v === 'object' && !Array.isArray(v)), () => 'value must be an object');
+}
+
+/** repeated string, with an optional limit on the number of items and on each item's length (runes). */
+export function StringList(rules: { maxItems?: number; maxLength?: number } = {}): PropertyDecorator {
+  return List({
+    maxItems: rules.maxItems,
+    item: (s) => typeof s === 'string' && (rules.maxLength === undefined || [...s].length <= rules.maxLength),
+    itemReason: rules.maxLength === undefined ? 'each item must be a string' : `each item must be a string of at most ${rules.maxLength} runes`,
+  });
 }
 
 export { Invalid as InvalidValue };

@@ -1,0 +1,84 @@
+import { ErrFieldMaskPaths } from '@lorawan/errors';
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Rejects paths outside `allowed` with `field_mask_paths` naming them (TTS's validator middleware). */
+export function checkFieldMaskPaths(paths: readonly string[], allowed: ReadonlySet<string>): void {
+  const forbidden = paths.filter((p) => !allowed.has(p));
+  if (forbidden.length > 0) throw ErrFieldMaskPaths.with({ forbidden_paths: [...new Set(forbidden)] });
+}
+
+/** True if `path` or one of its parents is requested (TTS `HasAnyField`). */
+export function hasAnyField(requested: readonly string[], path: string): boolean {
+  return requested.some((r) => r === path || path.startsWith(`${r}.`));
+}
+
+/** True if any requested path is `path`, a parent of it, or a child of it. */
+export function touchesField(requested: readonly string[], path: string): boolean {
+  return requested.some((r) => r === path || path.startsWith(`${r}.`) || r.startsWith(`${path}.`));
+}
+
+/** Removes paths covered by a requested parent and duplicates. */
+export function normalizePaths(paths: readonly string[]): string[] {
+  const unique = [...new Set(paths)];
+  return unique.filter((p) => !unique.some((q) => q !== p && p.startsWith(`${q}.`))).sort();
+}
+
+function getPath(obj: Obj, path: string[]): unknown {
+  let cur: unknown = obj;
+  for (const key of path) {
+    if (!isObj(cur)) return undefined;
+    cur = cur[key];
+  }
+  return cur;
+}
+
+/** A copy of `source` holding only the given paths (a parent path selects the whole subtree). */
+export function selectFields<T extends object>(source: T, paths: readonly string[]): Partial<T> {
+  const out: Obj = {};
+  for (const path of normalizePaths(paths)) {
+    const parts = path.split('.');
+    const value = getPath(source as Obj, parts);
+    if (value === undefined) continue;
+    let cur = out;
+    for (const key of parts.slice(0, -1)) {
+      if (!isObj(cur[key])) cur[key] = {};
+      cur = cur[key] as Obj;
+    }
+    cur[parts[parts.length - 1]] = value;
+  }
+  return out as Partial<T>;
+}
+
+/**
+ * Applies `source` onto `target` at the given paths (Update/Set semantics): a masked path takes
+ * the source's value, and a masked path absent from the source clears the field.
+ */
+export function applyFields<T extends object>(target: T, source: object, paths: readonly string[]): T {
+  const out = structuredClone(target) as Obj;
+  for (const path of normalizePaths(paths)) {
+    const parts = path.split('.');
+    const value = getPath(source as Obj, parts);
+    let cur = out;
+    for (const key of parts.slice(0, -1)) {
+      if (!isObj(cur[key])) {
+        if (value === undefined) break;
+        cur[key] = {};
+      }
+      cur = cur[key] as Obj;
+    }
+    const leaf = parts[parts.length - 1];
+    if (value === undefined) delete cur[leaf];
+    else cur[leaf] = structuredClone(value);
+  }
+  return out as T;
+}
+
+/** Top-level field names touched by the paths (`ids.dev_eui` → `ids`). */
+export function topLevelFields(paths: readonly string[]): string[] {
+  return [...new Set(paths.map((p) => p.split('.')[0]))];
+}

@@ -1,0 +1,35 @@
+import 'reflect-metadata';
+import { plainToInstance, type ClassConstructor } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { ErrValidation, type StackError } from '@lorawan/errors';
+
+const EMBEDDED = 'embedded message failed validation';
+
+/**
+ * Decodes a JSON request into a validated contract instance, the one way messages enter a
+ * component. Unknown keys are dropped (as TTS discards them). A failure is `pkg/errors:validation`
+ * with a cause chain down to the offending field, as TTS's protoc-gen-validate errors are.
+ */
+export function decodeMessage<T extends object>(cls: ClassConstructor<T>, plain: unknown): T {
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
+    throw ErrValidation.with({ field: 'body', name: `${cls.name}ValidationError`, reason: 'value must be a JSON object' });
+  }
+  const instance = plainToInstance(cls, plain, { exposeUnsetFields: false });
+  const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: false, validationError: { target: true, value: true } });
+  if (errors.length > 0) throw toValidationError(errors[0]);
+  return instance;
+}
+
+function toValidationError(error: ValidationError, field = error.property): StackError {
+  const attributes = { field, name: `${error.target?.constructor?.name ?? 'Message'}ValidationError` };
+  const constraints = error.constraints ? Object.values(error.constraints) : [];
+  if (constraints.length > 0) return ErrValidation.with({ ...attributes, reason: constraints[0] });
+  const child = error.children?.[0];
+  if (!child) return ErrValidation.with({ ...attributes, reason: 'invalid value' });
+  // Repeated and map fields of messages add a level keyed by index or map key: fold it into the
+  // field name (`locations[user]`, `channels[0]`) rather than inventing a message for it.
+  if (Array.isArray(error.value) || (child.target && child.target.constructor === Object) || Array.isArray(child.target)) {
+    return toValidationError(child, `${field}[${child.property}]`);
+  }
+  return ErrValidation.with({ ...attributes, reason: EMBEDDED }, toValidationError(child));
+}

@@ -1,0 +1,1 @@
+export const COMPONENT_NAME = Symbol('COMPONENT_NAME');

@@ -1,0 +1,69 @@
+import 'reflect-metadata';
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
+const toBool = ({ value }: { value: unknown }) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value);
+const MYSQL_URL = /^mysql:\/\/.+$/;
+
+/**
+ * The environment, validated once at boot. Only `loadConfig` reads it; everything else receives
+ * the typed `StackConfig`. Names are fixed by ARCHITECTURE.md and documented in the README.
+ */
+export class Environment {
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) HTTP_PORT = 1885;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535) HEALTH_PORT?: number;
+  @IsOptional() @IsString() @Matches(/^(nats|tls|ws|wss):\/\/.+/, { message: 'NATS_URL must be a nats:// URL' }) NATS_URL?: string;
+  @IsOptional() @IsString() DATA_DIR = './data';
+  @IsOptional() @Matches(MYSQL_URL, { message: 'IS_DATABASE_URL must be a mysql:// URL' }) IS_DATABASE_URL?: string;
+  @IsOptional() @Matches(MYSQL_URL, { message: 'JS_DATABASE_URL must be a mysql:// URL' }) JS_DATABASE_URL?: string;
+  @IsOptional() @Matches(MYSQL_URL, { message: 'NS_DATABASE_URL must be a mysql:// URL' }) NS_DATABASE_URL?: string;
+  @IsOptional() @Matches(MYSQL_URL, { message: 'AS_DATABASE_URL must be a mysql:// URL' }) AS_DATABASE_URL?: string;
+  @IsOptional() @IsString() @Matches(/^\S{16,}$/, { message: 'ADMIN_API_KEY must be at least 16 characters without spaces' }) ADMIN_API_KEY?: string;
+  @IsOptional() @Transform(toBool) @IsBoolean() DB_AUTO_MIGRATE = true;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000) RPC_TIMEOUT_MS = 10000;
+  @IsOptional() @IsIn(['error', 'warn', 'log', 'info', 'debug', 'verbose']) LOG_LEVEL = 'info';
+  @IsOptional() @IsIn(['text', 'json']) LOG_FORMAT: 'text' | 'json' = 'text';
+}
+
+export type DatabaseComponent = 'is' | 'js' | 'ns' | 'as';
+
+export interface StackConfig {
+  httpPort: number;
+  healthPort?: number;
+  natsUrl?: string;
+  dataDir: string;
+  databaseUrls: Partial<Record<DatabaseComponent, string>>;
+  adminApiKey?: string;
+  autoMigrate: boolean;
+  rpcTimeoutMs: number;
+  logLevel: string;
+  logFormat: 'text' | 'json';
+}
+
+export class ConfigError extends Error {}
+
+/** Validates the environment and returns the typed configuration; throws ConfigError listing every problem. */
+export function loadConfig(env: Record<string, string | undefined>): StackConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const e = plainToInstance(Environment, present);
+  const errors = validateSync(e, { whitelist: true });
+  if (errors.length > 0) {
+    throw new ConfigError(`invalid configuration: ${errors.map((x) => Object.values(x.constraints ?? {}).join(', ') || x.property).join('; ')}`);
+  }
+  return {
+    httpPort: e.HTTP_PORT,
+    healthPort: e.HEALTH_PORT,
+    natsUrl: e.NATS_URL,
+    dataDir: e.DATA_DIR,
+    databaseUrls: { is: e.IS_DATABASE_URL, js: e.JS_DATABASE_URL, ns: e.NS_DATABASE_URL, as: e.AS_DATABASE_URL },
+    adminApiKey: e.ADMIN_API_KEY,
+    autoMigrate: e.DB_AUTO_MIGRATE,
+    rpcTimeoutMs: e.RPC_TIMEOUT_MS,
+    logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+  };
+}
+
+/** Injection token for the StackConfig. */
+export const STACK_CONFIG = Symbol('STACK_CONFIG');

@@ -1,0 +1,4 @@
+export * from './lib/gateway.module';
+export * from './lib/start-gateway';
+export * from './lib/request-builder';
+export * from './lib/gateway-errors';

@@ -1,0 +1,70 @@
+import { Code } from '@lorawan/errors';
+import type { HttpBinding } from '@lorawan/api';
+import { PlainStatus } from './gateway-errors';
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+type Obj = Record<string, unknown>;
+
+/** A compiled HTTP binding: the Fastify path and the request field each path variable fills. */
+export interface CompiledBinding {
+  fastifyPath: string;
+  variables: string[];
+  pattern: RegExp;
+}
+
+export function compileBinding(binding: HttpBinding, prefix = '/api/v3'): CompiledBinding {
+  const variables: string[] = [];
+  const fastifyPath =
+    prefix +
+    binding.path.replace(/\{([a-z0-9_.]+)\}/g, (_, field: string) => {
+      variables.push(field);
+      return `:p${variables.length - 1}`;
+    });
+  const pattern = new RegExp(`^${(prefix + binding.path).replace(/\{[a-z0-9_.]+\}/g, '[^/]+')}/?$`);
+  return { fastifyPath, variables, pattern };
+}
+
+function setPath(target: Obj, path: string, value: unknown): void {
+  const parts = path.split('.');
+  if (parts.some((p) => FORBIDDEN_KEYS.has(p) || p === '')) throw new PlainStatus(Code.InvalidArgument, `invalid field path "${path}"`);
+  let cur = target;
+  for (const key of parts.slice(0, -1)) {
+    const next = cur[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) cur[key] = {};
+    cur = cur[key] as Obj;
+  }
+  cur[parts[parts.length - 1]] = value;
+}
+
+/**
+ * grpc-gateway semantics: the body (`body: '*'`) is the whole request message; on routes without
+ * a body, query parameters fill fields by dotted name (`field_mask=a,b`, `field_mask.paths=a`);
+ * path variables are applied last and override the same fields in the body.
+ */
+export function buildRequest(
+  binding: HttpBinding,
+  compiled: CompiledBinding,
+  params: Record<string, string>,
+  query: Record<string, string | string[]>,
+  body: unknown,
+): Obj {
+  let request: Obj = {};
+  if (binding.body === '*') {
+    if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+      throw new PlainStatus(Code.InvalidArgument, 'request body must be a JSON object');
+    }
+    request = (body as Obj | undefined) ?? {};
+  } else {
+    for (const [key, value] of Object.entries(query)) {
+      if (Array.isArray(value)) {
+        if (!key.endsWith('.paths') && !key.endsWith('_ids')) throw new PlainStatus(Code.InvalidArgument, `too many values for field "${key}"`);
+        setPath(request, key, value);
+      } else {
+        setPath(request, key, key.endsWith('.paths') ? [value] : value);
+      }
+    }
+  }
+  compiled.variables.forEach((field, i) => setPath(request, field, params[`p${i}`]));
+  return request;
+}

@@ -1,0 +1,56 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RPCS, type RpcDefinition } from '@lorawan/api';
+import { Code } from '@lorawan/errors';
+import { Authenticator } from './authenticator';
+import { PlainStatus } from './gateway-errors';
+import { sendError, sendJson } from './http-reply';
+import { buildRequest, type CompiledBinding, compileBinding } from './request-builder';
+import { RpcForwarder } from './rpc-forwarder';
+
+/**
+ * Registers one Fastify route per HTTP binding of the RPC table. Every route: authenticate,
+ * build the request (grpc-gateway semantics), forward to the owning component, answer JSON.
+ */
+@Injectable()
+export class RpcRoutes {
+  private readonly logger = new Logger('Gateway');
+  private readonly compiled: CompiledBinding[] = [];
+
+  constructor(
+    private readonly auth: Authenticator,
+    private readonly forwarder: RpcForwarder,
+  ) {}
+
+  register(fastify: FastifyInstance): void {
+    for (const rpc of Object.values(RPCS) as RpcDefinition[]) {
+      for (const binding of rpc.http) {
+        const compiled = compileBinding(binding);
+        this.compiled.push(compiled);
+        fastify.route({
+          method: binding.verb,
+          url: compiled.fastifyPath,
+          handler: async (req: FastifyRequest, reply: FastifyReply) => {
+            try {
+              const caller = this.auth.authenticate(req.headers.authorization);
+              const request = buildRequest(binding, compiled, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body);
+              const ctx = { request_id: req.id, correlation_ids: [`rpc:/ttn.lorawan.v3.${rpc.service}/${rpc.method}:${req.id}`], caller };
+              const result = await this.forwarder.forward(rpc, request, ctx);
+              if (result.total !== undefined) reply.header('x-total-count', String(result.total));
+              sendJson(reply, result.body);
+            } catch (err) {
+              sendError(reply, err, (m) => this.logger.error(m));
+            }
+          },
+        });
+      }
+    }
+  }
+
+  /** Unknown route: 501 "Method Not Allowed" when the path exists with another verb, else 404 (grpc-gateway). */
+  unknownRoute(url: string): PlainStatus {
+    const path = url.split('?')[0];
+    if (path.startsWith('/api/v3/') && this.compiled.some((c) => c.pattern.test(path))) return new PlainStatus(Code.Unimplemented, 'Method Not Allowed');
+    return new PlainStatus(Code.NotFound, 'Not Found');
+  }
+}

@@ -1,0 +1,132 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ALLOWED_PATHS,
+  checkFieldMaskPaths,
+  type CreateEndDeviceRequest,
+  type DeleteEndDeviceRequest,
+  type EndDevice,
+  type EndDeviceOrderField,
+  type GetEndDeviceRequest,
+  hasAnyField,
+  type ListEndDevicesRequest,
+  nowTimestamp,
+  selectFields,
+  applyFields,
+  type UpdateEndDeviceRequest,
+} from '@lorawan/api';
+import { WithTotal } from '@lorawan/component';
+import { ErrAlreadyExists, ErrConcurrentUpdate, ErrEndDeviceEUIsTaken, ErrEndDeviceNotFound, ErrIdTaken, ErrOrderNotInMask } from '../errors';
+import { END_DEVICE_STORE, type EndDeviceStore, type IsEndDevice } from './end-device.model';
+
+/** Always returned, whatever the mask (TTS `getPaths`). */
+const DEFAULT_PATHS = ['ids', 'created_at', 'updated_at'];
+const DEFAULT_LIMIT = 100;
+const UPDATE_ATTEMPTS = 5;
+/** Order fields satisfied by the always-returned paths. */
+const IMPLICIT_ORDER_PATHS: Record<EndDeviceOrderField, string> = {
+  device_id: 'ids.device_id',
+  join_eui: 'ids.join_eui',
+  dev_eui: 'ids.dev_eui',
+  created_at: 'created_at',
+  name: 'name',
+  description: 'description',
+};
+
+/** The Identity Server's EndDeviceRegistry: device metadata with TTS field-mask semantics. */
+@Injectable()
+export class EndDeviceRegistryService {
+  constructor(@Inject(END_DEVICE_STORE) private readonly store: EndDeviceStore) {}
+
+  async create({ end_device }: CreateEndDeviceRequest): Promise<IsEndDevice> {
+    const now = nowTimestamp();
+    const device: IsEndDevice = { ...pickIsFields(end_device), created_at: now, updated_at: now };
+    const result = await this.store.create(device);
+    if (!result.ok && result.conflict === 'id') throw ErrIdTaken.with({}, ErrAlreadyExists.with());
+    if (!result.ok) {
+      throw ErrEndDeviceEUIsTaken.with({
+        join_eui: device.ids.join_eui,
+        dev_eui: device.ids.dev_eui,
+        device_id: result.holder?.device_id ?? '',
+        application_id: result.holder?.application_ids.application_id ?? '',
+      });
+    }
+    return device;
+  }
+
+  async get({ end_device_ids, field_mask }: GetEndDeviceRequest): Promise<Partial<IsEndDevice>> {
+    const paths = field_mask?.paths ?? [];
+    checkFieldMaskPaths(paths, ALLOWED_PATHS['EndDeviceRegistry.Get']);
+    const device = await this.mustGet(end_device_ids.application_ids.application_id, end_device_ids.device_id);
+    return selectFields(device, [...DEFAULT_PATHS, ...paths]);
+  }
+
+  async list({ application_ids, field_mask, order, limit, page }: ListEndDevicesRequest): Promise<WithTotal<{ end_devices?: Partial<IsEndDevice>[] }>> {
+    const paths = field_mask?.paths ?? [];
+    checkFieldMaskPaths(paths, ALLOWED_PATHS['EndDeviceRegistry.List']);
+    const field = (order?.replace(/^-/, '') || 'device_id') as EndDeviceOrderField;
+    if (!hasAnyField([...DEFAULT_PATHS, ...paths], IMPLICIT_ORDER_PATHS[field])) throw ErrOrderNotInMask.with({ field });
+    const pageSize = limit || DEFAULT_LIMIT;
+    const { devices, total } = await this.store.list(application_ids.application_id, {
+      order: field,
+      descending: order?.startsWith('-') ?? false,
+      limit: pageSize,
+      offset: (Math.max(page ?? 0, 1) - 1) * pageSize,
+    });
+    const selected = devices.map((d) => selectFields(d, [...DEFAULT_PATHS, ...paths]));
+    return new WithTotal(selected.length > 0 ? { end_devices: selected } : {}, total);
+  }
+
+  async update({ end_device, field_mask }: UpdateEndDeviceRequest): Promise<Partial<IsEndDevice>> {
+    const paths = field_mask?.paths ?? [];
+    checkFieldMaskPaths(paths, ALLOWED_PATHS['EndDeviceRegistry.Update']);
+    const { application_ids, device_id } = end_device.ids;
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const existing = await this.mustGet(application_ids.application_id, device_id);
+      const updated: IsEndDevice = { ...applyFields(existing, pickIsFields(end_device), paths), updated_at: nowTimestamp() };
+      if (await this.store.replace(updated, existing.updated_at)) return selectFields(updated, [...DEFAULT_PATHS, ...paths]);
+    }
+    throw ErrConcurrentUpdate.with({ device_id });
+  }
+
+  async delete({ application_ids, device_id }: DeleteEndDeviceRequest): Promise<Record<string, never>> {
+    if (!(await this.store.delete(application_ids.application_id, device_id))) {
+      throw ErrEndDeviceNotFound.with({ application_id: application_ids.application_id, device_id });
+    }
+    return {};
+  }
+
+  private async mustGet(applicationId: string, deviceId: string): Promise<IsEndDevice> {
+    const device = await this.store.get(applicationId, deviceId);
+    if (!device) throw ErrEndDeviceNotFound.with({ application_id: applicationId, device_id: deviceId });
+    return device;
+  }
+}
+
+/** The fields of a request's EndDevice that the IS stores (the seed's "Registries" table). */
+export function pickIsFields(d: EndDevice): Omit<IsEndDevice, 'created_at' | 'updated_at'> {
+  const ids: IsEndDevice['ids'] = { device_id: d.ids.device_id, application_ids: { application_id: d.ids.application_ids.application_id } };
+  if (d.ids.dev_eui) ids.dev_eui = d.ids.dev_eui;
+  if (d.ids.join_eui) ids.join_eui = d.ids.join_eui;
+  return stripUndefined({
+    ids,
+    name: d.name || undefined,
+    description: d.description || undefined,
+    attributes: d.attributes,
+    version_ids: d.version_ids ? stripUndefined({ ...d.version_ids }) : undefined,
+    service_profile_id: d.service_profile_id || undefined,
+    network_server_address: d.network_server_address || undefined,
+    application_server_address: d.application_server_address || undefined,
+    join_server_address: d.join_server_address || undefined,
+    locations: d.locations ? plain(d.locations) : undefined,
+    picture: d.picture ? plain(d.picture) : undefined,
+  });
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Class instances (decoded messages) → plain JSON data for storage. */
+function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

@@ -1,0 +1,78 @@
+import { DataSource, type Repository } from 'typeorm';
+import { timestampToSql } from '@lorawan/api';
+import { isDuplicateKeyError } from '@lorawan/persistence';
+import { EndDeviceEntity } from './end-device.entity';
+import { toDomain, toEntity } from './end-device.mapper';
+import type { CreateResult, EndDeviceStore, IsEndDevice, ListOptions } from './end-device.model';
+
+/** Column each List order sorts by; every one is backed by an (application_id, column, device_id) index. */
+const ORDER_COLUMNS: Record<ListOptions['order'], string> = {
+  device_id: 'device_id',
+  name: 'name',
+  description: 'description_key',
+  created_at: 'created_at',
+  dev_eui: 'dev_eui',
+  join_eui: 'join_eui',
+};
+
+/** The IS end-device store on TypeORM: MySQL/MariaDB in distributed mode, SQLite embedded. */
+export class TypeOrmEndDeviceStore implements EndDeviceStore {
+  private readonly repo: Repository<EndDeviceEntity>;
+
+  constructor(dataSource: DataSource) {
+    this.repo = dataSource.getRepository(EndDeviceEntity);
+  }
+
+  async create(device: IsEndDevice): Promise<CreateResult> {
+    try {
+      await this.repo.insert(toEntity(device));
+      return { ok: true };
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      const { device_id, application_ids, dev_eui, join_eui } = device.ids;
+      if (await this.repo.exists({ where: { application_id: application_ids.application_id, device_id } })) return { ok: false, conflict: 'id' };
+      const holder = dev_eui && join_eui ? await this.findByEuis(join_eui, dev_eui) : undefined;
+      return { ok: false, conflict: 'euis', holder: holder?.ids };
+    }
+  }
+
+  async get(applicationId: string, deviceId: string): Promise<IsEndDevice | undefined> {
+    const row = await this.repo.findOne({ where: { application_id: applicationId, device_id: deviceId } });
+    return row ? toDomain(row) : undefined;
+  }
+
+  async findByEuis(joinEui: string, devEui: string): Promise<IsEndDevice | undefined> {
+    const row = await this.repo.findOne({ where: { join_eui: joinEui, dev_eui: devEui } });
+    return row ? toDomain(row) : undefined;
+  }
+
+  async list(applicationId: string, options: ListOptions): Promise<{ devices: IsEndDevice[]; total: number }> {
+    const direction = options.descending ? 'DESC' : 'ASC';
+    const column = ORDER_COLUMNS[options.order];
+    const query = this.repo.createQueryBuilder('d').where('d.application_id = :applicationId', { applicationId });
+    if (column !== 'device_id') query.orderBy(`d.${column}`, direction);
+    query.addOrderBy('d.device_id', direction).limit(options.limit).offset(options.offset);
+    const [rows, total] = await Promise.all([query.getMany(), this.repo.count({ where: { application_id: applicationId } })]);
+    return { devices: rows.map(toDomain), total };
+  }
+
+  async replace(device: IsEndDevice, expectedUpdatedAt: string): Promise<boolean> {
+    const row = toEntity(device);
+    const result = await this.repo
+      .createQueryBuilder()
+      .update(EndDeviceEntity)
+      .set({ name: row.name, description: row.description, description_key: row.description_key, updated_at: row.updated_at, fields: row.fields })
+      .where('application_id = :a AND device_id = :d AND updated_at = :u', {
+        a: row.application_id,
+        d: row.device_id,
+        u: timestampToSql(expectedUpdatedAt),
+      })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  async delete(applicationId: string, deviceId: string): Promise<boolean> {
+    const result = await this.repo.delete({ application_id: applicationId, device_id: deviceId });
+    return (result.affected ?? 0) > 0;
+  }
+}

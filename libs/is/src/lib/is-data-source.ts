@@ -1,0 +1,11 @@
+import type { StackConfig } from '@lorawan/config';
+import type { ComponentDataSourceOptions } from '@lorawan/persistence';
+import { EndDeviceEntity } from './end-devices/end-device.entity';
+import { IS_MIGRATIONS } from './migrations';
+
+export const IS_ENTITIES = [EndDeviceEntity];
+
+/** The Identity Server's own database (IS_DATABASE_URL, or `is.sqlite` under DATA_DIR). */
+export function isDataSourceOptions(config: Pick<StackConfig, 'databaseUrls' | 'dataDir'>): ComponentDataSourceOptions {
+  return { component: 'is', url: config.databaseUrls.is, dataDir: config.dataDir, entities: IS_ENTITIES, migrations: IS_MIGRATIONS };
+}

@@ -1,0 +1,21 @@
+import type { ErrorDetails } from '@lorawan/errors';
+import type { RpcContext } from '@lorawan/api';
+
+/** What crosses the transport: the request with its context, and a reply that is data or an error. */
+export interface RpcRequestEnvelope {
+  ctx: RpcContext;
+  body: unknown;
+}
+
+export type RpcReplyEnvelope = { ok: unknown; total?: number } | { error: ErrorDetails };
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function encode(value: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(value));
+}
+
+export function decode<T>(bytes: Uint8Array): T {
+  return JSON.parse(decoder.decode(bytes)) as T;
+}

@@ -1,0 +1,54 @@
+import { type RequestHandler, type Subscription, type Transport, TransportError } from './transport';
+
+interface Group {
+  handlers: RequestHandler[];
+  next: number;
+}
+
+/** Embedded mode: subjects resolved in memory, round-robin within a queue group, same timeouts. */
+export class InProcessTransport implements Transport {
+  readonly kind = 'in-process' as const;
+  private readonly subjects = new Map<string, Map<string, Group>>();
+  private closed = false;
+
+  async request(subject: string, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+    if (this.closed) throw new TransportError('closed', 'transport is closed');
+    const groups = this.subjects.get(subject);
+    const group = groups?.values().next().value as Group | undefined;
+    if (!group || group.handlers.length === 0) throw new TransportError('no_responders', `no responders for ${subject}`);
+    const handler = group.handlers[group.next++ % group.handlers.length];
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TransportError('timeout', `request to ${subject} timed out`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([handler(payload), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  serve(subject: string, queue: string, handler: RequestHandler): Subscription {
+    let groups = this.subjects.get(subject);
+    if (!groups) this.subjects.set(subject, (groups = new Map()));
+    let group = groups.get(queue);
+    if (!group) groups.set(queue, (group = { handlers: [], next: 0 }));
+    group.handlers.push(handler);
+    const g = group;
+    return {
+      unsubscribe: () => {
+        const i = g.handlers.indexOf(handler);
+        if (i >= 0) g.handlers.splice(i, 1);
+      },
+    };
+  }
+
+  async healthy(): Promise<boolean> {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.subjects.clear();
+  }
+}

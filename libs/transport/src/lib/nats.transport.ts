@@ -1,0 +1,56 @@
+import { connect, ErrorCode, type NatsConnection, type NatsError } from 'nats';
+import { type RequestHandler, type Subscription, type Transport, TransportError } from './transport';
+
+/** Distributed mode: NATS request/reply; one queue group per component shares load over replicas. */
+export class NatsTransport implements Transport {
+  readonly kind = 'nats' as const;
+
+  private constructor(private readonly nc: NatsConnection) {}
+
+  static async connect(url: string, name: string): Promise<NatsTransport> {
+    const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    return new NatsTransport(nc);
+  }
+
+  async request(subject: string, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+    if (this.nc.isClosed()) throw new TransportError('closed', 'NATS connection is closed');
+    try {
+      const msg = await this.nc.request(subject, payload, { timeout: timeoutMs });
+      return msg.data;
+    } catch (err) {
+      const code = (err as NatsError).code;
+      if (code === ErrorCode.NoResponders) throw new TransportError('no_responders', `no responders for ${subject}`);
+      if (code === ErrorCode.Timeout) throw new TransportError('timeout', `request to ${subject} timed out`);
+      if (code === ErrorCode.ConnectionClosed || code === ErrorCode.Disconnect) throw new TransportError('closed', 'NATS connection is closed');
+      throw err;
+    }
+  }
+
+  serve(subject: string, queue: string, handler: RequestHandler): Subscription {
+    const sub = this.nc.subscribe(subject, {
+      queue,
+      callback: (err, msg) => {
+        if (err) return;
+        handler(msg.data).then(
+          (reply) => msg.respond(reply),
+          () => undefined, // handlers answer errors as data; a throw here is a bug already logged by the handler
+        );
+      },
+    });
+    return { unsubscribe: () => sub.unsubscribe() };
+  }
+
+  async healthy(): Promise<boolean> {
+    if (this.nc.isClosed()) return false;
+    try {
+      await this.nc.flush();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.nc.isClosed()) await this.nc.drain();
+  }
+}

@@ -1,0 +1,34 @@
+import { loadConfig } from '@lorawan/config';
+import { isDataSourceOptions } from '@lorawan/is';
+import { ensureMysqlDatabase, openDataSource, type ComponentDataSourceOptions } from '@lorawan/persistence';
+import type { StackConfig } from '@lorawan/config';
+
+/** `migrate <component>`: applies a component's migrations to its database (Nx target `db-migrate`). */
+const SOURCES: Record<string, ((c: StackConfig) => ComponentDataSourceOptions) | undefined> = {
+  is: isDataSourceOptions,
+  js: undefined,
+  ns: undefined,
+  as: undefined,
+};
+
+async function main(): Promise<void> {
+  const component = process.argv[2] ?? '';
+  if (!(component in SOURCES)) throw new Error(`usage: migrate <${Object.keys(SOURCES).join('|')}>`);
+  const options = SOURCES[component];
+  if (!options) {
+    console.log(`${component}: no migrations yet`);
+    return;
+  }
+  const config = loadConfig(process.env);
+  const dsOptions = options(config);
+  if (dsOptions.url) await ensureMysqlDatabase(dsOptions.url);
+  const ds = await openDataSource(dsOptions, false);
+  const applied = await ds.runMigrations({ transaction: 'each' });
+  console.log(`${component}: ${applied.length} migration(s) applied${applied.length ? `: ${applied.map((m) => m.name).join(', ')}` : ''}`);
+  await ds.destroy();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
