@@ -8,7 +8,7 @@ runMain('gateway', async () => {
   const config = loadConfig(process.env);
   if (!config.natsUrl) throw new Error('the standalone gateway needs NATS_URL; use the stack app for embedded mode');
   if (!config.adminApiKey) new Logger('gateway').warn('ADMIN_API_KEY is not set: every API request will be refused');
-  const transport = await createTransport(config.natsUrl, 'gateway');
+  const transport = await createTransport(config, 'gateway');
   const gateway = await startGateway({ config, transport });
   new Logger('gateway').log(`listening on :${gateway.port}`);
   return async () => {

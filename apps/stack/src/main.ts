@@ -34,7 +34,7 @@ runMain('stack', async () => {
     config.adminApiKey = key;
     logger.log(`ADMIN_API_KEY not set: using the admin key stored in ${file}`);
   }
-  const transport = await createTransport(config.natsUrl, 'stack');
+  const transport = await createTransport(config, 'stack');
   const components: RunningComponent[] = [];
   for (const part of parts) {
     if (part !== 'gateway') components.push(await startComponent(MODULES[part], { component: part, config, transport }));

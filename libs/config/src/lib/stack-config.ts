@@ -14,6 +14,7 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) HTTP_PORT = 1885;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535) HEALTH_PORT?: number;
   @IsOptional() @IsString() @Matches(/^(nats|tls|ws|wss):\/\/.+/, { message: 'NATS_URL must be a nats:// URL' }) NATS_URL?: string;
+  @IsOptional() @Matches(/^[A-Za-z0-9_-]+$/, { message: 'NATS_SUBJECT_PREFIX may hold letters, digits, - and _' }) NATS_SUBJECT_PREFIX?: string;
   @IsOptional() @IsString() DATA_DIR = './data';
   @IsOptional() @Matches(MYSQL_URL, { message: 'IS_DATABASE_URL must be a mysql:// URL' }) IS_DATABASE_URL?: string;
   @IsOptional() @Matches(MYSQL_URL, { message: 'JS_DATABASE_URL must be a mysql:// URL' }) JS_DATABASE_URL?: string;
@@ -32,6 +33,8 @@ export interface StackConfig {
   httpPort: number;
   healthPort?: number;
   natsUrl?: string;
+  /** Prefix of every subject, so several stacks can share one NATS (tests, staging). */
+  natsSubjectPrefix?: string;
   dataDir: string;
   databaseUrls: Partial<Record<DatabaseComponent, string>>;
   adminApiKey?: string;
@@ -55,6 +58,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     httpPort: e.HTTP_PORT,
     healthPort: e.HEALTH_PORT,
     natsUrl: e.NATS_URL,
+    natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,
     dataDir: e.DATA_DIR,
     databaseUrls: { is: e.IS_DATABASE_URL, js: e.JS_DATABASE_URL, ns: e.NS_DATABASE_URL, as: e.AS_DATABASE_URL },
     adminApiKey: e.ADMIN_API_KEY,

@@ -3,6 +3,6 @@ import { NatsTransport } from './nats.transport';
 import type { Transport } from './transport';
 
 /** NATS when a URL is configured, otherwise in-process (embedded mode). */
-export async function createTransport(natsUrl: string | undefined, name: string): Promise<Transport> {
-  return natsUrl ? NatsTransport.connect(natsUrl, name) : new InProcessTransport();
+export async function createTransport(config: { natsUrl?: string; natsSubjectPrefix?: string }, name: string): Promise<Transport> {
+  return config.natsUrl ? NatsTransport.connect(config.natsUrl, name, config.natsSubjectPrefix) : new InProcessTransport();
 }

@@ -5,17 +5,24 @@ import { type RequestHandler, type Subscription, type Transport, TransportError 
 export class NatsTransport implements Transport {
   readonly kind = 'nats' as const;
 
-  private constructor(private readonly nc: NatsConnection) {}
+  private readonly prefix: string;
 
-  static async connect(url: string, name: string): Promise<NatsTransport> {
+  private constructor(
+    private readonly nc: NatsConnection,
+    subjectPrefix?: string,
+  ) {
+    this.prefix = subjectPrefix ? `${subjectPrefix}.` : '';
+  }
+
+  static async connect(url: string, name: string, subjectPrefix?: string): Promise<NatsTransport> {
     const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
-    return new NatsTransport(nc);
+    return new NatsTransport(nc, subjectPrefix);
   }
 
   async request(subject: string, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
     if (this.nc.isClosed()) throw new TransportError('closed', 'NATS connection is closed');
     try {
-      const msg = await this.nc.request(subject, payload, { timeout: timeoutMs });
+      const msg = await this.nc.request(this.prefix + subject, payload, { timeout: timeoutMs });
       return msg.data;
     } catch (err) {
       const code = (err as NatsError).code;
@@ -27,7 +34,7 @@ export class NatsTransport implements Transport {
   }
 
   serve(subject: string, queue: string, handler: RequestHandler): Subscription {
-    const sub = this.nc.subscribe(subject, {
+    const sub = this.nc.subscribe(this.prefix + subject, {
       queue,
       callback: (err, msg) => {
         if (err) return;

@@ -1,3 +1,4 @@
+import type { ProtoEnum } from './enum';
 import { ADRAckDelayExponent, ADRAckLimitExponent, AggregatedDutyCycle, Class, DataRateIndex, MACCommandIdentifier, PayloadFormatter, PingSlotPeriod, RejoinCountExponent, RejoinTimeExponent, RxDelay, TxSchedulePriority } from './mac';
 
 describe('MAC enumerations (names and numbers as TTS lorawan.proto / messages.proto)', () => {
@@ -21,7 +22,7 @@ describe('MAC enumerations (names and numbers as TTS lorawan.proto / messages.pr
     [MACCommandIdentifier, 'CID_BEACON_FREQ', 19],
     [MACCommandIdentifier, 'CID_DEVICE_MODE', 32],
     [TxSchedulePriority, 'HIGHEST', 6],
-  ])('%#: %s = %i', (e, name, number) => {
+  ] as [ProtoEnum, string, number][])('%#: %s = %i', (e, name, number) => {
     expect(e.values[name]).toBe(number);
     expect(e.nameOf(number)).toBe(name);
     expect(e.parse(number)).toBe(name);

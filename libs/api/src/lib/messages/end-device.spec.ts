@@ -2,6 +2,7 @@ import { isStackError, type ErrorDetails } from '@lorawan/errors';
 import { decodeMessage } from '../validation/decode';
 import { SetEndDeviceRequest } from './end-device-requests';
 import type { EndDevice } from './end-device';
+import type { MACSettings, MACState } from './mac';
 
 type Json = Record<string, unknown>;
 
@@ -249,7 +250,7 @@ describe('EndDevice contract: valid bodies', () => {
     expect(dev.max_frequency).toBe(870000000);
     expect(dev.root_keys?.app_key?.key).toBe(KEY);
     expect(dev.root_keys?.nwk_key?.encrypted_key).toBe('AQIDBA==');
-    const ms = dev.mac_settings!;
+    const ms = dev.mac_settings as MACSettings;
     expect(ms.class_b_timeout).toBe('1.500s');
     expect(ms.class_c_timeout).toBe('300s');
     expect(ms.ping_slot_periodicity?.value).toBe('PING_EVERY_8S');
@@ -258,7 +259,7 @@ describe('EndDevice contract: valid bodies', () => {
     expect(ms.max_duty_cycle?.value).toBe('DUTY_CYCLE_1');
     expect(ms.ping_slot_frequency).toBe(869525000);
     expect(ms.factory_preset_frequencies).toEqual([868100000, 868300000, 868500000]);
-    const state = dev.mac_state!;
+    const state = dev.mac_state as MACState;
     expect(state.current_parameters.adr_data_rate_index).toBe('DATA_RATE_5');
     expect(state.current_parameters.rx2_frequency).toBe(869525000);
     expect(state.current_parameters.channels?.[0].min_data_rate_index).toBe('DATA_RATE_0');

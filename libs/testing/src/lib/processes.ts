@@ -1,0 +1,157 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { dropMysqlDatabase, ensureMysqlDatabase } from '@lorawan/persistence';
+
+/** Where the machine's services are (README "Tests"): overridable for other machines. */
+export const TEST_MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
+export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+const ROOT = resolve(__dirname, '../../../..');
+const DIST = process.env.LW_DIST_DIR ?? join(ROOT, 'dist');
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => res(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** A unique, SQL- and NATS-safe suffix for one suite's databases and subjects. */
+export function uniqueSuffix(): string {
+  return `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+}
+
+export interface StackUnderTest {
+  mode: 'distributed' | 'embedded';
+  baseUrl: string;
+  adminKey: string;
+  processes: Map<string, ChildProcess>;
+  /** Output of every process, for failure diagnostics and log assertions. */
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+interface Spawned {
+  name: string;
+  child: ChildProcess;
+  output: string[];
+}
+
+function spawnApp(name: string, script: string, args: string[], env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, [join(DIST, script), ...args], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
+  child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
+  return { name, child, output };
+}
+
+async function waitReady(baseUrl: string, spawned: Spawned[], timeoutMs = 30000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const dead = spawned.find((s) => s.child.exitCode !== null);
+    if (dead) throw new Error(`${dead.name} exited with ${dead.child.exitCode}:\n${dead.output.join('')}`);
+    try {
+      const res = await fetch(`${baseUrl}/readyz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`stack not ready after ${timeoutMs} ms:\n${spawned.map((s) => `--- ${s.name}\n${s.output.join('')}`).join('\n')}`);
+}
+
+async function stopAll(spawned: Spawned[]): Promise<void> {
+  await Promise.all(
+    spawned.map(
+      (s) =>
+        new Promise<void>((res) => {
+          if (s.child.exitCode !== null || s.child.signalCode !== null) return res();
+          const kill = setTimeout(() => s.child.kill('SIGKILL'), 10000);
+          s.child.once('exit', () => {
+            clearTimeout(kill);
+            res();
+          });
+          s.child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+export interface DistributedOptions {
+  /** Components to run as separate processes (default: is). The gateway always runs. */
+  components?: Array<'is' | 'js' | 'ns' | 'as' | 'events'>;
+  /** Replicas per component (default 1). */
+  replicas?: number;
+  env?: Record<string, string>;
+}
+
+/** Gateway + components as separate processes over the machine's NATS and MariaDB (own databases, own subjects). */
+export async function startDistributedStack(options: DistributedOptions = {}): Promise<StackUnderTest> {
+  const suffix = uniqueSuffix();
+  const adminKey = `NNSXS.TEST${randomBytes(16).toString('hex').toUpperCase()}.${randomBytes(24).toString('hex').toUpperCase()}`;
+  const components = options.components ?? ['is'];
+  const databases: Record<string, string> = {};
+  for (const c of components) {
+    if (c === 'events') continue;
+    databases[`${c.toUpperCase()}_DATABASE_URL`] = `${TEST_MYSQL_URL}/lw_${suffix}_${c}`;
+    await ensureMysqlDatabase(databases[`${c.toUpperCase()}_DATABASE_URL`]);
+  }
+  const port = await freePort();
+  const env = { NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: `t${suffix}`, ADMIN_API_KEY: adminKey, ...databases, ...options.env };
+  const spawned: Spawned[] = [];
+  for (const c of components) {
+    for (let i = 0; i < (options.replicas ?? 1); i++) spawned.push(spawnApp(`${c}#${i}`, `apps/${c}/src/main.js`, [], env));
+  }
+  spawned.push(spawnApp('gateway', 'apps/gateway/src/main.js', [], { ...env, HTTP_PORT: String(port) }));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    await stopAll(spawned);
+    for (const url of Object.values(databases)) await dropMysqlDatabase(url);
+  };
+  try {
+    await waitReady(baseUrl, spawned);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    mode: 'distributed',
+    baseUrl,
+    adminKey,
+    processes: new Map(spawned.map((s) => [s.name, s.child])),
+    logs: () => spawned.map((s) => s.output.join('')).join('\n'),
+    stop,
+  };
+}
+
+/** The all-in-one process in embedded mode (SQLite under a temporary DATA_DIR, in-process transport). */
+export async function startEmbeddedStack(options: { env?: Record<string, string> } = {}): Promise<StackUnderTest> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lw-embedded-'));
+  const adminKey = `NNSXS.TEST${randomBytes(16).toString('hex').toUpperCase()}.${randomBytes(24).toString('hex').toUpperCase()}`;
+  const port = await freePort();
+  const stack = spawnApp('stack', 'apps/stack/src/main.js', ['start'], { DATA_DIR: dataDir, HTTP_PORT: String(port), ADMIN_API_KEY: adminKey, ...options.env });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    await stopAll([stack]);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitReady(baseUrl, [stack]);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { mode: 'embedded', baseUrl, adminKey, processes: new Map([['stack', stack.child]]), logs: () => stack.output.join(''), stop };
+}
