@@ -1,6 +1,6 @@
 import { loadConfig } from '@lorawan/config';
 import { isDataSourceOptions } from '@lorawan/is';
-import { ensureMysqlDatabase, openDataSource, type ComponentDataSourceOptions } from '@lorawan/persistence';
+import { ensureMysqlDatabase, openDataSource, runMigrations, type ComponentDataSourceOptions } from '@lorawan/persistence';
 import type { StackConfig } from '@lorawan/config';
 
 /** `migrate <component>`: applies a component's migrations to its database (Nx target `db-migrate`). */
@@ -23,8 +23,8 @@ async function main(): Promise<void> {
   const dsOptions = options(config);
   if (dsOptions.url) await ensureMysqlDatabase(dsOptions.url);
   const ds = await openDataSource(dsOptions, false);
-  const applied = await ds.runMigrations({ transaction: 'each' });
-  console.log(`${component}: ${applied.length} migration(s) applied${applied.length ? `: ${applied.map((m) => m.name).join(', ')}` : ''}`);
+  const applied = await runMigrations(ds);
+  console.log(`${component}: ${applied.length} migration(s) applied${applied.length ? `: ${applied.join(', ')}` : ''}`);
   await ds.destroy();
 }
 

@@ -55,8 +55,28 @@ export function componentDataSourceOptions(options: ComponentDataSourceOptions):
 export async function openDataSource(options: ComponentDataSourceOptions, migrate: boolean): Promise<DataSource> {
   const ds = new DataSource(componentDataSourceOptions(options));
   await ds.initialize();
-  if (migrate) await ds.runMigrations({ transaction: 'each' });
+  if (migrate) await runMigrations(ds);
   return ds;
+}
+
+/**
+ * Applies pending migrations. On MySQL, replicas starting together (or a migrate job racing a
+ * pod) serialise on a named lock, so each migration runs once; the others then find nothing to do.
+ */
+export async function runMigrations(ds: DataSource): Promise<string[]> {
+  if (!isMysql(ds)) return (await ds.runMigrations({ transaction: 'each' })).map((m) => m.name);
+  const runner = ds.createQueryRunner();
+  try {
+    const [{ locked }] = (await runner.query(`SELECT GET_LOCK(CONCAT('migrations:', DATABASE()), 120) AS locked`)) as Array<{ locked: number | string }>;
+    if (Number(locked) !== 1) throw new Error('could not take the migration lock within 120 s');
+    try {
+      return (await ds.runMigrations({ transaction: 'each' })).map((m) => m.name);
+    } finally {
+      await runner.query(`SELECT RELEASE_LOCK(CONCAT('migrations:', DATABASE()))`);
+    }
+  } finally {
+    await runner.release();
+  }
 }
 
 export function isMysql(ds: DataSource): boolean {

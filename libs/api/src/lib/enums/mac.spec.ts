@@ -3,26 +3,26 @@ import { ADRAckDelayExponent, ADRAckLimitExponent, AggregatedDutyCycle, Class, D
 
 describe('MAC enumerations (names and numbers as TTS lorawan.proto / messages.proto)', () => {
   it.each([
-    [Class, 'CLASS_A', 0],
-    [Class, 'CLASS_C', 2],
-    [DataRateIndex, 'DATA_RATE_0', 0],
-    [DataRateIndex, 'DATA_RATE_15', 15],
-    [RxDelay, 'RX_DELAY_15', 15],
-    [AggregatedDutyCycle, 'DUTY_CYCLE_1', 0],
-    [AggregatedDutyCycle, 'DUTY_CYCLE_4', 2],
-    [AggregatedDutyCycle, 'DUTY_CYCLE_32768', 15],
-    [RejoinTimeExponent, 'REJOIN_TIME_15', 15],
-    [RejoinCountExponent, 'REJOIN_COUNT_16', 0],
-    [RejoinCountExponent, 'REJOIN_COUNT_524288', 15],
-    [PingSlotPeriod, 'PING_EVERY_1S', 0],
-    [PingSlotPeriod, 'PING_EVERY_128S', 7],
-    [ADRAckLimitExponent, 'ADR_ACK_LIMIT_32768', 15],
-    [ADRAckDelayExponent, 'ADR_ACK_DELAY_1', 0],
-    [PayloadFormatter, 'FORMATTER_CAYENNELPP', 4],
-    [MACCommandIdentifier, 'CID_BEACON_FREQ', 19],
-    [MACCommandIdentifier, 'CID_DEVICE_MODE', 32],
-    [TxSchedulePriority, 'HIGHEST', 6],
-  ] as [ProtoEnum, string, number][])('%#: %s = %i', (e, name, number) => {
+    ['CLASS_A', 0, Class],
+    ['CLASS_C', 2, Class],
+    ['DATA_RATE_0', 0, DataRateIndex],
+    ['DATA_RATE_15', 15, DataRateIndex],
+    ['RX_DELAY_15', 15, RxDelay],
+    ['DUTY_CYCLE_1', 0, AggregatedDutyCycle],
+    ['DUTY_CYCLE_4', 2, AggregatedDutyCycle],
+    ['DUTY_CYCLE_32768', 15, AggregatedDutyCycle],
+    ['REJOIN_TIME_15', 15, RejoinTimeExponent],
+    ['REJOIN_COUNT_16', 0, RejoinCountExponent],
+    ['REJOIN_COUNT_524288', 15, RejoinCountExponent],
+    ['PING_EVERY_1S', 0, PingSlotPeriod],
+    ['PING_EVERY_128S', 7, PingSlotPeriod],
+    ['ADR_ACK_LIMIT_32768', 15, ADRAckLimitExponent],
+    ['ADR_ACK_DELAY_1', 0, ADRAckDelayExponent],
+    ['FORMATTER_CAYENNELPP', 4, PayloadFormatter],
+    ['CID_BEACON_FREQ', 19, MACCommandIdentifier],
+    ['CID_DEVICE_MODE', 32, MACCommandIdentifier],
+    ['HIGHEST', 6, TxSchedulePriority],
+  ] as [string, number, ProtoEnum][])('%s = %i', (name, number, e) => {
     expect(e.values[name]).toBe(number);
     expect(e.nameOf(number)).toBe(name);
     expect(e.parse(number)).toBe(name);

@@ -285,7 +285,10 @@ export function Duration(): PropertyDecorator {
 
 /** google.protobuf.Struct: any JSON object, not validated further. */
 export function Struct(): PropertyDecorator {
-  return check('struct', (v) => v === null || (typeof v === 'object' && !Array.isArray(v)), () => 'value must be an object');
+  return compose(
+    Transform(({ value }) => (value === null ? undefined : value), { toClassOnly: true }),
+    check('struct', (v) => typeof v === 'object' && v !== null && !Array.isArray(v), () => 'value must be an object'),
+  );
 }
 
 /** repeated string, with an optional limit on the number of items and on each item's length (runes). */

@@ -1,0 +1,60 @@
+/** Minimal typings of autocannon's programmatic API (the package ships none). */
+declare module 'autocannon' {
+  import type { EventEmitter } from 'node:events';
+
+  namespace autocannon {
+  interface AutocannonRequest {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    setupRequest?: (req: AutocannonRequest, context: Record<string, unknown>) => AutocannonRequest | undefined;
+    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+  }
+
+  interface AutocannonOptions {
+    url: string;
+    connections?: number;
+    pipelining?: number;
+    duration?: number;
+    amount?: number;
+    timeout?: number;
+    headers?: Record<string, string>;
+    method?: string;
+    body?: string;
+    requests?: AutocannonRequest[];
+    workers?: number;
+  }
+
+  interface Histogram {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    total: number;
+    p50: number;
+    p90: number;
+    p97_5: number;
+    p99: number;
+    [k: string]: number;
+  }
+
+  interface AutocannonResult {
+    duration: number;
+    latency: Histogram;
+    requests: Histogram;
+    throughput: Histogram;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    resets: number;
+    '2xx': number;
+    statusCodeStats: Record<string, { count: number }>;
+  }
+
+  }
+
+  function autocannon(opts: autocannon.AutocannonOptions): Promise<autocannon.AutocannonResult> & EventEmitter;
+  export = autocannon;
+}
