@@ -16,7 +16,7 @@ const common = {
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['**/*.spec.ts'] },
-    { ...common, displayName: 'integration', testMatch: ['**/*.int-spec.ts'], testTimeout: 60000 },
-    { ...common, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'], testTimeout: 120000 },
+    { ...common, displayName: 'integration', testMatch: ['**/*.int-spec.ts'], setupFilesAfterEnv: ['<rootDir>/tools/jest/long-timeout.js'] },
+    { ...common, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'], setupFilesAfterEnv: ['<rootDir>/tools/jest/long-timeout.js'] },
   ],
 };

@@ -124,6 +124,18 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
       expect(res.json.ids.join_eui).toBe('FFEEDDCCBBAA9988');
     });
 
+    it('accepts lowerCamelCase field names in request bodies (wire contract §0)', async () => {
+      const res = await api.post(devicesPath('app1'), {
+        endDevice: { ids: { deviceId: 'dev-camel', devEui: '0102030405060709', joinEui: '0000000000000001' }, name: 'Camel', serviceProfileId: 'sp-camel' },
+      });
+      expectStatus(res, 200);
+      expect(res.json.ids).toEqual(expect.objectContaining({ device_id: 'dev-camel', dev_eui: '0102030405060709', join_eui: '0000000000000001' }));
+      expect(res.json.service_profile_id).toBe('sp-camel');
+      const upd = await api.put(devicePath('app1', 'dev-camel'), { endDevice: { name: 'Camel 2' }, fieldMask: { paths: ['name'] } });
+      expectStatus(upd, 200);
+      expect(upd.json.name).toBe('Camel 2');
+    });
+
     it('takes the application from the path, overriding the body', async () => {
       const res = await create('app1', { ids: { device_id: 'dev-path-app', application_ids: { application_id: 'other-app' } } });
       expect(res.json.ids.application_ids).toEqual({ application_id: 'app1' });
@@ -533,9 +545,9 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
       expectPlainStatus(await api.post(devicesPath(app), '"text"'), 400, 3);
     });
 
-    it('missing end_device / missing device_id → 400 validation', async () => {
-      expectValidationError(await api.post(devicesPath(app), {}), 'end_device');
-      expectValidationError(await api.post(devicesPath(app), { end_device: { name: 'no ids' } }), 'ids');
+    it('missing end_device / missing device_id → 400 validation naming device_id (the path only fills the application)', async () => {
+      expectValidationError(await api.post(devicesPath(app), {}), 'device_id');
+      expectValidationError(await api.post(devicesPath(app), { end_device: { name: 'no ids' } }), 'device_id');
       expectValidationError(await api.post(devicesPath(app), { end_device: { ids: {} } }), 'device_id');
     });
 
@@ -544,7 +556,9 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
       expectValidationError(await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-type' }, description: ['x'] } }), 'description');
       expectValidationError(await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-type' }, attributes: { key: 1 } } }), /^attributes/);
       expectValidationError(await api.post(devicesPath(app), { end_device: { ids: { device_id: 123 } } }), 'device_id');
-      expectValidationError(await api.post(devicesPath(app), { end_device: 'dev-type' }), 'end_device');
+      const notObject = await api.post(devicesPath(app), { end_device: 'dev-type' });
+      expectStatus(notObject, 400);
+      expect(notObject.json.code).toBe(3);
       await expectNotStored(app, 'dev-type');
     });
 
@@ -623,6 +637,91 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
       expectStatus(res, 200);
       expect(ids(res)).toEqual(['dev-addr-ok', 'dev-mask']);
       expect(res.headers.get('x-total-count')).toBe('2');
+    });
+  });
+
+  // ------------------------------------------------------------------------------------------
+  describe('Robustness', () => {
+    const app = 'robust-app';
+
+    it('counts name and description length in characters, and stores any Unicode', async () => {
+      const name = '😀'.repeat(50);
+      const description = 'ü€😀'.repeat(600);
+      const res = await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-unicode' }, name, description } });
+      expectStatus(res, 200);
+      const got = await api.get(`${devicePath(app, 'dev-unicode')}?field_mask=name,description`);
+      expectStatus(got, 200);
+      expect(got.json.name).toBe(name);
+      expect(got.json.description).toBe(description);
+      expectValidationError(await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-unicode2' }, name: '😀'.repeat(51) } }), 'name');
+    });
+
+    it('ignores client-supplied created_at / updated_at', async () => {
+      const res = await create(app, { ids: { device_id: 'dev-times' }, created_at: '2000-01-01T00:00:00Z', updated_at: '2000-01-01T00:00:00Z' });
+      expect(res.json.created_at).not.toMatch(/^2000-/);
+      expect(res.json.updated_at).toBe(res.json.created_at);
+    });
+
+    it('concurrent updates of different fields all succeed and none is lost', async () => {
+      await create(app, { ids: { device_id: 'dev-concurrent' } });
+      const fields: Record<string, string> = {
+        name: 'Concurrent',
+        description: 'Many writers',
+        service_profile_id: 'sp-c',
+        network_server_address: 'ns.example.org',
+        application_server_address: 'as.example.org',
+        join_server_address: 'js.example.org',
+      };
+      const results = await Promise.all(
+        Object.entries(fields).map(([field, value]) =>
+          api.put(devicePath(app, 'dev-concurrent'), { end_device: { ids: { device_id: 'dev-concurrent' }, [field]: value }, field_mask: { paths: [field] } }),
+        ),
+      );
+      results.forEach((r) => expectStatus(r, 200));
+      const got = await api.get(`${devicePath(app, 'dev-concurrent')}?field_mask=${Object.keys(fields).join(',')}`);
+      expect(got.json).toEqual(expect.objectContaining(fields));
+    });
+
+    it('concurrent creates with the same EUI pair: one wins, the rest 409 end_device_euis_taken', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          api.post(devicesPath(`race-app-${i}`), { end_device: { ids: { device_id: `race-eui-${i}`, join_eui: '5555555555555555', dev_eui: '6666666666666666' } } }),
+        ),
+      );
+      expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+      for (const r of results.filter((x) => x.status !== 200)) expectTtsError(r, 409, 6, 'pkg/identityserver', 'end_device_euis_taken', { join_eui: '5555555555555555', dev_eui: '6666666666666666' });
+    });
+
+    it('orders names the same way in every mode (case-insensitively, as TTS on PostgreSQL does not distinguish here)', async () => {
+      for (const [device_id, name] of [['case-1', 'bravo'], ['case-2', 'Alpha'], ['case-3', 'charlie']]) await create('case-app', { ids: { device_id }, name });
+      const res = await api.get(`${devicesPath('case-app')}?field_mask=name&order=name`);
+      expectStatus(res, 200);
+      expect(res.json.end_devices.map((d: { name: string }) => d.name)).toEqual(['Alpha', 'bravo', 'charlie']);
+    });
+
+    it('huge page numbers and limit=0 do not fail', async () => {
+      const huge = await api.get(`${devicesPath(app)}?limit=1000&page=4294967295`);
+      expectStatus(huge, 200);
+      expect(huge.json).toEqual({});
+      const zero = await api.get(`${devicesPath(app)}?limit=0`);
+      expectStatus(zero, 200);
+      expect(Number(zero.headers.get('x-total-count'))).toBeGreaterThan(0);
+      expectValidationError(await api.get(`${devicesPath(app)}?page=4294967296`), 'page');
+    });
+
+    it('repeating field_mask= → 400; unknown query parameters are ignored', async () => {
+      const twice = await api.get(`${devicePath(app, 'dev-times')}?field_mask=name&field_mask=description`);
+      expectStatus(twice, 400);
+      expect(twice.json.code).toBe(3);
+      const unknown = await api.get(`${devicePath(app, 'dev-times')}?foo=bar&field_mask=name`);
+      expectStatus(unknown, 200);
+    });
+
+    it('query parameters cannot override the path ids', async () => {
+      const res = await api.get(`${devicePath(app, 'dev-times')}?end_device_ids.device_id=other-dev&end_device_ids.application_ids.application_id=other-app`);
+      expectStatus(res, 200);
+      expect(res.json.ids.device_id).toBe('dev-times');
+      expect(res.json.ids.application_ids.application_id).toBe(app);
     });
   });
 

@@ -2,6 +2,7 @@
  * Small HTTP helpers shared by the e2e suites: a fetch wrapper that records every response and
  * assertions for the TTS error shape (wire contract §1.1).
  */
+import { expect } from '@jest/globals';
 import type { StackUnderTest } from '@lorawan/testing';
 
 export const ERROR_DETAILS_TYPE = 'type.googleapis.com/ttn.lorawan.v3.ErrorDetails';
@@ -14,7 +15,7 @@ export interface ApiResponse {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON of any shape
   json: any;
   ms: number;
 }

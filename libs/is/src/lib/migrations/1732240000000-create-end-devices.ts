@@ -7,6 +7,8 @@ export class CreateEndDevices1732240000000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const mysql = queryRunner.connection.options.type === 'mysql';
     const time = mysql ? 'datetime(6)' : 'varchar(32)';
+    // Code-point order for names and descriptions, whatever the database default (SQLite's BINARY matches).
+    const text = mysql ? { charset: 'utf8mb4', collation: 'utf8mb4_bin' } : {};
     await queryRunner.createTable(
       new Table({
         name: 'end_devices',
@@ -15,9 +17,9 @@ export class CreateEndDevices1732240000000 implements MigrationInterface {
           { name: 'device_id', type: 'varchar', length: '36', isPrimary: true },
           { name: 'dev_eui', type: mysql ? 'char' : 'varchar', length: '16', isNullable: true },
           { name: 'join_eui', type: mysql ? 'char' : 'varchar', length: '16', isNullable: true },
-          { name: 'name', type: 'varchar', length: '50', default: "''" },
-          { name: 'description', type: 'varchar', length: '2000', default: "''" },
-          { name: 'description_key', type: 'varchar', length: '191', default: "''" },
+          { name: 'name', type: 'varchar', length: '50', default: "''", ...text },
+          { name: 'description', type: 'varchar', length: '2000', default: "''", ...text },
+          { name: 'description_key', type: 'varchar', length: '191', default: "''", ...text },
           { name: 'created_at', type: time },
           { name: 'updated_at', type: time },
           { name: 'fields', type: mysql ? 'longtext' : 'text' },
