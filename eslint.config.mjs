@@ -23,7 +23,7 @@ export default [
             // Kinds of project.
             { sourceTag: 'type:contract', onlyDependOnLibsWithTags: ['type:util'] },
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:contract'] },
-            { sourceTag: 'type:component', onlyDependOnLibsWithTags: ['type:util', 'type:contract'] },
+            { sourceTag: 'type:component', onlyDependOnLibsWithTags: ['type:util', 'type:contract', 'type:testing'] },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:util', 'type:contract'] },
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:component', 'type:util', 'type:contract'] },
             { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:util', 'type:contract', 'type:testing'] },
@@ -50,6 +50,12 @@ export default [
       '@typescript-eslint/no-explicit-any': 'error',
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through @lorawan/config; only main.ts files pass process.env in.' }],
     },
+  },
+  {
+    // The testing library (process launchers, fixtures) is for specs only.
+    files: ['**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/*.conformance.ts', 'libs/testing/**', 'apps/e2e/**', 'tools/src/bench/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: '@lorawan/testing', message: 'test-only library' }] }] },
   },
   {
     files: ['apps/*/src/main.ts', 'tools/src/**/*.ts', '**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts'],

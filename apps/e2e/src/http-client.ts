@@ -3,7 +3,6 @@
  * assertions for the TTS error shape (wire contract §1.1).
  */
 import { expect } from '@jest/globals';
-import type { StackUnderTest } from '@lorawan/testing';
 
 export const ERROR_DETAILS_TYPE = 'type.googleapis.com/ttn.lorawan.v3.ErrorDetails';
 /** RFC 3339 UTC with exactly 6 fractional digits. */
@@ -40,11 +39,17 @@ export interface ErrorDetailsJson {
   cause?: ErrorDetailsJson;
 }
 
+/** What the client needs of a running stack (a `StackUnderTest` from `@lorawan/testing`). */
+export interface StackEndpoint {
+  baseUrl: string;
+  adminKey: string;
+}
+
 export class Api {
   /** Every 5xx response except 501 (the expected answer to a wrong method), for the "no 5xx" assertion. */
   readonly serverErrors: string[] = [];
 
-  constructor(private readonly stack: () => StackUnderTest) {}
+  constructor(private readonly stack: () => StackEndpoint) {}
 
   async call(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
     const s = this.stack();

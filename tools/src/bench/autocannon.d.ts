@@ -1,7 +1,5 @@
 /** Minimal typings of autocannon's programmatic API (the package ships none). */
 declare module 'autocannon' {
-  import type { EventEmitter } from 'node:events';
-
   namespace autocannon {
   interface AutocannonRequest {
     method?: string;
@@ -53,8 +51,14 @@ declare module 'autocannon' {
     statusCodeStats: Record<string, { count: number }>;
   }
 
+
+  /** The running instance: a promise of the result, and events ('response': every response with its latency in ms). */
+  interface AutocannonInstance extends PromiseLike<AutocannonResult> {
+    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): void;
+    on(event: string, listener: (...args: unknown[]) => void): void;
+  }
   }
 
-  function autocannon(opts: autocannon.AutocannonOptions): Promise<autocannon.AutocannonResult> & EventEmitter;
+  function autocannon(opts: autocannon.AutocannonOptions): autocannon.AutocannonInstance;
   export = autocannon;
 }

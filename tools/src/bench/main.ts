@@ -1,5 +1,7 @@
+import os from 'node:os';
 import { startBaseline, type Baseline } from './baseline/launcher';
-import { figures, log, round, run, warmAndMeasure } from './load';
+import { figures, log, measureInterleaved, round, run, type Target, type TargetFigures } from './load';
+import { pidsByName, type Proc } from './procs';
 import { deviceId, seedDevices } from './seed';
 import { type BenchStack, startBenchStack } from './stack';
 
@@ -7,12 +9,15 @@ import { type BenchStack, startBenchStack } from './stack';
  * `npm run bench`: the distributed stack (gateway + IS processes over NATS and MariaDB) against a
  * hand-written Fastify → NATS → mysql2 baseline on the same 100k rows. One JSON document on
  * stdout; progress on stderr. Knobs (env): BENCH_DEVICES, BENCH_CONNECTIONS, BENCH_WARMUP_S,
- * BENCH_DURATION_S, BENCH_CREATES, BENCH_CPU_PROF=<dir> (CPU profiles of every spawned process).
+ * BENCH_DURATION_S, BENCH_ROUNDS, BENCH_CREATES, BENCH_PHASES (default get,list,create),
+ * BENCH_CPU_PROF=<dir> (CPU profiles of every spawned process, written when they stop).
  */
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,list,create').split(','));
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
 const APP = 'bench-app';
 const CREATE_APP = 'bench-create-app';
@@ -21,18 +26,17 @@ function randomDevicePath(): string {
   return `/api/v3/applications/${APP}/devices/${deviceId(Math.floor(Math.random() * DEVICES))}`;
 }
 
-async function getDevice(baseUrl: string, auth: Record<string, string>) {
-  return warmAndMeasure(
-    'get',
-    {
+function getTarget(name: string, baseUrl: string, auth: Record<string, string>, pids: Record<string, number>): Target {
+  return {
+    name,
+    options: {
       url: baseUrl,
       connections: CONNECTIONS,
       headers: auth,
       requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: randomDevicePath() }) }],
     },
-    WARMUP_S,
-    DURATION_S,
-  );
+    pids,
+  };
 }
 
 async function sanity(url: string, auth: Record<string, string>): Promise<unknown> {
@@ -125,6 +129,7 @@ async function createDevices(baseUrl: string, auth: Record<string, string>) {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  const loadavgStart = os.loadavg().map((x) => round(x));
   let stack: BenchStack | undefined;
   let baseline: Baseline | undefined;
   try {
@@ -145,19 +150,41 @@ async function main(): Promise<void> {
       log(`note: responses differ: stack ${JSON.stringify(fromStack)} baseline ${JSON.stringify(fromBaseline)}`);
     }
 
-    const get = await getDevice(stack.baseUrl, auth);
-    const base = await getDevice(baseline.baseUrl, auth);
+    let get: TargetFigures | null = null;
+    let base: TargetFigures | null = null;
+    if (PHASES.has('get')) {
+      const shared = { ...pidsByName(['mariadbd', 'mysqld', 'nats-server']), 'load-generator': process.pid };
+      const pidOf = (procs: Proc[]) => Object.fromEntries(procs.map((p) => [p.name, p.child.pid ?? 0]));
+      const measured = await measureInterleaved(
+        [
+          getTarget('get_device', stack.baseUrl, auth, { ...pidOf(stack.procs), ...shared }),
+          getTarget('baseline', baseline.baseUrl, auth, { ...pidOf(baseline.procs), ...shared }),
+        ],
+        WARMUP_S,
+        DURATION_S / ROUNDS,
+        ROUNDS,
+      );
+      get = measured.get_device;
+      base = measured.baseline;
+    }
     await baseline.stop();
     baseline = undefined;
-    const list = await listDevices(stack.baseUrl, auth);
-    log(`list: ${JSON.stringify(list)}`);
-    log(`create: ${CREATES} devices, ${CONNECTIONS} connections`);
-    const create = await createDevices(stack.baseUrl, auth);
-    log(`create: ${JSON.stringify(create)}`);
-    if (get.errors + get.non2xx + create.errors + create.non2xx > 0) log(`stack logs:\n${stack.logs().slice(-4000)}`);
+    let list: Awaited<ReturnType<typeof listDevices>> | null = null;
+    if (PHASES.has('list')) {
+      list = await listDevices(stack.baseUrl, auth);
+      log(`list: ${JSON.stringify(list)}`);
+    }
+    let create: Awaited<ReturnType<typeof createDevices>> | null = null;
+    if (PHASES.has('create')) {
+      log(`create: ${CREATES} devices, ${CONNECTIONS} connections`);
+      create = await createDevices(stack.baseUrl, auth);
+      log(`create: ${JSON.stringify(create)}`);
+    }
+    const failures = [get, create, list].reduce((n, f) => n + (f ? f.errors + f.non2xx + f.timeouts : 0), 0);
+    if (failures > 0) log(`${failures} failed requests; stack logs:\n${stack.logs().slice(-4000)}`);
 
     const result = {
-      ratio: round(get.req_per_s / base.req_per_s, 3),
+      ratio: get && base ? round(get.req_per_s / base.req_per_s, 3) : null,
       get_device: get,
       baseline: base,
       create_devices: create,
@@ -167,13 +194,17 @@ async function main(): Promise<void> {
         connections: CONNECTIONS,
         warmup_s: WARMUP_S,
         duration_s: DURATION_S,
+        rounds: ROUNDS,
         seed_s: seedS,
         node: process.version,
         total_s: 0,
+        loadavg_start: loadavgStart,
+        loadavg_end: [] as number[],
       },
     };
     await stack.stop();
     stack = undefined;
+    result.setup.loadavg_end = os.loadavg().map((x) => round(x));
     result.setup.total_s = round((Date.now() - started) / 1000, 1);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {
@@ -181,7 +212,6 @@ async function main(): Promise<void> {
     if (stack) await stack.stop();
   }
 }
-
 
 main().catch((err: unknown) => {
   process.stderr.write(`bench failed: ${(err as Error)?.stack ?? String(err)}\n`);

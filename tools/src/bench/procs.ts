@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** dist/ (this file runs as dist/tools/src/bench/procs.js). */
@@ -67,4 +68,33 @@ export async function stopProcs(procs: Proc[]): Promise<void> {
 
 export function logsOf(procs: Proc[]): string {
   return procs.map((p) => `--- ${p.name}\n${p.output.join('')}`).join('\n');
+}
+
+const CLOCK_TICKS_PER_S = 100;
+
+/** CPU time (user + system) a process has used so far, in ms; undefined when it is gone. */
+export function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After "(comm) ": state is field 3 of stat(5), utime 14 and stime 15.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pids of processes whose command name is one of `names` (e.g. the machine's mariadbd and nats-server). */
+export function pidsByName(names: string[]): Record<string, number> {
+  const found: Record<string, number> = {};
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (names.includes(comm) && !(comm in found)) found[comm] = Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }

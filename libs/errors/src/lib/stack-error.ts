@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Code } from './codes';
+import { type Code } from './codes';
 import { type ErrorDetails, ERROR_DETAILS_TYPE, type StatusBody } from './error-details';
 
 export type ErrorAttributes = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { StackConfig } from '@lorawan/config';
-import { StackError } from '@lorawan/errors';
+import { type StackError } from '@lorawan/errors';
 import { Authenticator } from './authenticator';
 
 const config = { adminApiKey: 'NNSXS.ADMINKEYID.ADMINSECRETVALUE' } as StackConfig;

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { IncomingMessage } from 'node:http';
+import { type IncomingMessage } from 'node:http';
 import { ulid } from 'ulid';
 import { createLogger } from '@lorawan/component';
 import { Code, ErrRequestTooLarge } from '@lorawan/errors';

@@ -1,4 +1,4 @@
-import { DataSource, type Repository } from 'typeorm';
+import { type DataSource, type Repository } from 'typeorm';
 import { timestampToSql } from '@lorawan/api';
 import { isDuplicateKeyError } from '@lorawan/persistence';
 import { EndDeviceEntity } from './end-device.entity';
