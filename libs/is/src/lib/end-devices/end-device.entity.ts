@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { timestampTransformer } from '@lorawan/persistence';
+import type { IsEndDevice } from './end-device.model';
 
 /** Length of the indexed description prefix used for ordering (fits InnoDB's key limit in utf8mb4). */
 export const DESCRIPTION_KEY_LENGTH = 191;
@@ -24,13 +25,7 @@ export class EndDeviceEntity {
 }
 
 /** IS fields kept in the JSON document. */
-export interface EndDeviceDocument {
-  attributes?: Record<string, string>;
-  version_ids?: Record<string, string>;
-  service_profile_id?: string;
-  network_server_address?: string;
-  application_server_address?: string;
-  join_server_address?: string;
-  locations?: Record<string, object>;
-  picture?: object;
-}
+export type EndDeviceDocument = Pick<
+  IsEndDevice,
+  'attributes' | 'version_ids' | 'service_profile_id' | 'network_server_address' | 'application_server_address' | 'join_server_address' | 'locations' | 'picture'
+>;
