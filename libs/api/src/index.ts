@@ -22,3 +22,4 @@ export * from './lib/messages/traffic';
 export * from './lib/messages/session';
 export * from './lib/messages/formatters';
 export * from './lib/messages/mac';
+export * from './lib/validation/field-names';

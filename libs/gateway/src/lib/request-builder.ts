@@ -1,5 +1,6 @@
 import { Code } from '@lorawan/errors';
-import type { HttpBinding } from '@lorawan/api';
+import { type HttpBinding, normalizeFieldNames } from '@lorawan/api';
+import type { ClassConstructor } from 'class-transformer';
 import { PlainStatus } from './gateway-errors';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -47,10 +48,12 @@ export function buildRequest(
   compiled: CompiledBinding,
   params: Record<string, string>,
   query: Record<string, string | string[]>,
-  body: unknown,
+  rawBody: string | undefined,
+  requestClass?: ClassConstructor<object>,
 ): Obj {
   let request: Obj = {};
   if (binding.body === '*') {
+    const body = parseBody(rawBody);
     if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
       throw new PlainStatus(Code.InvalidArgument, 'request body must be a JSON object');
     }
@@ -65,6 +68,17 @@ export function buildRequest(
       }
     }
   }
+  if (requestClass) normalizeFieldNames(requestClass, request);
   compiled.variables.forEach((field, i) => setPath(request, field, params[`p${i}`]));
   return request;
+}
+
+/** Bodies are read as text and decoded only by routes that take one (grpc-gateway ignores others); empty = empty message. */
+function parseBody(raw: string | undefined): unknown {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch (err) {
+    throw new PlainStatus(Code.InvalidArgument, `invalid JSON body: ${(err as Error).message}`);
+  }
 }

@@ -33,7 +33,7 @@ export class RpcRoutes {
           handler: async (req: FastifyRequest, reply: FastifyReply) => {
             try {
               const caller = this.auth.authenticate(req.headers.authorization);
-              const request = buildRequest(binding, compiled, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body);
+              const request = buildRequest(binding, compiled, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body as string | undefined, rpc.request);
               const ctx = { request_id: req.id, correlation_ids: [`rpc:/ttn.lorawan.v3.${rpc.service}/${rpc.method}:${req.id}`], caller };
               const result = await this.forwarder.forward(rpc, request, ctx);
               if (result.total !== undefined) reply.header('x-total-count', String(result.total));

@@ -40,16 +40,10 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
   fastify.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
-  // grpc-gateway decodes any body as JSON; an empty body is an empty message.
-  fastify.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req: FastifyRequest, body: string | Buffer, done) => {
-    const text = body.toString();
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch (err) {
-      done(new PlainStatus(Code.InvalidArgument, `invalid JSON body: ${(err as Error).message}`), undefined);
-    }
-  });
+  // Bodies stay text until a route that takes one decodes them (request-builder), whatever the
+  // Content-Type, as grpc-gateway does; routes without a body and unknown routes never parse it.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req: FastifyRequest, body: string | Buffer, done) => done(null, body.toString()));
   fastify.setErrorHandler((err, _req, reply) => {
     const e = err as { code?: string; statusCode?: number };
     if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, ErrRequestTooLarge.with({ limit: BODY_LIMIT }));
