@@ -39,6 +39,13 @@ function getTarget(name: string, baseUrl: string, auth: Record<string, string>, 
   };
 }
 
+/** JSON with sorted keys, to compare responses whatever their key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
+}
+
 async function sanity(url: string, auth: Record<string, string>): Promise<unknown> {
   const res = await fetch(url, { headers: auth });
   const body = (await res.json()) as unknown;
@@ -146,7 +153,7 @@ async function main(): Promise<void> {
     const probe = `/api/v3/applications/${APP}/devices/${deviceId(DEVICES - 1)}`;
     const fromStack = await sanity(stack.baseUrl + probe, auth);
     const fromBaseline = await sanity(baseline.baseUrl + probe, auth);
-    if (JSON.stringify(fromStack) !== JSON.stringify(fromBaseline)) {
+    if (canonical(fromStack) !== canonical(fromBaseline)) {
       log(`note: responses differ: stack ${JSON.stringify(fromStack)} baseline ${JSON.stringify(fromBaseline)}`);
     }
 

@@ -1,5 +1,5 @@
 import { type DataSource, type Repository } from 'typeorm';
-import { timestampToSql } from '@lorawan/api';
+import { sqlToTimestamp, timestampToSql } from '@lorawan/api';
 import { isDuplicateKeyError } from '@lorawan/persistence';
 import { EndDeviceEntity } from './end-device.entity';
 import { toDomain, toEntity } from './end-device.mapper';
@@ -15,17 +15,28 @@ const ORDER_COLUMNS: Record<ListOptions['order'], string> = {
   join_eui: 'join_eui',
 };
 
+const GET_SQL =
+  'SELECT application_id, device_id, dev_eui, join_eui, name, description, description_key, created_at, updated_at, fields FROM end_devices WHERE application_id = ? AND device_id = ?';
+
+type RawEndDeviceRow = Omit<EndDeviceEntity, 'created_at' | 'updated_at'> & { created_at: string | Date; updated_at: string | Date };
+
+/** A raw row (timestamps as the driver returns them) as the entity the mapper takes. */
+function fromRaw(raw: RawEndDeviceRow): EndDeviceEntity {
+  return Object.assign(new EndDeviceEntity(), raw, { created_at: sqlToTimestamp(raw.created_at), updated_at: sqlToTimestamp(raw.updated_at) });
+}
+
 /** The IS end-device store on TypeORM: MySQL/MariaDB in distributed mode, SQLite embedded. */
 export class TypeOrmEndDeviceStore implements EndDeviceStore {
   private readonly repo: Repository<EndDeviceEntity>;
 
-  constructor(dataSource: DataSource) {
+  constructor(private readonly dataSource: DataSource) {
     this.repo = dataSource.getRepository(EndDeviceEntity);
   }
 
   async create(device: IsEndDevice): Promise<CreateResult> {
     try {
-      await this.repo.insert(toEntity(device));
+      // No reload of generated columns after the insert: the row is complete as given.
+      await this.repo.createQueryBuilder().insert().into(EndDeviceEntity).values(toEntity(device)).updateEntity(false).execute();
       return { ok: true };
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
@@ -36,9 +47,10 @@ export class TypeOrmEndDeviceStore implements EndDeviceStore {
     }
   }
 
+  /** The hot path: one fixed primary-key statement (TypeORM's findOne rebuilds its query on every call). */
   async get(applicationId: string, deviceId: string): Promise<IsEndDevice | undefined> {
-    const row = await this.repo.findOne({ where: { application_id: applicationId, device_id: deviceId } });
-    return row ? toDomain(row) : undefined;
+    const rows = (await this.dataSource.query(GET_SQL, [applicationId, deviceId])) as RawEndDeviceRow[];
+    return rows.length > 0 ? toDomain(fromRaw(rows[0])) : undefined;
   }
 
   async findByEuis(joinEui: string, devEui: string): Promise<IsEndDevice | undefined> {
