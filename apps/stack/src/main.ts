@@ -36,8 +36,13 @@ runMain('stack', async () => {
   }
   const transport = await createTransport(config, 'stack');
   const components: RunningComponent[] = [];
+  // One process, one health endpoint: with the gateway its /readyz covers the components; HEALTH_PORT
+  // serves the first component only (several components cannot share one port).
+  let healthPort = parts.includes('gateway') ? undefined : config.healthPort;
   for (const part of parts) {
-    if (part !== 'gateway') components.push(await startComponent(MODULES[part], { component: part, config, transport }));
+    if (part === 'gateway') continue;
+    components.push(await startComponent(MODULES[part], { component: part, config: { ...config, healthPort }, transport }));
+    healthPort = undefined;
   }
   const gateway = parts.includes('gateway') ? await startGateway({ config, transport }) : undefined;
   logger.log(`started ${parts.join(', ')} (${config.natsUrl ? 'NATS' : 'embedded'})${gateway ? `; HTTP API on :${gateway.port}/api/v3` : ''}`);

@@ -7,12 +7,6 @@ export const timestampTransformer: ValueTransformer = {
   from: (value: string | Date | null) => (value === null || value === undefined ? undefined : sqlToTimestamp(value)),
 };
 
-/** JSON text column (portable across MySQL and SQLite). */
-export const jsonTransformer: ValueTransformer = {
-  to: (value: unknown) => (value === undefined ? '{}' : JSON.stringify(value)),
-  from: (value: string | null) => (value ? (JSON.parse(value) as unknown) : {}),
-};
-
 /** Duplicate-key errors of both drivers. */
 export function isDuplicateKeyError(err: unknown): boolean {
   const e = err as { code?: string; driverError?: { code?: string } };
