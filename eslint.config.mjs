@@ -22,7 +22,7 @@ export default [
           depConstraints: [
             // Kinds of project.
             { sourceTag: 'type:contract', onlyDependOnLibsWithTags: ['type:util'] },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:contract'] },
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:contract', 'type:testing'] },
             { sourceTag: 'type:component', onlyDependOnLibsWithTags: ['type:util', 'type:contract', 'type:testing'] },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:util', 'type:contract'] },
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:component', 'type:util', 'type:contract'] },
