@@ -21,7 +21,8 @@ import { END_DEVICE_STORE, type EndDeviceStore, type IsEndDevice } from './end-d
 /** Always returned, whatever the mask (TTS `getPaths`). */
 const DEFAULT_PATHS = ['ids', 'created_at', 'updated_at'];
 const DEFAULT_LIMIT = 100;
-const UPDATE_ATTEMPTS = 5;
+/** Optimistic update rounds; each round at least one concurrent writer wins, the others back off and retry. */
+const UPDATE_ATTEMPTS = 32;
 /** Order fields satisfied by the always-returned paths. */
 const IMPLICIT_ORDER_PATHS: Record<EndDeviceOrderField, string> = {
   device_id: 'ids.device_id',
@@ -84,6 +85,7 @@ export class EndDeviceRegistryService {
       const existing = await this.mustGet(application_ids.application_id, device_id);
       const updated: IsEndDevice = { ...applyFields(existing, pickIsFields(end_device), paths), updated_at: nowTimestamp() };
       if (await this.store.replace(updated, existing.updated_at)) return selectFields(updated, [...DEFAULT_PATHS, ...paths]);
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 + attempt * 2, 20)));
     }
     throw ErrConcurrentUpdate.with({ device_id });
   }
