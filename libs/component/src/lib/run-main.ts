@@ -1,4 +1,8 @@
-import { Logger } from '@nestjs/common';
+import { Logger, type Type } from '@nestjs/common';
+import type { ComponentName } from '@lorawan/api';
+import { loadConfig } from '@lorawan/config';
+import { createTransport } from '@lorawan/transport';
+import { startComponent } from './start-component';
 
 /**
  * Runs a process entry point: starts, then closes everything on SIGTERM/SIGINT (Kubernetes
@@ -29,4 +33,21 @@ export function runMain(name: string, start: () => Promise<() => Promise<void>>)
       process.exit(1);
     },
   );
+}
+
+/**
+ * The entry point of a component process (`apps/<component>/src/main.ts`): validated config,
+ * NATS transport, the component, and an orderly stop on SIGTERM.
+ */
+export function runComponentMain(component: ComponentName, feature: Type<unknown>, env: Record<string, string | undefined>): void {
+  runMain(component, async () => {
+    const config = loadConfig(env);
+    if (!config.natsUrl) throw new Error(`${component} on its own needs NATS_URL; \`npm start\` runs every component embedded in one process`);
+    const transport = await createTransport(config, component);
+    const running = await startComponent(feature, { component, config, transport });
+    return async () => {
+      await running.close();
+      await transport.close();
+    };
+  });
 }
