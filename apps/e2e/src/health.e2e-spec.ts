@@ -1,12 +1,12 @@
-import { freePort, startDistributedStack, type StackUnderTest } from '@lorawan/testing';
+import { startDistributedStack, type StackUnderTest } from '@lorawan/testing';
 
 /** Kubernetes probes of a component process: /healthz (alive) and /readyz (transport + its database). */
 describe('component health endpoints (HEALTH_PORT)', () => {
   let stack: StackUnderTest;
   let healthPort: number;
   beforeAll(async () => {
-    healthPort = await freePort();
-    stack = await startDistributedStack({ env: { HEALTH_PORT: String(healthPort) } });
+    stack = await startDistributedStack();
+    healthPort = stack.healthPorts.get('is#0') ?? 0;
   });
   afterAll(async () => stack?.stop());
 

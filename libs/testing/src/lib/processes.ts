@@ -34,6 +34,8 @@ export interface StackUnderTest {
   baseUrl: string;
   adminKey: string;
   processes: Map<string, ChildProcess>;
+  /** HEALTH_PORT of each component process (distributed mode). */
+  healthPorts: Map<string, number>;
   /** Output of every process, for failure diagnostics and log assertions. */
   logs(): string;
   stop(): Promise<void>;
@@ -56,17 +58,21 @@ function spawnApp(name: string, script: string, args: string[], env: Record<stri
   return { name, child, output };
 }
 
-async function waitReady(baseUrl: string, spawned: Spawned[], timeoutMs = 30000): Promise<void> {
+/** Waits until every given `/readyz` answers 200 (each replica, not just one of a queue group). */
+async function waitReady(readyUrls: string[], spawned: Spawned[], timeoutMs = 60000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const pending = new Set(readyUrls);
   while (Date.now() < deadline) {
     const dead = spawned.find((s) => s.child.exitCode !== null);
     if (dead) throw new Error(`${dead.name} exited with ${dead.child.exitCode}:\n${dead.output.join('')}`);
-    try {
-      const res = await fetch(`${baseUrl}/readyz`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
+    for (const url of [...pending]) {
+      try {
+        if ((await fetch(url)).status === 200) pending.delete(url);
+      } catch {
+        // not listening yet
+      }
     }
+    if (pending.size === 0) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`stack not ready after ${timeoutMs} ms:\n${spawned.map((s) => `--- ${s.name}\n${s.output.join('')}`).join('\n')}`);
@@ -111,17 +117,23 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
   const port = await freePort();
   const env = { NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: `t${suffix}`, ADMIN_API_KEY: adminKey, ...databases, ...options.env };
   const spawned: Spawned[] = [];
+  const healthPorts = new Map<string, number>();
   for (const c of components) {
-    for (let i = 0; i < (options.replicas ?? 1); i++) spawned.push(spawnApp(`${c}#${i}`, `apps/${c}/src/main.js`, [], env));
+    for (let i = 0; i < (options.replicas ?? 1); i++) {
+      const name = `${c}#${i}`;
+      healthPorts.set(name, await freePort());
+      spawned.push(spawnApp(name, `apps/${c}/src/main.js`, [], { ...env, HEALTH_PORT: String(healthPorts.get(name)) }));
+    }
   }
   spawned.push(spawnApp('gateway', 'apps/gateway/src/main.js', [], { ...env, HTTP_PORT: String(port) }));
   const baseUrl = `http://127.0.0.1:${port}`;
+  const readyUrls = [`${baseUrl}/readyz`, ...[...healthPorts.values()].map((p) => `http://127.0.0.1:${p}/readyz`)];
   const stop = async () => {
     await stopAll(spawned);
     for (const url of Object.values(databases)) await dropMysqlDatabase(url);
   };
   try {
-    await waitReady(baseUrl, spawned);
+    await waitReady(readyUrls, spawned);
   } catch (err) {
     await stop();
     throw err;
@@ -131,6 +143,7 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
     baseUrl,
     adminKey,
     processes: new Map(spawned.map((s) => [s.name, s.child])),
+    healthPorts,
     logs: () => spawned.map((s) => s.output.join('')).join('\n'),
     stop,
   };
@@ -148,10 +161,10 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await waitReady(baseUrl, [stack]);
+    await waitReady([`${baseUrl}/readyz`], [stack]);
   } catch (err) {
     await stop();
     throw err;
   }
-  return { mode: 'embedded', baseUrl, adminKey, processes: new Map([['stack', stack.child]]), logs: () => stack.output.join(''), stop };
+  return { mode: 'embedded', baseUrl, adminKey, processes: new Map([['stack', stack.child]]), healthPorts: new Map(), logs: () => stack.output.join(''), stop };
 }
