@@ -1,15 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { dropMysqlDatabase, ensureMysqlDatabase } from '@lorawan/persistence';
 
 /** Where the machine's services are (README "Tests"): overridable for other machines. */
 export const TEST_MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
 export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-const ROOT = resolve(__dirname, '../../../..');
+/** The repository root: the nearest folder with a package.json (works from sources and from dist/). */
+function repositoryRoot(from: string): string {
+  let dir = from;
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+const ROOT = repositoryRoot(__dirname);
 const DIST = process.env.LW_DIST_DIR ?? join(ROOT, 'dist');
 
 export async function freePort(): Promise<number> {
@@ -41,14 +47,16 @@ export interface StackUnderTest {
   stop(): Promise<void>;
 }
 
-interface Spawned {
+/** A node process of dist/ with its output kept for diagnostics. */
+export interface Spawned {
   name: string;
   child: ChildProcess;
   output: string[];
 }
 
-function spawnApp(name: string, script: string, args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, [join(DIST, script), ...args], {
+/** Spawns `node [nodeFlags] dist/<script> [args]` with a minimal environment. */
+export function spawnApp(name: string, script: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): Spawned {
+  const child = spawn(process.execPath, [...nodeFlags, join(DIST, script), ...args], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,7 +67,7 @@ function spawnApp(name: string, script: string, args: string[], env: Record<stri
 }
 
 /** Waits until every given `/readyz` answers 200 (each replica, not just one of a queue group). */
-async function waitReady(readyUrls: string[], spawned: Spawned[], timeoutMs = 60000): Promise<void> {
+export async function waitReady(readyUrls: string[], spawned: Spawned[], timeoutMs = 60000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const pending = new Set(readyUrls);
   while (Date.now() < deadline) {
@@ -78,7 +86,8 @@ async function waitReady(readyUrls: string[], spawned: Spawned[], timeoutMs = 60
   throw new Error(`stack not ready after ${timeoutMs} ms:\n${spawned.map((s) => `--- ${s.name}\n${s.output.join('')}`).join('\n')}`);
 }
 
-async function stopAll(spawned: Spawned[]): Promise<void> {
+/** SIGTERM, then SIGKILL after 10 s; resolves when every process has exited. */
+export async function stopAll(spawned: Spawned[]): Promise<void> {
   await Promise.all(
     spawned.map(
       (s) =>
