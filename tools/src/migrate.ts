@@ -1,24 +1,23 @@
 import { loadConfig } from '@lorawan/config';
+import { asDataSourceOptions } from '@lorawan/as';
 import { isDataSourceOptions } from '@lorawan/is';
+import { jsDataSourceOptions } from '@lorawan/js';
+import { nsDataSourceOptions } from '@lorawan/ns';
 import { ensureMysqlDatabase, openDataSource, runMigrations, type ComponentDataSourceOptions } from '@lorawan/persistence';
 import type { StackConfig } from '@lorawan/config';
 
 /** `migrate <component>`: applies a component's migrations to its database (Nx target `db-migrate`). */
-const SOURCES: Record<string, ((c: StackConfig) => ComponentDataSourceOptions) | undefined> = {
+const SOURCES: Record<string, (c: StackConfig) => ComponentDataSourceOptions> = {
   is: isDataSourceOptions,
-  js: undefined,
-  ns: undefined,
-  as: undefined,
+  js: jsDataSourceOptions,
+  ns: nsDataSourceOptions,
+  as: asDataSourceOptions,
 };
 
 async function main(): Promise<void> {
   const component = process.argv[2] ?? '';
   if (!(component in SOURCES)) throw new Error(`usage: migrate <${Object.keys(SOURCES).join('|')}>`);
   const options = SOURCES[component];
-  if (!options) {
-    console.log(`${component}: no migrations yet`);
-    return;
-  }
   const config = loadConfig(process.env);
   const dsOptions = options(config);
   if (dsOptions.url) await ensureMysqlDatabase(dsOptions.url);

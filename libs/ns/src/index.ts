@@ -1,1 +1,5 @@
 export * from './lib/ns.module';
+export * from './lib/ns-data-source';
+export * from './lib/errors';
+export * from './lib/end-devices/ns-registry.policy';
+export * from './lib/mac-state';

@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
+import { registryProviders } from '@lorawan/registry';
+import { AsEndDeviceRegistryRpc } from './end-devices/as-end-device-registry.rpc';
+import { AS_REGISTRY_POLICY } from './end-devices/as-registry.policy';
+import { AS_MIGRATIONS } from './migrations';
 
-/**
- * The AS component. In this stage it serves its health check over the transport
- * (`rpc.as.Health.Check`) and HEALTH_PORT; its registry arrives with its own issue.
- */
-@Module({})
+/** The Application Server: formatters and application session keys (AsEndDeviceRegistry). */
+@Module({
+  providers: [...registryProviders('as', AS_MIGRATIONS, () => AS_REGISTRY_POLICY), AsEndDeviceRegistryRpc],
+})
 export class AsModule {}

@@ -5,6 +5,7 @@ import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, valida
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 const toBool = ({ value }: { value: unknown }) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value);
 const MYSQL_URL = /^mysql:\/\/.+$/;
+const KEK_LABEL = /^[A-Za-z0-9_.:-]{1,2048}$/;
 
 /**
  * The environment, validated once at boot. Only `loadConfig` reads it; everything else receives
@@ -25,6 +26,15 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000) RPC_TIMEOUT_MS = 10000;
   @IsOptional() @IsIn(['error', 'warn', 'log', 'info', 'debug', 'verbose']) LOG_LEVEL = 'info';
   @IsOptional() @IsIn(['text', 'json']) LOG_FORMAT: 'text' | 'json' = 'text';
+  /** `label=<hex KEK>,…`: key-encryption keys for keys at rest (parsed and checked by @lorawan/crypto at boot). */
+  @IsOptional() @IsString() KEKS?: string;
+  @IsOptional() @Matches(KEK_LABEL, { message: 'JS_KEK_LABEL must be a KEK label' }) JS_KEK_LABEL?: string;
+  @IsOptional() @Matches(KEK_LABEL, { message: 'NS_KEK_LABEL must be a KEK label' }) NS_KEK_LABEL?: string;
+  @IsOptional() @Matches(KEK_LABEL, { message: 'AS_KEK_LABEL must be a KEK label' }) AS_KEK_LABEL?: string;
+  /** A JSON file of device templates added to (and overriding) the bundled catalogue. */
+  @IsOptional() @IsString() DEVICE_TEMPLATES_FILE?: string;
+  /** The home Network Server's default device profile (JSON object of Copy fields). */
+  @IsOptional() @IsString() DEFAULT_DEVICE_PROFILE?: string;
 }
 
 export type DatabaseComponent = 'is' | 'js' | 'ns' | 'as';
@@ -42,6 +52,13 @@ export interface StackConfig {
   rpcTimeoutMs: number;
   logLevel: string;
   logFormat: 'text' | 'json';
+  /** Raw KEKS value (label → key); parsed by the components that wrap keys. */
+  keks?: string;
+  /** The KEK label each registry wraps the keys it stores with (unset: stored in the clear). */
+  kekLabels: Partial<Record<'js' | 'ns' | 'as', string>>;
+  deviceTemplatesFile?: string;
+  /** Parsed DEFAULT_DEVICE_PROFILE (validated by the registries at boot). */
+  defaultDeviceProfile?: Record<string, unknown>;
 }
 
 export class ConfigError extends Error {}
@@ -66,7 +83,23 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
+    keks: e.KEKS,
+    kekLabels: { js: e.JS_KEK_LABEL, ns: e.NS_KEK_LABEL, as: e.AS_KEK_LABEL },
+    deviceTemplatesFile: e.DEVICE_TEMPLATES_FILE,
+    defaultDeviceProfile: parseProfile(e.DEFAULT_DEVICE_PROFILE),
   };
+}
+
+function parseProfile(value: string | undefined): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new ConfigError('invalid configuration: DEFAULT_DEVICE_PROFILE must be a JSON object');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError('invalid configuration: DEFAULT_DEVICE_PROFILE must be a JSON object');
+  return parsed as Record<string, unknown>;
 }
 
 /** Injection token for the StackConfig. */

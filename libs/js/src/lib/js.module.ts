@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
+import { registryProviders } from '@lorawan/registry';
+import { JsEndDeviceRegistryRpc } from './end-devices/js-end-device-registry.rpc';
+import { JS_REGISTRY_POLICY } from './end-devices/js-registry.policy';
+import { JS_MIGRATIONS } from './migrations';
 
-/**
- * The JS component. In this stage it serves its health check over the transport
- * (`rpc.js.Health.Check`) and HEALTH_PORT; its registry arrives with its own issue.
- */
-@Module({})
+/** The Join Server: root keys (JsEndDeviceRegistry); join handling arrives with the data plane. */
+@Module({
+  providers: [...registryProviders('js', JS_MIGRATIONS, () => JS_REGISTRY_POLICY), JsEndDeviceRegistryRpc],
+})
 export class JsModule {}

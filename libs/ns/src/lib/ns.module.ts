@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
+import { registryProviders } from '@lorawan/registry';
+import { NsEndDeviceRegistryRpc } from './end-devices/ns-end-device-registry.rpc';
+import { NS_REGISTRY_POLICY } from './end-devices/ns-registry.policy';
+import { NS_MIGRATIONS } from './migrations';
 
-/**
- * The NS component. In this stage it serves its health check over the transport
- * (`rpc.ns.Health.Check`) and HEALTH_PORT; its registry arrives with its own issue.
- */
-@Module({})
+/** The Network Server: MAC settings and state, network session keys (NsEndDeviceRegistry). */
+@Module({
+  providers: [...registryProviders('ns', NS_MIGRATIONS, () => NS_REGISTRY_POLICY), NsEndDeviceRegistryRpc],
+})
 export class NsModule {}

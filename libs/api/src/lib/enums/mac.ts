@@ -5,8 +5,8 @@ import { defineEnum } from './enum';
  * numbers as there). Input accepts the name, the number, or the name without the prefix, which is
  * how TTS's registered aliases look (`"A"` for CLASS_A, `"4"` for DUTY_CYCLE_4, `"2S"` for PING_EVERY_2S).
  *
- * Note: TTS marshals DataRateIndex, DataRateOffset and RxDelay as numbers on output; the contract
- * keeps canonical names internally like every other enum.
+ * DataRateIndex, DataRateOffset and RxDelay are written as numbers, as TTS does (`marshal_as_number`);
+ * every other enum as its name.
  */
 function sequence<P extends string>(prefix: P, suffixes: readonly (string | number)[]): Record<string, number> {
   return Object.fromEntries(suffixes.map((s, i) => [`${prefix}${s}`, i]));
@@ -17,11 +17,11 @@ const powers = (from: number, n: number) => Array.from({ length: n }, (_, i) => 
 
 export const Class = defineEnum('Class', { CLASS_A: 0, CLASS_B: 1, CLASS_C: 2 }, 'CLASS_');
 
-export const DataRateIndex = defineEnum('DataRateIndex', sequence('DATA_RATE_', range(16)), 'DATA_RATE_');
+export const DataRateIndex = defineEnum('DataRateIndex', sequence('DATA_RATE_', range(16)), 'DATA_RATE_', { marshalAsNumber: true });
 
-export const DataRateOffset = defineEnum('DataRateOffset', sequence('DATA_RATE_OFFSET_', range(8)), 'DATA_RATE_OFFSET_');
+export const DataRateOffset = defineEnum('DataRateOffset', sequence('DATA_RATE_OFFSET_', range(8)), 'DATA_RATE_OFFSET_', { marshalAsNumber: true });
 
-export const RxDelay = defineEnum('RxDelay', sequence('RX_DELAY_', range(16)), 'RX_DELAY_');
+export const RxDelay = defineEnum('RxDelay', sequence('RX_DELAY_', range(16)), 'RX_DELAY_', { marshalAsNumber: true });
 
 /** DUTY_CYCLE_1 = 0 (100 %), DUTY_CYCLE_2 = 1, … DUTY_CYCLE_32768 = 15. */
 export const AggregatedDutyCycle = defineEnum('AggregatedDutyCycle', sequence('DUTY_CYCLE_', powers(0, 16)), 'DUTY_CYCLE_');

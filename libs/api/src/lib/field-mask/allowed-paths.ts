@@ -1,4 +1,6 @@
 import ttsPaths from './tts-fieldmask-paths.json';
+import { EndDevice } from '../messages/end-device';
+import { contractPaths, wrapperPathCanonicaliser } from './contract-paths';
 
 /**
  * Allowed field-mask paths per RPC: the subset of TTS's lists (`tts-fieldmask-paths.json`, copied
@@ -36,10 +38,136 @@ function isField(path: string): boolean {
   return top !== 'version_ids' || sub === undefined || IS_VERSION_ID_SUBFIELDS.has(sub);
 }
 
+/** Every path the EndDevice contract defines (wrapper fields also with `.value`). */
+export const END_DEVICE_PATHS: ReadonlySet<string> = new Set(contractPaths(EndDevice));
+
+/** `mac_settings.rx1_delay.value` → `mac_settings.rx1_delay` (wrappers are bare values). */
+export const canonicalEndDevicePaths = wrapperPathCanonicaliser(EndDevice);
+
+const under = (tops: readonly string[]) => (path: string) => tops.includes(path.split('.')[0]);
+
+/**
+ * A JS/NS/AS registry's allowed paths: TTS's list for the RPC, restricted to the fields our contract
+ * defines and the registry stores, plus `extras`: fields the seed gives the registry that TTS's
+ * list lacks (e.g. `recent_adr_uplinks`, the deprecated MACParameters fields).
+ */
+function registryPaths(rpc: TtsRpc, owned: readonly string[], extras: readonly string[] = []): ReadonlySet<string> {
+  const unknown = extras.filter((p) => !END_DEVICE_PATHS.has(p));
+  if (unknown.length > 0) throw new Error(`extra paths not in the EndDevice contract: ${unknown.join(', ')}`);
+  const keep = under(owned);
+  return new Set([...(ttsPaths[rpc] as string[]).filter((p) => keep(p) && END_DEVICE_PATHS.has(p)), ...extras]);
+}
+
+/** Top-level EndDevice fields the Join Server stores (the seed's "Registries" table and "Stored in" column). */
+export const JS_END_DEVICE_FIELDS = [
+  'ids',
+  'provisioner_id',
+  'provisioning_data',
+  'resets_join_nonces',
+  'root_keys',
+  'net_id',
+  'network_server_address',
+  'network_server_kek_label',
+  'application_server_address',
+  'application_server_id',
+  'application_server_kek_label',
+  'claim_authentication_code',
+  'last_dev_nonce',
+  'used_dev_nonces',
+  'last_join_nonce',
+  'last_rj_count_0',
+  'last_rj_count_1',
+] as const;
+
+/** Top-level EndDevice fields the Network Server stores (`session` only with its NS sub-fields). */
+export const NS_END_DEVICE_FIELDS = [
+  'ids',
+  'created_at',
+  'updated_at',
+  'version_ids',
+  'frequency_plan_id',
+  'lorawan_phy_version',
+  'lorawan_version',
+  'min_frequency',
+  'max_frequency',
+  'supports_join',
+  'supports_class_b',
+  'supports_class_c',
+  'multicast',
+  'mac_settings',
+  'mac_state',
+  'pending_mac_state',
+  'session',
+  'pending_session',
+  'last_dev_status_received_at',
+  'power_state',
+  'battery_percentage',
+  'downlink_margin',
+  'recent_adr_uplinks',
+  'recent_uplinks',
+  'recent_downlinks',
+] as const;
+
+/** Top-level EndDevice fields the Application Server stores (`session` only with its AS sub-fields). */
+export const AS_END_DEVICE_FIELDS = ['ids', 'version_ids', 'formatters', 'session', 'pending_session', 'skip_payload_crypto', 'queued_application_downlinks'] as const;
+
+const CLAIM_CODE_PATHS = ['claim_authentication_code', 'claim_authentication_code.value', 'claim_authentication_code.valid_from', 'claim_authentication_code.valid_to'];
+const DEPRECATED_MAC_PARAMETER_PATHS = ['mac_state', 'pending_mac_state'].flatMap((state) =>
+  ['current_parameters', 'desired_parameters'].flatMap((params) =>
+    ['adr_ack_limit', 'adr_ack_delay', 'ping_slot_data_rate_index'].map((f) => `${state}.${params}.${f}`),
+  ),
+);
+const NS_EXTRAS = [
+  'recent_adr_uplinks',
+  'recent_uplinks',
+  'recent_downlinks',
+  'session.queued_application_downlinks',
+  'pending_session.queued_application_downlinks',
+  ...DEPRECATED_MAC_PARAMETER_PATHS,
+];
+/** The AS keeps the application downlink queue; the deprecated top-level field mirrors the session's. */
+const AS_QUEUE_PATHS = ['queued_application_downlinks', 'session.queued_application_downlinks'];
+
 export const ALLOWED_PATHS = {
   'EndDeviceRegistry.Get': subset('/ttn.lorawan.v3.EndDeviceRegistry/Get', isField),
   'EndDeviceRegistry.List': subset('/ttn.lorawan.v3.EndDeviceRegistry/List', isField),
   'EndDeviceRegistry.Update': subset('/ttn.lorawan.v3.EndDeviceRegistry/Update', isField),
+  'JsEndDeviceRegistry.Get': registryPaths('/ttn.lorawan.v3.JsEndDeviceRegistry/Get', JS_END_DEVICE_FIELDS, CLAIM_CODE_PATHS),
+  'JsEndDeviceRegistry.Set': registryPaths('/ttn.lorawan.v3.JsEndDeviceRegistry/Set', JS_END_DEVICE_FIELDS, CLAIM_CODE_PATHS),
+  'NsEndDeviceRegistry.Get': registryPaths('/ttn.lorawan.v3.NsEndDeviceRegistry/Get', NS_END_DEVICE_FIELDS, NS_EXTRAS),
+  'NsEndDeviceRegistry.Set': registryPaths('/ttn.lorawan.v3.NsEndDeviceRegistry/Set', NS_END_DEVICE_FIELDS, NS_EXTRAS),
+  'AsEndDeviceRegistry.Get': registryPaths('/ttn.lorawan.v3.AsEndDeviceRegistry/Get', AS_END_DEVICE_FIELDS, [...AS_QUEUE_PATHS, 'pending_session.queued_application_downlinks']),
+  'AsEndDeviceRegistry.Set': registryPaths('/ttn.lorawan.v3.AsEndDeviceRegistry/Set', AS_END_DEVICE_FIELDS, AS_QUEUE_PATHS),
 } as const;
+
+/**
+ * Paths whose presence in a field mask needs more rights than the RPC's base rights (TTS
+ * `grpc_deviceregistry.go` of each server): key material needs `*_READ_KEYS` / `*_WRITE_KEYS`, and
+ * the NS/AS downlink queue needs `RIGHT_APPLICATION_TRAFFIC_READ`. A requested path that equals one
+ * of these or is a parent of it (`session` covers `session.keys.app_s_key.key`) triggers the right.
+ */
+const envelopes = (prefix: string, keys: readonly string[]) => keys.map((k) => `${prefix}.${k}.key`);
+const NS_SESSION_KEYS = ['f_nwk_s_int_key', 's_nwk_s_int_key', 'nwk_s_enc_key'];
+export const KEY_PATHS = {
+  js: {
+    read: envelopes('root_keys', ['app_key', 'nwk_key']),
+    write: [...envelopes('root_keys', ['app_key', 'nwk_key']), 'root_keys.root_key_id'],
+  },
+  ns: {
+    read: [...envelopes('session.keys', NS_SESSION_KEYS), ...envelopes('pending_session.keys', NS_SESSION_KEYS)],
+    write: [
+      ...envelopes('session.keys', NS_SESSION_KEYS),
+      'session.keys.session_key_id',
+      ...envelopes('pending_session.keys', NS_SESSION_KEYS),
+      'pending_session.keys.session_key_id',
+    ],
+  },
+  as: {
+    read: ['session.keys.app_s_key.key', 'pending_session.keys.app_s_key.key'],
+    write: ['session.keys.app_s_key.key', 'session.keys.session_key_id'],
+  },
+} as const;
+
+export const QUEUE_PATHS = ['queued_application_downlinks', 'session.queued_application_downlinks', 'pending_session.queued_application_downlinks'] as const;
 
 export { ttsPaths as TTS_FIELD_MASK_PATHS };

@@ -22,6 +22,37 @@ function compose(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, key) => decorators.forEach((d) => d(target, key));
 }
 
+/**
+ * `google.protobuf.*Value` and TTS `*Value` wrapper fields. TTS marshals them as the bare value
+ * (`thethings.json.message` `wrapper: true`), which is the contract's canonical form; on input the
+ * bare value and the message form `{"value": X}` are both accepted. Field-mask paths may name the
+ * wrapper's `value` sub-field (`mac_settings.rx1_delay.value`); see `wrapperFieldsOf`.
+ */
+export interface WrapperOption {
+  wrapper?: boolean;
+}
+
+const WRAPPER_FIELDS = new WeakMap<object, Set<string>>();
+
+function registerWrapper(options: WrapperOption | undefined): PropertyDecorator {
+  return (target, key) => {
+    if (!options?.wrapper) return;
+    const fields = WRAPPER_FIELDS.get(target) ?? new Set<string>();
+    fields.add(String(key));
+    WRAPPER_FIELDS.set(target, fields);
+  };
+}
+
+/** Names of the wrapper fields of a contract class. */
+export function wrapperFieldsOf(cls: { prototype: object }): ReadonlySet<string> {
+  return WRAPPER_FIELDS.get(cls.prototype) ?? new Set();
+}
+
+function unwrap(value: unknown, options: WrapperOption | undefined): unknown {
+  if (!options?.wrapper || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  return (value as { value?: unknown }).value;
+}
+
 function check(name: string, valid: (value: unknown) => boolean, reason: (value: unknown) => string, options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
@@ -79,10 +110,27 @@ export function Timestamp(): PropertyDecorator {
   );
 }
 
-/** An enum by name (input: name, number or prefix-less name). `definedOnly` per the seed. */
-export function EnumName(protoEnum: ProtoEnum): PropertyDecorator {
+function parseEnum(protoEnum: ProtoEnum, value: unknown): string | number | undefined {
+  const name = protoEnum.parse(value);
+  return name === undefined ? undefined : protoEnum.canonical(name);
+}
+
+/**
+ * An enum (input: name, number or prefix-less name), `defined_only` as the seed asks. Canonical
+ * form is the name, except for the enums TTS marshals as numbers (DataRateIndex, DataRateOffset,
+ * RxDelay), which are kept as numbers.
+ */
+export function EnumName(protoEnum: ProtoEnum, options?: WrapperOption): PropertyDecorator {
   return compose(
-    Transform(({ value }) => (value === undefined || value === null ? undefined : (protoEnum.parse(value) ?? new Invalid(`value must be one of the defined ${protoEnum.typeName} values`))), { toClassOnly: true }),
+    registerWrapper(options),
+    Transform(
+      ({ value }) => {
+        const raw = unwrap(value, options);
+        if (raw === undefined || raw === null) return undefined;
+        return parseEnum(protoEnum, raw) ?? new Invalid(`value must be one of the defined ${protoEnum.typeName} values`);
+      },
+      { toClassOnly: true },
+    ),
     check('enum', notInvalid, (v) => reasonOf(v, `invalid ${protoEnum.typeName}`)),
   );
 }
@@ -93,7 +141,7 @@ export function EnumNames(protoEnum: ProtoEnum): PropertyDecorator {
     Transform(({ value }) => {
       if (value === undefined || value === null) return undefined;
       if (!Array.isArray(value)) return new Invalid('value must be a list');
-      const out = value.map((v) => protoEnum.parse(v));
+      const out = value.map((v) => parseEnum(protoEnum, v));
       return out.some((v) => v === undefined) ? new Invalid(`each value must be one of the defined ${protoEnum.typeName} values`) : out;
     }, { toClassOnly: true }),
     check('enum', notInvalid, (v) => reasonOf(v, `invalid ${protoEnum.typeName}`)),
@@ -122,26 +170,65 @@ function rangeReason(range: IntRange): string {
   return `value must be less than or equal to ${range.max}`;
 }
 
-function integer(name: string, lo: number, hi: number, range: IntRange): PropertyDecorator {
+function integer(name: string, lo: number, hi: number, range: IntRange, options?: WrapperOption): PropertyDecorator {
   return compose(
-    Transform(({ value }) => toInteger(value, lo, hi, name), { toClassOnly: true }),
+    registerWrapper(options),
+    Transform(({ value }) => toInteger(unwrap(value, options), lo, hi, name), { toClassOnly: true }),
     check(name, notInvalid, (v) => reasonOf(v, `invalid ${name}`)),
     check(`${name}_range`, rangeCheck(range), () => rangeReason(range)),
   );
 }
 
-export const Uint32 = (range: IntRange = {}) => integer('uint32', 0, 0xffffffff, range);
-export const Int32 = (range: IntRange = {}) => integer('int32', -0x80000000, 0x7fffffff, range);
+export const Uint32 = (range: IntRange & WrapperOption = {}) => integer('uint32', 0, 0xffffffff, range, range);
+export const Int32 = (range: IntRange & WrapperOption = {}) => integer('int32', -0x80000000, 0x7fffffff, range, range);
 
-/** 64-bit unsigned integer: JSON string out (as TTS), number or string in; kept as a number. */
-export function Uint64(range: IntRange = {}): PropertyDecorator {
-  return integer('uint64', 0, Number.MAX_SAFE_INTEGER, range);
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** A uint64 from a JSON number or decimal string, as its canonical decimal string. */
+function toUint64(value: unknown): string | undefined | Invalid {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
+  if (typeof value === 'string' && /^\d{1,20}$/.test(value) && BigInt(value) <= UINT64_MAX) return BigInt(value).toString();
+  return new Invalid('value must be a uint64');
 }
 
-/** float / double. */
-export function Float(range: IntRange = {}): PropertyDecorator {
+function uint64InRange(range: IntRange): (v: unknown) => boolean {
+  return (v) => typeof v !== 'string' || ((range.min === undefined || BigInt(v) >= BigInt(range.min)) && (range.max === undefined || BigInt(v) <= BigInt(range.max)));
+}
+
+/**
+ * 64-bit unsigned integer. TTS writes 64-bit integers as JSON strings (`"868100000"`), so the
+ * canonical form is the decimal string; a number or a string is accepted on input.
+ */
+export function Uint64(range: IntRange & WrapperOption = {}): PropertyDecorator {
+  return compose(
+    registerWrapper(range),
+    Transform(({ value }) => toUint64(unwrap(value, range)), { toClassOnly: true }),
+    check('uint64', notInvalid, (v) => reasonOf(v, 'invalid uint64')),
+    check('uint64_range', uint64InRange(range), () => rangeReason(range)),
+  );
+}
+
+/** repeated uint64: decimal strings, each within the range. */
+export function Uint64List(range: IntRange = {}): PropertyDecorator {
   return compose(
     Transform(({ value }) => {
+      if (value === undefined || value === null) return undefined;
+      if (!Array.isArray(value)) return new Invalid('value must be a list');
+      const out = value.map(toUint64);
+      return out.some((v) => v === undefined || v instanceof Invalid) ? new Invalid('each item must be a uint64') : out;
+    }, { toClassOnly: true }),
+    check('uint64_list', notInvalid, (v) => reasonOf(v, 'invalid list')),
+    List({ item: uint64InRange(range), itemReason: `each item: ${rangeReason(range)}` }),
+  );
+}
+
+/** float / double (and FloatValue with `wrapper`). */
+export function Float(range: IntRange & WrapperOption = {}): PropertyDecorator {
+  return compose(
+    registerWrapper(range),
+    Transform(({ value: input }) => {
+      const value = unwrap(input, range);
       if (value === undefined || value === null) return undefined;
       const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
       return typeof n === 'number' && Number.isFinite(n) ? n : new Invalid('value must be a number');
@@ -152,9 +239,13 @@ export function Float(range: IntRange = {}): PropertyDecorator {
 }
 
 /** bool, and google.protobuf.BoolValue (a nullable bool: null means unset). */
-export function Bool(): PropertyDecorator {
+export function Bool(options?: WrapperOption): PropertyDecorator {
   return compose(
-    Transform(({ value }) => (value === null ? undefined : value), { toClassOnly: true }),
+    registerWrapper(options),
+    Transform(({ value }) => {
+      const raw = unwrap(value, options);
+      return raw === null ? undefined : raw;
+    }, { toClassOnly: true }),
     check('bool', (v) => typeof v === 'boolean', () => 'value must be a boolean'),
   );
 }

@@ -69,12 +69,12 @@ export class EndDevice {
   @EnumName(MACVersion) lorawan_version?: string;
   @EnumName(PHYVersion) lorawan_phy_version?: string;
   @Str({ maxLength: 64 }) frequency_plan_id?: string;
-  @Uint64() min_frequency?: number;
-  @Uint64() max_frequency?: number;
+  @Uint64() min_frequency?: string;
+  @Uint64() max_frequency?: string;
   @Bool() supports_join?: boolean;
   @Timestamp() last_dev_status_received_at?: string;
   @EnumName(PowerState) power_state?: string;
-  @Float({ min: 0, max: 1 }) battery_percentage?: number;
+  @Float({ min: 0, max: 1, wrapper: true }) battery_percentage?: number;
   @Int32() downlink_margin?: number;
   @Bool() multicast?: boolean;
   @Bool() skip_payload_crypto?: boolean;

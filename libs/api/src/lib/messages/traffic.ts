@@ -21,7 +21,7 @@ const CorrelationIds = (maxItems?: number) => StringList({ maxLength: 100, maxIt
 export class TxSettings {
   /** `DataRate` oneof (`lora`, `fsk`, `lrfhss`), kept as an object. */
   @Struct() data_rate?: Record<string, unknown>;
-  @Uint64({ min: 100000 }) frequency?: number;
+  @Uint64({ min: 100000 }) frequency?: string;
   @Bool() enable_crc?: boolean;
   @Uint32() timestamp?: number;
   @Timestamp() time?: string;
@@ -92,8 +92,8 @@ export class MACCommand {
 
 /** `ttn.lorawan.v3.DLSettings`. */
 export class DLSettings {
-  @EnumName(DataRateOffset) rx1_dr_offset?: string;
-  @EnumName(DataRateIndex) rx2_dr?: string;
+  @EnumName(DataRateOffset) rx1_dr_offset?: number;
+  @EnumName(DataRateIndex) rx2_dr?: number;
   @Bool() opt_neg?: boolean;
 }
 
@@ -112,7 +112,7 @@ export class JoinRequest {
   @EnumName(MACVersion) selected_mac_version?: string;
   @NetId() net_id?: string;
   @Required() @Message(() => DLSettings) downlink_settings!: DLSettings;
-  @EnumName(RxDelay) rx_delay?: string;
+  @EnumName(RxDelay) rx_delay?: number;
   @Message(() => CFList) cf_list?: CFList;
   @CorrelationIds() correlation_ids?: string[];
   @Duration() consumed_airtime?: string;

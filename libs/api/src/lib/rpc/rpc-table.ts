@@ -4,8 +4,11 @@ import {
   DeleteEndDeviceRequest,
   GetEndDeviceRequest,
   ListEndDevicesRequest,
+  SetEndDeviceRequest,
   UpdateEndDeviceRequest,
 } from '../messages/end-device-requests';
+import { hasAnyField } from '../field-mask/field-mask';
+import { KEY_PATHS, QUEUE_PATHS } from '../field-mask/allowed-paths';
 import { Right } from './rights';
 
 export type ComponentName = 'is' | 'js' | 'ns' | 'as' | 'events';
@@ -28,11 +31,18 @@ export interface RpcDefinition<Req extends object = object> {
   /** `rpc.<component>.<Service>.<Method>`: the transport subject (queue group = component). */
   subject: string;
   http: HttpBinding[];
-  /** Rights the caller needs on the request's application (further rights may depend on the mask). */
+  /** Rights the caller needs on the request's application. */
   rights: Right[];
+  /** Further rights needed when the request's field mask covers one of `paths` (key material, queues). */
+  maskRights?: MaskRight[];
   request: ClassConstructor<Req>;
   /** Responses carry a total count, exposed as `X-Total-Count`. */
   paginated?: boolean;
+}
+
+export interface MaskRight {
+  paths: readonly string[];
+  rights: Right[];
 }
 
 function rpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject'>): RpcDefinition<Req> {
@@ -82,7 +92,82 @@ export const RPCS = {
     rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
     request: DeleteEndDeviceRequest,
   }),
+  ...registryRpcs('JsEndDeviceRegistry', 'js', [{ paths: KEY_PATHS.js.read, rights: [Right.RIGHT_APPLICATION_DEVICES_READ_KEYS] }], [
+    { paths: KEY_PATHS.js.write, rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE_KEYS] },
+  ]),
+  ...registryRpcs(
+    'NsEndDeviceRegistry',
+    'ns',
+    [
+      { paths: KEY_PATHS.ns.read, rights: [Right.RIGHT_APPLICATION_DEVICES_READ_KEYS] },
+      { paths: QUEUE_PATHS, rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ] },
+    ],
+    [{ paths: KEY_PATHS.ns.write, rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE_KEYS] }],
+  ),
+  ...registryRpcs(
+    'AsEndDeviceRegistry',
+    'as',
+    [
+      { paths: KEY_PATHS.as.read, rights: [Right.RIGHT_APPLICATION_DEVICES_READ_KEYS] },
+      { paths: QUEUE_PATHS, rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ] },
+    ],
+    [{ paths: KEY_PATHS.as.write, rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE_KEYS] }],
+  ),
 } satisfies Record<string, RpcDefinition>;
+
+/**
+ * Set (PUT with the id in the path, or POST with the id in the body), Get and Delete of one of the
+ * JS/NS/AS end-device registries: identical shapes under `/<component>/…` (seed, "Endpoints").
+ */
+function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 'AsEndDeviceRegistry'>(
+  service: S,
+  component: 'js' | 'ns' | 'as',
+  readMaskRights: MaskRight[],
+  writeMaskRights: MaskRight[],
+) {
+  const prefix = `/${component}/applications`;
+  return {
+    [`${service}.Set`]: rpc({
+      service,
+      method: 'Set',
+      component,
+      http: [
+        { verb: 'PUT', path: `${prefix}/{end_device.ids.application_ids.application_id}/devices/{end_device.ids.device_id}`, body: '*' },
+        { verb: 'POST', path: `${prefix}/{end_device.ids.application_ids.application_id}/devices`, body: '*' },
+      ],
+      rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
+      maskRights: writeMaskRights,
+      request: SetEndDeviceRequest,
+    }),
+    [`${service}.Get`]: rpc({
+      service,
+      method: 'Get',
+      component,
+      http: [{ verb: 'GET', path: `${prefix}/{end_device_ids.application_ids.application_id}/devices/{end_device_ids.device_id}` }],
+      rights: [Right.RIGHT_APPLICATION_DEVICES_READ],
+      maskRights: readMaskRights,
+      request: GetEndDeviceRequest,
+    }),
+    [`${service}.Delete`]: rpc({
+      service,
+      method: 'Delete',
+      component,
+      http: [{ verb: 'DELETE', path: `${prefix}/{application_ids.application_id}/devices/{device_id}` }],
+      rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
+      request: DeleteEndDeviceRequest,
+    }),
+  } as Record<`${S}.${'Set' | 'Get' | 'Delete'}`, RpcDefinition<SetEndDeviceRequest> | RpcDefinition<GetEndDeviceRequest> | RpcDefinition<DeleteEndDeviceRequest>>;
+}
+
+/** The rights a request needs: the RPC's base rights plus those its field mask calls for. */
+export function requiredRights(rpc: RpcDefinition, request: object): Right[] {
+  const paths = (request as { field_mask?: { paths?: string[] } }).field_mask?.paths ?? [];
+  const rights = new Set(rpc.rights);
+  for (const rule of rpc.maskRights ?? []) {
+    if (rule.paths.some((p) => hasAnyField(paths, p))) rule.rights.forEach((r) => rights.add(r));
+  }
+  return [...rights];
+}
 
 export type RpcName = keyof typeof RPCS;
 export type RequestOf<N extends RpcName> = InstanceType<(typeof RPCS)[N]['request']>;

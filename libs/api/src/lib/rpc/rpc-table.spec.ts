@@ -1,0 +1,135 @@
+import { decodeMessage } from '../validation/decode';
+import { GetEndDeviceRequest, SetEndDeviceRequest } from '../messages/end-device-requests';
+import { ALLOWED_PATHS, KEY_PATHS } from '../field-mask/allowed-paths';
+import { RPCS, applicationIdOf, healthSubject, requiredRights, type RpcDefinition, type RpcName } from './rpc-table';
+import { Right } from './rights';
+
+const { RIGHT_APPLICATION_DEVICES_READ: READ, RIGHT_APPLICATION_DEVICES_WRITE: WRITE, RIGHT_APPLICATION_DEVICES_READ_KEYS: READ_KEYS, RIGHT_APPLICATION_DEVICES_WRITE_KEYS: WRITE_KEYS, RIGHT_APPLICATION_TRAFFIC_READ: TRAFFIC_READ } = Right;
+
+const entries = Object.entries(RPCS) as [RpcName, RpcDefinition][];
+const ids = { device_id: 'dev-1', application_ids: { application_id: 'app-1' } };
+
+/** A decoded request with the given field mask (none when `paths` is undefined). */
+function request(rpc: RpcName, paths?: string[]): object {
+  const mask = paths === undefined ? {} : { field_mask: { paths } };
+  if (rpc.endsWith('.Get')) return decodeMessage(GetEndDeviceRequest, { end_device_ids: ids, ...mask });
+  return decodeMessage(SetEndDeviceRequest, { end_device: { ids }, ...mask });
+}
+
+const sorted = (rights: readonly string[]) => [...rights].sort();
+
+describe('RPC table', () => {
+  it.each(entries)('%s: subject is rpc.<component>.<Service>.<Method>', (name, def) => {
+    expect(name).toBe(`${def.service}.${def.method}`);
+    expect(def.subject).toBe(`rpc.${def.component}.${def.service}.${def.method}`);
+    expect(def.subject).toMatch(/^rpc\.(is|js|ns|as|events)\.[A-Z][A-Za-z]+\.[A-Z][A-Za-z]+$/);
+  });
+
+  it('has unique subjects and unique HTTP bindings', () => {
+    expect(new Set(entries.map(([, d]) => d.subject)).size).toBe(entries.length);
+    const bindings = entries.flatMap(([, d]) => d.http.map((h) => `${h.verb} ${h.path.replace(/\{[^}]+\}/g, '{}')}`));
+    expect(new Set(bindings).size).toBe(bindings.length);
+  });
+
+  it.each(entries)('%s: every path variable is a field path of the request, and writes carry the whole body', (_, def) => {
+    for (const binding of def.http) {
+      for (const [, variable] of binding.path.matchAll(/\{([^}]+)\}/g)) expect(variable).toMatch(/^[a-z_]+(\.[a-z_]+)*$/);
+      expect(binding.body === '*').toBe(binding.verb === 'POST' || binding.verb === 'PUT');
+    }
+  });
+
+  it('is distinct from the health subjects', () => {
+    expect(healthSubject('ns')).toBe('rpc.ns.Health.Check');
+    expect(entries.map(([, d]) => d.subject)).not.toContain(healthSubject('ns'));
+  });
+
+  it.each([
+    ['JsEndDeviceRegistry', 'js'],
+    ['NsEndDeviceRegistry', 'ns'],
+    ['AsEndDeviceRegistry', 'as'],
+  ] as const)('%s: Set (PUT and POST), Get and Delete under /%s', (service, component) => {
+    const base = `/${component}/applications`;
+    const set = RPCS[`${service}.Set`];
+    const get = RPCS[`${service}.Get`];
+    const del = RPCS[`${service}.Delete`];
+    for (const def of [set, get, del]) {
+      expect(def.service).toBe(service);
+      expect(def.component).toBe(component);
+    }
+    expect(set.http).toEqual([
+      { verb: 'PUT', path: `${base}/{end_device.ids.application_ids.application_id}/devices/{end_device.ids.device_id}`, body: '*' },
+      { verb: 'POST', path: `${base}/{end_device.ids.application_ids.application_id}/devices`, body: '*' },
+    ]);
+    expect(get.http).toEqual([{ verb: 'GET', path: `${base}/{end_device_ids.application_ids.application_id}/devices/{end_device_ids.device_id}` }]);
+    expect(del.http).toEqual([{ verb: 'DELETE', path: `${base}/{application_ids.application_id}/devices/{device_id}` }]);
+    expect(set.request).toBe(SetEndDeviceRequest);
+    expect(get.request).toBe(GetEndDeviceRequest);
+    expect(set.rights).toEqual([WRITE]);
+    expect(get.rights).toEqual([READ]);
+    expect(del.rights).toEqual([WRITE]);
+  });
+
+  it('finds the application of each request shape', () => {
+    expect(applicationIdOf(request('NsEndDeviceRegistry.Get'))).toBe('app-1');
+    expect(applicationIdOf(request('NsEndDeviceRegistry.Set'))).toBe('app-1');
+    expect(applicationIdOf({ application_ids: { application_id: 'app-2' }, device_id: 'dev-1' })).toBe('app-2');
+    expect(applicationIdOf({})).toBeUndefined();
+  });
+});
+
+describe('requiredRights', () => {
+  it.each([
+    // Join Server: the root keys.
+    ['JsEndDeviceRegistry.Get', ['root_keys'], [READ, READ_KEYS]],
+    ['JsEndDeviceRegistry.Get', ['root_keys.app_key'], [READ, READ_KEYS]],
+    ['JsEndDeviceRegistry.Get', ['root_keys.nwk_key.key'], [READ, READ_KEYS]],
+    ['JsEndDeviceRegistry.Get', ['root_keys.root_key_id'], [READ]],
+    ['JsEndDeviceRegistry.Get', ['root_keys.app_key.kek_label', 'network_server_address'], [READ]],
+    ['JsEndDeviceRegistry.Set', ['root_keys.app_key.key'], [WRITE, WRITE_KEYS]],
+    ['JsEndDeviceRegistry.Set', ['resets_join_nonces'], [WRITE]],
+    // Network Server: the network session keys and the downlink queue.
+    ['NsEndDeviceRegistry.Get', ['session'], [READ, READ_KEYS, TRAFFIC_READ]],
+    ['NsEndDeviceRegistry.Get', ['session.keys'], [READ, READ_KEYS]],
+    ['NsEndDeviceRegistry.Get', ['pending_session.keys.nwk_s_enc_key.key'], [READ, READ_KEYS]],
+    ['NsEndDeviceRegistry.Get', ['session.queued_application_downlinks'], [READ, TRAFFIC_READ]],
+    ['NsEndDeviceRegistry.Get', ['session.dev_addr', 'session.last_f_cnt_up', 'mac_state'], [READ]],
+    ['NsEndDeviceRegistry.Set', ['session.keys.session_key_id'], [WRITE, WRITE_KEYS]],
+    ['NsEndDeviceRegistry.Set', ['session.dev_addr', 'mac_settings.rx1_delay'], [WRITE]],
+    // Application Server: the application session key and the downlink queue.
+    ['AsEndDeviceRegistry.Set', ['session.keys.app_s_key.key'], [WRITE, WRITE_KEYS]],
+    ['AsEndDeviceRegistry.Set', ['formatters'], [WRITE]],
+    ['AsEndDeviceRegistry.Get', ['session'], [READ, READ_KEYS, TRAFFIC_READ]],
+    ['AsEndDeviceRegistry.Get', ['pending_session.keys.app_s_key'], [READ, READ_KEYS]],
+    ['AsEndDeviceRegistry.Get', ['queued_application_downlinks'], [READ, TRAFFIC_READ]],
+    ['AsEndDeviceRegistry.Get', ['formatters', 'session.dev_addr'], [READ]],
+    // An empty mask asks for nothing beyond the base rights.
+    ['NsEndDeviceRegistry.Get', [], [READ]],
+  ] as [RpcName, string[], Right[]][])('%s with %j needs %j', (rpc, paths, rights) => {
+    expect(sorted(requiredRights(RPCS[rpc], request(rpc, paths)))).toEqual(sorted(rights));
+  });
+
+  it.each(entries)('%s without a field mask needs only its base rights', (_, def) => {
+    expect(requiredRights(def, {})).toEqual(def.rights);
+  });
+
+  it.each([
+    ['JsEndDeviceRegistry', 'js'],
+    ['NsEndDeviceRegistry', 'ns'],
+    ['AsEndDeviceRegistry', 'as'],
+  ] as const)('%s: every key path needs the *_KEYS right', (service, component) => {
+    for (const path of KEY_PATHS[component].read) expect(requiredRights(RPCS[`${service}.Get`], request(`${service}.Get`, [path]))).toContain(READ_KEYS);
+    for (const path of KEY_PATHS[component].write) expect(requiredRights(RPCS[`${service}.Set`], request(`${service}.Set`, [path]))).toContain(WRITE_KEYS);
+  });
+
+  it.each([
+    ['JsEndDeviceRegistry', 'js'],
+    ['NsEndDeviceRegistry', 'ns'],
+    ['AsEndDeviceRegistry', 'as'],
+  ] as const)('%s: a Get of all allowed paths needs READ_KEYS; one without any key path does not', (service, component) => {
+    const all = [...ALLOWED_PATHS[`${service}.Get`]];
+    expect(requiredRights(RPCS[`${service}.Get`], request(`${service}.Get`, all))).toContain(READ_KEYS);
+    const keyless = all.filter((p) => !KEY_PATHS[component].read.some((k) => k === p || k.startsWith(`${p}.`)));
+    expect(keyless.length).toBeGreaterThan(0);
+    expect(requiredRights(RPCS[`${service}.Get`], request(`${service}.Get`, keyless))).not.toContain(READ_KEYS);
+  });
+});

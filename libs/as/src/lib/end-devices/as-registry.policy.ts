@@ -1,0 +1,68 @@
+import { ALLOWED_PATHS, hasAnyField } from '@lorawan/api';
+import type { CompleteContext, Device, RegistryPolicy } from '@lorawan/registry';
+import { ErrDeviceNotFound, ErrFieldIsZero, ErrFieldValue, ErrReadOnlyField } from '../errors';
+
+type Json = Record<string, unknown>;
+interface AsSession {
+  dev_addr?: string;
+  keys?: { app_s_key?: { key?: string; encrypted_key?: string } };
+  queued_application_downlinks?: unknown[];
+}
+
+const ZERO_DEV_ADDR = '00000000';
+const ZERO_KEY = '0'.repeat(32);
+const SESSION_FIELDS = ['dev_addr', 'keys.session_key_id', 'keys.app_s_key', 'last_a_f_cnt_down', 'queued_application_downlinks'];
+
+/** What the AS stores: formatters, its session fields and the version (for template formatters). */
+export const AS_STORED_PATHS = [
+  'version_ids',
+  'formatters',
+  'skip_payload_crypto',
+  ...SESSION_FIELDS.map((f) => `session.${f}`),
+  ...SESSION_FIELDS.map((f) => `pending_session.${f}`),
+];
+
+function fieldValue(field: string): never {
+  throw ErrFieldValue.with({ field }, ErrFieldIsZero.with({ name: field }));
+}
+
+/**
+ * The Application Server's registry rules (TTS `pkg/applicationserver/grpc_deviceregistry.go`):
+ * a session's DevAddr and AppSKey are never zero; `ids.dev_addr` follows `session.dev_addr`; the
+ * deprecated top-level `queued_application_downlinks` is the session's queue.
+ */
+export function completeAsDevice(device: Device, { paths }: CompleteContext): Device {
+  const out = device as Device & { session?: AsSession; queued_application_downlinks?: unknown[] };
+  if (paths.includes('queued_application_downlinks') && !paths.includes('session.queued_application_downlinks')) {
+    const queue = out.queued_application_downlinks;
+    if (queue !== undefined) out.session = { ...out.session, queued_application_downlinks: queue };
+    else if (out.session) delete out.session.queued_application_downlinks;
+  }
+  delete out.queued_application_downlinks;
+  const session = out.session;
+  if (hasAnyField(paths, 'session.dev_addr') && (!session?.dev_addr || session.dev_addr === ZERO_DEV_ADDR)) fieldValue('session.dev_addr');
+  if (hasAnyField(paths, 'session.keys.app_s_key.key')) {
+    const envelope = session?.keys?.app_s_key;
+    if (!envelope?.encrypted_key && (!envelope?.key || envelope.key === ZERO_KEY)) fieldValue('session.keys.app_s_key.key');
+  }
+  if (session?.dev_addr) out.ids = { ...out.ids, dev_addr: session.dev_addr };
+  else delete out.ids.dev_addr;
+  return out;
+}
+
+/** Read-time view: the deprecated field always equals the session's queue. */
+export function presentAsDevice(device: Device): Device {
+  const queue = (device.session as AsSession | undefined)?.queued_application_downlinks;
+  return queue === undefined ? device : ({ ...device, queued_application_downlinks: queue } as Json as Device);
+}
+
+export const AS_REGISTRY_POLICY: RegistryPolicy = {
+  allowedGetPaths: ALLOWED_PATHS['AsEndDeviceRegistry.Get'],
+  allowedSetPaths: ALLOWED_PATHS['AsEndDeviceRegistry.Set'],
+  storedPaths: AS_STORED_PATHS,
+  keyEnvelopes: ['session.keys.app_s_key', 'pending_session.keys.app_s_key'],
+  copyFields: ['formatters'],
+  errors: { notFound: ErrDeviceNotFound, readOnlyField: ErrReadOnlyField },
+  complete: completeAsDevice,
+  present: presentAsDevice,
+};

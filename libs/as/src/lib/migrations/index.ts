@@ -1,0 +1,4 @@
+import { CreateAsEndDevices1732500000000 } from './1732500000000-create-as-end-devices';
+
+/** The Application Server's migrations, in order. */
+export const AS_MIGRATIONS = [CreateAsEndDevices1732500000000];

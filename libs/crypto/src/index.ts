@@ -1,0 +1,3 @@
+export * from './lib/errors';
+export * from './lib/keks';
+export * from './lib/key-vault';

@@ -1,0 +1,78 @@
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { ErrCorruptKey, ErrInvalidKey, ErrKekNotFound } from './errors';
+
+/** RFC 3394 §2.2.3.1 default initial value. */
+const RFC3394_IV = Buffer.from('A6A6A6A6A6A6A6A6', 'hex');
+/** Keys that may be wrapped: AES-128/192/256 (RFC 3394 needs at least two 64-bit blocks). */
+const KEY_BYTE_LENGTHS = [16, 24, 32];
+
+/** The `KeyEnvelope` fields the vault reads (hex `key`, base64 `encrypted_key`, as the contract holds them). */
+export interface KeyEnvelopeLike {
+  key?: string;
+  kek_label?: string;
+  encrypted_key?: string;
+}
+
+export interface WrappedKey {
+  kek_label: string;
+  /** Standard base64, the contract's form of `bytes`. */
+  encrypted_key: string;
+}
+
+function wrapAlgorithm(kek: Buffer): string {
+  return `id-aes${kek.length * 8}-wrap`;
+}
+
+/**
+ * Wraps and unwraps keys at rest with labelled key-encryption keys (RFC 3394 AES Key Wrap, as TTS
+ * does), using Node's built-in `id-aesNNN-wrap` ciphers.
+ */
+export class KeyVault {
+  constructor(private readonly keks: ReadonlyMap<string, Buffer>) {}
+
+  has(label: string): boolean {
+    return this.keks.has(label);
+  }
+
+  wrap(keyHex: string, label: string): WrappedKey {
+    const key = Buffer.from(keyHex, 'hex');
+    if (!/^[0-9A-Fa-f]*$/.test(keyHex) || key.length * 2 !== keyHex.length || !KEY_BYTE_LENGTHS.includes(key.length)) {
+      throw ErrInvalidKey.with({ length: keyHex.length });
+    }
+    const kek = this.kek(label);
+    const cipher = createCipheriv(wrapAlgorithm(kek), kek, RFC3394_IV);
+    const wrapped = Buffer.concat([cipher.update(key), cipher.final()]);
+    return { kek_label: label, encrypted_key: wrapped.toString('base64') };
+  }
+
+  /**
+   * The plain key of an envelope as upper-case hex: `key` if the envelope holds it in the clear;
+   * `encrypted_key` itself when there is no KEK label (TTS stores unwrapped keys that way); else
+   * `encrypted_key` unwrapped with the labelled KEK. Undefined for an envelope without a key.
+   */
+  unwrap(envelope: KeyEnvelopeLike): string | undefined {
+    if (envelope.key) return envelope.key.toUpperCase();
+    if (!envelope.encrypted_key) return undefined;
+    const data = Buffer.from(envelope.encrypted_key, 'base64');
+    const label = envelope.kek_label ?? '';
+    if (label === '') {
+      if (!KEY_BYTE_LENGTHS.includes(data.length)) throw ErrCorruptKey.with({ label });
+      return data.toString('hex').toUpperCase();
+    }
+    const kek = this.kek(label);
+    if (!KEY_BYTE_LENGTHS.map((n) => n + 8).includes(data.length)) throw ErrCorruptKey.with({ label });
+    try {
+      const decipher = createDecipheriv(wrapAlgorithm(kek), kek, RFC3394_IV);
+      return Buffer.concat([decipher.update(data), decipher.final()]).toString('hex').toUpperCase();
+    } catch {
+      // The integrity check value did not match: wrong KEK or altered ciphertext.
+      throw ErrCorruptKey.with({ label });
+    }
+  }
+
+  private kek(label: string): Buffer {
+    const kek = this.keks.get(label);
+    if (!kek) throw ErrKekNotFound.with({ label });
+    return kek;
+  }
+}

@@ -1,0 +1,35 @@
+import { ALLOWED_PATHS, hasAnyField, JS_END_DEVICE_FIELDS } from '@lorawan/api';
+import type { CompleteContext, Device, RegistryPolicy } from '@lorawan/registry';
+import { ErrDeviceNotFound, ErrFieldIsZero, ErrFieldValue, ErrNoDevEUI, ErrNoJoinEUI, ErrReadOnlyField } from '../errors';
+
+const ZERO_EUI = '0000000000000000';
+const ZERO_KEY = '0'.repeat(32);
+const ROOT_KEYS = ['root_keys.app_key', 'root_keys.nwk_key'] as const;
+
+/**
+ * The Join Server's registry rules (TTS `pkg/joinserver/grpc_deviceregistry.go`): a device is
+ * known by its JoinEUI (zero allowed) and a non-zero DevEUI; root keys are optional (an OTAA join
+ * needs them) but never all zeros.
+ */
+export function completeJsDevice(device: Device, { paths, request }: CompleteContext): Device {
+  const ids = (request.ids ?? {}) as { join_eui?: string; dev_eui?: string };
+  if (ids.join_eui === undefined) throw ErrNoJoinEUI.with();
+  if (ids.dev_eui === undefined || ids.dev_eui === ZERO_EUI) throw ErrNoDevEUI.with();
+  const rootKeys = device.root_keys as Record<string, { key?: string } | undefined> | undefined;
+  for (const envelope of ROOT_KEYS) {
+    const field = `${envelope}.key`;
+    const name = envelope.split('.')[1];
+    if (hasAnyField(paths, field) && rootKeys?.[name]?.key === ZERO_KEY) throw ErrFieldValue.with({ field }, ErrFieldIsZero.with({ name: field }));
+  }
+  return device;
+}
+
+export const JS_REGISTRY_POLICY: RegistryPolicy = {
+  allowedGetPaths: ALLOWED_PATHS['JsEndDeviceRegistry.Get'],
+  allowedSetPaths: ALLOWED_PATHS['JsEndDeviceRegistry.Set'],
+  storedPaths: JS_END_DEVICE_FIELDS.filter((f) => f !== 'ids'),
+  keyEnvelopes: ROOT_KEYS,
+  copyFields: ['resets_join_nonces'],
+  errors: { notFound: ErrDeviceNotFound, readOnlyField: ErrReadOnlyField },
+  complete: completeJsDevice,
+};

@@ -1,0 +1,2 @@
+export * from './lib/frequency-plans';
+export * from './lib/device-templates';

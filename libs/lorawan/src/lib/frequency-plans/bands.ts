@@ -1,0 +1,137 @@
+import { deepFreeze } from '../deep-freeze';
+import type { Band, BandChannel, BandId, FrequencyPlanChannel, Hz } from './types';
+
+/**
+ * Band facts from LoRaWAN Regional Parameters RP002-1.0.x as The Things Stack encodes them
+ * (`pkg/band`): LoRa data rates only (no LR-FHSS), AS923 group 1. EIRP limits given by regulators as
+ * ERP are converted with +2.15 dB.
+ */
+export const hz = (n: number): Hz => String(n);
+
+const ERP_TO_EIRP = 2.15;
+
+/** Delays and ADR defaults shared by every band (RP002 "default settings"). */
+const COMMON = {
+  rx1_delay: 1,
+  join_accept_delay_1: 5,
+  join_accept_delay_2: 6,
+  adr_ack_limit_exponent: 'ADR_ACK_LIMIT_64',
+  adr_ack_delay_exponent: 'ADR_ACK_DELAY_32',
+} as const;
+
+/** Channels where RX1 answers on the uplink frequency (EU-like bands). */
+function sameFrequencyChannels(frequencies: readonly number[], maxDataRateIndex: number): BandChannel[] {
+  return frequencies.map((f) => ({ uplink_frequency: hz(f), downlink_frequency: hz(f), min_data_rate_index: 0, max_data_rate_index: maxDataRateIndex }));
+}
+
+/** The eight 500 kHz downlink channels of US915 and AU915 (DR8–DR13). */
+export const US_AU_DOWNLINK_CHANNELS: readonly FrequencyPlanChannel[] = deepFreeze(
+  Array.from({ length: 8 }, (_, i) => ({ frequency: hz(923_300_000 + 600_000 * i), min_data_rate_index: 8, max_data_rate_index: 13 })),
+);
+
+/**
+ * US/AU-like bands: 64 narrow channels and 8 wide 500 kHz channels; RX1 of uplink channel i answers
+ * on downlink channel i mod 8.
+ */
+function fixedPlanChannels(narrow: { first: number; maxDataRateIndex: number }, wide: { first: number; dataRateIndex: number }): BandChannel[] {
+  const downlink = (i: number) => US_AU_DOWNLINK_CHANNELS[i % 8].frequency;
+  const narrowChannels = Array.from({ length: 64 }, (_, i) => ({
+    uplink_frequency: hz(narrow.first + 200_000 * i),
+    downlink_frequency: downlink(i),
+    min_data_rate_index: 0,
+    max_data_rate_index: narrow.maxDataRateIndex,
+  }));
+  const wideChannels = Array.from({ length: 8 }, (_, i) => ({
+    uplink_frequency: hz(wide.first + 1_600_000 * i),
+    downlink_frequency: downlink(64 + i),
+    min_data_rate_index: wide.dataRateIndex,
+    max_data_rate_index: wide.dataRateIndex,
+  }));
+  return [...narrowChannels, ...wideChannels];
+}
+
+/** Keyed by band ID; the type makes each entry's `id` equal its key. */
+const BANDS: { readonly [K in BandId]: Band & { readonly id: K } } = deepFreeze({
+  EU_863_870: {
+    id: 'EU_863_870',
+    ...COMMON,
+    default_channels: sameFrequencyChannels([868_100_000, 868_300_000, 868_500_000], 5),
+    cf_list_type: 'FREQUENCIES',
+    max_adr_data_rate_index: 5,
+    default_rx2: { frequency: hz(869_525_000), data_rate_index: 0 },
+    default_max_eirp: 16,
+    beacon_data_rate_index: 3,
+    beacon_frequency: hz(869_525_000),
+    ping_slot_frequency: hz(869_525_000),
+    // ETSI EN 300 220 sub-bands K, L, M, N, P, R (O is not used).
+    sub_bands: [
+      { min_frequency: hz(863_000_000), max_frequency: hz(865_000_000), duty_cycle: 0.001, max_eirp: 14 + ERP_TO_EIRP },
+      { min_frequency: hz(865_000_000), max_frequency: hz(868_000_000), duty_cycle: 0.01, max_eirp: 14 + ERP_TO_EIRP },
+      { min_frequency: hz(868_000_000), max_frequency: hz(868_600_000), duty_cycle: 0.01, max_eirp: 14 + ERP_TO_EIRP },
+      { min_frequency: hz(868_700_000), max_frequency: hz(869_200_000), duty_cycle: 0.001, max_eirp: 14 + ERP_TO_EIRP },
+      { min_frequency: hz(869_400_000), max_frequency: hz(869_650_000), duty_cycle: 0.1, max_eirp: 27 + ERP_TO_EIRP },
+      { min_frequency: hz(869_700_000), max_frequency: hz(870_000_000), duty_cycle: 0.01, max_eirp: 14 + ERP_TO_EIRP },
+    ],
+    tx_param_setup_req_support: false,
+  },
+  US_902_928: {
+    id: 'US_902_928',
+    ...COMMON,
+    default_channels: fixedPlanChannels({ first: 902_300_000, maxDataRateIndex: 3 }, { first: 903_000_000, dataRateIndex: 4 }),
+    cf_list_type: 'CHANNEL_MASKS',
+    max_adr_data_rate_index: 3,
+    default_rx2: { frequency: hz(923_300_000), data_rate_index: 8 },
+    default_max_eirp: 30,
+    beacon_data_rate_index: 8,
+    // FCC part 15: no duty cycle; 400 ms dwell time on uplinks instead.
+    sub_bands: [
+      { min_frequency: hz(902_300_000), max_frequency: hz(914_900_000), duty_cycle: 1, max_eirp: 21 + ERP_TO_EIRP },
+      { min_frequency: hz(923_300_000), max_frequency: hz(927_500_000), duty_cycle: 1, max_eirp: 26 + ERP_TO_EIRP },
+    ],
+    tx_param_setup_req_support: false,
+  },
+  AU_915_928: {
+    id: 'AU_915_928',
+    ...COMMON,
+    default_channels: fixedPlanChannels({ first: 915_200_000, maxDataRateIndex: 5 }, { first: 915_900_000, dataRateIndex: 6 }),
+    cf_list_type: 'CHANNEL_MASKS',
+    max_adr_data_rate_index: 5,
+    default_rx2: { frequency: hz(923_300_000), data_rate_index: 8 },
+    default_max_eirp: 30,
+    beacon_data_rate_index: 8,
+    sub_bands: [{ min_frequency: hz(915_000_000), max_frequency: hz(928_000_000), duty_cycle: 1, max_eirp: 30 }],
+    tx_param_setup_req_support: true,
+  },
+  AS_923: {
+    id: 'AS_923',
+    ...COMMON,
+    default_channels: sameFrequencyChannels([923_200_000, 923_400_000], 5),
+    cf_list_type: 'FREQUENCIES',
+    max_adr_data_rate_index: 5,
+    default_rx2: { frequency: hz(923_200_000), data_rate_index: 2 },
+    default_max_eirp: 16,
+    beacon_data_rate_index: 3,
+    beacon_frequency: hz(923_400_000),
+    ping_slot_frequency: hz(923_400_000),
+    sub_bands: [{ min_frequency: hz(923_000_000), max_frequency: hz(923_500_000), duty_cycle: 0.01, max_eirp: 16 }],
+    tx_param_setup_req_support: true,
+  },
+  IN_865_867: {
+    id: 'IN_865_867',
+    ...COMMON,
+    default_channels: sameFrequencyChannels([865_062_500, 865_402_500, 865_985_000], 5),
+    cf_list_type: 'FREQUENCIES',
+    max_adr_data_rate_index: 5,
+    default_rx2: { frequency: hz(866_550_000), data_rate_index: 2 },
+    default_max_eirp: 30,
+    beacon_data_rate_index: 4,
+    beacon_frequency: hz(866_500_000),
+    ping_slot_frequency: hz(866_500_000),
+    sub_bands: [{ min_frequency: hz(865_000_000), max_frequency: hz(867_000_000), duty_cycle: 1, max_eirp: 14 + ERP_TO_EIRP }],
+    tx_param_setup_req_support: false,
+  },
+});
+
+export function getBand(id: BandId): Band {
+  return BANDS[id];
+}

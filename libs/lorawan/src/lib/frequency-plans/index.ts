@@ -1,0 +1,3 @@
+export * from './types';
+export { getBand } from './bands';
+export * from './catalogue';

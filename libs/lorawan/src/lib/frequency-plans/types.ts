@@ -1,0 +1,97 @@
+/** A frequency in Hz as a decimal string: the contract's JSON form of uint64. */
+export type Hz = string;
+
+export type BandId = 'EU_863_870' | 'US_902_928' | 'AU_915_928' | 'AS_923' | 'IN_865_867';
+
+/** Name of `ttn.lorawan.v3.CFListType`: how a join-accept's CFList changes the device's channels. */
+export type CFListType = 'FREQUENCIES' | 'CHANNEL_MASKS';
+
+/** A regulatory sub-band: duty cycle and power limits apply to every transmission inside it. */
+export interface SubBand {
+  readonly min_frequency: Hz;
+  readonly max_frequency: Hz;
+  /** Largest fraction of time a transmitter may occupy the sub-band (1 = unlimited). */
+  readonly duty_cycle: number;
+  /** dBm EIRP. */
+  readonly max_eirp: number;
+}
+
+export interface Rx2Channel {
+  readonly frequency: Hz;
+  readonly data_rate_index: number;
+}
+
+/** A channel of a band's default set, with the frequency its RX1 window answers on. */
+export interface BandChannel {
+  readonly uplink_frequency: Hz;
+  readonly downlink_frequency: Hz;
+  readonly min_data_rate_index: number;
+  readonly max_data_rate_index: number;
+}
+
+export interface FrequencyPlanChannel {
+  readonly frequency: Hz;
+  readonly min_data_rate_index: number;
+  readonly max_data_rate_index: number;
+}
+
+/** Whether the 400 ms dwell-time limit applies; unset means the band's default. */
+export interface DwellTime {
+  readonly uplinks?: boolean;
+  readonly downlinks?: boolean;
+}
+
+/**
+ * Regional parameters of a band (LoRaWAN RP002, LoRa data rates only): what every device of the
+ * band knows from boot. A frequency plan selects channels inside it.
+ */
+export interface Band {
+  readonly id: BandId;
+  /** The channels a device uses after boot or reset, in channel-index order (ChMask bit order). */
+  readonly default_channels: readonly BandChannel[];
+  readonly cf_list_type: CFListType;
+  /** Highest data rate ADR may assign. */
+  readonly max_adr_data_rate_index: number;
+  readonly default_rx2: Rx2Channel;
+  /** dBm EIRP a device assumes until told otherwise. */
+  readonly default_max_eirp: number;
+  /** Seconds (RECEIVE_DELAY1); RX2 opens one second later. */
+  readonly rx1_delay: number;
+  /** Seconds (JOIN_ACCEPT_DELAY1/2). */
+  readonly join_accept_delay_1: number;
+  readonly join_accept_delay_2: number;
+  /** `ADRAckLimitExponent` / `ADRAckDelayExponent` names (ADR_ACK_LIMIT, ADR_ACK_DELAY). */
+  readonly adr_ack_limit_exponent: string;
+  readonly adr_ack_delay_exponent: string;
+  /** Beacon data rate, also the default ping-slot data rate. */
+  readonly beacon_data_rate_index: number;
+  /** Set only where the band has one fixed frequency; US and AU hop over eight. */
+  readonly beacon_frequency?: Hz;
+  readonly ping_slot_frequency?: Hz;
+  readonly sub_bands: readonly SubBand[];
+  /** Whether devices accept TxParamSetupReq (dwell time and max EIRP changes). */
+  readonly tx_param_setup_req_support: boolean;
+}
+
+/**
+ * A frequency plan: the channels a network operates in a band, with the band's facts resolved
+ * (RX2, power, delays, duty cycle), so a reader needs no second lookup.
+ */
+export interface FrequencyPlan {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly band_id: BandId;
+  readonly uplink_channels: readonly FrequencyPlanChannel[];
+  /** Only in bands with a separate downlink channel set (US, AU: 8 × 500 kHz); elsewhere RX1 answers on the uplink frequency. */
+  readonly downlink_channels?: readonly FrequencyPlanChannel[];
+  readonly rx2: Rx2Channel;
+  /** dBm EIRP. */
+  readonly max_eirp: number;
+  /** Seconds. */
+  readonly rx1_delay: number;
+  readonly sub_bands: readonly SubBand[];
+  readonly dwell_time?: DwellTime;
+  readonly ping_slot_frequency?: Hz;
+  readonly beacon_frequency?: Hz;
+}

@@ -1,0 +1,110 @@
+import { ALLOWED_PATHS, NS_END_DEVICE_FIELDS } from '@lorawan/api';
+import type { StackError } from '@lorawan/errors';
+import { getFrequencyPlan } from '@lorawan/lorawan';
+import type { CompleteContext, Device, RegistryPolicy } from '@lorawan/registry';
+import { ErrDeviceNotFound, ErrFieldIsZero, ErrFieldNotChangeable, ErrFieldValue, ErrFrequencyPlanNotFound, ErrReadOnlyField } from '../errors';
+import { newMacState } from '../mac-state';
+
+interface Envelope {
+  key?: string;
+  kek_label?: string;
+  encrypted_key?: string;
+}
+interface NsSession {
+  dev_addr?: string;
+  keys?: { f_nwk_s_int_key?: Envelope; s_nwk_s_int_key?: Envelope; nwk_s_enc_key?: Envelope };
+}
+type NsDevice = Device & {
+  frequency_plan_id?: string;
+  lorawan_version?: string;
+  lorawan_phy_version?: string;
+  supports_join?: boolean;
+  multicast?: boolean;
+  session?: NsSession;
+  mac_settings?: Record<string, unknown>;
+  mac_state?: unknown;
+};
+
+const ZERO_EUI = '0000000000000000';
+const ZERO_DEV_ADDR = '00000000';
+const ZERO_KEY = '0'.repeat(32);
+const NETWORK_KEYS = ['f_nwk_s_int_key', 's_nwk_s_int_key', 'nwk_s_enc_key'] as const;
+const SESSION_FIELDS = [
+  'dev_addr',
+  'keys.session_key_id',
+  ...NETWORK_KEYS.map((k) => `keys.${k}`),
+  'last_f_cnt_up',
+  'last_n_f_cnt_down',
+  'last_conf_f_cnt_down',
+  'started_at',
+  'queued_application_downlinks',
+];
+
+/** What the NS stores: its top-level fields, and only the network part of (pending) sessions. */
+export const NS_STORED_PATHS = [
+  ...NS_END_DEVICE_FIELDS.filter((f) => !['ids', 'created_at', 'updated_at', 'session', 'pending_session'].includes(f)),
+  ...SESSION_FIELDS.map((f) => `session.${f}`),
+  ...SESSION_FIELDS.map((f) => `pending_session.${f}`),
+];
+
+function invalid(field: string, cause: StackError = ErrFieldIsZero.with({ name: field })): never {
+  throw ErrFieldValue.with({ field }, cause);
+}
+
+const hasKey = (e: Envelope | undefined) => Boolean(e?.encrypted_key) || (Boolean(e?.key) && e?.key !== ZERO_KEY);
+
+/**
+ * The Network Server's registry rules: a device is stored only when usable (a known frequency
+ * plan, MAC and PHY versions; OTAA: DevEUI and JoinEUI; ABP: a session with DevAddr and network
+ * session keys), as every TTS client sends them and TTS's NS relies on them.
+ */
+export function completeNsDevice(input: Device, { created, previous }: CompleteContext): Device {
+  const device = input as NsDevice;
+  const plan = device.frequency_plan_id ? getFrequencyPlan(device.frequency_plan_id) : undefined;
+  if (!device.frequency_plan_id) invalid('frequency_plan_id');
+  if (!plan) invalid('frequency_plan_id', ErrFrequencyPlanNotFound.with({ id: device.frequency_plan_id }));
+  if (!device.lorawan_version || device.lorawan_version === 'MAC_UNKNOWN') invalid('lorawan_version');
+  if (!device.lorawan_phy_version || device.lorawan_phy_version === 'PHY_UNKNOWN') invalid('lorawan_phy_version');
+  if (!created && previous) {
+    for (const field of ['supports_join', 'multicast'] as const) {
+      if (Boolean(device[field]) !== Boolean((previous as NsDevice)[field])) invalid(field, ErrFieldNotChangeable.with({ name: field }));
+    }
+  }
+  if (device.supports_join) {
+    if (!device.ids.dev_eui || device.ids.dev_eui === ZERO_EUI) invalid('ids.dev_eui');
+    if (device.ids.join_eui === undefined) invalid('ids.join_eui');
+  } else {
+    completeAbpSession(device);
+  }
+  if (device.session?.dev_addr) device.ids = { ...device.ids, dev_addr: device.session.dev_addr };
+  else delete device.ids.dev_addr;
+  if (device.session && device.mac_state === undefined) {
+    device.mac_state = newMacState({ lorawan_version: device.lorawan_version, frequencyPlan: plan, mac_settings: device.mac_settings });
+  }
+  return device;
+}
+
+/** ABP: the session must exist with its DevAddr and network keys; before LoRaWAN 1.1 one key serves all three. */
+function completeAbpSession(device: NsDevice): void {
+  const session = device.session;
+  if (!session?.dev_addr || session.dev_addr === ZERO_DEV_ADDR) invalid('session.dev_addr');
+  const keys = session.keys ?? {};
+  if (!hasKey(keys.f_nwk_s_int_key)) invalid('session.keys.f_nwk_s_int_key.key');
+  if (device.lorawan_version === 'MAC_V1_1') {
+    for (const key of ['s_nwk_s_int_key', 'nwk_s_enc_key'] as const) if (!hasKey(keys[key])) invalid(`session.keys.${key}.key`);
+  } else {
+    session.keys = { ...keys, s_nwk_s_int_key: keys.s_nwk_s_int_key ?? keys.f_nwk_s_int_key, nwk_s_enc_key: keys.nwk_s_enc_key ?? keys.f_nwk_s_int_key };
+  }
+}
+
+const envelopes = (session: string) => NETWORK_KEYS.map((k) => `${session}.keys.${k}`);
+
+export const NS_REGISTRY_POLICY: RegistryPolicy = {
+  allowedGetPaths: ALLOWED_PATHS['NsEndDeviceRegistry.Get'],
+  allowedSetPaths: ALLOWED_PATHS['NsEndDeviceRegistry.Set'],
+  storedPaths: NS_STORED_PATHS,
+  keyEnvelopes: [...envelopes('session'), ...envelopes('pending_session'), ...envelopes('pending_mac_state.queued_join_accept')],
+  copyFields: ['supports_class_b', 'supports_class_c', 'lorawan_version', 'lorawan_phy_version', 'frequency_plan_id', 'min_frequency', 'max_frequency', 'supports_join'],
+  errors: { notFound: ErrDeviceNotFound, readOnlyField: ErrReadOnlyField },
+  complete: completeNsDevice,
+};

@@ -1,0 +1,2 @@
+export { newMacState, type NewMacStateInput } from './new-mac-state';
+export * from './transitions';

@@ -1,0 +1,58 @@
+/** The identifiers a registry keeps for a device (the seed's EndDeviceIdentifiers, canonical hex). */
+export interface DeviceIds {
+  device_id: string;
+  application_ids: { application_id: string };
+  dev_eui?: string;
+  join_eui?: string;
+  dev_addr?: string;
+}
+
+/**
+ * A device as a JS/NS/AS registry stores it: the registry's own EndDevice fields in the
+ * contract's canonical JSON form (keys possibly wrapped with a KEK), plus bookkeeping.
+ */
+export interface DeviceRecord {
+  ids: DeviceIds;
+  created_at: string;
+  updated_at: string;
+  /** Optimistic-concurrency counter: every replace must name the revision it read. */
+  revision: number;
+  /** Every other stored field, by EndDevice field name. */
+  fields: Record<string, unknown>;
+}
+
+export type CreateResult = { ok: true } | { ok: false; conflict: 'id' } | { ok: false; conflict: 'euis'; holder?: DeviceIds };
+export type ReplaceResult = 'ok' | 'stale' | 'euis';
+
+/** Identifiers a lookup may give: device_id always (the route carries it), the others optionally. */
+export interface DeviceLookup {
+  application_id: string;
+  device_id: string;
+  dev_eui?: string;
+  join_eui?: string;
+  dev_addr?: string;
+}
+
+/**
+ * Storage of one registry's devices. One TypeORM implementation (MySQL and SQLite), held to
+ * `device-store.conformance.ts`.
+ */
+export interface DeviceStore {
+  get(applicationId: string, deviceId: string): Promise<DeviceRecord | undefined>;
+  /**
+   * Devices of the application identified by any of the lookup's identifiers: its device_id, its
+   * DevEUI (with the JoinEUI when given), its DevAddr. More than one means the lookup is ambiguous.
+   */
+  findCandidates(lookup: DeviceLookup): Promise<DeviceRecord[]>;
+  /** All devices with this DevAddr, in any application (the data plane's lookup). */
+  findByDevAddr(devAddr: string): Promise<DeviceRecord[]>;
+  /** All devices with this JoinEUI and DevEUI, in any application. */
+  findByEuis(joinEui: string, devEui: string): Promise<DeviceRecord[]>;
+  create(record: DeviceRecord): Promise<CreateResult>;
+  /** Replaces the device if it is still at `record.revision - 1`. */
+  replace(record: DeviceRecord): Promise<ReplaceResult>;
+  /** Deletes the device if it is still at `revision` (any revision when omitted). */
+  delete(applicationId: string, deviceId: string, revision?: number): Promise<boolean>;
+}
+
+export const DEVICE_STORE = Symbol('DEVICE_STORE');

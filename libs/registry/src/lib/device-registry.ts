@@ -1,0 +1,250 @@
+import {
+  applyFields,
+  canonicalEndDevicePaths,
+  checkFieldMaskPaths,
+  type DeleteEndDeviceRequest,
+  type GetEndDeviceRequest,
+  hasAnyField,
+  nowTimestamp,
+  selectFields,
+  type SetEndDeviceRequest,
+} from '@lorawan/api';
+import type { ErrorDefinition } from '@lorawan/errors';
+import { copyOnCreate } from '@lorawan/lorawan';
+import type { DeviceIds, DeviceLookup, DeviceRecord, DeviceStore } from './device-record';
+import type { KeyEnvelopeJson, KeySealer } from './key-sealer';
+import { ErrConcurrentUpdate, ErrEndDeviceEUIsTaken, ErrMultipleEndDevices } from './registry.errors';
+
+type Json = Record<string, unknown>;
+
+/** A device as the registry handles it in memory: ids, timestamps and the stored fields. */
+export type Device = Json & { ids: DeviceIds; created_at?: string; updated_at?: string };
+
+/** The component-specific errors (TTS names them per server). */
+export interface RegistryErrors {
+  /** 404 for Get/Delete of an unknown device; attributes: device_uid (`app.dev`). */
+  notFound: ErrorDefinition;
+  /** 400 when an update tries to change an identifier; attribute: field. */
+  readOnlyField: ErrorDefinition;
+}
+
+export interface CompleteContext {
+  /** True when the Set creates the device. */
+  created: boolean;
+  /** The effective paths of the Set (canonical, including Copy fields filled on creation). */
+  paths: readonly string[];
+  /** The request's EndDevice as plain JSON (all of it, masked or not). */
+  request: Json;
+  /** The stored device an update starts from. */
+  previous?: Device;
+}
+
+/** What differs between the JS, NS and AS registries. */
+export interface RegistryPolicy {
+  allowedGetPaths: ReadonlySet<string>;
+  allowedSetPaths: ReadonlySet<string>;
+  /** Paths the registry stores (`formatters`, `session.keys.app_s_key`, …); anything else is dropped. */
+  storedPaths: readonly string[];
+  /** Key envelopes the registry holds (`root_keys.app_key`, …): sealed at rest, opened for readers. */
+  keyEnvelopes: readonly string[];
+  /** The seed's Copy fields this registry stores, filled on creation when absent. */
+  copyFields: readonly string[];
+  errors: RegistryErrors;
+  /**
+   * Semantic validation and completion of a device about to be stored (the seed's and TTS's
+   * rules for this registry). Throws TTS-shaped errors; returns the device to store.
+   */
+  complete(device: Device, context: CompleteContext): Device;
+  /** Fields derived at read time (e.g. the deprecated mirror of the AS downlink queue). */
+  present?(device: Device): Device;
+}
+
+/** Fills the seed's Copy fields on creation: from the template of `version_ids`, else from the home NS profile. */
+export interface CopySource {
+  template(versionIds: unknown): Json | undefined;
+  profile(): Json | undefined;
+}
+
+export const NO_COPY_SOURCE: CopySource = { template: () => undefined, profile: () => undefined };
+
+const ID_PATHS = new Set(['ids', 'ids.application_ids', 'ids.application_ids.application_id', 'ids.device_id', 'ids.dev_eui', 'ids.join_eui', 'ids.dev_addr']);
+const UPDATE_ATTEMPTS = 32;
+
+/** Class instances (decoded messages) → plain JSON data. */
+function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+function getPath(obj: Json, path: string): unknown {
+  let cur: unknown = obj;
+  for (const key of path.split('.')) {
+    if (typeof cur !== 'object' || cur === null) return undefined;
+    cur = (cur as Json)[key];
+  }
+  return cur;
+}
+
+function setPath(obj: Json, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let cur = obj;
+  for (const key of parts.slice(0, -1)) cur = cur[key] as Json;
+  cur[parts[parts.length - 1]] = value;
+}
+
+function deviceUid(ids: { application_ids: { application_id: string }; device_id: string }): string {
+  return `${ids.application_ids.application_id}.${ids.device_id}`;
+}
+
+const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(2 + attempt * 2, 20)));
+
+/**
+ * One JS/NS/AS end-device registry (TTS `grpc_deviceregistry.go` semantics, the seed's rules):
+ * Set creates or updates the masked paths, Get returns ids plus the masked paths, Delete removes;
+ * Get and Delete refuse identifiers that match several devices. Keys are sealed at rest and
+ * returned only when the mask names them (the RPC table asks the matching rights).
+ */
+export class DeviceRegistry {
+  constructor(
+    private readonly store: DeviceStore,
+    private readonly policy: RegistryPolicy,
+    private readonly keys: KeySealer,
+    private readonly copy: CopySource = NO_COPY_SOURCE,
+  ) {}
+
+  async get({ end_device_ids, field_mask }: GetEndDeviceRequest): Promise<Json> {
+    const paths = canonicalEndDevicePaths(field_mask?.paths ?? []);
+    checkFieldMaskPaths(paths, this.policy.allowedGetPaths);
+    const record = await this.match(lookupOf(end_device_ids));
+    return this.view(toDevice(record), paths);
+  }
+
+  async set({ end_device, field_mask }: SetEndDeviceRequest): Promise<Json> {
+    const paths = canonicalEndDevicePaths(field_mask?.paths ?? []);
+    checkFieldMaskPaths(paths, this.policy.allowedSetPaths);
+    const request = plain(end_device) as unknown as Device;
+    const { application_ids, device_id } = request.ids;
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const existing = await this.store.get(application_ids.application_id, device_id);
+      const result = existing ? await this.update(existing, request, paths) : await this.create(request, paths);
+      if (result) return result;
+      await backoff(attempt);
+    }
+    throw ErrConcurrentUpdate.with({ device_id });
+  }
+
+  async delete(ids: DeleteEndDeviceRequest): Promise<Record<string, never>> {
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const record = await this.match(lookupOf(ids));
+      if (await this.store.delete(ids.application_ids.application_id, ids.device_id, record.revision)) return {};
+      await backoff(attempt);
+    }
+    throw ErrConcurrentUpdate.with({ device_id: ids.device_id });
+  }
+
+  /** The data plane's lookup by DevAddr: exactly one device, else not found or several-match. */
+  async getByDevAddr(devAddr: string): Promise<Device> {
+    return toDevice(this.single(await this.store.findByDevAddr(devAddr), { dev_addr: devAddr }));
+  }
+
+  /** The data plane's lookup by JoinEUI and DevEUI: exactly one device, else not found or several-match. */
+  async getByEuis(joinEui: string, devEui: string): Promise<Device> {
+    return toDevice(this.single(await this.store.findByEuis(joinEui, devEui), { join_eui: joinEui, dev_eui: devEui }));
+  }
+
+  private single(records: DeviceRecord[], identifiers: Json): DeviceRecord {
+    if (records.length > 1) throw ErrMultipleEndDevices.with({ count: records.length, device_ids: records.map((r) => deviceUid(r.ids)) });
+    if (records.length === 0) throw this.policy.errors.notFound.with({ device_uid: JSON.stringify(identifiers) });
+    return records[0];
+  }
+
+  /** The device the identifiers name: every identifier given must agree, and only one device may match. */
+  private async match(lookup: DeviceLookup): Promise<DeviceRecord> {
+    const candidates = await this.store.findCandidates(lookup);
+    if (candidates.length > 1) {
+      throw ErrMultipleEndDevices.with({ count: candidates.length, device_ids: candidates.map((c) => c.ids.device_id).sort() });
+    }
+    const [found] = candidates;
+    const agrees =
+      found !== undefined &&
+      found.ids.device_id === lookup.device_id &&
+      (!lookup.dev_eui || found.ids.dev_eui === lookup.dev_eui) &&
+      (!lookup.join_eui || found.ids.join_eui === lookup.join_eui) &&
+      (!lookup.dev_addr || found.ids.dev_addr === lookup.dev_addr);
+    if (!agrees) throw this.policy.errors.notFound.with({ device_uid: `${lookup.application_id}.${lookup.device_id}` });
+    return found;
+  }
+
+  private async create(request: Device, requestPaths: readonly string[]): Promise<Json | undefined> {
+    const ids: DeviceIds = { device_id: request.ids.device_id, application_ids: { application_id: request.ids.application_ids.application_id } };
+    if (request.ids.dev_eui) ids.dev_eui = request.ids.dev_eui;
+    if (request.ids.join_eui) ids.join_eui = request.ids.join_eui;
+    let device = applyFields({ ids } as Device, request, requestPaths.filter((p) => !ID_PATHS.has(p)));
+    const copied = this.copyOnCreate(device, request);
+    const paths = [...requestPaths, ...copied];
+    device = this.keepStored(this.policy.complete(device, { created: true, paths, request }));
+    const now = nowTimestamp();
+    const record = toRecord({ ...device, created_at: now, updated_at: now }, 1, this.keys, this.policy.keyEnvelopes);
+    const result = await this.store.create(record);
+    if (result.ok) return this.view({ ...device, created_at: now, updated_at: now }, paths);
+    if (result.conflict === 'id') return undefined; // Created concurrently: the next round updates it.
+    throw ErrEndDeviceEUIsTaken.with({
+      join_eui: ids.join_eui ?? '',
+      dev_eui: ids.dev_eui ?? '',
+      device_id: result.holder?.device_id ?? '',
+      application_id: result.holder?.application_ids.application_id ?? '',
+    });
+  }
+
+  private async update(existing: DeviceRecord, request: Device, paths: readonly string[]): Promise<Json | undefined> {
+    for (const id of ['dev_eui', 'join_eui'] as const) {
+      const given = request.ids[id];
+      if (given !== undefined && given !== existing.ids[id]) throw this.policy.errors.readOnlyField.with({ field: `ids.${id}` });
+    }
+    const previous = toDevice(existing);
+    let device = applyFields(previous, request, paths.filter((p) => !ID_PATHS.has(p)));
+    device = this.keepStored(this.policy.complete(device, { created: false, paths, request, previous }));
+    const updated = { ...device, created_at: existing.created_at, updated_at: nowTimestamp() };
+    const result = await this.store.replace(toRecord(updated, existing.revision + 1, this.keys, this.policy.keyEnvelopes));
+    if (result === 'stale') return undefined;
+    if (result === 'euis') throw ErrEndDeviceEUIsTaken.with({ join_eui: device.ids.join_eui ?? '', dev_eui: device.ids.dev_eui ?? '', device_id: '', application_id: '' });
+    return this.view(updated, paths);
+  }
+
+  /** Fills absent Copy fields from the template of the request's version_ids, else the profile; returns the paths it filled. */
+  private copyOnCreate(device: Device, request: Device): string[] {
+    const added = copyOnCreate(device, this.policy.copyFields, this.copy.template(request.version_ids), this.copy.profile());
+    Object.assign(device, added);
+    return Object.keys(added);
+  }
+
+  private keepStored(device: Device): Device {
+    return selectFields(device, ['ids', 'created_at', 'updated_at', ...this.policy.storedPaths]) as Device;
+  }
+
+  /** What a reader gets: ids plus the masked paths, with the masked keys opened. */
+  private view(device: Device, paths: readonly string[]): Json {
+    const shown = structuredClone(this.policy.present ? this.policy.present(device) : device);
+    for (const envelopePath of this.policy.keyEnvelopes) {
+      const envelope = getPath(shown, envelopePath) as KeyEnvelopeJson | undefined;
+      if (envelope && hasAnyField(paths, `${envelopePath}.key`)) setPath(shown, envelopePath, this.keys.open(envelope));
+    }
+    return selectFields(shown, ['ids', ...paths]);
+  }
+}
+
+function lookupOf(ids: DeleteEndDeviceRequest): DeviceLookup {
+  return { application_id: ids.application_ids.application_id, device_id: ids.device_id, dev_eui: ids.dev_eui, join_eui: ids.join_eui, dev_addr: ids.dev_addr };
+}
+
+function toDevice(record: DeviceRecord): Device {
+  return { ...structuredClone(record.fields), ids: structuredClone(record.ids), created_at: record.created_at, updated_at: record.updated_at };
+}
+
+function toRecord(device: Device, revision: number, keys: KeySealer, envelopes: readonly string[]): DeviceRecord {
+  const { ids, created_at, updated_at, ...fields } = structuredClone(device);
+  for (const envelopePath of envelopes) {
+    const envelope = getPath(fields, envelopePath) as KeyEnvelopeJson | undefined;
+    if (envelope) setPath(fields, envelopePath, keys.seal(envelope));
+  }
+  return { ids, created_at: created_at ?? '', updated_at: updated_at ?? '', revision, fields };
+}

@@ -1,0 +1,47 @@
+import { type QueryRunner, Table, TableIndex } from 'typeorm';
+
+export interface DevicesTableOptions {
+  /**
+   * JoinEUI + DevEUI identify one device across the registry (JS and NS, as TTS); the AS does not
+   * enforce it. NULL EUIs (ABP devices without them) never collide, in MySQL as in SQLite.
+   */
+  uniqueEuis: boolean;
+}
+
+/**
+ * The `end_devices` table of a JS/NS/AS registry, for that component's first migration. One
+ * definition, run by each component against its own database.
+ */
+export async function createDevicesTable(queryRunner: QueryRunner, options: DevicesTableOptions): Promise<void> {
+  const mysql = queryRunner.connection.options.type === 'mysql';
+  const time = mysql ? 'datetime(6)' : 'varchar(32)';
+  const hex = mysql ? 'char' : 'varchar';
+  await queryRunner.createTable(
+    new Table({
+      name: 'end_devices',
+      columns: [
+        { name: 'application_id', type: 'varchar', length: '36', isPrimary: true },
+        { name: 'device_id', type: 'varchar', length: '36', isPrimary: true },
+        { name: 'dev_eui', type: hex, length: '16', isNullable: true },
+        { name: 'join_eui', type: hex, length: '16', isNullable: true },
+        { name: 'dev_addr', type: hex, length: '8', isNullable: true },
+        { name: 'created_at', type: time },
+        { name: 'updated_at', type: time },
+        { name: 'revision', type: 'int' },
+        { name: 'fields', type: mysql ? 'longtext' : 'text' },
+      ],
+    }),
+  );
+  const indexes: Array<[string, string[], boolean]> = [
+    ['idx_end_devices_euis', ['join_eui', 'dev_eui'], options.uniqueEuis],
+    ['idx_end_devices_dev_eui', ['dev_eui'], false],
+    ['idx_end_devices_dev_addr', ['dev_addr'], false],
+  ];
+  for (const [name, columnNames, isUnique] of indexes) {
+    await queryRunner.createIndex('end_devices', new TableIndex({ name: isUnique ? name.replace('idx_', 'uq_') : name, columnNames, isUnique }));
+  }
+}
+
+export async function dropDevicesTable(queryRunner: QueryRunner): Promise<void> {
+  await queryRunner.dropTable('end_devices');
+}

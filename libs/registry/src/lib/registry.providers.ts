@@ -1,0 +1,72 @@
+import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
+import { HealthService } from '@lorawan/component';
+import { KeyVault, parseKeks } from '@lorawan/crypto';
+import { DeviceTemplateCatalogue, parseDeviceProfile } from '@lorawan/lorawan';
+import { type ComponentDataSourceOptions, DatabaseHealthIndicator, openDataSource } from '@lorawan/persistence';
+import { DEVICE_STORE, type DeviceStore } from './device-record';
+import { RegistryDeviceEntity } from './device.entity';
+import { type CopySource, DeviceRegistry, type RegistryPolicy } from './device-registry';
+import { KekSealer, type KeySealer, PLAIN_KEYS } from './key-sealer';
+import { TypeOrmDeviceStore } from './typeorm-device.store';
+
+export type RegistryComponent = 'js' | 'ns' | 'as';
+type Migrations = ComponentDataSourceOptions['migrations'];
+
+/** A registry component's own database (`<C>_DATABASE_URL`, or `<c>.sqlite` under DATA_DIR). */
+export function registryDataSourceOptions(component: RegistryComponent, migrations: Migrations, config: Pick<StackConfig, 'databaseUrls' | 'dataDir'>): ComponentDataSourceOptions {
+  return { component, url: config.databaseUrls[component], dataDir: config.dataDir, entities: [RegistryDeviceEntity], migrations };
+}
+
+/** Keys at rest: wrapped with the component's KEK label when KEKS and `<C>_KEK_LABEL` say so. Fails fast on a bad setup. */
+export function keySealerFor(component: RegistryComponent, config: Pick<StackConfig, 'keks' | 'kekLabels'>): KeySealer {
+  const keks = parseKeks(config.keks);
+  const label = config.kekLabels[component];
+  if (label !== undefined && !keks.has(label)) throw new Error(`${component.toUpperCase()}_KEK_LABEL "${label}" is not a label of KEKS`);
+  return keks.size > 0 ? new KekSealer(new KeyVault(keks), label) : PLAIN_KEYS;
+}
+
+/** Copy on create: the template catalogue (bundled plus DEVICE_TEMPLATES_FILE) and the default NS profile. */
+export function copySourceFor(config: Pick<StackConfig, 'deviceTemplatesFile' | 'defaultDeviceProfile'>): CopySource {
+  const catalogue = DeviceTemplateCatalogue.load(config.deviceTemplatesFile);
+  const profile = config.defaultDeviceProfile === undefined ? undefined : (parseDeviceProfile(config.defaultDeviceProfile) as Record<string, unknown>);
+  return {
+    template: (versionIds) => catalogue.find(versionIds as Parameters<DeviceTemplateCatalogue['find']>[0]) as Record<string, unknown> | undefined,
+    profile: () => profile,
+  };
+}
+
+@Injectable()
+class DataSourceCloser implements OnApplicationShutdown {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+}
+
+/**
+ * The providers every JS/NS/AS registry component has: its database (health-checked, migrated
+ * when DB_AUTO_MIGRATE), its device store and the DeviceRegistry running its policy.
+ */
+export function registryProviders(component: RegistryComponent, migrations: Migrations, policy: (config: StackConfig) => RegistryPolicy): Provider[] {
+  return [
+    {
+      provide: DataSource,
+      inject: [STACK_CONFIG, HealthService],
+      useFactory: async (config: StackConfig, health: HealthService) => {
+        const ds = await openDataSource(registryDataSourceOptions(component, migrations, config), config.autoMigrate);
+        health.register(new DatabaseHealthIndicator(ds));
+        return ds;
+      },
+    },
+    DataSourceCloser,
+    { provide: DEVICE_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new TypeOrmDeviceStore(ds) },
+    {
+      provide: DeviceRegistry,
+      inject: [DEVICE_STORE, STACK_CONFIG],
+      useFactory: (store: DeviceStore, config: StackConfig) => new DeviceRegistry(store, policy(config), keySealerFor(component, config), copySourceFor(config)),
+    },
+  ];
+}

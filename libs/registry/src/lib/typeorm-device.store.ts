@@ -1,0 +1,128 @@
+import type { DataSource } from 'typeorm';
+import { sqlToTimestamp, timestampToSql } from '@lorawan/api';
+import { isDuplicateKeyError } from '@lorawan/persistence';
+import type { CreateResult, DeviceLookup, DeviceRecord, DeviceStore, ReplaceResult } from './device-record';
+
+const COLUMNS = 'application_id, device_id, dev_eui, join_eui, dev_addr, created_at, updated_at, revision, fields';
+/** Enough to tell "one" from "several" without reading a whole DevAddr block. */
+const CANDIDATE_LIMIT = 16;
+
+interface Row {
+  application_id: string;
+  device_id: string;
+  dev_eui: string | null;
+  join_eui: string | null;
+  dev_addr: string | null;
+  created_at: string | Date;
+  updated_at: string | Date;
+  revision: number | string;
+  fields: string;
+}
+
+function toRecord(row: Row): DeviceRecord {
+  const ids: DeviceRecord['ids'] = { device_id: row.device_id, application_ids: { application_id: row.application_id } };
+  if (row.dev_eui) ids.dev_eui = row.dev_eui;
+  if (row.join_eui) ids.join_eui = row.join_eui;
+  if (row.dev_addr) ids.dev_addr = row.dev_addr;
+  return {
+    ids,
+    created_at: sqlToTimestamp(row.created_at),
+    updated_at: sqlToTimestamp(row.updated_at),
+    revision: Number(row.revision),
+    fields: JSON.parse(row.fields) as Record<string, unknown>,
+  };
+}
+
+function toParams(r: DeviceRecord): unknown[] {
+  return [
+    r.ids.application_ids.application_id,
+    r.ids.device_id,
+    r.ids.dev_eui ?? null,
+    r.ids.join_eui ?? null,
+    r.ids.dev_addr ?? null,
+    timestampToSql(r.created_at),
+    timestampToSql(r.updated_at),
+    r.revision,
+    JSON.stringify(r.fields),
+  ];
+}
+
+/**
+ * A JS/NS/AS registry's devices on TypeORM's connection: MySQL/MariaDB in distributed mode,
+ * SQLite embedded. Fixed SQL statements (no query building on the hot paths).
+ */
+export class TypeOrmDeviceStore implements DeviceStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private async select(where: string, params: unknown[], limit?: number): Promise<DeviceRecord[]> {
+    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM end_devices WHERE ${where}${limit ? ` LIMIT ${limit}` : ''}`, params)) as Row[];
+    return rows.map(toRecord);
+  }
+
+  async get(applicationId: string, deviceId: string): Promise<DeviceRecord | undefined> {
+    const [record] = await this.select('application_id = ? AND device_id = ?', [applicationId, deviceId]);
+    return record;
+  }
+
+  async findCandidates(lookup: DeviceLookup): Promise<DeviceRecord[]> {
+    const alternatives = ['device_id = ?'];
+    const params: unknown[] = [lookup.application_id, lookup.device_id];
+    if (lookup.dev_eui) {
+      alternatives.push(lookup.join_eui ? '(dev_eui = ? AND join_eui = ?)' : 'dev_eui = ?');
+      params.push(lookup.dev_eui, ...(lookup.join_eui ? [lookup.join_eui] : []));
+    }
+    if (lookup.dev_addr) {
+      alternatives.push('dev_addr = ?');
+      params.push(lookup.dev_addr);
+    }
+    return this.select(`application_id = ? AND (${alternatives.join(' OR ')})`, params, CANDIDATE_LIMIT);
+  }
+
+  findByDevAddr(devAddr: string): Promise<DeviceRecord[]> {
+    return this.select('dev_addr = ?', [devAddr], CANDIDATE_LIMIT);
+  }
+
+  findByEuis(joinEui: string, devEui: string): Promise<DeviceRecord[]> {
+    return this.select('join_eui = ? AND dev_eui = ?', [joinEui, devEui], CANDIDATE_LIMIT);
+  }
+
+  async create(record: DeviceRecord): Promise<CreateResult> {
+    try {
+      await this.dataSource.query(`INSERT INTO end_devices (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, toParams(record));
+      return { ok: true };
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      if (await this.get(record.ids.application_ids.application_id, record.ids.device_id)) return { ok: false, conflict: 'id' };
+      const { join_eui, dev_eui } = record.ids;
+      const [holder] = join_eui && dev_eui ? await this.findByEuis(join_eui, dev_eui) : [];
+      return { ok: false, conflict: 'euis', holder: holder?.ids };
+    }
+  }
+
+  async replace(record: DeviceRecord): Promise<ReplaceResult> {
+    const [application_id, device_id, dev_eui, join_eui, dev_addr, , updated_at, revision, fields] = toParams(record);
+    try {
+      const result = await this.dataSource
+        .createQueryBuilder()
+        .update('end_devices')
+        .set({ dev_eui, join_eui, dev_addr, updated_at, revision, fields })
+        .where('application_id = :application_id AND device_id = :device_id AND revision = :previous', { application_id, device_id, previous: record.revision - 1 })
+        .execute();
+      return (result.affected ?? 0) > 0 ? 'ok' : 'stale';
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return 'euis';
+      throw err;
+    }
+  }
+
+  async delete(applicationId: string, deviceId: string, revision?: number): Promise<boolean> {
+    const query = this.dataSource
+      .createQueryBuilder()
+      .delete()
+      .from('end_devices')
+      .where('application_id = :applicationId AND device_id = :deviceId', { applicationId, deviceId });
+    if (revision !== undefined) query.andWhere('revision = :revision', { revision });
+    const result = await query.execute();
+    return (result.affected ?? 0) > 0;
+  }
+}
