@@ -1,0 +1,3 @@
+// Test-only entry point (specs import `@lorawan/registry/conformance`): the store conformance suite.
+export * from './lib/device-store.conformance';
+export * from './lib/registry-store.conformance';

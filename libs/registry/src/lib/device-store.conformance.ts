@@ -1,0 +1,116 @@
+import type { DeviceRecord, DeviceStore } from './device-record';
+
+/**
+ * The behaviour every registry DeviceStore must have, run by each component (JS, NS, AS) against
+ * its own schema on MySQL and on SQLite.
+ */
+export interface DeviceStoreUnderTest {
+  store: DeviceStore;
+  /** Whether this registry's schema makes JoinEUI + DevEUI unique (JS, NS) or not (AS). */
+  uniqueEuis: boolean;
+  /** The raw `fields` column of a row, to check what is at rest. */
+  rawFields(applicationId: string, deviceId: string): Promise<string | undefined>;
+  close(): Promise<void>;
+}
+
+let seq = 0;
+function ts(): string {
+  seq += 1;
+  return new Date(Date.UTC(2024, 4, 1, 10, 0, 0) + seq).toISOString().replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms}${String(seq % 1000).padStart(3, '0')}Z`);
+}
+
+export function record(app: string, id: string, ids: Partial<DeviceRecord['ids']> = {}, fields: Record<string, unknown> = {}): DeviceRecord {
+  const now = ts();
+  return { ids: { device_id: id, application_ids: { application_id: app }, ...ids }, created_at: now, updated_at: now, revision: 1, fields };
+}
+
+const EUI = (n: number) => n.toString(16).toUpperCase().padStart(16, '0');
+
+export function describeDeviceStoreConformance(name: string, open: () => Promise<DeviceStoreUnderTest>): void {
+  describe(`registry DeviceStore conformance: ${name}`, () => {
+    let sut: DeviceStoreUnderTest;
+    let store: DeviceStore;
+    beforeAll(async () => {
+      sut = await open();
+      store = sut.store;
+    });
+    afterAll(async () => sut.close());
+
+    it('creates and gets a device, round-tripping ids, timestamps, revision and nested fields exactly', async () => {
+      const r = record('app-rt', 'dev-1', { dev_eui: EUI(1), join_eui: EUI(0), dev_addr: '26011234' }, {
+        frequency_plan_id: 'EU_863_870_TTN',
+        mac_settings: { rx1_delay: 5, rx2_frequency: '869525000', use_adr: true },
+        session: { dev_addr: '26011234', keys: { f_nwk_s_int_key: { kek_label: 'k', encrypted_key: 'AQID' } } },
+        recent_uplinks: [{ raw_payload: 'AQ==' }],
+        name_with_unicode: 'Dévice ✓',
+      });
+      expect(await store.create(r)).toEqual({ ok: true });
+      expect(await store.get('app-rt', 'dev-1')).toEqual(r);
+      expect(await sut.rawFields('app-rt', 'dev-1')).toContain('"encrypted_key":"AQID"');
+    });
+
+    it('answers undefined / empty / false for a missing device', async () => {
+      expect(await store.get('app-rt', 'nope')).toBeUndefined();
+      expect(await store.findCandidates({ application_id: 'app-rt', device_id: 'nope' })).toEqual([]);
+      expect(await store.findByDevAddr('FFFFFFFF')).toEqual([]);
+      expect(await store.findByEuis(EUI(99), EUI(99))).toEqual([]);
+      expect(await store.delete('app-rt', 'nope')).toBe(false);
+    });
+
+    it('device IDs are unique per application, not globally', async () => {
+      expect(await store.create(record('app-u1', 'same'))).toEqual({ ok: true });
+      expect(await store.create(record('app-u1', 'same'))).toEqual({ ok: false, conflict: 'id' });
+      expect(await store.create(record('app-u2', 'same'))).toEqual({ ok: true });
+    });
+
+    it('JoinEUI + DevEUI are unique where the registry says so; missing EUIs never collide', async () => {
+      expect(await store.create(record('app-e', 'e-1', { dev_eui: EUI(10), join_eui: EUI(0) }))).toEqual({ ok: true });
+      const second = await store.create(record('app-e2', 'e-2', { dev_eui: EUI(10), join_eui: EUI(0) }));
+      if (sut.uniqueEuis) {
+        expect(second).toEqual({ ok: false, conflict: 'euis', holder: { device_id: 'e-1', application_ids: { application_id: 'app-e' }, dev_eui: EUI(10), join_eui: EUI(0) } });
+      } else {
+        expect(second).toEqual({ ok: true });
+        expect((await store.findByEuis(EUI(0), EUI(10))).map((r) => r.ids.device_id).sort()).toEqual(['e-1', 'e-2']);
+      }
+      expect(await store.create(record('app-e', 'abp-1'))).toEqual({ ok: true });
+      expect(await store.create(record('app-e', 'abp-2'))).toEqual({ ok: true });
+    });
+
+    it('finds candidates by device_id, by DevEUI (with the JoinEUI when given) and by DevAddr, within the application', async () => {
+      await store.create(record('app-c', 'a', { dev_eui: EUI(20), join_eui: EUI(1), dev_addr: '01000001' }));
+      await store.create(record('app-c', 'b', { dev_eui: EUI(21), join_eui: EUI(1), dev_addr: '01000001' }));
+      await store.create(record('app-c2', 'c', { dev_eui: EUI(22), join_eui: EUI(1), dev_addr: '01000001' }));
+      const ids = async (lookup: Parameters<DeviceStore['findCandidates']>[0]) => (await store.findCandidates(lookup)).map((r) => r.ids.device_id).sort();
+      expect(await ids({ application_id: 'app-c', device_id: 'a' })).toEqual(['a']);
+      expect(await ids({ application_id: 'app-c', device_id: 'a', dev_eui: EUI(21) })).toEqual(['a', 'b']);
+      expect(await ids({ application_id: 'app-c', device_id: 'a', dev_eui: EUI(21), join_eui: EUI(2) })).toEqual(['a']);
+      expect(await ids({ application_id: 'app-c', device_id: 'a', dev_addr: '01000001' })).toEqual(['a', 'b']);
+      expect(await ids({ application_id: 'app-c', device_id: 'zzz', dev_eui: EUI(22) })).toEqual([]);
+      expect((await store.findByDevAddr('01000001')).map((r) => r.ids.device_id).sort()).toEqual(['a', 'b', 'c']);
+      expect((await store.findByEuis(EUI(1), EUI(20))).map((r) => r.ids.device_id)).toEqual(['a']);
+    });
+
+    it('replace needs the revision it read: a stale writer loses', async () => {
+      const r = record('app-r', 'dev', {}, { frequency_plan_id: 'EU_863_870' });
+      await store.create(r);
+      const next = { ...r, revision: 2, updated_at: ts(), ids: { ...r.ids, dev_addr: '26000001' }, fields: { frequency_plan_id: 'US_902_928_FSB_2' } };
+      expect(await store.replace(next)).toBe('ok');
+      expect(await store.replace({ ...next, fields: { frequency_plan_id: 'lost' } })).toBe('stale');
+      expect(await store.get('app-r', 'dev')).toEqual(next);
+      expect((await store.findByDevAddr('26000001')).map((d) => d.ids.device_id)).toEqual(['dev']);
+    });
+
+    it('delete with a revision only deletes that revision', async () => {
+      await store.create(record('app-d', 'dev'));
+      expect(await store.delete('app-d', 'dev', 7)).toBe(false);
+      expect(await store.delete('app-d', 'dev', 1)).toBe(true);
+      expect(await store.get('app-d', 'dev')).toBeUndefined();
+    });
+
+    it('concurrent creates of one device: exactly one wins', async () => {
+      const results = await Promise.all(Array.from({ length: 8 }, () => store.create(record('app-x', 'race'))));
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.conflict === 'id')).toBe(true);
+    });
+  });
+}
