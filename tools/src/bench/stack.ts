@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { freePort, TEST_MYSQL_URL, TEST_NATS_URL, uniqueSuffix } from '@lorawan/testing';
+import { freePort, TEST_MYSQL_URL, TEST_NATS_URL, uniqueSuffix, waitReady } from '@lorawan/testing';
 import { dropMysqlDatabase, ensureMysqlDatabase } from '@lorawan/persistence';
-import { logsOf, type Proc, spawnNode, stopProcs, waitHttpReady } from './procs';
+import { logsOf, type Proc, spawnNode, stopProcs } from './procs';
+
+export type BenchComponent = 'is' | 'js' | 'ns' | 'as';
 
 export interface BenchStack {
   suffix: string;
@@ -9,34 +11,51 @@ export interface BenchStack {
   adminKey: string;
   /** mysql:// URL of the IS database (created here, dropped by stop()). */
   isDatabaseUrl: string;
+  /** Component processes (named `is`, `js`, `ns`, `as`) and the `gateway`. */
   procs: Proc[];
+  /** Pid of the named process (0 when not running). */
+  pid(name: string): number;
   logs(): string;
   stop(): Promise<void>;
 }
 
 /**
- * The distributed stack as `startDistributedStack()` runs it (IS + gateway as separate node
- * processes from dist/, real NATS and MariaDB, own database and subject prefix), but exposing the
+ * The distributed stack as `startDistributedStack()` runs it (components + gateway as separate
+ * node processes from dist/, real NATS and MariaDB, one database per component, own subject
+ * prefix, each component with its HEALTH_PORT and waited for on its `/readyz`), but exposing the
  * IS database URL so the bench can seed it directly.
  */
-export async function startBenchStack(): Promise<BenchStack> {
+export async function startBenchStack(components: readonly BenchComponent[] = ['is']): Promise<BenchStack> {
   const suffix = uniqueSuffix();
   const adminKey = `NNSXS.BENCH${randomBytes(16).toString('hex').toUpperCase()}.${randomBytes(24).toString('hex').toUpperCase()}`;
-  const isDatabaseUrl = `${TEST_MYSQL_URL}/lw_${suffix}_is`;
-  await ensureMysqlDatabase(isDatabaseUrl);
+  const all: BenchComponent[] = ['is', ...components.filter((c) => c !== 'is')];
+  const databases: Record<string, string> = {};
+  for (const c of all) {
+    databases[`${c.toUpperCase()}_DATABASE_URL`] = `${TEST_MYSQL_URL}/lw_${suffix}_${c}`;
+    await ensureMysqlDatabase(databases[`${c.toUpperCase()}_DATABASE_URL`]);
+  }
+  const isDatabaseUrl = databases.IS_DATABASE_URL;
   const port = await freePort();
-  const env = { NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: `t${suffix}`, ADMIN_API_KEY: adminKey, IS_DATABASE_URL: isDatabaseUrl };
-  const procs = [spawnNode('is', 'apps/is/src/main.js', env), spawnNode('gateway', 'apps/gateway/src/main.js', { ...env, HTTP_PORT: String(port) })];
+  const env = { NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: `t${suffix}`, ADMIN_API_KEY: adminKey, ...databases };
+  const procs: Proc[] = [];
+  const readyUrls: string[] = [];
+  for (const c of all) {
+    const healthPort = await freePort();
+    readyUrls.push(`http://127.0.0.1:${healthPort}/readyz`);
+    procs.push(spawnNode(c, `apps/${c}/src/main.js`, { ...env, HEALTH_PORT: String(healthPort) }));
+  }
+  procs.push(spawnNode('gateway', 'apps/gateway/src/main.js', { ...env, HTTP_PORT: String(port) }));
   const baseUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {
     await stopProcs(procs);
-    await dropMysqlDatabase(isDatabaseUrl);
+    for (const url of Object.values(databases)) await dropMysqlDatabase(url);
   };
   try {
-    await waitHttpReady(`${baseUrl}/readyz`, procs);
+    await waitReady([`${baseUrl}/readyz`, ...readyUrls], procs, 60000);
   } catch (err) {
     await stop();
     throw err;
   }
-  return { suffix, baseUrl, adminKey, isDatabaseUrl, procs, logs: () => logsOf(procs), stop };
+  const pid = (name: string) => procs.find((p) => p.name === name)?.child.pid ?? 0;
+  return { suffix, baseUrl, adminKey, isDatabaseUrl, procs, pid, logs: () => logsOf(procs), stop };
 }
