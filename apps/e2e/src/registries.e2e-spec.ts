@@ -145,7 +145,6 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
   // ------------------------------------------------------------------------------------------
   describe.each(REGISTRIES)('%s registry: Set, Get, Delete', (c) => {
     const app = uid(`${c}-app`);
-    const C = c.toUpperCase();
 
     it('PUT creates the device; Get answers the ids and the masked paths only', async () => {
       const dev = uid('dev');
@@ -300,7 +299,6 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
       expect(wrong.status).toBe(401);
       expect((await api.get(registryDevicePath(c, app, dev), { headers: {} })).status).toBe(401);
       await expectNotFound(c, app, dev);
-      void C;
     });
   });
 
@@ -390,7 +388,8 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
       const ids = otaaIds(dev);
       const cases: Array<[Record<string, unknown>, string[], string | RegExp]> = [
         [{ provisioner_id: 'UPPER' }, ['provisioner_id'], 'provisioner_id'],
-        [{ net_id: 'ABCD' }, ['net_id'], 'net_id'],
+        // Neither 3 bytes of hex nor of base64 ('ABCD' would be valid base64 for 3 bytes).
+        [{ net_id: '01020304' }, ['net_id'], 'net_id'],
         [{ root_keys: { app_key: { key: 'ABCDEF' } } }, ['root_keys.app_key.key'], 'key'],
         [{ application_server_address: 'http://as.example.com' }, ['application_server_address'], 'application_server_address'],
       ];
@@ -720,7 +719,8 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
     it('a zero session.dev_addr or a zero AppSKey → 400 field_value: nothing stored, nothing changed', async () => {
       const dev = uid('dev');
       const ids = otaaIds(dev);
-      expectTtsError(await reg.set('as', app, dev, abpAsDevice(ids, ZERO_DEV_ADDR, randomKey()).device, abpAsDevice(ids, ZERO_DEV_ADDR, randomKey()).paths), 400, 3, 'pkg/applicationserver', 'field_value');
+      const zeroAddr = abpAsDevice(ids, ZERO_DEV_ADDR, randomKey());
+      expectTtsError(await reg.set('as', app, dev, zeroAddr.device, zeroAddr.paths), 400, 3, 'pkg/applicationserver', 'field_value');
       const zeroKey = abpAsDevice(ids, randomDevAddr(), ZERO_KEY);
       expectTtsError(await reg.set('as', app, dev, zeroKey.device, zeroKey.paths), 400, 3, 'pkg/applicationserver', 'field_value');
       await expectNotFound('as', app, dev);
@@ -790,7 +790,8 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
         [{ formatters: { up_formatter: 'FORMATTER_JAVASCRIPT' } }, ['formatters.up_formatter', 'formatters.up_formatter_parameter'], /^up_formatter(_parameter)?$/],
         [{ formatters: { down_formatter: 'FORMATTER_GRPC_SERVICE', down_formatter_parameter: '' } }, ['formatters'], /^down_formatter(_parameter)?$/],
         [{ formatters: { up_formatter: 'FORMATTER_NOPE' } }, ['formatters.up_formatter'], 'up_formatter'],
-        [{ session: { dev_addr: '010203', keys: {} } }, ['session.dev_addr'], 'dev_addr'],
+        // Neither 4 bytes of hex nor of base64 ('010203' would be valid unpadded base64 for 4 bytes).
+        [{ session: { dev_addr: '0102030405', keys: {} } }, ['session.dev_addr'], 'dev_addr'],
       ];
       for (const [fields, paths, field] of cases) expectValidationError(await reg.set('as', app, dev, { ids, ...fields }, paths), field);
       await expectNotFound('as', app, dev);

@@ -91,6 +91,12 @@ function setPath(obj: Json, path: string, value: unknown): void {
   cur[parts[parts.length - 1]] = value;
 }
 
+function deletePath(obj: Json, path: string): void {
+  const parts = path.split('.');
+  const parent = parts.length > 1 ? getPath(obj, parts.slice(0, -1).join('.')) : obj;
+  if (typeof parent === 'object' && parent !== null) delete (parent as Json)[parts[parts.length - 1]];
+}
+
 function deviceUid(ids: { application_ids: { application_id: string }; device_id: string }): string {
   return `${ids.application_ids.application_id}.${ids.device_id}`;
 }
@@ -178,7 +184,8 @@ export class DeviceRegistry {
     const ids: DeviceIds = { device_id: request.ids.device_id, application_ids: { application_id: request.ids.application_ids.application_id } };
     if (request.ids.dev_eui) ids.dev_eui = request.ids.dev_eui;
     if (request.ids.join_eui) ids.join_eui = request.ids.join_eui;
-    let device = applyFields({ ids } as Device, request, requestPaths.filter((p) => !ID_PATHS.has(p)));
+    let device = this.applyRequest({ ids } as Device, request, requestPaths);
+    this.replaceSetKeys(device);
     const copied = this.copyOnCreate(device, request);
     const paths = [...requestPaths, ...copied];
     device = this.keepStored(this.policy.complete(device, { created: true, paths, request }));
@@ -201,7 +208,7 @@ export class DeviceRegistry {
       if (given !== undefined && given !== existing.ids[id]) throw this.policy.errors.readOnlyField.with({ field: `ids.${id}` });
     }
     const previous = toDevice(existing);
-    let device = applyFields(previous, request, paths.filter((p) => !ID_PATHS.has(p)));
+    let device = this.applyRequest(previous, request, paths);
     device = this.keepStored(this.policy.complete(device, { created: false, paths, request, previous }));
     const updated = { ...device, created_at: existing.created_at, updated_at: nowTimestamp() };
     const result = await this.store.replace(toRecord(updated, existing.revision + 1, this.keys, this.policy.keyEnvelopes));
@@ -210,11 +217,36 @@ export class DeviceRegistry {
     return this.view(updated, paths);
   }
 
+  /**
+   * The request's masked paths onto `target` (identifiers are not set through the mask). A masked
+   * `<envelope>.key` sets the key, not one leaf of what is stored: a stored envelope may hold the
+   * key wrapped (`kek_label`, `encrypted_key`), so the envelope is replaced by the new key, or
+   * removed when the request has none.
+   */
+  private applyRequest(target: Device, request: Device, paths: readonly string[]): Device {
+    const device = applyFields(target, request, paths.filter((p) => !ID_PATHS.has(p)));
+    for (const envelopePath of this.policy.keyEnvelopes) {
+      if (!paths.includes(`${envelopePath}.key`) || hasAnyField(paths, envelopePath)) continue;
+      const key = (getPath(request, envelopePath) as KeyEnvelopeJson | undefined)?.key;
+      if (key) setPath(device, envelopePath, { key });
+      else deletePath(device, envelopePath);
+    }
+    return device;
+  }
+
   /** Fills absent Copy fields from the template of the request's version_ids, else the profile; returns the paths it filled. */
   private copyOnCreate(device: Device, request: Device): string[] {
     const added = copyOnCreate(device, this.policy.copyFields, this.copy.template(request.version_ids), this.copy.profile());
     Object.assign(device, added);
     return Object.keys(added);
+  }
+
+  /** A plain key replaces its whole envelope: a wrapped copy of the key it replaces must not linger beside it. */
+  private replaceSetKeys(device: Device): void {
+    for (const envelopePath of this.policy.keyEnvelopes) {
+      const envelope = getPath(device, envelopePath) as KeyEnvelopeJson | undefined;
+      if (envelope?.key !== undefined) setPath(device, envelopePath, { key: envelope.key });
+    }
   }
 
   private keepStored(device: Device): Device {

@@ -39,6 +39,7 @@ export function completeAsDevice(device: Device, { paths }: CompleteContext): De
     else if (out.session) delete out.session.queued_application_downlinks;
   }
   delete out.queued_application_downlinks;
+  dropEmptyFormatterParameters(out);
   const session = out.session;
   if (hasAnyField(paths, 'session.dev_addr') && (!session?.dev_addr || session.dev_addr === ZERO_DEV_ADDR)) fieldValue('session.dev_addr');
   if (hasAnyField(paths, 'session.keys.app_s_key.key')) {
@@ -48,6 +49,13 @@ export function completeAsDevice(device: Device, { paths }: CompleteContext): De
   if (session?.dev_addr) out.ids = { ...out.ids, dev_addr: session.dev_addr };
   else delete out.ids.dev_addr;
   return out;
+}
+
+/** `""` is an unset string on the wire (TTS omits zero values): a formatter without parameter has none. */
+function dropEmptyFormatterParameters(device: Device): void {
+  const formatters = device.formatters as Record<string, unknown> | undefined;
+  if (!formatters) return;
+  for (const key of ['up_formatter_parameter', 'down_formatter_parameter']) if (formatters[key] === '') delete formatters[key];
 }
 
 /** Read-time view: the deprecated field always equals the session's queue. */
