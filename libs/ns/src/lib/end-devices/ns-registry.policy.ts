@@ -1,4 +1,4 @@
-import { ALLOWED_PATHS, NS_END_DEVICE_FIELDS } from '@lorawan/api';
+import { ALLOWED_PATHS, hasAnyField, NS_END_DEVICE_FIELDS } from '@lorawan/api';
 import type { StackError } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
 import type { CompleteContext, Device, RegistryPolicy } from '@lorawan/registry';
@@ -58,7 +58,7 @@ const hasKey = (e: Envelope | undefined) => Boolean(e?.encrypted_key) || (Boolea
  * plan, MAC and PHY versions; OTAA: DevEUI and JoinEUI; ABP: a session with DevAddr and network
  * session keys), as every TTS client sends them and TTS's NS relies on them.
  */
-export function completeNsDevice(input: Device, { created, previous }: CompleteContext): Device {
+export function completeNsDevice(input: Device, { created, previous, paths }: CompleteContext): Device {
   const device = input as NsDevice;
   const plan = device.frequency_plan_id ? getFrequencyPlan(device.frequency_plan_id) : undefined;
   if (!device.frequency_plan_id) invalid('frequency_plan_id');
@@ -73,8 +73,17 @@ export function completeNsDevice(input: Device, { created, previous }: CompleteC
   if (device.supports_join) {
     if (!device.ids.dev_eui || device.ids.dev_eui === ZERO_EUI) invalid('ids.dev_eui');
     if (device.ids.join_eui === undefined) invalid('ids.join_eui');
+    // A session a client sets (TTS: `session.dev_addr` in the mask) needs a DevAddr, as for ABP; clearing the session stays possible.
+    const devAddr = device.session?.dev_addr;
+    if (device.session && hasAnyField(paths, 'session.dev_addr') && (!devAddr || devAddr === ZERO_DEV_ADDR)) invalid('session.dev_addr');
   } else {
     completeAbpSession(device);
+  }
+  // Before LoRaWAN 1.1 there is one network session key: a new FNwkSIntKey is also the SNwkSIntKey
+  // and NwkSEncKey (TTS NS Set does the same for any device), so none of them is left stale.
+  const fNwkSIntKey = device.session?.keys?.f_nwk_s_int_key;
+  if (device.session && fNwkSIntKey && device.lorawan_version !== 'MAC_V1_1' && hasAnyField(paths, 'session.keys.f_nwk_s_int_key.key')) {
+    device.session.keys = { ...device.session.keys, s_nwk_s_int_key: fNwkSIntKey, nwk_s_enc_key: fNwkSIntKey };
   }
   if (device.session?.dev_addr) device.ids = { ...device.ids, dev_addr: device.session.dev_addr };
   else delete device.ids.dev_addr;

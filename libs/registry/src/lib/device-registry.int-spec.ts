@@ -1,0 +1,343 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { ALLOWED_PATHS, decodeMessage, DeleteEndDeviceRequest, GetEndDeviceRequest, SetEndDeviceRequest } from '@lorawan/api';
+import { Code, defineError, type ErrorDetails, isStackError } from '@lorawan/errors';
+import { type CopySource, type Device, DeviceRegistry, NO_COPY_SOURCE, type RegistryPolicy } from './device-registry';
+import { createDevicesTable, dropDevicesTable } from './devices-table';
+import { keySealerFor } from './registry.providers';
+import { openTestDataSource } from './registry-store.conformance';
+import { TypeOrmDeviceStore } from './typeorm-device.store';
+
+/**
+ * The generic registry engine (DeviceRegistry) on a real store (SQLite), with a small policy of
+ * its own so that the engine's rules are tested apart from any component's: Set create/update
+ * semantics, field-mask checks, the several-match rule, data-plane lookups, keys, concurrency.
+ */
+
+class CreateEngineTestDevices1700000000000 implements MigrationInterface {
+  name = 'CreateEngineTestDevices1700000000000';
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await createDevicesTable(queryRunner, { uniqueEuis: true });
+  }
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await dropDevicesTable(queryRunner);
+  }
+}
+
+const ErrNotFound = defineError('pkg/test-registry', 'device_not_found', 'device `{device_uid}` not found', Code.NotFound);
+const ErrReadOnly = defineError('pkg/test-registry', 'read_only_field', 'read-only field `{field}`', Code.InvalidArgument);
+const ErrFieldValue = defineError('pkg/test-registry', 'field_value', 'invalid value of field `{field}`', Code.InvalidArgument);
+
+/** A registry that stores a few NS-like fields; refuses frequency plan `REFUSED`; ids.dev_addr follows session.dev_addr. */
+const POLICY: RegistryPolicy = {
+  allowedGetPaths: ALLOWED_PATHS['NsEndDeviceRegistry.Get'],
+  allowedSetPaths: ALLOWED_PATHS['NsEndDeviceRegistry.Set'],
+  storedPaths: ['frequency_plan_id', 'lorawan_version', 'supports_class_b', 'supports_class_c', 'mac_settings', 'session.dev_addr', 'session.keys.session_key_id', 'session.keys.f_nwk_s_int_key'],
+  keyEnvelopes: ['session.keys.f_nwk_s_int_key'],
+  copyFields: ['supports_class_c'],
+  errors: { notFound: ErrNotFound, readOnlyField: ErrReadOnly },
+  complete: (device) => {
+    if (device.frequency_plan_id === 'REFUSED') throw ErrFieldValue.with({ field: 'frequency_plan_id' });
+    const devAddr = (device.session as { dev_addr?: string } | undefined)?.dev_addr;
+    if (devAddr) device.ids = { ...device.ids, dev_addr: devAddr };
+    else delete device.ids.dev_addr;
+    return device;
+  },
+};
+
+const APP = 'app-engine';
+const KEY = '00112233445566778899AABBCCDDEEFF';
+const KEY2 = 'FFEEDDCCBBAA99887766554433221100';
+const EUI = (n: number) => n.toString(16).toUpperCase().padStart(16, '0');
+const ids = (device_id: string, extra: Record<string, string> = {}, app = APP) => ({ device_id, application_ids: { application_id: app }, ...extra });
+
+const setReq = (end_device: object, paths: string[]) => decodeMessage(SetEndDeviceRequest, { end_device, field_mask: { paths } });
+const getReq = (end_device_ids: object, paths: string[] = []) => decodeMessage(GetEndDeviceRequest, { end_device_ids, field_mask: { paths } });
+const delReq = (end_device_ids: object) => decodeMessage(DeleteEndDeviceRequest, end_device_ids);
+
+/** The error a promise rejects with, as TTS ErrorDetails (namespace, name, code, attributes, cause). */
+async function errorOf(promise: Promise<unknown>): Promise<ErrorDetails> {
+  try {
+    await promise;
+  } catch (err) {
+    if (isStackError(err)) return err.toDetails();
+    throw err;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('DeviceRegistry engine (SQLite)', () => {
+  let db: Awaited<ReturnType<typeof openTestDataSource>>;
+  let store: TypeOrmDeviceStore;
+  let registry: DeviceRegistry;
+  const copy: CopySource = { template: () => undefined, profile: () => ({ supports_class_c: true }) };
+
+  const rawFields = async (app: string, dev: string) =>
+    ((await db.ds.query('SELECT fields FROM end_devices WHERE application_id = ? AND device_id = ?', [app, dev])) as Array<{ fields: string }>)[0]?.fields;
+
+  beforeAll(async () => {
+    db = await openTestDataSource('ns', [CreateEngineTestDevices1700000000000], 'sqlite');
+    store = new TypeOrmDeviceStore(db.ds);
+    registry = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: undefined, kekLabels: {} }), copy);
+  });
+  afterAll(async () => db.close());
+
+  describe('Set', () => {
+    it('creates the device when absent: ids are always stored; the response is ids plus the masked paths', async () => {
+      const res = await registry.set(
+        setReq({ ids: ids('create-1', { dev_eui: EUI(1), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_3', supports_class_b: true }, ['frequency_plan_id', 'supports_class_b']),
+      );
+      expect(res).toEqual({ ids: ids('create-1', { dev_eui: EUI(1), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870', supports_class_b: true, supports_class_c: true });
+      const stored = await store.get(APP, 'create-1');
+      expect(stored?.ids).toEqual(ids('create-1', { dev_eui: EUI(1), join_eui: EUI(0) }));
+      // Unmasked lorawan_version is not stored; the Copy field absent from the request is filled from the profile.
+      expect(stored?.fields).toEqual({ frequency_plan_id: 'EU_863_870', supports_class_b: true, supports_class_c: true });
+      expect(stored?.revision).toBe(1);
+      expect(stored?.created_at).toBe(stored?.updated_at);
+    });
+
+    it('updates only the masked paths, keeps the others, and copies nothing on update', async () => {
+      await registry.set(setReq({ ids: ids('update-1'), frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_3', supports_class_c: false }, ['frequency_plan_id', 'lorawan_version', 'supports_class_c']));
+      const before = await store.get(APP, 'update-1');
+      const res = await registry.set(setReq({ ids: ids('update-1'), frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_1' }, ['frequency_plan_id']));
+      expect(res).toEqual({ ids: ids('update-1'), frequency_plan_id: 'US_902_928_FSB_2' });
+      const after = await store.get(APP, 'update-1');
+      expect(after?.fields).toEqual({ frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_0_3', supports_class_c: false });
+      expect(after?.revision).toBe(2);
+      expect(after?.created_at).toBe(before?.created_at);
+      expect((after?.updated_at ?? '') > (before?.updated_at ?? '')).toBe(true);
+      // Clearing the Copy field on update leaves it cleared (Copy is for creation only).
+      await registry.set(setReq({ ids: ids('update-1') }, ['supports_class_c']));
+      expect((await store.get(APP, 'update-1'))?.fields).toEqual({ frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_0_3' });
+    });
+
+    it('a masked path absent from the body clears the field', async () => {
+      await registry.set(setReq({ ids: ids('clear-1'), frequency_plan_id: 'EU_863_870', mac_settings: { rx1_delay: 5, use_adr: true } }, ['frequency_plan_id', 'mac_settings']));
+      await registry.set(setReq({ ids: ids('clear-1'), mac_settings: { use_adr: true } }, ['frequency_plan_id', 'mac_settings.rx1_delay']));
+      expect((await store.get(APP, 'clear-1'))?.fields).toEqual({ mac_settings: { use_adr: true }, supports_class_c: true });
+    });
+
+    it('refuses mask paths outside the allowed list with field_mask_paths naming them, before touching the store', async () => {
+      const err = await errorOf(registry.set(setReq({ ids: ids('mask-1'), name: 'x' }, ['frequency_plan_id', 'name', 'root_keys.app_key.key'])));
+      expect(err).toMatchObject({ namespace: 'pkg/rpcmiddleware/validator', name: 'field_mask_paths', code: 3, attributes: { forbidden_paths: ['name', 'root_keys.app_key.key'] } });
+      expect(await store.get(APP, 'mask-1')).toBeUndefined();
+      const getErr = await errorOf(registry.get(getReq(ids('mask-1'), ['root_keys'])));
+      expect(getErr).toMatchObject({ namespace: 'pkg/rpcmiddleware/validator', name: 'field_mask_paths', attributes: { forbidden_paths: ['root_keys'] } });
+    });
+
+    it('accepts the wrapper alias mac_settings.rx1_delay.value as mac_settings.rx1_delay', async () => {
+      const res = await registry.set(setReq({ ids: ids('wrapper-1'), mac_settings: { rx1_delay: { value: 'RX_DELAY_3' } } }, ['mac_settings.rx1_delay.value']));
+      expect(res).toEqual({ ids: ids('wrapper-1'), mac_settings: { rx1_delay: 3 }, supports_class_c: true });
+      expect((await store.get(APP, 'wrapper-1'))?.fields).toMatchObject({ mac_settings: { rx1_delay: 3 } });
+      expect(await registry.get(getReq(ids('wrapper-1'), ['mac_settings.rx1_delay.value']))).toEqual({ ids: ids('wrapper-1'), mac_settings: { rx1_delay: 3 } });
+      // Clearing through the alias clears the field.
+      await registry.set(setReq({ ids: ids('wrapper-1') }, ['mac_settings.rx1_delay.value']));
+      expect((await store.get(APP, 'wrapper-1'))?.fields['mac_settings']).toEqual({});
+    });
+
+    it('identifiers are immutable on update: a different dev_eui or join_eui is read_only_field, and nothing changes', async () => {
+      await registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870' }, ['frequency_plan_id']));
+      const before = await store.get(APP, 'ro-1');
+      const devEuiErr = await errorOf(registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x11), join_eui: EUI(0) }), frequency_plan_id: 'AS_923' }, ['frequency_plan_id'])));
+      expect(devEuiErr).toMatchObject({ namespace: 'pkg/test-registry', name: 'read_only_field', code: 3, attributes: { field: 'ids.dev_eui' } });
+      const joinEuiErr = await errorOf(registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(1) }) }, ['frequency_plan_id'])));
+      expect(joinEuiErr).toMatchObject({ name: 'read_only_field', attributes: { field: 'ids.join_eui' } });
+      expect(await store.get(APP, 'ro-1')).toEqual(before);
+      // The same identifiers, or none, are fine.
+      await registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(0) }), frequency_plan_id: 'AS_923' }, ['frequency_plan_id']));
+      await registry.set(setReq({ ids: ids('ro-1'), frequency_plan_id: 'AU_915_928_FSB_2' }, ['frequency_plan_id', 'ids.dev_eui']));
+      expect(await store.get(APP, 'ro-1')).toMatchObject({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(0) }), fields: { frequency_plan_id: 'AU_915_928_FSB_2' } });
+    });
+
+    it('concurrent Sets of the same new device all succeed and leave exactly one device', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => registry.set(setReq({ ids: ids('race-1'), frequency_plan_id: 'EU_863_870', mac_settings: { rx1_delay: i } }, ['frequency_plan_id', 'mac_settings.rx1_delay']))),
+      );
+      expect(results).toHaveLength(8);
+      for (const r of results) expect(r).toMatchObject({ ids: ids('race-1'), frequency_plan_id: 'EU_863_870' });
+      const rows = (await db.ds.query('SELECT device_id, revision FROM end_devices WHERE application_id = ? AND device_id = ?', [APP, 'race-1'])) as Array<{ revision: number }>;
+      expect(rows).toHaveLength(1);
+      // One create and seven updates, none lost.
+      expect(Number(rows[0].revision)).toBe(8);
+    });
+
+    it('an update that fails validation leaves the stored device byte-for-byte unchanged', async () => {
+      await registry.set(setReq({ ids: ids('invalid-1'), frequency_plan_id: 'EU_863_870', session: { dev_addr: '26000001', keys: { f_nwk_s_int_key: { key: KEY } } } }, ['frequency_plan_id', 'session.dev_addr', 'session.keys.f_nwk_s_int_key.key']));
+      const before = await store.get(APP, 'invalid-1');
+      const rawBefore = await rawFields(APP, 'invalid-1');
+      const err = await errorOf(
+        registry.set(setReq({ ids: ids('invalid-1'), frequency_plan_id: 'REFUSED', session: { dev_addr: '26000002', keys: { f_nwk_s_int_key: { key: KEY2 } } } }, ['frequency_plan_id', 'session.dev_addr', 'session.keys.f_nwk_s_int_key.key'])),
+      );
+      expect(err).toMatchObject({ namespace: 'pkg/test-registry', name: 'field_value' });
+      expect(await store.get(APP, 'invalid-1')).toEqual(before);
+      expect(await rawFields(APP, 'invalid-1')).toBe(rawBefore);
+      expect(before?.revision).toBe(1);
+    });
+  });
+
+  describe('Get and Delete', () => {
+    beforeAll(async () => {
+      await registry.set(
+        setReq(
+          { ids: ids('get-1', { dev_eui: EUI(0x20), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870', mac_settings: { use_adr: true, rx1_delay: 1 }, session: { dev_addr: '26000020', keys: { session_key_id: 'AQID', f_nwk_s_int_key: { key: KEY } } } },
+          ['frequency_plan_id', 'mac_settings', 'session.dev_addr', 'session.keys.session_key_id', 'session.keys.f_nwk_s_int_key.key'],
+        ),
+      );
+    });
+
+    it('Get returns ids plus the masked paths only (no mask: ids only)', async () => {
+      const fullIds = ids('get-1', { dev_eui: EUI(0x20), join_eui: EUI(0), dev_addr: '26000020' });
+      expect(await registry.get(getReq(ids('get-1')))).toEqual({ ids: fullIds });
+      expect(await registry.get(getReq(ids('get-1'), ['frequency_plan_id', 'mac_settings.use_adr']))).toEqual({ ids: fullIds, frequency_plan_id: 'EU_863_870', mac_settings: { use_adr: true } });
+      // Masked but unset: absent from the answer.
+      expect(await registry.get(getReq(ids('get-1'), ['lorawan_version']))).toEqual({ ids: fullIds });
+      expect(await registry.get(getReq(ids('get-1'), ['session.dev_addr', 'session.keys.session_key_id']))).toEqual({ ids: fullIds, session: { dev_addr: '26000020', keys: { session_key_id: 'AQID' } } });
+    });
+
+    it('Get returns key material only when the key path or a parent of it is masked', async () => {
+      const keysOf = async (paths: string[]) => ((await registry.get(getReq(ids('get-1'), paths))) as { session?: { keys?: Record<string, unknown> } }).session?.keys;
+      expect(await keysOf(['session.dev_addr'])).toBeUndefined();
+      expect(await keysOf(['session.keys.session_key_id'])).toEqual({ session_key_id: 'AQID' });
+      for (const path of ['session.keys.f_nwk_s_int_key.key', 'session.keys.f_nwk_s_int_key', 'session.keys', 'session']) {
+        expect((await keysOf([path]))?.['f_nwk_s_int_key']).toEqual({ key: KEY });
+      }
+    });
+
+    it('Delete answers {} and the device is then not found (Get and Delete: the registry\'s device_not_found, 404)', async () => {
+      await registry.set(setReq({ ids: ids('del-1'), frequency_plan_id: 'EU_863_870' }, ['frequency_plan_id']));
+      expect(await registry.delete(delReq(ids('del-1')))).toEqual({});
+      expect(await store.get(APP, 'del-1')).toBeUndefined();
+      for (const call of [registry.get(getReq(ids('del-1'), ['frequency_plan_id'])), registry.delete(delReq(ids('del-1')))]) {
+        expect(await errorOf(call)).toMatchObject({ namespace: 'pkg/test-registry', name: 'device_not_found', code: Code.NotFound, attributes: { device_uid: `${APP}.del-1` } });
+      }
+    });
+
+    describe('several devices match the identifiers', () => {
+      beforeAll(async () => {
+        for (const [id, n] of [['multi-a', 0x30], ['multi-b', 0x31]] as const) {
+          await registry.set(setReq({ ids: ids(id, { dev_eui: EUI(n), join_eui: EUI(0) }), session: { dev_addr: `2600${n.toString(16).padStart(4, '0')}`, keys: {} } }, ['session.dev_addr']));
+        }
+      });
+
+      it('Get where device_id names one device and dev_eui another is multiple_end_devices (code 3) with count and device_ids', async () => {
+        const err = await errorOf(registry.get(getReq(ids('multi-a', { dev_eui: EUI(0x31) }), ['session.dev_addr'])));
+        expect(err).toMatchObject({ namespace: 'pkg/internal/registry', name: 'multiple_end_devices', code: 3, attributes: { count: 2, device_ids: ['multi-a', 'multi-b'] } });
+        const withJoinEui = await errorOf(registry.get(getReq(ids('multi-a', { dev_eui: EUI(0x31), join_eui: EUI(0) }))));
+        expect(withJoinEui).toMatchObject({ name: 'multiple_end_devices', attributes: { count: 2 } });
+      });
+
+      it('Get where device_id names one device and dev_addr another is multiple_end_devices', async () => {
+        const err = await errorOf(registry.get(getReq(ids('multi-a', { dev_addr: '26000031' }))));
+        expect(err).toMatchObject({ namespace: 'pkg/internal/registry', name: 'multiple_end_devices', code: 3, attributes: { count: 2, device_ids: ['multi-a', 'multi-b'] } });
+      });
+
+      it('Delete with ambiguous identifiers is multiple_end_devices and deletes nothing', async () => {
+        const ambiguous = [ids('multi-a', { dev_eui: EUI(0x31) }), ids('multi-a', { dev_addr: '26000031' }), ids('multi-b', { dev_eui: EUI(0x30) }), ids('multi-b', { dev_addr: '26000030' })];
+        for (const lookup of ambiguous) {
+          expect(await errorOf(registry.delete(delReq(lookup)))).toMatchObject({ namespace: 'pkg/internal/registry', name: 'multiple_end_devices', code: 3, attributes: { count: 2, device_ids: ['multi-a', 'multi-b'] } });
+        }
+        expect(await store.get(APP, 'multi-a')).toBeDefined();
+        expect(await store.get(APP, 'multi-b')).toBeDefined();
+      });
+
+      it('all identifiers naming the same device is fine', async () => {
+        const all = ids('multi-a', { dev_eui: EUI(0x30), join_eui: EUI(0), dev_addr: '26000030' });
+        expect(await registry.get(getReq(all, ['session.dev_addr']))).toEqual({ ids: all, session: { dev_addr: '26000030' } });
+        expect(await registry.get(getReq(ids('multi-b', { dev_addr: '26000031' })))).toMatchObject({ ids: { device_id: 'multi-b' } });
+      });
+
+      it('an identifier that matches nothing is not found (Get and Delete), and nothing is deleted', async () => {
+        const lookups = [ids('multi-a', { dev_eui: EUI(0x99) }), ids('multi-a', { dev_addr: '26009999' }), ids('multi-a', { dev_eui: EUI(0x30), join_eui: EUI(5) }), ids('nobody', { dev_eui: EUI(0x30) })];
+        for (const lookup of lookups) {
+          expect(await errorOf(registry.get(getReq(lookup)))).toMatchObject({ namespace: 'pkg/test-registry', name: 'device_not_found', code: 5 });
+          expect(await errorOf(registry.delete(delReq(lookup)))).toMatchObject({ name: 'device_not_found' });
+        }
+        expect(await store.get(APP, 'multi-a')).toBeDefined();
+      });
+
+      it('the several-match rule stays within the application', async () => {
+        await registry.set(setReq({ ids: ids('multi-a', {}, 'app-engine-other'), session: { dev_addr: '26000031', keys: {} } }, ['session.dev_addr']));
+        expect(await registry.get(getReq(ids('multi-a', { dev_addr: '26000030' })))).toMatchObject({ ids: { device_id: 'multi-a', dev_addr: '26000030' } });
+        expect(await registry.delete(delReq(ids('multi-a', {}, 'app-engine-other')))).toEqual({});
+      });
+    });
+  });
+
+  describe('data-plane lookups', () => {
+    beforeAll(async () => {
+      await registry.set(setReq({ ids: ids('addr-1', { dev_eui: EUI(0x40), join_eui: EUI(4) }), session: { dev_addr: '27000001', keys: {} } }, ['session.dev_addr']));
+      await registry.set(setReq({ ids: ids('addr-2'), session: { dev_addr: '27000002', keys: {} } }, ['session.dev_addr']));
+      await registry.set(setReq({ ids: ids('addr-3', {}, 'app-engine-2'), session: { dev_addr: '27000002', keys: {} } }, ['session.dev_addr']));
+    });
+
+    it('getByDevAddr: one device → the device; none → not found; two sharing it (any application) → multiple_end_devices', async () => {
+      const one: Device = await registry.getByDevAddr('27000001');
+      expect(one.ids).toEqual(ids('addr-1', { dev_eui: EUI(0x40), join_eui: EUI(4), dev_addr: '27000001' }));
+      expect(one).toMatchObject({ session: { dev_addr: '27000001' }, supports_class_c: true });
+      expect(typeof one.created_at).toBe('string');
+      expect(await errorOf(registry.getByDevAddr('27FFFFFF'))).toMatchObject({ namespace: 'pkg/test-registry', name: 'device_not_found', code: 5 });
+      const err = await errorOf(registry.getByDevAddr('27000002'));
+      expect(err).toMatchObject({ namespace: 'pkg/internal/registry', name: 'multiple_end_devices', code: 3, attributes: { count: 2 } });
+      expect([...(err.attributes?.['device_ids'] as string[])].sort()).toEqual(['app-engine-2.addr-3', `${APP}.addr-2`]);
+    });
+
+    it('getByEuis: one device → the device; none → not found', async () => {
+      expect((await registry.getByEuis(EUI(4), EUI(0x40))).ids.device_id).toBe('addr-1');
+      expect(await errorOf(registry.getByEuis(EUI(5), EUI(0x40)))).toMatchObject({ name: 'device_not_found', code: 5 });
+      expect(await errorOf(registry.getByEuis(EUI(4), EUI(0x41)))).toMatchObject({ name: 'device_not_found', code: 5 });
+    });
+
+    it('ids.dev_addr follows the session: the DevAddr lookup finds the device at its new address only', async () => {
+      await registry.set(setReq({ ids: ids('addr-1'), session: { dev_addr: '27000009', keys: {} } }, ['session.dev_addr']));
+      expect((await registry.getByDevAddr('27000009')).ids.device_id).toBe('addr-1');
+      expect(await errorOf(registry.getByDevAddr('27000001'))).toMatchObject({ name: 'device_not_found' });
+    });
+  });
+
+  it('refuses a second device with the same JoinEUI and DevEUI: end_device_euis_taken (code 6) naming the holder', async () => {
+    await registry.set(setReq({ ids: ids('euis-1', { dev_eui: EUI(0x50), join_eui: EUI(0) }) }, []));
+    const err = await errorOf(registry.set(setReq({ ids: ids('euis-2', { dev_eui: EUI(0x50), join_eui: EUI(0) }, 'app-engine-3') }, [])));
+    expect(err).toMatchObject({
+      namespace: 'pkg/internal/registry',
+      name: 'end_device_euis_taken',
+      code: 6,
+      attributes: { join_eui: EUI(0), dev_eui: EUI(0x50), device_id: 'euis-1', application_id: APP },
+    });
+    expect(await store.get('app-engine-3', 'euis-2')).toBeUndefined();
+  });
+
+  describe('keys at rest', () => {
+    const KEKS = { keks: 'k1=000102030405060708090A0B0C0D0E0F', kekLabels: { ns: 'k1' } };
+    const keyPaths = ['session.dev_addr', 'session.keys.f_nwk_s_int_key.key'];
+    const keyOf = async (r: DeviceRegistry, dev: string) =>
+      ((await r.get(getReq(ids(dev), ['session.keys.f_nwk_s_int_key']))) as { session?: { keys?: { f_nwk_s_int_key?: unknown } } }).session?.keys?.f_nwk_s_int_key;
+
+    it('a masked key path absent from the body clears the key, whether keys are wrapped at rest or not', async () => {
+      for (const [dev, sealer] of [['clear-key-plain', keySealerFor('ns', { keks: undefined, kekLabels: {} })], ['clear-key-kek', keySealerFor('ns', KEKS)]] as const) {
+        const r = new DeviceRegistry(store, POLICY, sealer, NO_COPY_SOURCE);
+        await r.set(setReq({ ids: ids(dev), session: { dev_addr: '28000001', keys: { f_nwk_s_int_key: { key: KEY } } } }, keyPaths));
+        expect(await keyOf(r, dev)).toEqual({ key: KEY });
+        await r.set(setReq({ ids: ids(dev), session: { dev_addr: '28000001', keys: {} } }, keyPaths));
+        expect(await keyOf(r, dev)).toBeUndefined();
+        expect(await rawFields(APP, dev)).not.toContain('f_nwk_s_int_key');
+      }
+    });
+
+    it('a new key replaces the whole stored envelope: no ciphertext of the old key is left beside it', async () => {
+      const sealed = new DeviceRegistry(store, POLICY, keySealerFor('ns', KEKS), NO_COPY_SOURCE);
+      await sealed.set(setReq({ ids: ids('rekey-1'), session: { dev_addr: '28000002', keys: { f_nwk_s_int_key: { key: KEY } } } }, keyPaths));
+      expect(await rawFields(APP, 'rekey-1')).toContain('"kek_label":"k1"');
+      // The operator drops the KEK label (KEKS still holds k1): new keys are stored plain.
+      const unlabelled = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: KEKS.keks, kekLabels: {} }), NO_COPY_SOURCE);
+      expect(await keyOf(unlabelled, 'rekey-1')).toEqual({ key: KEY });
+      await unlabelled.set(setReq({ ids: ids('rekey-1'), session: { dev_addr: '28000002', keys: { f_nwk_s_int_key: { key: KEY2 } } } }, keyPaths));
+      expect(JSON.parse((await rawFields(APP, 'rekey-1')) ?? '{}')).toEqual({ session: { dev_addr: '28000002', keys: { f_nwk_s_int_key: { key: KEY2 } } } });
+      expect(await keyOf(unlabelled, 'rekey-1')).toEqual({ key: KEY2 });
+    });
+  });
+
+  it('without a copy source nothing is filled on creation', async () => {
+    const bare = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: undefined, kekLabels: {} }), NO_COPY_SOURCE);
+    expect(await bare.set(setReq({ ids: ids('nocopy-1') }, ['frequency_plan_id']))).toEqual({ ids: ids('nocopy-1') });
+    expect((await store.get(APP, 'nocopy-1'))?.fields).toEqual({});
+  });
+});
