@@ -1,26 +1,36 @@
 import os from 'node:os';
 import { startBaseline, type Baseline } from './baseline/launcher';
 import { figures, log, measureInterleaved, round, run, type Target, type TargetFigures } from './load';
-import { pidsByName, type Proc } from './procs';
+import { pidsByName } from './procs';
+import { registerAbpDevices, registerPhase } from './register';
 import { deviceId, seedDevices } from './seed';
 import { type BenchStack, startBenchStack } from './stack';
 
 /**
- * `npm run bench`: the distributed stack (gateway + IS processes over NATS and MariaDB) against a
- * hand-written Fastify → NATS → mysql2 baseline on the same 100k rows. One JSON document on
- * stdout; progress on stderr. Knobs (env): BENCH_DEVICES, BENCH_CONNECTIONS, BENCH_WARMUP_S,
- * BENCH_DURATION_S, BENCH_ROUNDS, BENCH_CREATES, BENCH_PHASES (default get,list,create),
- * BENCH_CPU_PROF=<dir> (CPU profiles of every spawned process, written when they stop).
+ * `npm run bench`: the distributed stack (gateway + IS, JS, NS, AS processes over NATS and
+ * MariaDB) against a hand-written Fastify → NATS → mysql2 baseline on the same 100k rows, plus
+ * full device registrations (IS + JS + NS + AS) and NS Get. One JSON document on stdout; progress
+ * on stderr. Knobs (env): BENCH_DEVICES, BENCH_CONNECTIONS, BENCH_WARMUP_S, BENCH_DURATION_S,
+ * BENCH_ROUNDS, BENCH_CREATES, BENCH_REGISTRATIONS, BENCH_REGISTER_WARMUP, BENCH_REGISTER_CLIENTS,
+ * BENCH_NS_DEVICES, BENCH_PHASES (default get,list,create,register,ns_get), BENCH_CPU_PROF=<dir>
+ * (CPU profiles of every spawned process, written when they stop).
  */
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,list,create').split(','));
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,list,create,register,ns_get').split(','));
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
+const REGISTRATIONS = Number(process.env.BENCH_REGISTRATIONS ?? 3000);
+const REGISTER_WARMUP = Number(process.env.BENCH_REGISTER_WARMUP ?? 200);
+const REGISTER_CLIENTS = Number(process.env.BENCH_REGISTER_CLIENTS ?? 32);
+const NS_DEVICES = Number(process.env.BENCH_NS_DEVICES ?? 1000);
 const APP = 'bench-app';
 const CREATE_APP = 'bench-create-app';
+const REGISTER_APP = 'bench-register-app';
+const NS_APP = 'bench-ns-app';
+const NS_GET_MASK = 'mac_settings,session';
 
 function randomDevicePath(): string {
   return `/api/v3/applications/${APP}/devices/${deviceId(Math.floor(Math.random() * DEVICES))}`;
@@ -134,14 +144,51 @@ async function createDevices(baseUrl: string, auth: Record<string, string>) {
   return { ...f, creates_per_s: round(f.ok / wall), wall_s: round(wall) };
 }
 
+interface NsGetBody {
+  mac_settings?: Record<string, unknown>;
+  session?: { dev_addr?: string; keys?: { f_nwk_s_int_key?: { key?: string } } };
+}
+
+/**
+ * `ns_get`: ABP devices (IS + NS + AS, NS with a session) registered first, then NS Get of a
+ * random one with `field_mask=mac_settings,session` (key material: READ_KEYS, which the admin
+ * key has), measured like get_device.
+ */
+async function nsGet(stack: BenchStack, auth: Record<string, string>, pids: Record<string, number>) {
+  log(`ns_get: ${NS_DEVICES} ABP registrations (IS + NS + AS), ${REGISTER_CLIENTS} clients`);
+  const abp = await registerAbpDevices(stack.baseUrl, auth, NS_APP, REGISTER_CLIENTS, NS_DEVICES);
+  log(`ns_get: registered in ${abp.wallS}s (${abp.registrationsPerS}/s)`);
+  const path = (dev: string) => `/api/v3/ns/applications/${NS_APP}/devices/${dev}?field_mask=${NS_GET_MASK}`;
+  const probe = (await sanity(stack.baseUrl + path(abp.deviceIds[abp.deviceIds.length - 1]), auth)) as NsGetBody;
+  if (!probe.session?.keys?.f_nwk_s_int_key?.key || !probe.session.dev_addr || !probe.mac_settings || Object.keys(probe.mac_settings).length === 0) {
+    throw new Error(`ns_get: the response lacks session.keys.f_nwk_s_int_key.key, session.dev_addr or mac_settings: ${JSON.stringify(probe)}`);
+  }
+  const randomPath = () => path(abp.deviceIds[Math.floor(Math.random() * abp.deviceIds.length)]);
+  const measured = await measureInterleaved(
+    [
+      {
+        name: 'ns_get',
+        options: { url: stack.baseUrl, connections: CONNECTIONS, headers: auth, requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: randomPath() }) }] },
+        pids,
+      },
+    ],
+    WARMUP_S,
+    DURATION_S / ROUNDS,
+    ROUNDS,
+  );
+  return { devices: NS_DEVICES, field_mask: NS_GET_MASK, abp_registrations_per_s: abp.registrationsPerS, ...measured.ns_get };
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const loadavgStart = os.loadavg().map((x) => round(x));
   let stack: BenchStack | undefined;
   let baseline: Baseline | undefined;
   try {
-    log('starting distributed stack (gateway + IS)');
-    stack = await startBenchStack();
+    const registries = PHASES.has('register') || PHASES.has('ns_get');
+    log(`starting distributed stack (gateway + IS${registries ? ' + JS + NS + AS' : ''})`);
+    stack = await startBenchStack(registries ? ['is', 'js', 'ns', 'as'] : ['is']);
+    const running = stack;
     const auth = { authorization: `Bearer ${stack.adminKey}` };
     log(`seeding ${DEVICES} devices into ${stack.isDatabaseUrl}`);
     const t = Date.now();
@@ -157,15 +204,15 @@ async function main(): Promise<void> {
       log(`note: responses differ: stack ${JSON.stringify(fromStack)} baseline ${JSON.stringify(fromBaseline)}`);
     }
 
+    const shared = { ...pidsByName(['mariadbd', 'mysqld', 'nats-server']), 'load-generator': process.pid };
+    const pidsOf = (...names: string[]) => Object.fromEntries(names.map((n) => [n, running.pid(n)]));
     let get: TargetFigures | null = null;
     let base: TargetFigures | null = null;
     if (PHASES.has('get')) {
-      const shared = { ...pidsByName(['mariadbd', 'mysqld', 'nats-server']), 'load-generator': process.pid };
-      const pidOf = (procs: Proc[]) => Object.fromEntries(procs.map((p) => [p.name, p.child.pid ?? 0]));
       const measured = await measureInterleaved(
         [
-          getTarget('get_device', stack.baseUrl, auth, { ...pidOf(stack.procs), ...shared }),
-          getTarget('baseline', baseline.baseUrl, auth, { ...pidOf(baseline.procs), ...shared }),
+          getTarget('get_device', stack.baseUrl, auth, { ...pidsOf('gateway', 'is'), ...shared }),
+          getTarget('baseline', baseline.baseUrl, auth, { ...Object.fromEntries(baseline.procs.map((p) => [p.name, p.child.pid ?? 0])), ...shared }),
         ],
         WARMUP_S,
         DURATION_S / ROUNDS,
@@ -187,7 +234,24 @@ async function main(): Promise<void> {
       create = await createDevices(stack.baseUrl, auth);
       log(`create: ${JSON.stringify(create)}`);
     }
-    const failures = [get, create, list].reduce((n, f) => n + (f ? f.errors + f.non2xx + f.timeouts : 0), 0);
+    let register: Awaited<ReturnType<typeof registerPhase>> | null = null;
+    if (PHASES.has('register')) {
+      register = await registerPhase({
+        baseUrl: stack.baseUrl,
+        auth,
+        app: REGISTER_APP,
+        clients: REGISTER_CLIENTS,
+        warmup: REGISTER_WARMUP,
+        registrations: REGISTRATIONS,
+        pids: { ...pidsOf('gateway', 'is', 'js', 'ns', 'as'), ...shared },
+      });
+    }
+    let nsGetFigures: Awaited<ReturnType<typeof nsGet>> | null = null;
+    if (PHASES.has('ns_get')) {
+      nsGetFigures = await nsGet(stack, auth, { ...pidsOf('gateway', 'ns'), ...shared });
+    }
+    const failures =
+      [get, create, list, nsGetFigures].reduce((n, f) => n + (f ? f.errors + f.non2xx + f.timeouts : 0), 0) + (register ? register.failures + register.warmup_failures : 0);
     if (failures > 0) log(`${failures} failed requests; stack logs:\n${stack.logs().slice(-4000)}`);
 
     const result = {
@@ -196,6 +260,8 @@ async function main(): Promise<void> {
       baseline: base,
       create_devices: create,
       list_devices: list,
+      register: register,
+      ns_get: nsGetFigures,
       setup: {
         devices: DEVICES,
         connections: CONNECTIONS,
@@ -203,6 +269,10 @@ async function main(): Promise<void> {
         duration_s: DURATION_S,
         rounds: ROUNDS,
         seed_s: seedS,
+        registrations: REGISTRATIONS,
+        register_warmup: REGISTER_WARMUP,
+        register_clients: REGISTER_CLIENTS,
+        ns_devices: NS_DEVICES,
         node: process.version,
         total_s: 0,
         loadavg_start: loadavgStart,
