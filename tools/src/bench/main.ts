@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { startEmbeddedStack } from '@lorawan/testing';
 import { startBaseline, type Baseline } from './baseline/launcher';
 import { figures, log, measureInterleaved, round, run, type Target, type TargetFigures } from './load';
 import { pidsByName } from './procs';
@@ -12,7 +13,7 @@ import { type BenchStack, startBenchStack } from './stack';
  * full device registrations (IS + JS + NS + AS) and NS Get. One JSON document on stdout; progress
  * on stderr. Knobs (env): BENCH_DEVICES, BENCH_CONNECTIONS, BENCH_WARMUP_S, BENCH_DURATION_S,
  * BENCH_ROUNDS, BENCH_CREATES, BENCH_REGISTRATIONS, BENCH_REGISTER_WARMUP, BENCH_REGISTER_CLIENTS,
- * BENCH_NS_DEVICES, BENCH_PHASES (default get,list,create,register,ns_get), BENCH_CPU_PROF=<dir>
+ * BENCH_NS_DEVICES, BENCH_PHASES (default get,list,create,register,ns_get,register_embedded), BENCH_CPU_PROF=<dir>
  * (CPU profiles of every spawned process, written when they stop).
  */
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
@@ -20,7 +21,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,list,create,register,ns_get').split(','));
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,list,create,register,ns_get,register_embedded').split(','));
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
 const REGISTRATIONS = Number(process.env.BENCH_REGISTRATIONS ?? 3000);
 const REGISTER_WARMUP = Number(process.env.BENCH_REGISTER_WARMUP ?? 200);
@@ -179,6 +180,28 @@ async function nsGet(stack: BenchStack, auth: Record<string, string>, pids: Reco
   return { devices: NS_DEVICES, field_mask: NS_GET_MASK, abp_registrations_per_s: abp.registrationsPerS, ...measured.ns_get };
 }
 
+/**
+ * `register_embedded`: the same OTAA registrations against the embedded all-in-one process
+ * (`npm start`: one Node process, in-process transport, SQLite files), the zero-install mode.
+ */
+async function registerEmbeddedPhase(shared: Record<string, number>) {
+  log('register_embedded: starting the embedded stack');
+  const embedded = await startEmbeddedStack();
+  try {
+    return await registerPhase({
+      baseUrl: embedded.baseUrl,
+      auth: { authorization: `Bearer ${embedded.adminKey}` },
+      app: REGISTER_APP,
+      clients: REGISTER_CLIENTS,
+      warmup: REGISTER_WARMUP,
+      registrations: REGISTRATIONS,
+      pids: { stack: embedded.processes.get('stack')?.pid ?? 0, 'load-generator': shared['load-generator'] },
+    });
+  } finally {
+    await embedded.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const loadavgStart = os.loadavg().map((x) => round(x));
@@ -254,6 +277,10 @@ async function main(): Promise<void> {
       [get, create, list, nsGetFigures].reduce((n, f) => n + (f ? f.errors + f.non2xx + f.timeouts : 0), 0) + (register ? register.failures + register.warmup_failures : 0);
     if (failures > 0) log(`${failures} failed requests; stack logs:\n${stack.logs().slice(-4000)}`);
 
+    await stack.stop();
+    stack = undefined;
+    const registerEmbedded = PHASES.has('register_embedded') ? await registerEmbeddedPhase(shared) : null;
+
     const result = {
       ratio: get && base ? round(get.req_per_s / base.req_per_s, 3) : null,
       get_device: get,
@@ -261,6 +288,7 @@ async function main(): Promise<void> {
       create_devices: create,
       list_devices: list,
       register: register,
+      register_embedded: registerEmbedded,
       ns_get: nsGetFigures,
       setup: {
         devices: DEVICES,
@@ -279,8 +307,6 @@ async function main(): Promise<void> {
         loadavg_end: [] as number[],
       },
     };
-    await stack.stop();
-    stack = undefined;
     result.setup.loadavg_end = os.loadavg().map((x) => round(x));
     result.setup.total_s = round((Date.now() - started) / 1000, 1);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
