@@ -113,6 +113,13 @@ describe('JsEndDeviceRegistry (SQLite)', () => {
   });
 
   describe('root keys', () => {
+    it('a masked root key missing from the body counts as zero (as TTS) → field_value; masking the envelope removes it', async () => {
+      await registry.set(setReq({ ids: ids('dev-19'), root_keys: { app_key: { key: APP_KEY } } }, ['root_keys.app_key.key']));
+      expect(await errorOf(registry.set(setReq({ ids: ids('dev-19') }, ['root_keys.app_key.key'])))).toMatchObject({ name: 'field_value', attributes: { field: 'root_keys.app_key.key' } });
+      await registry.set(setReq({ ids: ids('dev-19') }, ['root_keys.app_key']));
+      expect((await registry.get(getReq(ids('dev-19'), ['root_keys']))).root_keys).toEqual({});
+    });
+
     it('a zero root key with its path masked → pkg/joinserver:field_value, cause field_is_zero; nothing is stored', async () => {
       for (const name of ['app_key', 'nwk_key']) {
         for (const path of [`root_keys.${name}.key`, `root_keys.${name}`, 'root_keys']) {

@@ -19,7 +19,10 @@ export function completeJsDevice(device: Device, { paths, request }: CompleteCon
   for (const envelope of ROOT_KEYS) {
     const field = `${envelope}.key`;
     const name = envelope.split('.')[1];
-    if (hasAnyField(paths, field) && rootKeys?.[name]?.key === ZERO_KEY) throw ErrFieldValue.with({ field }, ErrFieldIsZero.with({ name: field }));
+    // As TTS: a masked root key that is absent counts as zero (a key is removed by masking its envelope).
+    const stored = rootKeys?.[name] as { key?: string; encrypted_key?: string } | undefined;
+    const zero = stored?.key === ZERO_KEY || (paths.includes(field) && !stored?.key && !stored?.encrypted_key);
+    if (hasAnyField(paths, field) && zero) throw ErrFieldValue.with({ field }, ErrFieldIsZero.with({ name: field }));
   }
   return device;
 }
