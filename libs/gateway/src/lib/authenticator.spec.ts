@@ -42,3 +42,28 @@ describe('Authenticator (bootstrap admin key)', () => {
     }
   });
 });
+
+describe('Authenticator: remembered authentications', () => {
+  it('answers a repeated header from memory, and never remembers a refused one', () => {
+    const auth = new Authenticator(config);
+    const remembered = (a: Authenticator) => (a as unknown as { authenticated: Map<string, unknown> }).authenticated;
+    for (let i = 0; i < 3; i++) expect(auth.authenticate('Bearer NNSXS.ADMINKEYID.ADMINSECRETVALUE').kind).toBe('admin');
+    expect(remembered(auth).size).toBe(1);
+    for (let i = 0; i < 3; i++) expect(errorOf(() => auth.authenticate('Bearer NNSXS.ADMINKEYID.WRONG')).code).toBe(16);
+    expect(errorOf(() => auth.authenticate('Bearer NNSXS.ADMINKEYID.ADMINSECRETVALUEX')).code).toBe(16);
+    expect(errorOf(() => auth.authenticate('Basic NNSXS.ADMINKEYID.ADMINSECRETVALUE')).code).toBe(16);
+    expect([...remembered(auth).keys()]).toEqual(['Bearer NNSXS.ADMINKEYID.ADMINSECRETVALUE']);
+  });
+
+  it('keeps at most 1000 header values, dropping the least recently used', () => {
+    const auth = new Authenticator(config);
+    const remembered = (auth as unknown as { authenticated: Map<string, unknown> }).authenticated;
+    const spelling = (i: number) => `Bearer NNSXS.ADMINKEYID.ADMINSECRETVALUE${' '.repeat(i + 1)}`; // trailing blanks are trimmed
+    for (let i = 0; i < 1000; i++) expect(auth.authenticate(spelling(i)).kind).toBe('admin');
+    expect(auth.authenticate(spelling(0)).kind).toBe('admin'); // used again: now the most recent
+    expect(auth.authenticate(spelling(1000)).kind).toBe('admin');
+    expect(remembered.size).toBe(1000);
+    expect(remembered.has(spelling(0))).toBe(true);
+    expect(remembered.has(spelling(1))).toBe(false);
+  });
+});

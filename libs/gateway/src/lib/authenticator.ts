@@ -5,6 +5,8 @@ import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { ErrApiKeyNotFound, ErrInvalidToken, ErrUnauthenticated, ErrUnsupportedAuthorization } from './gateway-errors';
 
 const ADMIN: CallerIdentity = { kind: 'admin', id: 'admin', universal: true, rights: [] };
+/** Bound of the remembered Authorization values (least recently used dropped first). */
+const MAX_REMEMBERED = 1000;
 
 /**
  * Resolves `Authorization: Bearer <key>` to a caller identity. Until API keys exist in the IS,
@@ -14,6 +16,14 @@ const ADMIN: CallerIdentity = { kind: 'admin', id: 'admin', universal: true, rig
 @Injectable()
 export class Authenticator {
   private readonly adminDigest?: Buffer;
+  /**
+   * Authorization header values that authenticated, with their identity: a client sends the same
+   * header on every request, and the digest and comparison need not be redone each time. Only
+   * successes are remembered, so this holds nothing but spellings of the configured admin key
+   * (which the process holds anyway); any other token takes the constant-time path every time and
+   * is never kept. Never logged.
+   */
+  private readonly authenticated = new Map<string, CallerIdentity>();
 
   constructor(@Inject(STACK_CONFIG) config: StackConfig) {
     if (config.adminApiKey) this.adminDigest = digest(config.adminApiKey);
@@ -21,6 +31,21 @@ export class Authenticator {
 
   authenticate(authorization: string | undefined): CallerIdentity {
     if (!authorization) throw ErrUnauthenticated.with();
+    const known = this.authenticated.get(authorization);
+    if (known) {
+      if (this.authenticated.size > 1) {
+        this.authenticated.delete(authorization);
+        this.authenticated.set(authorization, known);
+      }
+      return known;
+    }
+    const identity = this.verify(authorization);
+    if (this.authenticated.size >= MAX_REMEMBERED) this.authenticated.delete(this.authenticated.keys().next().value as string);
+    this.authenticated.set(authorization, identity);
+    return identity;
+  }
+
+  private verify(authorization: string): CallerIdentity {
     const space = authorization.indexOf(' ');
     const scheme = space > 0 ? authorization.slice(0, space) : authorization;
     const token = space > 0 ? authorization.slice(space + 1).trim() : '';

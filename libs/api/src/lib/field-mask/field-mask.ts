@@ -22,10 +22,17 @@ export function touchesField(requested: readonly string[], path: string): boolea
   return requested.some((r) => r === path || path.startsWith(`${r}.`) || r.startsWith(`${path}.`));
 }
 
-/** Removes paths covered by a requested parent and duplicates. */
+/** Removes paths covered by a requested parent and duplicates (sorted). */
 export function normalizePaths(paths: readonly string[]): string[] {
-  const unique = [...new Set(paths)];
-  return unique.filter((p) => !unique.some((q) => q !== p && p.startsWith(`${q}.`))).sort();
+  const unique = new Set(paths);
+  const out: string[] = [];
+  // A path is covered when one of its dot-prefixes (`a`, `a.b` of `a.b.c`) is requested too.
+  for (const p of unique) {
+    let covered = false;
+    for (let dot = p.indexOf('.'); dot >= 0 && !covered; dot = p.indexOf('.', dot + 1)) covered = unique.has(p.slice(0, dot));
+    if (!covered) out.push(p);
+  }
+  return out.sort();
 }
 
 function getPath(obj: Obj, path: string[]): unknown {
@@ -39,17 +46,35 @@ function getPath(obj: Obj, path: string[]): unknown {
 
 /** A copy of `source` holding only the given paths (a parent path selects the whole subtree). */
 export function selectFields<T extends object>(source: T, paths: readonly string[]): Partial<T> {
+  return selectSplitPaths(source, splitPaths(paths));
+}
+
+/**
+ * `selectFields` with the paths normalised once, for callers that select the same paths again and
+ * again (a registry's stored paths, the rows of a List).
+ */
+export function fieldSelector<T extends object>(paths: readonly string[]): (source: T) => Partial<T> {
+  const split = splitPaths(paths);
+  return (source) => selectSplitPaths(source, split);
+}
+
+function splitPaths(paths: readonly string[]): string[][] {
+  return normalizePaths(paths).map((path) => path.split('.'));
+}
+
+function selectSplitPaths<T extends object>(source: T, paths: readonly string[][]): Partial<T> {
   const out: Obj = {};
-  for (const path of normalizePaths(paths)) {
-    const parts = path.split('.');
+  for (const parts of paths) {
     const value = getPath(source as Obj, parts);
     if (value === undefined) continue;
     let cur = out;
-    for (const key of parts.slice(0, -1)) {
+    const last = parts.length - 1;
+    for (let i = 0; i < last; i++) {
+      const key = parts[i];
       if (!isObj(cur[key])) cur[key] = {};
       cur = cur[key] as Obj;
     }
-    cur[parts[parts.length - 1]] = value;
+    cur[parts[last]] = value;
   }
   return out as Partial<T>;
 }

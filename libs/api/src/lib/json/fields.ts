@@ -53,6 +53,7 @@ function unwrap(value: unknown, options: WrapperOption | undefined): unknown {
   return (value as { value?: unknown }).value;
 }
 
+/** A check that accepts an absent value (`decodeMessage` skips the checks of undefined properties). */
 function check(name: string, valid: (value: unknown) => boolean, reason: (value: unknown) => string, options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {

@@ -1,4 +1,4 @@
-import { ValidateBy, type ValidationArguments } from 'class-validator';
+import { IS_DEFINED, ValidateBy, type ValidationArguments } from 'class-validator';
 import { EnumName } from '../json/fields';
 import { PayloadFormatter } from '../enums/mac';
 
@@ -19,10 +19,16 @@ const isSetParameter = (v: unknown) => typeof v === 'string' && v !== '';
  * - FORMATTER_NONE, FORMATTER_CAYENNELPP and FORMATTER_REPOSITORY (which looks the codec up by the
  *   device's version_ids) take no parameter: alone, or with any parameter (even `""`), they count
  *   as set together.
+ *
+ * Both rules are about an absent field (the formatter, or the parameter a formatter needs), so
+ * they are registered as presence checks (`isDefined`, the class-validator type that runs even for
+ * an undefined property; `decodeMessage` skips the other checks of undefined properties, which all
+ * accept undefined). The parameter's rule for a present value stays an ordinary check, after the
+ * parameter's own, so that the first reason of a bad parameter is unchanged.
  */
 function FormatterSetTogether(parameterKey: 'up_formatter_parameter' | 'down_formatter_parameter'): PropertyDecorator {
   return ValidateBy({
-    name: 'formatter_set_together',
+    name: IS_DEFINED,
     validator: {
       validate: (formatter: unknown, args?: ValidationArguments) => formatter !== undefined || !isSetParameter((args?.object as Record<string, unknown>)[parameterKey]),
       defaultMessage: () => `value must be set together with \`${parameterKey}\``,
@@ -39,15 +45,16 @@ function FormatterParameter(formatterKey: 'up_formatter' | 'down_formatter'): Pr
         defaultMessage: (args) => (typeof args?.value !== 'string' ? 'value must be a string' : `value length must be at most ${MAX_FORMATTER_PARAMETER_BYTES} bytes`),
       },
     })(target, key);
+    const setTogether = (v: unknown, args?: ValidationArguments) => {
+      const formatter = (args?.object as Record<string, unknown>)[formatterKey];
+      return !(typeof formatter === 'string' && PARAMETERISED_FORMATTERS.includes(formatter)) || isSetParameter(v);
+    };
+    const defaultMessage = (args?: ValidationArguments) =>
+      `value is required when \`${formatterKey}\` is ${String((args?.object as Record<string, unknown>)[formatterKey])}: must be set together with \`${formatterKey}\``;
+    ValidateBy({ name: IS_DEFINED, validator: { validate: (v: unknown, args?: ValidationArguments) => v !== undefined || setTogether(v, args), defaultMessage } })(target, key);
     ValidateBy({
       name: 'formatter_parameter_set_together',
-      validator: {
-        validate: (v: unknown, args?: ValidationArguments) => {
-          const formatter = (args?.object as Record<string, unknown>)[formatterKey];
-          return !(typeof formatter === 'string' && PARAMETERISED_FORMATTERS.includes(formatter)) || isSetParameter(v);
-        },
-        defaultMessage: (args) => `value is required when \`${formatterKey}\` is ${String((args?.object as Record<string, unknown>)[formatterKey])}: must be set together with \`${formatterKey}\``,
-      },
+      validator: { validate: (v: unknown, args?: ValidationArguments) => v === undefined || setTogether(v, args), defaultMessage },
     })(target, key);
   };
 }

@@ -11,6 +11,7 @@ import {
   type ListEndDevicesRequest,
   nowTimestamp,
   selectFields,
+  fieldSelector,
   applyFields,
   type UpdateEndDeviceRequest,
 } from '@lorawan/api';
@@ -73,7 +74,8 @@ export class EndDeviceRegistryService {
       limit: pageSize,
       offset: (Math.max(page ?? 0, 1) - 1) * pageSize,
     });
-    const selected = devices.map((d) => selectFields(d, [...DEFAULT_PATHS, ...paths]));
+    const select = fieldSelector<IsEndDevice>([...DEFAULT_PATHS, ...paths]);
+    const selected = devices.map(select);
     return new WithTotal(selected.length > 0 ? { end_devices: selected } : {}, total);
   }
 

@@ -1,6 +1,6 @@
 import { type DataSource, type Repository } from 'typeorm';
 import { sqlToTimestamp, timestampToSql } from '@lorawan/api';
-import { isDuplicateKeyError } from '@lorawan/persistence';
+import { isDuplicateKeyError, timestampTransformer } from '@lorawan/persistence';
 import { EndDeviceEntity } from './end-device.entity';
 import { toDomain, toEntity } from './end-device.mapper';
 import type { CreateResult, EndDeviceStore, IsEndDevice, ListOptions } from './end-device.model';
@@ -17,6 +17,15 @@ const ORDER_COLUMNS: Record<ListOptions['order'], string> = {
 
 const GET_SQL =
   'SELECT application_id, device_id, dev_eui, join_eui, name, description, description_key, created_at, updated_at, fields FROM end_devices WHERE application_id = ? AND device_id = ?';
+
+const INSERT_COLUMNS = 'application_id, device_id, dev_eui, join_eui, name, description, description_key, created_at, updated_at, fields';
+const INSERT_SQL = `INSERT INTO end_devices (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** The entity's column values, as TypeORM writes them (timestamps through the column transformer). */
+function insertParams(row: EndDeviceEntity): unknown[] {
+  const time = (value: string) => timestampTransformer.to(value) as unknown;
+  return [row.application_id, row.device_id, row.dev_eui, row.join_eui, row.name, row.description, row.description_key, time(row.created_at), time(row.updated_at), row.fields];
+}
 
 type RawEndDeviceRow = Omit<EndDeviceEntity, 'created_at' | 'updated_at'> & { created_at: string | Date; updated_at: string | Date };
 
@@ -35,8 +44,9 @@ export class TypeOrmEndDeviceStore implements EndDeviceStore {
 
   async create(device: IsEndDevice): Promise<CreateResult> {
     try {
-      // No reload of generated columns after the insert: the row is complete as given.
-      await this.repo.createQueryBuilder().insert().into(EndDeviceEntity).values(toEntity(device)).updateEntity(false).execute();
+      // One fixed statement (building it with TypeORM's InsertQueryBuilder cost a quarter of a
+      // Create); every column is given, so there is nothing to reload after the insert.
+      await this.dataSource.query(INSERT_SQL, insertParams(toEntity(device)));
       return { ok: true };
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
