@@ -3,6 +3,7 @@
  * (IS fields, per-registry field masks) and how their answers are merged back into one device.
  * No I/O here, so the rules are unit-tested (`split.spec.ts`).
  */
+import { IS_END_DEVICE_FIELDS } from '@lorawan/api';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -12,21 +13,10 @@ export function isObject(value: unknown): value is JsonObject {
 }
 
 /**
- * Fields the Identity Server stores (the spec's "Registries" table): the body of IS Create.
- * `ids.dev_addr` is not among them; the NS derives it from `session.dev_addr`.
+ * Fields the Identity Server stores besides ids and its timestamps (the contract's list): the body
+ * of IS Create. `ids.dev_addr` is not among the IS ids; the NS derives it from `session.dev_addr`.
  */
-const IS_FIELDS = [
-  'name',
-  'description',
-  'attributes',
-  'version_ids',
-  'service_profile_id',
-  'network_server_address',
-  'application_server_address',
-  'join_server_address',
-  'locations',
-  'picture',
-] as const;
+const IS_FIELDS = IS_END_DEVICE_FIELDS.filter((f) => !['ids', 'created_at', 'updated_at'].includes(f));
 const IS_ID_FIELDS = ['device_id', 'application_ids', 'dev_eui', 'join_eui'] as const;
 
 /**

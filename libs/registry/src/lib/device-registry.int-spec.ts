@@ -1,9 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { ALLOWED_PATHS, decodeMessage, DeleteEndDeviceRequest, GetEndDeviceRequest, SetEndDeviceRequest } from '@lorawan/api';
-import { Code, defineError, type ErrorDetails, isStackError } from '@lorawan/errors';
+import { ALLOWED_PATHS } from '@lorawan/api';
+import { Code, defineError } from '@lorawan/errors';
 import { type CopySource, type Device, DeviceRegistry, NO_COPY_SOURCE, type RegistryPolicy } from './device-registry';
 import { createDevicesTable, dropDevicesTable } from './devices-table';
 import { keySealerFor } from './registry.providers';
+import { delReq, errorOf, getReq, rawFieldsOf, setReq } from './registry-requests.conformance';
 import { openTestDataSource } from './registry-store.conformance';
 import { TypeOrmDeviceStore } from './typeorm-device.store';
 
@@ -50,20 +51,7 @@ const KEY2 = 'FFEEDDCCBBAA99887766554433221100';
 const EUI = (n: number) => n.toString(16).toUpperCase().padStart(16, '0');
 const ids = (device_id: string, extra: Record<string, string> = {}, app = APP) => ({ device_id, application_ids: { application_id: app }, ...extra });
 
-const setReq = (end_device: object, paths: string[]) => decodeMessage(SetEndDeviceRequest, { end_device, field_mask: { paths } });
-const getReq = (end_device_ids: object, paths: string[] = []) => decodeMessage(GetEndDeviceRequest, { end_device_ids, field_mask: { paths } });
-const delReq = (end_device_ids: object) => decodeMessage(DeleteEndDeviceRequest, end_device_ids);
 
-/** The error a promise rejects with, as TTS ErrorDetails (namespace, name, code, attributes, cause). */
-async function errorOf(promise: Promise<unknown>): Promise<ErrorDetails> {
-  try {
-    await promise;
-  } catch (err) {
-    if (isStackError(err)) return err.toDetails();
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('DeviceRegistry engine (SQLite)', () => {
   let db: Awaited<ReturnType<typeof openTestDataSource>>;
@@ -71,8 +59,7 @@ describe('DeviceRegistry engine (SQLite)', () => {
   let registry: DeviceRegistry;
   const copy: CopySource = { template: () => undefined, profile: () => ({ supports_class_c: true }) };
 
-  const rawFields = async (app: string, dev: string) =>
-    ((await db.ds.query('SELECT fields FROM end_devices WHERE application_id = ? AND device_id = ?', [app, dev])) as Array<{ fields: string }>)[0]?.fields;
+  const rawFields = (app: string, dev: string) => rawFieldsOf(db.ds, app, dev);
 
   beforeAll(async () => {
     db = await openTestDataSource('ns', [CreateEngineTestDevices1700000000000], 'sqlite');

@@ -200,7 +200,6 @@ export class DeviceRegistry {
     if (request.ids.dev_eui) ids.dev_eui = request.ids.dev_eui;
     if (request.ids.join_eui) ids.join_eui = request.ids.join_eui;
     let device = this.applyRequest({ ids } as Device, request, requestPaths);
-    this.replaceSetKeys(device);
     const copied = this.copyOnCreate(device, request);
     const paths = [...requestPaths, ...copied];
     device = this.keepStored(this.policy.complete(device, { created: true, paths, request }));
@@ -233,18 +232,19 @@ export class DeviceRegistry {
   }
 
   /**
-   * The request's masked paths onto `target` (identifiers are not set through the mask). A masked
-   * `<envelope>.key` sets the key, not one leaf of what is stored: a stored envelope may hold the
-   * key wrapped (`kek_label`, `encrypted_key`), so the envelope is replaced by the new key, or
-   * removed when the request has none.
+   * The request's masked paths onto `target` (identifiers are not set through the mask). A key
+   * replaces its whole envelope, never one leaf of what is stored: a stored envelope may hold the
+   * key wrapped (`kek_label`, `encrypted_key`), which must not linger beside a new key. So a masked
+   * `<envelope>.key` sets the envelope to the request's key (or removes it when the request has
+   * none), and any envelope that ends up with a plain key holds only that key.
    */
   private applyRequest(target: Device, request: Device, paths: readonly string[]): Device {
     const device = applyFields(target, request, paths.filter((p) => !ID_PATHS.has(p)));
     for (const envelopePath of this.policy.keyEnvelopes) {
-      if (!paths.includes(`${envelopePath}.key`) || hasAnyField(paths, envelopePath)) continue;
-      const key = (getPath(request, envelopePath) as KeyEnvelopeJson | undefined)?.key;
+      const keyOnly = paths.includes(`${envelopePath}.key`) && !hasAnyField(paths, envelopePath);
+      const key = (getPath(keyOnly ? request : device, envelopePath) as KeyEnvelopeJson | undefined)?.key;
       if (key) setPath(device, envelopePath, { key });
-      else deletePath(device, envelopePath);
+      else if (keyOnly) deletePath(device, envelopePath);
     }
     return device;
   }
@@ -254,14 +254,6 @@ export class DeviceRegistry {
     const added = copyOnCreate(device, this.policy.copyFields, this.copy.template(request.version_ids), this.copy.profile());
     Object.assign(device, added);
     return Object.keys(added);
-  }
-
-  /** A plain key replaces its whole envelope: a wrapped copy of the key it replaces must not linger beside it. */
-  private replaceSetKeys(device: Device): void {
-    for (const envelopePath of this.policy.keyEnvelopes) {
-      const envelope = getPath(device, envelopePath) as KeyEnvelopeJson | undefined;
-      if (envelope?.key !== undefined) setPath(device, envelopePath, { key: envelope.key });
-    }
   }
 
   private keepStored(device: Device): Device {
@@ -283,8 +275,9 @@ function lookupOf(ids: DeleteEndDeviceRequest): DeviceLookup {
   return { application_id: ids.application_ids.application_id, device_id: ids.device_id, dev_eui: ids.dev_eui, join_eui: ids.join_eui, dev_addr: ids.dev_addr };
 }
 
+/** The store hands out fresh records, so their objects are reused, not copied (applyFields and view copy what they change). */
 function toDevice(record: DeviceRecord): Device {
-  return { ...structuredClone(record.fields), ids: structuredClone(record.ids), created_at: record.created_at, updated_at: record.updated_at };
+  return { ...record.fields, ids: record.ids, created_at: record.created_at, updated_at: record.updated_at };
 }
 
 function toRecord(device: Device, revision: number, keys: KeySealer, envelopes: readonly string[]): DeviceRecord {

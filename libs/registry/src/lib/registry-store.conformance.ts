@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import { dropMysqlDatabase, ensureMysqlDatabase, openDataSource } from '@lorawan/persistence';
 import { TEST_MYSQL_URL, uniqueSuffix } from '@lorawan/testing';
 import { describeDeviceStoreConformance } from './device-store.conformance';
+import { rawFieldsOf } from './registry-requests.conformance';
 import { registryDataSourceOptions, type RegistryComponent } from './registry.providers';
 import { TypeOrmDeviceStore } from './typeorm-device.store';
 
@@ -43,7 +44,7 @@ export function describeRegistryStoreConformance(component: RegistryComponent, m
       return {
         store: new TypeOrmDeviceStore(ds),
         uniqueEuis,
-        rawFields: async (a, d) => ((await ds.query('SELECT fields FROM end_devices WHERE application_id = ? AND device_id = ?', [a, d])) as Array<{ fields: string }>)[0]?.fields,
+        rawFields: (a, d) => rawFieldsOf(ds, a, d),
         close,
       };
     });

@@ -1,8 +1,6 @@
-import { decodeMessage, DeleteEndDeviceRequest, GetEndDeviceRequest, SetEndDeviceRequest } from '@lorawan/api';
-import { type ErrorDetails, isStackError } from '@lorawan/errors';
 import { DeviceTemplateCatalogue } from '@lorawan/lorawan';
 import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
-import { openTestDataSource } from '@lorawan/registry/conformance';
+import { delReq, errorOf, getReq, openTestDataSource, rawFieldsOf, setReq } from '@lorawan/registry/conformance';
 import { AS_MIGRATIONS } from '../migrations';
 import { AS_REGISTRY_POLICY } from './as-registry.policy';
 
@@ -24,19 +22,7 @@ const DOWNLINKS = [
   { f_port: 2, frm_payload: 'BAUG', confirmed: true, priority: 'HIGH' },
 ];
 
-const setReq = (end_device: object, paths: string[]) => decodeMessage(SetEndDeviceRequest, { end_device, field_mask: { paths } });
-const getReq = (end_device_ids: object, paths: string[] = []) => decodeMessage(GetEndDeviceRequest, { end_device_ids, field_mask: { paths } });
-const delReq = (end_device_ids: object) => decodeMessage(DeleteEndDeviceRequest, end_device_ids);
 
-async function errorOf(promise: Promise<unknown>): Promise<ErrorDetails> {
-  try {
-    await promise;
-  } catch (err) {
-    if (isStackError(err)) return err.toDetails();
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 const fieldValue = (field: string) => ({
   namespace: 'pkg/applicationserver',
@@ -53,8 +39,7 @@ describe('AsEndDeviceRegistry (SQLite)', () => {
   let store: TypeOrmDeviceStore;
   let registry: DeviceRegistry;
   const plain = () => keySealerFor('as', { keks: undefined, kekLabels: {} });
-  const rawFields = async (dev: string) =>
-    ((await db.ds.query('SELECT fields FROM end_devices WHERE application_id = ? AND device_id = ?', [APP, dev])) as Array<{ fields: string }>)[0]?.fields;
+  const rawFields = (dev: string) => rawFieldsOf(db.ds, APP, dev);
   const get = (dev: string, paths: string[]) => registry.get(getReq(ids(dev), paths)) as Promise<Json>;
 
   beforeAll(async () => {

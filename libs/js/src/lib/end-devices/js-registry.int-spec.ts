@@ -1,10 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeMessage, DeleteEndDeviceRequest, GetEndDeviceRequest, SetEndDeviceRequest } from '@lorawan/api';
-import { type ErrorDetails, isStackError } from '@lorawan/errors';
 import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
-import { openTestDataSource } from '@lorawan/registry/conformance';
+import { delReq, errorOf, getReq, openTestDataSource, rawFieldsOf, setReq } from '@lorawan/registry/conformance';
 import { JS_MIGRATIONS } from '../migrations';
 import { JS_REGISTRY_POLICY } from './js-registry.policy';
 
@@ -26,23 +24,10 @@ const ids = (device_id: string, extra: Record<string, string | undefined> = { de
   ...extra,
 });
 
-const setReq = (end_device: object, paths: string[]) => decodeMessage(SetEndDeviceRequest, { end_device, field_mask: { paths } });
-const getReq = (end_device_ids: object, paths: string[] = []) => decodeMessage(GetEndDeviceRequest, { end_device_ids, field_mask: { paths } });
-const delReq = (end_device_ids: object) => decodeMessage(DeleteEndDeviceRequest, end_device_ids);
 
-async function errorOf(promise: Promise<unknown>): Promise<ErrorDetails> {
-  try {
-    await promise;
-  } catch (err) {
-    if (isStackError(err)) return err.toDetails();
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 type Db = Awaited<ReturnType<typeof openTestDataSource>>;
-const rawFields = async (db: Db, dev: string) =>
-  ((await db.ds.query('SELECT fields FROM end_devices WHERE application_id = ? AND device_id = ?', [APP, dev])) as Array<{ fields: string }>)[0]?.fields;
+const rawFields = (db: Db, dev: string) => rawFieldsOf(db.ds, APP, dev);
 
 describe('JsEndDeviceRegistry (SQLite)', () => {
   let db: Db;

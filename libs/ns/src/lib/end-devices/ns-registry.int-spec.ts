@@ -1,8 +1,6 @@
-import { decodeMessage, DeleteEndDeviceRequest, GetEndDeviceRequest, SetEndDeviceRequest } from '@lorawan/api';
-import { type ErrorDetails, isStackError } from '@lorawan/errors';
 import { getBand, getFrequencyPlan } from '@lorawan/lorawan';
 import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
-import { openTestDataSource } from '@lorawan/registry/conformance';
+import { delReq, errorOf, getReq, openTestDataSource, rawFieldsOf, setReq } from '@lorawan/registry/conformance';
 import { NS_MIGRATIONS } from '../migrations';
 import { NS_REGISTRY_POLICY } from './ns-registry.policy';
 
@@ -27,19 +25,7 @@ const ABP_PATHS = [...BASE_PATHS, 'session.dev_addr', 'session.keys.f_nwk_s_int_
 const otaa = (id: string, n: number, extra: object = {}) => ({ ids: ids(id, { dev_eui: EUI(n), join_eui: JOIN_EUI }), ...BASE, supports_join: true, ...extra });
 const abp = (id: string, devAddr: string, extra: object = {}) => ({ ids: ids(id), ...BASE, supports_join: false, session: { dev_addr: devAddr, keys: { f_nwk_s_int_key: { key: KEY_F } } }, ...extra });
 
-const setReq = (end_device: object, paths: string[]) => decodeMessage(SetEndDeviceRequest, { end_device, field_mask: { paths } });
-const getReq = (end_device_ids: object, paths: string[] = []) => decodeMessage(GetEndDeviceRequest, { end_device_ids, field_mask: { paths } });
-const delReq = (end_device_ids: object) => decodeMessage(DeleteEndDeviceRequest, end_device_ids);
 
-async function errorOf(promise: Promise<unknown>): Promise<ErrorDetails> {
-  try {
-    await promise;
-  } catch (err) {
-    if (isStackError(err)) return err.toDetails();
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 /** `pkg/networkserver:field_value` on `field`, with the given cause (default: field_is_zero naming the field). */
 const fieldValue = (field: string, cause: object = { namespace: 'pkg/networkserver', name: 'field_is_zero', attributes: { name: field } }) => ({
@@ -57,8 +43,7 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
   let store: TypeOrmDeviceStore;
   let registry: DeviceRegistry;
   const plain = () => keySealerFor('ns', { keks: undefined, kekLabels: {} });
-  const rawFields = async (dev: string) =>
-    ((await db.ds.query('SELECT fields FROM end_devices WHERE application_id = ? AND device_id = ?', [APP, dev])) as Array<{ fields: string }>)[0]?.fields;
+  const rawFields = (dev: string) => rawFieldsOf(db.ds, APP, dev);
   const get = (dev: string, paths: string[]) => registry.get(getReq(ids(dev), paths)) as Promise<Json>;
 
   beforeAll(async () => {

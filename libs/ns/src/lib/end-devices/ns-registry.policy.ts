@@ -79,12 +79,7 @@ export function completeNsDevice(input: Device, { created, previous, paths }: Co
   } else {
     completeAbpSession(device);
   }
-  // Before LoRaWAN 1.1 there is one network session key: a new FNwkSIntKey is also the SNwkSIntKey
-  // and NwkSEncKey (TTS NS Set does the same for any device), so none of them is left stale.
-  const fNwkSIntKey = device.session?.keys?.f_nwk_s_int_key;
-  if (device.session && fNwkSIntKey && device.lorawan_version !== 'MAC_V1_1' && hasAnyField(paths, 'session.keys.f_nwk_s_int_key.key')) {
-    device.session.keys = { ...device.session.keys, s_nwk_s_int_key: fNwkSIntKey, nwk_s_enc_key: fNwkSIntKey };
-  }
+  shareNetworkKeyBefore11(device, paths);
   if (device.session?.dev_addr) device.ids = { ...device.ids, dev_addr: device.session.dev_addr };
   else delete device.ids.dev_addr;
   if (device.session && device.mac_state === undefined) {
@@ -93,7 +88,7 @@ export function completeNsDevice(input: Device, { created, previous, paths }: Co
   return device;
 }
 
-/** ABP: the session must exist with its DevAddr and network keys; before LoRaWAN 1.1 one key serves all three. */
+/** ABP: the session must exist with its DevAddr and network keys (before 1.1 the FNwkSIntKey serves as all three). */
 function completeAbpSession(device: NsDevice): void {
   const session = device.session;
   if (!session?.dev_addr || session.dev_addr === ZERO_DEV_ADDR) invalid('session.dev_addr');
@@ -101,9 +96,25 @@ function completeAbpSession(device: NsDevice): void {
   if (!hasKey(keys.f_nwk_s_int_key)) invalid('session.keys.f_nwk_s_int_key.key');
   if (device.lorawan_version === 'MAC_V1_1') {
     for (const key of ['s_nwk_s_int_key', 'nwk_s_enc_key'] as const) if (!hasKey(keys[key])) invalid(`session.keys.${key}.key`);
-  } else {
-    session.keys = { ...keys, s_nwk_s_int_key: keys.s_nwk_s_int_key ?? keys.f_nwk_s_int_key, nwk_s_enc_key: keys.nwk_s_enc_key ?? keys.f_nwk_s_int_key };
   }
+}
+
+/**
+ * Before LoRaWAN 1.1 there is one network session key: a new FNwkSIntKey is also the SNwkSIntKey
+ * and NwkSEncKey (TTS NS Set does the same for any device), so none of them is left stale; an ABP
+ * session given only the FNwkSIntKey gets it as the other two.
+ */
+function shareNetworkKeyBefore11(device: NsDevice, paths: readonly string[]): void {
+  const keys = device.session?.keys;
+  const fNwkSIntKey = keys?.f_nwk_s_int_key;
+  if (!device.session || !keys || !fNwkSIntKey || device.lorawan_version === 'MAC_V1_1') return;
+  const replace = hasAnyField(paths, 'session.keys.f_nwk_s_int_key.key');
+  if (!replace && device.supports_join) return;
+  device.session.keys = {
+    ...keys,
+    s_nwk_s_int_key: replace ? fNwkSIntKey : (keys.s_nwk_s_int_key ?? fNwkSIntKey),
+    nwk_s_enc_key: replace ? fNwkSIntKey : (keys.nwk_s_enc_key ?? fNwkSIntKey),
+  };
 }
 
 const envelopes = (session: string) => NETWORK_KEYS.map((k) => `${session}.keys.${k}`);
