@@ -7,7 +7,6 @@ import { createTransport } from '@lorawan/transport';
 runMain('gateway', async () => {
   const config = loadConfig(process.env);
   if (!config.natsUrl) throw new Error('the standalone gateway needs NATS_URL; use the stack app for embedded mode');
-  if (!config.adminApiKey) new Logger('gateway').warn('ADMIN_API_KEY is not set: every API request will be refused');
   const transport = await createTransport(config, 'gateway');
   const gateway = await startGateway({ config, transport });
   new Logger('gateway').log(`listening on :${gateway.port}`);

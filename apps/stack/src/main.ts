@@ -29,7 +29,7 @@ runMain('stack', async () => {
 
   const logger = new Logger('stack');
   const config = loadConfig(process.env);
-  if (!config.adminApiKey && parts.includes('gateway')) {
+  if (!config.adminApiKey && parts.includes('is')) {
     const { key, file } = embeddedAdminKey(config.dataDir);
     config.adminApiKey = key;
     logger.log(`ADMIN_API_KEY not set: using the admin key stored in ${file}`);

@@ -13,6 +13,7 @@ export * from './lib/messages/location';
 export * from './lib/messages/field-mask';
 export * from './lib/messages/end-device';
 export * from './lib/messages/end-device-requests';
+export * from './lib/messages/identity';
 export * from './lib/rpc/rights';
 export * from './lib/rpc/context';
 export * from './lib/rpc/rpc-table';

@@ -1,25 +1,64 @@
-import { applicationIdOf, type RpcContext, type Right } from '@lorawan/api';
-import { Code, defineError } from '@lorawan/errors';
+import { entityIdOf, type EntityKind, requiredRights, type RpcContext, type RpcDefinition } from '@lorawan/api';
+import { Code, defineError, type ErrorDefinition } from '@lorawan/errors';
 
-export const ErrNoApplicationRights = defineError('pkg/auth/rights', 'no_application_rights', 'no rights for application `{uid}`', Code.PermissionDenied);
-export const ErrInsufficientApplicationRights = defineError(
-  'pkg/auth/rights',
-  'insufficient_application_rights',
-  'insufficient rights for application `{uid}`',
-  Code.PermissionDenied,
-);
+const noRights = (kind: string) => defineError('pkg/auth/rights', `no_${kind}_rights`, `no rights for ${kind} \`{uid}\``, Code.PermissionDenied);
+const insufficientRights = (kind: string) =>
+  defineError('pkg/auth/rights', `insufficient_${kind}_rights`, `insufficient rights for ${kind} \`{uid}\``, Code.PermissionDenied);
+
+export const ErrNoApplicationRights = noRights('application');
+export const ErrInsufficientApplicationRights = insufficientRights('application');
+export const ErrNoGatewayRights = noRights('gateway');
+export const ErrInsufficientGatewayRights = insufficientRights('gateway');
+export const ErrNoUserRights = noRights('user');
+export const ErrInsufficientUserRights = insufficientRights('user');
+export const ErrNoOrganizationRights = noRights('organization');
+export const ErrInsufficientOrganizationRights = insufficientRights('organization');
+export const ErrNoClientRights = noRights('client');
+export const ErrInsufficientClientRights = insufficientRights('client');
+export const ErrNoAdmin = defineError('pkg/auth/rights', 'no_admin', 'no admin rights', Code.PermissionDenied);
 export const ErrUnauthenticated = defineError('pkg/rpcmetadata', 'unauthenticated', 'the context is not authenticated', Code.Unauthenticated);
 
+const NO_RIGHTS: Record<EntityKind, ErrorDefinition> = {
+  application: ErrNoApplicationRights,
+  gateway: ErrNoGatewayRights,
+  user: ErrNoUserRights,
+  organization: ErrNoOrganizationRights,
+  client: ErrNoClientRights,
+};
+const INSUFFICIENT_RIGHTS: Record<EntityKind, ErrorDefinition> = {
+  application: ErrInsufficientApplicationRights,
+  gateway: ErrInsufficientGatewayRights,
+  user: ErrInsufficientUserRights,
+  organization: ErrInsufficientOrganizationRights,
+  client: ErrInsufficientClientRights,
+};
+
+/** `no_<kind>_rights` / `insufficient_<kind>_rights` for an entity kind. */
+export function rightsErrors(kind: EntityKind): { none: ErrorDefinition; insufficient: ErrorDefinition } {
+  return { none: NO_RIGHTS[kind], insufficient: INSUFFICIENT_RIGHTS[kind] };
+}
+
 /**
- * Components enforce rights themselves from the caller identity the gateway attached: the
- * gateway is not the only line of defence.
+ * Components enforce rights themselves from the caller identity the gateway attached (the gateway
+ * is not the only line of defence): the caller needs some right on the RPC's entity and every right
+ * the RPC (and the request's field mask) calls for. Rights resolved for another entity than the
+ * request's count as none.
  */
-export function requireApplicationRights(ctx: RpcContext, request: object, rights: readonly Right[]): void {
+export function requireRights(ctx: RpcContext, rpc: RpcDefinition, request: object): void {
+  if (rpc.unauthenticated) return;
   const caller = ctx.caller;
   if (!caller) throw ErrUnauthenticated.with();
-  if (caller.universal || rights.length === 0) return;
-  const uid = applicationIdOf(request) ?? '';
-  if (caller.rights.length === 0) throw ErrNoApplicationRights.with({ uid });
-  const missing = rights.filter((r) => !caller.rights.includes(r));
-  if (missing.length > 0) throw ErrInsufficientApplicationRights.with({ uid, missing });
+  if (caller.universal) return;
+  if (rpc.adminOnly && !caller.is_admin) throw ErrNoAdmin.with();
+  const entity = rpc.entity;
+  if (!entity) return;
+  const uid = entityIdOf(rpc, request);
+  if (uid === undefined) {
+    if (entity.optional) return;
+    throw NO_RIGHTS[entity.kind].with({ uid: '' });
+  }
+  const held = caller.entity?.kind === entity.kind && caller.entity.id === uid ? caller.rights : [];
+  if (held.length === 0) throw NO_RIGHTS[entity.kind].with({ uid });
+  const missing = requiredRights(rpc, request).filter((r) => !held.includes(r));
+  if (missing.length > 0) throw INSUFFICIENT_RIGHTS[entity.kind].with({ uid, missing });
 }

@@ -1,5 +1,5 @@
 import { Injectable, Module } from '@nestjs/common';
-import { type GetEndDeviceRequest, RPCS, type RpcContext } from '@lorawan/api';
+import { type GetEndDeviceRequest, type Right, RPCS, type RpcContext } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
 import { decode, encode, InProcessTransport, type RpcReplyEnvelope } from '@lorawan/transport';
 import { RpcHandler, WithTotal } from './rpc-handler.decorator';
@@ -20,7 +20,9 @@ class FakeRegistry {
 @Module({ providers: [FakeRegistry] })
 class FakeModule {}
 
-const admin: RpcContext = { request_id: 'r1', correlation_ids: [], caller: { kind: 'admin', id: 'admin', universal: true, rights: [] } };
+const internal = { kind: 'internal' as const, id: 'x', is_admin: false, key_rights: [], universal: false };
+const admin: RpcContext = { request_id: 'r1', correlation_ids: [], caller: { ...internal, universal: true, rights: [] } };
+const onApp = (id: string, rights: Right[]): RpcContext => ({ ...admin, caller: { ...internal, entity: { kind: 'application', id }, rights } });
 
 describe('RpcServer pipeline', () => {
   const transport = new InProcessTransport();
@@ -49,11 +51,15 @@ describe('RpcServer pipeline', () => {
   it('enforces the RPC rights from the caller identity', async () => {
     const body = { end_device_ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } } };
     expect(await call(body, { ...admin, caller: undefined })).toMatchObject({ error: { name: 'unauthenticated', code: 16 } });
-    expect(await call(body, { ...admin, caller: { kind: 'internal', id: 'x', universal: false, rights: [] } })).toMatchObject({ error: { name: 'no_application_rights', code: 7 } });
-    expect(await call(body, { ...admin, caller: { kind: 'internal', id: 'x', universal: false, rights: ['RIGHT_APPLICATION_INFO'] } })).toMatchObject({
+    expect(await call(body, onApp('app1', []))).toMatchObject({ error: { name: 'no_application_rights', code: 7, attributes: { uid: 'app1' } } });
+    expect(await call(body, onApp('app1', ['RIGHT_APPLICATION_INFO']))).toMatchObject({
       error: { name: 'insufficient_application_rights', attributes: { uid: 'app1', missing: ['RIGHT_APPLICATION_DEVICES_READ'] } },
     });
-    expect(await call(body, { ...admin, caller: { kind: 'internal', id: 'x', universal: false, rights: ['RIGHT_APPLICATION_DEVICES_READ'] } })).toHaveProperty('ok');
+    expect(await call(body, onApp('app1', ['RIGHT_APPLICATION_DEVICES_READ']))).toHaveProperty('ok');
+    // Rights resolved on another application count as none: a caller cannot reuse them here.
+    expect(await call(body, onApp('app2', ['RIGHT_APPLICATION_DEVICES_READ']))).toMatchObject({ error: { name: 'no_application_rights', attributes: { uid: 'app1' } } });
+    // Key material in the mask needs the keys right too.
+    expect(await call({ ...body, field_mask: 'name' }, onApp('app1', ['RIGHT_APPLICATION_DEVICES_READ']))).toHaveProperty('ok');
   });
 
   it('turns unexpected failures into an internal error without leaking their text', async () => {

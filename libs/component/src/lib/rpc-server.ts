@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { decodeMessage, type ComponentName, requiredRights, RPCS, type RpcDefinition, type RpcName, healthSubject, type RpcContext } from '@lorawan/api';
+import { decodeMessage, type ComponentName, RPCS, type RpcDefinition, type RpcName, healthSubject, type RpcContext } from '@lorawan/api';
 import { ErrInternal, StackError } from '@lorawan/errors';
 import { decode, encode, type RpcReplyEnvelope, type RpcRequestEnvelope, type Subscription, type Transport, TRANSPORT } from '@lorawan/transport';
 import { RPC_HANDLER, WithTotal } from './rpc-handler.decorator';
-import { requireApplicationRights } from './rights';
+import { requireRights } from './rights';
 import { HealthService } from './health.service';
 import { COMPONENT_NAME } from './tokens';
 
@@ -60,7 +60,7 @@ export class RpcServer implements OnApplicationBootstrap, OnApplicationShutdown 
     try {
       const envelope = decode<RpcRequestEnvelope>(payload);
       const request = decodeMessage(rpc.request, envelope.body);
-      requireApplicationRights(envelope.ctx, request, requiredRights(rpc, request));
+      requireRights(envelope.ctx, rpc, request);
       const result = await handler(request, envelope.ctx);
       reply = result instanceof WithTotal ? { ok: result.body, total: result.total } : { ok: result ?? {} };
     } catch (err) {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, validateSync } from 'class-validator';
 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 const toBool = ({ value }: { value: unknown }) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value);
@@ -22,6 +22,10 @@ export class Environment {
   @IsOptional() @Matches(MYSQL_URL, { message: 'NS_DATABASE_URL must be a mysql:// URL' }) NS_DATABASE_URL?: string;
   @IsOptional() @Matches(MYSQL_URL, { message: 'AS_DATABASE_URL must be a mysql:// URL' }) AS_DATABASE_URL?: string;
   @IsOptional() @IsString() @Matches(/^\S{16,}$/, { message: 'ADMIN_API_KEY must be at least 16 characters without spaces' }) ADMIN_API_KEY?: string;
+  /** The bootstrap admin user the IS creates on first start; ADMIN_API_KEY is that user's key. */
+  @IsOptional() @Matches(/^[a-z0-9](?:[-]?[a-z0-9]){2,}$/, { message: 'ADMIN_USER_ID must be a user ID' }) @MaxLength(36) ADMIN_USER_ID = 'admin';
+  /** How long the gateway reuses a resolved caller (credentials and rights); 0 disables the cache. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(300000) AUTH_CACHE_TTL_MS = 5000;
   @IsOptional() @Transform(toBool) @IsBoolean() DB_AUTO_MIGRATE = true;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000) RPC_TIMEOUT_MS = 10000;
   @IsOptional() @IsIn(['error', 'warn', 'log', 'info', 'debug', 'verbose']) LOG_LEVEL = 'info';
@@ -48,6 +52,8 @@ export interface StackConfig {
   dataDir: string;
   databaseUrls: Partial<Record<DatabaseComponent, string>>;
   adminApiKey?: string;
+  adminUserId: string;
+  authCacheTtlMs: number;
   autoMigrate: boolean;
   rpcTimeoutMs: number;
   logLevel: string;
@@ -79,6 +85,8 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     dataDir: e.DATA_DIR,
     databaseUrls: { is: e.IS_DATABASE_URL, js: e.JS_DATABASE_URL, ns: e.NS_DATABASE_URL, as: e.AS_DATABASE_URL },
     adminApiKey: e.ADMIN_API_KEY,
+    adminUserId: e.ADMIN_USER_ID,
+    authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     autoMigrate: e.DB_AUTO_MIGRATE,
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,

@@ -1,69 +1,116 @@
+import { ACCESS_INVALIDATION_SUBJECT, type CallerIdentity, RPCS } from '@lorawan/api';
 import type { StackConfig } from '@lorawan/config';
-import { type StackError } from '@lorawan/errors';
+import { Code, defineError, type StackError } from '@lorawan/errors';
+import { decode, encode, InProcessTransport, type RpcRequestEnvelope } from '@lorawan/transport';
 import { Authenticator } from './authenticator';
+import { RpcForwarder } from './rpc-forwarder';
 
-const config = { adminApiKey: 'NNSXS.ADMINKEYID.ADMINSECRETVALUE' } as StackConfig;
+const ErrNotFound = defineError('pkg/identityserver', 'api_key_not_found', 'API key not found', Code.Unauthenticated);
+const ErrBusy = defineError('pkg/test', 'busy', 'busy', Code.Unavailable);
 
-function errorOf(fn: () => unknown): { name: string; code: number } {
+const GET = RPCS['EndDeviceRegistry.Get'];
+const request = (app: string) => ({ end_device_ids: { application_ids: { application_id: app }, device_id: 'dev-1' } });
+const flush = () => new Promise((r) => setImmediate(r));
+
+/** A real in-process transport with an Identity Server double answering `EntityAccess.Authorize`. */
+function setup(ttlMs = 5000) {
+  const transport = new InProcessTransport();
+  const config = { authCacheTtlMs: ttlMs, rpcTimeoutMs: 1000 } as StackConfig;
+  const calls: Array<{ authorization: string; entity?: { kind: string; id: string } }> = [];
+  let answer: (req: { authorization: string; entity?: { kind: string; id: string } }) => { ok: CallerIdentity } | { error: unknown } = (req) => ({
+    ok: { kind: 'api-key', id: 'KEY1', owner: { kind: 'application', id: 'app-1' }, is_admin: false, key_rights: [], universal: false, entity: req.entity as never, rights: ['RIGHT_APPLICATION_DEVICES_READ'] },
+  });
+  transport.serve(RPCS['EntityAccess.Authorize'].subject, 'is', async (payload) => {
+    const body = decode<RpcRequestEnvelope>(payload).body as { authorization: string; entity?: { kind: string; id: string } };
+    calls.push(body);
+    await flush();
+    return encode(answer(body));
+  });
+  const auth = new Authenticator(config, transport, new RpcForwarder(transport, config));
+  auth.onModuleInit();
+  return { auth, transport, calls, setAnswer: (fn: typeof answer) => (answer = fn) };
+}
+
+async function errorOf(p: Promise<unknown>): Promise<string> {
   try {
-    fn();
+    await p;
   } catch (err) {
     const e = err as StackError;
-    return { name: `${e.namespace}:${e.errorName}`, code: e.code };
+    return `${e.namespace}:${e.errorName}`;
   }
   throw new Error('expected an error');
 }
 
-describe('Authenticator (bootstrap admin key)', () => {
-  const auth = new Authenticator(config);
-
-  it('accepts the admin key as a bearer token (scheme case-insensitive)', () => {
-    expect(auth.authenticate('Bearer NNSXS.ADMINKEYID.ADMINSECRETVALUE')).toMatchObject({ kind: 'admin', universal: true });
-    expect(auth.authenticate('bearer NNSXS.ADMINKEYID.ADMINSECRETVALUE').kind).toBe('admin');
+describe('Authenticator', () => {
+  it('asks the IS for the rights on the request entity, and remembers the answer per (credential, entity)', async () => {
+    const { auth, calls } = setup();
+    const a = await auth.authenticate('Bearer T1', GET, request('app-1'), 'r1');
+    expect(a.rights).toEqual(['RIGHT_APPLICATION_DEVICES_READ']);
+    expect(calls).toEqual([{ authorization: 'Bearer T1', entity: { kind: 'application', id: 'app-1' } }]);
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r2');
+    expect(calls).toHaveLength(1);
+    await auth.authenticate('Bearer T1', GET, request('app-2'), 'r3');
+    await auth.authenticate('Bearer T2', GET, request('app-1'), 'r4');
+    expect(calls).toHaveLength(3);
   });
 
-  it('refuses everything else with the TTS errors', () => {
-    expect(errorOf(() => auth.authenticate(undefined))).toEqual({ name: 'pkg/identityserver:unauthenticated', code: 16 });
-    expect(errorOf(() => auth.authenticate('Basic abc'))).toEqual({ name: 'pkg/identityserver:unsupported_authorization', code: 16 });
-    expect(errorOf(() => auth.authenticate('Bearer garbage'))).toEqual({ name: 'pkg/auth:token', code: 3 });
-    expect(errorOf(() => auth.authenticate('Bearer NNSXS.ADMINKEYID.WRONG'))).toEqual({ name: 'pkg/identityserver:api_key_not_found', code: 16 });
+  it('shares one lookup between concurrent requests', async () => {
+    const { auth, calls } = setup();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => auth.authenticate('Bearer T1', GET, request('app-1'), `r${i}`)));
+    expect(calls).toHaveLength(1);
   });
 
-  it('without ADMIN_API_KEY, nothing is accepted', () => {
-    const none = new Authenticator({} as StackConfig);
-    expect(errorOf(() => none.authenticate('Bearer NNSXS.ADMINKEYID.ADMINSECRETVALUE')).code).toBe(16);
+  it('forgets after the TTL, and remembers nothing with a TTL of 0', async () => {
+    const { auth, calls } = setup(0);
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r1');
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r2');
+    expect(calls).toHaveLength(2);
+    const short = setup(20);
+    await short.auth.authenticate('Bearer T1', GET, request('app-1'), 'r1');
+    await new Promise((r) => setTimeout(r, 40));
+    await short.auth.authenticate('Bearer T1', GET, request('app-1'), 'r2');
+    expect(short.calls).toHaveLength(2);
   });
 
-  it('error messages never contain the presented secret', () => {
-    try {
-      auth.authenticate('Bearer NNSXS.ADMINKEYID.SECRETSECRET');
-    } catch (err) {
-      expect(JSON.stringify((err as StackError).toStatus())).not.toContain('SECRETSECRET');
-    }
-  });
-});
-
-describe('Authenticator: remembered authentications', () => {
-  it('answers a repeated header from memory, and never remembers a refused one', () => {
-    const auth = new Authenticator(config);
-    const remembered = (a: Authenticator) => (a as unknown as { authenticated: Map<string, unknown> }).authenticated;
-    for (let i = 0; i < 3; i++) expect(auth.authenticate('Bearer NNSXS.ADMINKEYID.ADMINSECRETVALUE').kind).toBe('admin');
-    expect(remembered(auth).size).toBe(1);
-    for (let i = 0; i < 3; i++) expect(errorOf(() => auth.authenticate('Bearer NNSXS.ADMINKEYID.WRONG')).code).toBe(16);
-    expect(errorOf(() => auth.authenticate('Bearer NNSXS.ADMINKEYID.ADMINSECRETVALUEX')).code).toBe(16);
-    expect(errorOf(() => auth.authenticate('Basic NNSXS.ADMINKEYID.ADMINSECRETVALUE')).code).toBe(16);
-    expect([...remembered(auth).keys()]).toEqual(['Bearer NNSXS.ADMINKEYID.ADMINSECRETVALUE']);
+  it('remembers credential failures but not an unavailable IS', async () => {
+    const { auth, calls, setAnswer } = setup();
+    setAnswer(() => ({ error: ErrNotFound.with().toDetails() }));
+    expect(await errorOf(auth.authenticate('Bearer BAD', GET, request('app-1'), 'r1'))).toBe('pkg/identityserver:api_key_not_found');
+    expect(await errorOf(auth.authenticate('Bearer BAD', GET, request('app-1'), 'r2'))).toBe('pkg/identityserver:api_key_not_found');
+    expect(calls).toHaveLength(1);
+    setAnswer(() => ({ error: ErrBusy.with().toDetails() }));
+    expect(await errorOf(auth.authenticate('Bearer OTHER', GET, request('app-1'), 'r3'))).toBe('pkg/test:busy');
+    expect(await errorOf(auth.authenticate('Bearer OTHER', GET, request('app-1'), 'r4'))).toBe('pkg/test:busy');
+    expect(calls).toHaveLength(3);
   });
 
-  it('keeps at most 1000 header values, dropping the least recently used', () => {
-    const auth = new Authenticator(config);
-    const remembered = (auth as unknown as { authenticated: Map<string, unknown> }).authenticated;
-    const spelling = (i: number) => `Bearer NNSXS.ADMINKEYID.ADMINSECRETVALUE${' '.repeat(i + 1)}`; // trailing blanks are trimmed
-    for (let i = 0; i < 1000; i++) expect(auth.authenticate(spelling(i)).kind).toBe('admin');
-    expect(auth.authenticate(spelling(0)).kind).toBe('admin'); // used again: now the most recent
-    expect(auth.authenticate(spelling(1000)).kind).toBe('admin');
-    expect(remembered.size).toBe(1000);
-    expect(remembered.has(spelling(0))).toBe(true);
-    expect(remembered.has(spelling(1))).toBe(false);
+  it('refuses a request without credentials without asking the IS', async () => {
+    const { auth, calls } = setup();
+    expect(await errorOf(auth.authenticate(undefined, GET, request('app-1'), 'r1'))).toBe('pkg/identityserver:unauthenticated');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('drops entries when the IS broadcasts a changed key or entity', async () => {
+    const { auth, transport, calls } = setup();
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r1');
+    await auth.authenticate('Bearer T1', GET, request('app-2'), 'r2');
+    transport.publish(ACCESS_INVALIDATION_SUBJECT, encode({ entity: { kind: 'application', id: 'app-2' } }));
+    await flush();
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r3');
+    await auth.authenticate('Bearer T1', GET, request('app-2'), 'r4');
+    expect(calls).toHaveLength(3);
+    transport.publish(ACCESS_INVALIDATION_SUBJECT, encode({ api_key_id: 'KEY1' }));
+    await flush();
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r5');
+    expect(calls).toHaveLength(4);
+  });
+
+  it('does not keep a lookup that an invalidation overtook', async () => {
+    const { auth, calls } = setup();
+    const pending = auth.authenticate('Bearer T1', GET, request('app-1'), 'r1');
+    auth.invalidate({ api_key_id: 'KEY1' });
+    await pending;
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r2');
+    expect(calls).toHaveLength(2);
   });
 });

@@ -1,63 +1,122 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
-import type { CallerIdentity } from '@lorawan/api';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import {
+  ACCESS_INVALIDATION_SUBJECT,
+  type AccessInvalidation,
+  type CallerIdentity,
+  entityIdOf,
+  type EntityRef,
+  RPCS,
+  type RpcDefinition,
+} from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { ErrApiKeyNotFound, ErrInvalidToken, ErrUnauthenticated, ErrUnsupportedAuthorization } from './gateway-errors';
+import { Code, StackError } from '@lorawan/errors';
+import { decode, type Subscription, type Transport, TRANSPORT } from '@lorawan/transport';
+import { ErrUnauthenticated } from './gateway-errors';
+import { RpcForwarder } from './rpc-forwarder';
 
-const ADMIN: CallerIdentity = { kind: 'admin', id: 'admin', universal: true, rights: [] };
-/** Bound of the remembered Authorization values (least recently used dropped first). */
-const MAX_REMEMBERED = 1000;
+/** Bound of the remembered resolutions (least recently used dropped first). */
+const MAX_ENTRIES = 10_000;
+/** Answers that stay true for a given token: a malformed token, an unknown key, a wrong secret, an expired key. */
+const CACHEABLE_FAILURES = new Set<Code>([Code.InvalidArgument, Code.Unauthenticated]);
+
+interface Entry {
+  expires: number;
+  caller?: CallerIdentity;
+  error?: StackError;
+}
 
 /**
- * Resolves `Authorization: Bearer <key>` to a caller identity. Until API keys exist in the IS,
- * the only accepted key is ADMIN_API_KEY (compared in constant time); everything else is refused
- * with the TTS errors for a malformed, unknown or missing token.
+ * Resolves `Authorization: Bearer <key>` to the caller and its rights on the request's entity by
+ * asking the Identity Server (`EntityAccess.Authorize`), which owns the keys. Resolutions are
+ * remembered for AUTH_CACHE_TTL_MS per (credential, entity), so a client's steady stream of
+ * requests costs one lookup per few seconds; the IS broadcasts key and entity changes
+ * (`access.invalidate`) and every gateway replica drops the affected entries at once. Concurrent
+ * misses for the same entry share one lookup. Credentials are never logged.
  */
 @Injectable()
-export class Authenticator {
-  private readonly adminDigest?: Buffer;
-  /**
-   * Authorization header values that authenticated, with their identity: a client sends the same
-   * header on every request, and the digest and comparison need not be redone each time. Only
-   * successes are remembered, so this holds nothing but spellings of the configured admin key
-   * (which the process holds anyway); any other token takes the constant-time path every time and
-   * is never kept. Never logged.
-   */
-  private readonly authenticated = new Map<string, CallerIdentity>();
+export class Authenticator implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('Authenticator');
+  private readonly entries = new Map<string, Entry>();
+  private readonly pending = new Map<string, Promise<CallerIdentity>>();
+  private readonly ttlMs: number;
+  /** Bumped by every invalidation: a lookup that started before one is answered but not remembered. */
+  private generation = 0;
+  private subscription?: Subscription;
 
-  constructor(@Inject(STACK_CONFIG) config: StackConfig) {
-    if (config.adminApiKey) this.adminDigest = digest(config.adminApiKey);
+  constructor(
+    @Inject(STACK_CONFIG) config: StackConfig,
+    @Inject(TRANSPORT) private readonly transport: Transport,
+    private readonly forwarder: RpcForwarder,
+  ) {
+    this.ttlMs = config.authCacheTtlMs;
   }
 
-  authenticate(authorization: string | undefined): CallerIdentity {
-    if (!authorization) throw ErrUnauthenticated.with();
-    const known = this.authenticated.get(authorization);
-    if (known) {
-      if (this.authenticated.size > 1) {
-        this.authenticated.delete(authorization);
-        this.authenticated.set(authorization, known);
+  onModuleInit(): void {
+    this.subscription = this.transport.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => {
+      try {
+        this.invalidate(decode<AccessInvalidation>(payload));
+      } catch (err) {
+        this.logger.warn(`ignored a malformed access invalidation: ${(err as Error).message}`);
       }
-      return known;
-    }
-    const identity = this.verify(authorization);
-    if (this.authenticated.size >= MAX_REMEMBERED) this.authenticated.delete(this.authenticated.keys().next().value as string);
-    this.authenticated.set(authorization, identity);
-    return identity;
+    });
   }
 
-  private verify(authorization: string): CallerIdentity {
-    const space = authorization.indexOf(' ');
-    const scheme = space > 0 ? authorization.slice(0, space) : authorization;
-    const token = space > 0 ? authorization.slice(space + 1).trim() : '';
-    if (scheme.toLowerCase() !== 'bearer') throw ErrUnsupportedAuthorization.with();
-    if (!token) throw ErrInvalidToken.with();
-    if (this.adminDigest && timingSafeEqual(digest(token), this.adminDigest)) return ADMIN;
-    const parts = token.split('.');
-    if (parts.length !== 3 || parts.some((p) => p.length === 0)) throw ErrInvalidToken.with();
-    throw ErrApiKeyNotFound.with();
+  onModuleDestroy(): void {
+    this.subscription?.unsubscribe();
+  }
+
+  /** The caller of an RPC, with its rights on the RPC's entity in `request`. */
+  async authenticate(authorization: string | undefined, rpc: RpcDefinition, request: object, requestId: string): Promise<CallerIdentity> {
+    if (!authorization) throw ErrUnauthenticated.with();
+    const id = entityIdOf(rpc, request);
+    const entity: EntityRef | undefined = rpc.entity && id !== undefined ? { kind: rpc.entity.kind, id } : undefined;
+    const key = entity ? `${authorization}\n${entity.kind}:${entity.id}` : authorization;
+    const entry = this.entries.get(key);
+    if (entry) {
+      if (entry.expires > Date.now()) {
+        if (entry.caller) return entry.caller;
+        throw entry.error as StackError;
+      }
+      this.entries.delete(key);
+    }
+    let lookup = this.pending.get(key);
+    if (!lookup) {
+      lookup = this.resolve(key, authorization, entity, requestId).finally(() => this.pending.delete(key));
+      this.pending.set(key, lookup);
+    }
+    return lookup;
+  }
+
+  /** Drops what was remembered for a changed key or entity. */
+  invalidate(msg: AccessInvalidation): void {
+    for (const [key, entry] of this.entries) {
+      const c = entry.caller;
+      if (!c) continue;
+      if ((msg.api_key_id && c.id === msg.api_key_id) || (msg.entity && (same(c.entity, msg.entity) || same(c.owner, msg.entity)))) this.entries.delete(key);
+    }
+    this.generation++;
+  }
+
+  private async resolve(key: string, authorization: string, entity: EntityRef | undefined, requestId: string): Promise<CallerIdentity> {
+    const started = this.generation;
+    try {
+      const { body } = await this.forwarder.forward(RPCS['EntityAccess.Authorize'], { authorization, entity }, { request_id: requestId, correlation_ids: [] });
+      const caller = body as CallerIdentity;
+      this.remember(key, { expires: Date.now() + this.ttlMs, caller }, started);
+      return caller;
+    } catch (err) {
+      if (err instanceof StackError && CACHEABLE_FAILURES.has(err.code)) this.remember(key, { expires: Date.now() + this.ttlMs, error: err }, started);
+      throw err;
+    }
+  }
+
+  private remember(key: string, entry: Entry, generation: number): void {
+    if (this.ttlMs <= 0 || generation !== this.generation) return;
+    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, entry);
   }
 }
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
+function same(a: EntityRef | undefined, b: EntityRef): boolean {
+  return a !== undefined && a.kind === b.kind && a.id === b.id;
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RPCS, type RpcDefinition } from '@lorawan/api';
 import { Code } from '@lorawan/errors';
 import { Authenticator } from './authenticator';
-import { PlainStatus } from './gateway-errors';
+import { ErrUnauthenticated, PlainStatus } from './gateway-errors';
 import { sendError, sendJson } from './http-reply';
 import { buildRequest, type CompiledBinding, compileBinding } from './request-builder';
 import { RpcForwarder } from './rpc-forwarder';
@@ -33,8 +33,10 @@ export class RpcRoutes {
           url: compiled.fastifyPath,
           handler: async (req: FastifyRequest, reply: FastifyReply) => {
             try {
-              const caller = this.auth.authenticate(req.headers.authorization);
+              const authorization = req.headers.authorization;
+              if (!authorization) throw ErrUnauthenticated.with();
               const request = buildRequest(binding, compiled, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body as string | undefined, rpc.request);
+              const caller = await this.auth.authenticate(authorization, rpc, request, req.id);
               const ctx = { request_id: req.id, correlation_ids: [correlationPrefix + req.id], caller };
               const result = await this.forwarder.forward(rpc, request, ctx);
               if (result.total !== undefined) reply.header('x-total-count', String(result.total));

@@ -1,4 +1,4 @@
-import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { HealthService } from '@lorawan/component';
@@ -8,8 +8,10 @@ import { EndDeviceRegistryService } from './end-devices/end-device-registry.serv
 import { END_DEVICE_STORE } from './end-devices/end-device.model';
 import { TypeOrmEndDeviceStore } from './end-devices/typeorm-end-device.store';
 import { isDataSourceOptions } from './is-data-source';
+import { IDENTITY_PROVIDERS } from './entities';
+import { ACCESS_PROVIDERS } from './access';
 
-/** The Identity Server: end-device metadata (EndDeviceRegistry); more entities in later issues. */
+/** The Identity Server: users, applications, gateways, API keys and rights, end-device metadata. */
 @Module({
   providers: [
     {
@@ -24,6 +26,8 @@ import { isDataSourceOptions } from './is-data-source';
     { provide: END_DEVICE_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new TypeOrmEndDeviceStore(ds) },
     EndDeviceRegistryService,
     EndDeviceRegistryRpc,
+    ...(IDENTITY_PROVIDERS as Provider[]),
+    ...(ACCESS_PROVIDERS as Provider[]),
   ],
 })
 export class IsModule implements OnApplicationShutdown {

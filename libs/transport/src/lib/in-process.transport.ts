@@ -9,6 +9,7 @@ interface Group {
 export class InProcessTransport implements Transport {
   readonly kind = 'in-process' as const;
   private readonly subjects = new Map<string, Map<string, Group>>();
+  private readonly listeners = new Map<string, Set<(payload: Uint8Array) => void>>();
   private closed = false;
 
   async request(subject: string, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
@@ -43,6 +44,20 @@ export class InProcessTransport implements Transport {
     };
   }
 
+  publish(subject: string, payload: Uint8Array): void {
+    if (this.closed) return;
+    // Delivered on a later tick, as a broker would: a publisher never runs its subscribers' code.
+    for (const listener of this.listeners.get(subject) ?? []) queueMicrotask(() => listener(payload));
+  }
+
+  subscribe(subject: string, handler: (payload: Uint8Array) => void): Subscription {
+    let set = this.listeners.get(subject);
+    if (!set) this.listeners.set(subject, (set = new Set()));
+    set.add(handler);
+    const s = set;
+    return { unsubscribe: () => s.delete(handler) };
+  }
+
   async healthy(): Promise<boolean> {
     return !this.closed;
   }
@@ -50,5 +65,6 @@ export class InProcessTransport implements Transport {
   async close(): Promise<void> {
     this.closed = true;
     this.subjects.clear();
+    this.listeners.clear();
   }
 }

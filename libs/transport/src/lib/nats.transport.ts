@@ -48,6 +48,19 @@ export class NatsTransport implements Transport {
     return { unsubscribe: () => sub.unsubscribe() };
   }
 
+  publish(subject: string, payload: Uint8Array): void {
+    if (!this.nc.isClosed()) this.nc.publish(this.prefix + subject, payload);
+  }
+
+  subscribe(subject: string, handler: (payload: Uint8Array) => void): Subscription {
+    const sub = this.nc.subscribe(this.prefix + subject, {
+      callback: (err, msg) => {
+        if (!err) handler(msg.data);
+      },
+    });
+    return { unsubscribe: () => sub.unsubscribe() };
+  }
+
   async healthy(): Promise<boolean> {
     if (this.nc.isClosed()) return false;
     try {

@@ -15,6 +15,10 @@ export interface Transport {
   request(subject: string, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array>;
   /** Serves a subject within a queue group: each request goes to one member of the group. */
   serve(subject: string, queue: string, handler: RequestHandler): Subscription;
+  /** Broadcasts a message to every subscriber of the subject (no queue group, no reply); fire and forget. */
+  publish(subject: string, payload: Uint8Array): void;
+  /** Receives every message published on the subject (each subscriber gets its own copy). */
+  subscribe(subject: string, handler: (payload: Uint8Array) => void): Subscription;
   /** True when the transport can carry requests now (broker connection up). */
   healthy(): Promise<boolean>;
   close(): Promise<void>;

@@ -30,3 +30,18 @@ export class GatewayIdentifiers {
   @Required() @Id() gateway_id!: string;
   @Eui64() eui?: string;
 }
+
+export class UserIdentifiers {
+  @Required() @Id() user_id!: string;
+  @Str({ maxLength: 320 }) email?: string;
+}
+
+export class OrganizationIdentifiers {
+  @Required() @Id() organization_id!: string;
+}
+
+/** A collaborator or contact: a user or an organization (a oneof in TTS; exactly one is set). */
+export class OrganizationOrUserIdentifiers {
+  @Message(() => OrganizationIdentifiers) organization_ids?: OrganizationIdentifiers;
+  @Message(() => UserIdentifiers) user_ids?: UserIdentifiers;
+}

@@ -1,13 +1,28 @@
-import type { Right } from './rights';
+import type { EntityRef, Right } from './rights';
 
-/** Who is calling, as the gateway established it. Components enforce rights from this. */
+/**
+ * Who is calling, as the Identity Server resolved the request's credentials for the gateway.
+ * Components enforce rights from this (the gateway is not the only line of defence).
+ */
 export interface CallerIdentity {
-  /** `admin`: the bootstrap admin key from ADMIN_API_KEY (universal rights except *_KEYS on others' apps, later). */
-  kind: 'admin' | 'internal';
-  /** Identifier of the credential (never the secret). */
+  /**
+   * `api-key`: an `NNSXS.` key of an application, gateway or user; `admin-key`: ADMIN_API_KEY,
+   * the bootstrap admin user's key with `RIGHT_ALL`; `internal`: a component calling another.
+   */
+  kind: 'api-key' | 'admin-key' | 'internal';
+  /** Identifier of the credential (the key ID, never the secret). */
   id: string;
-  /** Rights granted; `universal` grants every right on every entity. */
+  /** The entity the key belongs to (the admin user for the admin key). */
+  owner?: EntityRef;
+  /** The owner is an admin user: universal rights ∩ `ALL_ADMIN_RIGHTS` on every entity. */
+  is_admin: boolean;
+  /** The key's own rights, implications expanded (what it could ever do). */
+  key_rights: Right[];
+  /** Internal calls only: every right on every entity. */
   universal: boolean;
+  /** The entity `rights` were resolved on: the request's entity of its RPC (see `RpcDefinition.entity`). */
+  entity?: EntityRef;
+  /** The caller's effective rights on `entity`, implications expanded. Empty: none at all. */
   rights: Right[];
 }
 
@@ -16,4 +31,16 @@ export interface RpcContext {
   request_id: string;
   correlation_ids: string[];
   caller?: CallerIdentity;
+}
+
+/**
+ * Broadcast (publish/subscribe, every gateway replica receives it) by the IS when a credential or a
+ * membership changes: an API key updated or deleted, an entity deleted. Gateways drop the
+ * identities they cached for that key or entity at once instead of waiting for the cache's TTL.
+ */
+export const ACCESS_INVALIDATION_SUBJECT = 'access.invalidate';
+
+export interface AccessInvalidation {
+  api_key_id?: string;
+  entity?: EntityRef;
 }

@@ -1,7 +1,7 @@
 import { decodeMessage } from '../validation/decode';
 import { GetEndDeviceRequest, SetEndDeviceRequest } from '../messages/end-device-requests';
 import { ALLOWED_PATHS, KEY_PATHS } from '../field-mask/allowed-paths';
-import { RPCS, applicationIdOf, healthSubject, requiredRights, type RpcDefinition, type RpcName } from './rpc-table';
+import { RPCS, entityIdOf, healthSubject, requiredRights, type RpcDefinition, type RpcName } from './rpc-table';
 import { Right } from './rights';
 
 const { RIGHT_APPLICATION_DEVICES_READ: READ, RIGHT_APPLICATION_DEVICES_WRITE: WRITE, RIGHT_APPLICATION_DEVICES_READ_KEYS: READ_KEYS, RIGHT_APPLICATION_DEVICES_WRITE_KEYS: WRITE_KEYS, RIGHT_APPLICATION_TRAFFIC_READ: TRAFFIC_READ } = Right;
@@ -69,11 +69,27 @@ describe('RPC table', () => {
     expect(del.rights).toEqual([WRITE]);
   });
 
-  it('finds the application of each request shape', () => {
-    expect(applicationIdOf(request('NsEndDeviceRegistry.Get'))).toBe('app-1');
-    expect(applicationIdOf(request('NsEndDeviceRegistry.Set'))).toBe('app-1');
-    expect(applicationIdOf({ application_ids: { application_id: 'app-2' }, device_id: 'dev-1' })).toBe('app-2');
-    expect(applicationIdOf({})).toBeUndefined();
+  it('finds the rights entity of each request shape', () => {
+    expect(entityIdOf(RPCS['NsEndDeviceRegistry.Get'], request('NsEndDeviceRegistry.Get'))).toBe('app-1');
+    expect(entityIdOf(RPCS['NsEndDeviceRegistry.Set'], request('NsEndDeviceRegistry.Set'))).toBe('app-1');
+    expect(entityIdOf(RPCS['NsEndDeviceRegistry.Delete'], { application_ids: { application_id: 'app-2' }, device_id: 'dev-1' })).toBe('app-2');
+    expect(entityIdOf(RPCS['NsEndDeviceRegistry.Delete'], {})).toBeUndefined();
+    expect(entityIdOf(RPCS['ApplicationRegistry.Create'], { collaborator: { user_ids: { user_id: 'usr-1' } } })).toBe('usr-1');
+    expect(entityIdOf(RPCS['UserRegistry.List'], {})).toBeUndefined();
+  });
+
+  it('binds every HTTP route to an entity, or to the caller itself, or to admins', () => {
+    for (const [name, rpc] of Object.entries(RPCS) as [string, RpcDefinition][]) {
+      if (rpc.http.length === 0) continue;
+      const bound = rpc.entity !== undefined || rpc.adminOnly === true || name === 'EntityAccess.AuthInfo';
+      expect({ name, bound }).toEqual({ name, bound: true });
+      // The entity's ID comes from the path of every binding that is not the "mine" form of an optional entity.
+      for (const binding of rpc.http) {
+        if (!rpc.entity) continue;
+        const inPath = binding.path.includes(`{${rpc.entity.path}}`);
+        expect({ name, path: binding.path, inPath: inPath || rpc.entity.optional === true }).toEqual({ name, path: binding.path, inPath: true });
+      }
+    }
   });
 });
 

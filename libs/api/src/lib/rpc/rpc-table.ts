@@ -9,7 +9,40 @@ import {
 } from '../messages/end-device-requests';
 import { hasAnyField } from '../field-mask/field-mask';
 import { KEY_PATHS, QUEUE_PATHS } from '../field-mask/allowed-paths';
-import { Right } from './rights';
+import {
+  AuthInfoRequest,
+  AuthorizeRequest,
+  CreateApplicationAPIKeyRequest,
+  CreateApplicationRequest,
+  CreateGatewayAPIKeyRequest,
+  CreateGatewayRequest,
+  CreateUserAPIKeyRequest,
+  CreateUserRequest,
+  DeleteApplicationAPIKeyRequest,
+  DeleteGatewayAPIKeyRequest,
+  DeleteUserAPIKeyRequest,
+  GetApplicationAPIKeyRequest,
+  GetApplicationRequest,
+  GetGatewayAPIKeyRequest,
+  GetGatewayIdentifiersForEUIRequest,
+  GetGatewayRequest,
+  GetUserAPIKeyRequest,
+  GetUserRequest,
+  ListApplicationAPIKeysRequest,
+  ListApplicationsRequest,
+  ListGatewayAPIKeysRequest,
+  ListGatewaysRequest,
+  ListUserAPIKeysRequest,
+  ListUsersRequest,
+  UpdateApplicationAPIKeyRequest,
+  UpdateApplicationRequest,
+  UpdateGatewayAPIKeyRequest,
+  UpdateGatewayRequest,
+  UpdateUserAPIKeyRequest,
+  UpdateUserRequest,
+} from '../messages/identity';
+import { ApplicationIdentifiers, GatewayIdentifiers, UserIdentifiers } from '../messages/identifiers';
+import { type EntityKind, Right } from './rights';
 
 export type ComponentName = 'is' | 'js' | 'ns' | 'as' | 'events';
 export const COMPONENTS: readonly ComponentName[] = ['is', 'js', 'ns', 'as', 'events'];
@@ -31,8 +64,20 @@ export interface RpcDefinition<Req extends object = object> {
   /** `rpc.<component>.<Service>.<Method>`: the transport subject (queue group = component). */
   subject: string;
   http: HttpBinding[];
-  /** Rights the caller needs on the request's application. */
+  /**
+   * The entity the rights are checked on: its kind and the request field holding its ID. The
+   * caller must hold at least one right on it (else `no_<kind>_rights`) and every one of `rights`
+   * (else `insufficient_<kind>_rights`). `optional`: when the field is empty the RPC is about the
+   * caller itself (e.g. list my applications) and its handler decides. Absent: authentication is
+   * enough, the handler checks the rest (or `adminOnly`).
+   */
+  entity?: { kind: EntityKind; path: string; optional?: boolean };
+  /** Rights the caller needs on the request's entity. */
   rights: Right[];
+  /** Only admin users (TTS `is_admin`). */
+  adminOnly?: boolean;
+  /** Internal RPC without a caller (the gateway's credential lookup); never bound to HTTP. */
+  unauthenticated?: boolean;
   /** Further rights needed when the request's field mask covers one of `paths` (key material, queues). */
   maskRights?: MaskRight[];
   request: ClassConstructor<Req>;
@@ -45,6 +90,10 @@ export interface MaskRight {
   rights: Right[];
 }
 
+const app = (path: string) => ({ kind: 'application' as const, path });
+const gtw = (path: string) => ({ kind: 'gateway' as const, path });
+const usr = (path: string, optional?: boolean) => ({ kind: 'user' as const, path, ...(optional ? { optional } : {}) });
+
 function rpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject'>): RpcDefinition<Req> {
   return { ...def, subject: `rpc.${def.component}.${def.service}.${def.method}` };
 }
@@ -56,6 +105,7 @@ export const RPCS = {
     method: 'Create',
     component: 'is',
     http: [{ verb: 'POST', path: '/applications/{end_device.ids.application_ids.application_id}/devices', body: '*' }],
+    entity: app('end_device.ids.application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
     request: CreateEndDeviceRequest,
   }),
@@ -64,6 +114,7 @@ export const RPCS = {
     method: 'Get',
     component: 'is',
     http: [{ verb: 'GET', path: '/applications/{end_device_ids.application_ids.application_id}/devices/{end_device_ids.device_id}' }],
+    entity: app('end_device_ids.application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_READ],
     request: GetEndDeviceRequest,
   }),
@@ -72,6 +123,7 @@ export const RPCS = {
     method: 'List',
     component: 'is',
     http: [{ verb: 'GET', path: '/applications/{application_ids.application_id}/devices' }],
+    entity: app('application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_READ],
     request: ListEndDevicesRequest,
     paginated: true,
@@ -81,6 +133,7 @@ export const RPCS = {
     method: 'Update',
     component: 'is',
     http: [{ verb: 'PUT', path: '/applications/{end_device.ids.application_ids.application_id}/devices/{end_device.ids.device_id}', body: '*' }],
+    entity: app('end_device.ids.application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
     request: UpdateEndDeviceRequest,
   }),
@@ -89,9 +142,11 @@ export const RPCS = {
     method: 'Delete',
     component: 'is',
     http: [{ verb: 'DELETE', path: '/applications/{application_ids.application_id}/devices/{device_id}' }],
+    entity: app('application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
     request: DeleteEndDeviceRequest,
   }),
+  ...identityRpcs(),
   ...registryRpcs('JsEndDeviceRegistry', 'js', [{ paths: KEY_PATHS.js.read, rights: [Right.RIGHT_APPLICATION_DEVICES_READ_KEYS] }], [
     { paths: KEY_PATHS.js.write, rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE_KEYS] },
   ]),
@@ -115,6 +170,90 @@ export const RPCS = {
   ),
 } satisfies Record<string, RpcDefinition>;
 
+/** The Identity Server's entities and access: users, applications, gateways, their API keys and rights. */
+function identityRpcs() {
+  const R = Right;
+  return {
+    'EntityAccess.Authorize': rpc({ service: 'EntityAccess', method: 'Authorize', component: 'is', http: [], rights: [], unauthenticated: true, request: AuthorizeRequest }),
+    'EntityAccess.AuthInfo': rpc({ service: 'EntityAccess', method: 'AuthInfo', component: 'is', http: [{ verb: 'GET', path: '/auth_info' }], rights: [], request: AuthInfoRequest }),
+
+    'UserRegistry.Create': rpc({ service: 'UserRegistry', method: 'Create', component: 'is', http: [{ verb: 'POST', path: '/users', body: '*' }], rights: [], adminOnly: true, request: CreateUserRequest }),
+    'UserRegistry.Get': rpc({ service: 'UserRegistry', method: 'Get', component: 'is', http: [{ verb: 'GET', path: '/users/{user_ids.user_id}' }], entity: usr('user_ids.user_id'), rights: [R.RIGHT_USER_INFO], request: GetUserRequest }),
+    'UserRegistry.List': rpc({ service: 'UserRegistry', method: 'List', component: 'is', http: [{ verb: 'GET', path: '/users' }], rights: [], adminOnly: true, request: ListUsersRequest, paginated: true }),
+    'UserRegistry.Update': rpc({ service: 'UserRegistry', method: 'Update', component: 'is', http: [{ verb: 'PUT', path: '/users/{user.ids.user_id}', body: '*' }], entity: usr('user.ids.user_id'), rights: [R.RIGHT_USER_SETTINGS_BASIC], request: UpdateUserRequest }),
+    'UserRegistry.Delete': rpc({ service: 'UserRegistry', method: 'Delete', component: 'is', http: [{ verb: 'DELETE', path: '/users/{user_id}' }], entity: usr('user_id'), rights: [R.RIGHT_USER_DELETE], request: UserIdentifiers }),
+    'UserAccess.ListRights': rpc({ service: 'UserAccess', method: 'ListRights', component: 'is', http: [{ verb: 'GET', path: '/users/{user_id}/rights' }], entity: usr('user_id'), rights: [], request: UserIdentifiers }),
+    ...apiKeyRpcs('UserAccess', 'users', 'user_ids.user_id', usr('user_ids.user_id'), R.RIGHT_USER_SETTINGS_API_KEYS, {
+      create: CreateUserAPIKeyRequest, list: ListUserAPIKeysRequest, get: GetUserAPIKeyRequest, update: UpdateUserAPIKeyRequest, delete: DeleteUserAPIKeyRequest,
+    }),
+
+    'ApplicationRegistry.Create': rpc({
+      service: 'ApplicationRegistry', method: 'Create', component: 'is',
+      http: [{ verb: 'POST', path: '/users/{collaborator.user_ids.user_id}/applications', body: '*' }],
+      entity: usr('collaborator.user_ids.user_id'), rights: [R.RIGHT_USER_APPLICATIONS_CREATE], request: CreateApplicationRequest,
+    }),
+    'ApplicationRegistry.Get': rpc({ service: 'ApplicationRegistry', method: 'Get', component: 'is', http: [{ verb: 'GET', path: '/applications/{application_ids.application_id}' }], entity: app('application_ids.application_id'), rights: [R.RIGHT_APPLICATION_INFO], request: GetApplicationRequest }),
+    'ApplicationRegistry.List': rpc({
+      service: 'ApplicationRegistry', method: 'List', component: 'is',
+      http: [{ verb: 'GET', path: '/applications' }, { verb: 'GET', path: '/users/{collaborator.user_ids.user_id}/applications' }],
+      entity: usr('collaborator.user_ids.user_id', true), rights: [R.RIGHT_USER_APPLICATIONS_LIST], request: ListApplicationsRequest, paginated: true,
+    }),
+    'ApplicationRegistry.Update': rpc({ service: 'ApplicationRegistry', method: 'Update', component: 'is', http: [{ verb: 'PUT', path: '/applications/{application.ids.application_id}', body: '*' }], entity: app('application.ids.application_id'), rights: [R.RIGHT_APPLICATION_SETTINGS_BASIC], request: UpdateApplicationRequest }),
+    'ApplicationRegistry.Delete': rpc({ service: 'ApplicationRegistry', method: 'Delete', component: 'is', http: [{ verb: 'DELETE', path: '/applications/{application_id}' }], entity: app('application_id'), rights: [R.RIGHT_APPLICATION_DELETE], request: ApplicationIdentifiers }),
+    'ApplicationRegistry.Restore': rpc({ service: 'ApplicationRegistry', method: 'Restore', component: 'is', http: [{ verb: 'POST', path: '/applications/{application_id}/restore', body: '*' }], entity: app('application_id'), rights: [R.RIGHT_APPLICATION_DELETE], request: ApplicationIdentifiers }),
+    'ApplicationRegistry.Purge': rpc({ service: 'ApplicationRegistry', method: 'Purge', component: 'is', http: [{ verb: 'DELETE', path: '/applications/{application_id}/purge' }], entity: app('application_id'), rights: [R.RIGHT_APPLICATION_DELETE], adminOnly: true, request: ApplicationIdentifiers }),
+    'ApplicationAccess.ListRights': rpc({ service: 'ApplicationAccess', method: 'ListRights', component: 'is', http: [{ verb: 'GET', path: '/applications/{application_id}/rights' }], entity: app('application_id'), rights: [], request: ApplicationIdentifiers }),
+    ...apiKeyRpcs('ApplicationAccess', 'applications', 'application_ids.application_id', app('application_ids.application_id'), R.RIGHT_APPLICATION_SETTINGS_API_KEYS, {
+      create: CreateApplicationAPIKeyRequest, list: ListApplicationAPIKeysRequest, get: GetApplicationAPIKeyRequest, update: UpdateApplicationAPIKeyRequest, delete: DeleteApplicationAPIKeyRequest,
+    }),
+
+    'GatewayRegistry.Create': rpc({
+      service: 'GatewayRegistry', method: 'Create', component: 'is',
+      http: [{ verb: 'POST', path: '/users/{collaborator.user_ids.user_id}/gateways', body: '*' }],
+      entity: usr('collaborator.user_ids.user_id'), rights: [R.RIGHT_USER_GATEWAYS_CREATE], request: CreateGatewayRequest,
+    }),
+    'GatewayRegistry.Get': rpc({ service: 'GatewayRegistry', method: 'Get', component: 'is', http: [{ verb: 'GET', path: '/gateways/{gateway_ids.gateway_id}' }], entity: gtw('gateway_ids.gateway_id'), rights: [R.RIGHT_GATEWAY_INFO], request: GetGatewayRequest }),
+    'GatewayRegistry.List': rpc({
+      service: 'GatewayRegistry', method: 'List', component: 'is',
+      http: [{ verb: 'GET', path: '/gateways' }, { verb: 'GET', path: '/users/{collaborator.user_ids.user_id}/gateways' }],
+      entity: usr('collaborator.user_ids.user_id', true), rights: [R.RIGHT_USER_GATEWAYS_LIST], request: ListGatewaysRequest, paginated: true,
+    }),
+    'GatewayRegistry.Update': rpc({ service: 'GatewayRegistry', method: 'Update', component: 'is', http: [{ verb: 'PUT', path: '/gateways/{gateway.ids.gateway_id}', body: '*' }], entity: gtw('gateway.ids.gateway_id'), rights: [R.RIGHT_GATEWAY_SETTINGS_BASIC], request: UpdateGatewayRequest }),
+    'GatewayRegistry.Delete': rpc({ service: 'GatewayRegistry', method: 'Delete', component: 'is', http: [{ verb: 'DELETE', path: '/gateways/{gateway_id}' }], entity: gtw('gateway_id'), rights: [R.RIGHT_GATEWAY_DELETE], request: GatewayIdentifiers }),
+    'GatewayRegistry.Restore': rpc({ service: 'GatewayRegistry', method: 'Restore', component: 'is', http: [{ verb: 'POST', path: '/gateways/{gateway_id}/restore', body: '*' }], entity: gtw('gateway_id'), rights: [R.RIGHT_GATEWAY_DELETE], request: GatewayIdentifiers }),
+    'GatewayRegistry.Purge': rpc({ service: 'GatewayRegistry', method: 'Purge', component: 'is', http: [{ verb: 'DELETE', path: '/gateways/{gateway_id}/purge' }], entity: gtw('gateway_id'), rights: [R.RIGHT_GATEWAY_DELETE], adminOnly: true, request: GatewayIdentifiers }),
+    'GatewayRegistry.GetIdentifiersForEUI': rpc({ service: 'GatewayRegistry', method: 'GetIdentifiersForEUI', component: 'is', http: [], rights: [], request: GetGatewayIdentifiersForEUIRequest }),
+    'GatewayAccess.ListRights': rpc({ service: 'GatewayAccess', method: 'ListRights', component: 'is', http: [{ verb: 'GET', path: '/gateways/{gateway_id}/rights' }], entity: gtw('gateway_id'), rights: [], request: GatewayIdentifiers }),
+    ...apiKeyRpcs('GatewayAccess', 'gateways', 'gateway_ids.gateway_id', gtw('gateway_ids.gateway_id'), R.RIGHT_GATEWAY_SETTINGS_API_KEYS, {
+      create: CreateGatewayAPIKeyRequest, list: ListGatewayAPIKeysRequest, get: GetGatewayAPIKeyRequest, update: UpdateGatewayAPIKeyRequest, delete: DeleteGatewayAPIKeyRequest,
+    }),
+  } satisfies Record<string, RpcDefinition>;
+}
+
+/**
+ * `<Entity>Access` API-key RPCs: `POST|GET /<collection>/{ids}/api-keys`, `GET|PUT|DELETE …/{key}`.
+ * Each needs `<KIND>_SETTINGS_API_KEYS`; create and update also need every right the key grants
+ * (checked by the handler: a key can only grant rights its creator holds).
+ */
+function apiKeyRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'UserAccess'>(
+  service: S,
+  collection: string,
+  idField: string,
+  entity: NonNullable<RpcDefinition['entity']>,
+  right: Right,
+  requests: { create: ClassConstructor<object>; list: ClassConstructor<object>; get: ClassConstructor<object>; update: ClassConstructor<object>; delete: ClassConstructor<object> },
+) {
+  const base = `/${collection}/{${idField}}/api-keys`;
+  const common = { service, component: 'is' as const, entity, rights: [right] };
+  return {
+    [`${service}.CreateAPIKey`]: rpc({ ...common, method: 'CreateAPIKey', http: [{ verb: 'POST', path: base, body: '*' }], request: requests.create }),
+    [`${service}.ListAPIKeys`]: rpc({ ...common, method: 'ListAPIKeys', http: [{ verb: 'GET', path: base }], request: requests.list, paginated: true }),
+    [`${service}.GetAPIKey`]: rpc({ ...common, method: 'GetAPIKey', http: [{ verb: 'GET', path: `${base}/{key_id}` }], request: requests.get }),
+    [`${service}.UpdateAPIKey`]: rpc({ ...common, method: 'UpdateAPIKey', http: [{ verb: 'PUT', path: `${base}/{api_key.id}`, body: '*' }], request: requests.update }),
+    [`${service}.DeleteAPIKey`]: rpc({ ...common, method: 'DeleteAPIKey', http: [{ verb: 'DELETE', path: `${base}/{key_id}` }], request: requests.delete }),
+  } as Record<`${S}.${'CreateAPIKey' | 'ListAPIKeys' | 'GetAPIKey' | 'UpdateAPIKey' | 'DeleteAPIKey'}`, RpcDefinition>;
+}
+
 /**
  * Set (PUT with the id in the path, or POST with the id in the body), Get and Delete of one of the
  * JS/NS/AS end-device registries: identical shapes under `/<component>/…` (seed, "Endpoints").
@@ -135,6 +274,7 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
         { verb: 'PUT', path: `${prefix}/{end_device.ids.application_ids.application_id}/devices/{end_device.ids.device_id}`, body: '*' },
         { verb: 'POST', path: `${prefix}/{end_device.ids.application_ids.application_id}/devices`, body: '*' },
       ],
+      entity: app('end_device.ids.application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
       maskRights: writeMaskRights,
       request: SetEndDeviceRequest,
@@ -144,6 +284,7 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
       method: 'Get',
       component,
       http: [{ verb: 'GET', path: `${prefix}/{end_device_ids.application_ids.application_id}/devices/{end_device_ids.device_id}` }],
+      entity: app('end_device_ids.application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_DEVICES_READ],
       maskRights: readMaskRights,
       request: GetEndDeviceRequest,
@@ -153,6 +294,7 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
       method: 'Delete',
       component,
       http: [{ verb: 'DELETE', path: `${prefix}/{application_ids.application_id}/devices/{device_id}` }],
+      entity: app('application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
       request: DeleteEndDeviceRequest,
     }),
@@ -177,12 +319,13 @@ export function healthSubject(component: ComponentName): string {
   return `rpc.${component}.Health.Check`;
 }
 
-/** The application a request is about (for rights), read from the request by its known field names. */
-export function applicationIdOf(request: object): string | undefined {
-  const r = request as {
-    end_device?: { ids?: { application_ids?: { application_id?: string } } };
-    end_device_ids?: { application_ids?: { application_id?: string } };
-    application_ids?: { application_id?: string };
-  };
-  return r.end_device?.ids?.application_ids?.application_id ?? r.end_device_ids?.application_ids?.application_id ?? r.application_ids?.application_id;
+/** The ID of the RPC's rights entity in a request (see `RpcDefinition.entity`), if the request holds one. */
+export function entityIdOf(rpc: RpcDefinition, request: object): string | undefined {
+  if (!rpc.entity) return undefined;
+  let cur: unknown = request;
+  for (const part of rpc.entity.path.split('.')) {
+    if (typeof cur !== 'object' || cur === null) return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return typeof cur === 'string' && cur !== '' ? cur : undefined;
 }
