@@ -55,6 +55,22 @@ describe.each([
     await expect(transport.request('rpc.is.Gone', bytes(''), 500)).rejects.toMatchObject({ kind: 'no_responders' });
   });
 
+  it('broadcasts a published message to every subscriber, none after unsubscribe', async () => {
+    const got: string[] = [];
+    const a = transport.subscribe('access.invalidate', (p) => got.push(`a:${text(p)}`));
+    transport.subscribe('access.invalidate', (p) => got.push(`b:${text(p)}`));
+    transport.serve('access.invalidate', 'is', async () => bytes('not a request'));
+    await new Promise((r) => setTimeout(r, 50));
+    transport.publish('access.invalidate', bytes('k1'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(got.sort()).toEqual(['a:k1', 'b:k1']);
+    a.unsubscribe();
+    await new Promise((r) => setTimeout(r, 50));
+    transport.publish('access.invalidate', bytes('k2'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(got.sort()).toEqual(['a:k1', 'b:k1', 'b:k2']);
+  });
+
   it('reports health', async () => {
     expect(await transport.healthy()).toBe(true);
   });
