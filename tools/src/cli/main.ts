@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { type Command, CommandLineError, parseCommandLine } from './args';
 import { ApiClient } from './client';
+import { createApiKey, createApplication, deleteApplication, getApplication, listApplications } from './commands/applications';
 import { deleteDevice } from './commands/delete';
 import { getDevice } from './commands/get';
 import { listDevices } from './commands/list';
@@ -95,6 +96,26 @@ async function execute(command: Command, client: ApiClient): Promise<void> {
       note(`deleted ${command.ref.applicationId}/${command.ref.deviceId} from ${titles(deleted)}`);
       return;
     }
+    case 'applications create':
+      print(await createApplication(client, command.applicationId, { userId: command.userId, name: command.appName }));
+      return;
+    case 'applications get':
+      print(await getApplication(client, command.applicationId));
+      return;
+    case 'applications list': {
+      const result = await listApplications(client, command);
+      print({ applications: result.applications });
+      note(`X-Total-Count: ${result.total ?? 'unknown'} (this page: ${result.applications.length})`);
+      return;
+    }
+    case 'applications delete':
+      print(await deleteApplication(client, command.applicationId));
+      note(`deleted application ${command.applicationId}`);
+      return;
+    case 'api-keys create':
+      print(await createApiKey(client, command.applicationId, { name: command.keyName, rights: command.rights, expiresAt: command.expiresAt }));
+      note('the key is shown only now: store it');
+      return;
   }
 }
 

@@ -12,13 +12,21 @@ Commands:
                                              the total count goes to stderr.
   devices delete <application-id> <device-id>
                                              Delete from the AS, NS, JS, then the IS.
+  applications create <application-id> [--name NAME] [--user USER-ID]
+                                             Create an application under the user (default: the
+                                             key's own user); the user gets RIGHT_ALL on it.
+  applications get <application-id>          The application with its name and contacts.
+  applications list [--limit N] [--page N]   The applications the key may see.
+  applications delete <application-id>       Delete (refused while it has devices).
+  api-keys create <application-id> --rights RIGHT_A,RIGHT_B [--name NAME] [--expires-at RFC3339]
+                                             An application API key; its secret is printed once.
 
 Options:
   --url URL        The stack's HTTP API (env LORAWAN_API_URL; default http://localhost:1885)
   --api-key KEY    Bearer API key (env LORAWAN_API_KEY; default: the embedded stack's
                    <DATA_DIR or ./data>/admin-api-key)
-  --limit N        devices list: devices per page (at most 1000, default 100)
-  --page N         devices list: page number, from 1
+  --limit N        devices list, applications list: entries per page (at most 1000, default 100)
+  --page N         devices list, applications list: page number, from 1
   -h, --help       Help, with the description format
 `;
 
