@@ -64,6 +64,7 @@ function parseAccessCommand(group: 'applications' | 'api-keys', name: string | u
     if (rights.length === 0) throw new CommandLineError('api-keys create needs --rights RIGHT_A,RIGHT_B');
     return { name: 'api-keys create', applicationId, rights, keyName: str('name'), expiresAt: str('expires-at') };
   }
+  if (name === undefined) throw new CommandLineError('applications: which command? create, get, list or delete');
   switch (name) {
     case 'create': {
       refuseOptions(values, 'applications create', ['user', 'name']);
@@ -80,7 +81,7 @@ function parseAccessCommand(group: 'applications' | 'api-keys', name: string | u
       expectArgs(name, args, [], group);
       return { name: 'applications list', limit: count('limit', str('limit')), page: count('page', str('page')) };
     default:
-      throw new CommandLineError(name === undefined ? 'applications: which command? create, get, list or delete' : `unknown command "applications ${name}"`);
+      throw new CommandLineError(`unknown command "applications ${name}"`);
   }
 }
 
