@@ -1,3 +1,4 @@
 export * from './lib/errors';
 export * from './lib/keks';
 export * from './lib/key-vault';
+export * from './lib/secret-hash';

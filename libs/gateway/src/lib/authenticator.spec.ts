@@ -114,3 +114,11 @@ describe('Authenticator', () => {
     expect(calls).toHaveLength(2);
   });
 });
+
+describe('Authenticator: entity IDs', () => {
+  it('looks up no rights for a path ID that is not an ID, so validation can name the field', async () => {
+    const { auth, calls } = setup();
+    await auth.authenticate('Bearer T1', GET, request('Bad_Id'), 'r1');
+    expect(calls).toEqual([{ authorization: 'Bearer T1' }]);
+  });
+});

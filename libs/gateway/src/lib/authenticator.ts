@@ -5,6 +5,8 @@ import {
   type CallerIdentity,
   entityIdOf,
   type EntityRef,
+  ID_MAX_LENGTH,
+  ID_PATTERN,
   RPCS,
   type RpcDefinition,
 } from '@lorawan/api';
@@ -69,7 +71,8 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
   async authenticate(authorization: string | undefined, rpc: RpcDefinition, request: object, requestId: string): Promise<CallerIdentity> {
     if (!authorization) throw ErrUnauthenticated.with();
     const id = entityIdOf(rpc, request);
-    const entity: EntityRef | undefined = rpc.entity && id !== undefined ? { kind: rpc.entity.kind, id } : undefined;
+    // An ID that is not one gets no rights looked up: the component's validation names the bad field.
+    const entity: EntityRef | undefined = rpc.entity && id !== undefined && id.length <= ID_MAX_LENGTH && ID_PATTERN.test(id) ? { kind: rpc.entity.kind, id } : undefined;
     const key = entity ? `${authorization}\n${entity.kind}:${entity.id}` : authorization;
     const entry = this.entries.get(key);
     if (entry) {

@@ -1,9 +1,7 @@
-import { Code, defineError, type StatusBody } from '@lorawan/errors';
+import type { Code, StatusBody } from '@lorawan/errors';
 
-export const ErrUnauthenticated = defineError('pkg/identityserver', 'unauthenticated', 'unauthenticated', Code.Unauthenticated);
-export const ErrUnsupportedAuthorization = defineError('pkg/identityserver', 'unsupported_authorization', 'unsupported authorization method', Code.Unauthenticated);
-export const ErrInvalidToken = defineError('pkg/auth', 'token', 'invalid token', Code.InvalidArgument);
-export const ErrApiKeyNotFound = defineError('pkg/identityserver', 'api_key_not_found', 'API key not found', Code.Unauthenticated);
+/** The credential errors are shared with the Identity Server: defined once in @lorawan/errors. */
+export { ErrApiKeyNotFound, ErrInvalidToken, ErrUnauthenticated, ErrUnsupportedAuthorization } from '@lorawan/errors';
 
 /**
  * Errors the HTTP layer itself produces (bad JSON, bad query parameter, unknown route) are plain

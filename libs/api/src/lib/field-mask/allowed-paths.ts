@@ -1,5 +1,6 @@
 import ttsPaths from './tts-fieldmask-paths.json';
 import { EndDevice } from '../messages/end-device';
+import { Application, Gateway, User } from '../messages/identity';
 import { contractPaths, wrapperPathCanonicaliser } from './contract-paths';
 
 /**
@@ -128,6 +129,19 @@ const NS_EXTRAS = [
 /** The AS keeps the application downlink queue; the deprecated top-level field mirrors the session's. */
 const AS_QUEUE_PATHS = ['queued_application_downlinks', 'session.queued_application_downlinks'];
 
+/**
+ * The Identity Server's entities: TTS's list where the spec has one (applications), restricted to
+ * the contract's fields; the contract's fields otherwise (gateways, users). Contacts are selected
+ * whole, as in TTS's lists (whose sub-paths name the proto oneof, `administrative_contact.ids.…`,
+ * which the contract does not have). A user's `password` is write-only: set on Create, never read
+ * or updated through a field mask.
+ */
+const isContactSubPath = (p: string) => /^(administrative|technical)_contact\./.test(p);
+const APPLICATION_PATHS: ReadonlySet<string> = new Set(contractPaths(Application));
+const GATEWAY_PATHS: ReadonlySet<string> = new Set(contractPaths(Gateway).filter((p) => !isContactSubPath(p)));
+const USER_PATHS: ReadonlySet<string> = new Set(contractPaths(User).filter((p) => p !== 'password'));
+const applicationPaths = (rpc: TtsRpc) => subset(rpc, (p) => APPLICATION_PATHS.has(p));
+
 export const ALLOWED_PATHS = {
   'EndDeviceRegistry.Get': subset('/ttn.lorawan.v3.EndDeviceRegistry/Get', isField),
   'EndDeviceRegistry.List': subset('/ttn.lorawan.v3.EndDeviceRegistry/List', isField),
@@ -138,6 +152,15 @@ export const ALLOWED_PATHS = {
   'NsEndDeviceRegistry.Set': registryPaths('/ttn.lorawan.v3.NsEndDeviceRegistry/Set', NS_END_DEVICE_FIELDS, NS_EXTRAS),
   'AsEndDeviceRegistry.Get': registryPaths('/ttn.lorawan.v3.AsEndDeviceRegistry/Get', AS_END_DEVICE_FIELDS, [...AS_QUEUE_PATHS, 'pending_session.queued_application_downlinks']),
   'AsEndDeviceRegistry.Set': registryPaths('/ttn.lorawan.v3.AsEndDeviceRegistry/Set', AS_END_DEVICE_FIELDS, AS_QUEUE_PATHS),
+  'ApplicationRegistry.Get': applicationPaths('/ttn.lorawan.v3.ApplicationRegistry/Get'),
+  'ApplicationRegistry.List': applicationPaths('/ttn.lorawan.v3.ApplicationRegistry/List'),
+  'ApplicationRegistry.Update': applicationPaths('/ttn.lorawan.v3.ApplicationRegistry/Update'),
+  'GatewayRegistry.Get': GATEWAY_PATHS,
+  'GatewayRegistry.List': GATEWAY_PATHS,
+  'GatewayRegistry.Update': GATEWAY_PATHS,
+  'UserRegistry.Get': USER_PATHS,
+  'UserRegistry.List': USER_PATHS,
+  'UserRegistry.Update': USER_PATHS,
 } as const;
 
 /**

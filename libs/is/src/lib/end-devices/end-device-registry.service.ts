@@ -16,7 +16,8 @@ import {
   type UpdateEndDeviceRequest,
 } from '@lorawan/api';
 import { WithTotal } from '@lorawan/component';
-import { ErrAlreadyExists, ErrConcurrentUpdate, ErrEndDeviceEUIsTaken, ErrEndDeviceNotFound, ErrIdTaken, ErrOrderNotInMask } from '../errors';
+import { ErrAlreadyExists, ErrApplicationNotFound, ErrConcurrentUpdate, ErrEndDeviceEUIsTaken, ErrEndDeviceNotFound, ErrIdTaken, ErrOrderNotInMask } from '../errors';
+import { IDENTITY_DIRECTORY, type IdentityDirectory } from '../identity.contracts';
 import { END_DEVICE_STORE, type EndDeviceStore, type IsEndDevice } from './end-device.model';
 
 /** Always returned, whatever the mask (TTS `getPaths`). */
@@ -37,9 +38,15 @@ const IMPLICIT_ORDER_PATHS: Record<EndDeviceOrderField, string> = {
 /** The Identity Server's EndDeviceRegistry: device metadata with TTS field-mask semantics. */
 @Injectable()
 export class EndDeviceRegistryService {
-  constructor(@Inject(END_DEVICE_STORE) private readonly store: EndDeviceStore) {}
+  constructor(
+    @Inject(END_DEVICE_STORE) private readonly store: EndDeviceStore,
+    @Inject(IDENTITY_DIRECTORY) private readonly directory: IdentityDirectory,
+  ) {}
 
+  /** Stores a device of an existing (not deleted) application. */
   async create({ end_device }: CreateEndDeviceRequest): Promise<IsEndDevice> {
+    const applicationId = end_device.ids.application_ids.application_id;
+    if (!(await this.directory.exists({ kind: 'application', id: applicationId }))) throw ErrApplicationNotFound.with({ application_id: applicationId });
     const now = nowTimestamp();
     const device: IsEndDevice = { ...pickIsFields(end_device), created_at: now, updated_at: now };
     const result = await this.store.create(device);

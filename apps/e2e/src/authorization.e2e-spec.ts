@@ -1,0 +1,522 @@
+/**
+ * The authorization matrix, generated from the RPC table (`RPCS`): every HTTP binding of every
+ * RPC × every kind of credential (none, wrong scheme, malformed, unknown, wrong secret, expired,
+ * another entity's key, a key of another kind, a key missing exactly the RPC's rights, a non-admin
+ * key on admin-only RPCs, the right key), plus the field-mask rights (`maskRights`) of the
+ * registries, in both run modes. A new route in the table is covered without touching this file
+ * (unless it needs a request body or path variable this file cannot build: then the test says so).
+ * Rules: wire contract §1.3 (Unauthenticated / Permission denied) and §5.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  ALLOWED_PATHS,
+  type EntityKind,
+  type HttpBinding,
+  impliedRights,
+  type Right,
+  rightsOfKind,
+  RPCS,
+  type RpcDefinition,
+} from '@lorawan/api';
+import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
+import {
+  Access,
+  auth,
+  bearer,
+  COLLECTION,
+  type CreatedKey,
+  freshId,
+  type Kind,
+  KINDS,
+  MALFORMED_TOKENS,
+  missingOf,
+  randomBase32,
+  randomEui,
+  randomKeyId,
+  unknownToken,
+  wrongSecretToken,
+} from './access';
+import { otaaIds, type Registry, sampleDevice } from './devices';
+import { Api, type ApiResponse, type CallOptions, expectTtsError } from './http-client';
+
+/** Short, so that the expired key is not served from a resolution remembered before it expired. */
+const ENV = { AUTH_CACHE_TTL_MS: '200' };
+/** Every component an RPC of the table belongs to runs as its own process in distributed mode. */
+const COMPONENTS = [...new Set(Object.values(RPCS).map((r) => (r as RpcDefinition).component))];
+
+type Start = () => Promise<StackUnderTest>;
+const MODES: Array<[string, Start]> = [
+  ['distributed', () => startDistributedStack({ components: COMPONENTS, env: ENV })],
+  ['embedded', () => startEmbeddedStack({ env: ENV })],
+];
+
+// ------------------------------------------------------------------------------------------------
+// Fixtures: per kind, the entity the requests are about and another one of the same kind.
+
+const MAIN: Record<Kind, string> = { application: 'authz-app', gateway: 'authz-gtw', user: 'authz-user' };
+const OTHER: Record<Kind, string> = { application: 'authz-app-other', gateway: 'authz-gtw-other', user: 'authz-user-other' };
+/** Path variables that are not the rights entity: a device and an API key that do not exist. */
+const DUMMY_DEVICE = 'authz-no-device';
+const DUMMY_KEY_ID = randomKeyId();
+
+/**
+ * The rights a key of `kind` can hold, without the `*_ALL` pseudo-rights: the admin grants keys
+ * of other users only rights it holds there, and its universal rights exclude `*_ALL`.
+ */
+const fullRights = (kind: Kind): Right[] => rightsOfKind(kind).filter((r) => !r.endsWith('_ALL'));
+
+/** Every right of `kind` that neither is nor implies one of `rights` (a key missing exactly `rights`). */
+function allBut(kind: Kind, rights: readonly Right[]): Right[] {
+  return rightsOfKind(kind).filter((r) => ![...impliedRights([r])].some((i) => rights.includes(i)));
+}
+
+const sorted = (rights: readonly string[]) => [...rights].sort();
+
+// ------------------------------------------------------------------------------------------------
+// The rows, generated from RPCS.
+
+type CaseName =
+  | 'no Authorization'
+  | 'scheme not Bearer'
+  | 'malformed token'
+  | 'unknown key'
+  | 'wrong secret'
+  | 'expired key'
+  | 'key of another entity of the same kind'
+  | 'key of an entity of another kind'
+  | 'key missing the needed rights'
+  | 'non-admin key'
+  | 'right key';
+
+const CASES: readonly CaseName[] = [
+  'no Authorization',
+  'scheme not Bearer',
+  'malformed token',
+  'unknown key',
+  'wrong secret',
+  'expired key',
+  'key of another entity of the same kind',
+  'key of an entity of another kind',
+  'key missing the needed rights',
+  'non-admin key',
+  'right key',
+];
+
+/** Which key a case uses: on the main/other/a fresh entity of a kind, with these rights. */
+interface KeySpec {
+  kind: Kind;
+  on: 'main' | 'other' | 'scratch';
+  rights: Right[];
+  expired?: boolean;
+}
+const specId = (s: KeySpec) => `${s.kind}|${s.on}|${sorted(s.rights).join(',')}|${s.expired ? 'expired' : ''}`;
+
+type Credential =
+  | { type: 'header'; value: string | undefined }
+  | { type: 'malformed' }
+  | { type: 'unknown' }
+  | { type: 'wrong-secret'; spec: KeySpec }
+  | { type: 'key'; spec: KeySpec }
+  /** The admin key; `scratch`: on a fresh entity of that kind (admin-only deletes). */
+  | { type: 'admin'; scratch?: Kind };
+
+type Expectation =
+  | { status: number; code: number; namespace: string; name: string; uid?: boolean; missing?: Right[]; missingIncludes?: Right[]; missingExcludes?: Right[] }
+  | { authorized: true };
+
+interface Row {
+  rpcName: string;
+  rpc: RpcDefinition;
+  binding: HttpBinding;
+  /** The rights entity of this binding (absent when the binding has no path variable for it). */
+  kind?: Kind;
+  title: string;
+  /** Why the case does not apply to this binding (the row is listed as skipped). */
+  skip?: string;
+  credential?: Credential;
+  expect?: Expectation;
+  /** Field mask paths (Get: `?field_mask=`, Set: body and mask) of a `maskRights` row. */
+  mask?: string[];
+}
+
+const BOUND: Array<[string, RpcDefinition]> = (Object.entries(RPCS) as Array<[string, RpcDefinition]>).filter(([, rpc]) => rpc.http.length > 0);
+
+function entityKindOf(rpcName: string, rpc: RpcDefinition, binding: HttpBinding): Kind | undefined {
+  if (!rpc.entity || !binding.path.includes(`{${rpc.entity.path}}`)) {
+    if (rpc.entity && !rpc.entity.optional) throw new Error(`${rpcName}: ${binding.verb} ${binding.path} lacks the rights entity {${rpc.entity.path}}`);
+    return undefined;
+  }
+  const kind: EntityKind = rpc.entity.kind;
+  if (!(KINDS as readonly string[]).includes(kind)) throw new Error(`${rpcName}: the matrix has no fixtures for entity kind ${kind}: add them`);
+  return kind as Kind;
+}
+
+const otherKind = (kind: Kind): Kind => (kind === 'application' ? 'gateway' : 'application');
+
+function matrixRow(rpcName: string, rpc: RpcDefinition, binding: HttpBinding, c: CaseName): Row {
+  const kind = entityKindOf(rpcName, rpc, binding);
+  const row: Row = { rpcName, rpc, binding, kind, title: `${c}` };
+  const credKind: Kind = kind ?? 'user';
+  const full: KeySpec = { kind: credKind, on: 'main', rights: fullRights(credKind) };
+  const unauthenticated = (name: string, status = 401, code = 16, namespace = 'pkg/identityserver') => ({ status, code, namespace, name });
+  const noAdmin = { status: 403, code: 7, namespace: 'pkg/auth/rights', name: 'no_admin' };
+  const noRights = (k: Kind) => ({ status: 403, code: 7, namespace: 'pkg/auth/rights', name: `no_${k}_rights`, uid: true });
+  switch (c) {
+    case 'no Authorization':
+      return { ...row, credential: { type: 'header', value: undefined }, expect: unauthenticated('unauthenticated') };
+    case 'scheme not Bearer':
+      return { ...row, credential: { type: 'header', value: `Basic ${Buffer.from('admin:secret').toString('base64')}` }, expect: unauthenticated('unsupported_authorization') };
+    case 'malformed token':
+      return { ...row, credential: { type: 'malformed' }, expect: unauthenticated('token', 400, 3, 'pkg/auth') };
+    case 'unknown key':
+      return { ...row, credential: { type: 'unknown' }, expect: unauthenticated('api_key_not_found') };
+    case 'wrong secret':
+      return { ...row, credential: { type: 'wrong-secret', spec: full }, expect: unauthenticated('invalid_authorization') };
+    case 'expired key':
+      return { ...row, credential: { type: 'key', spec: { ...full, expired: true } }, expect: unauthenticated('api_key_expired') };
+    case 'key of another entity of the same kind':
+      // Not applicable without an entity: the route is about the caller itself (e.g. `GET /applications`, `GET /auth_info`).
+      if (!kind) return { ...row, skip: 'the binding names no entity, so there is no other entity to hold a key of' };
+      return { ...row, credential: { type: 'key', spec: { kind, on: 'other', rights: fullRights(kind) } }, expect: rpc.adminOnly ? noAdmin : noRights(kind) };
+    case 'key of an entity of another kind':
+      if (!kind) return { ...row, skip: 'the binding names no entity, so no key can be of another kind than it' };
+      return { ...row, credential: { type: 'key', spec: { kind: otherKind(kind), on: 'main', rights: fullRights(otherKind(kind)) } }, expect: rpc.adminOnly ? noAdmin : noRights(kind) };
+    case 'key missing the needed rights':
+      // Not applicable without an entity: the handler decides what the caller sees (its own applications, gateways).
+      if (!kind) return { ...row, skip: 'the binding names no entity, so no rights on an entity are needed' };
+      // No rights needed: "no rights on the entity" is the other-entity case above.
+      if (rpc.rights.length === 0) return { ...row, skip: 'the RPC needs no specific right; a key with no rights on the entity is the other-entity case' };
+      return {
+        ...row,
+        credential: { type: 'key', spec: { kind, on: 'main', rights: allBut(kind, rpc.rights) } },
+        expect: rpc.adminOnly ? noAdmin : { status: 403, code: 7, namespace: 'pkg/auth/rights', name: `insufficient_${kind}_rights`, uid: true, missing: [...rpc.rights] },
+      };
+    case 'non-admin key':
+      if (!rpc.adminOnly) return { ...row, skip: 'not an admin-only RPC' };
+      // A non-admin user's key with every user right is not enough (the entity's own keys are the cases above).
+      return { ...row, credential: { type: 'key', spec: { kind: 'user', on: 'main', rights: fullRights('user') } }, expect: noAdmin };
+    case 'right key': {
+      // Deletes run on an entity of their own, so that they leave the shared fixtures alone.
+      const on = kind && binding.verb === 'DELETE' ? 'scratch' : 'main';
+      if (rpc.adminOnly) return { ...row, credential: { type: 'admin', scratch: on === 'scratch' ? kind : undefined }, expect: { authorized: true } };
+      if (!kind) return { ...row, credential: { type: 'key', spec: full }, expect: { authorized: true } };
+      return { ...row, credential: { type: 'key', spec: { kind, on, rights: rpc.rights.length > 0 ? [...rpc.rights] : fullRights(kind) } }, expect: { authorized: true } };
+    }
+  }
+}
+
+/** `maskRights`: a key with the RPC's rights but not the mask's, a mask naming the guarded paths → insufficient. */
+function maskRows(rpcName: string, rpc: RpcDefinition, binding: HttpBinding): Row[] {
+  const kind = entityKindOf(rpcName, rpc, binding);
+  const rows: Row[] = [];
+  const allowed = (ALLOWED_PATHS as Record<string, ReadonlySet<string>>)[rpcName];
+  const allMaskRights = [...new Set((rpc.maskRights ?? []).flatMap((m) => m.rights))];
+  /** Masks already tried with every mask right (two rules can share a parent path such as `session`). */
+  const granted = new Set<string>();
+  for (const rule of rpc.maskRights ?? []) {
+    const base: Row = { rpcName, rpc, binding, kind, title: `mask [${rule.paths[0]}…] without ${rule.rights.join('+')}` };
+    if (!kind) {
+      rows.push({ ...base, skip: 'mask rights need an entity' });
+      continue;
+    }
+    const path = allowed ? rule.paths.find((p) => allowed.has(p)) : rule.paths[0];
+    if (!path) {
+      rows.push({ ...base, skip: `none of ${rule.paths.join(', ')} is an allowed path of ${rpcName}` });
+      continue;
+    }
+    const parts = path.split('.');
+    // Get: the path and each allowed parent (`root_keys`, `session`, `session.keys`); Set: the path (its value is in the body).
+    const variants = binding.body ? [path] : parts.map((_, i) => parts.slice(0, i + 1).join('.')).filter((p) => !allowed || allowed.has(p));
+    for (const p of variants) {
+      rows.push({
+        ...base,
+        title: `mask [${p}] with ${rpc.rights.join('+')} but not ${rule.rights.join('+')}`,
+        mask: [p],
+        credential: { type: 'key', spec: { kind, on: 'main', rights: [...rpc.rights] } },
+        expect: { status: 403, code: 7, namespace: 'pkg/auth/rights', name: `insufficient_${kind}_rights`, uid: true, missingIncludes: rule.rights, missingExcludes: [...rpc.rights] },
+      });
+      if (granted.has(p)) continue;
+      granted.add(p);
+      rows.push({
+        ...base,
+        title: `mask [${p}] with ${[...rpc.rights, ...allMaskRights].join('+')}`,
+        mask: [p],
+        credential: { type: 'key', spec: { kind, on: 'main', rights: [...new Set([...rpc.rights, ...allMaskRights])] } },
+        expect: { authorized: true },
+      });
+    }
+  }
+  return rows;
+}
+
+interface Group {
+  title: string;
+  rpcName: string;
+  binding: HttpBinding;
+  rows: Row[];
+}
+
+/** One group per binding; deletes last, so that a wrongly granted delete cannot disturb the other rows. */
+const GROUPS: Group[] = BOUND.flatMap(([rpcName, rpc]) =>
+  rpc.http.map((binding) => ({
+    title: `${rpcName} ${binding.verb} ${binding.path}`,
+    rpcName,
+    binding,
+    rows: [...CASES.map((c) => matrixRow(rpcName, rpc, binding, c)), ...maskRows(rpcName, rpc, binding)],
+  })),
+).sort((a, b) => Number(a.binding.verb === 'DELETE') - Number(b.binding.verb === 'DELETE'));
+
+const ALL_ROWS = GROUPS.flatMap((g) => g.rows);
+const RUN_ROWS = ALL_ROWS.filter((r) => !r.skip);
+
+// ------------------------------------------------------------------------------------------------
+// Requests
+
+/** The keys the rows use, by `specId`. */
+type Keys = Map<string, CreatedKey>;
+
+/** The URL of a binding: path variables filled with the entity's ID and dummy IDs for the rest. */
+function urlOf(row: Row, entityId: string, deviceId: string): string {
+  const path = row.binding.path.replace(/\{([a-z0-9_.]+)\}/g, (_, v: string) => {
+    if (row.rpc.entity && v === row.rpc.entity.path) return entityId;
+    switch (v.slice(v.lastIndexOf('.') + 1)) {
+      case 'device_id':
+        return deviceId;
+      case 'key_id':
+      case 'id':
+        return DUMMY_KEY_ID;
+      case 'application_id':
+        return MAIN.application;
+      case 'gateway_id':
+        return MAIN.gateway;
+      case 'user_id':
+        return MAIN.user;
+      default:
+        throw new Error(`authorization matrix: no value for path variable {${v}} of ${row.rpcName}: teach urlOf`);
+    }
+  });
+  if (row.mask && !row.binding.body) return `/api/v3${path}?field_mask=${row.mask.join(',')}`;
+  return `/api/v3${path}`;
+}
+
+/** A value for a key path in a Set body. */
+function keyPathValue(path: string): unknown {
+  if (path.endsWith('.key')) return randomBytes(16).toString('hex').toUpperCase();
+  if (path.endsWith('session_key_id')) return 'AQID';
+  return 'root-key-1';
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let cur = target;
+  for (const p of parts.slice(0, -1)) {
+    if (typeof cur[p] !== 'object' || cur[p] === null) cur[p] = {};
+    cur = cur[p] as Record<string, unknown>;
+  }
+  cur[parts[parts.length - 1]] = value;
+}
+
+/**
+ * A valid request body for body routes (components validate a request before checking rights, so
+ * an invalid one would answer 400 where 403 is expected). Unknown RPCs get `{}`.
+ */
+function bodyOf(row: Row, deviceId: string): unknown {
+  if (row.binding.body !== '*') return undefined;
+  const { rpcName, rpc } = row;
+  const rename = (entity: string) => ({ [entity]: { ids: {}, name: 'renamed by the matrix' }, field_mask: { paths: ['name'] } });
+  switch (rpcName) {
+    case 'EndDeviceRegistry.Create':
+      return { end_device: { ids: otaaIds(deviceId) } };
+    case 'EndDeviceRegistry.Update':
+      return { end_device: { ids: { device_id: deviceId }, name: 'renamed by the matrix' }, field_mask: { paths: ['name'] } };
+    case 'UserRegistry.Create': {
+      const id = freshId('authz-new-user');
+      return { user: { ids: { user_id: id }, primary_email_address: `${id}@example.com`, password: `Pw-${randomBase32(16)}-9`, state: 'STATE_APPROVED' } };
+    }
+    case 'UserRegistry.Update':
+      return rename('user');
+    case 'ApplicationRegistry.Create':
+      return { application: { ids: { application_id: freshId('authz-new-app') } } };
+    case 'ApplicationRegistry.Update':
+      return rename('application');
+    case 'GatewayRegistry.Create':
+      return { gateway: { ids: { gateway_id: freshId('authz-new-gtw'), eui: randomEui() }, frequency_plan_id: 'EU_863_870' } };
+    case 'GatewayRegistry.Update':
+      return rename('gateway');
+    default:
+      break;
+  }
+  if (rpc.method === 'CreateAPIKey') return { name: 'matrix key', rights: [...rpc.rights] };
+  if (rpc.method === 'UpdateAPIKey') return { api_key: { name: 'renamed by the matrix' }, field_mask: { paths: ['name'] } };
+  if (rpc.method === 'Set' && ['js', 'ns', 'as'].includes(rpc.component)) {
+    const sample = sampleDevice(rpc.component as Registry, otaaIds(deviceId));
+    const device = sample.device as Record<string, unknown>;
+    const paths = [...sample.paths];
+    for (const p of row.mask ?? []) {
+      setPath(device, p, keyPathValue(p));
+      paths.push(p);
+    }
+    return { end_device: device, field_mask: { paths } };
+  }
+  return {};
+}
+
+function expectAuthorized(res: ApiResponse, what: string): void {
+  const ns = res.json?.details?.[0]?.namespace as string | undefined;
+  const ok = [200, 400, 404, 409].includes(res.status) && ns !== 'pkg/auth' && ns !== 'pkg/auth/rights';
+  if (!ok) throw new Error(`${what}: expected the request to pass authorization (200/400/404/409, no auth error), got HTTP ${res.status}: ${res.text.slice(0, 1500)}`);
+}
+
+// ------------------------------------------------------------------------------------------------
+
+describe('authorization matrix (generated from RPCS)', () => {
+  it('is non-empty and covers every HTTP binding of every bound RPC', () => {
+    const bound = BOUND.map(([n]) => n);
+    expect(bound.length).toBeGreaterThan(0);
+    expect(RUN_ROWS.length).toBeGreaterThan(0);
+    // Every RPC with HTTP bindings has rows, for every one of its bindings and every case.
+    expect(sorted([...new Set(ALL_ROWS.map((r) => r.rpcName))])).toEqual(sorted(bound));
+    const bindings = BOUND.reduce((n, [, rpc]) => n + rpc.http.length, 0);
+    expect(GROUPS).toHaveLength(bindings);
+    for (const g of GROUPS) expect(g.rows.filter((r) => !r.mask).map((r) => r.title)).toEqual([...CASES]);
+    // Unauthenticated (internal) RPCs have no HTTP binding, so nothing is left out by skipping them.
+    for (const [name, rpc] of Object.entries(RPCS) as Array<[string, RpcDefinition]>) {
+      if (rpc.unauthenticated) expect({ name, bindings: rpc.http.length }).toEqual({ name, bindings: 0 });
+    }
+    // Each mask rule of each bound RPC has rows.
+    for (const [name, rpc] of BOUND) {
+      for (const rule of rpc.maskRights ?? []) expect(ALL_ROWS.some((r) => r.rpcName === name && r.title.includes(rule.rights.join('+')))).toBe(true);
+    }
+    // The numbers, for the report.
+    console.log(
+      `authorization matrix: ${bound.length} RPCs, ${bindings} bindings, ${CASES.length} cases, ${ALL_ROWS.length} rows (${RUN_ROWS.length} run, ${ALL_ROWS.length - RUN_ROWS.length} not applicable) × ${MODES.length} modes`,
+    );
+  });
+});
+
+describe.each(MODES)('authorization matrix (%s)', (mode, start) => {
+  let stack: StackUnderTest;
+  const api = new Api(() => stack);
+  const access = new Access(api);
+  const keys: Keys = new Map();
+  let expiresAt = 0;
+
+  beforeAll(async () => {
+    stack = await start();
+    for (const kind of KINDS) {
+      await access.createEntity(kind, MAIN[kind]);
+      await access.createEntity(kind, OTHER[kind]);
+    }
+    // Expired keys first (never used before they expire), then every other key the rows use.
+    const specs = new Map<string, KeySpec>();
+    for (const row of RUN_ROWS) {
+      const c = row.credential;
+      if (c && (c.type === 'key' || c.type === 'wrong-secret') && c.spec.on !== 'scratch') specs.set(specId(c.spec), c.spec);
+    }
+    const expiring = [...specs.values()].filter((s) => s.expired);
+    expiresAt = Date.now() + 2500;
+    for (const s of expiring) keys.set(specId(s), await access.createKey(s.kind, MAIN[s.kind], s.rights, { expiresAt: new Date(expiresAt).toISOString(), name: 'expiring' }));
+    for (const s of specs.values()) {
+      if (!s.expired) keys.set(specId(s), await access.createKey(s.kind, (s.on === 'other' ? OTHER : MAIN)[s.kind], s.rights));
+    }
+    const wait = expiresAt + 500 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  /** The key of a spec; `scratch`: a fresh entity of the kind and a key on it. */
+  async function keyOf(spec: KeySpec): Promise<{ key: CreatedKey; entityId: string }> {
+    if (spec.on === 'scratch') {
+      const id = freshId(`authz-${spec.kind.slice(0, 3)}`);
+      await access.createEntity(spec.kind, id);
+      return { key: await access.createKey(spec.kind, id, spec.rights), entityId: id };
+    }
+    const key = keys.get(specId(spec));
+    if (!key) throw new Error(`no key for ${specId(spec)}`);
+    return { key, entityId: (spec.on === 'other' ? OTHER : MAIN)[spec.kind] };
+  }
+
+  async function send(row: Row, options: CallOptions, entityId: string): Promise<ApiResponse> {
+    const deviceId = row.rpc.method === 'Set' || row.rpcName === 'EndDeviceRegistry.Create' ? freshId('authz-dev') : DUMMY_DEVICE;
+    return api.call(row.binding.verb, urlOf(row, entityId, deviceId), { ...options, body: bodyOf(row, deviceId) });
+  }
+
+  /** The requests of a row: one per credential it tries (all malformed tokens for the malformed case). */
+  async function requests(row: Row): Promise<Array<{ res: ApiResponse; entityId: string; what: string }>> {
+    const c = row.credential;
+    if (!c) throw new Error(`${row.title}: no credential`);
+    const main = row.kind ? MAIN[row.kind] : '';
+    const what = (extra = '') => `${mode}: ${row.rpcName} ${row.binding.verb} ${row.binding.path} [${row.title}]${extra}`;
+    switch (c.type) {
+      case 'header':
+        return [{ res: await send(row, auth(c.value), main), entityId: main, what: what() }];
+      case 'malformed':
+        return Promise.all(MALFORMED_TOKENS.map(async (t) => ({ res: await send(row, bearer(t), main), entityId: main, what: what(` token ${t}`) })));
+      case 'unknown':
+        return [{ res: await send(row, bearer(unknownToken()), main), entityId: main, what: what() }];
+      case 'admin': {
+        const target = c.scratch ? freshId(`authz-${c.scratch.slice(0, 3)}`) : main;
+        if (c.scratch) await access.createEntity(c.scratch, target);
+        return [{ res: await send(row, bearer(stack.adminKey), target), entityId: target, what: what() }];
+      }
+      case 'wrong-secret': {
+        const { key } = await keyOf(c.spec);
+        return [{ res: await send(row, bearer(wrongSecretToken(key.id)), main), entityId: main, what: what() }];
+      }
+      case 'key': {
+        if (c.spec.expired && Date.now() <= expiresAt) throw new Error('the expired key has not expired yet');
+        const { key, entityId } = await keyOf(c.spec);
+        const target = c.spec.on === 'scratch' ? entityId : main;
+        return [{ res: await send(row, bearer(key.token), target), entityId: target, what: what() }];
+      }
+    }
+  }
+
+  for (const group of GROUPS) {
+    describe(group.title, () => {
+      for (const row of group.rows) {
+        if (row.skip) {
+          // Listed, not silently dropped: the case does not apply to this binding.
+          it.skip(`${row.title} — not applicable: ${row.skip}`, () => undefined);
+          continue;
+        }
+        it(row.title, async () => {
+          const e = row.expect;
+          if (!e) throw new Error(`${row.title}: no expectation`);
+          for (const { res, entityId, what } of await requests(row)) {
+            if ('authorized' in e) {
+              expectAuthorized(res, what);
+              continue;
+            }
+            try {
+              expectTtsError(res, e.status, e.code, e.namespace, e.name, e.uid ? { uid: entityId } : undefined);
+              // grpc-gateway names an Unauthenticated error in WWW-Authenticate too (wire contract §1.1).
+              if (e.code === 16) expect(res.headers.get('www-authenticate') ?? '').toContain(`${e.namespace}:${e.name}`);
+              if (e.missing) expect(missingOf(res)).toEqual(sorted(e.missing));
+              if (e.missingIncludes) expect(missingOf(res)).toEqual(expect.arrayContaining(e.missingIncludes));
+              for (const r of e.missingExcludes ?? []) expect(missingOf(res)).not.toContain(r);
+            } catch (err) {
+              throw new Error(`${what}: expected HTTP ${e.status} ${e.namespace}:${e.name}${e.missing ? ` missing [${e.missing.join(', ')}]` : ''}, got HTTP ${res.status}: ${res.text.slice(0, 1500)}\n${(err as Error).message}`);
+            }
+          }
+        });
+      }
+    });
+  }
+
+  it('answered no request with a 5xx', () => {
+    expect(api.serverErrors).toEqual([]);
+  });
+
+  it(`kept the fixtures of every kind (${Object.values(COLLECTION).join(', ')}) apart from the scratch entities`, async () => {
+    for (const kind of KINDS) {
+      for (const id of [MAIN[kind], OTHER[kind]]) {
+        const res = await api.get(`/api/v3/${COLLECTION[kind]}/${id}`);
+        if (res.status !== 200) throw new Error(`${mode}: ${kind} ${id} is gone after the matrix: HTTP ${res.status} ${res.text.slice(0, 500)}`);
+      }
+    }
+  });
+});

@@ -1,0 +1,17 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation } from '@lorawan/api';
+import { encode, type Transport, TRANSPORT } from '@lorawan/transport';
+
+/**
+ * Tells every gateway replica that a credential or an entity changed (`access.invalidate`), so
+ * they drop the caller identities they cached for it at once instead of after their TTL.
+ * Fire and forget: a lost message only means the cache's TTL applies.
+ */
+@Injectable()
+export class AccessInvalidator {
+  constructor(@Inject(TRANSPORT) private readonly transport: Transport) {}
+
+  invalidate(msg: AccessInvalidation): void {
+    this.transport.publish(ACCESS_INVALIDATION_SUBJECT, encode(msg));
+  }
+}

@@ -1,0 +1,176 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type APIKey, checkFieldMaskPaths, type EntityRef, type FieldMask, microsToTimestamp, nowTimestamp, type Right, type RpcContext } from '@lorawan/api';
+import { WithTotal } from '@lorawan/component';
+import { hashSecret } from '@lorawan/crypto';
+import { type ErrorDefinition, ErrValidation, type StackError } from '@lorawan/errors';
+import { AccessInvalidator } from '../access-invalidator';
+import { ErrApplicationNotFound, ErrGatewayNotFound, ErrUserNotFound } from '../errors';
+import { type ApiKeyCleanup, IDENTITY_DIRECTORY, type IdentityDirectory } from '../identity.contracts';
+import { ErrApiKeyConcurrentUpdate, ErrStoreApiKeyNotFound } from './access-errors';
+import { API_KEY_STORE, type ApiKeyOrderField, type ApiKeyRecord, type ApiKeyStore } from './api-key.model';
+import { generateApiKeyToken } from './api-key-token';
+import { assertGrantable } from './grant-policy';
+
+/** The entities that have API keys here. */
+export type KeyOwner = EntityRef & { kind: 'application' | 'gateway' | 'user' };
+
+const NOT_FOUND: Record<KeyOwner['kind'], ErrorDefinition> = { application: ErrApplicationNotFound, gateway: ErrGatewayNotFound, user: ErrUserNotFound };
+const DEFAULT_LIMIT = 100;
+/** Paths of `<Entity>Access.UpdateAPIKey` (TTS `field_mask_validation.go`); no mask means name and rights (TTS, for old clients). */
+const UPDATE_PATHS: ReadonlySet<string> = new Set(['name', 'rights', 'expires_at']);
+const DEFAULT_UPDATE_PATHS = ['name', 'rights'];
+const UPDATE_ATTEMPTS = 8;
+
+interface CreateRequest {
+  name?: string;
+  rights: string[];
+  expires_at?: string;
+}
+interface ListRequest {
+  order?: string;
+  limit?: number;
+  page?: number;
+}
+interface UpdateRequest {
+  api_key: APIKey;
+  field_mask?: FieldMask;
+}
+
+/**
+ * API keys of applications, gateways and users (TTS `<entity>_access.go`). The RPC server has
+ * checked `<KIND>_SETTINGS_API_KEYS` on the entity; this service checks what is specific to keys
+ * (no escalation, validity, existence) before storing anything. The secret exists only in the
+ * answer to Create; it is never stored, logged or returned again.
+ */
+@Injectable()
+export class ApiKeyService implements ApiKeyCleanup {
+  private readonly logger = new Logger('ApiKeys');
+
+  constructor(
+    @Inject(API_KEY_STORE) private readonly store: ApiKeyStore,
+    @Inject(IDENTITY_DIRECTORY) private readonly directory: IdentityDirectory,
+    private readonly invalidator: AccessInvalidator,
+  ) {}
+
+  async create(owner: KeyOwner, req: CreateRequest, ctx: RpcContext): Promise<APIKey> {
+    const rights = uniqueRights(req.rights, (reason) => ErrValidation.with({ field: 'rights', name: validationName(req), reason }));
+    if (req.expires_at !== undefined && !isFuture(req.expires_at)) throw ErrValidation.with({ field: 'expires_at', name: validationName(req), reason: 'value must be greater than now' });
+    assertGrantable(owner, rights, ctx.caller);
+    await this.mustExist(owner);
+    const token = generateApiKeyToken();
+    const now = nowTimestamp();
+    const key: ApiKeyRecord = { id: token.id, secret_hash: await hashSecret(token.secret), name: req.name ?? '', rights, owner, created_at: now, updated_at: now };
+    if (req.expires_at !== undefined) key.expires_at = req.expires_at;
+    await this.store.create(key);
+    this.logger.log(`created API key ${key.id} of ${owner.kind} ${owner.id}`);
+    return toMessage(key, token.token);
+  }
+
+  async list(owner: KeyOwner, { order, limit, page }: ListRequest): Promise<WithTotal<{ api_keys?: APIKey[] }>> {
+    await this.mustExist(owner);
+    const pageSize = limit || DEFAULT_LIMIT;
+    const { keys, total } = await this.store.list(owner, {
+      order: (order?.replace(/^-/, '') || 'api_key_id') as ApiKeyOrderField,
+      descending: order?.startsWith('-') ?? false,
+      limit: pageSize,
+      offset: (Math.max(page ?? 0, 1) - 1) * pageSize,
+    });
+    return new WithTotal(keys.length > 0 ? { api_keys: keys.map((k) => toMessage(k)) } : {}, total);
+  }
+
+  async get(owner: KeyOwner, keyId: string): Promise<APIKey> {
+    await this.mustExist(owner);
+    return toMessage(await this.mustGet(owner, keyId));
+  }
+
+  async update(owner: KeyOwner, req: UpdateRequest, ctx: RpcContext): Promise<APIKey> {
+    const paths = req.field_mask?.paths?.length ? req.field_mask.paths : DEFAULT_UPDATE_PATHS;
+    checkFieldMaskPaths(paths, UPDATE_PATHS);
+    const { api_key } = req;
+    const invalid = (field: string, reason: string) =>
+      ErrValidation.with({ field: 'api_key', name: validationName(req), reason: 'embedded message failed validation' }, ErrValidation.with({ field, name: 'APIKeyValidationError', reason }));
+    const newRights = paths.includes('rights') ? uniqueRights(api_key.rights ?? [], (reason) => invalid('rights', reason)) : undefined;
+    if (paths.includes('expires_at') && api_key.expires_at !== undefined && !isFuture(api_key.expires_at)) throw invalid('expires_at', 'value must be greater than now');
+    await this.mustExist(owner);
+    const keyId = api_key.id ?? '';
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const existing = await this.mustGet(owner, keyId);
+      if (newRights) {
+        // TTS: the caller must hold every right it adds and every right it removes.
+        const before = new Set(existing.rights);
+        const after = new Set(newRights);
+        assertGrantable(owner, [...newRights.filter((r) => !before.has(r)), ...existing.rights.filter((r) => !after.has(r))], ctx.caller);
+      }
+      const updated: ApiKeyRecord = { ...existing, updated_at: nowTimestamp() };
+      if (paths.includes('name')) updated.name = api_key.name ?? '';
+      if (newRights) updated.rights = newRights;
+      if (paths.includes('expires_at')) {
+        if (api_key.expires_at === undefined) delete updated.expires_at;
+        else updated.expires_at = api_key.expires_at;
+      }
+      if (await this.store.replace(updated, existing.updated_at)) {
+        this.invalidator.invalidate({ api_key_id: keyId });
+        this.logger.log(`updated API key ${keyId} of ${owner.kind} ${owner.id} (${paths.join(', ')})`);
+        return toMessage(updated);
+      }
+      await new Promise((r) => setTimeout(r, Math.random() * (2 + attempt * 2)));
+    }
+    throw ErrApiKeyConcurrentUpdate.with({ api_key_id: keyId });
+  }
+
+  async delete(owner: KeyOwner, keyId: string): Promise<Record<string, never>> {
+    await this.mustExist(owner);
+    if (!(await this.store.delete(owner, keyId))) throw notFound(owner, keyId);
+    this.invalidator.invalidate({ api_key_id: keyId });
+    this.logger.log(`deleted API key ${keyId} of ${owner.kind} ${owner.id}`);
+    return {};
+  }
+
+  /** `ApiKeyCleanup`: the entity is purged, its keys go with it. */
+  async deleteKeysOf(entity: EntityRef): Promise<void> {
+    const ids = await this.store.deleteAllOf(entity);
+    for (const id of ids) this.invalidator.invalidate({ api_key_id: id });
+    if (ids.length > 0) this.logger.log(`deleted ${ids.length} API key(s) of ${entity.kind} ${entity.id}`);
+  }
+
+  private async mustExist(owner: KeyOwner): Promise<void> {
+    if (!(await this.directory.exists(owner))) throw NOT_FOUND[owner.kind].with({ [`${owner.kind}_id`]: owner.id });
+  }
+
+  private async mustGet(owner: KeyOwner, keyId: string): Promise<ApiKeyRecord> {
+    const key = await this.store.get(owner, keyId);
+    if (!key) throw notFound(owner, keyId);
+    return key;
+  }
+}
+
+/** The key on the wire (TTS `APIKey`, zero values omitted); `key` (the whole token) only from Create. */
+export function toMessage(key: ApiKeyRecord, token?: string): APIKey {
+  const out: APIKey = { id: key.id };
+  if (token !== undefined) out.key = token;
+  if (key.name) out.name = key.name;
+  out.rights = [...key.rights];
+  out.created_at = key.created_at;
+  out.updated_at = key.updated_at;
+  if (key.expires_at) out.expires_at = key.expires_at;
+  return out;
+}
+
+function notFound(owner: EntityRef, keyId: string): StackError {
+  return ErrStoreApiKeyNotFound.with({ entity_type: owner.kind, entity_id: owner.id, api_key_id: keyId });
+}
+
+/** Rights as granted: at least one, each once (TTS `repeated = { min_items: 1, unique: true }`). */
+function uniqueRights(rights: string[], invalid: (reason: string) => StackError): Right[] {
+  if (rights.length === 0) throw invalid('value must contain at least 1 item(s)');
+  if (new Set(rights).size !== rights.length) throw invalid('repeated value must contain unique items');
+  return rights as Right[];
+}
+
+function isFuture(timestamp: string): boolean {
+  return timestamp > microsToTimestamp(Date.now() * 1000);
+}
+
+function validationName(req: object): string {
+  return `${req.constructor.name}ValidationError`;
+}

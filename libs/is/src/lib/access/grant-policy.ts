@@ -1,0 +1,36 @@
+import { type CallerIdentity, type EntityRef, type Right, rightsOfKind, sortRights } from '@lorawan/api';
+import { rightsErrors } from '@lorawan/component';
+import { sameEntity } from './credential';
+
+/**
+ * No escalation: a key can only be given (or, on update, stripped of) rights its creator holds on
+ * the key's entity (TTS `createApplicationAPIKey`: `RequireApplication(ctx, ids, req.Rights...)`).
+ *
+ * - Rights of the entity's kind must be among the caller's rights on the entity (implied).
+ * - Application and gateway keys hold rights of their kind only.
+ * - A user key may also hold rights on other entities (`RIGHT_APPLICATION_ALL`, `RIGHT_ALL`) — what
+ *   the user reaches through it — but only when the caller is that user itself and its own key
+ *   holds them: nobody, admins included, hands out another user's reach.
+ *
+ * Answers the rights the caller may not grant (sorted, [] when all are fine).
+ */
+export function ungrantableRights(entity: EntityRef, rights: Iterable<Right>, caller: CallerIdentity | undefined): Right[] {
+  const ofKind = new Set(rightsOfKind(entity.kind));
+  const held = new Set(caller && sameEntity(caller.entity, entity) ? caller.rights : []);
+  const isUserItself = entity.kind === 'user' && sameEntity(caller?.owner, entity);
+  const keyRights = new Set(isUserItself ? caller?.key_rights : []);
+  const missing = new Set<Right>();
+  for (const right of rights) {
+    let ok: boolean;
+    if (ofKind.has(right)) ok = caller?.universal === true || held.has(right);
+    else ok = entity.kind === 'user' && (caller?.universal === true || keyRights.has(right));
+    if (!ok) missing.add(right);
+  }
+  return sortRights(missing);
+}
+
+/** Throws `insufficient_<kind>_rights` naming the rights the caller may not grant on the entity. */
+export function assertGrantable(entity: EntityRef, rights: Iterable<Right>, caller: CallerIdentity | undefined): void {
+  const missing = ungrantableRights(entity, rights, caller);
+  if (missing.length > 0) throw rightsErrors(entity.kind).insufficient.with({ uid: entity.id, missing });
+}

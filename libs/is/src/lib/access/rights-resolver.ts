@@ -1,0 +1,80 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ALL_ADMIN_RIGHTS, type CallerIdentity, type EntityRef, impliedRights, type Right, rightsOfKind, sortRights } from '@lorawan/api';
+import { IDENTITY_DIRECTORY, type IdentityDirectory } from '../identity.contracts';
+import { APPROVED, sameEntity, type VerifiedCredential } from './credential';
+
+const REQUESTED = 'STATE_REQUESTED';
+const PENDING_USER_RIGHTS: readonly Right[] = ['RIGHT_USER_INFO', 'RIGHT_USER_SETTINGS_BASIC', 'RIGHT_USER_DELETE'];
+
+/**
+ * What a verified credential may do on an entity (TTS `pkg/identityserver/rights.go`):
+ *
+ * - an application or gateway key: its own rights of that kind, on its owner only;
+ * - a user key (and the admin key, the bootstrap admin's user key): the user's membership rights
+ *   on the entity (all user rights on itself; its collaborator rights, implied, elsewhere), plus
+ *   `ALL_ADMIN_RIGHTS` when the user is an admin, intersected with the key's rights and with the
+ *   rights of the entity's kind. A user not in state APPROVED holds nothing, except that a user
+ *   awaiting approval (REQUESTED) keeps INFO, SETTINGS_BASIC and DELETE on itself.
+ *
+ * An admin's universal rights apply even to an entity that does not exist, so the IS can answer
+ * an admin with "not found" while everyone else learns nothing (no rights, 403).
+ */
+@Injectable()
+export class RightsResolver {
+  constructor(@Inject(IDENTITY_DIRECTORY) private readonly directory: IdentityDirectory) {}
+
+  /** The caller identity of the credential, with its rights on `entity` when one is given. */
+  async callerIdentity(credential: VerifiedCredential, entity?: EntityRef): Promise<CallerIdentity> {
+    const caller: CallerIdentity = {
+      kind: credential.kind,
+      id: credential.id,
+      owner: credential.owner,
+      is_admin: isAdmin(credential),
+      key_rights: keyRights(credential),
+      universal: false,
+      rights: [],
+    };
+    if (entity) {
+      caller.entity = { kind: entity.kind, id: entity.id };
+      caller.rights = await this.rightsOn(credential, entity);
+    }
+    return caller;
+  }
+
+  /** The credential's effective rights on `entity`, implied and sorted; [] for none. */
+  async rightsOn(credential: VerifiedCredential, entity: EntityRef): Promise<Right[]> {
+    const ofKind = rightsOfKind(entity.kind);
+    if (credential.owner.kind !== 'user') {
+      return sameEntity(credential.owner, entity) ? sortRights(ofKind.filter((r) => credential.keyRights.has(r))) : [];
+    }
+    const user = credential.user;
+    if (!user) return [];
+    if (user.state !== APPROVED) {
+      // A user awaiting approval may still see and edit its profile or delete its account (TTS).
+      const own = user.state === REQUESTED && entity.kind === 'user' && entity.id === user.user_id ? PENDING_USER_RIGHTS : [];
+      return sortRights(own.filter((r) => credential.keyRights.has(r)));
+    }
+    const membership = new Set<Right>();
+    if (entity.kind === 'user') {
+      if (entity.id === user.user_id) ofKind.forEach((r) => membership.add(r));
+    } else {
+      impliedRights(await this.directory.collaboratorRights(user.user_id, entity)).forEach((r) => membership.add(r));
+    }
+    if (user.admin) ALL_ADMIN_RIGHTS.forEach((r) => membership.add(r));
+    return sortRights(ofKind.filter((r) => membership.has(r) && credential.keyRights.has(r)));
+  }
+}
+
+/** The owner is an approved admin user. */
+export function isAdmin(credential: VerifiedCredential): boolean {
+  return credential.user?.admin === true && credential.user.state === APPROVED;
+}
+
+/**
+ * What the key could ever do: an entity key is bound to its owner, so only rights of the owner's
+ * kind; a user key reaches every entity the user does, so all its rights.
+ */
+function keyRights(credential: VerifiedCredential): Right[] {
+  const rights = [...credential.keyRights];
+  return sortRights(credential.owner.kind === 'user' ? rights : rights.filter((r) => rightsOfKind(credential.owner.kind).includes(r)));
+}

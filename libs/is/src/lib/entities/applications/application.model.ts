@@ -1,0 +1,47 @@
+import type { APPLICATION_ORDERS } from '@lorawan/api';
+import type { Collaborator } from '../collaborators/collaborator.model';
+import type { UserContact } from '../common/contacts';
+import type { EntityListQuery, Scope } from '../common/entity-list';
+
+/** The Identity Server's view of an application: the contract's `Application` as stored, zero values absent. */
+export interface IsApplication {
+  ids: { application_id: string };
+  created_at: string;
+  updated_at: string;
+  deleted_at?: string;
+  name?: string;
+  description?: string;
+  attributes?: Record<string, string>;
+  administrative_contact?: UserContact;
+  technical_contact?: UserContact;
+  network_server_address?: string;
+  application_server_address?: string;
+  join_server_address?: string;
+}
+
+export type ApplicationOrder = (typeof APPLICATION_ORDERS)[number];
+
+export type ApplicationCreateResult = { ok: true } | { ok: false; conflict: 'id' };
+
+/** Why a delete or purge did not happen: no such application, or it still has end devices. */
+export type RemovalResult = { ok: true } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'has_devices'; count: number };
+
+/** Storage of applications; TypeORM on MySQL and SQLite, held to `identity.store.conformance.ts`. */
+export interface ApplicationStore {
+  /** Stores a new application and its first collaborator, both or neither. Soft-deleted applications keep their IDs taken. */
+  create(application: IsApplication, collaborator: Collaborator): Promise<ApplicationCreateResult>;
+  get(applicationId: string, scope?: Scope): Promise<IsApplication | undefined>;
+  list(query: EntityListQuery<ApplicationOrder>): Promise<{ applications: IsApplication[]; total: number }>;
+  /** Replaces the live application if it still has `expectedUpdatedAt`; false when it changed meanwhile or is gone. */
+  replace(application: IsApplication, expectedUpdatedAt: string): Promise<boolean>;
+  /** End devices the IS holds for the application. */
+  deviceCount(applicationId: string): Promise<number>;
+  /** Soft-deletes the live application unless it has end devices (checked in the same statement). */
+  softDelete(applicationId: string, deletedAt: string): Promise<RemovalResult>;
+  /** Un-deletes a soft-deleted application; false when there is none. */
+  restore(applicationId: string): Promise<boolean>;
+  /** Removes the application (live or soft-deleted) and its collaborators, unless it has end devices. */
+  purge(applicationId: string): Promise<RemovalResult>;
+}
+
+export const APPLICATION_STORE = Symbol('APPLICATION_STORE');

@@ -1,0 +1,83 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import { isMysql } from '@lorawan/persistence';
+
+/** One SQL statement with `?` placeholders (both drivers take them). */
+export interface Statement {
+  sql: string;
+  params: ReadonlyArray<string | number | boolean | null | undefined>;
+}
+
+/** The part of better-sqlite3's `Database` used here. */
+interface SqliteConnection {
+  readonly inTransaction: boolean;
+  transaction<T>(fn: () => T): () => T;
+  prepare(sql: string): { run(...params: unknown[]): { changes: number } };
+}
+
+/** How long a write waits for another transaction on the shared SQLite connection to finish. */
+const SQLITE_BUSY_WAIT_MS = 5000;
+
+/**
+ * Runs statements as one transaction and answers the rows each one changed; nothing is applied if
+ * one fails. On MySQL the statements run on a pooled connection of their own. On SQLite every
+ * query shares the one connection TypeORM holds, so a transaction kept open across `await`s would
+ * take in whatever else runs meanwhile: the statements run synchronously instead, in one
+ * better-sqlite3 transaction, once no other transaction is open on the connection.
+ */
+export async function runAtomically(dataSource: DataSource, statements: readonly Statement[]): Promise<number[]> {
+  if (!isMysql(dataSource)) return runOnSqlite(sqliteConnection(dataSource), statements);
+  // InnoDB may pick a transaction racing others for the same keys as a deadlock victim: run it again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runOnMysql(dataSource.createQueryRunner(), statements);
+    } catch (err) {
+      if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(err)) throw err;
+    }
+  }
+}
+
+const DEADLOCK_ATTEMPTS = 3;
+
+function isDeadlock(err: unknown): boolean {
+  const e = err as { code?: string; driverError?: { code?: string } };
+  return (e?.driverError?.code ?? e?.code) === 'ER_LOCK_DEADLOCK';
+}
+
+async function runOnMysql(runner: QueryRunner, statements: readonly Statement[]): Promise<number[]> {
+  try {
+    await runner.startTransaction();
+    const changed: number[] = [];
+    for (const { sql, params } of statements) {
+      const result = (await runner.query(sql, params.map(sqlValue), true)) as { affected?: number };
+      changed.push(result.affected ?? 0);
+    }
+    await runner.commitTransaction();
+    return changed;
+  } catch (err) {
+    if (runner.isTransactionActive) await runner.rollbackTransaction();
+    throw err;
+  } finally {
+    await runner.release();
+  }
+}
+
+async function runOnSqlite(db: SqliteConnection, statements: readonly Statement[]): Promise<number[]> {
+  const deadline = Date.now() + SQLITE_BUSY_WAIT_MS;
+  while (db.inTransaction) {
+    if (Date.now() > deadline) throw new Error('another transaction kept the SQLite connection busy');
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  const run = db.transaction(() => statements.map(({ sql, params }) => db.prepare(sql).run(...params.map(sqlValue)).changes));
+  return run();
+}
+
+function sqliteConnection(dataSource: DataSource): SqliteConnection {
+  return (dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
+}
+
+/** Booleans as 0/1 and undefined as NULL: what both drivers bind. */
+function sqlValue(value: string | number | boolean | null | undefined): string | number | null {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value;
+}

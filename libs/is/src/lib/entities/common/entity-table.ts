@@ -1,0 +1,100 @@
+import type { DataSource, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import { timestampToSql } from '@lorawan/api';
+import { CollaboratorEntity } from '../collaborators/collaborator.entity';
+import type { EntityListQuery, Scope } from './entity-list';
+
+export interface EntityTableSpec<O extends string> {
+  /** Table and ID column: fixed names, never input. */
+  table: string;
+  id: string;
+  /** The kind collaborators name the entity by. */
+  kind: 'application' | 'gateway' | 'user';
+  /** The column each List order sorts by (the ID breaks ties, in the same direction). */
+  orderColumns: Record<O, string>;
+}
+
+/**
+ * What the tables of users, applications and gateways have in common: rows soft-deleted through
+ * `deleted_at` (the ID stays taken until a purge), lookups within a scope, Lists (of everything or
+ * of one collaborator's entities) and optimistic updates. Property names are the column names.
+ */
+export class EntityTable<Row extends ObjectLiteral, O extends string> {
+  readonly repo: Repository<Row>;
+
+  constructor(
+    dataSource: DataSource,
+    entity: new () => Row,
+    private readonly spec: EntityTableSpec<O>,
+  ) {
+    this.repo = dataSource.getRepository(entity);
+  }
+
+  async find(id: string, scope: Scope = 'active'): Promise<Row | undefined> {
+    const query = this.repo.createQueryBuilder('e').where(`e.${this.spec.id} = :id`, { id });
+    return (await inScope(query, scope).getOne()) ?? undefined;
+  }
+
+  async findBy(column: string, value: string, scope: Scope = 'active'): Promise<Row | undefined> {
+    const query = this.repo.createQueryBuilder('e').where(`e.${column} = :value`, { value });
+    return (await inScope(query, scope).getOne()) ?? undefined;
+  }
+
+  async list(query: EntityListQuery<O>): Promise<{ rows: Row[]; total: number }> {
+    const { id, kind, orderColumns } = this.spec;
+    const select = this.repo.createQueryBuilder('e');
+    if (query.collaborator !== undefined) {
+      select.innerJoin(CollaboratorEntity, 'c', `c.entity_kind = :kind AND c.entity_id = e.${id} AND c.user_id = :user`, { kind, user: query.collaborator });
+    }
+    inScope(select, query.deleted ? 'deleted' : 'active');
+    const direction = query.descending ? 'DESC' : 'ASC';
+    const column = orderColumns[query.order];
+    if (column !== id) select.orderBy(`e.${column}`, direction);
+    select.addOrderBy(`e.${id}`, direction).offset(query.offset).limit(query.limit);
+    const [rows, total] = await select.getManyAndCount();
+    return { rows, total };
+  }
+
+  /** Writes `values` to the live row if it still has `expectedUpdatedAt`; false when it changed meanwhile, or is gone. */
+  async replace(id: string, values: Partial<Row>, expectedUpdatedAt: string): Promise<boolean> {
+    const result = await this.repo
+      .createQueryBuilder()
+      .update()
+      .set(values as never)
+      .where(`${this.spec.id} = :id AND updated_at = :expected AND deleted_at IS NULL`, { id, expected: timestampToSql(expectedUpdatedAt) })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Marks the live row deleted; false when there is none. */
+  async softDelete(id: string, deletedAt: string): Promise<boolean> {
+    const result = await this.repo
+      .createQueryBuilder()
+      .update()
+      .set({ deleted_at: deletedAt } as never)
+      .where(`${this.spec.id} = :id AND deleted_at IS NULL`, { id })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Brings a soft-deleted row back; false when there is none. */
+  async restore(id: string): Promise<boolean> {
+    const result = await this.repo
+      .createQueryBuilder()
+      .update()
+      .set({ deleted_at: null } as never)
+      .where(`${this.spec.id} = :id AND deleted_at IS NOT NULL`, { id })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+}
+
+function inScope<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, scope: Scope): SelectQueryBuilder<T> {
+  switch (scope) {
+    case 'active':
+      return query.andWhere('e.deleted_at IS NULL');
+    case 'deleted':
+      return query.andWhere('e.deleted_at IS NOT NULL');
+    case 'any':
+      return query;
+  }
+}

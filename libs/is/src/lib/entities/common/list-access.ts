@@ -1,0 +1,47 @@
+import { type CallerIdentity, fieldSelector, type OrganizationOrUserIdentifiers, type Right } from '@lorawan/api';
+import { ErrInsufficientUserRights, ErrNoUserRights } from '@lorawan/component';
+import type { UserStore } from '../users/user.model';
+import { callerRightsOn, callerUserId, isAdminCaller } from './caller';
+import { collaboratorUserId } from './contacts';
+
+/** Always returned, whatever the mask (TTS `getPaths`), and all a List shows of an entry the caller may not see. */
+export const DEFAULT_PATHS = ['ids', 'created_at', 'updated_at'] as const;
+
+/**
+ * Whose entities a List covers (TTS `listApplications`, `listGateways`): the collaborator the
+ * request names (the RPC table checked the caller's `..._LIST` right on that user); without one,
+ * the caller's: every entity for an admin, its user's for a user key (which needs `listRight` on
+ * its own user, so the user must be approved), none for an application or gateway key (undefined).
+ */
+export async function listScope(
+  collaborator: OrganizationOrUserIdentifiers | undefined,
+  caller: CallerIdentity | undefined,
+  listRight: Right,
+  users: Pick<UserStore, 'get'>,
+): Promise<{ collaborator?: string } | undefined> {
+  if (collaborator) return { collaborator: collaboratorUserId(collaborator) };
+  if (isAdminCaller(caller)) return {};
+  const userId = callerUserId(caller);
+  if (!userId || !caller) return undefined;
+  if ((await users.get(userId))?.state !== 'STATE_APPROVED') throw ErrNoUserRights.with({ uid: userId });
+  if (!caller.key_rights.includes(listRight)) throw ErrInsufficientUserRights.with({ uid: userId, missing: [listRight] });
+  return { collaborator: userId };
+}
+
+/**
+ * The entries of a List page as the caller may see them: the requested paths where it holds
+ * `infoRight` on the entry (see `callerRightsOn`), only the default paths elsewhere (TTS
+ * `PublicSafe`). `collaboratorRights` are the caller's user's stored rights, by entity ID.
+ */
+export function visibleEntries<T extends object>(
+  entries: readonly T[],
+  idOf: (entry: T) => string,
+  paths: readonly string[],
+  infoRight: Right,
+  caller: CallerIdentity | undefined,
+  collaboratorRights: ReadonlyMap<string, Right[]>,
+): Partial<T>[] {
+  const full = fieldSelector<T>([...DEFAULT_PATHS, ...paths]);
+  const reduced = fieldSelector<T>(DEFAULT_PATHS);
+  return entries.map((entry) => (callerRightsOn(caller, collaboratorRights.get(idOf(entry)) ?? []).has(infoRight) ? full(entry) : reduced(entry)));
+}

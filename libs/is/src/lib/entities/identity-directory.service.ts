@@ -1,0 +1,41 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityRef, Right } from '@lorawan/api';
+import type { IdentityDirectory, UserEssentials } from '../identity.contracts';
+import { APPLICATION_STORE, type ApplicationStore } from './applications/application.model';
+import { COLLABORATOR_STORE, type CollaboratorStore } from './collaborators/collaborator.model';
+import { GATEWAY_STORE, type GatewayStore } from './gateways/gateway.model';
+import { USER_STORE, type UserStore } from './users/user.model';
+
+/** What the access side (API keys, rights) and the end-device registry ask of users, applications and gateways. */
+@Injectable()
+export class IdentityDirectoryService implements IdentityDirectory {
+  constructor(
+    @Inject(USER_STORE) private readonly users: UserStore,
+    @Inject(APPLICATION_STORE) private readonly applications: ApplicationStore,
+    @Inject(GATEWAY_STORE) private readonly gateways: GatewayStore,
+    @Inject(COLLABORATOR_STORE) private readonly collaborators: CollaboratorStore,
+  ) {}
+
+  async user(userId: string): Promise<UserEssentials | undefined> {
+    const user = await this.users.get(userId);
+    return user && { user_id: user.ids.user_id, admin: user.admin ?? false, state: user.state ?? 'STATE_REQUESTED' };
+  }
+
+  async exists(entity: EntityRef): Promise<boolean> {
+    switch (entity.kind) {
+      case 'user':
+        return (await this.users.get(entity.id)) !== undefined;
+      case 'application':
+        return (await this.applications.get(entity.id)) !== undefined;
+      case 'gateway':
+        return (await this.gateways.get(entity.id)) !== undefined;
+      case 'organization':
+      case 'client':
+        return false;
+    }
+  }
+
+  async collaboratorRights(userId: string, entity: EntityRef): Promise<Right[]> {
+    return this.collaborators.rightsOf(userId, entity);
+  }
+}

@@ -1,0 +1,91 @@
+import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation, ALL_RIGHTS, type CallerIdentity, type EntityRef, type Right } from '@lorawan/api';
+import type { StackConfig } from '@lorawan/config';
+import { runMigrations } from '@lorawan/persistence';
+import { decode, InProcessTransport } from '@lorawan/transport';
+import { DataSource } from 'typeorm';
+import { AccessInvalidator } from '../access-invalidator';
+import { TypeOrmEndDeviceStore } from '../end-devices/typeorm-end-device.store';
+import type { ApiKeyCleanup } from '../identity.contracts';
+import { IS_ENTITIES } from '../is-data-source';
+import { IS_MIGRATIONS } from '../migrations';
+import { ApplicationRegistryService } from './applications/application-registry.service';
+import { TypeOrmApplicationStore } from './applications/typeorm-application.store';
+import { TypeOrmCollaboratorStore } from './collaborators/typeorm-collaborator.store';
+import { GatewayRegistryService } from './gateways/gateway-registry.service';
+import { TypeOrmGatewayStore } from './gateways/typeorm-gateway.store';
+import { IdentityDirectoryService } from './identity-directory.service';
+import { TypeOrmUserStore } from './users/typeorm-user.store';
+import { UserRegistryService } from './users/user-registry.service';
+
+/**
+ * The entity side of the IS on a real, in-memory SQLite database with its migrations (specs only;
+ * `.conformance.ts` keeps it out of the build): the stores, the services, and doubles for what the
+ * access side provides (API-key cleanup) and for the broadcast of access invalidations.
+ */
+export interface IdentityTestBed {
+  dataSource: DataSource;
+  users: UserRegistryService;
+  applications: ApplicationRegistryService;
+  gateways: GatewayRegistryService;
+  directory: IdentityDirectoryService;
+  stores: { users: TypeOrmUserStore; applications: TypeOrmApplicationStore; gateways: TypeOrmGatewayStore; collaborators: TypeOrmCollaboratorStore };
+  devices: TypeOrmEndDeviceStore;
+  /** Entities whose API keys were deleted, in order. */
+  keyCleanups: EntityRef[];
+  /** Access invalidations published, in order. */
+  invalidations: AccessInvalidation[];
+  addDevice(applicationId: string, deviceId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const ADMIN_USER_ID = 'admin';
+
+export async function openIdentityTestBed(): Promise<IdentityTestBed> {
+  const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: IS_ENTITIES, migrations: IS_MIGRATIONS, migrationsTableName: 'migrations', synchronize: false });
+  await dataSource.initialize();
+  await runMigrations(dataSource);
+  const transport = new InProcessTransport();
+  const invalidations: AccessInvalidation[] = [];
+  transport.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => invalidations.push(decode<AccessInvalidation>(payload)));
+  const invalidator = new AccessInvalidator(transport);
+  const keyCleanups: EntityRef[] = [];
+  const apiKeys: ApiKeyCleanup = { deleteKeysOf: async (entity) => void keyCleanups.push(entity) };
+  const stores = {
+    users: new TypeOrmUserStore(dataSource),
+    applications: new TypeOrmApplicationStore(dataSource),
+    gateways: new TypeOrmGatewayStore(dataSource),
+    collaborators: new TypeOrmCollaboratorStore(dataSource),
+  };
+  const devices = new TypeOrmEndDeviceStore(dataSource);
+  const config = { adminUserId: ADMIN_USER_ID } as StackConfig;
+  return {
+    dataSource,
+    users: new UserRegistryService(stores.users, config, invalidator),
+    applications: new ApplicationRegistryService(stores.applications, stores.users, stores.collaborators, apiKeys, invalidator),
+    gateways: new GatewayRegistryService(stores.gateways, stores.users, stores.collaborators, apiKeys, invalidator),
+    directory: new IdentityDirectoryService(stores.users, stores.applications, stores.gateways, stores.collaborators),
+    stores,
+    devices,
+    keyCleanups,
+    invalidations,
+    addDevice: async (applicationId, deviceId) => {
+      const now = '2024-05-01T10:00:00.000000Z';
+      await devices.create({ ids: { device_id: deviceId, application_ids: { application_id: applicationId } }, created_at: now, updated_at: now });
+    },
+    close: async () => {
+      await transport.close();
+      await dataSource.destroy();
+    },
+  };
+}
+
+function caller(owner: EntityRef, isAdmin: boolean, keyRights: readonly Right[]): CallerIdentity {
+  return { kind: 'api-key', id: `KEY-OF-${owner.id}`, owner, is_admin: isAdmin, key_rights: [...keyRights], universal: false, rights: [] };
+}
+
+/** The admin key: the bootstrap admin user's, with every right. */
+export const adminCaller = (): CallerIdentity => ({ ...caller({ kind: 'user', id: ADMIN_USER_ID }, true, ALL_RIGHTS), kind: 'admin-key' });
+/** A (non-admin) user's API key. */
+export const userCaller = (userId: string, keyRights: readonly Right[] = ALL_RIGHTS): CallerIdentity => caller({ kind: 'user', id: userId }, false, keyRights);
+/** An application's or a gateway's API key. */
+export const entityKeyCaller = (owner: EntityRef, keyRights: readonly Right[] = ALL_RIGHTS): CallerIdentity => caller(owner, false, keyRights);

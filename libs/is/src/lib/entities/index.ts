@@ -1,0 +1,43 @@
+import type { Provider } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { IDENTITY_DIRECTORY } from '../identity.contracts';
+import { ApplicationEntity } from './applications/application.entity';
+import { APPLICATION_STORE } from './applications/application.model';
+import { ApplicationRegistryRpc } from './applications/application-registry.rpc';
+import { ApplicationRegistryService } from './applications/application-registry.service';
+import { TypeOrmApplicationStore } from './applications/typeorm-application.store';
+import { CollaboratorEntity } from './collaborators/collaborator.entity';
+import { COLLABORATOR_STORE } from './collaborators/collaborator.model';
+import { TypeOrmCollaboratorStore } from './collaborators/typeorm-collaborator.store';
+import { GatewayEntity } from './gateways/gateway.entity';
+import { GATEWAY_STORE } from './gateways/gateway.model';
+import { GatewayRegistryRpc } from './gateways/gateway-registry.rpc';
+import { GatewayRegistryService } from './gateways/gateway-registry.service';
+import { TypeOrmGatewayStore } from './gateways/typeorm-gateway.store';
+import { IdentityDirectoryService } from './identity-directory.service';
+import { AdminUserBootstrap } from './users/admin-user.bootstrap';
+import { TypeOrmUserStore } from './users/typeorm-user.store';
+import { UserEntity } from './users/user.entity';
+import { USER_STORE } from './users/user.model';
+import { UserRegistryRpc } from './users/user-registry.rpc';
+import { UserRegistryService } from './users/user-registry.service';
+
+/** Users, applications, gateways and collaborators: TypeORM entity classes and Nest providers. */
+export const IDENTITY_ENTITIES: Array<new () => unknown> = [UserEntity, ApplicationEntity, GatewayEntity, CollaboratorEntity];
+
+const store = <T>(token: symbol, create: (ds: DataSource) => T): Provider => ({ provide: token, inject: [DataSource], useFactory: create });
+
+export const IDENTITY_PROVIDERS: unknown[] = [
+  store(USER_STORE, (ds) => new TypeOrmUserStore(ds)),
+  store(APPLICATION_STORE, (ds) => new TypeOrmApplicationStore(ds)),
+  store(GATEWAY_STORE, (ds) => new TypeOrmGatewayStore(ds)),
+  store(COLLABORATOR_STORE, (ds) => new TypeOrmCollaboratorStore(ds)),
+  { provide: IDENTITY_DIRECTORY, useClass: IdentityDirectoryService },
+  UserRegistryService,
+  UserRegistryRpc,
+  AdminUserBootstrap,
+  ApplicationRegistryService,
+  ApplicationRegistryRpc,
+  GatewayRegistryService,
+  GatewayRegistryRpc,
+] satisfies Provider[];
