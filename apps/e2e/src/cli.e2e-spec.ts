@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
-import { Api, expectStatus } from './http-client';
+import { Api, createApplications, expectStatus } from './http-client';
 
 const ROOT = resolve(__dirname, '../../..');
 const CLI = join(process.env.LW_DIST_DIR ?? join(ROOT, 'dist'), 'tools/src/cli/main.js');
@@ -62,6 +62,7 @@ describe('device CLI against the embedded stack', () => {
 
   beforeAll(async () => {
     stack = await startEmbeddedStack();
+    await createApplications(api, [APP]);
     // The CLI runs in an empty folder, so no ./data/admin-api-key of the repository is picked up.
     workDir = mkdtempSync(join(tmpdir(), 'lw-cli-'));
   });

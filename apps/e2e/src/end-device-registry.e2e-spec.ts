@@ -7,6 +7,7 @@ import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '
 import {
   Api,
   type ApiResponse,
+  createApplications,
   expectPlainStatus,
   expectStatus,
   expectTtsError,
@@ -27,12 +28,37 @@ const devicesPath = (app: string) => `/api/v3/applications/${app}/devices`;
 const devicePath = (app: string, dev: string) => `/api/v3/applications/${app}/devices/${dev}`;
 const ids = (res: ApiResponse): string[] => (res.json?.end_devices ?? []).map((d: { ids: { device_id: string } }) => d.ids.device_id);
 
+/**
+ * Every application the suite puts devices in or looks devices up in, created by the admin at
+ * the start (a device needs its application to exist). Never created: `no-such-app`.
+ */
+const APPLICATIONS = [
+  'app1',
+  'other-app',
+  'get-app',
+  'upd-app',
+  'list-app',
+  'empty-app',
+  'bulk-app',
+  'uniq-app',
+  'uniq-app2',
+  'del-app',
+  'del-app2',
+  'bad-app',
+  'limits-app',
+  'robust-app',
+  'case-app',
+  'auth-app',
+  ...Array.from({ length: 5 }, (_, i) => `race-app-${i}`),
+];
+
 describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
   let stack: StackUnderTest;
   const api = new Api(() => stack);
 
   beforeAll(async () => {
     stack = await start();
+    await createApplications(api, APPLICATIONS);
   });
 
   afterAll(async () => {
@@ -134,6 +160,11 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
       const upd = await api.put(devicePath('app1', 'dev-camel'), { endDevice: { name: 'Camel 2' }, fieldMask: { paths: ['name'] } });
       expectStatus(upd, 200);
       expect(upd.json.name).toBe('Camel 2');
+    });
+
+    it('an application that does not exist → 404 application_not_found', async () => {
+      const res = await api.post(devicesPath('no-such-app'), { end_device: { ids: { device_id: 'dev-orphan' } } });
+      expectTtsError(res, 404, 5, 'pkg/identityserver/store', 'application_not_found');
     });
 
     it('takes the application from the path, overriding the body', async () => {
@@ -728,6 +759,8 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
   // ------------------------------------------------------------------------------------------
   describe('Authentication', () => {
     const path = devicesPath('app1');
+    /** Well-formed (`NNSXS.<39 base32>.<52 base32>`) but issued by no one. */
+    const UNKNOWN_KEY = `NNSXS.${'A'.repeat(39)}.${'B'.repeat(52)}`;
 
     it('no Authorization header → 401', async () => {
       const res = await api.get(path, { headers: {} });
@@ -738,15 +771,15 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
       expect(res.headers.get('www-authenticate')).toBeTruthy();
     });
 
-    it('Bearer wrong.key.value → 401 api_key_not_found', async () => {
+    it('Bearer wrong.key.value (three parts, but not an NNSXS API key) → 400 pkg/auth:token', async () => {
       const res = await api.get(path, { headers: { authorization: 'Bearer wrong.key.value' } });
-      expectTtsError(res, 401, 16, 'pkg/identityserver', 'api_key_not_found');
-      expect(res.headers.get('www-authenticate')).toContain('api_key_not_found');
+      expectTtsError(res, 400, 3, 'pkg/auth', 'token');
     });
 
     it('Bearer NNSXS-like unknown key → 401 api_key_not_found', async () => {
-      const res = await api.get(path, { headers: { authorization: `Bearer NNSXS.${'A'.repeat(39)}.${'B'.repeat(52)}` } });
+      const res = await api.get(path, { headers: { authorization: `Bearer ${UNKNOWN_KEY}` } });
       expectTtsError(res, 401, 16, 'pkg/identityserver', 'api_key_not_found');
+      expect(res.headers.get('www-authenticate')).toContain('api_key_not_found');
     });
 
     it('Bearer garbage → 400 pkg/auth:token', async () => {
@@ -763,11 +796,15 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
     it('writes without valid credentials store nothing', async () => {
       const noAuth = await api.post(devicesPath('auth-app'), { end_device: { ids: { device_id: 'dev-noauth' } } }, { headers: {} });
       expectStatus(noAuth, 401);
-      const wrong = await api.post(devicesPath('auth-app'), { end_device: { ids: { device_id: 'dev-noauth' } } }, { headers: { authorization: 'Bearer wrong.key.value' } });
-      expectStatus(wrong, 401);
+      const malformed = await api.post(devicesPath('auth-app'), { end_device: { ids: { device_id: 'dev-noauth' } } }, { headers: { authorization: 'Bearer wrong.key.value' } });
+      expectStatus(malformed, 400);
+      const unknown = await api.post(devicesPath('auth-app'), { end_device: { ids: { device_id: 'dev-noauth' } } }, { headers: { authorization: `Bearer ${UNKNOWN_KEY}` } });
+      expectStatus(unknown, 401);
       await expectNotStored('auth-app', 'dev-noauth');
       await create('auth-app', { ids: { device_id: 'dev-auth' } });
-      const del = await api.delete(devicePath('auth-app', 'dev-auth'), { headers: { authorization: 'Bearer wrong.key.value' } });
+      const delMalformed = await api.delete(devicePath('auth-app', 'dev-auth'), { headers: { authorization: 'Bearer wrong.key.value' } });
+      expectStatus(delMalformed, 400);
+      const del = await api.delete(devicePath('auth-app', 'dev-auth'), { headers: { authorization: `Bearer ${UNKNOWN_KEY}` } });
       expectStatus(del, 401);
       expectStatus(await api.get(devicePath('auth-app', 'dev-auth')), 200);
     });

@@ -154,3 +154,20 @@ export function expectPlainStatus(res: ApiResponse, status: number, code: number
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The bootstrap admin user whose key `StackEndpoint.adminKey` is (`ADMIN_USER_ID`, default `admin`). */
+export const ADMIN_USER_ID = 'admin';
+
+/**
+ * Creates applications as the admin user (`POST /api/v3/users/admin/applications`), one after the
+ * other; each must answer 200. The admin becomes a collaborator with `RIGHT_ALL`, which is what
+ * lets the admin key read and write device keys there (an admin has no
+ * `RIGHT_APPLICATION_DEVICES_READ_KEYS`/`_WRITE_KEYS` in applications it does not collaborate on),
+ * and the IS refuses devices of applications that do not exist (404 `application_not_found`).
+ */
+export async function createApplications(api: Api, ids: readonly string[]): Promise<void> {
+  for (const id of ids) {
+    const res = await api.post(`/api/v3/users/${ADMIN_USER_ID}/applications`, { application: { ids: { application_id: id }, name: `e2e ${id}` } });
+    if (res.status !== 200) throw new Error(`create application ${id} as ${ADMIN_USER_ID}: expected HTTP 200, got ${describeResponse(res)}`);
+  }
+}

@@ -7,7 +7,7 @@
  * silent, wire contract §0–§3.
  */
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
-import { Api, type ApiResponse, expectTtsError, expectValidationError, type ErrorDetailsJson, sleep } from './http-client';
+import { Api, type ApiResponse, createApplications, expectTtsError, expectValidationError, type ErrorDetailsJson, sleep } from './http-client';
 import {
   abpAsDevice,
   abpNsDevice,
@@ -145,6 +145,7 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
   // ------------------------------------------------------------------------------------------
   describe.each(REGISTRIES)('%s registry: Set, Get, Delete', (c) => {
     const app = uid(`${c}-app`);
+    beforeAll(() => createApplications(api, [app]));
 
     it('PUT creates the device; Get answers the ids and the masked paths only', async () => {
       const dev = uid('dev');
@@ -259,6 +260,7 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
     it('the same device ID in another application is another device', async () => {
       const dev = uid('dev');
       const app2 = uid(`${c}-app2`);
+      await createApplications(api, [app2]);
       const ids1 = otaaIds(dev);
       const ids2 = otaaIds(dev);
       await reg.setOk(c, app, dev, sampleDevice(c, ids1).device, sampleDevice(c, ids1).paths);
@@ -289,14 +291,16 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
       expect(details.attributes?.forbidden_paths).toEqual([FORBIDDEN_GET[c]]);
     });
 
-    it('without valid credentials → 401 and nothing stored', async () => {
+    it('without valid credentials → 401 (400 for a malformed token) and nothing stored', async () => {
       const dev = uid('dev');
       const s = sampleDevice(c, otaaIds(dev));
       const body = { end_device: { ...s.device, ids: { device_id: dev, ...s.device.ids } }, field_mask: { paths: s.paths } };
       const none = await api.put(registryDevicePath(c, app, dev), body, { headers: {} });
       expect(none.status).toBe(401);
-      const wrong = await api.put(registryDevicePath(c, app, dev), body, { headers: { authorization: 'Bearer wrong.key.value' } });
-      expect(wrong.status).toBe(401);
+      const malformed = await api.put(registryDevicePath(c, app, dev), body, { headers: { authorization: 'Bearer wrong.key.value' } });
+      expectTtsError(malformed, 400, 3, 'pkg/auth', 'token');
+      const unknown = await api.put(registryDevicePath(c, app, dev), body, { headers: { authorization: `Bearer NNSXS.${'A'.repeat(39)}.${'B'.repeat(52)}` } });
+      expectTtsError(unknown, 401, 16, 'pkg/identityserver', 'api_key_not_found');
       expect((await api.get(registryDevicePath(c, app, dev), { headers: {} })).status).toBe(401);
       await expectNotFound(c, app, dev);
     });
@@ -305,6 +309,7 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
   // ------------------------------------------------------------------------------------------
   describe('Join Server', () => {
     const app = uid('js-app');
+    beforeAll(() => createApplications(api, [app]));
 
     it('an empty field mask creates the device with its identifiers only', async () => {
       const dev = uid('dev');
@@ -359,9 +364,11 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
       const first = uid('dev');
       const ids = otaaIds(first);
       await reg.setOk('js', app, first, { ids }, []);
+      const app2 = uid('js-app');
+      await createApplications(api, [app2]);
       for (const [otherApp, other] of [
         [app, uid('dev')],
-        [uid('js-app'), uid('dev')],
+        [app2, uid('dev')],
       ]) {
         const res = await reg.set('js', otherApp, other, { ids: { ...ids, device_id: other, dev_eui: hexToBase64(ids.dev_eui as string) } }, []);
         expectTtsError(res, 409, 6, 'pkg/internal/registry', 'end_device_euis_taken', { join_eui: ids.join_eui, dev_eui: ids.dev_eui });
@@ -413,6 +420,7 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
   // ------------------------------------------------------------------------------------------
   describe('Network Server', () => {
     const app = uid('ns-app');
+    beforeAll(() => createApplications(api, [app]));
 
     it('JSON: camelCase, base64 / lower-case hex, numbers as strings, enum names and numbers, wrapper {"value"} in; canonical JSON out', async () => {
       const dev = uid('dev');
@@ -652,9 +660,11 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
       const first = uid('dev');
       const ids = otaaIds(first);
       await reg.setOk('ns', app, first, { ids, ...NS_OTAA }, NS_OTAA_PATHS);
+      const app2 = uid('ns-app');
+      await createApplications(api, [app2]);
       for (const [otherApp, other] of [
         [app, uid('dev')],
-        [uid('ns-app'), uid('dev')],
+        [app2, uid('dev')],
       ]) {
         const res = await reg.set('ns', otherApp, other, { ids: { ...ids, device_id: other, join_eui: (ids.join_eui as string).toLowerCase() }, ...NS_OTAA }, NS_OTAA_PATHS);
         expectTtsError(res, 409, 6, 'pkg/internal/registry', 'end_device_euis_taken', { join_eui: ids.join_eui, dev_eui: ids.dev_eui });
@@ -698,6 +708,7 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
   // ------------------------------------------------------------------------------------------
   describe('Application Server', () => {
     const app = uid('as-app');
+    beforeAll(() => createApplications(api, [app]));
 
     it('ABP session: stored with its keys; ids.dev_addr follows session.dev_addr (create and update)', async () => {
       const dev = uid('dev');
@@ -813,6 +824,7 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
   // ------------------------------------------------------------------------------------------
   describe('Key material (stored wrapped with the KEK, read back in the clear)', () => {
     const app = uid('keys-app');
+    beforeAll(() => createApplications(api, [app]));
 
     /** Get of `paths` that must (or must not) carry the keys; never wrapped envelopes. */
     async function read(c: Registry, dev: string, paths: string[], keys: string[], withKeys: boolean): Promise<ApiResponse> {
@@ -907,6 +919,7 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
   // ------------------------------------------------------------------------------------------
   describe.each(REGISTRIES)('%s registry: several devices match the identifiers', (c) => {
     const app = uid(`mm-${c}`);
+    beforeAll(() => createApplications(api, [app]));
     const a = uid('dev-a');
     const b = uid('dev-b');
     const idsA = otaaIds(a);
@@ -969,6 +982,7 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
   // ------------------------------------------------------------------------------------------
   describe('Copy on create (device templates)', () => {
     const app = uid('tpl-app');
+    beforeAll(() => createApplications(api, [app]));
     const nsCheck = ['version_ids', 'supports_join', 'lorawan_version', 'lorawan_phy_version', 'frequency_plan_id', 'min_frequency', 'max_frequency'];
 
     it(`NS: an OTAA create with ids, version_ids and supports_join gets the template's ${Object.keys(TEMPLATE.ns).join(', ')}`, async () => {
@@ -1036,6 +1050,7 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
   // ------------------------------------------------------------------------------------------
   describe('Lifecycle in the seed order (IS → JS → NS → AS; delete AS → NS → JS → IS)', () => {
     const app = uid('life-app');
+    beforeAll(() => createApplications(api, [app]));
 
     describe('OTAA device', () => {
       const dev = uid('otaa');

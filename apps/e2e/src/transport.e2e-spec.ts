@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { startDistributedStack, type StackUnderTest } from '@lorawan/testing';
-import { Api, expectStatus, expectTtsError, sleep } from './http-client';
+import { Api, createApplications, expectStatus, expectTtsError, sleep } from './http-client';
 
 async function killAndWait(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -32,6 +32,7 @@ describe('NATS transport (distributed, 2 IS replicas)', () => {
 
   beforeAll(async () => {
     stack = await startDistributedStack({ replicas: 2, env: { RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) } });
+    await createApplications(api, [app]);
   });
 
   afterAll(async () => {
