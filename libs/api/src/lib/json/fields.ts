@@ -296,10 +296,12 @@ export function List(rules: { minItems?: number; maxItems?: number; item?: (v: u
   return check(
     'list',
     (v) =>
-      Array.isArray(v) &&
+      // A value an element decorator already refused (e.g. an unknown enum name) is reported by that decorator.
+      !notInvalid(v) ||
+      (Array.isArray(v) &&
       (rules.minItems === undefined || v.length >= rules.minItems) &&
       (rules.maxItems === undefined || v.length <= rules.maxItems) &&
-      (!rules.item || v.every(rules.item)),
+      (!rules.item || v.every(rules.item))),
     (v) => {
       if (!Array.isArray(v)) return 'value must be a list';
       if (rules.minItems !== undefined && v.length < rules.minItems) return `value must contain at least ${rules.minItems} item(s)`;
