@@ -24,3 +24,7 @@ export * from './lib/messages/session';
 export * from './lib/messages/formatters';
 export * from './lib/messages/mac';
 export * from './lib/validation/field-names';
+export * from './lib/events/event';
+export * from './lib/events/definitions';
+export * from './lib/events/component-events';
+export * from './lib/events/stream';

@@ -1,6 +1,7 @@
 export * from './lib/rpc-handler.decorator';
 export * from './lib/rights';
 export * from './lib/rpc-server';
+export * from './lib/event-publisher';
 export * from './lib/health.service';
 export * from './lib/health-http';
 export * from './lib/component.module';

@@ -5,6 +5,7 @@ import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { TRANSPORT, type Transport } from '@lorawan/transport';
 import { HealthService } from './health.service';
 import { RpcServer } from './rpc-server';
+import { EventPublisher } from './event-publisher';
 import { COMPONENT_NAME } from './tokens';
 
 export interface ComponentOptions {
@@ -27,8 +28,9 @@ export class ComponentModule {
         { provide: COMPONENT_NAME, useValue: options.component },
         HealthService,
         RpcServer,
+        EventPublisher,
       ],
-      exports: [STACK_CONFIG, TRANSPORT, COMPONENT_NAME, HealthService],
+      exports: [STACK_CONFIG, TRANSPORT, COMPONENT_NAME, HealthService, EventPublisher],
     };
   }
 }

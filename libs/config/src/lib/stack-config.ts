@@ -26,6 +26,12 @@ export class Environment {
   @IsOptional() @Matches(/^[a-z0-9](?:[-]?[a-z0-9]){2,}$/, { message: 'ADMIN_USER_ID must be a user ID' }) @MaxLength(36) ADMIN_USER_ID = 'admin';
   /** How long the gateway reuses a resolved caller (credentials and rights); 0 disables the cache. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(300000) AUTH_CACHE_TTL_MS = 5000;
+  /** How long events are kept for `tail`/`after` (JetStream max age in distributed mode). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(30 * 86_400_000) EVENTS_RETENTION_MS = 86_400_000;
+  /** Embedded mode: how many events the in-process history keeps (oldest dropped first). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000) EVENTS_HISTORY_MAX = 10_000;
+  /** Messages a stream may have waiting for a slow subscriber before it is closed with an error. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000) EVENTS_STREAM_BUFFER = 1000;
   @IsOptional() @Transform(toBool) @IsBoolean() DB_AUTO_MIGRATE = true;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000) RPC_TIMEOUT_MS = 10000;
   @IsOptional() @IsIn(['error', 'warn', 'log', 'info', 'debug', 'verbose']) LOG_LEVEL = 'info';
@@ -54,6 +60,9 @@ export interface StackConfig {
   adminApiKey?: string;
   adminUserId: string;
   authCacheTtlMs: number;
+  eventsRetentionMs: number;
+  eventsHistoryMax: number;
+  eventsStreamBuffer: number;
   autoMigrate: boolean;
   rpcTimeoutMs: number;
   logLevel: string;
@@ -87,6 +96,9 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     adminApiKey: e.ADMIN_API_KEY,
     adminUserId: e.ADMIN_USER_ID,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
+    eventsRetentionMs: e.EVENTS_RETENTION_MS,
+    eventsHistoryMax: e.EVENTS_HISTORY_MAX,
+    eventsStreamBuffer: e.EVENTS_STREAM_BUFFER,
     autoMigrate: e.DB_AUTO_MIGRATE,
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,

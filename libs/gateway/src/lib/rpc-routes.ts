@@ -24,6 +24,8 @@ export class RpcRoutes {
 
   register(fastify: FastifyInstance): void {
     for (const rpc of Object.values(RPCS) as RpcDefinition[]) {
+      // Streams have their own handler (EventStreamRoute).
+      if (rpc.stream) continue;
       for (const binding of rpc.http) {
         const compiled = compileBinding(binding);
         this.compiled.push(compiled);

@@ -10,6 +10,7 @@ export class InProcessTransport implements Transport {
   readonly kind = 'in-process' as const;
   private readonly subjects = new Map<string, Map<string, Group>>();
   private readonly listeners = new Map<string, Set<(payload: Uint8Array) => void>>();
+  private readonly wildcards = new Set<{ pattern: string[]; handler: (payload: Uint8Array) => void }>();
   private closed = false;
 
   async request(subject: string, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
@@ -48,9 +49,16 @@ export class InProcessTransport implements Transport {
     if (this.closed) return;
     // Delivered on a later tick, as a broker would: a publisher never runs its subscribers' code.
     for (const listener of this.listeners.get(subject) ?? []) queueMicrotask(() => listener(payload));
+    for (const { pattern, handler } of this.wildcards) if (matchesSubject(pattern, subject)) queueMicrotask(() => handler(payload));
   }
 
+  /** `*` matches one token and a final `>` one or more, as in NATS. */
   subscribe(subject: string, handler: (payload: Uint8Array) => void): Subscription {
+    if (subject.split('.').some((t) => t === '*' || t === '>')) {
+      const entry = { pattern: subject.split('.'), handler };
+      this.wildcards.add(entry);
+      return { unsubscribe: () => this.wildcards.delete(entry) };
+    }
     let set = this.listeners.get(subject);
     if (!set) this.listeners.set(subject, (set = new Set()));
     set.add(handler);
@@ -66,5 +74,15 @@ export class InProcessTransport implements Transport {
     this.closed = true;
     this.subjects.clear();
     this.listeners.clear();
+    this.wildcards.clear();
   }
+}
+
+function matchesSubject(pattern: readonly string[], subject: string): boolean {
+  const tokens = subject.split('.');
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '>') return tokens.length > i;
+    if (i >= tokens.length || (pattern[i] !== '*' && pattern[i] !== tokens[i])) return false;
+  }
+  return tokens.length === pattern.length;
 }

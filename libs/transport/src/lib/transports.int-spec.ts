@@ -71,6 +71,19 @@ describe.each([
     expect(got.sort()).toEqual(['a:k1', 'b:k1', 'b:k2']);
   });
 
+  it('delivers to wildcard subscribers as NATS does (* one token, > the rest)', async () => {
+    const got: string[] = [];
+    transport.subscribe('events.>', (p) => got.push(`all:${text(p)}`));
+    transport.subscribe('events.application.*', (p) => got.push(`app:${text(p)}`));
+    await new Promise((r) => setTimeout(r, 50));
+    transport.publish('events.application.app1', bytes('1'));
+    transport.publish('events.gateway.gw1', bytes('2'));
+    transport.publish('events', bytes('3'));
+    transport.publish('events.application.app1.extra', bytes('4'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(got.sort()).toEqual(['all:1', 'all:2', 'all:4', 'app:1']);
+  });
+
   it('reports health', async () => {
     expect(await transport.healthy()).toBe(true);
   });

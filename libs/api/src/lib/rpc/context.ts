@@ -24,6 +24,11 @@ export interface CallerIdentity {
   entity?: EntityRef;
   /** The caller's effective rights on `entity`, implications expanded. Empty: none at all. */
   rights: Right[];
+  /**
+   * RPCs about several entities at once (an event stream): the caller's rights on each, resolved
+   * by the gateway like `rights` (devices under their application).
+   */
+  entity_rights?: Array<{ entity: EntityRef; rights: Right[] }>;
 }
 
 /** Metadata sent with every RPC alongside the request message. */

@@ -43,6 +43,7 @@ import {
 } from '../messages/identity';
 import { ApplicationIdentifiers, GatewayIdentifiers, UserIdentifiers } from '../messages/identifiers';
 import { type EntityKind, Right } from './rights';
+import { StreamEventsRequest } from '../events/stream';
 
 export type ComponentName = 'is' | 'js' | 'ns' | 'as' | 'events';
 export const COMPONENTS: readonly ComponentName[] = ['is', 'js', 'ns', 'as', 'events'];
@@ -83,6 +84,11 @@ export interface RpcDefinition<Req extends object = object> {
   request: ClassConstructor<Req>;
   /** Responses carry a total count, exposed as `X-Total-Count`. */
   paginated?: boolean;
+  /**
+   * A streaming RPC (`POST /events`): the gateway serves it with its own handler (a long-lived
+   * response of framed messages), not as a request/reply.
+   */
+  stream?: boolean;
 }
 
 export interface MaskRight {
@@ -147,6 +153,16 @@ export const RPCS = {
     request: DeleteEndDeviceRequest,
   }),
   ...identityRpcs(),
+  'Events.Stream': rpc({
+    service: 'Events',
+    method: 'Stream',
+    component: 'events',
+    http: [{ verb: 'POST', path: '/events', body: '*' }],
+    // Rights on each requested entity: resolved by the gateway into `entity_rights`, checked by the events service.
+    rights: [],
+    request: StreamEventsRequest,
+    stream: true,
+  }),
   ...registryRpcs('JsEndDeviceRegistry', 'js', [{ paths: KEY_PATHS.js.read, rights: [Right.RIGHT_APPLICATION_DEVICES_READ_KEYS] }], [
     { paths: KEY_PATHS.js.write, rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE_KEYS] },
   ]),

@@ -1,0 +1,62 @@
+import { Str, Timestamp, Uint32, StringList } from '../json/fields';
+
+const SESSION_ID_PATTERN_SOURCE = /^[0-9A-Za-z]{10,40}$/;
+import type { ErrorDetails } from '@lorawan/errors';
+import type { EventJson } from './event';
+import { Message, Messages, Required } from '../json/nested';
+import { ApplicationIdentifiers, EndDeviceIdentifiers, GatewayIdentifiers, Id, OrganizationIdentifiers, UserIdentifiers } from '../messages/identifiers';
+
+export class ClientIdentifiers {
+  @Required() @Id() client_id!: string;
+}
+
+/** `ttn.lorawan.v3.EntityIdentifiers`: exactly one of its fields is set (checked by the events service). */
+export class EntityIdentifiers {
+  @Message(() => ApplicationIdentifiers) application_ids?: ApplicationIdentifiers;
+  @Message(() => EndDeviceIdentifiers) device_ids?: EndDeviceIdentifiers;
+  @Message(() => GatewayIdentifiers) gateway_ids?: GatewayIdentifiers;
+  @Message(() => UserIdentifiers) user_ids?: UserIdentifiers;
+  @Message(() => OrganizationIdentifiers) organization_ids?: OrganizationIdentifiers;
+  @Message(() => ClientIdentifiers) client_ids?: ClientIdentifiers;
+}
+
+/** `POST /api/v3/events` (`Events.Stream`). */
+export class StreamEventsRequest {
+  /** Required and non-empty: the events service answers `pkg/events/grpc:no_identifiers` otherwise (TTS). */
+  @Messages(() => EntityIdentifiers, { maxItems: 100 }) identifiers?: EntityIdentifiers[];
+  /** History: the last `tail` matching events. */
+  @Uint32({ max: 10000 }) tail?: number;
+  /** History: events after this time. */
+  @Timestamp() after?: string;
+  /** Exact event names, or regular expressions between slashes (`/^as\.up\./`). */
+  @StringList({ maxItems: 100, maxLength: 200 }) names?: string[];
+  /** Set by the gateway (whatever the client sent): the stream's session, see below. */
+  @Str({ pattern: SESSION_ID_PATTERN_SOURCE }) session_id?: string;
+}
+
+/**
+ * The gateway ⇄ events service protocol of one stream (both modes, over the transport):
+ * 1. The gateway picks a session ID, subscribes to `streamSubject(id)`, and sends `Events.Stream`
+ *    (the request with `session_id` set by the gateway, the caller with `entity_rights`) to one
+ *    events replica (queue group).
+ * 2. The replica checks the request and the rights, answers `StreamStartReply` (the
+ *    `events.stream.start` event, always the first message), then publishes history and live
+ *    events as `StreamMessage`s on `streamSubject(id)`.
+ * 3. While the client is connected the gateway publishes `{ping:true}` on `streamControlSubject(id)`
+ *    every STREAM_PING_MS; on disconnect `{close:true}`. A replica drops a session that missed
+ *    pings for STREAM_SESSION_TIMEOUT_MS, or whose messages it cannot hand on (bounded buffer),
+ *    ending it with an error message.
+ */
+export const streamSubject = (sessionId: string) => `stream.${sessionId}`;
+export const streamControlSubject = (sessionId: string) => `stream-control.${sessionId}`;
+/** What an events replica subscribes to once for every session's control messages. */
+export const STREAM_CONTROL_SUBJECTS = 'stream-control.*';
+export const STREAM_PING_MS = 10_000;
+export const STREAM_SESSION_TIMEOUT_MS = 35_000;
+export const SESSION_ID_PATTERN = SESSION_ID_PATTERN_SOURCE;
+
+export type StreamControl = { ping: true } | { close: true };
+export type StreamMessage = { event: EventJson } | { error: ErrorDetails } | { end: true };
+export interface StreamStartReply {
+  start: EventJson;
+}
