@@ -6,7 +6,8 @@ import { figures, type LoadFigures, log, measureInterleaved, round, run, type Ta
 import { pidsByName } from './procs';
 import { registerAbpDevices, registerPhase } from './register';
 import { deviceId, seedDevices } from './seed';
-import { type BenchStack, startBenchStack } from './stack';
+import { type BenchComponent, type BenchStack, startBenchStack } from './stack';
+import { eventsPhase } from './events';
 
 /**
  * `npm run bench`: the distributed stack (gateway + IS, JS, NS, AS processes over NATS and
@@ -15,7 +16,8 @@ import { type BenchStack, startBenchStack } from './stack';
  * Get. One JSON document on stdout; progress on stderr. Knobs (env): BENCH_DEVICES,
  * BENCH_CONNECTIONS, BENCH_WARMUP_S, BENCH_DURATION_S, BENCH_ROUNDS, BENCH_CREATES,
  * BENCH_REGISTRATIONS, BENCH_REGISTER_WARMUP, BENCH_REGISTER_CLIENTS, BENCH_NS_DEVICES,
- * BENCH_PHASES (default get,get_device_app_key,list,create,register,ns_get,register_embedded),
+ * BENCH_PHASES (default get,get_device_app_key,list,create,register,ns_get,events,register_embedded),
+ * BENCH_EVENT_STREAMS (1,1000), BENCH_EVENT_WRITES, BENCH_EVENT_BURST,
  * BENCH_CPU_PROF=<dir> (CPU profiles of every spawned process, written when they stop).
  */
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
@@ -23,7 +25,11 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,get_device_app_key,list,create,register,ns_get,register_embedded').split(','));
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,get_device_app_key,list,create,register,ns_get,events,register_embedded').split(','));
+const EVENT_STREAMS = (process.env.BENCH_EVENT_STREAMS ?? '1,1000').split(',').map(Number);
+const EVENT_WRITES = Number(process.env.BENCH_EVENT_WRITES ?? 200);
+const EVENT_BURST = Number(process.env.BENCH_EVENT_BURST ?? 3000);
+const EVENTS_APP = 'bench-events-app';
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000);
 const REGISTRATIONS = Number(process.env.BENCH_REGISTRATIONS ?? 3000);
 const REGISTER_WARMUP = Number(process.env.BENCH_REGISTER_WARMUP ?? 200);
@@ -226,13 +232,14 @@ async function main(): Promise<void> {
   let baseline: Baseline | undefined;
   try {
     const registries = PHASES.has('register') || PHASES.has('ns_get');
-    log(`starting distributed stack (gateway + IS${registries ? ' + JS + NS + AS' : ''})`);
-    stack = await startBenchStack(registries ? ['is', 'js', 'ns', 'as'] : ['is']);
+    const components: BenchComponent[] = ['is', ...(registries ? (['js', 'ns', 'as'] as const) : []), ...(PHASES.has('events') ? (['events'] as const) : [])];
+    log(`starting distributed stack (gateway + ${components.join(' + ')})`);
+    stack = await startBenchStack(components);
     const running = stack;
     const auth = { authorization: `Bearer ${stack.adminKey}` };
     // As the admin, before any device: the IS needs the applications, and the admin key reads and
     // writes device keys (register, ns_get) only in applications the admin collaborates on.
-    await createApplications(stack.baseUrl, auth, [APP, CREATE_APP, REGISTER_APP, NS_APP]);
+    await createApplications(stack.baseUrl, auth, [APP, CREATE_APP, REGISTER_APP, NS_APP, EVENTS_APP]);
     log(`seeding ${DEVICES} devices into ${stack.isDatabaseUrl}`);
     const t = Date.now();
     await seedDevices(stack.isDatabaseUrl, APP, DEVICES);
@@ -303,6 +310,11 @@ async function main(): Promise<void> {
     if (PHASES.has('ns_get')) {
       nsGetFigures = await nsGet(stack, auth, { ...pidsOf('gateway', 'ns'), ...shared });
     }
+    let events: Awaited<ReturnType<typeof eventsPhase>> | null = null;
+    if (PHASES.has('events')) {
+      events = await eventsPhase({ baseUrl: stack.baseUrl, auth, applicationId: EVENTS_APP, streams: EVENT_STREAMS, writes: EVENT_WRITES, burst: EVENT_BURST, burstConcurrency: REGISTER_CLIENTS });
+      log(`events: ${JSON.stringify(events)}`);
+    }
     // The load phases threw on any failed request; the register phase tolerates 0.1 %.
     const failures = register ? register.failures + register.warmup_failures : 0;
     if (failures > 0) log(`${failures} failed registrations; stack logs:\n${stack.logs().slice(-4000)}`);
@@ -323,6 +335,7 @@ async function main(): Promise<void> {
       register: register,
       register_embedded: registerEmbedded,
       ns_get: nsGetFigures,
+      events,
       setup: {
         devices: DEVICES,
         connections: CONNECTIONS,

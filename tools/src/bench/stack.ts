@@ -3,7 +3,7 @@ import { freePort, TEST_MYSQL_URL, TEST_NATS_URL, uniqueSuffix, waitReady } from
 import { dropMysqlDatabase, ensureMysqlDatabase } from '@lorawan/persistence';
 import { logsOf, type Proc, spawnNode, stopProcs } from './procs';
 
-export type BenchComponent = 'is' | 'js' | 'ns' | 'as';
+export type BenchComponent = 'is' | 'js' | 'ns' | 'as' | 'events';
 
 export interface BenchStack {
   suffix: string;
@@ -31,6 +31,7 @@ export async function startBenchStack(components: readonly BenchComponent[] = ['
   const all: BenchComponent[] = ['is', ...components.filter((c) => c !== 'is')];
   const databases: Record<string, string> = {};
   for (const c of all) {
+    if (c === 'events') continue; // no database: history lives in JetStream
     databases[`${c.toUpperCase()}_DATABASE_URL`] = `${TEST_MYSQL_URL}/lw_${suffix}_${c}`;
     await ensureMysqlDatabase(databases[`${c.toUpperCase()}_DATABASE_URL`]);
   }
