@@ -5,7 +5,10 @@
  * key on admin-only RPCs, the right key), plus the field-mask rights (`maskRights`) of the
  * registries, in both run modes. A new route in the table is covered without touching this file
  * (unless it needs a request body or path variable this file cannot build: then the test says so).
- * Rules: wire contract §1.3 (Unauthenticated / Permission denied) and §5.
+ * Streaming RPCs (`POST /events`) name their entities in the request body: the matrix streams the
+ * fixture application; a refusal is the stream's error answer (`{"error":…}` + delimiter, its
+ * status), the right key gets status 200 and the `events.stream.start` event first.
+ * Rules: wire contract §1.3 (Unauthenticated / Permission denied), §5 and §7.2.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -37,6 +40,7 @@ import {
   wrongSecretToken,
 } from './access';
 import { otaaIds, type Registry, sampleDevice } from './devices';
+import { EventStream } from './event-stream';
 import { Api, type ApiResponse, type CallOptions, expectTtsError } from './http-client';
 
 /** Short, so that the expired key is not served from a resolution remembered before it expired. */
@@ -141,7 +145,14 @@ interface Row {
 
 const BOUND: Array<[string, RpcDefinition]> = (Object.entries(RPCS) as Array<[string, RpcDefinition]>).filter(([, rpc]) => rpc.http.length > 0);
 
+/**
+ * A stream needs some right on each entity its request names (`identifiers`, not a path
+ * variable): the matrix's requests name the fixture application.
+ */
+const STREAM_ENTITY: Kind = 'application';
+
 function entityKindOf(rpcName: string, rpc: RpcDefinition, binding: HttpBinding): Kind | undefined {
+  if (rpc.stream) return STREAM_ENTITY;
   if (!rpc.entity || !binding.path.includes(`{${rpc.entity.path}}`)) {
     if (rpc.entity && !rpc.entity.optional) throw new Error(`${rpcName}: ${binding.verb} ${binding.path} lacks the rights entity {${rpc.entity.path}}`);
     return undefined;
@@ -330,10 +341,11 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
  * A valid request body for body routes (components validate a request before checking rights, so
  * an invalid one would answer 400 where 403 is expected). Unknown RPCs get `{}`.
  */
-function bodyOf(row: Row, deviceId: string): unknown {
+function bodyOf(row: Row, deviceId: string, entityId: string): unknown {
   if (row.binding.body !== '*') return undefined;
   const { rpcName, rpc } = row;
   const rename = (entity: string) => ({ [entity]: { ids: {}, name: 'renamed by the matrix' }, field_mask: { paths: ['name'] } });
+  if (rpc.stream) return { identifiers: [{ [`${STREAM_ENTITY}_ids`]: { [`${STREAM_ENTITY}_id`]: entityId } }] };
   switch (rpcName) {
     case 'EndDeviceRegistry.Create':
       return { end_device: { ids: otaaIds(deviceId) } };
@@ -371,7 +383,14 @@ function bodyOf(row: Row, deviceId: string): unknown {
   return {};
 }
 
-function expectAuthorized(res: ApiResponse, what: string): void {
+function expectAuthorized(res: ApiResponse, what: string, stream?: boolean): void {
+  if (stream) {
+    // The stream started: status 200 and its first message the start event.
+    if (res.status !== 200 || res.json?.result?.name !== 'events.stream.start') {
+      throw new Error(`${what}: expected HTTP 200 and the events.stream.start event first, got HTTP ${res.status}: ${res.text.slice(0, 1500)}`);
+    }
+    return;
+  }
   const ns = res.json?.details?.[0]?.namespace as string | undefined;
   const ok = [200, 400, 404, 409].includes(res.status) && ns !== 'pkg/auth' && ns !== 'pkg/auth/rights';
   if (!ok) throw new Error(`${what}: expected the request to pass authorization (200/400/404/409, no auth error), got HTTP ${res.status}: ${res.text.slice(0, 1500)}`);
@@ -454,7 +473,33 @@ describe.each(MODES)('authorization matrix (%s)', (mode, start) => {
 
   async function send(row: Row, options: CallOptions, entityId: string): Promise<ApiResponse> {
     const deviceId = row.rpc.method === 'Set' || row.rpcName === 'EndDeviceRegistry.Create' ? freshId('authz-dev') : DUMMY_DEVICE;
-    return api.call(row.binding.verb, urlOf(row, entityId, deviceId), { ...options, body: bodyOf(row, deviceId) });
+    if (row.rpc.stream) return sendStream(row, options, bodyOf(row, deviceId, entityId));
+    return api.call(row.binding.verb, urlOf(row, entityId, deviceId), { ...options, body: bodyOf(row, deviceId, entityId) });
+  }
+
+  /**
+   * A streaming request as a response the rows can check: a refusal must be `{"error":<Status>}`
+   * and the delimiter (its Status is the `json`); a started stream gives its first message as
+   * `json` and is dropped at once.
+   */
+  async function sendStream(row: Row, options: CallOptions, body: unknown): Promise<ApiResponse> {
+    if (row.binding.verb !== 'POST' || row.binding.path !== '/events') throw new Error(`authorization matrix: teach sendStream ${row.binding.verb} ${row.binding.path}`);
+    const authorization = Object.entries(options.headers ?? {}).find(([h]) => h.toLowerCase() === 'authorization')?.[1];
+    const started = Date.now();
+    const s = await EventStream.open(stack.baseUrl, { authorization, body });
+    const headers = new Headers(Object.entries(s.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v] as [string, string]])));
+    try {
+      if (s.status === 200) {
+        const first = await s.next();
+        return { status: s.status, headers, text: JSON.stringify(first), json: first, ms: Date.now() - started };
+      }
+      if (s.status >= 500 && s.status !== 501) api.serverErrors.push(`POST /api/v3/events → ${s.status} ${s.text}`);
+      const error = s.json?.error;
+      if (!error || !s.text.endsWith('}\n')) throw new Error(`POST /api/v3/events: expected {"error":…} and a newline, got HTTP ${s.status}: ${JSON.stringify(s.text.slice(0, 1500))}`);
+      return { status: s.status, headers, text: s.text, json: error, ms: Date.now() - started };
+    } finally {
+      s.close();
+    }
   }
 
   /** The requests of a row: one per credential it tries (all malformed tokens for the malformed case). */
@@ -498,7 +543,7 @@ describe.each(MODES)('authorization matrix (%s)', (mode, start) => {
           if (!e) throw new Error(`${row.title}: no expectation`);
           for (const { res, entityId, what } of await requests(row)) {
             if ('authorized' in e) {
-              expectAuthorized(res, what);
+              expectAuthorized(res, what, row.rpc.stream);
               continue;
             }
             try {

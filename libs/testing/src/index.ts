@@ -1,1 +1,2 @@
 export * from './lib/processes';
+export * from './lib/events';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { freePort, TEST_MYSQL_URL, TEST_NATS_URL, uniqueSuffix, waitReady } from '@lorawan/testing';
+import { deleteEventStream, freePort, TEST_MYSQL_URL, TEST_NATS_URL, uniqueSuffix, waitReady } from '@lorawan/testing';
 import { dropMysqlDatabase, ensureMysqlDatabase } from '@lorawan/persistence';
 import { logsOf, type Proc, spawnNode, stopProcs } from './procs';
 
@@ -50,6 +50,7 @@ export async function startBenchStack(components: readonly BenchComponent[] = ['
   const stop = async () => {
     await stopProcs(procs);
     for (const url of Object.values(databases)) await dropMysqlDatabase(url);
+    if (all.includes('events')) await deleteEventStream(env.NATS_SUBJECT_PREFIX);
   };
   try {
     await waitReady([`${baseUrl}/readyz`, ...readyUrls], procs, 60000);

@@ -1,8 +1,76 @@
-import { Module } from '@nestjs/common';
+import { Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { STREAM_SESSION_TIMEOUT_MS } from '@lorawan/api';
+import { HealthService } from '@lorawan/component';
+import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
+import { type Transport, TRANSPORT } from '@lorawan/transport';
+import { EventsHub } from './events-hub';
+import { EventsRpc } from './events.rpc';
+import type { EventHistory } from './history/event-history';
+import { JetStreamEventHistory } from './history/jetstream-history';
+import { MemoryEventHistory } from './history/memory-history';
+
+export const EVENT_HISTORY = Symbol('EVENT_HISTORY');
+
+/** Session sweeps: a session is dropped between STREAM_SESSION_TIMEOUT_MS and that plus this after its last ping. */
+const SWEEP_INTERVAL_MS = 5_000;
+/** Messages handed on to the transport per event-loop turn. */
+const FLUSH_BUDGET = 10_000;
+
+/** History from the configuration: JetStream with NATS (distributed), the in-memory ring without (embedded). */
+export async function openEventHistory(config: StackConfig): Promise<EventHistory> {
+  if (!config.natsUrl) return new MemoryEventHistory(config.eventsHistoryMax, config.eventsRetentionMs);
+  const history = await JetStreamEventHistory.open({
+    url: config.natsUrl,
+    subjectPrefix: config.natsSubjectPrefix,
+    retentionMs: config.eventsRetentionMs,
+    scanMax: config.eventsHistoryMax,
+  });
+  new Logger('Events').log(`event history in JetStream stream ${history.streamName}`);
+  return history;
+}
 
 /**
- * The EVENTS component. In this stage it serves its health check over the transport
- * (`rpc.events.Health.Check`) and HEALTH_PORT; its registry arrives with its own issue.
+ * The EVENTS component: `Events.Stream` (served in the `events` queue group, so any replica opens
+ * a stream) and the live fan-out of every event to the sessions this replica serves, with history
+ * from JetStream (distributed) or memory (embedded).
  */
-@Module({})
-export class EventsModule {}
+@Module({
+  providers: [
+    {
+      provide: EVENT_HISTORY,
+      inject: [STACK_CONFIG, HealthService],
+      useFactory: async (config: StackConfig, health: HealthService) => {
+        const history = await openEventHistory(config);
+        health.register({ name: 'event-history', isHealthy: () => history.healthy() });
+        return history;
+      },
+    },
+    {
+      provide: EventsHub,
+      inject: [TRANSPORT, EVENT_HISTORY, STACK_CONFIG],
+      useFactory: (transport: Transport, history: EventHistory, config: StackConfig) =>
+        new EventsHub(transport, history, {
+          bufferSize: config.eventsStreamBuffer,
+          sessionTimeoutMs: STREAM_SESSION_TIMEOUT_MS,
+          sweepIntervalMs: SWEEP_INTERVAL_MS,
+          flushBudget: FLUSH_BUDGET,
+        }),
+    },
+    EventsRpc,
+  ],
+})
+export class EventsModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly hub: EventsHub,
+    @Inject(EVENT_HISTORY) private readonly history: EventHistory,
+  ) {}
+
+  onModuleInit(): void {
+    this.hub.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.hub.stop();
+    await this.history.close();
+  }
+}

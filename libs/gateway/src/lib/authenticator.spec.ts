@@ -121,4 +121,19 @@ describe('Authenticator: entity IDs', () => {
     await auth.authenticate('Bearer T1', GET, request('Bad_Id'), 'r1');
     expect(calls).toEqual([{ authorization: 'Bearer T1' }]);
   });
+
+  it('resolves a given entity (streams name several), sharing the cache with the RPC routes', async () => {
+    const { auth, calls } = setup();
+    const a = await auth.authenticateEntity('Bearer T1', { kind: 'application', id: 'app-1' }, 'r1');
+    expect(a.entity).toEqual({ kind: 'application', id: 'app-1' });
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r2');
+    await auth.authenticateEntity('Bearer T1', { kind: 'gateway', id: 'gtw-1' }, 'r3');
+    await auth.authenticateEntity('Bearer T1', undefined, 'r4');
+    expect(calls).toEqual([
+      { authorization: 'Bearer T1', entity: { kind: 'application', id: 'app-1' } },
+      { authorization: 'Bearer T1', entity: { kind: 'gateway', id: 'gtw-1' } },
+      { authorization: 'Bearer T1' },
+    ]);
+    expect(await errorOf(auth.authenticateEntity(undefined, { kind: 'application', id: 'app-1' }, 'r5'))).toBe('pkg/identityserver:unauthenticated');
+  });
 });

@@ -69,10 +69,18 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
 
   /** The caller of an RPC, with its rights on the RPC's entity in `request`. */
   async authenticate(authorization: string | undefined, rpc: RpcDefinition, request: object, requestId: string): Promise<CallerIdentity> {
-    if (!authorization) throw ErrUnauthenticated.with();
     const id = entityIdOf(rpc, request);
     // An ID that is not one gets no rights looked up: the component's validation names the bad field.
-    const entity: EntityRef | undefined = rpc.entity && id !== undefined && id.length <= ID_MAX_LENGTH && ID_PATTERN.test(id) ? { kind: rpc.entity.kind, id } : undefined;
+    const entity: EntityRef | undefined = rpc.entity && isEntityId(id) ? { kind: rpc.entity.kind, id } : undefined;
+    return this.authenticateEntity(authorization, entity, requestId);
+  }
+
+  /**
+   * The caller with its rights on a given entity (none: the credential alone is checked), for
+   * requests about several entities at once (an event stream resolves each requested one).
+   */
+  async authenticateEntity(authorization: string | undefined, entity: EntityRef | undefined, requestId: string): Promise<CallerIdentity> {
+    if (!authorization) throw ErrUnauthenticated.with();
     const key = entity ? `${authorization}\n${entity.kind}:${entity.id}` : authorization;
     const entry = this.entries.get(key);
     if (entry) {
@@ -118,6 +126,11 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, entry);
   }
+}
+
+/** A well-formed entity ID (only those get rights looked up). */
+export function isEntityId(id: unknown): id is string {
+  return typeof id === 'string' && id.length <= ID_MAX_LENGTH && ID_PATTERN.test(id);
 }
 
 function same(a: EntityRef | undefined, b: EntityRef): boolean {

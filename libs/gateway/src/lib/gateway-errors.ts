@@ -1,4 +1,4 @@
-import type { Code, StatusBody } from '@lorawan/errors';
+import { Code, defineError, type StatusBody } from '@lorawan/errors';
 
 /** The credential errors are shared with the Identity Server: defined once in @lorawan/errors. */
 export { ErrApiKeyNotFound, ErrInvalidToken, ErrUnauthenticated, ErrUnsupportedAuthorization } from '@lorawan/errors';
@@ -19,3 +19,11 @@ export class PlainStatus extends Error {
     return { code: this.code, message: this.message };
   }
 }
+
+/** A stream's subscriber reads slower than its events arrive: the gateway ends the stream rather than buffer without bound. */
+export const ErrStreamBufferFull = defineError(
+  'pkg/events',
+  'slow_subscriber',
+  'the subscriber reads too slowly: {buffered_bytes} bytes are waiting to be sent (at most {max_bytes})',
+  Code.ResourceExhausted,
+);

@@ -3,6 +3,7 @@ import type { ComponentName } from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { TRANSPORT, type Transport } from '@lorawan/transport';
 import { Authenticator } from './authenticator';
+import { EventStreamRoute } from './event-stream.route';
 import { HealthController } from './health.controller';
 import { RpcForwarder } from './rpc-forwarder';
 import { RpcRoutes } from './rpc-routes';
@@ -28,6 +29,7 @@ export class GatewayModule {
         Authenticator,
         RpcForwarder,
         RpcRoutes,
+        EventStreamRoute,
       ],
     };
   }

@@ -24,11 +24,11 @@ export class RpcRoutes {
 
   register(fastify: FastifyInstance): void {
     for (const rpc of Object.values(RPCS) as RpcDefinition[]) {
-      // Streams have their own handler (EventStreamRoute).
-      if (rpc.stream) continue;
       for (const binding of rpc.http) {
         const compiled = compileBinding(binding);
         this.compiled.push(compiled);
+        // Streams have their own handler (EventStreamRoute); their paths still count for unknownRoute.
+        if (rpc.stream) continue;
         const correlationPrefix = `rpc:/ttn.lorawan.v3.${rpc.service}/${rpc.method}:`;
         fastify.route({
           method: binding.verb,

@@ -11,6 +11,7 @@ import { PlainStatus } from './gateway-errors';
 import { GatewayModule, type GatewayOptions } from './gateway.module';
 import { sendError } from './http-reply';
 import { RpcRoutes } from './rpc-routes';
+import { EventStreamRoute } from './event-stream.route';
 import { ApiExceptionFilter } from './api-exception.filter';
 
 /** 16 MiB, as TTS. */
@@ -38,7 +39,7 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/** The HTTP edge: `/api/v3/**` from the RPC table, `/healthz`, `/readyz`. */
+/** The HTTP edge: `/api/v3/**` from the RPC table (event streams included), `/healthz`, `/readyz`. */
 export async function startGateway(options: GatewayOptions & { port?: number; host?: string }): Promise<RunningGateway> {
   const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT, genReqId: requestId, requestIdHeader: false, logger: false, return503OnClosing: true });
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(options), adapter, {
@@ -64,6 +65,7 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
   });
   const routes = app.get(RpcRoutes);
   routes.register(fastify);
+  app.get(EventStreamRoute).register(fastify);
   app.useGlobalFilters(new ApiExceptionFilter(routes));
 
   await app.listen(options.port ?? options.config.httpPort, options.host ?? '0.0.0.0');

@@ -1,10 +1,13 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { ALLOWED_PATHS } from '@lorawan/api';
+import { ALLOWED_PATHS, NS_EVENTS } from '@lorawan/api';
+import { EventPublisher } from '@lorawan/component';
 import { Code, defineError } from '@lorawan/errors';
+import { recordEvents, rpcContext } from '@lorawan/testing';
+import { InProcessTransport } from '@lorawan/transport';
 import { type CopySource, type Device, DeviceRegistry, NO_COPY_SOURCE, type RegistryPolicy } from './device-registry';
 import { createDevicesTable, dropDevicesTable } from './devices-table';
 import { keySealerFor } from './registry.providers';
-import { delReq, errorOf, getReq, rawFieldsOf, setReq } from './registry-requests.conformance';
+import { CTX, delReq, errorOf, getReq, rawFieldsOf, setReq, unobservedEvents } from './registry-requests.conformance';
 import { openTestDataSource } from './registry-store.conformance';
 import { TypeOrmDeviceStore } from './typeorm-device.store';
 
@@ -36,6 +39,7 @@ const POLICY: RegistryPolicy = {
   keyEnvelopes: ['session.keys.f_nwk_s_int_key'],
   copyFields: ['supports_class_c'],
   errors: { notFound: ErrNotFound, readOnlyField: ErrReadOnly },
+  events: NS_EVENTS.endDevice,
   complete: (device) => {
     if (device.frequency_plan_id === 'REFUSED') throw ErrFieldValue.with({ field: 'frequency_plan_id' });
     const devAddr = (device.session as { dev_addr?: string } | undefined)?.dev_addr;
@@ -53,6 +57,8 @@ const ids = (device_id: string, extra: Record<string, string> = {}, app = APP) =
 
 
 
+const events = unobservedEvents();
+
 describe('DeviceRegistry engine (SQLite)', () => {
   let db: Awaited<ReturnType<typeof openTestDataSource>>;
   let store: TypeOrmDeviceStore;
@@ -64,7 +70,7 @@ describe('DeviceRegistry engine (SQLite)', () => {
   beforeAll(async () => {
     db = await openTestDataSource('ns', [CreateEngineTestDevices1700000000000], 'sqlite');
     store = new TypeOrmDeviceStore(db.ds);
-    registry = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: undefined, kekLabels: {} }), copy);
+    registry = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: undefined, kekLabels: {} }), events, copy);
   });
   afterAll(async () => db.close());
 
@@ -72,6 +78,7 @@ describe('DeviceRegistry engine (SQLite)', () => {
     it('creates the device when absent: ids are always stored; the response is ids plus the masked paths', async () => {
       const res = await registry.set(
         setReq({ ids: ids('create-1', { dev_eui: EUI(1), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_3', supports_class_b: true }, ['frequency_plan_id', 'supports_class_b']),
+        CTX,
       );
       expect(res).toEqual({ ids: ids('create-1', { dev_eui: EUI(1), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870', supports_class_b: true, supports_class_c: true });
       const stored = await store.get(APP, 'create-1');
@@ -83,9 +90,9 @@ describe('DeviceRegistry engine (SQLite)', () => {
     });
 
     it('updates only the masked paths, keeps the others, and copies nothing on update', async () => {
-      await registry.set(setReq({ ids: ids('update-1'), frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_3', supports_class_c: false }, ['frequency_plan_id', 'lorawan_version', 'supports_class_c']));
+      await registry.set(setReq({ ids: ids('update-1'), frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_3', supports_class_c: false }, ['frequency_plan_id', 'lorawan_version', 'supports_class_c']), CTX);
       const before = await store.get(APP, 'update-1');
-      const res = await registry.set(setReq({ ids: ids('update-1'), frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_1' }, ['frequency_plan_id']));
+      const res = await registry.set(setReq({ ids: ids('update-1'), frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_1' }, ['frequency_plan_id']), CTX);
       expect(res).toEqual({ ids: ids('update-1'), frequency_plan_id: 'US_902_928_FSB_2' });
       const after = await store.get(APP, 'update-1');
       expect(after?.fields).toEqual({ frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_0_3', supports_class_c: false });
@@ -93,18 +100,18 @@ describe('DeviceRegistry engine (SQLite)', () => {
       expect(after?.created_at).toBe(before?.created_at);
       expect((after?.updated_at ?? '') > (before?.updated_at ?? '')).toBe(true);
       // Clearing the Copy field on update leaves it cleared (Copy is for creation only).
-      await registry.set(setReq({ ids: ids('update-1') }, ['supports_class_c']));
+      await registry.set(setReq({ ids: ids('update-1') }, ['supports_class_c']), CTX);
       expect((await store.get(APP, 'update-1'))?.fields).toEqual({ frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_0_3' });
     });
 
     it('a masked path absent from the body clears the field', async () => {
-      await registry.set(setReq({ ids: ids('clear-1'), frequency_plan_id: 'EU_863_870', mac_settings: { rx1_delay: 5, use_adr: true } }, ['frequency_plan_id', 'mac_settings']));
-      await registry.set(setReq({ ids: ids('clear-1'), mac_settings: { use_adr: true } }, ['frequency_plan_id', 'mac_settings.rx1_delay']));
+      await registry.set(setReq({ ids: ids('clear-1'), frequency_plan_id: 'EU_863_870', mac_settings: { rx1_delay: 5, use_adr: true } }, ['frequency_plan_id', 'mac_settings']), CTX);
+      await registry.set(setReq({ ids: ids('clear-1'), mac_settings: { use_adr: true } }, ['frequency_plan_id', 'mac_settings.rx1_delay']), CTX);
       expect((await store.get(APP, 'clear-1'))?.fields).toEqual({ mac_settings: { use_adr: true }, supports_class_c: true });
     });
 
     it('refuses mask paths outside the allowed list with field_mask_paths naming them, before touching the store', async () => {
-      const err = await errorOf(registry.set(setReq({ ids: ids('mask-1'), name: 'x' }, ['frequency_plan_id', 'name', 'root_keys.app_key.key'])));
+      const err = await errorOf(registry.set(setReq({ ids: ids('mask-1'), name: 'x' }, ['frequency_plan_id', 'name', 'root_keys.app_key.key']), CTX));
       expect(err).toMatchObject({ namespace: 'pkg/rpcmiddleware/validator', name: 'field_mask_paths', code: 3, attributes: { forbidden_paths: ['name', 'root_keys.app_key.key'] } });
       expect(await store.get(APP, 'mask-1')).toBeUndefined();
       const getErr = await errorOf(registry.get(getReq(ids('mask-1'), ['root_keys'])));
@@ -112,32 +119,32 @@ describe('DeviceRegistry engine (SQLite)', () => {
     });
 
     it('accepts the wrapper alias mac_settings.rx1_delay.value as mac_settings.rx1_delay', async () => {
-      const res = await registry.set(setReq({ ids: ids('wrapper-1'), mac_settings: { rx1_delay: { value: 'RX_DELAY_3' } } }, ['mac_settings.rx1_delay.value']));
+      const res = await registry.set(setReq({ ids: ids('wrapper-1'), mac_settings: { rx1_delay: { value: 'RX_DELAY_3' } } }, ['mac_settings.rx1_delay.value']), CTX);
       expect(res).toEqual({ ids: ids('wrapper-1'), mac_settings: { rx1_delay: 3 }, supports_class_c: true });
       expect((await store.get(APP, 'wrapper-1'))?.fields).toMatchObject({ mac_settings: { rx1_delay: 3 } });
       expect(await registry.get(getReq(ids('wrapper-1'), ['mac_settings.rx1_delay.value']))).toEqual({ ids: ids('wrapper-1'), mac_settings: { rx1_delay: 3 } });
       // Clearing through the alias clears the field.
-      await registry.set(setReq({ ids: ids('wrapper-1') }, ['mac_settings.rx1_delay.value']));
+      await registry.set(setReq({ ids: ids('wrapper-1') }, ['mac_settings.rx1_delay.value']), CTX);
       expect((await store.get(APP, 'wrapper-1'))?.fields['mac_settings']).toEqual({});
     });
 
     it('identifiers are immutable on update: a different dev_eui or join_eui is read_only_field, and nothing changes', async () => {
-      await registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870' }, ['frequency_plan_id']));
+      await registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870' }, ['frequency_plan_id']), CTX);
       const before = await store.get(APP, 'ro-1');
-      const devEuiErr = await errorOf(registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x11), join_eui: EUI(0) }), frequency_plan_id: 'AS_923' }, ['frequency_plan_id'])));
+      const devEuiErr = await errorOf(registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x11), join_eui: EUI(0) }), frequency_plan_id: 'AS_923' }, ['frequency_plan_id']), CTX));
       expect(devEuiErr).toMatchObject({ namespace: 'pkg/test-registry', name: 'read_only_field', code: 3, attributes: { field: 'ids.dev_eui' } });
-      const joinEuiErr = await errorOf(registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(1) }) }, ['frequency_plan_id'])));
+      const joinEuiErr = await errorOf(registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(1) }) }, ['frequency_plan_id']), CTX));
       expect(joinEuiErr).toMatchObject({ name: 'read_only_field', attributes: { field: 'ids.join_eui' } });
       expect(await store.get(APP, 'ro-1')).toEqual(before);
       // The same identifiers, or none, are fine.
-      await registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(0) }), frequency_plan_id: 'AS_923' }, ['frequency_plan_id']));
-      await registry.set(setReq({ ids: ids('ro-1'), frequency_plan_id: 'AU_915_928_FSB_2' }, ['frequency_plan_id', 'ids.dev_eui']));
+      await registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(0) }), frequency_plan_id: 'AS_923' }, ['frequency_plan_id']), CTX);
+      await registry.set(setReq({ ids: ids('ro-1'), frequency_plan_id: 'AU_915_928_FSB_2' }, ['frequency_plan_id', 'ids.dev_eui']), CTX);
       expect(await store.get(APP, 'ro-1')).toMatchObject({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(0) }), fields: { frequency_plan_id: 'AU_915_928_FSB_2' } });
     });
 
     it('concurrent Sets of the same new device all succeed and leave exactly one device', async () => {
       const results = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => registry.set(setReq({ ids: ids('race-1'), frequency_plan_id: 'EU_863_870', mac_settings: { rx1_delay: i } }, ['frequency_plan_id', 'mac_settings.rx1_delay']))),
+        Array.from({ length: 8 }, (_, i) => registry.set(setReq({ ids: ids('race-1'), frequency_plan_id: 'EU_863_870', mac_settings: { rx1_delay: i } }, ['frequency_plan_id', 'mac_settings.rx1_delay']), CTX)),
       );
       expect(results).toHaveLength(8);
       for (const r of results) expect(r).toMatchObject({ ids: ids('race-1'), frequency_plan_id: 'EU_863_870' });
@@ -148,11 +155,11 @@ describe('DeviceRegistry engine (SQLite)', () => {
     });
 
     it('an update that fails validation leaves the stored device byte-for-byte unchanged', async () => {
-      await registry.set(setReq({ ids: ids('invalid-1'), frequency_plan_id: 'EU_863_870', session: { dev_addr: '26000001', keys: { f_nwk_s_int_key: { key: KEY } } } }, ['frequency_plan_id', 'session.dev_addr', 'session.keys.f_nwk_s_int_key.key']));
+      await registry.set(setReq({ ids: ids('invalid-1'), frequency_plan_id: 'EU_863_870', session: { dev_addr: '26000001', keys: { f_nwk_s_int_key: { key: KEY } } } }, ['frequency_plan_id', 'session.dev_addr', 'session.keys.f_nwk_s_int_key.key']), CTX);
       const before = await store.get(APP, 'invalid-1');
       const rawBefore = await rawFields(APP, 'invalid-1');
       const err = await errorOf(
-        registry.set(setReq({ ids: ids('invalid-1'), frequency_plan_id: 'REFUSED', session: { dev_addr: '26000002', keys: { f_nwk_s_int_key: { key: KEY2 } } } }, ['frequency_plan_id', 'session.dev_addr', 'session.keys.f_nwk_s_int_key.key'])),
+        registry.set(setReq({ ids: ids('invalid-1'), frequency_plan_id: 'REFUSED', session: { dev_addr: '26000002', keys: { f_nwk_s_int_key: { key: KEY2 } } } }, ['frequency_plan_id', 'session.dev_addr', 'session.keys.f_nwk_s_int_key.key']), CTX),
       );
       expect(err).toMatchObject({ namespace: 'pkg/test-registry', name: 'field_value' });
       expect(await store.get(APP, 'invalid-1')).toEqual(before);
@@ -168,6 +175,7 @@ describe('DeviceRegistry engine (SQLite)', () => {
           { ids: ids('get-1', { dev_eui: EUI(0x20), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870', mac_settings: { use_adr: true, rx1_delay: 1 }, session: { dev_addr: '26000020', keys: { session_key_id: 'AQID', f_nwk_s_int_key: { key: KEY } } } },
           ['frequency_plan_id', 'mac_settings', 'session.dev_addr', 'session.keys.session_key_id', 'session.keys.f_nwk_s_int_key.key'],
         ),
+        CTX,
       );
     });
 
@@ -190,10 +198,10 @@ describe('DeviceRegistry engine (SQLite)', () => {
     });
 
     it('Delete answers {} and the device is then not found (Get and Delete: the registry\'s device_not_found, 404)', async () => {
-      await registry.set(setReq({ ids: ids('del-1'), frequency_plan_id: 'EU_863_870' }, ['frequency_plan_id']));
-      expect(await registry.delete(delReq(ids('del-1')))).toEqual({});
+      await registry.set(setReq({ ids: ids('del-1'), frequency_plan_id: 'EU_863_870' }, ['frequency_plan_id']), CTX);
+      expect(await registry.delete(delReq(ids('del-1')), CTX)).toEqual({});
       expect(await store.get(APP, 'del-1')).toBeUndefined();
-      for (const call of [registry.get(getReq(ids('del-1'), ['frequency_plan_id'])), registry.delete(delReq(ids('del-1')))]) {
+      for (const call of [registry.get(getReq(ids('del-1'), ['frequency_plan_id'])), registry.delete(delReq(ids('del-1')), CTX)]) {
         expect(await errorOf(call)).toMatchObject({ namespace: 'pkg/test-registry', name: 'device_not_found', code: Code.NotFound, attributes: { device_uid: `${APP}.del-1` } });
       }
     });
@@ -201,7 +209,7 @@ describe('DeviceRegistry engine (SQLite)', () => {
     describe('several devices match the identifiers', () => {
       beforeAll(async () => {
         for (const [id, n] of [['multi-a', 0x30], ['multi-b', 0x31]] as const) {
-          await registry.set(setReq({ ids: ids(id, { dev_eui: EUI(n), join_eui: EUI(0) }), session: { dev_addr: `2600${n.toString(16).padStart(4, '0')}`, keys: {} } }, ['session.dev_addr']));
+          await registry.set(setReq({ ids: ids(id, { dev_eui: EUI(n), join_eui: EUI(0) }), session: { dev_addr: `2600${n.toString(16).padStart(4, '0')}`, keys: {} } }, ['session.dev_addr']), CTX);
         }
       });
 
@@ -220,7 +228,7 @@ describe('DeviceRegistry engine (SQLite)', () => {
       it('Delete with ambiguous identifiers is multiple_end_devices and deletes nothing', async () => {
         const ambiguous = [ids('multi-a', { dev_eui: EUI(0x31) }), ids('multi-a', { dev_addr: '26000031' }), ids('multi-b', { dev_eui: EUI(0x30) }), ids('multi-b', { dev_addr: '26000030' })];
         for (const lookup of ambiguous) {
-          expect(await errorOf(registry.delete(delReq(lookup)))).toMatchObject({ namespace: 'pkg/internal/registry', name: 'multiple_end_devices', code: 3, attributes: { count: 2, device_ids: ['multi-a', 'multi-b'] } });
+          expect(await errorOf(registry.delete(delReq(lookup), CTX))).toMatchObject({ namespace: 'pkg/internal/registry', name: 'multiple_end_devices', code: 3, attributes: { count: 2, device_ids: ['multi-a', 'multi-b'] } });
         }
         expect(await store.get(APP, 'multi-a')).toBeDefined();
         expect(await store.get(APP, 'multi-b')).toBeDefined();
@@ -236,24 +244,24 @@ describe('DeviceRegistry engine (SQLite)', () => {
         const lookups = [ids('multi-a', { dev_eui: EUI(0x99) }), ids('multi-a', { dev_addr: '26009999' }), ids('multi-a', { dev_eui: EUI(0x30), join_eui: EUI(5) }), ids('nobody', { dev_eui: EUI(0x30) })];
         for (const lookup of lookups) {
           expect(await errorOf(registry.get(getReq(lookup)))).toMatchObject({ namespace: 'pkg/test-registry', name: 'device_not_found', code: 5 });
-          expect(await errorOf(registry.delete(delReq(lookup)))).toMatchObject({ name: 'device_not_found' });
+          expect(await errorOf(registry.delete(delReq(lookup), CTX))).toMatchObject({ name: 'device_not_found' });
         }
         expect(await store.get(APP, 'multi-a')).toBeDefined();
       });
 
       it('the several-match rule stays within the application', async () => {
-        await registry.set(setReq({ ids: ids('multi-a', {}, 'app-engine-other'), session: { dev_addr: '26000031', keys: {} } }, ['session.dev_addr']));
+        await registry.set(setReq({ ids: ids('multi-a', {}, 'app-engine-other'), session: { dev_addr: '26000031', keys: {} } }, ['session.dev_addr']), CTX);
         expect(await registry.get(getReq(ids('multi-a', { dev_addr: '26000030' })))).toMatchObject({ ids: { device_id: 'multi-a', dev_addr: '26000030' } });
-        expect(await registry.delete(delReq(ids('multi-a', {}, 'app-engine-other')))).toEqual({});
+        expect(await registry.delete(delReq(ids('multi-a', {}, 'app-engine-other')), CTX)).toEqual({});
       });
     });
   });
 
   describe('data-plane lookups', () => {
     beforeAll(async () => {
-      await registry.set(setReq({ ids: ids('addr-1', { dev_eui: EUI(0x40), join_eui: EUI(4) }), session: { dev_addr: '27000001', keys: {} } }, ['session.dev_addr']));
-      await registry.set(setReq({ ids: ids('addr-2'), session: { dev_addr: '27000002', keys: {} } }, ['session.dev_addr']));
-      await registry.set(setReq({ ids: ids('addr-3', {}, 'app-engine-2'), session: { dev_addr: '27000002', keys: {} } }, ['session.dev_addr']));
+      await registry.set(setReq({ ids: ids('addr-1', { dev_eui: EUI(0x40), join_eui: EUI(4) }), session: { dev_addr: '27000001', keys: {} } }, ['session.dev_addr']), CTX);
+      await registry.set(setReq({ ids: ids('addr-2'), session: { dev_addr: '27000002', keys: {} } }, ['session.dev_addr']), CTX);
+      await registry.set(setReq({ ids: ids('addr-3', {}, 'app-engine-2'), session: { dev_addr: '27000002', keys: {} } }, ['session.dev_addr']), CTX);
     });
 
     it('getByDevAddr: one device → the device; none → not found; two sharing it (any application) → multiple_end_devices', async () => {
@@ -274,15 +282,15 @@ describe('DeviceRegistry engine (SQLite)', () => {
     });
 
     it('ids.dev_addr follows the session: the DevAddr lookup finds the device at its new address only', async () => {
-      await registry.set(setReq({ ids: ids('addr-1'), session: { dev_addr: '27000009', keys: {} } }, ['session.dev_addr']));
+      await registry.set(setReq({ ids: ids('addr-1'), session: { dev_addr: '27000009', keys: {} } }, ['session.dev_addr']), CTX);
       expect((await registry.getByDevAddr('27000009')).ids.device_id).toBe('addr-1');
       expect(await errorOf(registry.getByDevAddr('27000001'))).toMatchObject({ name: 'device_not_found' });
     });
   });
 
   it('refuses a second device with the same JoinEUI and DevEUI: end_device_euis_taken (code 6) naming the holder', async () => {
-    await registry.set(setReq({ ids: ids('euis-1', { dev_eui: EUI(0x50), join_eui: EUI(0) }) }, []));
-    const err = await errorOf(registry.set(setReq({ ids: ids('euis-2', { dev_eui: EUI(0x50), join_eui: EUI(0) }, 'app-engine-3') }, [])));
+    await registry.set(setReq({ ids: ids('euis-1', { dev_eui: EUI(0x50), join_eui: EUI(0) }) }, []), CTX);
+    const err = await errorOf(registry.set(setReq({ ids: ids('euis-2', { dev_eui: EUI(0x50), join_eui: EUI(0) }, 'app-engine-3') }, []), CTX));
     expect(err).toMatchObject({
       namespace: 'pkg/internal/registry',
       name: 'end_device_euis_taken',
@@ -300,31 +308,91 @@ describe('DeviceRegistry engine (SQLite)', () => {
 
     it('a masked key path absent from the body clears the key, whether keys are wrapped at rest or not', async () => {
       for (const [dev, sealer] of [['clear-key-plain', keySealerFor('ns', { keks: undefined, kekLabels: {} })], ['clear-key-kek', keySealerFor('ns', KEKS)]] as const) {
-        const r = new DeviceRegistry(store, POLICY, sealer, NO_COPY_SOURCE);
-        await r.set(setReq({ ids: ids(dev), session: { dev_addr: '28000001', keys: { f_nwk_s_int_key: { key: KEY } } } }, keyPaths));
+        const r = new DeviceRegistry(store, POLICY, sealer, events, NO_COPY_SOURCE);
+        await r.set(setReq({ ids: ids(dev), session: { dev_addr: '28000001', keys: { f_nwk_s_int_key: { key: KEY } } } }, keyPaths), CTX);
         expect(await keyOf(r, dev)).toEqual({ key: KEY });
-        await r.set(setReq({ ids: ids(dev), session: { dev_addr: '28000001', keys: {} } }, keyPaths));
+        await r.set(setReq({ ids: ids(dev), session: { dev_addr: '28000001', keys: {} } }, keyPaths), CTX);
         expect(await keyOf(r, dev)).toBeUndefined();
         expect(await rawFields(APP, dev)).not.toContain('f_nwk_s_int_key');
       }
     });
 
     it('a new key replaces the whole stored envelope: no ciphertext of the old key is left beside it', async () => {
-      const sealed = new DeviceRegistry(store, POLICY, keySealerFor('ns', KEKS), NO_COPY_SOURCE);
-      await sealed.set(setReq({ ids: ids('rekey-1'), session: { dev_addr: '28000002', keys: { f_nwk_s_int_key: { key: KEY } } } }, keyPaths));
+      const sealed = new DeviceRegistry(store, POLICY, keySealerFor('ns', KEKS), events, NO_COPY_SOURCE);
+      await sealed.set(setReq({ ids: ids('rekey-1'), session: { dev_addr: '28000002', keys: { f_nwk_s_int_key: { key: KEY } } } }, keyPaths), CTX);
       expect(await rawFields(APP, 'rekey-1')).toContain('"kek_label":"k1"');
       // The operator drops the KEK label (KEKS still holds k1): new keys are stored plain.
-      const unlabelled = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: KEKS.keks, kekLabels: {} }), NO_COPY_SOURCE);
+      const unlabelled = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: KEKS.keks, kekLabels: {} }), events, NO_COPY_SOURCE);
       expect(await keyOf(unlabelled, 'rekey-1')).toEqual({ key: KEY });
-      await unlabelled.set(setReq({ ids: ids('rekey-1'), session: { dev_addr: '28000002', keys: { f_nwk_s_int_key: { key: KEY2 } } } }, keyPaths));
+      await unlabelled.set(setReq({ ids: ids('rekey-1'), session: { dev_addr: '28000002', keys: { f_nwk_s_int_key: { key: KEY2 } } } }, keyPaths), CTX);
       expect(JSON.parse((await rawFields(APP, 'rekey-1')) ?? '{}')).toEqual({ session: { dev_addr: '28000002', keys: { f_nwk_s_int_key: { key: KEY2 } } } });
       expect(await keyOf(unlabelled, 'rekey-1')).toEqual({ key: KEY2 });
     });
   });
 
+  describe('events (the policy’s create/update/delete, once per successful call)', () => {
+    const transport = new InProcessTransport();
+    const recorder = recordEvents(transport);
+    let observed: DeviceRegistry;
+    const visibility = { rights: ['RIGHT_APPLICATION_DEVICES_READ'] };
+    const session = (devAddr: string) => ({ dev_addr: devAddr, keys: { f_nwk_s_int_key: { key: KEY } } });
+    const SESSION = ['session.dev_addr', 'session.keys.f_nwk_s_int_key.key'];
+    beforeAll(() => {
+      observed = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: undefined, kekLabels: {} }), new EventPublisher(transport), NO_COPY_SOURCE);
+    });
+    afterAll(async () => transport.close());
+
+    it('create, update, delete name the device as stored: EUIs from creation, dev_addr as the policy keeps it', async () => {
+      const [create, update, del] = ['Set', 'Set', 'Delete'].map((m) => rpcContext(`NsEndDeviceRegistry.${m}`));
+      await observed.set(setReq({ ids: ids('ev-1', { dev_eui: EUI(0xe1), join_eui: EUI(0) }), session: session('27000001') }, SESSION), create);
+      await observed.set(setReq({ ids: ids('ev-1'), session: session('27000002') }, ['session.dev_addr']), update);
+      await observed.delete(delReq(ids('ev-1')), del);
+      const stored = (devAddr: string) => [{ device_ids: ids('ev-1', { dev_eui: EUI(0xe1), join_eui: EUI(0), dev_addr: devAddr }) }];
+      expect(await recorder.take()).toEqual([
+        { name: 'ns.end_device.create', identifiers: stored('27000001'), correlation_ids: create.correlation_ids, visibility },
+        { name: 'ns.end_device.update', identifiers: stored('27000002'), data: { '@type': 'type.googleapis.com/google.protobuf.Value', value: ['session.dev_addr'] }, correlation_ids: update.correlation_ids, visibility },
+        { name: 'ns.end_device.delete', identifiers: stored('27000002'), correlation_ids: del.correlation_ids, visibility },
+      ]);
+    });
+
+    it('concurrent Sets of a new device: one create, the others (which lost the creation) updates, each with its own call’s correlation IDs', async () => {
+      const ctxs = Array.from({ length: 8 }, () => rpcContext('NsEndDeviceRegistry.Set'));
+      await Promise.all(ctxs.map((ctx, i) => observed.set(setReq({ ids: ids('ev-race'), mac_settings: { rx1_delay: i + 1 } }, ['mac_settings.rx1_delay']), ctx)));
+      const published = await recorder.take();
+      expect(published.map((e) => e.name).sort()).toEqual(['ns.end_device.create', ...Array(7).fill('ns.end_device.update')]);
+      expect(published.map((e) => e.correlation_ids[0]).sort()).toEqual(ctxs.map((c) => c.correlation_ids[0]).sort());
+    });
+
+    it('nothing for a failed Set or Delete', async () => {
+      const ctx = rpcContext('NsEndDeviceRegistry.Call');
+      await observed.set(setReq({ ids: ids('ev-fail', { dev_eui: EUI(0xe2), join_eui: EUI(0) }) }, []), ctx);
+      await observed.set(setReq({ ids: ids('ev-fail-2', { dev_eui: EUI(0xe3), join_eui: EUI(0) }) }, []), ctx);
+      await recorder.take();
+      const failures = [
+        observed.set(setReq({ ids: ids('ev-fail'), frequency_plan_id: 'REFUSED' }, ['frequency_plan_id']), ctx), // The policy refuses.
+        observed.set(setReq({ ids: ids('ev-fail'), frequency_plan_id: 'EU_863_870' }, ['no_such_path']), ctx), // The field mask.
+        observed.set(setReq({ ids: ids('ev-fail', { dev_eui: EUI(0xe9) }) }, []), ctx), // A read-only identifier.
+        observed.set(setReq({ ids: ids('ev-other', { dev_eui: EUI(0xe2), join_eui: EUI(0) }) }, []), ctx), // EUIs taken.
+        observed.delete(delReq(ids('ev-ghost')), ctx),
+        observed.delete(delReq(ids('ev-fail', { dev_eui: EUI(0xe3) })), ctx), // Several devices match.
+      ];
+      for (const failure of failures) await errorOf(failure);
+      jest.spyOn(store, 'replace').mockResolvedValue('stale');
+      jest.spyOn(store, 'delete').mockResolvedValue(false);
+      try {
+        expect(await errorOf(observed.set(setReq({ ids: ids('ev-fail'), frequency_plan_id: 'EU_863_870' }, ['frequency_plan_id']), ctx))).toMatchObject({ name: 'concurrent_update' });
+        expect(await errorOf(observed.delete(delReq(ids('ev-fail')), ctx))).toMatchObject({ name: 'concurrent_update' });
+      } finally {
+        jest.restoreAllMocks();
+      }
+      expect(await recorder.take()).toEqual([]);
+      expect(await store.get(APP, 'ev-fail')).toBeDefined();
+    });
+  });
+
   it('without a copy source nothing is filled on creation', async () => {
-    const bare = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: undefined, kekLabels: {} }), NO_COPY_SOURCE);
-    expect(await bare.set(setReq({ ids: ids('nocopy-1') }, ['frequency_plan_id']))).toEqual({ ids: ids('nocopy-1') });
+    const bare = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: undefined, kekLabels: {} }), events, NO_COPY_SOURCE);
+    expect(await bare.set(setReq({ ids: ids('nocopy-1') }, ['frequency_plan_id']), CTX)).toEqual({ ids: ids('nocopy-1') });
     expect((await store.get(APP, 'nocopy-1'))?.fields).toEqual({});
   });
 });

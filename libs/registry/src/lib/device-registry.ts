@@ -3,13 +3,17 @@ import {
   canonicalEndDevicePaths,
   checkFieldMaskPaths,
   type DeleteEndDeviceRequest,
+  deviceIdentifiers,
+  type EventDefinition,
   fieldSelector,
   type GetEndDeviceRequest,
   hasAnyField,
   nowTimestamp,
+  type RpcContext,
   selectFields,
   type SetEndDeviceRequest,
 } from '@lorawan/api';
+import type { EventPublisher } from '@lorawan/component';
 import type { ErrorDefinition } from '@lorawan/errors';
 import { copyOnCreate } from '@lorawan/lorawan';
 import type { DeviceIds, DeviceLookup, DeviceRecord, DeviceStore } from './device-record';
@@ -40,6 +44,14 @@ export interface CompleteContext {
   previous?: Device;
 }
 
+/** The events a registry publishes (`<js|ns|as>.end_device.create|update|delete`, `@lorawan/api` `*_EVENTS.endDevice`). */
+export interface RegistryEvents {
+  create: EventDefinition;
+  /** Data: the request's field-mask paths. */
+  update: EventDefinition;
+  delete: EventDefinition;
+}
+
 /** What differs between the JS, NS and AS registries. */
 export interface RegistryPolicy {
   allowedGetPaths: ReadonlySet<string>;
@@ -51,6 +63,8 @@ export interface RegistryPolicy {
   /** The seed's Copy fields this registry stores, filled on creation when absent. */
   copyFields: readonly string[];
   errors: RegistryErrors;
+  /** Published after a successful Set (create or update) and Delete. */
+  events: RegistryEvents;
   /**
    * Semantic validation and completion of a device about to be stored (the seed's and TTS's
    * rules for this registry). Throws TTS-shaped errors; returns the device to store.
@@ -111,13 +125,22 @@ function deviceUid(ids: { application_ids: { application_id: string }; device_id
   return `${ids.application_ids.application_id}.${ids.device_id}`;
 }
 
+/** What a successful Set round wrote: the answer, and the device's identifiers as stored. */
+interface Written {
+  view: Json;
+  ids: DeviceIds;
+}
+
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(2 + attempt * 2, 20)));
 
 /**
  * One JS/NS/AS end-device registry (TTS `grpc_deviceregistry.go` semantics, the seed's rules):
  * Set creates or updates the masked paths, Get returns ids plus the masked paths, Delete removes;
  * Get and Delete refuse identifiers that match several devices. Keys are sealed at rest and
- * returned only when the mask names them (the RPC table asks the matching rights).
+ * returned only when the mask names them (the RPC table asks the matching rights). A successful
+ * Set publishes the policy's create event (the device was absent) or update event (data: the
+ * request's mask paths), a successful Delete its delete event: once per call, never for a failed
+ * one, naming the device by its identifiers as stored (with dev_addr when it has one).
  */
 export class DeviceRegistry {
   /** What the registry stores of a device (its stored paths, normalised once). */
@@ -127,6 +150,7 @@ export class DeviceRegistry {
     private readonly store: DeviceStore,
     private readonly policy: RegistryPolicy,
     private readonly keys: KeySealer,
+    private readonly events: EventPublisher,
     private readonly copy: CopySource = NO_COPY_SOURCE,
   ) {
     this.selectStored = fieldSelector<Device>(['ids', 'created_at', 'updated_at', ...policy.storedPaths]);
@@ -139,7 +163,7 @@ export class DeviceRegistry {
     return this.view(toDevice(record), paths);
   }
 
-  async set({ end_device, field_mask }: SetEndDeviceRequest): Promise<Json> {
+  async set({ end_device, field_mask }: SetEndDeviceRequest, ctx: RpcContext): Promise<Json> {
     const paths = canonicalEndDevicePaths(field_mask?.paths ?? []);
     checkFieldMaskPaths(paths, this.policy.allowedSetPaths);
     const request = plain(end_device) as unknown as Device;
@@ -147,16 +171,23 @@ export class DeviceRegistry {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const existing = await this.store.get(application_ids.application_id, device_id);
       const result = existing ? await this.update(existing, request, paths) : await this.create(request, paths);
-      if (result) return result;
+      if (result) {
+        if (existing) this.events.publish(this.policy.events.update, deviceIdentifiers(result.ids), { ctx, data: [...(field_mask?.paths ?? [])] });
+        else this.events.publish(this.policy.events.create, deviceIdentifiers(result.ids), { ctx });
+        return result.view;
+      }
       await backoff(attempt);
     }
     throw ErrConcurrentUpdate.with({ device_id });
   }
 
-  async delete(ids: DeleteEndDeviceRequest): Promise<Record<string, never>> {
+  async delete(ids: DeleteEndDeviceRequest, ctx: RpcContext): Promise<Record<string, never>> {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const record = await this.match(lookupOf(ids));
-      if (await this.store.delete(ids.application_ids.application_id, ids.device_id, record.revision)) return {};
+      if (await this.store.delete(ids.application_ids.application_id, ids.device_id, record.revision)) {
+        this.events.publish(this.policy.events.delete, deviceIdentifiers(record.ids), { ctx });
+        return {};
+      }
       await backoff(attempt);
     }
     throw ErrConcurrentUpdate.with({ device_id: ids.device_id });
@@ -195,7 +226,8 @@ export class DeviceRegistry {
     return found;
   }
 
-  private async create(request: Device, requestPaths: readonly string[]): Promise<Json | undefined> {
+  /** The stored device's view and identifiers; undefined when the round lost a race and must be retried. */
+  private async create(request: Device, requestPaths: readonly string[]): Promise<Written | undefined> {
     const ids: DeviceIds = { device_id: request.ids.device_id, application_ids: { application_id: request.ids.application_ids.application_id } };
     if (request.ids.dev_eui) ids.dev_eui = request.ids.dev_eui;
     if (request.ids.join_eui) ids.join_eui = request.ids.join_eui;
@@ -206,7 +238,7 @@ export class DeviceRegistry {
     const now = nowTimestamp();
     const record = toRecord({ ...device, created_at: now, updated_at: now }, 1, this.keys, this.policy.keyEnvelopes);
     const result = await this.store.create(record);
-    if (result.ok) return this.view({ ...device, created_at: now, updated_at: now }, paths);
+    if (result.ok) return { view: this.view({ ...device, created_at: now, updated_at: now }, paths), ids: record.ids };
     if (result.conflict === 'id') return undefined; // Created concurrently: the next round updates it.
     throw ErrEndDeviceEUIsTaken.with({
       join_eui: ids.join_eui ?? '',
@@ -216,7 +248,7 @@ export class DeviceRegistry {
     });
   }
 
-  private async update(existing: DeviceRecord, request: Device, paths: readonly string[]): Promise<Json | undefined> {
+  private async update(existing: DeviceRecord, request: Device, paths: readonly string[]): Promise<Written | undefined> {
     for (const id of ['dev_eui', 'join_eui'] as const) {
       const given = request.ids[id];
       if (given !== undefined && given !== existing.ids[id]) throw this.policy.errors.readOnlyField.with({ field: `ids.${id}` });
@@ -228,7 +260,7 @@ export class DeviceRegistry {
     const result = await this.store.replace(toRecord(updated, existing.revision + 1, this.keys, this.policy.keyEnvelopes));
     if (result === 'stale') return undefined;
     if (result === 'euis') throw ErrEndDeviceEUIsTaken.with({ join_eui: device.ids.join_eui ?? '', dev_eui: device.ids.dev_eui ?? '', device_id: '', application_id: '' });
-    return this.view(updated, paths);
+    return { view: this.view(updated, paths), ids: updated.ids };
   }
 
   /**

@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { decodeMessage, DeleteEndDeviceRequest, GetEndDeviceRequest, SetEndDeviceRequest } from '@lorawan/api';
+import { decodeMessage, DeleteEndDeviceRequest, GetEndDeviceRequest, type RpcContext, SetEndDeviceRequest } from '@lorawan/api';
+import { EventPublisher } from '@lorawan/component';
+import { InProcessTransport } from '@lorawan/transport';
 import { type ErrorDetails, isStackError } from '@lorawan/errors';
 
 /**
@@ -26,3 +28,9 @@ export async function rawFieldsOf(ds: DataSource, applicationId: string, deviceI
   const rows = (await ds.query('SELECT fields FROM end_devices WHERE application_id = ? AND device_id = ?', [applicationId, deviceId])) as Array<{ fields: string }>;
   return rows[0]?.fields;
 }
+
+/** The context of registry calls whose events a spec does not look at. */
+export const CTX: RpcContext = { request_id: 'spec', correlation_ids: ['rpc:/ttn.lorawan.v3.Spec/Call:spec'] };
+
+/** A publisher whose events nobody receives, for registries whose events a spec does not look at. */
+export const unobservedEvents = (): EventPublisher => new EventPublisher(new InProcessTransport());

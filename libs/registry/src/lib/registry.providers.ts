@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { HealthService } from '@lorawan/component';
+import { EventPublisher, HealthService } from '@lorawan/component';
 import { KeyVault, parseKeks } from '@lorawan/crypto';
 import { DeviceTemplateCatalogue, parseDeviceProfile } from '@lorawan/lorawan';
 import { type ComponentDataSourceOptions, DatabaseHealthIndicator, openDataSource } from '@lorawan/persistence';
@@ -48,7 +48,8 @@ class DataSourceCloser implements OnApplicationShutdown {
 
 /**
  * The providers every JS/NS/AS registry component has: its database (health-checked, migrated
- * when DB_AUTO_MIGRATE), its device store and the DeviceRegistry running its policy.
+ * when DB_AUTO_MIGRATE), its device store and the DeviceRegistry running its policy (which names
+ * the events it publishes through the component's EventPublisher).
  */
 export function registryProviders(component: RegistryComponent, migrations: Migrations, policy: (config: StackConfig) => RegistryPolicy): Provider[] {
   return [
@@ -65,8 +66,9 @@ export function registryProviders(component: RegistryComponent, migrations: Migr
     { provide: DEVICE_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new TypeOrmDeviceStore(ds) },
     {
       provide: DeviceRegistry,
-      inject: [DEVICE_STORE, STACK_CONFIG],
-      useFactory: (store: DeviceStore, config: StackConfig) => new DeviceRegistry(store, policy(config), keySealerFor(component, config), copySourceFor(config)),
+      inject: [DEVICE_STORE, STACK_CONFIG, EventPublisher],
+      useFactory: (store: DeviceStore, config: StackConfig, events: EventPublisher) =>
+        new DeviceRegistry(store, policy(config), keySealerFor(component, config), events, copySourceFor(config)),
     },
   ];
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type Type } from '@nestjs/common';
-import type { DeleteEndDeviceRequest, GetEndDeviceRequest, SetEndDeviceRequest } from '@lorawan/api';
+import type { DeleteEndDeviceRequest, GetEndDeviceRequest, RpcContext, SetEndDeviceRequest } from '@lorawan/api';
 import { RpcHandler } from '@lorawan/component';
 import { DeviceRegistry } from './device-registry';
 
@@ -16,8 +16,8 @@ export function endDeviceRegistryRpc(service: RegistryService): Type<unknown> {
     constructor(@Inject(DeviceRegistry) private readonly registry: DeviceRegistry) {}
 
     @RpcHandler(`${service}.Set`)
-    set(req: SetEndDeviceRequest) {
-      return this.registry.set(req);
+    set(req: SetEndDeviceRequest, ctx: RpcContext) {
+      return this.registry.set(req, ctx);
     }
 
     @RpcHandler(`${service}.Get`)
@@ -26,8 +26,8 @@ export function endDeviceRegistryRpc(service: RegistryService): Type<unknown> {
     }
 
     @RpcHandler(`${service}.Delete`)
-    delete(req: DeleteEndDeviceRequest) {
-      return this.registry.delete(req);
+    delete(req: DeleteEndDeviceRequest, ctx: RpcContext) {
+      return this.registry.delete(req, ctx);
     }
   }
   Object.defineProperty(EndDeviceRegistryRpc, 'name', { value: `${service}Rpc` });

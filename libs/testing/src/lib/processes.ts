@@ -1,3 +1,4 @@
+import { connect } from 'nats';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -140,6 +141,8 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
   const stop = async () => {
     await stopAll(spawned);
     for (const url of Object.values(databases)) await dropMysqlDatabase(url);
+    // The events service keeps history in a JetStream stream of the subject prefix: not left behind.
+    if (components.includes('events')) await deleteEventStream(env.NATS_SUBJECT_PREFIX);
   };
   try {
     await waitReady(readyUrls, spawned);
@@ -176,4 +179,15 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
     throw err;
   }
   return { mode: 'embedded', baseUrl, adminKey, processes: new Map([['stack', stack.child]]), healthPorts: new Map(), logs: () => stack.output.join(''), stop };
+}
+
+/** Deletes the JetStream stream the events service keeps for a subject prefix (`EVENTS_<prefix>`), if any. */
+export async function deleteEventStream(subjectPrefix: string | undefined): Promise<void> {
+  const nc = await connect({ servers: TEST_NATS_URL });
+  try {
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(subjectPrefix ? `EVENTS_${subjectPrefix}` : 'EVENTS').catch(() => false);
+  } finally {
+    await nc.close();
+  }
 }

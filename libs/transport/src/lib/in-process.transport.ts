@@ -9,8 +9,8 @@ interface Group {
 export class InProcessTransport implements Transport {
   readonly kind = 'in-process' as const;
   private readonly subjects = new Map<string, Map<string, Group>>();
-  private readonly listeners = new Map<string, Set<(payload: Uint8Array) => void>>();
-  private readonly wildcards = new Set<{ pattern: string[]; handler: (payload: Uint8Array) => void }>();
+  private readonly listeners = new Map<string, Set<(payload: Uint8Array, subject: string) => void>>();
+  private readonly wildcards = new Set<{ pattern: string[]; handler: (payload: Uint8Array, subject: string) => void }>();
   private closed = false;
 
   async request(subject: string, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
@@ -48,12 +48,12 @@ export class InProcessTransport implements Transport {
   publish(subject: string, payload: Uint8Array): void {
     if (this.closed) return;
     // Delivered on a later tick, as a broker would: a publisher never runs its subscribers' code.
-    for (const listener of this.listeners.get(subject) ?? []) queueMicrotask(() => listener(payload));
-    for (const { pattern, handler } of this.wildcards) if (matchesSubject(pattern, subject)) queueMicrotask(() => handler(payload));
+    for (const listener of this.listeners.get(subject) ?? []) queueMicrotask(() => listener(payload, subject));
+    for (const { pattern, handler } of this.wildcards) if (matchesSubject(pattern, subject)) queueMicrotask(() => handler(payload, subject));
   }
 
   /** `*` matches one token and a final `>` one or more, as in NATS. */
-  subscribe(subject: string, handler: (payload: Uint8Array) => void): Subscription {
+  subscribe(subject: string, handler: (payload: Uint8Array, subject: string) => void): Subscription {
     if (subject.split('.').some((t) => t === '*' || t === '>')) {
       const entry = { pattern: subject.split('.'), handler };
       this.wildcards.add(entry);

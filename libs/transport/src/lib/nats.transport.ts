@@ -52,10 +52,10 @@ export class NatsTransport implements Transport {
     if (!this.nc.isClosed()) this.nc.publish(this.prefix + subject, payload);
   }
 
-  subscribe(subject: string, handler: (payload: Uint8Array) => void): Subscription {
+  subscribe(subject: string, handler: (payload: Uint8Array, subject: string) => void): Subscription {
     const sub = this.nc.subscribe(this.prefix + subject, {
       callback: (err, msg) => {
-        if (!err) handler(msg.data);
+        if (!err) handler(msg.data, msg.subject.slice(this.prefix.length));
       },
     });
     return { unsubscribe: () => sub.unsubscribe() };

@@ -17,8 +17,12 @@ export interface Transport {
   serve(subject: string, queue: string, handler: RequestHandler): Subscription;
   /** Broadcasts a message to every subscriber of the subject (no queue group, no reply); fire and forget. */
   publish(subject: string, payload: Uint8Array): void;
-  /** Receives every message published on the subject (each subscriber gets its own copy). */
-  subscribe(subject: string, handler: (payload: Uint8Array) => void): Subscription;
+  /**
+   * Receives every message published on the subject (each subscriber gets its own copy). `subject`
+   * (without the subject prefix) is the one the message was published on: with wildcards it tells
+   * which of the subjects it was.
+   */
+  subscribe(subject: string, handler: (payload: Uint8Array, subject: string) => void): Subscription;
   /** True when the transport can carry requests now (broker connection up). */
   healthy(): Promise<boolean>;
   close(): Promise<void>;

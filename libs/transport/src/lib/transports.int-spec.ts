@@ -84,6 +84,16 @@ describe.each([
     expect(got.sort()).toEqual(['all:1', 'all:2', 'all:4', 'app:1']);
   });
 
+  it('tells a wildcard subscriber the subject (without prefix) each message was published on', async () => {
+    const got: string[] = [];
+    transport.subscribe('stream-control.*', (p, subject) => got.push(`${subject}=${text(p)}`));
+    await new Promise((r) => setTimeout(r, 50));
+    transport.publish('stream-control.s1', bytes('ping'));
+    transport.publish('stream-control.s2', bytes('close'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(got.sort()).toEqual(['stream-control.s1=ping', 'stream-control.s2=close']);
+  });
+
   it('reports health', async () => {
     expect(await transport.healthy()).toBe(true);
   });

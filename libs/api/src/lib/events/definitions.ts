@@ -38,8 +38,13 @@ export function deviceRegistryEvents(prefix: string, registry: string) {
   };
 }
 
+type EntityEvents = { create: EventDefinition; update: EventDefinition; delete: EventDefinition };
+type RestorableEntityEvents = EntityEvents & { restore: EventDefinition; purge: EventDefinition };
+
 /** `<entity>.create|update|delete|restore|purge` of an IS entity registry. */
-export function entityRegistryEvents(entity: string, visibility: Right[], extra: { restore?: boolean } = {}) {
+export function entityRegistryEvents(entity: string, visibility: Right[], extra: { restore: true }): RestorableEntityEvents;
+export function entityRegistryEvents(entity: string, visibility: Right[], extra?: { restore?: false }): EntityEvents;
+export function entityRegistryEvents(entity: string, visibility: Right[], extra: { restore?: boolean } = {}): EntityEvents | RestorableEntityEvents {
   return {
     create: defineEvent(`${entity}.create`, `create ${entity}`, { visibility }),
     update: defineEvent(`${entity}.update`, `update ${entity}`, { visibility, dataType: VALUE_TYPE }),

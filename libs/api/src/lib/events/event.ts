@@ -59,6 +59,19 @@ export function entityIdentifiers(ref: EntityRef): EntityIdentifiersJson {
   return byKind[ref.kind]();
 }
 
+/** The identifiers of a device as a registry keeps them (device_id, application_ids, dev_eui, join_eui, dev_addr when set). */
+export function deviceIdentifiers(ids: { device_id: string; application_ids: { application_id: string }; dev_eui?: string; join_eui?: string; dev_addr?: string }): EntityIdentifiersJson {
+  return {
+    device_ids: {
+      device_id: ids.device_id,
+      application_ids: { application_id: ids.application_ids.application_id },
+      ...(ids.dev_eui ? { dev_eui: ids.dev_eui } : {}),
+      ...(ids.join_eui ? { join_eui: ids.join_eui } : {}),
+      ...(ids.dev_addr ? { dev_addr: ids.dev_addr } : {}),
+    },
+  };
+}
+
 /**
  * Subject an event is published on: `events.<kind>.<id>` of its first identifier's rights entity
  * (devices under their application). In distributed mode a JetStream stream keeps `events.>`.

@@ -1,4 +1,4 @@
-import { ALLOWED_PATHS, hasAnyField } from '@lorawan/api';
+import { ALLOWED_PATHS, AS_EVENTS, hasAnyField } from '@lorawan/api';
 import type { CompleteContext, Device, RegistryPolicy } from '@lorawan/registry';
 import { ErrDeviceNotFound, ErrFieldIsZero, ErrFieldValue, ErrReadOnlyField } from '../errors';
 
@@ -71,6 +71,7 @@ export const AS_REGISTRY_POLICY: RegistryPolicy = {
   keyEnvelopes: ['session.keys.app_s_key', 'pending_session.keys.app_s_key'],
   copyFields: ['formatters'],
   errors: { notFound: ErrDeviceNotFound, readOnlyField: ErrReadOnlyField },
+  events: AS_EVENTS.endDevice,
   complete: completeAsDevice,
   present: presentAsDevice,
 };

@@ -1,8 +1,9 @@
 import { Module, type Provider } from '@nestjs/common';
-import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation, type CallerIdentity, type EntityRef, RPCS, type RpcName, rightsOfKind, sortRights } from '@lorawan/api';
+import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation, type CallerIdentity, type EntityRef, RPCS, type RpcContext, type RpcName, rightsOfKind, sortRights } from '@lorawan/api';
 import { startComponent, type RunningComponent } from '@lorawan/component';
 import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
+import { recordEvents, rpcContext } from '@lorawan/testing';
 import { decode, encode, InProcessTransport, type RpcReplyEnvelope } from '@lorawan/transport';
 import { IDENTITY_DIRECTORY } from '../identity.contracts';
 import { InMemoryApiKeyStore, InMemoryIdentityDirectory } from './access-fixtures.conformance';
@@ -28,6 +29,9 @@ describe('IS access RPCs over the transport', () => {
   const invalidations: AccessInvalidation[] = [];
   const output: string[] = [];
   const secrets: string[] = [];
+  const events = recordEvents(transport);
+  /** The context of the last call (correlation ID `rpc:/ttn.lorawan.v3.<Service>/<Method>:<id>`). */
+  let last: RpcContext;
   let component: RunningComponent;
 
   beforeAll(async () => {
@@ -46,7 +50,8 @@ describe('IS access RPCs over the transport', () => {
   });
 
   async function call(name: RpcName, body: object, caller?: CallerIdentity): Promise<{ ok?: Record<string, unknown>; total?: number; error?: ErrorDetails }> {
-    const reply = decode<RpcReplyEnvelope>(await transport.request(RPCS[name].subject, encode({ ctx: { request_id: 'r', correlation_ids: [], caller }, body }), 5000));
+    last = rpcContext(name, caller);
+    const reply = decode<RpcReplyEnvelope>(await transport.request(RPCS[name].subject, encode({ ctx: last, body }), 5000));
     return 'error' in reply ? { error: reply.error } : { ok: reply.ok as Record<string, unknown>, total: reply.total };
   }
 
@@ -148,6 +153,35 @@ describe('IS access RPCs over the transport', () => {
   it('rejects a malformed token with 400 and an unsupported scheme with 401', async () => {
     expect((await call('EntityAccess.Authorize', { authorization: 'Bearer NNSXS.ABC.DEF' })).error).toMatchObject({ namespace: 'pkg/auth', name: 'token', code: 3 });
     expect((await call('EntityAccess.Authorize', { authorization: 'Basic abc' })).error).toMatchObject({ name: 'unsupported_authorization', code: 16 });
+  });
+
+  it('API key handlers hand the request’s context on: create, update, delete each publish once with the call’s correlation ID; a refused call none', async () => {
+    const admin = await authorize(ADMIN_KEY, { kind: 'gateway', id: 'gtw1' });
+    const appKey = await createKey('application_ids', 'app2', ['RIGHT_APPLICATION_INFO'], await authorize(ADMIN_KEY, { kind: 'application', id: 'app2' }));
+    const stranger = await authorize(appKey.key, { kind: 'gateway', id: 'gtw1' });
+    await events.take();
+    const published = async () => (await events.take()).map((e) => [e.name, e.identifiers, e.correlation_ids, (e.data as { id?: string } | undefined)?.id]);
+    const gtw1 = [{ gateway_ids: { gateway_id: 'gtw1' } }];
+
+    const key = await createKey('gateway_ids', 'gtw1', ['RIGHT_GATEWAY_INFO'], admin);
+    expect(await published()).toEqual([['gateway.api-key.create', gtw1, last.correlation_ids, key.id]]);
+    expect(last.correlation_ids[0]).toMatch(/^rpc:\/ttn\.lorawan\.v3\.GatewayAccess\/CreateAPIKey:[0-9A-Z]{26}$/);
+    expect((await call('GatewayAccess.UpdateAPIKey', { gateway_ids: { gateway_id: 'gtw1' }, api_key: { id: key.id, name: 'renamed' }, field_mask: { paths: ['name'] } }, admin)).ok).toBeDefined();
+    expect(await published()).toEqual([['gateway.api-key.update', gtw1, last.correlation_ids, key.id]]);
+    expect((await call('GatewayAccess.DeleteAPIKey', { gateway_ids: { gateway_id: 'gtw1' }, key_id: key.id }, admin)).ok).toEqual({});
+    expect(await published()).toEqual([['gateway.api-key.delete', gtw1, last.correlation_ids, undefined]]);
+
+    expect((await call('GatewayAccess.DeleteAPIKey', { gateway_ids: { gateway_id: 'gtw1' }, key_id: key.id }, admin)).error).toMatchObject({ name: 'api_key_not_found' });
+    expect((await call('GatewayAccess.CreateAPIKey', { gateway_ids: { gateway_id: 'gtw1' }, rights: ['RIGHT_GATEWAY_INFO'] }, stranger)).error).toMatchObject({ code: 7 });
+    expect(await published()).toEqual([]);
+  });
+
+  it('no event carries a secret', () => {
+    expect(events.all.length).toBeGreaterThan(5);
+    const published = JSON.stringify(events.all);
+    for (const s of secrets) expect(published).not.toContain(s);
+    expect(published).not.toContain(ADMIN_KEY);
+    expect(published).not.toMatch(/"key"|secret_hash|PBKDF2/);
   });
 
   it('no response but a Create’s and no log line carries a secret', () => {

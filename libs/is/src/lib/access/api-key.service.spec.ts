@@ -1,4 +1,6 @@
 import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation, type CallerIdentity, decodeMessage, type EntityRef, impliedRights, type Right, rightsOfKind, type RpcContext, sortRights, UpdateApplicationAPIKeyRequest, CreateApplicationAPIKeyRequest } from '@lorawan/api';
+import { EventPublisher } from '@lorawan/component';
+import { type EventRecorder, recordEvents, rpcContext } from '@lorawan/testing';
 import { verifySecret } from '@lorawan/crypto';
 import type { StackError } from '@lorawan/errors';
 import { decode, InProcessTransport } from '@lorawan/transport';
@@ -33,6 +35,7 @@ describe('ApiKeyService', () => {
   let invalidations: AccessInvalidation[];
   let service: ApiKeyService;
   let output: string[];
+  let events: EventRecorder;
 
   beforeEach(() => {
     store = new InMemoryApiKeyStore();
@@ -40,7 +43,8 @@ describe('ApiKeyService', () => {
     transport = new InProcessTransport();
     invalidations = [];
     transport.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => invalidations.push(decode(payload)));
-    service = new ApiKeyService(store, directory, new AccessInvalidator(transport));
+    service = new ApiKeyService(store, directory, new AccessInvalidator(transport), new EventPublisher(transport));
+    events = recordEvents(transport);
     output = [];
     for (const stream of [process.stdout, process.stderr]) {
       jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => output.push(String(chunk)) > 0);
@@ -289,11 +293,11 @@ describe('ApiKeyService', () => {
     it('deletes the key ({}), invalidates it; a second delete or another entity’s delete is not found', async () => {
       const k = await service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_INFO'] }), owner());
       const id = k.id as string;
-      expect(await failure(service.delete(app2, id))).toMatchObject({ name: 'api_key_not_found', code: 5 });
+      expect(await failure(service.delete(app2, id, owner(app2)))).toMatchObject({ name: 'api_key_not_found', code: 5 });
       expect(store.keys.has(id)).toBe(true);
-      expect(await service.delete(app1, id)).toEqual({});
+      expect(await service.delete(app1, id, owner())).toEqual({});
       expect(store.keys.has(id)).toBe(false);
-      expect(await failure(service.delete(app1, id))).toMatchObject({ name: 'api_key_not_found' });
+      expect(await failure(service.delete(app1, id, owner()))).toMatchObject({ name: 'api_key_not_found' });
       await flush();
       expect(invalidations).toEqual([{ api_key_id: id }]);
     });
@@ -307,6 +311,65 @@ describe('ApiKeyService', () => {
       expect([...store.keys.keys()]).toEqual([other.id]);
       await flush();
       expect(invalidations.map((m) => m.api_key_id).sort()).toEqual([a.id, b.id].sort());
+    });
+  });
+
+  describe('events (<entity>.api-key.*, published once the operation succeeded, never with the secret)', () => {
+    const gtw1: KeyOwner = { kind: 'gateway', id: 'gtw1' };
+    const owners = [
+      { owner: app1, ids: { application_ids: { application_id: 'app1' } }, rights: ['RIGHT_APPLICATION_INFO'], visibility: ['RIGHT_APPLICATION_SETTINGS_API_KEYS'] },
+      { owner: gtw1, ids: { gateway_ids: { gateway_id: 'gtw1' } }, rights: ['RIGHT_GATEWAY_INFO'], visibility: ['RIGHT_GATEWAY_SETTINGS_API_KEYS'] },
+      { owner: alice, ids: { user_ids: { user_id: 'alice' } }, rights: ['RIGHT_USER_INFO'], visibility: ['RIGHT_USER_SETTINGS_API_KEYS'] },
+    ] as const;
+    const API_KEY = 'type.googleapis.com/ttn.lorawan.v3.APIKey';
+    const as = (who: KeyOwner, rpc: `${string}.${string}`) => rpcContext(rpc, caller(who, [...rightsOfKind(who.kind)]));
+
+    beforeEach(() => directory.addEntity(gtw1));
+
+    it.each(owners)('$owner.kind keys: create, update and delete each publish once, about the owning entity, data = the key without its secret', async ({ owner: who, ids, rights, visibility }) => {
+      const access = `${who.kind[0].toUpperCase()}${who.kind.slice(1)}Access`;
+      const create = as(who, `${access}.CreateAPIKey`);
+      const expires = future();
+      const key = await service.create(who, { name: 'k', rights: [...rights], expires_at: expires }, create);
+      const { key: token, ...withoutSecret } = key;
+      expect(token).toBeDefined();
+      expect(await events.take()).toEqual([
+        { name: `${who.kind}.api-key.create`, identifiers: [ids], data: { '@type': API_KEY, ...withoutSecret }, correlation_ids: create.correlation_ids, visibility: { rights: visibility } },
+      ]);
+      expect(Object.keys(withoutSecret).sort()).toEqual(['created_at', 'expires_at', 'id', 'name', 'rights', 'updated_at']);
+
+      const update = as(who, `${access}.UpdateAPIKey`);
+      const updated = await service.update(who, { api_key: { id: key.id, name: 'renamed' }, field_mask: { paths: ['name'] } }, update);
+      expect(await events.take()).toEqual([
+        { name: `${who.kind}.api-key.update`, identifiers: [ids], data: { '@type': API_KEY, ...updated }, correlation_ids: update.correlation_ids, visibility: { rights: visibility } },
+      ]);
+      expect(updated).toMatchObject({ id: key.id, name: 'renamed' });
+
+      const del = as(who, `${access}.DeleteAPIKey`);
+      await service.delete(who, key.id as string, del);
+      expect(await events.take()).toEqual([{ name: `${who.kind}.api-key.delete`, identifiers: [ids], correlation_ids: del.correlation_ids, visibility: { rights: visibility } }]);
+
+      const secret = (token ?? '').split('.')[2];
+      expect(secret).toHaveLength(52);
+      for (const event of events.all) expect(JSON.stringify(event)).not.toMatch(new RegExp(`${secret}|"key"|secret_hash|PBKDF2`));
+    });
+
+    it('nothing is published for a failed create, update or delete', async () => {
+      const key = await service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_INFO'] }), owner());
+      await events.take();
+      const id = key.id as string;
+      const limited = ctx(caller(app1, sortRights(impliedRights(['RIGHT_APPLICATION_SETTINGS_API_KEYS']))));
+      await failure(service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_INFO'] }), owner()));
+      await failure(service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_DEVICES_READ'] }), limited));
+      await failure(service.create({ kind: 'application', id: 'ghost' }, createReq({ rights: ['RIGHT_APPLICATION_INFO'] }), owner({ kind: 'application', id: 'ghost' })));
+      await failure(service.update(app1, updateReq({ api_key: { id, rights: ['RIGHT_APPLICATION_DEVICES_READ'] }, field_mask: 'rights' }), limited));
+      await failure(service.update(app1, updateReq({ api_key: { id: 'NOSUCHKEY', name: 'x' }, field_mask: 'name' }), owner()));
+      await failure(service.update(app2, updateReq({ api_key: { id, name: 'x' }, field_mask: 'name' }), owner(app2)));
+      jest.spyOn(store, 'replace').mockResolvedValue(false);
+      await failure(service.update(app1, updateReq({ api_key: { id, name: 'x' }, field_mask: 'name' }), owner()));
+      await failure(service.delete(app2, id, owner(app2)));
+      await failure(service.delete(app1, 'NOSUCHKEY', owner()));
+      expect(await events.take()).toEqual([]);
     });
   });
 });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type APIKey, checkFieldMaskPaths, type EntityRef, type FieldMask, microsToTimestamp, nowTimestamp, type Right, type RpcContext } from '@lorawan/api';
-import { WithTotal } from '@lorawan/component';
+import { type APIKey, checkFieldMaskPaths, entityIdentifiers, type EntityRef, type FieldMask, IS_EVENTS, microsToTimestamp, nowTimestamp, type Right, type RpcContext } from '@lorawan/api';
+import { EventPublisher, WithTotal } from '@lorawan/component';
 import { hashSecret } from '@lorawan/crypto';
 import { type ErrorDefinition, ErrValidation, type StackError } from '@lorawan/errors';
 import { AccessInvalidator } from '../access-invalidator';
@@ -15,6 +15,8 @@ import { assertGrantable } from './grant-policy';
 export type KeyOwner = EntityRef & { kind: 'application' | 'gateway' | 'user' };
 
 const NOT_FOUND: Record<KeyOwner['kind'], ErrorDefinition> = { application: ErrApplicationNotFound, gateway: ErrGatewayNotFound, user: ErrUserNotFound };
+/** `<entity>.api-key.create|update|delete`, about the owning entity. */
+const EVENTS = { application: IS_EVENTS.applicationApiKey, gateway: IS_EVENTS.gatewayApiKey, user: IS_EVENTS.userApiKey } satisfies Record<KeyOwner['kind'], unknown>;
 const DEFAULT_LIMIT = 100;
 /** Paths of `<Entity>Access.UpdateAPIKey` (TTS `field_mask_validation.go`); no mask means name and rights (TTS, for old clients). */
 const UPDATE_PATHS: ReadonlySet<string> = new Set(['name', 'rights', 'expires_at']);
@@ -40,7 +42,8 @@ interface UpdateRequest {
  * API keys of applications, gateways and users (TTS `<entity>_access.go`). The RPC server has
  * checked `<KIND>_SETTINGS_API_KEYS` on the entity; this service checks what is specific to keys
  * (no escalation, validity, existence) before storing anything. The secret exists only in the
- * answer to Create; it is never stored, logged or returned again.
+ * answer to Create; it is never stored, logged or returned again. Create, Update and Delete
+ * publish `<entity>.api-key.*` once they succeeded: the key's fields without the secret as data.
  */
 @Injectable()
 export class ApiKeyService implements ApiKeyCleanup {
@@ -50,6 +53,7 @@ export class ApiKeyService implements ApiKeyCleanup {
     @Inject(API_KEY_STORE) private readonly store: ApiKeyStore,
     @Inject(IDENTITY_DIRECTORY) private readonly directory: IdentityDirectory,
     private readonly invalidator: AccessInvalidator,
+    private readonly events: EventPublisher,
   ) {}
 
   async create(owner: KeyOwner, req: CreateRequest, ctx: RpcContext): Promise<APIKey> {
@@ -63,6 +67,7 @@ export class ApiKeyService implements ApiKeyCleanup {
     if (req.expires_at !== undefined) key.expires_at = req.expires_at;
     await this.store.create(key);
     this.logger.log(`created API key ${key.id} of ${owner.kind} ${owner.id}`);
+    this.events.publish(EVENTS[owner.kind].create, entityIdentifiers(owner), { ctx, data: toMessage(key) });
     return toMessage(key, token.token);
   }
 
@@ -111,6 +116,7 @@ export class ApiKeyService implements ApiKeyCleanup {
       if (await this.store.replace(updated, existing.updated_at)) {
         this.invalidator.invalidate({ api_key_id: keyId });
         this.logger.log(`updated API key ${keyId} of ${owner.kind} ${owner.id} (${paths.join(', ')})`);
+        this.events.publish(EVENTS[owner.kind].update, entityIdentifiers(owner), { ctx, data: toMessage(updated) });
         return toMessage(updated);
       }
       await new Promise((r) => setTimeout(r, Math.random() * (2 + attempt * 2)));
@@ -118,11 +124,12 @@ export class ApiKeyService implements ApiKeyCleanup {
     throw ErrApiKeyConcurrentUpdate.with({ api_key_id: keyId });
   }
 
-  async delete(owner: KeyOwner, keyId: string): Promise<Record<string, never>> {
+  async delete(owner: KeyOwner, keyId: string, ctx: RpcContext): Promise<Record<string, never>> {
     await this.mustExist(owner);
     if (!(await this.store.delete(owner, keyId))) throw notFound(owner, keyId);
     this.invalidator.invalidate({ api_key_id: keyId });
     this.logger.log(`deleted API key ${keyId} of ${owner.kind} ${owner.id}`);
+    this.events.publish(EVENTS[owner.kind].delete, entityIdentifiers(owner), { ctx });
     return {};
   }
 

@@ -48,7 +48,7 @@ export class ApplicationAccessRpc {
   }
 
   @RpcHandler('ApplicationAccess.DeleteAPIKey')
-  deleteAPIKey(req: DeleteApplicationAPIKeyRequest) {
-    return this.keys.delete(app(req.application_ids.application_id), req.key_id);
+  deleteAPIKey(req: DeleteApplicationAPIKeyRequest, ctx: RpcContext) {
+    return this.keys.delete(app(req.application_ids.application_id), req.key_id, ctx);
   }
 }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ALL_ADMIN_RIGHTS, ALL_RIGHTS, type CallerIdentity, impliedRights, rightsOfKind, type RpcContext, sortRights } from '@lorawan/api';
 import type { StackConfig } from '@lorawan/config';
+import { EventPublisher } from '@lorawan/component';
 import type { StackError } from '@lorawan/errors';
 import { InProcessTransport } from '@lorawan/transport';
 import { AccessInvalidator } from '../access-invalidator';
@@ -33,7 +34,8 @@ describe('EntityAccessService', () => {
     .addEntity({ kind: 'application', id: 'app2' });
   const resolver = new RightsResolver(directory);
   const access = new EntityAccessService(new CredentialVerifier({ adminApiKey: ADMIN_KEY, adminUserId: 'admin' } as StackConfig, store, directory), resolver, store);
-  const keys = new ApiKeyService(store, directory, new AccessInvalidator(new InProcessTransport()));
+  const transport = new InProcessTransport();
+  const keys = new ApiKeyService(store, directory, new AccessInvalidator(transport), new EventPublisher(transport));
   const self = (userId: string) => ctx(caller({ kind: 'user', id: userId }, [...rightsOfKind('user')], { owner: { kind: 'user', id: userId }, key_rights: sortRights(impliedRights(['RIGHT_ALL'])) }));
 
   describe('authorize', () => {

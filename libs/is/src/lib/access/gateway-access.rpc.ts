@@ -48,7 +48,7 @@ export class GatewayAccessRpc {
   }
 
   @RpcHandler('GatewayAccess.DeleteAPIKey')
-  deleteAPIKey(req: DeleteGatewayAPIKeyRequest) {
-    return this.keys.delete(gtw(req.gateway_ids.gateway_id), req.key_id);
+  deleteAPIKey(req: DeleteGatewayAPIKeyRequest, ctx: RpcContext) {
+    return this.keys.delete(gtw(req.gateway_ids.gateway_id), req.key_id, ctx);
   }
 }

@@ -48,7 +48,7 @@ export class UserAccessRpc {
   }
 
   @RpcHandler('UserAccess.DeleteAPIKey')
-  deleteAPIKey(req: DeleteUserAPIKeyRequest) {
-    return this.keys.delete(usr(req.user_ids.user_id), req.key_id);
+  deleteAPIKey(req: DeleteUserAPIKeyRequest, ctx: RpcContext) {
+    return this.keys.delete(usr(req.user_ids.user_id), req.key_id, ctx);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { CreateEndDeviceRequest, DeleteEndDeviceRequest, GetEndDeviceRequest, ListEndDevicesRequest, UpdateEndDeviceRequest } from '@lorawan/api';
+import type { CreateEndDeviceRequest, DeleteEndDeviceRequest, GetEndDeviceRequest, ListEndDevicesRequest, RpcContext, UpdateEndDeviceRequest } from '@lorawan/api';
 import { RpcHandler } from '@lorawan/component';
 import { EndDeviceRegistryService } from './end-device-registry.service';
 
@@ -9,8 +9,8 @@ export class EndDeviceRegistryRpc {
   constructor(private readonly registry: EndDeviceRegistryService) {}
 
   @RpcHandler('EndDeviceRegistry.Create')
-  create(req: CreateEndDeviceRequest) {
-    return this.registry.create(req);
+  create(req: CreateEndDeviceRequest, ctx: RpcContext) {
+    return this.registry.create(req, ctx);
   }
 
   @RpcHandler('EndDeviceRegistry.Get')
@@ -24,12 +24,12 @@ export class EndDeviceRegistryRpc {
   }
 
   @RpcHandler('EndDeviceRegistry.Update')
-  update(req: UpdateEndDeviceRequest) {
-    return this.registry.update(req);
+  update(req: UpdateEndDeviceRequest, ctx: RpcContext) {
+    return this.registry.update(req, ctx);
   }
 
   @RpcHandler('EndDeviceRegistry.Delete')
-  delete(req: DeleteEndDeviceRequest) {
-    return this.registry.delete(req);
+  delete(req: DeleteEndDeviceRequest, ctx: RpcContext) {
+    return this.registry.delete(req, ctx);
   }
 }

@@ -4,18 +4,21 @@ import {
   checkFieldMaskPaths,
   type CreateEndDeviceRequest,
   type DeleteEndDeviceRequest,
+  deviceIdentifiers,
   type EndDevice,
   type EndDeviceOrderField,
   type GetEndDeviceRequest,
   hasAnyField,
+  IS_EVENTS,
   type ListEndDevicesRequest,
   nowTimestamp,
   selectFields,
   fieldSelector,
   applyFields,
+  type RpcContext,
   type UpdateEndDeviceRequest,
 } from '@lorawan/api';
-import { WithTotal } from '@lorawan/component';
+import { EventPublisher, WithTotal } from '@lorawan/component';
 import { ErrAlreadyExists, ErrApplicationNotFound, ErrConcurrentUpdate, ErrEndDeviceEUIsTaken, ErrEndDeviceNotFound, ErrIdTaken, ErrOrderNotInMask } from '../errors';
 import { IDENTITY_DIRECTORY, type IdentityDirectory } from '../identity.contracts';
 import { END_DEVICE_STORE, type EndDeviceStore, type IsEndDevice } from './end-device.model';
@@ -35,16 +38,20 @@ const IMPLICIT_ORDER_PATHS: Record<EndDeviceOrderField, string> = {
   description: 'description',
 };
 
-/** The Identity Server's EndDeviceRegistry: device metadata with TTS field-mask semantics. */
+/**
+ * The Identity Server's EndDeviceRegistry: device metadata with TTS field-mask semantics. Create,
+ * Update and Delete publish `end_device.create|update|delete` once they succeeded.
+ */
 @Injectable()
 export class EndDeviceRegistryService {
   constructor(
     @Inject(END_DEVICE_STORE) private readonly store: EndDeviceStore,
     @Inject(IDENTITY_DIRECTORY) private readonly directory: IdentityDirectory,
+    private readonly events: EventPublisher,
   ) {}
 
   /** Stores a device of an existing (not deleted) application. */
-  async create({ end_device }: CreateEndDeviceRequest): Promise<IsEndDevice> {
+  async create({ end_device }: CreateEndDeviceRequest, ctx: RpcContext): Promise<IsEndDevice> {
     const applicationId = end_device.ids.application_ids.application_id;
     if (!(await this.directory.exists({ kind: 'application', id: applicationId }))) throw ErrApplicationNotFound.with({ application_id: applicationId });
     const now = nowTimestamp();
@@ -59,6 +66,7 @@ export class EndDeviceRegistryService {
         application_id: result.holder?.application_ids.application_id ?? '',
       });
     }
+    this.events.publish(IS_EVENTS.endDevice.create, deviceIdentifiers(device.ids), { ctx });
     return device;
   }
 
@@ -86,23 +94,30 @@ export class EndDeviceRegistryService {
     return new WithTotal(selected.length > 0 ? { end_devices: selected } : {}, total);
   }
 
-  async update({ end_device, field_mask }: UpdateEndDeviceRequest): Promise<Partial<IsEndDevice>> {
+  /** Publishes `end_device.update` with the request's field-mask paths as data. */
+  async update({ end_device, field_mask }: UpdateEndDeviceRequest, ctx: RpcContext): Promise<Partial<IsEndDevice>> {
     const paths = field_mask?.paths ?? [];
     checkFieldMaskPaths(paths, ALLOWED_PATHS['EndDeviceRegistry.Update']);
     const { application_ids, device_id } = end_device.ids;
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const existing = await this.mustGet(application_ids.application_id, device_id);
       const updated: IsEndDevice = { ...applyFields(existing, pickIsFields(end_device), paths), updated_at: nowTimestamp() };
-      if (await this.store.replace(updated, existing.updated_at)) return selectFields(updated, [...DEFAULT_PATHS, ...paths]);
+      if (await this.store.replace(updated, existing.updated_at)) {
+        this.events.publish(IS_EVENTS.endDevice.update, deviceIdentifiers(updated.ids), { ctx, data: [...paths] });
+        return selectFields(updated, [...DEFAULT_PATHS, ...paths]);
+      }
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 + attempt * 2, 20)));
     }
     throw ErrConcurrentUpdate.with({ device_id });
   }
 
-  async delete({ application_ids, device_id }: DeleteEndDeviceRequest): Promise<Record<string, never>> {
-    if (!(await this.store.delete(application_ids.application_id, device_id))) {
+  /** The event names the device by its stored identifiers (with its EUIs), read before it goes. */
+  async delete({ application_ids, device_id }: DeleteEndDeviceRequest, ctx: RpcContext): Promise<Record<string, never>> {
+    const device = await this.store.get(application_ids.application_id, device_id);
+    if (!device || !(await this.store.delete(application_ids.application_id, device_id))) {
       throw ErrEndDeviceNotFound.with({ application_id: application_ids.application_id, device_id });
     }
+    this.events.publish(IS_EVENTS.endDevice.delete, deviceIdentifiers(device.ids), { ctx });
     return {};
   }
 

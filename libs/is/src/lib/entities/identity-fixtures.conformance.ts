@@ -1,6 +1,8 @@
-import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation, ALL_RIGHTS, type CallerIdentity, type EntityRef, type Right } from '@lorawan/api';
+import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation, ALL_RIGHTS, type CallerIdentity, type EntityRef, type Right, type RpcContext } from '@lorawan/api';
+import { EventPublisher } from '@lorawan/component';
 import type { StackConfig } from '@lorawan/config';
 import { runMigrations } from '@lorawan/persistence';
+import { type EventRecorder, recordEvents } from '@lorawan/testing';
 import { decode, InProcessTransport } from '@lorawan/transport';
 import { DataSource } from 'typeorm';
 import { AccessInvalidator } from '../access-invalidator';
@@ -20,7 +22,8 @@ import { UserRegistryService } from './users/user-registry.service';
 /**
  * The entity side of the IS on a real, in-memory SQLite database with its migrations (specs only;
  * `.conformance.ts` keeps it out of the build): the stores, the services, and doubles for what the
- * access side provides (API-key cleanup) and for the broadcast of access invalidations.
+ * access side provides (API-key cleanup) and for the broadcast of access invalidations. Events are
+ * published on the bed's in-process transport, where `events` receives them.
  */
 export interface IdentityTestBed {
   dataSource: DataSource;
@@ -34,6 +37,10 @@ export interface IdentityTestBed {
   keyCleanups: EntityRef[];
   /** Access invalidations published, in order. */
   invalidations: AccessInvalidation[];
+  /** The events the services published (a subscriber of `events.>`). */
+  events: EventRecorder;
+  /** The publisher the services use. */
+  publisher: EventPublisher;
   addDevice(applicationId: string, deviceId: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -48,6 +55,8 @@ export async function openIdentityTestBed(): Promise<IdentityTestBed> {
   const invalidations: AccessInvalidation[] = [];
   transport.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => invalidations.push(decode<AccessInvalidation>(payload)));
   const invalidator = new AccessInvalidator(transport);
+  const publisher = new EventPublisher(transport);
+  const events = recordEvents(transport);
   const keyCleanups: EntityRef[] = [];
   const apiKeys: ApiKeyCleanup = { deleteKeysOf: async (entity) => void keyCleanups.push(entity) };
   const stores = {
@@ -60,14 +69,16 @@ export async function openIdentityTestBed(): Promise<IdentityTestBed> {
   const config = { adminUserId: ADMIN_USER_ID } as StackConfig;
   return {
     dataSource,
-    users: new UserRegistryService(stores.users, config, invalidator),
-    applications: new ApplicationRegistryService(stores.applications, stores.users, stores.collaborators, apiKeys, invalidator),
-    gateways: new GatewayRegistryService(stores.gateways, stores.users, stores.collaborators, apiKeys, invalidator),
+    users: new UserRegistryService(stores.users, config, invalidator, publisher),
+    applications: new ApplicationRegistryService(stores.applications, stores.users, stores.collaborators, apiKeys, invalidator, publisher),
+    gateways: new GatewayRegistryService(stores.gateways, stores.users, stores.collaborators, apiKeys, invalidator, publisher),
     directory: new IdentityDirectoryService(stores.users, stores.applications, stores.gateways, stores.collaborators),
     stores,
     devices,
     keyCleanups,
     invalidations,
+    events,
+    publisher,
     addDevice: async (applicationId, deviceId) => {
       const now = '2024-05-01T10:00:00.000000Z';
       await devices.create({ ids: { device_id: deviceId, application_ids: { application_id: applicationId } }, created_at: now, updated_at: now });
@@ -78,6 +89,10 @@ export async function openIdentityTestBed(): Promise<IdentityTestBed> {
     },
   };
 }
+
+/** A request's context (no correlation IDs) for calls whose events a spec does not look at. */
+export const ctxOf = (caller?: CallerIdentity): RpcContext => ({ request_id: 'spec', correlation_ids: [], ...(caller ? { caller } : {}) });
+export const CTX = ctxOf();
 
 function caller(owner: EntityRef, isAdmin: boolean, keyRights: readonly Right[]): CallerIdentity {
   return { kind: 'api-key', id: `KEY-OF-${owner.id}`, owner, is_admin: isAdmin, key_rights: [...keyRights], universal: false, rights: [] };

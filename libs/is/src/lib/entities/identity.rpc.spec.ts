@@ -1,9 +1,10 @@
 import { Module, type Provider } from '@nestjs/common';
-import { ALL_ADMIN_RIGHTS, ALL_RIGHTS, type CallerIdentity, type EntityRef, type Right, RPCS, type RpcName } from '@lorawan/api';
+import { ALL_ADMIN_RIGHTS, ALL_RIGHTS, type CallerIdentity, type EntityRef, type Right, RPCS, type RpcContext, type RpcName } from '@lorawan/api';
 import { startComponent, type RunningComponent } from '@lorawan/component';
 import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
 import { runMigrations } from '@lorawan/persistence';
+import { recordEvents, rpcContext } from '@lorawan/testing';
 import { decode, encode, InProcessTransport, type RpcReplyEnvelope } from '@lorawan/transport';
 import { DataSource } from 'typeorm';
 import { AccessInvalidator } from '../access-invalidator';
@@ -21,6 +22,7 @@ describe('IS entity RPCs over the transport', () => {
   const transport = new InProcessTransport();
   const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: IS_ENTITIES, migrations: IS_MIGRATIONS, migrationsTableName: 'migrations', synchronize: false });
   const purgedKeys: EntityRef[] = [];
+  const events = recordEvents(transport);
   let component: RunningComponent;
 
   beforeAll(async () => {
@@ -59,8 +61,8 @@ describe('IS entity RPCs over the transport', () => {
   }
   const root = (entity?: EntityRef) => user('root', { admin: true, entity, rights: ALL_ADMIN_RIGHTS });
 
-  async function call(name: RpcName, body: object, caller?: CallerIdentity): Promise<{ ok?: Record<string, unknown>; total?: number; error?: ErrorDetails }> {
-    const reply = decode<RpcReplyEnvelope>(await transport.request(RPCS[name].subject, encode({ ctx: { request_id: 'r', correlation_ids: [], caller }, body }), 5000));
+  async function call(name: RpcName, body: object, caller?: CallerIdentity, ctx: RpcContext = { request_id: 'r', correlation_ids: [], caller }): Promise<{ ok?: Record<string, unknown>; total?: number; error?: ErrorDetails }> {
+    const reply = decode<RpcReplyEnvelope>(await transport.request(RPCS[name].subject, encode({ ctx, body }), 5000));
     return 'error' in reply ? { error: reply.error } : { ok: reply.ok as Record<string, unknown>, total: reply.total };
   }
 
@@ -109,5 +111,37 @@ describe('IS entity RPCs over the transport', () => {
     );
     expect(created.ok).toMatchObject({ ids: { gateway_id: 'gtw-1', eui: '00800000A0000001' }, frequency_plan_ids: ['EU_863_870_TTN'] });
     expect((await call('GatewayRegistry.GetIdentifiersForEUI', { eui: '00800000A0000001' }, root())).ok).toEqual({ gateway_id: 'gtw-1', eui: '00800000A0000001' });
+  });
+
+  it('handlers hand the request’s context to the registries: each event carries the call’s correlation ID; a refused call publishes none', async () => {
+    await events.take();
+    const calls: Array<[RpcName, object, EntityRef]> = [
+      ['ApplicationRegistry.Create', { application: { ids: { application_id: 'app-ev' } }, collaborator: { user_ids: { user_id: 'alice' } } }, { kind: 'user', id: 'alice' }],
+      ['ApplicationRegistry.Update', { application: { ids: { application_id: 'app-ev' }, name: 'N' }, field_mask: { paths: ['name'] } }, { kind: 'application', id: 'app-ev' }],
+      ['ApplicationRegistry.Delete', { application_id: 'app-ev' }, { kind: 'application', id: 'app-ev' }],
+      ['ApplicationRegistry.Restore', { application_id: 'app-ev' }, { kind: 'application', id: 'app-ev' }],
+      ['ApplicationRegistry.Purge', { application_id: 'app-ev' }, { kind: 'application', id: 'app-ev' }],
+      ['GatewayRegistry.Create', { gateway: { ids: { gateway_id: 'gtw-ev' } }, collaborator: { user_ids: { user_id: 'alice' } } }, { kind: 'user', id: 'alice' }],
+      ['GatewayRegistry.Update', { gateway: { ids: { gateway_id: 'gtw-ev' }, name: 'N' }, field_mask: { paths: ['name'] } }, { kind: 'gateway', id: 'gtw-ev' }],
+      ['GatewayRegistry.Delete', { gateway_id: 'gtw-ev' }, { kind: 'gateway', id: 'gtw-ev' }],
+      ['GatewayRegistry.Restore', { gateway_id: 'gtw-ev' }, { kind: 'gateway', id: 'gtw-ev' }],
+      ['GatewayRegistry.Purge', { gateway_id: 'gtw-ev' }, { kind: 'gateway', id: 'gtw-ev' }],
+      ['UserRegistry.Create', { user: { ids: { user_id: 'user-ev' } } }, { kind: 'user', id: 'user-ev' }],
+      ['UserRegistry.Update', { user: { ids: { user_id: 'user-ev' }, name: 'N' }, field_mask: { paths: ['name'] } }, { kind: 'user', id: 'user-ev' }],
+      ['UserRegistry.Delete', { user_id: 'user-ev' }, { kind: 'user', id: 'user-ev' }],
+    ];
+    const expected: Array<[string, string[]]> = [];
+    for (const [name, body, entity] of calls) {
+      const ctx = rpcContext(name, root(entity));
+      expect((await call(name, body, undefined, ctx)).error).toBeUndefined();
+      const [registry, method] = name.split('.');
+      expected.push([`${{ ApplicationRegistry: 'application', GatewayRegistry: 'gateway', UserRegistry: 'user' }[registry]}.${method.toLowerCase()}`, ctx.correlation_ids]);
+    }
+    expect((await events.take()).map((e) => [e.name, e.correlation_ids])).toEqual(expected);
+    // Refused by the RPC server (rights) or by the registry: no event.
+    const refused = await call('ApplicationRegistry.Create', { application: { ids: { application_id: 'app-ev2' } }, collaborator: { user_ids: { user_id: 'alice' } } }, user('bob', { entity: { kind: 'user', id: 'alice' } }));
+    expect(refused.error).toMatchObject({ code: 7 });
+    expect((await call('UserRegistry.Delete', { user_id: 'user-ev' }, root({ kind: 'user', id: 'user-ev' }))).error).toMatchObject({ name: 'user_not_found' });
+    expect(await events.take()).toEqual([]);
   });
 });

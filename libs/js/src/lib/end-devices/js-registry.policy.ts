@@ -1,4 +1,4 @@
-import { ALLOWED_PATHS, hasAnyField, JS_END_DEVICE_FIELDS } from '@lorawan/api';
+import { ALLOWED_PATHS, hasAnyField, JS_END_DEVICE_FIELDS, JS_EVENTS } from '@lorawan/api';
 import type { CompleteContext, Device, RegistryPolicy } from '@lorawan/registry';
 import { ErrDeviceNotFound, ErrFieldIsZero, ErrFieldValue, ErrNoDevEUI, ErrNoJoinEUI, ErrReadOnlyField } from '../errors';
 
@@ -34,5 +34,6 @@ export const JS_REGISTRY_POLICY: RegistryPolicy = {
   keyEnvelopes: ROOT_KEYS,
   copyFields: ['resets_join_nonces'],
   errors: { notFound: ErrDeviceNotFound, readOnlyField: ErrReadOnlyField },
+  events: JS_EVENTS.endDevice,
   complete: completeJsDevice,
 };

@@ -1,6 +1,6 @@
 import { getBand, getFrequencyPlan } from '@lorawan/lorawan';
 import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
-import { delReq, errorOf, getReq, openTestDataSource, rawFieldsOf, setReq } from '@lorawan/registry/conformance';
+import { CTX, delReq, errorOf, getReq, openTestDataSource, rawFieldsOf, setReq, unobservedEvents } from '@lorawan/registry/conformance';
 import { NS_MIGRATIONS } from '../migrations';
 import { NS_REGISTRY_POLICY } from './ns-registry.policy';
 
@@ -38,6 +38,8 @@ const fieldValue = (field: string, cause: object = { namespace: 'pkg/networkserv
 
 type Json = Record<string, unknown>;
 
+const events = unobservedEvents();
+
 describe('NsEndDeviceRegistry (SQLite)', () => {
   let db: Awaited<ReturnType<typeof openTestDataSource>>;
   let store: TypeOrmDeviceStore;
@@ -49,30 +51,30 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
   beforeAll(async () => {
     db = await openTestDataSource('ns', NS_MIGRATIONS, 'sqlite');
     store = new TypeOrmDeviceStore(db.ds);
-    registry = new DeviceRegistry(store, NS_REGISTRY_POLICY, plain(), copySourceFor({}));
+    registry = new DeviceRegistry(store, NS_REGISTRY_POLICY, plain(), events, copySourceFor({}));
   });
   afterAll(async () => db.close());
 
   it('creates an OTAA device, gets it, deletes it ({}), then answers pkg/networkserver:device_not_found (404)', async () => {
-    const res = await registry.set(setReq(otaa('dev-1', 1), BASE_PATHS));
+    const res = await registry.set(setReq(otaa('dev-1', 1), BASE_PATHS), CTX);
     expect(res).toEqual({ ids: ids('dev-1', { dev_eui: EUI(1), join_eui: JOIN_EUI }), ...BASE, supports_join: true });
     expect(await get('dev-1', ['frequency_plan_id'])).toEqual({ ids: ids('dev-1', { dev_eui: EUI(1), join_eui: JOIN_EUI }), frequency_plan_id: 'EU_863_870_TTN' });
-    expect(await registry.delete(delReq(ids('dev-1')))).toEqual({});
-    for (const call of [get('dev-1', []), registry.delete(delReq(ids('dev-1')))]) {
+    expect(await registry.delete(delReq(ids('dev-1')), CTX)).toEqual({});
+    for (const call of [get('dev-1', []), registry.delete(delReq(ids('dev-1')), CTX)]) {
       expect(await errorOf(call)).toMatchObject({ namespace: 'pkg/networkserver', name: 'device_not_found', code: 5 });
     }
   });
 
   it('a second device with the same JoinEUI and DevEUI → pkg/internal/registry:end_device_euis_taken (6)', async () => {
-    await registry.set(setReq(otaa('dev-2', 2), BASE_PATHS));
-    const err = await errorOf(registry.set(setReq(otaa('dev-3', 2), BASE_PATHS)));
+    await registry.set(setReq(otaa('dev-2', 2), BASE_PATHS), CTX);
+    const err = await errorOf(registry.set(setReq(otaa('dev-3', 2), BASE_PATHS), CTX));
     expect(err).toMatchObject({ namespace: 'pkg/internal/registry', name: 'end_device_euis_taken', code: 6, attributes: { join_eui: JOIN_EUI, dev_eui: EUI(2), device_id: 'dev-2', application_id: APP } });
     expect(await store.get(APP, 'dev-3')).toBeUndefined();
   });
 
   describe('requirements (pkg/networkserver:field_value)', () => {
     const refused = async (device: Json, paths: string[]) => {
-      const err = await errorOf(registry.set(setReq(device, paths)));
+      const err = await errorOf(registry.set(setReq(device, paths), CTX));
       expect(await store.get(APP, (device['ids'] as { device_id: string }).device_id)).toBeUndefined();
       return err;
     };
@@ -97,7 +99,7 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
       expect(await refused({ ...otaa('req-3', 0x103), ids: ids('req-3', { join_eui: JOIN_EUI }) }, BASE_PATHS)).toMatchObject(fieldValue('ids.dev_eui'));
       expect(await refused({ ...otaa('req-3', 0x103), ids: ids('req-3', { dev_eui: ZERO_EUI, join_eui: JOIN_EUI }) }, BASE_PATHS)).toMatchObject(fieldValue('ids.dev_eui'));
       expect(await refused({ ...otaa('req-3', 0x103), ids: ids('req-3', { dev_eui: EUI(0x103) }) }, BASE_PATHS)).toMatchObject(fieldValue('ids.join_eui'));
-      await registry.set(setReq({ ...otaa('req-3', 0x103), ids: ids('req-3', { dev_eui: EUI(0x103), join_eui: ZERO_EUI }) }, BASE_PATHS));
+      await registry.set(setReq({ ...otaa('req-3', 0x103), ids: ids('req-3', { dev_eui: EUI(0x103), join_eui: ZERO_EUI }) }, BASE_PATHS), CTX);
       expect((await store.get(APP, 'req-3'))?.ids).toEqual(ids('req-3', { dev_eui: EUI(0x103), join_eui: ZERO_EUI }));
     });
 
@@ -121,19 +123,19 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
       expect(await refused(v11({ f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_S }, nwk_s_enc_key: { key: ZERO_KEY } }), paths)).toMatchObject(
         fieldValue('session.keys.nwk_s_enc_key.key'),
       );
-      await registry.set(setReq(v11({ f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_S }, nwk_s_enc_key: { key: KEY_E } }), paths));
+      await registry.set(setReq(v11({ f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_S }, nwk_s_enc_key: { key: KEY_E } }), paths), CTX);
       expect(((await get('req-5', ['session.keys'])) as { session: Json }).session).toEqual({ keys: { f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_S }, nwk_s_enc_key: { key: KEY_E } } });
     });
 
     it('an update that breaks a requirement is refused and leaves the device byte-for-byte unchanged', async () => {
-      await registry.set(setReq(abp('req-6', '26000006'), ABP_PATHS));
+      await registry.set(setReq(abp('req-6', '26000006'), ABP_PATHS), CTX);
       const before = await store.get(APP, 'req-6');
       const raw = await rawFields('req-6');
-      expect(await errorOf(registry.set(setReq({ ids: ids('req-6'), frequency_plan_id: 'NOT_A_PLAN', mac_settings: { use_adr: true } }, ['frequency_plan_id', 'mac_settings'])))).toMatchObject({
+      expect(await errorOf(registry.set(setReq({ ids: ids('req-6'), frequency_plan_id: 'NOT_A_PLAN', mac_settings: { use_adr: true } }, ['frequency_plan_id', 'mac_settings']), CTX))).toMatchObject({
         name: 'field_value',
         attributes: { field: 'frequency_plan_id' },
       });
-      expect(await errorOf(registry.set(setReq({ ids: ids('req-6'), lorawan_version: 'MAC_UNKNOWN' }, ['lorawan_version'])))).toMatchObject(fieldValue('lorawan_version'));
+      expect(await errorOf(registry.set(setReq({ ids: ids('req-6'), lorawan_version: 'MAC_UNKNOWN' }, ['lorawan_version']), CTX))).toMatchObject(fieldValue('lorawan_version'));
       expect(await store.get(APP, 'req-6')).toEqual(before);
       expect(await rawFields('req-6')).toBe(raw);
     });
@@ -141,7 +143,7 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
 
   describe('ABP sessions', () => {
     it('before LoRaWAN 1.1 the FNwkSIntKey is copied to SNwkSIntKey and NwkSEncKey', async () => {
-      const res = await registry.set(setReq(abp('abp-1', '26000101'), ABP_PATHS));
+      const res = await registry.set(setReq(abp('abp-1', '26000101'), ABP_PATHS), CTX);
       expect(res).toMatchObject({ session: { dev_addr: '26000101', keys: { f_nwk_s_int_key: { key: KEY_F } } } });
       expect(((await get('abp-1', ['session.keys'])) as { session: Json }).session).toEqual({
         keys: { f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_F }, nwk_s_enc_key: { key: KEY_F } },
@@ -149,31 +151,31 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
     });
 
     it('before LoRaWAN 1.1 a new FNwkSIntKey replaces all three network session keys', async () => {
-      await registry.set(setReq(abp('abp-2', '26000102'), ABP_PATHS));
-      await registry.set(setReq({ ids: ids('abp-2'), session: { keys: { f_nwk_s_int_key: { key: KEY_N } } } }, ['session.keys.f_nwk_s_int_key.key']));
+      await registry.set(setReq(abp('abp-2', '26000102'), ABP_PATHS), CTX);
+      await registry.set(setReq({ ids: ids('abp-2'), session: { keys: { f_nwk_s_int_key: { key: KEY_N } } } }, ['session.keys.f_nwk_s_int_key.key']), CTX);
       expect(((await get('abp-2', ['session.keys'])) as { session: Json }).session).toEqual({
         keys: { f_nwk_s_int_key: { key: KEY_N }, s_nwk_s_int_key: { key: KEY_N }, nwk_s_enc_key: { key: KEY_N } },
       });
     });
 
     it('the copy applies to any 1.0.x session set with its FNwkSIntKey (OTAA too); from 1.1 on the keys stay distinct', async () => {
-      await registry.set(setReq(otaa('otaa-2', 0x102), BASE_PATHS));
-      await registry.set(setReq({ ids: ids('otaa-2'), session: { dev_addr: '26000112', keys: { f_nwk_s_int_key: { key: KEY_F } } } }, ['session']));
+      await registry.set(setReq(otaa('otaa-2', 0x102), BASE_PATHS), CTX);
+      await registry.set(setReq({ ids: ids('otaa-2'), session: { dev_addr: '26000112', keys: { f_nwk_s_int_key: { key: KEY_F } } } }, ['session']), CTX);
       expect(((await get('otaa-2', ['session.keys'])) as { session: Json }).session).toEqual({
         keys: { f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_F }, nwk_s_enc_key: { key: KEY_F } },
       });
       const v11 = { lorawan_version: 'MAC_V1_1', lorawan_phy_version: 'PHY_V1_1_REV_B' };
       const keys = { f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_S }, nwk_s_enc_key: { key: KEY_E } };
-      await registry.set(setReq(abp('abp-11', '26000111', { ...v11, session: { dev_addr: '26000111', keys } }), [...BASE_PATHS, 'session']));
-      await registry.set(setReq({ ids: ids('abp-11'), session: { keys: { f_nwk_s_int_key: { key: KEY_N } } } }, ['session.keys.f_nwk_s_int_key.key']));
+      await registry.set(setReq(abp('abp-11', '26000111', { ...v11, session: { dev_addr: '26000111', keys } }), [...BASE_PATHS, 'session']), CTX);
+      await registry.set(setReq({ ids: ids('abp-11'), session: { keys: { f_nwk_s_int_key: { key: KEY_N } } } }, ['session.keys.f_nwk_s_int_key.key']), CTX);
       expect(((await get('abp-11', ['session.keys'])) as { session: Json }).session).toEqual({ keys: { ...keys, f_nwk_s_int_key: { key: KEY_N } } });
     });
 
     it('ids.dev_addr follows session.dev_addr; the DevAddr lookup finds the device at its new address', async () => {
-      const res = await registry.set(setReq(abp('abp-3', '26000103'), ABP_PATHS));
+      const res = await registry.set(setReq(abp('abp-3', '26000103'), ABP_PATHS), CTX);
       expect(res['ids']).toEqual(ids('abp-3', { dev_addr: '26000103' }));
       expect((await store.get(APP, 'abp-3'))?.ids.dev_addr).toBe('26000103');
-      await registry.set(setReq({ ids: ids('abp-3'), session: { dev_addr: '26000203', keys: {} } }, ['session.dev_addr']));
+      await registry.set(setReq({ ids: ids('abp-3'), session: { dev_addr: '26000203', keys: {} } }, ['session.dev_addr']), CTX);
       expect((await get('abp-3', [])).ids).toEqual(ids('abp-3', { dev_addr: '26000203' }));
       expect((await registry.getByDevAddr('26000203')).ids.device_id).toBe('abp-3');
       expect(await errorOf(registry.getByDevAddr('26000103'))).toMatchObject({ namespace: 'pkg/networkserver', name: 'device_not_found' });
@@ -182,17 +184,17 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
     });
 
     it('clearing the session of an ABP device is refused (ABP needs a session) and changes nothing', async () => {
-      await registry.set(setReq(abp('abp-4', '26000104'), ABP_PATHS));
+      await registry.set(setReq(abp('abp-4', '26000104'), ABP_PATHS), CTX);
       const before = await store.get(APP, 'abp-4');
-      expect(await errorOf(registry.set(setReq({ ids: ids('abp-4') }, ['session'])))).toMatchObject(fieldValue('session.dev_addr'));
+      expect(await errorOf(registry.set(setReq({ ids: ids('abp-4') }, ['session']), CTX))).toMatchObject(fieldValue('session.dev_addr'));
       expect(await store.get(APP, 'abp-4')).toEqual(before);
     });
 
     it('an OTAA device: ids.dev_addr appears with a session and disappears when the session is cleared', async () => {
-      await registry.set(setReq(otaa('otaa-5', 0x105), BASE_PATHS));
-      await registry.set(setReq({ ids: ids('otaa-5'), session: { dev_addr: '26000105', keys: { f_nwk_s_int_key: { key: KEY_F } } } }, ['session']));
+      await registry.set(setReq(otaa('otaa-5', 0x105), BASE_PATHS), CTX);
+      await registry.set(setReq({ ids: ids('otaa-5'), session: { dev_addr: '26000105', keys: { f_nwk_s_int_key: { key: KEY_F } } } }, ['session']), CTX);
       expect((await store.get(APP, 'otaa-5'))?.ids.dev_addr).toBe('26000105');
-      await registry.set(setReq({ ids: ids('otaa-5') }, ['session']));
+      await registry.set(setReq({ ids: ids('otaa-5') }, ['session']), CTX);
       const after = await store.get(APP, 'otaa-5');
       expect(after?.ids).toEqual(ids('otaa-5', { dev_eui: EUI(0x105), join_eui: JOIN_EUI }));
       expect(after?.fields['session']).toBeUndefined();
@@ -200,18 +202,18 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
     });
 
     it('an OTAA device: a session set with a zero DevAddr is refused like an ABP one (never stored as ids.dev_addr 00000000)', async () => {
-      await registry.set(setReq(otaa('otaa-6', 0x106), BASE_PATHS));
+      await registry.set(setReq(otaa('otaa-6', 0x106), BASE_PATHS), CTX);
       const before = await store.get(APP, 'otaa-6');
       const zero = { ids: ids('otaa-6'), session: { dev_addr: '00000000', keys: { f_nwk_s_int_key: { key: KEY_F } } } };
       for (const paths of [['session'], ['session.dev_addr', 'session.keys.f_nwk_s_int_key.key']]) {
-        expect(await errorOf(registry.set(setReq(zero, paths)))).toMatchObject(fieldValue('session.dev_addr'));
+        expect(await errorOf(registry.set(setReq(zero, paths), CTX))).toMatchObject(fieldValue('session.dev_addr'));
       }
       expect(await store.get(APP, 'otaa-6')).toEqual(before);
       expect(await errorOf(registry.getByDevAddr('00000000'))).toMatchObject({ name: 'device_not_found' });
     });
 
     it('ABP create builds mac_state: device_class CLASS_A, the MAC version, channels from the frequency plan', async () => {
-      await registry.set(setReq(abp('abp-6', '26000106'), ABP_PATHS));
+      await registry.set(setReq(abp('abp-6', '26000106'), ABP_PATHS), CTX);
       const { mac_state } = (await get('abp-6', ['mac_state'])) as { mac_state: { device_class: string; lorawan_version: string; current_parameters: { channels: Json[] }; desired_parameters: { channels: Json[] } } };
       expect(mac_state.device_class).toBe('CLASS_A');
       expect(mac_state.lorawan_version).toBe('MAC_V1_0_3');
@@ -230,30 +232,30 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
         current_parameters: { rx1_delay: 5, channels: [{ uplink_frequency: '868100000', downlink_frequency: '868100000', max_data_rate_index: 5, enable_uplink: true }] },
         desired_parameters: { rx1_delay: 5, channels: [{ uplink_frequency: '868100000', downlink_frequency: '868100000', max_data_rate_index: 5, enable_uplink: true }] },
       };
-      await registry.set(setReq({ ...abp('abp-7', '26000107'), mac_state }, [...ABP_PATHS, 'mac_state']));
+      await registry.set(setReq({ ...abp('abp-7', '26000107'), mac_state }, [...ABP_PATHS, 'mac_state']), CTX);
       expect(((await get('abp-7', ['mac_state'])) as Json)['mac_state']).toEqual(mac_state);
     });
   });
 
   it('supports_join and multicast cannot change on update (field_value, cause field_not_changeable)', async () => {
-    await registry.set(setReq(otaa('fixed-1', 0x201), BASE_PATHS));
-    await registry.set(setReq(abp('fixed-2', '26000202'), ABP_PATHS));
+    await registry.set(setReq(otaa('fixed-1', 0x201), BASE_PATHS), CTX);
+    await registry.set(setReq(abp('fixed-2', '26000202'), ABP_PATHS), CTX);
     const before = [await store.get(APP, 'fixed-1'), await store.get(APP, 'fixed-2')];
     const notChangeable = (name: string) => fieldValue(name, { namespace: 'pkg/networkserver', name: 'field_not_changeable', attributes: { name } });
-    expect(await errorOf(registry.set(setReq({ ids: ids('fixed-1'), supports_join: false }, ['supports_join'])))).toMatchObject(notChangeable('supports_join'));
-    expect(await errorOf(registry.set(setReq({ ids: ids('fixed-2'), supports_join: true }, ['supports_join'])))).toMatchObject(notChangeable('supports_join'));
-    expect(await errorOf(registry.set(setReq({ ids: ids('fixed-1'), multicast: true }, ['multicast'])))).toMatchObject(notChangeable('multicast'));
+    expect(await errorOf(registry.set(setReq({ ids: ids('fixed-1'), supports_join: false }, ['supports_join']), CTX))).toMatchObject(notChangeable('supports_join'));
+    expect(await errorOf(registry.set(setReq({ ids: ids('fixed-2'), supports_join: true }, ['supports_join']), CTX))).toMatchObject(notChangeable('supports_join'));
+    expect(await errorOf(registry.set(setReq({ ids: ids('fixed-1'), multicast: true }, ['multicast']), CTX))).toMatchObject(notChangeable('multicast'));
     expect([await store.get(APP, 'fixed-1'), await store.get(APP, 'fixed-2')]).toEqual(before);
     // The same value again is fine.
-    await registry.set(setReq({ ids: ids('fixed-1'), supports_join: true, multicast: false }, ['supports_join', 'multicast']));
+    await registry.set(setReq({ ids: ids('fixed-1'), supports_join: true, multicast: false }, ['supports_join', 'multicast']), CTX);
   });
 
   describe('Copy on create', () => {
     const EM300 = { brand_id: 'milesight', model_id: 'em300-th-868m', hardware_version: '3.0' };
 
     it('from the template of version_ids: absent Copy fields are filled, present ones kept', async () => {
-      const r = new DeviceRegistry(store, NS_REGISTRY_POLICY, plain(), copySourceFor({}));
-      const res = await r.set(setReq({ ids: ids('copy-1', { dev_eui: EUI(0x301), join_eui: JOIN_EUI }), version_ids: EM300 }, ['version_ids']));
+      const r = new DeviceRegistry(store, NS_REGISTRY_POLICY, plain(), events, copySourceFor({}));
+      const res = await r.set(setReq({ ids: ids('copy-1', { dev_eui: EUI(0x301), join_eui: JOIN_EUI }), version_ids: EM300 }, ['version_ids']), CTX);
       const copied = {
         frequency_plan_id: 'EU_863_870_TTN',
         lorawan_version: 'MAC_V1_0_3',
@@ -267,7 +269,7 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
       expect(res).toEqual({ ids: ids('copy-1', { dev_eui: EUI(0x301), join_eui: JOIN_EUI }), version_ids: EM300, ...copied });
       expect((await store.get(APP, 'copy-1'))?.fields).toEqual({ version_ids: EM300, ...copied });
 
-      await r.set(setReq({ ids: ids('copy-2', { dev_eui: EUI(0x302), join_eui: JOIN_EUI }), version_ids: EM300, frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_2' }, ['version_ids', 'frequency_plan_id', 'lorawan_version']));
+      await r.set(setReq({ ids: ids('copy-2', { dev_eui: EUI(0x302), join_eui: JOIN_EUI }), version_ids: EM300, frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_2' }, ['version_ids', 'frequency_plan_id', 'lorawan_version']), CTX);
       expect((await store.get(APP, 'copy-2'))?.fields).toMatchObject({ frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_2', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true });
     });
 
@@ -276,12 +278,13 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
         store,
         NS_REGISTRY_POLICY,
         plain(),
+        events,
         copySourceFor({ defaultDeviceProfile: { frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_0_4', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true, supports_class_c: true } }),
       );
-      await r.set(setReq({ ids: ids('copy-3', { dev_eui: EUI(0x303), join_eui: JOIN_EUI }) }, []));
+      await r.set(setReq({ ids: ids('copy-3', { dev_eui: EUI(0x303), join_eui: JOIN_EUI }) }, []), CTX);
       expect((await store.get(APP, 'copy-3'))?.fields).toEqual({ frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_0_4', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true, supports_class_c: true });
       // dragino/lht65 has no frequency plan: that one comes from the profile, the rest from the template.
-      await r.set(setReq({ ids: ids('copy-4', { dev_eui: EUI(0x304), join_eui: JOIN_EUI }), version_ids: { brand_id: 'dragino', model_id: 'lht65' } }, []));
+      await r.set(setReq({ ids: ids('copy-4', { dev_eui: EUI(0x304), join_eui: JOIN_EUI }), version_ids: { brand_id: 'dragino', model_id: 'lht65' } }, []), CTX);
       expect((await store.get(APP, 'copy-4'))?.fields).toEqual({
         frequency_plan_id: 'US_902_928_FSB_2',
         lorawan_version: 'MAC_V1_0_3',
@@ -293,16 +296,16 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
     });
 
     it('an update never copies', async () => {
-      const r = new DeviceRegistry(store, NS_REGISTRY_POLICY, plain(), copySourceFor({ defaultDeviceProfile: { supports_class_c: true } }));
-      await r.set(setReq(otaa('copy-5', 0x305), BASE_PATHS));
-      await r.set(setReq({ ids: ids('copy-5') }, ['supports_class_c']));
+      const r = new DeviceRegistry(store, NS_REGISTRY_POLICY, plain(), events, copySourceFor({ defaultDeviceProfile: { supports_class_c: true } }));
+      await r.set(setReq(otaa('copy-5', 0x305), BASE_PATHS), CTX);
+      await r.set(setReq({ ids: ids('copy-5') }, ['supports_class_c']), CTX);
       expect((await store.get(APP, 'copy-5'))?.fields['supports_class_c']).toBeUndefined();
     });
   });
 
   it('stores only its own session fields: an app_s_key in the body with mask `session` is not stored', async () => {
     const session = { dev_addr: '26000401', last_f_cnt_up: 7, last_a_f_cnt_down: 3, keys: { session_key_id: 'AQID', f_nwk_s_int_key: { key: KEY_F }, app_s_key: { key: APP_S_KEY } } };
-    const res = await registry.set(setReq({ ...abp('own-1', '26000401'), session }, [...BASE_PATHS, 'session']));
+    const res = await registry.set(setReq({ ...abp('own-1', '26000401'), session }, [...BASE_PATHS, 'session']), CTX);
     const expected = { dev_addr: '26000401', last_f_cnt_up: 7, keys: { session_key_id: 'AQID', f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_F }, nwk_s_enc_key: { key: KEY_F } } };
     expect(res['session']).toEqual(expected);
     expect(((await get('own-1', ['session'])) as Json)['session']).toEqual(expected);
@@ -313,8 +316,8 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
   });
 
   it('session keys at rest: wrapped with the NS KEK label, never plain in the fields column; Get opens them', async () => {
-    const r = new DeviceRegistry(store, NS_REGISTRY_POLICY, keySealerFor('ns', { keks: KEKS, kekLabels: { ns: 'k1' } }), copySourceFor({}));
-    await r.set(setReq(abp('kek-1', '26000501'), ABP_PATHS));
+    const r = new DeviceRegistry(store, NS_REGISTRY_POLICY, keySealerFor('ns', { keks: KEKS, kekLabels: { ns: 'k1' } }), events, copySourceFor({}));
+    await r.set(setReq(abp('kek-1', '26000501'), ABP_PATHS), CTX);
     const raw = (await rawFields('kek-1')) ?? '';
     const keys = (JSON.parse(raw) as { session: { keys: Record<string, Json> } }).session.keys;
     const wrapped = Buffer.from('1FA68B0A8112B447AEF34BD8FB5A7B829D3E862371D2CFE5', 'hex').toString('base64');

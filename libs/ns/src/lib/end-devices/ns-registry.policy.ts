@@ -1,4 +1,4 @@
-import { ALLOWED_PATHS, hasAnyField, NS_END_DEVICE_FIELDS } from '@lorawan/api';
+import { ALLOWED_PATHS, hasAnyField, NS_END_DEVICE_FIELDS, NS_EVENTS } from '@lorawan/api';
 import type { StackError } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
 import type { CompleteContext, Device, RegistryPolicy } from '@lorawan/registry';
@@ -126,5 +126,6 @@ export const NS_REGISTRY_POLICY: RegistryPolicy = {
   keyEnvelopes: [...envelopes('session'), ...envelopes('pending_session'), ...envelopes('pending_mac_state.queued_join_accept')],
   copyFields: ['supports_class_b', 'supports_class_c', 'lorawan_version', 'lorawan_phy_version', 'frequency_plan_id', 'min_frequency', 'max_frequency', 'supports_join'],
   errors: { notFound: ErrDeviceNotFound, readOnlyField: ErrReadOnlyField },
+  events: NS_EVENTS.endDevice,
   complete: completeNsDevice,
 };

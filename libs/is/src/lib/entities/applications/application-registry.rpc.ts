@@ -9,8 +9,8 @@ export class ApplicationRegistryRpc {
   constructor(private readonly registry: ApplicationRegistryService) {}
 
   @RpcHandler('ApplicationRegistry.Create')
-  create(req: CreateApplicationRequest) {
-    return this.registry.create(req);
+  create(req: CreateApplicationRequest, ctx: RpcContext) {
+    return this.registry.create(req, ctx);
   }
 
   @RpcHandler('ApplicationRegistry.Get')
@@ -24,22 +24,22 @@ export class ApplicationRegistryRpc {
   }
 
   @RpcHandler('ApplicationRegistry.Update')
-  update(req: UpdateApplicationRequest) {
-    return this.registry.update(req);
+  update(req: UpdateApplicationRequest, ctx: RpcContext) {
+    return this.registry.update(req, ctx);
   }
 
   @RpcHandler('ApplicationRegistry.Delete')
-  delete(req: ApplicationIdentifiers) {
-    return this.registry.delete(req);
+  delete(req: ApplicationIdentifiers, ctx: RpcContext) {
+    return this.registry.delete(req, ctx);
   }
 
   @RpcHandler('ApplicationRegistry.Restore')
-  restore(req: ApplicationIdentifiers) {
-    return this.registry.restore(req);
+  restore(req: ApplicationIdentifiers, ctx: RpcContext) {
+    return this.registry.restore(req, ctx);
   }
 
   @RpcHandler('ApplicationRegistry.Purge')
-  purge(req: ApplicationIdentifiers) {
-    return this.registry.purge(req);
+  purge(req: ApplicationIdentifiers, ctx: RpcContext) {
+    return this.registry.purge(req, ctx);
   }
 }

@@ -9,18 +9,18 @@ import {
   type CallerIdentity,
 } from '@lorawan/api';
 import type { StackError } from '@lorawan/errors';
-import { adminCaller, entityKeyCaller, type IdentityTestBed, openIdentityTestBed, userCaller } from '../identity-fixtures.conformance';
+import { adminCaller, CTX, entityKeyCaller, type IdentityTestBed, openIdentityTestBed, userCaller } from '../identity-fixtures.conformance';
 
 const ids = (application_id: string) => decodeMessage(ApplicationIdentifiers, { application_id });
 
 describe('ApplicationRegistryService (SQLite)', () => {
   let bed: IdentityTestBed;
   const create = (id: string, userId: string, application: object = {}) =>
-    bed.applications.create(decodeMessage(CreateApplicationRequest, { application: { ids: { application_id: id }, ...application }, collaborator: { user_ids: { user_id: userId } } }));
+    bed.applications.create(decodeMessage(CreateApplicationRequest, { application: { ids: { application_id: id }, ...application }, collaborator: { user_ids: { user_id: userId } } }), CTX);
   const get = (id: string, field_mask?: string) => bed.applications.get(decodeMessage(GetApplicationRequest, { application_ids: { application_id: id }, ...(field_mask ? { field_mask } : {}) }));
   const list = (caller: CallerIdentity, query: object = {}) => bed.applications.list(decodeMessage(ListApplicationsRequest, query), caller);
   const update = (id: string, application: object, paths: string[]) =>
-    bed.applications.update(decodeMessage(UpdateApplicationRequest, { application: { ids: { application_id: id }, ...application }, field_mask: { paths } }));
+    bed.applications.update(decodeMessage(UpdateApplicationRequest, { application: { ids: { application_id: id }, ...application }, field_mask: { paths } }), CTX);
 
   beforeAll(async () => {
     bed = await openIdentityTestBed();
@@ -61,14 +61,14 @@ describe('ApplicationRegistryService (SQLite)', () => {
       expect((err as StackError).toDetails().cause).toMatchObject({ namespace: 'pkg/util/store', name: 'already_exists' });
       expect((await get('app-taken', 'name')).name).toBe('first');
       expect(await bed.directory.collaboratorRights('bob', { kind: 'application', id: 'app-taken' })).toEqual([]);
-      await bed.applications.delete(ids('app-taken'));
+      await bed.applications.delete(ids('app-taken'), CTX);
       await expect(create('app-taken', 'bob')).rejects.toMatchObject({ errorName: 'id_taken' });
     });
 
     it('needs an existing user as collaborator, and no organization', async () => {
       await expect(create('app-ghost', 'ghost')).rejects.toMatchObject({ namespace: 'pkg/identityserver/store', errorName: 'user_not_found', code: 5, attributes: { user_id: 'ghost' } });
       const org = decodeMessage(CreateApplicationRequest, { application: { ids: { application_id: 'app-org' } }, collaborator: { organization_ids: { organization_id: 'org1' } } });
-      await expect(bed.applications.create(org)).rejects.toMatchObject({ errorName: 'organizations_unsupported', code: 3 });
+      await expect(bed.applications.create(org, CTX)).rejects.toMatchObject({ errorName: 'organizations_unsupported', code: 3 });
       expect(await bed.stores.applications.get('app-ghost', 'any')).toBeUndefined();
       expect(await bed.stores.applications.get('app-org', 'any')).toBeUndefined();
     });
@@ -123,7 +123,7 @@ describe('ApplicationRegistryService (SQLite)', () => {
       }
       await create('lst-lars', 'lars', { name: 'Lars' });
       await create('lst-gone', 'lina');
-      await bed.applications.delete(ids('lst-gone'));
+      await bed.applications.delete(ids('lst-gone'), CTX);
     });
 
     it("a user key lists the user's live applications, ordered and paginated, with the total", async () => {
@@ -228,7 +228,7 @@ describe('ApplicationRegistryService (SQLite)', () => {
       await create('app-del', 'alice');
       await bed.addDevice('app-del', 'dev-1');
       await bed.addDevice('app-del', 'dev-2');
-      await expect(bed.applications.delete(ids('app-del'))).rejects.toMatchObject({
+      await expect(bed.applications.delete(ids('app-del'), CTX)).rejects.toMatchObject({
         namespace: 'pkg/identityserver',
         errorName: 'application_has_devices',
         code: 9,
@@ -238,30 +238,30 @@ describe('ApplicationRegistryService (SQLite)', () => {
       await bed.devices.delete('app-del', 'dev-1');
       await bed.devices.delete('app-del', 'dev-2');
       const published = bed.invalidations.length;
-      expect(await bed.applications.delete(ids('app-del'))).toEqual({});
+      expect(await bed.applications.delete(ids('app-del'), CTX)).toEqual({});
       expect(bed.invalidations.slice(published)).toEqual([{ entity: { kind: 'application', id: 'app-del' } }]);
       await expect(get('app-del')).rejects.toMatchObject({ errorName: 'application_not_found' });
-      await expect(bed.applications.delete(ids('app-del'))).rejects.toMatchObject({ errorName: 'application_not_found' });
+      await expect(bed.applications.delete(ids('app-del'), CTX)).rejects.toMatchObject({ errorName: 'application_not_found' });
       expect(await bed.directory.exists({ kind: 'application', id: 'app-del' })).toBe(false);
     });
 
     it('restores only soft-deleted applications', async () => {
-      await expect(bed.applications.restore(ids('app-one'))).rejects.toMatchObject({ errorName: 'application_not_found' });
-      expect(await bed.applications.restore(ids('app-del'))).toEqual({});
+      await expect(bed.applications.restore(ids('app-one'), CTX)).rejects.toMatchObject({ errorName: 'application_not_found' });
+      expect(await bed.applications.restore(ids('app-del'), CTX)).toEqual({});
       expect(await get('app-del')).toMatchObject({ ids: { application_id: 'app-del' } });
     });
 
     it('purges with the API keys first, not while devices exist, and frees the ID', async () => {
       await bed.addDevice('app-del', 'dev-3');
-      await expect(bed.applications.purge(ids('app-del'))).rejects.toMatchObject({ errorName: 'application_has_devices', attributes: { count: 1 } });
+      await expect(bed.applications.purge(ids('app-del'), CTX)).rejects.toMatchObject({ errorName: 'application_has_devices', attributes: { count: 1 } });
       expect(bed.keyCleanups).toEqual([]);
       await bed.devices.delete('app-del', 'dev-3');
-      await bed.applications.delete(ids('app-del'));
-      expect(await bed.applications.purge(ids('app-del'))).toEqual({});
+      await bed.applications.delete(ids('app-del'), CTX);
+      expect(await bed.applications.purge(ids('app-del'), CTX)).toEqual({});
       expect(bed.keyCleanups).toEqual([{ kind: 'application', id: 'app-del' }]);
       expect(bed.invalidations.at(-1)).toEqual({ entity: { kind: 'application', id: 'app-del' } });
       expect(await bed.stores.applications.get('app-del', 'any')).toBeUndefined();
-      await expect(bed.applications.purge(ids('app-del'))).rejects.toMatchObject({ errorName: 'application_not_found' });
+      await expect(bed.applications.purge(ids('app-del'), CTX)).rejects.toMatchObject({ errorName: 'application_not_found' });
       await expect(create('app-del', 'bob')).resolves.toMatchObject({ ids: { application_id: 'app-del' } });
       expect(await bed.directory.collaboratorRights('alice', { kind: 'application', id: 'app-del' })).toEqual([]);
     });

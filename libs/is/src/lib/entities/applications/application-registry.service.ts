@@ -7,14 +7,17 @@ import {
   type CallerIdentity,
   checkFieldMaskPaths,
   type CreateApplicationRequest,
+  entityIdentifiers,
   type GetApplicationRequest,
+  IS_EVENTS,
   type ListApplicationsRequest,
   nowTimestamp,
   Right,
+  type RpcContext,
   selectFields,
   type UpdateApplicationRequest,
 } from '@lorawan/api';
-import { WithTotal } from '@lorawan/component';
+import { EventPublisher, WithTotal } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
 import { ErrAlreadyExists, ErrApplicationHasDevices, ErrApplicationNotFound, ErrEntityConcurrentUpdate, ErrIdTaken, ErrUserNotFound } from '../../errors';
 import { API_KEY_CLEANUP, type ApiKeyCleanup } from '../../identity.contracts';
@@ -38,7 +41,13 @@ const UPDATE_RULES: UpdatePathRules = {
 
 type Empty = Record<string, never>;
 
-/** The ApplicationRegistry (TTS `pkg/identityserver/application_registry.go`): applications and their first collaborator. */
+const EVENTS = IS_EVENTS.application;
+const idsOf = (id: string) => entityIdentifiers({ kind: 'application', id });
+
+/**
+ * The ApplicationRegistry (TTS `pkg/identityserver/application_registry.go`): applications and
+ * their first collaborator. Each change publishes its `application.*` event once it succeeded.
+ */
 @Injectable()
 export class ApplicationRegistryService {
   constructor(
@@ -47,10 +56,11 @@ export class ApplicationRegistryService {
     @Inject(COLLABORATOR_STORE) private readonly collaborators: CollaboratorStore,
     @Inject(API_KEY_CLEANUP) private readonly apiKeys: ApiKeyCleanup,
     private readonly invalidator: AccessInvalidator,
+    private readonly events: EventPublisher,
   ) {}
 
   /** Stores the application with the collaborator holding `RIGHT_ALL`; contacts default to the collaborator. */
-  async create({ application, collaborator }: CreateApplicationRequest): Promise<IsApplication> {
+  async create({ application, collaborator }: CreateApplicationRequest, ctx: RpcContext): Promise<IsApplication> {
     const userId = collaboratorUserId(collaborator);
     const contacts = creationContacts(application, userId);
     if (!(await this.users.get(userId))) throw ErrUserNotFound.with({ user_id: userId });
@@ -59,6 +69,7 @@ export class ApplicationRegistryService {
     const app: IsApplication = { ids, created_at: now, updated_at: now, ...fields, ...contacts };
     const result = await this.store.create(app, { user_id: userId, rights: [Right.RIGHT_ALL] });
     if (!result.ok) throw ErrIdTaken.with({}, ErrAlreadyExists.with());
+    this.events.publish(EVENTS.create, idsOf(ids.application_id), { ctx });
     return app;
   }
 
@@ -81,8 +92,8 @@ export class ApplicationRegistryService {
     return new WithTotal(entries.length > 0 ? { applications: entries } : {}, total);
   }
 
-  /** Applies the masked paths; contacts must be collaborators; identifiers are read-only. */
-  async update({ application, field_mask }: UpdateApplicationRequest): Promise<Partial<IsApplication>> {
+  /** Applies the masked paths; contacts must be collaborators; identifiers are read-only. The event's data: the request's paths. */
+  async update({ application, field_mask }: UpdateApplicationRequest, ctx: RpcContext): Promise<Partial<IsApplication>> {
     const requested = field_mask?.paths ?? [];
     checkFieldMaskPaths(requested, ALLOWED_PATHS['ApplicationRegistry.Update']);
     const paths = effectiveUpdatePaths(requested, UPDATE_RULES);
@@ -94,19 +105,22 @@ export class ApplicationRegistryService {
       (next, expected) => this.store.replace(next, expected),
       () => ErrEntityConcurrentUpdate.with({ entity_type: 'application', entity_id: id }),
     );
+    this.events.publish(EVENTS.update, idsOf(id), { ctx, data: [...requested] });
     return selectFields(updated, [...DEFAULT_PATHS, ...paths]);
   }
 
   /** Soft delete: the ID stays taken; refused while the IS holds devices of the application. */
-  async delete({ application_id }: ApplicationIdentifiers): Promise<Empty> {
+  async delete({ application_id }: ApplicationIdentifiers, ctx: RpcContext): Promise<Empty> {
     raiseRemovalError(application_id, await this.store.softDelete(application_id, nowTimestamp()));
     this.invalidator.invalidate({ entity: { kind: 'application', id: application_id } });
+    this.events.publish(EVENTS.delete, idsOf(application_id), { ctx });
     return {};
   }
 
-  async restore({ application_id }: ApplicationIdentifiers): Promise<Empty> {
+  async restore({ application_id }: ApplicationIdentifiers, ctx: RpcContext): Promise<Empty> {
     if (!(await this.store.restore(application_id))) throw ErrApplicationNotFound.with({ application_id });
     this.invalidator.invalidate({ entity: { kind: 'application', id: application_id } });
+    this.events.publish(EVENTS.restore, idsOf(application_id), { ctx });
     return {};
   }
 
@@ -114,13 +128,14 @@ export class ApplicationRegistryService {
    * Removes the application (deleted or not) with its collaborators and API keys, freeing its ID.
    * The keys go first: a key outliving its application would hold rights on a new one of that ID.
    */
-  async purge({ application_id }: ApplicationIdentifiers): Promise<Empty> {
+  async purge({ application_id }: ApplicationIdentifiers, ctx: RpcContext): Promise<Empty> {
     if (!(await this.store.get(application_id, 'any'))) throw ErrApplicationNotFound.with({ application_id });
     const count = await this.store.deviceCount(application_id);
     if (count > 0) throw ErrApplicationHasDevices.with({ count });
     await this.apiKeys.deleteKeysOf({ kind: 'application', id: application_id });
     raiseRemovalError(application_id, await this.store.purge(application_id));
     this.invalidator.invalidate({ entity: { kind: 'application', id: application_id } });
+    this.events.publish(EVENTS.purge, idsOf(application_id), { ctx });
     return {};
   }
 

@@ -9,8 +9,8 @@ export class GatewayRegistryRpc {
   constructor(private readonly registry: GatewayRegistryService) {}
 
   @RpcHandler('GatewayRegistry.Create')
-  create(req: CreateGatewayRequest) {
-    return this.registry.create(req);
+  create(req: CreateGatewayRequest, ctx: RpcContext) {
+    return this.registry.create(req, ctx);
   }
 
   @RpcHandler('GatewayRegistry.Get')
@@ -29,22 +29,22 @@ export class GatewayRegistryRpc {
   }
 
   @RpcHandler('GatewayRegistry.Update')
-  update(req: UpdateGatewayRequest) {
-    return this.registry.update(req);
+  update(req: UpdateGatewayRequest, ctx: RpcContext) {
+    return this.registry.update(req, ctx);
   }
 
   @RpcHandler('GatewayRegistry.Delete')
-  delete(req: GatewayIdentifiers) {
-    return this.registry.delete(req);
+  delete(req: GatewayIdentifiers, ctx: RpcContext) {
+    return this.registry.delete(req, ctx);
   }
 
   @RpcHandler('GatewayRegistry.Restore')
-  restore(req: GatewayIdentifiers) {
-    return this.registry.restore(req);
+  restore(req: GatewayIdentifiers, ctx: RpcContext) {
+    return this.registry.restore(req, ctx);
   }
 
   @RpcHandler('GatewayRegistry.Purge')
-  purge(req: GatewayIdentifiers) {
-    return this.registry.purge(req);
+  purge(req: GatewayIdentifiers, ctx: RpcContext) {
+    return this.registry.purge(req, ctx);
   }
 }

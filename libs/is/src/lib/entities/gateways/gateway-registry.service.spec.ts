@@ -1,16 +1,16 @@
 import { CreateGatewayRequest, decodeMessage, GatewayIdentifiers, GetGatewayIdentifiersForEUIRequest, GetGatewayRequest, ListGatewaysRequest, Right, UpdateGatewayRequest } from '@lorawan/api';
 import type { StackError } from '@lorawan/errors';
-import { adminCaller, type IdentityTestBed, openIdentityTestBed, userCaller } from '../identity-fixtures.conformance';
+import { adminCaller, CTX, type IdentityTestBed, openIdentityTestBed, userCaller } from '../identity-fixtures.conformance';
 
 const ids = (gateway_id: string) => decodeMessage(GatewayIdentifiers, { gateway_id });
 
 describe('GatewayRegistryService (SQLite)', () => {
   let bed: IdentityTestBed;
   const create = (id: string, eui: string | undefined, userId = 'gina', gateway: object = {}) =>
-    bed.gateways.create(decodeMessage(CreateGatewayRequest, { gateway: { ids: { gateway_id: id, ...(eui ? { eui } : {}) }, ...gateway }, collaborator: { user_ids: { user_id: userId } } }));
+    bed.gateways.create(decodeMessage(CreateGatewayRequest, { gateway: { ids: { gateway_id: id, ...(eui ? { eui } : {}) }, ...gateway }, collaborator: { user_ids: { user_id: userId } } }), CTX);
   const get = (id: string, field_mask?: string) => bed.gateways.get(decodeMessage(GetGatewayRequest, { gateway_ids: { gateway_id: id }, ...(field_mask ? { field_mask } : {}) }));
   const update = (id: string, gateway: object, paths: string[]) =>
-    bed.gateways.update(decodeMessage(UpdateGatewayRequest, { gateway: { ids: { gateway_id: id }, ...gateway }, field_mask: { paths } }));
+    bed.gateways.update(decodeMessage(UpdateGatewayRequest, { gateway: { ids: { gateway_id: id }, ...gateway }, field_mask: { paths } }), CTX);
   const byEui = (eui: string) => bed.gateways.getIdentifiersForEUI(decodeMessage(GetGatewayIdentifiersForEUIRequest, { eui }));
 
   beforeAll(async () => {
@@ -86,17 +86,17 @@ describe('GatewayRegistryService (SQLite)', () => {
 
   it('soft delete keeps the ID and EUI taken; purge (keys first) frees both', async () => {
     await create('gtw-del', '00800000A0000004');
-    expect(await bed.gateways.delete(ids('gtw-del'))).toEqual({});
+    expect(await bed.gateways.delete(ids('gtw-del'), CTX)).toEqual({});
     expect(bed.invalidations.at(-1)).toEqual({ entity: { kind: 'gateway', id: 'gtw-del' } });
     await expect(get('gtw-del')).rejects.toMatchObject({ errorName: 'gateway_not_found', attributes: { gateway_id: 'gtw-del' } });
     await expect(byEui('00800000A0000004')).rejects.toMatchObject({ errorName: 'gateway_not_found_by_eui' });
     await expect(create('gtw-del', undefined, 'gus')).rejects.toMatchObject({ errorName: 'id_taken' });
     await expect(create('gtw-other', '00800000A0000004', 'gus')).rejects.toMatchObject({ errorName: 'gateway_eui_taken', attributes: { gateway_id: 'gtw-del' } });
-    expect(await bed.gateways.restore(ids('gtw-del'))).toEqual({});
-    await expect(bed.gateways.restore(ids('gtw-del'))).rejects.toMatchObject({ errorName: 'gateway_not_found' });
-    expect(await bed.gateways.purge(ids('gtw-del'))).toEqual({});
+    expect(await bed.gateways.restore(ids('gtw-del'), CTX)).toEqual({});
+    await expect(bed.gateways.restore(ids('gtw-del'), CTX)).rejects.toMatchObject({ errorName: 'gateway_not_found' });
+    expect(await bed.gateways.purge(ids('gtw-del'), CTX)).toEqual({});
     expect(bed.keyCleanups).toEqual([{ kind: 'gateway', id: 'gtw-del' }]);
-    await expect(bed.gateways.purge(ids('gtw-del'))).rejects.toMatchObject({ errorName: 'gateway_not_found' });
+    await expect(bed.gateways.purge(ids('gtw-del'), CTX)).rejects.toMatchObject({ errorName: 'gateway_not_found' });
     await expect(create('gtw-other', '00800000A0000004', 'gus')).resolves.toMatchObject({ ids: { gateway_id: 'gtw-other' } });
     await expect(create('gtw-del', undefined, 'gus')).resolves.toMatchObject({ ids: { gateway_id: 'gtw-del' } });
   });

@@ -5,18 +5,21 @@ import {
   type CallerIdentity,
   checkFieldMaskPaths,
   type CreateGatewayRequest,
+  type EntityIdentifiersJson,
   type Gateway,
   type GatewayIdentifiers,
   type GetGatewayIdentifiersForEUIRequest,
   type GetGatewayRequest,
   hasAnyField,
+  IS_EVENTS,
   type ListGatewaysRequest,
   nowTimestamp,
   Right,
+  type RpcContext,
   selectFields,
   type UpdateGatewayRequest,
 } from '@lorawan/api';
-import { WithTotal } from '@lorawan/component';
+import { EventPublisher, WithTotal } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
 import { ErrAlreadyExists, ErrEntityConcurrentUpdate, ErrGatewayEUITaken, ErrGatewayNotFound, ErrGatewayNotFoundByEUI, ErrIdTaken, ErrUserNotFound } from '../../errors';
 import { API_KEY_CLEANUP, type ApiKeyCleanup } from '../../identity.contracts';
@@ -40,10 +43,17 @@ const UPDATE_RULES: UpdatePathRules = {
 
 type Empty = Record<string, never>;
 
+const EVENTS = IS_EVENTS.gateway;
+
+/** A gateway's event identifiers: its ID and, when it has one, its EUI as stored. */
+function gatewayIdentifiers(ids: IsGateway['ids']): EntityIdentifiersJson {
+  return { gateway_ids: { gateway_id: ids.gateway_id, ...(ids.eui ? { eui: ids.eui } : {}) } };
+}
+
 /**
  * The GatewayRegistry (TTS `pkg/identityserver/gateway_registry.go`): gateways, their first
  * collaborator, and the EUI → gateway lookup of the data plane. An EUI belongs to one gateway
- * until that gateway is purged.
+ * until that gateway is purged. Each change publishes its `gateway.*` event once it succeeded.
  */
 @Injectable()
 export class GatewayRegistryService {
@@ -53,10 +63,11 @@ export class GatewayRegistryService {
     @Inject(COLLABORATOR_STORE) private readonly collaborators: CollaboratorStore,
     @Inject(API_KEY_CLEANUP) private readonly apiKeys: ApiKeyCleanup,
     private readonly invalidator: AccessInvalidator,
+    private readonly events: EventPublisher,
   ) {}
 
   /** Stores the gateway with the collaborator holding `RIGHT_ALL`; contacts default to the collaborator. */
-  async create({ gateway, collaborator }: CreateGatewayRequest): Promise<IsGateway> {
+  async create({ gateway, collaborator }: CreateGatewayRequest, ctx: RpcContext): Promise<IsGateway> {
     const userId = collaboratorUserId(collaborator);
     const contacts = creationContacts(gateway, userId);
     if (!(await this.users.get(userId))) throw ErrUserNotFound.with({ user_id: userId });
@@ -64,7 +75,10 @@ export class GatewayRegistryService {
     const { ids, ...fields } = pickGatewayFields(gateway);
     const gtw: IsGateway = { ids, created_at: now, updated_at: now, ...fields, ...contacts };
     const result = await this.store.create(gtw, { user_id: userId, rights: [Right.RIGHT_ALL] });
-    if (result.ok) return gtw;
+    if (result.ok) {
+      this.events.publish(EVENTS.create, gatewayIdentifiers(gtw.ids), { ctx });
+      return gtw;
+    }
     if (result.conflict === 'id') throw ErrIdTaken.with({}, ErrAlreadyExists.with());
     throw euiTaken(gtw.ids.eui ?? '', result.holder);
   }
@@ -95,8 +109,8 @@ export class GatewayRegistryService {
     return new WithTotal(entries.length > 0 ? { gateways: entries } : {}, total);
   }
 
-  /** Applies the masked paths (`ids.eui` included, still unique); contacts must be collaborators. */
-  async update({ gateway, field_mask }: UpdateGatewayRequest): Promise<Partial<IsGateway>> {
+  /** Applies the masked paths (`ids.eui` included, still unique); contacts must be collaborators. The event's data: the request's paths. */
+  async update({ gateway, field_mask }: UpdateGatewayRequest, ctx: RpcContext): Promise<Partial<IsGateway>> {
     const requested = field_mask?.paths ?? [];
     checkFieldMaskPaths(requested, ALLOWED_PATHS['GatewayRegistry.Update']);
     const paths = withFrequencyPlans(effectiveUpdatePaths(requested, UPDATE_RULES));
@@ -113,29 +127,39 @@ export class GatewayRegistryService {
       },
       () => ErrEntityConcurrentUpdate.with({ entity_type: 'gateway', entity_id: id }),
     );
+    this.events.publish(EVENTS.update, gatewayIdentifiers(updated.ids), { ctx, data: [...requested] });
     return withDerivedFrequencyPlan(selectFields(updated, [...DEFAULT_PATHS, ...paths]));
   }
 
   /** Soft delete: the ID and the EUI stay taken. */
-  async delete({ gateway_id }: GatewayIdentifiers): Promise<Empty> {
+  async delete({ gateway_id }: GatewayIdentifiers, ctx: RpcContext): Promise<Empty> {
     if (!(await this.store.softDelete(gateway_id, nowTimestamp()))) throw ErrGatewayNotFound.with({ gateway_id });
     this.invalidator.invalidate({ entity: { kind: 'gateway', id: gateway_id } });
+    this.events.publish(EVENTS.delete, await this.storedIdentifiers(gateway_id), { ctx });
     return {};
   }
 
-  async restore({ gateway_id }: GatewayIdentifiers): Promise<Empty> {
+  async restore({ gateway_id }: GatewayIdentifiers, ctx: RpcContext): Promise<Empty> {
     if (!(await this.store.restore(gateway_id))) throw ErrGatewayNotFound.with({ gateway_id });
     this.invalidator.invalidate({ entity: { kind: 'gateway', id: gateway_id } });
+    this.events.publish(EVENTS.restore, await this.storedIdentifiers(gateway_id), { ctx });
     return {};
   }
 
   /** Removes the gateway (deleted or not) with its collaborators and API keys (those first), freeing its ID and EUI. */
-  async purge({ gateway_id }: GatewayIdentifiers): Promise<Empty> {
-    if (!(await this.store.get(gateway_id, 'any'))) throw ErrGatewayNotFound.with({ gateway_id });
+  async purge({ gateway_id }: GatewayIdentifiers, ctx: RpcContext): Promise<Empty> {
+    const gateway = await this.store.get(gateway_id, 'any');
+    if (!gateway) throw ErrGatewayNotFound.with({ gateway_id });
     await this.apiKeys.deleteKeysOf({ kind: 'gateway', id: gateway_id });
     if (!(await this.store.purge(gateway_id))) throw ErrGatewayNotFound.with({ gateway_id });
     this.invalidator.invalidate({ entity: { kind: 'gateway', id: gateway_id } });
+    this.events.publish(EVENTS.purge, gatewayIdentifiers(gateway.ids), { ctx });
     return {};
+  }
+
+  /** The identifiers (with the EUI) of a gateway just deleted or restored; its ID alone if it is gone meanwhile. */
+  private async storedIdentifiers(gatewayId: string): Promise<EntityIdentifiersJson> {
+    return gatewayIdentifiers((await this.store.get(gatewayId, 'any'))?.ids ?? { gateway_id: gatewayId });
   }
 
   private async mustGet(gatewayId: string): Promise<IsGateway> {

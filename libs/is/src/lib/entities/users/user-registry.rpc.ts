@@ -9,8 +9,8 @@ export class UserRegistryRpc {
   constructor(private readonly registry: UserRegistryService) {}
 
   @RpcHandler('UserRegistry.Create')
-  create(req: CreateUserRequest) {
-    return this.registry.create(req);
+  create(req: CreateUserRequest, ctx: RpcContext) {
+    return this.registry.create(req, ctx);
   }
 
   @RpcHandler('UserRegistry.Get')
@@ -25,11 +25,11 @@ export class UserRegistryRpc {
 
   @RpcHandler('UserRegistry.Update')
   update(req: UpdateUserRequest, ctx: RpcContext) {
-    return this.registry.update(req, ctx.caller);
+    return this.registry.update(req, ctx);
   }
 
   @RpcHandler('UserRegistry.Delete')
-  delete(req: UserIdentifiers) {
-    return this.registry.delete(req);
+  delete(req: UserIdentifiers, ctx: RpcContext) {
+    return this.registry.delete(req, ctx);
   }
 }

@@ -1,14 +1,14 @@
 import { CreateUserRequest, decodeMessage, GetUserRequest, ListUsersRequest, UpdateUserRequest, UserIdentifiers, type CallerIdentity } from '@lorawan/api';
 import { verifySecret } from '@lorawan/crypto';
-import { adminCaller, type IdentityTestBed, openIdentityTestBed, userCaller } from '../identity-fixtures.conformance';
+import { adminCaller, CTX, ctxOf, type IdentityTestBed, openIdentityTestBed, userCaller } from '../identity-fixtures.conformance';
 import { AdminUserBootstrap } from './admin-user.bootstrap';
 
 describe('UserRegistryService (SQLite)', () => {
   let bed: IdentityTestBed;
-  const create = (user: object) => bed.users.create(decodeMessage(CreateUserRequest, { user }));
+  const create = (user: object) => bed.users.create(decodeMessage(CreateUserRequest, { user }), CTX);
   const get = (id: string, field_mask?: string) => bed.users.get(decodeMessage(GetUserRequest, { user_ids: { user_id: id }, ...(field_mask ? { field_mask } : {}) }));
   const update = (id: string, user: object, paths: string[], caller: CallerIdentity) =>
-    bed.users.update(decodeMessage(UpdateUserRequest, { user: { ids: { user_id: id }, ...user }, field_mask: { paths } }), caller);
+    bed.users.update(decodeMessage(UpdateUserRequest, { user: { ids: { user_id: id }, ...user }, field_mask: { paths } }), ctxOf(caller));
 
   beforeAll(async () => {
     bed = await openIdentityTestBed();
@@ -114,15 +114,15 @@ describe('UserRegistryService (SQLite)', () => {
 
   describe('Delete', () => {
     it('soft-deletes: the ID stays taken, access is invalidated; the bootstrap admin stays', async () => {
-      await expect(bed.users.delete(decodeMessage(UserIdentifiers, { user_id: 'admin' }))).rejects.toMatchObject({
+      await expect(bed.users.delete(decodeMessage(UserIdentifiers, { user_id: 'admin' }), CTX)).rejects.toMatchObject({
         namespace: 'pkg/identityserver',
         errorName: 'delete_bootstrap_admin',
         code: 9,
       });
-      expect(await bed.users.delete(decodeMessage(UserIdentifiers, { user_id: 'carl' }))).toEqual({});
+      expect(await bed.users.delete(decodeMessage(UserIdentifiers, { user_id: 'carl' }), CTX)).toEqual({});
       expect(bed.invalidations.at(-1)).toEqual({ entity: { kind: 'user', id: 'carl' } });
       await expect(get('carl')).rejects.toMatchObject({ namespace: 'pkg/identityserver/store', errorName: 'user_not_found', code: 5, attributes: { user_id: 'carl' } });
-      await expect(bed.users.delete(decodeMessage(UserIdentifiers, { user_id: 'carl' }))).rejects.toMatchObject({ errorName: 'user_not_found' });
+      await expect(bed.users.delete(decodeMessage(UserIdentifiers, { user_id: 'carl' }), CTX)).rejects.toMatchObject({ errorName: 'user_not_found' });
       await expect(create({ ids: { user_id: 'carl' } })).rejects.toMatchObject({ errorName: 'id_taken' });
       expect(await bed.directory.user('carl')).toBeUndefined();
       expect((await bed.users.list(decodeMessage(ListUsersRequest, { deleted: true }))).body.users?.map((u) => u.ids?.user_id)).toEqual(['carl']);

@@ -2,19 +2,21 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   ALLOWED_PATHS,
   applyFields,
-  type CallerIdentity,
   checkFieldMaskPaths,
   type CreateUserRequest,
+  entityIdentifiers,
   type GetUserRequest,
   hasAnyField,
+  IS_EVENTS,
   type ListUsersRequest,
   nowTimestamp,
+  type RpcContext,
   selectFields,
   type UpdateUserRequest,
   type User,
   type UserIdentifiers,
 } from '@lorawan/api';
-import { WithTotal } from '@lorawan/component';
+import { EventPublisher, WithTotal } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { hashSecret } from '@lorawan/crypto';
 import { AccessInvalidator } from '../../access-invalidator';
@@ -41,13 +43,20 @@ const ADMIN_FIELDS = ['primary_email_address_validated_at', 'require_password_up
 
 type Empty = Record<string, never>;
 
-/** The UserRegistry (TTS `pkg/identityserver/user_registry.go`), and the bootstrap admin user. */
+const EVENTS = IS_EVENTS.user;
+const idsOf = (id: string) => entityIdentifiers({ kind: 'user', id });
+
+/**
+ * The UserRegistry (TTS `pkg/identityserver/user_registry.go`), and the bootstrap admin user.
+ * Create, Update and Delete publish their `user.*` event once they succeeded.
+ */
 @Injectable()
 export class UserRegistryService {
   constructor(
     @Inject(USER_STORE) private readonly store: UserStore,
     @Inject(STACK_CONFIG) private readonly config: StackConfig,
     private readonly invalidator: AccessInvalidator,
+    private readonly events: EventPublisher,
   ) {}
 
   /** Creates the configured admin user (`admin`, approved) unless it exists; safe when replicas race. */
@@ -58,7 +67,7 @@ export class UserRegistryService {
   }
 
   /** Admins only (RPC table): stores the user (approved unless a state is given), its password only as a PBKDF2 hash. */
-  async create({ user }: CreateUserRequest): Promise<IsUser> {
+  async create({ user }: CreateUserRequest, ctx: RpcContext): Promise<IsUser> {
     if (user.password) checkPasswordStrength(user.password);
     const now = nowTimestamp();
     const { ids, ...fields } = pickUserFields(user);
@@ -67,6 +76,7 @@ export class UserRegistryService {
     const created: IsUser = { ids, created_at: now, updated_at: now, ...fields, ...(state ? { state } : {}), ...(user.password ? { password_updated_at: now } : {}) };
     const passwordHash = user.password ? await hashSecret(user.password, PASSWORD_HASH_ITERATIONS) : undefined;
     if (!(await this.store.create(created, passwordHash)).ok) throw ErrIdTaken.with({}, ErrAlreadyExists.with());
+    this.events.publish(EVENTS.create, idsOf(ids.user_id), { ctx });
     return created;
   }
 
@@ -85,12 +95,12 @@ export class UserRegistryService {
     return new WithTotal(selected.length > 0 ? { users: selected } : {}, total);
   }
 
-  /** Applies the masked paths; `admin`, `state` and the other admin fields only for admins. */
-  async update({ user, field_mask }: UpdateUserRequest, caller: CallerIdentity | undefined): Promise<Partial<IsUser>> {
+  /** Applies the masked paths; `admin`, `state` and the other admin fields only for admins. The event's data: the request's paths. */
+  async update({ user, field_mask }: UpdateUserRequest, ctx: RpcContext): Promise<Partial<IsUser>> {
     const requested = field_mask?.paths ?? [];
     checkFieldMaskPaths(requested, ALLOWED_PATHS['UserRegistry.Update']);
     let paths = effectiveUpdatePaths(requested, UPDATE_RULES);
-    if (!isAdminCaller(caller)) {
+    if (!isAdminCaller(ctx.caller)) {
       const field = paths.find((p) => ADMIN_FIELDS.includes(p));
       if (field) throw ErrUserUpdateAdminField.with({ field });
     }
@@ -104,14 +114,16 @@ export class UserRegistryService {
       (next, expected) => this.store.replace(next, expected),
       () => ErrEntityConcurrentUpdate.with({ entity_type: 'user', entity_id: id }),
     );
+    this.events.publish(EVENTS.update, idsOf(id), { ctx, data: [...requested] });
     return selectFields(updated, [...DEFAULT_PATHS, ...paths]);
   }
 
   /** Soft delete: the ID stays taken, the user's keys stop working. The bootstrap admin stays. */
-  async delete({ user_id }: UserIdentifiers): Promise<Empty> {
+  async delete({ user_id }: UserIdentifiers, ctx: RpcContext): Promise<Empty> {
     if (user_id === this.config.adminUserId) throw ErrDeleteBootstrapAdmin.with({ user_id });
     if (!(await this.store.softDelete(user_id, nowTimestamp()))) throw ErrUserNotFound.with({ user_id });
     this.invalidator.invalidate({ entity: { kind: 'user', id: user_id } });
+    this.events.publish(EVENTS.delete, idsOf(user_id), { ctx });
     return {};
   }
 

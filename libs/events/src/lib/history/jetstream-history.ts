@@ -1,0 +1,211 @@
+import {
+  AckPolicy,
+  connect,
+  type ConsumerConfig,
+  type ConsumerInfo,
+  DeliverPolicy,
+  DiscardPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  nanos,
+  type NatsConnection,
+  type NatsError,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+} from 'nats';
+import { EVENT_SUBJECTS } from '@lorawan/api';
+import { PreparedEvent } from '../prepared-event';
+import type { StreamFilter } from '../stream-filter';
+import { type EventHistory, HistoryCollector, type HistoryQuery } from './event-history';
+
+export interface JetStreamHistoryOptions {
+  url: string;
+  /** NATS_SUBJECT_PREFIX: the stream keeps `<prefix>.events.>` and is named `EVENTS_<prefix>`. */
+  subjectPrefix?: string;
+  /** EVENTS_RETENTION_MS: the stream's `max_age`. */
+  retentionMs: number;
+  /** EVENTS_HISTORY_MAX: a query reads at most this many of the stream's last messages. */
+  scanMax: number;
+  /** Connection name (shown by the NATS server). */
+  name?: string;
+}
+
+/** JetStream API error codes (nats-server `server/errors.json`). */
+const STREAM_NOT_FOUND = 10059;
+const STREAM_NAME_IN_USE = 10058;
+/** Event times come from the publishing hosts' clocks, stream times from the NATS server's. */
+const CLOCK_SKEW_MS = 5_000;
+const FETCH_BATCH = 500;
+const FETCH_EXPIRES_MS = 2_000;
+/** Ephemeral consumers the server removes by itself should this replica die mid-query. */
+const CONSUMER_INACTIVE_MS = 30_000;
+
+/** `EVENTS`, or `EVENTS_<prefix>` when the stack runs under a subject prefix. */
+export function eventStreamName(subjectPrefix?: string): string {
+  return subjectPrefix ? `EVENTS_${subjectPrefix}` : 'EVENTS';
+}
+
+/** The stream's configuration: every event subject, kept `retentionMs`, on file, one replica. */
+export function eventStreamConfig(subjectPrefix: string | undefined, retentionMs: number): Partial<StreamConfig> & { name: string; subjects: string[] } {
+  return {
+    name: eventStreamName(subjectPrefix),
+    description: 'LoRaWAN stack events (tail/after of Events.Stream)',
+    subjects: [`${subjectPrefix ? `${subjectPrefix}.` : ''}${EVENT_SUBJECTS}`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: 1,
+    max_age: nanos(retentionMs),
+    discard: DiscardPolicy.Old,
+    // Deduplication by message ID is not used; its window may not exceed max_age.
+    duplicate_window: nanos(Math.min(120_000, retentionMs)),
+  };
+}
+
+/**
+ * Creates the events stream, or updates it to `config`: idempotent, and replicas starting at the
+ * same time all succeed (JetStream accepts an identical `add`; a racing different one is retried
+ * as an update).
+ */
+export async function ensureEventStream(jsm: JetStreamManager, config: ReturnType<typeof eventStreamConfig>): Promise<'created' | 'updated' | 'unchanged'> {
+  for (let attempt = 0; ; attempt++) {
+    const existing = await jsm.streams.info(config.name).catch((err: NatsError) => {
+      if (err.api_error?.err_code === STREAM_NOT_FOUND) return undefined;
+      throw err;
+    });
+    try {
+      if (!existing) {
+        await jsm.streams.add(config);
+        return 'created';
+      }
+      const current = existing.config;
+      if (sameSubjects(current.subjects, config.subjects) && current.max_age === config.max_age && current.duplicate_window === config.duplicate_window) return 'unchanged';
+      await jsm.streams.update(config.name, { ...current, subjects: config.subjects, max_age: config.max_age, duplicate_window: config.duplicate_window, description: config.description });
+      return 'updated';
+    } catch (err) {
+      const code = (err as NatsError).api_error?.err_code;
+      // Another replica created it meanwhile (with other settings): look again.
+      if ((code === STREAM_NAME_IN_USE || code === STREAM_NOT_FOUND) && attempt < 5) continue;
+      throw err;
+    }
+  }
+}
+
+function sameSubjects(a: readonly string[] | undefined, b: readonly string[]): boolean {
+  return !!a && a.length === b.length && a.every((s, i) => s === b[i]);
+}
+
+/**
+ * Distributed mode: history from the JetStream stream every component's events land in. A query
+ * reads, through an ephemeral consumer, the stream's messages from `after` (less a clock-skew
+ * margin; the exact cut is on the event's own time) or, for a tail only, from the start of the
+ * retention window, but never more than the stream's last `scanMax` messages; it stops at the
+ * stream's last message when it began (later ones come live). It keeps the last `tail` matches in
+ * a ring, or without a tail stops once more than the stream's buffer matched.
+ */
+export class JetStreamEventHistory implements EventHistory {
+  readonly recordsEvents = false;
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly jsm: JetStreamManager,
+    private readonly js: JetStreamClient,
+    readonly streamName: string,
+    private readonly o: JetStreamHistoryOptions,
+  ) {}
+
+  /** Connects (its own connection) and makes sure the stream exists with the configured retention. */
+  static async open(o: JetStreamHistoryOptions): Promise<JetStreamEventHistory> {
+    const nc = await connect({ servers: o.url, name: o.name ?? 'events-history', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    try {
+      const jsm = await nc.jetstreamManager();
+      const config = eventStreamConfig(o.subjectPrefix, o.retentionMs);
+      await ensureEventStream(jsm, config);
+      return new JetStreamEventHistory(nc, jsm, nc.jetstream(), config.name, o);
+    } catch (err) {
+      await nc.close();
+      throw err;
+    }
+  }
+
+  record(): void {
+    // JetStream keeps what components publish on the event subjects.
+  }
+
+  async query(filter: StreamFilter, query: HistoryQuery, limit: number): Promise<PreparedEvent[]> {
+    const collector = new HistoryCollector(filter, query, limit);
+    if (this.o.scanMax <= 0) return collector.result();
+    const { state } = await this.jsm.streams.info(this.streamName);
+    if (state.messages === 0) return collector.result();
+    const last = state.last_seq;
+    let start = Math.max(state.first_seq, last - this.o.scanMax + 1);
+    if (query.afterMicros !== undefined) {
+      const fromTime = await this.sequenceAt(Math.floor(query.afterMicros / 1000) - CLOCK_SKEW_MS);
+      start = Math.max(start, fromTime);
+    }
+    if (start > last) return collector.result();
+    await this.read(start, last, (event) => collector.offer(event), () => collector.full);
+    return collector.result();
+  }
+
+  async healthy(): Promise<boolean> {
+    return !this.nc.isClosed();
+  }
+
+  async close(): Promise<void> {
+    if (!this.nc.isClosed()) await this.nc.close();
+  }
+
+  /** The first stream sequence stored at or after `ms` (the last sequence + 1 when none is). */
+  private async sequenceAt(ms: number): Promise<number> {
+    const info = await this.addConsumer({ deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(Math.max(0, ms)).toISOString() });
+    void this.deleteConsumer(info.name);
+    return info.delivered.stream_seq + 1;
+  }
+
+  /** Reads sequences `start`…`last` in order (fewer if some expired meanwhile), until `stop()`. */
+  private async read(start: number, last: number, offer: (event: PreparedEvent) => void, stop: () => boolean): Promise<void> {
+    const info = await this.addConsumer({ deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
+    try {
+      const consumer = await this.js.consumers.get(this.streamName, info.name);
+      let remaining = Math.min(info.num_pending, last - start + 1);
+      while (remaining > 0 && !stop()) {
+        const messages = await consumer.fetch({ max_messages: Math.min(FETCH_BATCH, remaining), expires: FETCH_EXPIRES_MS });
+        let got = 0;
+        let done = false;
+        for await (const m of messages) {
+          got++;
+          remaining--;
+          if (m.seq > last) {
+            done = true;
+            break;
+          }
+          const event = PreparedEvent.fromBytes(m.data);
+          if (event) offer(event);
+          if (m.seq === last || remaining === 0 || stop()) {
+            done = true;
+            break;
+          }
+        }
+        if (done) messages.stop();
+        if (done || got === 0) break;
+      }
+    } finally {
+      void this.deleteConsumer(info.name);
+    }
+  }
+
+  private addConsumer(config: Partial<ConsumerConfig>): Promise<ConsumerInfo> {
+    return this.jsm.consumers.add(this.streamName, {
+      ack_policy: AckPolicy.None,
+      mem_storage: true,
+      num_replicas: 1,
+      inactive_threshold: nanos(CONSUMER_INACTIVE_MS),
+      ...config,
+    });
+  }
+
+  private async deleteConsumer(name: string): Promise<void> {
+    await this.jsm.consumers.delete(this.streamName, name).catch(() => undefined);
+  }
+}

@@ -1,0 +1,169 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ulid } from 'ulid';
+import { type CallerIdentity, type EntityRef, RPCS, type StreamStartReply } from '@lorawan/api';
+import { ErrInternal, ErrUnavailable, StackError } from '@lorawan/errors';
+import { type Transport, TRANSPORT } from '@lorawan/transport';
+import { Authenticator, isEntityId } from './authenticator';
+import { DEFAULT_STREAM_LIMITS, EventStreamSession, refuseStream, type StreamLimits, type StreamSink } from './event-stream.session';
+import { sendError } from './http-reply';
+import { buildRequest, compileBinding } from './request-builder';
+import { RpcForwarder } from './rpc-forwarder';
+import { framingFor } from './stream-framing';
+
+/** Overrides of the stream limits (tests). */
+export const STREAM_LIMITS = Symbol('STREAM_LIMITS');
+
+const STREAM = RPCS['Events.Stream'];
+const CORRELATION_PREFIX = `rpc:/ttn.lorawan.v3.${STREAM.service}/${STREAM.method}:`;
+/** More identifiers than a request may hold: none is resolved, the events service refuses the request. */
+const MAX_IDENTIFIERS = 100;
+
+export interface OpenStream {
+  authorization: string | undefined;
+  accept: string | string[] | undefined;
+  /** The request message, as built from the body (grpc-gateway semantics). */
+  request: Record<string, unknown>;
+  requestId: string;
+  sink: StreamSink;
+}
+
+/**
+ * `POST /api/v3/events` (`Events.Stream`): authenticates like every route, resolves the caller's
+ * rights on each requested entity (the events service checks them and filters events by them),
+ * opens a session with an events replica and streams its messages (`EventStreamSession`).
+ * Errors before the stream starts answer with their status; the body is the error message of the
+ * stream framing (`{"error":…}`), except a body that is not JSON (a plain status, as grpc-gateway).
+ */
+@Injectable()
+export class EventStreamRoute implements OnModuleDestroy {
+  private readonly logger = new Logger('Gateway');
+  private readonly sessions = new Set<EventStreamSession>();
+  private readonly limits: StreamLimits;
+  private shuttingDown = false;
+
+  constructor(
+    private readonly auth: Authenticator,
+    private readonly forwarder: RpcForwarder,
+    @Inject(TRANSPORT) private readonly transport: Transport,
+    @Optional() @Inject(STREAM_LIMITS) limits?: Partial<StreamLimits>,
+  ) {
+    this.limits = { ...DEFAULT_STREAM_LIMITS, ...limits };
+  }
+
+  register(fastify: FastifyInstance): void {
+    for (const binding of STREAM.http) {
+      const compiled = compileBinding(binding);
+      fastify.route({
+        method: binding.verb,
+        url: compiled.fastifyPath,
+        handler: async (req: FastifyRequest, reply: FastifyReply) => {
+          let request: Record<string, unknown>;
+          try {
+            request = buildRequest(binding, compiled, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body as string | undefined, STREAM.request);
+          } catch (err) {
+            return sendError(reply, err, (m) => this.logger.error(m));
+          }
+          // From here the response is written by hand, chunk by chunk, without Fastify's serialization.
+          reply.hijack();
+          await this.open({ authorization: req.headers.authorization, accept: req.headers.accept, request, requestId: req.id, sink: reply.raw });
+        },
+      });
+    }
+  }
+
+  /** Streams open or opening on this gateway. */
+  get openSessions(): number {
+    return this.sessions.size;
+  }
+
+  async open(o: OpenStream): Promise<void> {
+    const framing = framingFor(o.accept);
+    const headers = { 'x-request-id': o.requestId };
+    let caller: CallerIdentity;
+    try {
+      caller = await this.caller(o.authorization, o.request.identifiers, o.requestId);
+    } catch (err) {
+      return refuseStream(o.sink, framing, headers, this.stackError(err));
+    }
+    // The client left meanwhile: no session to open.
+    if (o.sink.destroyed) return;
+    if (this.shuttingDown) return refuseStream(o.sink, framing, headers, ErrUnavailable.with({ component: 'gateway' }));
+    // Subscribed (by the session) before the replica is asked, so that nothing it sends is missed.
+    const session = new EventStreamSession({ id: ulid(), sink: o.sink, framing, headers, transport: this.transport, limits: this.limits, onClosed: (s) => this.sessions.delete(s) });
+    this.sessions.add(session);
+    try {
+      const ctx = { request_id: o.requestId, correlation_ids: [CORRELATION_PREFIX + o.requestId], caller };
+      // The session ID is the gateway's, whatever the client sent.
+      const { body } = await this.forwarder.forward(STREAM, { ...o.request, session_id: session.id }, ctx);
+      session.start((body as StreamStartReply).start);
+    } catch (err) {
+      session.refuse(this.stackError(err));
+    }
+  }
+
+  /** Shutdown: every stream ends (and its replica session with it), so the HTTP server can close. */
+  onModuleDestroy(): void {
+    this.shuttingDown = true;
+    for (const session of [...this.sessions]) session.shutdown();
+  }
+
+  /** The caller with its rights on each well-formed requested entity (devices: their application). */
+  private async caller(authorization: string | undefined, identifiers: unknown, requestId: string): Promise<CallerIdentity> {
+    const entities = rightsEntities(identifiers);
+    if (entities.length === 0) return { ...credentialOnly(await this.auth.authenticateEntity(authorization, undefined, requestId)), entity_rights: [] };
+    const resolved = await Promise.all(entities.map((entity) => this.auth.authenticateEntity(authorization, entity, requestId)));
+    return { ...credentialOnly(resolved[0]), entity_rights: resolved.map((c, i) => ({ entity: entities[i], rights: c.rights })) };
+  }
+
+  private stackError(err: unknown): StackError {
+    if (err instanceof StackError) return err;
+    const internal = ErrInternal.with();
+    this.logger.error(`unhandled error (correlation ${internal.correlationId}): ${(err as Error)?.stack ?? String(err)}`);
+    return internal;
+  }
+}
+
+/** The identity without the rights of one entity (the stream's are in `entity_rights`). */
+function credentialOnly(caller: CallerIdentity): CallerIdentity {
+  const { entity: _entity, ...rest } = caller;
+  return { ...rest, rights: [] };
+}
+
+const ID_FIELDS: Record<string, { kind: EntityRef['kind']; field: string }> = {
+  application_ids: { kind: 'application', field: 'application_id' },
+  gateway_ids: { kind: 'gateway', field: 'gateway_id' },
+  user_ids: { kind: 'user', field: 'user_id' },
+  organization_ids: { kind: 'organization', field: 'organization_id' },
+  client_ids: { kind: 'client', field: 'client_id' },
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The rights entity of each well-formed `EntityIdentifiers` of a request, once each; malformed ones
+ * are skipped (the events service validates the request and names the bad field).
+ */
+export function rightsEntities(identifiers: unknown): EntityRef[] {
+  if (!Array.isArray(identifiers) || identifiers.length > MAX_IDENTIFIERS) return [];
+  const out = new Map<string, EntityRef>();
+  for (const ids of identifiers) {
+    if (!isObject(ids)) continue;
+    const keys = Object.keys(ids).filter((k) => ids[k] !== undefined && ids[k] !== null);
+    if (keys.length !== 1) continue;
+    const [key] = keys;
+    const value = ids[key];
+    if (!isObject(value)) continue;
+    let ref: EntityRef | undefined;
+    if (key === 'device_ids') {
+      const app = value.application_ids;
+      if (isObject(app) && isEntityId(app.application_id)) ref = { kind: 'application', id: app.application_id };
+    } else if (Object.hasOwn(ID_FIELDS, key)) {
+      const { kind, field } = ID_FIELDS[key];
+      const id = value[field];
+      if (isEntityId(id)) ref = { kind, id };
+    }
+    if (ref) out.set(`${ref.kind}:${ref.id}`, ref);
+  }
+  return [...out.values()];
+}

@@ -1,0 +1,48 @@
+import { EVENT_SUBJECTS, type EventJson, type RpcContext } from '@lorawan/api';
+import { decode, type Transport } from '@lorawan/transport';
+import { ulid } from 'ulid';
+
+/** An event without what differs on every publication (time, unique ID, origin host). */
+export type StableEvent = Omit<EventJson, 'time' | 'unique_id' | 'origin'>;
+
+/** The events published on a transport, as a subscriber of `events.>` receives them (specs only). */
+export interface EventRecorder {
+  /**
+   * The events received since the last call (once deliveries already queued have run), without
+   * `time`, `unique_id` and `origin`, which are checked for their form (RFC 3339 UTC with
+   * microseconds, ULID, non-empty) so that specs can compare the rest exactly.
+   */
+  take(): Promise<StableEvent[]>;
+  /** Every event received so far, whole (for checks such as "no secret anywhere"). */
+  readonly all: readonly EventJson[];
+  stop(): void;
+}
+
+const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export function recordEvents(transport: Transport): EventRecorder {
+  const all: EventJson[] = [];
+  let taken = 0;
+  const subscription = transport.subscribe(EVENT_SUBJECTS, (payload) => all.push(decode<EventJson>(payload)));
+  return {
+    all,
+    take: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      const fresh = all.slice(taken);
+      taken = all.length;
+      return fresh.map(({ time, unique_id, origin, ...stable }) => {
+        if (!TIME.test(time) || !ULID.test(unique_id) || !origin) throw new Error(`malformed event ${stable.name}: time ${time}, unique_id ${unique_id}, origin ${origin}`);
+        return stable;
+      });
+    },
+    stop: () => subscription.unsubscribe(),
+  };
+}
+
+/** A request's context as the gateway builds it: correlation ID `rpc:/ttn.lorawan.v3.<Service>/<Method>:<request id>`. */
+export function rpcContext(rpc: `${string}.${string}`, caller?: RpcContext['caller']): RpcContext {
+  const requestId = ulid();
+  const [service, method] = rpc.split('.');
+  return { request_id: requestId, correlation_ids: [`rpc:/ttn.lorawan.v3.${service}/${method}:${requestId}`], ...(caller ? { caller } : {}) };
+}
