@@ -44,6 +44,8 @@ import {
 import { ApplicationIdentifiers, GatewayIdentifiers, UserIdentifiers } from '../messages/identifiers';
 import { type EntityKind, Right } from './rights';
 import { StreamEventsRequest } from '../events/stream';
+import { webhookRpcs } from './webhook-rpcs';
+import { appAsRpcs } from './app-as-rpcs';
 
 export type ComponentName = 'is' | 'js' | 'ns' | 'as' | 'events';
 export const COMPONENTS: readonly ComponentName[] = ['is', 'js', 'ns', 'as', 'events'];
@@ -153,6 +155,8 @@ export const RPCS = {
     request: DeleteEndDeviceRequest,
   }),
   ...identityRpcs(),
+  ...webhookRpcs(),
+  ...appAsRpcs(),
   'Events.Stream': rpc({
     service: 'Events',
     method: 'Stream',
