@@ -28,3 +28,4 @@ export * from './lib/events/event';
 export * from './lib/events/definitions';
 export * from './lib/events/component-events';
 export * from './lib/events/stream';
+export * from './lib/messages/downlinks';

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RPCS, type RpcDefinition } from '@lorawan/api';
-import { Code } from '@lorawan/errors';
+import { Code, StackError } from '@lorawan/errors';
 import { Authenticator } from './authenticator';
 import { ErrUnauthenticated, PlainStatus } from './gateway-errors';
 import { sendError, sendJson } from './http-reply';
@@ -42,9 +42,12 @@ export class RpcRoutes {
               const ctx = { request_id: req.id, correlation_ids: [correlationPrefix + req.id], caller };
               const result = await this.forwarder.forward(rpc, request, ctx);
               if (result.total !== undefined) reply.header('x-total-count', String(result.total));
-              sendJson(reply, result.body);
+              if (rpc.emptyResponse) void reply.code(200).send('');
+              else sendJson(reply, result.body);
             } catch (err) {
-              sendError(reply, err, (m) => this.logger.error(m));
+              const status = rpc.httpStatusFor && err instanceof StackError ? rpc.httpStatusFor[`${err.namespace}:${err.errorName}`] : undefined;
+              if (status !== undefined) void reply.code(status).send('');
+              else sendError(reply, err, (m) => this.logger.error(m));
             }
           },
         });

@@ -193,6 +193,43 @@ export class DeviceRegistry {
     throw ErrConcurrentUpdate.with({ device_id: ids.device_id });
   }
 
+  /**
+   * A data-plane read-modify-write of one stored device (the AS downlink queue), under the same
+   * optimistic concurrency as Set: `mutate` gets the device as stored (its key envelopes as stored;
+   * `openKey` opens one) and returns the device to store, or throws to store nothing. It may run
+   * more than once when a concurrent write wins a round. Publishes no registry event. Returns
+   * what `mutate` returned for the round that was stored.
+   */
+  async modify<T>(
+    ids: { application_id: string; device_id: string },
+    mutate: (device: Device, openKey: (envelope: KeyEnvelopeJson) => KeyEnvelopeJson) => { device: Device; result: T } | Promise<{ device: Device; result: T }>,
+  ): Promise<T> {
+    const openKey = (envelope: KeyEnvelopeJson) => this.keys.open(envelope);
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const existing = await this.store.get(ids.application_id, ids.device_id);
+      if (!existing) throw this.policy.errors.notFound.with({ device_uid: `${ids.application_id}.${ids.device_id}` });
+      const { device, result } = await mutate(structuredClone(toDevice(existing)), openKey);
+      const updated = { ...this.keepStored(device), ids: existing.ids, created_at: existing.created_at, updated_at: nowTimestamp() };
+      const written = await this.store.replace(toRecord(updated, existing.revision + 1, this.keys, this.policy.keyEnvelopes));
+      if (written === 'ok') return result;
+      if (written === 'euis') throw ErrConcurrentUpdate.with({ device_id: ids.device_id });
+      await backoff(attempt);
+    }
+    throw ErrConcurrentUpdate.with({ device_id: ids.device_id });
+  }
+
+  /** A data-plane read of one device as stored (key envelopes as stored; `openKey` opens one). */
+  async stored(ids: { application_id: string; device_id: string }): Promise<Device> {
+    const existing = await this.store.get(ids.application_id, ids.device_id);
+    if (!existing) throw this.policy.errors.notFound.with({ device_uid: `${ids.application_id}.${ids.device_id}` });
+    return structuredClone(toDevice(existing));
+  }
+
+  /** Opens a stored key envelope (the plain key when this component holds its KEK). */
+  openKey(envelope: KeyEnvelopeJson): KeyEnvelopeJson {
+    return this.keys.open(envelope);
+  }
+
   /** The data plane's lookup by DevAddr: exactly one device, else not found or several-match. */
   async getByDevAddr(devAddr: string): Promise<Device> {
     return toDevice(this.single(await this.store.findByDevAddr(devAddr), { dev_addr: devAddr }));

@@ -1,6 +1,79 @@
+import { EndDeviceIdentifiers } from '../messages/identifiers';
+import { DownlinkQueueRequest, WebhookDownlinkQueueRequest } from '../messages/downlinks';
+import { Right } from './rights';
 import type { RpcDefinition } from './rpc-table';
 
-/** The AS's AppAs downlink queue and the webhook-scoped push/replace: filled by the downlink queue. */
-export function appAsRpcs(): Record<string, RpcDefinition> {
-  return {};
+const QUEUE_PATH = '/as/applications/{end_device_ids.application_ids.application_id}/devices/{end_device_ids.device_id}/down';
+/** The error a paused webhook answers push/replace with (TTS answers 406 with an empty body). */
+export const WEBHOOK_PAUSED = 'pkg/applicationserver/io/web:webhook_paused';
+const WEBHOOK_QUEUE_PATH = '/as/applications/{application_ids.application_id}/webhooks/{webhook_id}/devices/{device_id}/down';
+
+function asRpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component'>): RpcDefinition<Req> {
+  return { ...def, component: 'as', subject: `rpc.as.${def.service}.${def.method}` };
+}
+
+/**
+ * The AS's AppAs downlink queue (wire contract §9) and the webhook-scoped push/replace (§8.3).
+ * The webhook-scoped routes answer an empty body (and 406 when the webhook is paused); they are
+ * served once the webhook store exists.
+ */
+export function appAsRpcs() {
+  const downWrite = [Right.RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE];
+  return {
+    'AppAs.DownlinkQueuePush': asRpc({
+      service: 'AppAs',
+      method: 'DownlinkQueuePush',
+      http: [{ verb: 'POST', path: `${QUEUE_PATH}/push`, body: '*' }],
+      entity: { kind: 'application', path: 'end_device_ids.application_ids.application_id' },
+      rights: downWrite,
+      request: DownlinkQueueRequest,
+    }),
+    'AppAs.DownlinkQueueReplace': asRpc({
+      service: 'AppAs',
+      method: 'DownlinkQueueReplace',
+      http: [{ verb: 'POST', path: `${QUEUE_PATH}/replace`, body: '*' }],
+      entity: { kind: 'application', path: 'end_device_ids.application_ids.application_id' },
+      rights: downWrite,
+      request: DownlinkQueueRequest,
+    }),
+    'AppAs.DownlinkQueueList': asRpc({
+      service: 'AppAs',
+      method: 'DownlinkQueueList',
+      http: [{ verb: 'GET', path: '/as/applications/{application_ids.application_id}/devices/{device_id}/down' }],
+      entity: { kind: 'application', path: 'application_ids.application_id' },
+      rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ],
+      request: EndDeviceIdentifiers,
+    }),
+  };
+}
+
+/**
+ * The webhook-scoped push/replace of §8.3: 200 with an empty body, 406 with an empty body when the
+ * webhook is paused. Defined for the webhook store; spread into `appAsRpcs()` (and handled by the
+ * AS) once that store exists.
+ */
+export function webhookDownlinkRpcs(): Record<string, RpcDefinition> {
+  const downWrite = [Right.RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE];
+  const entity = { kind: 'application' as const, path: 'application_ids.application_id' };
+  const webhookResponses = { emptyResponse: true, httpStatusFor: { [WEBHOOK_PAUSED]: 406 } };
+  return {
+    'AppAs.WebhookDownlinkQueuePush': asRpc({
+      service: 'AppAs',
+      method: 'WebhookDownlinkQueuePush',
+      http: [{ verb: 'POST', path: `${WEBHOOK_QUEUE_PATH}/push`, body: '*' }],
+      entity,
+      rights: downWrite,
+      request: WebhookDownlinkQueueRequest,
+      ...webhookResponses,
+    }),
+    'AppAs.WebhookDownlinkQueueReplace': asRpc({
+      service: 'AppAs',
+      method: 'WebhookDownlinkQueueReplace',
+      http: [{ verb: 'POST', path: `${WEBHOOK_QUEUE_PATH}/replace`, body: '*' }],
+      entity,
+      rights: downWrite,
+      request: WebhookDownlinkQueueRequest,
+      ...webhookResponses,
+    }),
+  };
 }

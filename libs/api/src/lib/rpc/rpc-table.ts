@@ -91,6 +91,10 @@ export interface RpcDefinition<Req extends object = object> {
    * response of framed messages), not as a request/reply.
    */
   stream?: boolean;
+  /** The HTTP answer to success is 200 with an empty body (TTS's plain webhook handlers), not `{}`. */
+  emptyResponse?: boolean;
+  /** Errors (`namespace:name`) answered with this HTTP status and an empty body (a paused webhook → 406). */
+  httpStatusFor?: Record<string, number>;
 }
 
 export interface MaskRight {
