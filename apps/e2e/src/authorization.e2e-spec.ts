@@ -62,6 +62,8 @@ const OTHER: Record<Kind, string> = { application: 'authz-app-other', gateway: '
 /** Path variables that are not the rights entity: a device and an API key that do not exist. */
 const DUMMY_DEVICE = 'authz-no-device';
 const DUMMY_KEY_ID = randomKeyId();
+/** The webhook the matrix's webhook routes name (Set creates it, Get/Delete may find it or not). */
+const MATRIX_WEBHOOK_ID = 'authz-webhook';
 
 /**
  * The rights a key of `kind` can hold, without the `*_ALL` pseudo-rights: the admin grants keys
@@ -303,6 +305,8 @@ function urlOf(row: Row, entityId: string, deviceId: string): string {
     switch (v.slice(v.lastIndexOf('.') + 1)) {
       case 'device_id':
         return deviceId;
+      case 'webhook_id':
+        return MATRIX_WEBHOOK_ID;
       case 'key_id':
       case 'id':
         return DUMMY_KEY_ID;
@@ -365,6 +369,8 @@ function bodyOf(row: Row, deviceId: string, entityId: string): unknown {
       return { gateway: { ids: { gateway_id: freshId('authz-new-gtw'), eui: randomEui() }, frequency_plan_id: 'EU_863_870' } };
     case 'GatewayRegistry.Update':
       return rename('gateway');
+    case 'ApplicationWebhookRegistry.Set':
+      return { webhook: { ids: { webhook_id: MATRIX_WEBHOOK_ID }, base_url: 'https://example.com/matrix' }, field_mask: { paths: ['base_url'] } };
     default:
       break;
   }

@@ -29,3 +29,4 @@ export * from './lib/events/definitions';
 export * from './lib/events/component-events';
 export * from './lib/events/stream';
 export * from './lib/messages/downlinks';
+export * from './lib/messages/webhooks';

@@ -11,3 +11,6 @@ export const ErrFPortRange = defineError('pkg/applicationserver', 'f_port_range'
 export const ErrPayloadTooLarge = defineError('pkg/applicationserver', 'payload_too_large', 'payload of {size} bytes is larger than the maximum of {max} bytes', Code.InvalidArgument);
 export const ErrEncodePayload = defineError('pkg/applicationserver', 'encode_payload', 'encode payload', Code.InvalidArgument);
 export const ErrNoAppSKey = defineError('pkg/applicationserver', 'no_app_s_key', 'no AppSKey in the device session', Code.FailedPrecondition);
+/** Webhook Get of a missing webhook: TTS answers its Redis registry's not-found error. */
+export const ErrWebhookNotFound = defineError('pkg/redis', 'not_found', 'entity not found', Code.NotFound);
+export const ErrWebhookFormatNotFound = defineError('pkg/applicationserver/io/web', 'format_not_found', 'format `{format}` not found', Code.InvalidArgument);

@@ -161,7 +161,18 @@ export const ALLOWED_PATHS = {
   'UserRegistry.Get': USER_PATHS,
   'UserRegistry.List': USER_PATHS,
   'UserRegistry.Update': USER_PATHS,
+  'ApplicationWebhookRegistry.Get': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/Get', isWebhookField),
+  'ApplicationWebhookRegistry.List': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/List', isWebhookField),
+  'ApplicationWebhookRegistry.Set': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/Set', isWebhookField),
 } as const;
+
+/**
+ * Webhook paths of our contract: TTS's list without the `health_status.status.*` sub-paths
+ * (`health_status` is one JSON value here, `{"healthy":{}}` or `{"unhealthy":{…}}`, set or read whole).
+ */
+function isWebhookField(path: string): boolean {
+  return !path.startsWith('health_status.');
+}
 
 /**
  * Paths whose presence in a field mask needs more rights than the RPC's base rights (TTS

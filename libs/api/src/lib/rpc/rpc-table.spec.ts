@@ -82,7 +82,9 @@ describe('RPC table', () => {
     for (const [name, rpc] of Object.entries(RPCS) as [string, RpcDefinition][]) {
       if (rpc.http.length === 0) continue;
       // Streams check rights on each entity they name (entity_rights), in the events service.
-      const bound = rpc.entity !== undefined || rpc.adminOnly === true || rpc.stream === true || name === 'EntityAccess.AuthInfo';
+      // The webhook formats are public to every authenticated caller (TTS: no rights check).
+      const callerOnly = name === 'EntityAccess.AuthInfo' || name === 'ApplicationWebhookRegistry.GetFormats';
+      const bound = rpc.entity !== undefined || rpc.adminOnly === true || rpc.stream === true || callerOnly;
       expect({ name, bound }).toEqual({ name, bound: true });
       // The entity's ID comes from the path of every binding that is not the "mine" form of an optional entity.
       for (const binding of rpc.http) {

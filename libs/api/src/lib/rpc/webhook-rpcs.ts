@@ -1,6 +1,67 @@
+import {
+  DeleteApplicationWebhookRequest,
+  GetApplicationWebhookFormatsRequest,
+  GetApplicationWebhookRequest,
+  ListApplicationWebhooksRequest,
+  SetApplicationWebhookRequest,
+} from '../messages/webhooks';
+import { Right } from './rights';
 import type { RpcDefinition } from './rpc-table';
 
-/** The AS's ApplicationWebhookRegistry (`/as/webhooks…`, `/as/webhook-formats`): filled by the webhook registry. */
-export function webhookRpcs(): Record<string, RpcDefinition> {
-  return {};
+const SERVICE = 'ApplicationWebhookRegistry';
+
+function webhookRpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component' | 'service'>): RpcDefinition<Req> {
+  return { ...def, service: SERVICE, component: 'as', subject: `rpc.as.${SERVICE}.${def.method}` };
+}
+
+const app = (path: string) => ({ kind: 'application' as const, path });
+
+/**
+ * The AS's ApplicationWebhookRegistry (wire contract §8.1, TTS `applicationserver_web.proto`).
+ * Rights as TTS `grpc_webhooks.go`: reading needs traffic-read; Set and Delete need basic settings,
+ * traffic-read and traffic-down-write (a webhook reads traffic and may push downlinks).
+ */
+export function webhookRpcs() {
+  const read = [Right.RIGHT_APPLICATION_TRAFFIC_READ];
+  const write = [Right.RIGHT_APPLICATION_SETTINGS_BASIC, Right.RIGHT_APPLICATION_TRAFFIC_READ, Right.RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE];
+  return {
+    'ApplicationWebhookRegistry.GetFormats': webhookRpc({
+      method: 'GetFormats',
+      http: [{ verb: 'GET', path: '/as/webhook-formats' }],
+      rights: [],
+      request: GetApplicationWebhookFormatsRequest,
+    }),
+    'ApplicationWebhookRegistry.List': webhookRpc({
+      method: 'List',
+      http: [{ verb: 'GET', path: '/as/webhooks/{application_ids.application_id}' }],
+      entity: app('application_ids.application_id'),
+      rights: read,
+      request: ListApplicationWebhooksRequest,
+      paginated: true,
+    }),
+    'ApplicationWebhookRegistry.Get': webhookRpc({
+      method: 'Get',
+      http: [{ verb: 'GET', path: '/as/webhooks/{ids.application_ids.application_id}/{ids.webhook_id}' }],
+      entity: app('ids.application_ids.application_id'),
+      rights: read,
+      request: GetApplicationWebhookRequest,
+    }),
+    'ApplicationWebhookRegistry.Set': webhookRpc({
+      method: 'Set',
+      http: [
+        { verb: 'PUT', path: '/as/webhooks/{webhook.ids.application_ids.application_id}/{webhook.ids.webhook_id}', body: '*' },
+        { verb: 'POST', path: '/as/webhooks/{webhook.ids.application_ids.application_id}', body: '*' },
+      ],
+      entity: app('webhook.ids.application_ids.application_id'),
+      rights: write,
+      request: SetApplicationWebhookRequest,
+    }),
+    'ApplicationWebhookRegistry.Delete': webhookRpc({
+      method: 'Delete',
+      http: [{ verb: 'DELETE', path: '/as/webhooks/{application_ids.application_id}/{webhook_id}' }],
+      entity: app('application_ids.application_id'),
+      rights: write,
+      request: DeleteApplicationWebhookRequest,
+    }),
+  };
 }

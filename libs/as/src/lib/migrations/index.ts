@@ -1,4 +1,5 @@
 import { CreateAsEndDevices1732500000000 } from './1732500000000-create-as-end-devices';
+import { CreateWebhooks1732700000000 } from './1732700000000-create-webhooks';
 
 /** The Application Server's migrations, in order. */
-export const AS_MIGRATIONS = [CreateAsEndDevices1732500000000];
+export const AS_MIGRATIONS = [CreateAsEndDevices1732500000000, CreateWebhooks1732700000000];

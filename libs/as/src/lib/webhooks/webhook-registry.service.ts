@@ -1,0 +1,148 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ALLOWED_PATHS,
+  type ApplicationWebhook,
+  ApplicationWebhook as ApplicationWebhookMessage,
+  type ApplicationWebhookIdentifiers,
+  checkFieldMaskPaths,
+  decodeMessage,
+  type GetApplicationWebhookRequest,
+  hasAnyField,
+  type ListApplicationWebhooksRequest,
+  nowTimestamp,
+  Right,
+  type RpcContext,
+  selectFields,
+  applyFields,
+  type SetApplicationWebhookRequest,
+  WEBHOOK_FORMATS,
+  WEBHOOK_MESSAGE_FIELDS,
+} from '@lorawan/api';
+import { WithTotal } from '@lorawan/component';
+import { ErrValidation } from '@lorawan/errors';
+import { ErrReadOnlyField, ErrWebhookFormatNotFound, ErrWebhookNotFound } from '../errors';
+import { WEBHOOK_STORE, type WebhookStore } from './webhook.store';
+
+/** Always returned (TTS `grpc_webhooks.go`): paths ∪ these. */
+const DEFAULT_PATHS = ['ids', 'created_at', 'updated_at', 'base_url', 'format'];
+const ID_PATHS = ['ids', 'ids.application_ids', 'ids.application_ids.application_id', 'ids.webhook_id'];
+/** The secret of a webhook: only for callers who could Set it (basic settings). */
+const SECRET = 'downlink_api_key';
+/** RFC 9110 `token`: the characters of a header name. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * The seed's default: "a webhook created with only a base URL delivers uplinks to `<base>/up` and
+ * join-accepts to `<base>/join`". A new webhook that enables no message kind gets these two.
+ */
+export const DEFAULT_WEBHOOK_MESSAGES = { uplink_message: { path: '/up' }, join_accept: { path: '/join' } } as const;
+/** The format of a new webhook that names none. */
+export const DEFAULT_WEBHOOK_FORMAT = 'json';
+
+type Empty = Record<string, never>;
+
+/**
+ * The ApplicationWebhookRegistry (TTS `pkg/applicationserver/io/web/grpc_webhooks.go` and its
+ * Redis registry). TTS publishes no events for webhooks, so neither does this.
+ */
+@Injectable()
+export class WebhookRegistryService {
+  constructor(@Inject(WEBHOOK_STORE) private readonly store: WebhookStore) {}
+
+  getFormats(): { formats: Record<string, string> } {
+    return { formats: { ...WEBHOOK_FORMATS } };
+  }
+
+  async get({ ids, field_mask }: GetApplicationWebhookRequest, ctx: RpcContext): Promise<Partial<ApplicationWebhook>> {
+    const paths = field_mask?.paths ?? [];
+    checkFieldMaskPaths(paths, ALLOWED_PATHS['ApplicationWebhookRegistry.Get']);
+    const webhook = await this.store.get(ids.application_ids.application_id, ids.webhook_id);
+    if (!webhook) throw ErrWebhookNotFound.with();
+    return present(webhook, paths, ctx);
+  }
+
+  async list({ application_ids, field_mask }: ListApplicationWebhooksRequest, ctx: RpcContext): Promise<WithTotal<{ webhooks?: Partial<ApplicationWebhook>[] }>> {
+    const paths = field_mask?.paths ?? [];
+    checkFieldMaskPaths(paths, ALLOWED_PATHS['ApplicationWebhookRegistry.List']);
+    const webhooks = (await this.store.list(application_ids.application_id)).map((w) => present(w, paths, ctx));
+    return new WithTotal(webhooks.length > 0 ? { webhooks } : {}, webhooks.length);
+  }
+
+  /** Upsert: a new webhook takes the masked paths (plus ids and the defaults); an existing one only the masked paths, ids read-only. */
+  async set({ webhook, field_mask }: SetApplicationWebhookRequest, ctx: RpcContext): Promise<Partial<ApplicationWebhook>> {
+    const paths = field_mask?.paths ?? [];
+    checkFieldMaskPaths(paths, ALLOWED_PATHS['ApplicationWebhookRegistry.Set']);
+    const { application_ids, webhook_id } = webhook.ids;
+    const existing = await this.store.get(application_ids.application_id, webhook_id);
+    const now = nowTimestamp();
+    let next: ApplicationWebhook;
+    if (existing) {
+      const readOnly = paths.find((p) => ID_PATHS.includes(p));
+      if (readOnly) throw ErrReadOnlyField.with({ field: readOnly });
+      next = { ...applyFields(existing, webhook, paths), ids: existing.ids, created_at: existing.created_at, updated_at: now };
+    } else {
+      const fields = applyFields({} as ApplicationWebhook, webhook, paths.filter((p) => !ID_PATHS.includes(p)));
+      next = { ...withDefaults(fields), ids: { application_ids: { application_id: application_ids.application_id }, webhook_id }, created_at: now, updated_at: now };
+    }
+    const validated = validateWebhook(next);
+    await this.store.put(validated);
+    return present(validated, paths, ctx);
+  }
+
+  /** Idempotent: deleting a missing webhook also answers `{}` (TTS). */
+  async delete({ application_ids, webhook_id }: ApplicationWebhookIdentifiers): Promise<Empty> {
+    await this.store.delete(application_ids.application_id, webhook_id);
+    return {};
+  }
+}
+
+function withDefaults(webhook: ApplicationWebhook): ApplicationWebhook {
+  const enablesNone = WEBHOOK_MESSAGE_FIELDS.every((f) => webhook[f] === undefined || webhook[f] === null);
+  return {
+    ...webhook,
+    ...(webhook.format ? {} : { format: DEFAULT_WEBHOOK_FORMAT }),
+    ...(enablesNone ? { uplink_message: { ...DEFAULT_WEBHOOK_MESSAGES.uplink_message }, join_accept: { ...DEFAULT_WEBHOOK_MESSAGES.join_accept } } : {}),
+  };
+}
+
+/** The whole result, re-validated: the contract's rules plus the AS's own (base URL, format, header names). */
+export function validateWebhook(webhook: ApplicationWebhook): ApplicationWebhook {
+  const plain = JSON.parse(JSON.stringify(dropNulls(webhook))) as Record<string, unknown>;
+  const decoded = decodeMessage(ApplicationWebhookMessage, plain);
+  if (!decoded.base_url) throw ErrValidation.with({ field: 'base_url', name: 'ApplicationWebhookValidationError', reason: 'value is required' });
+  if (!isHttpUrl(decoded.base_url)) throw ErrValidation.with({ field: 'base_url', name: 'ApplicationWebhookValidationError', reason: 'value must be an absolute http or https URL' });
+  const badHeader = Object.keys(decoded.headers ?? {}).find((name) => !HEADER_NAME.test(name));
+  if (badHeader !== undefined) throw ErrValidation.with({ field: `headers[${badHeader}]`, name: 'ApplicationWebhookValidationError', reason: 'header name must be an HTTP token' });
+  const format = decoded.format ?? DEFAULT_WEBHOOK_FORMAT;
+  // TTS accepts any well-formed format and fails every delivery; this stack delivers JSON only, so it refuses others at once.
+  if (!(format in WEBHOOK_FORMATS)) throw ErrWebhookFormatNotFound.with({ format });
+  return plain as unknown as ApplicationWebhook;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** `null` clears a field (clients reset `health_status` that way): stored as absent. */
+function dropNulls(webhook: ApplicationWebhook): ApplicationWebhook {
+  return Object.fromEntries(Object.entries(webhook).filter(([, v]) => v !== null && v !== undefined)) as unknown as ApplicationWebhook;
+}
+
+/** What a caller sees: default paths ∪ mask; the downlink API key only for callers who could Set the webhook. */
+function present(webhook: ApplicationWebhook, paths: readonly string[], ctx: RpcContext): Partial<ApplicationWebhook> {
+  const selected = selectFields(webhook, [...DEFAULT_PATHS, ...paths]);
+  if (hasAnyField(paths, SECRET) && mayReadSecret(ctx)) return selected;
+  const { downlink_api_key: _secret, ...rest } = selected;
+  return rest;
+}
+
+function mayReadSecret(ctx: RpcContext): boolean {
+  const caller = ctx.caller;
+  if (!caller) return false;
+  return caller.universal || caller.rights.includes(Right.RIGHT_APPLICATION_SETTINGS_BASIC) || caller.rights.includes(Right.RIGHT_APPLICATION_ALL);
+}
