@@ -2,10 +2,11 @@
  * The AppAs downlink queue (push / replace / list under /api/v3/as/applications/{app}/devices/{dev}/down)
  * over HTTP, end to end, in both run modes (wire contract §9): FCnts from the AS session, payloads
  * encrypted at rest with the AppSKey (wrapped with a KEK) and listed decrypted, formatter encoding,
- * and the errors of bad input.
+ * and the errors of bad input; and the webhook-scoped push/replace (§8.3: empty bodies, 406 when paused).
  */
 import { createCipheriv } from 'node:crypto';
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
+import { Access, bearer } from './access';
 import { Api, createApplications, expectTtsError, expectValidationError } from './http-client';
 import { abpAsDevice, abpNsDevice, expectOk, isDevicesPath, randomDevAddr, randomKey, Registries, uid } from './devices';
 
@@ -135,5 +136,42 @@ describe.each(MODES)('AppAs downlink queue over HTTP (%s)', (_mode, start) => {
     expectTtsError(await push(dev, [{ f_port: 1, frm_payload: 'AQ==' }]), 400, 9, 'pkg/applicationserver', 'no_device_session');
     expectTtsError(await push(uid('absent'), [{ f_port: 1, frm_payload: 'AQ==' }]), 404, 5, 'pkg/applicationserver', 'device_not_found');
     expectTtsError(await list(uid('absent')), 404, 5, 'pkg/applicationserver', 'device_not_found');
+  });
+
+  it('webhook-scoped push/replace: 200 empty body and queued; paused → 406 empty body, nothing queued; unknown webhook → 404; no right → 403', async () => {
+    const access = new Access(api);
+    const { dev } = await abpDevice();
+    const wh = uid('wh');
+    const setWebhook = (webhook: Json, paths: string[]) => api.put(`/api/v3/as/webhooks/${app}/${wh}`, { webhook, field_mask: { paths } });
+    expectOk(await setWebhook({ base_url: 'http://127.0.0.1:9/' }, ['base_url']), 'create webhook');
+    const writer = bearer((await access.createKey('application', app, ['RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE'])).token);
+    const reader = bearer((await access.createKey('application', app, ['RIGHT_APPLICATION_TRAFFIC_READ'])).token);
+    const whBase = (hook: string) => `/api/v3/as/applications/${app}/webhooks/${hook}/devices/${dev}/down`;
+    const queued = async () => ((await api.get(base(dev), reader)).json as { downlinks?: Json[] }).downlinks?.map((d) => [d.f_port, d.f_cnt, d.frm_payload]);
+
+    const pushed = await api.post(`${whBase(wh)}/push`, { downlinks: [{ f_port: 15, frm_payload: 'AQID', priority: 'NORMAL', confirmed: true }] }, writer);
+    expect([pushed.status, pushed.text]).toEqual([200, '']);
+    expect(await queued()).toEqual([[15, 1, 'AQID']]);
+    expectOk(await api.post(`${whBase(wh)}/push`, { downlinks: [{ f_port: 2, frm_payload: 'Bg==' }] }, writer), 'second push');
+    expect(await queued()).toEqual([
+      [15, 1, 'AQID'],
+      [2, 2, 'Bg=='],
+    ]);
+
+    const replaced = await api.post(`${whBase(wh)}/replace`, { downlinks: [{ f_port: 7, frm_payload: 'qrs=' }] }, writer);
+    expect([replaced.status, replaced.text]).toEqual([200, '']);
+    expect(await queued()).toEqual([[7, 3, 'qrs=']]);
+
+    expectOk(await setWebhook({ paused: true }, ['paused']), 'pause webhook');
+    for (const op of ['push', 'replace']) {
+      const paused = await api.post(`${whBase(wh)}/${op}`, { downlinks: [{ f_port: 1, frm_payload: 'AQ==' }] }, writer);
+      expect([op, paused.status, paused.text]).toEqual([op, 406, '']);
+    }
+    expect(await queued()).toEqual([[7, 3, 'qrs=']]);
+
+    expectTtsError(await api.post(`${whBase(uid('nohook'))}/push`, { downlinks: [{ f_port: 1, frm_payload: 'AQ==' }] }, writer), 404, 5, 'pkg/applicationserver/io/web', 'webhook_not_found');
+    const forbidden = await api.post(`${whBase(wh)}/push`, { downlinks: [{ f_port: 1, frm_payload: 'AQ==' }] }, reader);
+    expect(forbidden.status).toBe(403);
+    expect(await queued()).toEqual([[7, 3, 'qrs=']]);
   });
 });

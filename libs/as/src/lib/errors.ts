@@ -14,3 +14,7 @@ export const ErrNoAppSKey = defineError('pkg/applicationserver', 'no_app_s_key',
 /** Webhook Get of a missing webhook: TTS answers its Redis registry's not-found error. */
 export const ErrWebhookNotFound = defineError('pkg/redis', 'not_found', 'entity not found', Code.NotFound);
 export const ErrWebhookFormatNotFound = defineError('pkg/applicationserver/io/web', 'format_not_found', 'format `{format}` not found', Code.InvalidArgument);
+/** Webhook-scoped downlink push/replace (wire contract §8.3) of a webhook that does not exist. */
+export const ErrWebhookNotFoundForDownlink = defineError('pkg/applicationserver/io/web', 'webhook_not_found', 'webhook not found', Code.NotFound);
+/** Webhook-scoped downlink push/replace of a paused webhook (the gateway answers 406 with an empty body; `WEBHOOK_PAUSED`). */
+export const ErrWebhookPaused = defineError('pkg/applicationserver/io/web', 'webhook_paused', 'webhook paused', Code.FailedPrecondition);

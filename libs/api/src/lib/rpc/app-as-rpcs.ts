@@ -14,8 +14,7 @@ function asRpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'co
 
 /**
  * The AS's AppAs downlink queue (wire contract §9) and the webhook-scoped push/replace (§8.3).
- * The webhook-scoped routes answer an empty body (and 406 when the webhook is paused); they are
- * served once the webhook store exists.
+ * The webhook-scoped routes answer an empty body (and 406 when the webhook is paused).
  */
 export function appAsRpcs() {
   const downWrite = [Right.RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE];
@@ -44,15 +43,15 @@ export function appAsRpcs() {
       rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ],
       request: EndDeviceIdentifiers,
     }),
+    ...webhookDownlinkRpcs(),
   };
 }
 
 /**
  * The webhook-scoped push/replace of §8.3: 200 with an empty body, 406 with an empty body when the
- * webhook is paused. Defined for the webhook store; spread into `appAsRpcs()` (and handled by the
- * AS) once that store exists.
+ * webhook is paused. Spread into `appAsRpcs()`; handled by the AS's WebhookDownlinkRpc.
  */
-export function webhookDownlinkRpcs(): Record<string, RpcDefinition> {
+export function webhookDownlinkRpcs() {
   const downWrite = [Right.RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE];
   const entity = { kind: 'application' as const, path: 'application_ids.application_id' };
   const webhookResponses = { emptyResponse: true, httpStatusFor: { [WEBHOOK_PAUSED]: 406 } };
