@@ -30,3 +30,4 @@ export * from './lib/events/component-events';
 export * from './lib/events/stream';
 export * from './lib/messages/downlinks';
 export * from './lib/messages/webhooks';
+export * from './lib/messages/application-up';

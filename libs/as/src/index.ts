@@ -2,3 +2,4 @@ export * from './lib/as.module';
 export * from './lib/as-data-source';
 export * from './lib/errors';
 export * from './lib/end-devices/as-registry.policy';
+export * from './lib/integrations';

@@ -2,3 +2,4 @@ export * from './lib/data-source';
 export * from './lib/mysql-admin';
 export * from './lib/columns';
 export * from './lib/database-health';
+export * from './lib/atomic';

@@ -1,2 +1,3 @@
 export * from './lib/processes';
 export * from './lib/events';
+export * from './lib/webhook-receiver';

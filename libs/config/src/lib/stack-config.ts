@@ -32,6 +32,21 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000) EVENTS_HISTORY_MAX = 10_000;
   /** Messages a stream may have waiting for a slow subscriber before it is closed with an error. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000) EVENTS_STREAM_BUFFER = 1000;
+  /** Public base URL of the HTTP API (…/api/v3), used in webhook `X-Downlink-Push`/`X-Downlink-Replace` and `X-Tts-Domain`. */
+  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'PUBLIC_URL must be an absolute http(s) URL' }) PUBLIC_URL?: string;
+  /** SSRF guard switch: allow webhook destinations in loopback, private and link-local ranges. */
+  @IsOptional() @Transform(toBool) @IsBoolean() WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
+  /** Timeout of one webhook request (connect to end of response). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(300_000) WEBHOOK_TIMEOUT_MS = 5000;
+  /** Attempts per webhook delivery before it is given up (1 = no retry). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) WEBHOOK_MAX_ATTEMPTS = 12;
+  /** Backoff before retry n: a random delay in [d/2, d] with d = min(WEBHOOK_RETRY_MAX_MS, WEBHOOK_RETRY_BASE_MS × 2^(n−1)). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3_600_000) WEBHOOK_RETRY_BASE_MS = 1000;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(86_400_000) WEBHOOK_RETRY_MAX_MS = 300_000;
+  /** Requests in flight per webhook per AS replica, so one slow endpoint cannot starve the others. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000) WEBHOOK_CONCURRENCY = 32;
+  /** Distributed mode: how long JetStream waits for a delivery's ack before handing it to another worker (AS restart recovery time). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000) WEBHOOK_ACK_WAIT_MS = 30_000;
   @IsOptional() @Transform(toBool) @IsBoolean() DB_AUTO_MIGRATE = true;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000) RPC_TIMEOUT_MS = 10000;
   @IsOptional() @IsIn(['error', 'warn', 'log', 'info', 'debug', 'verbose']) LOG_LEVEL = 'info';
@@ -64,6 +79,9 @@ export interface StackConfig {
   eventsHistoryMax: number;
   eventsStreamBuffer: number;
   autoMigrate: boolean;
+  /** PUBLIC_URL without a trailing slash (default `http://localhost:<HTTP_PORT>/api/v3`). */
+  publicUrl: string;
+  webhooks: WebhookDeliveryConfig;
   rpcTimeoutMs: number;
   logLevel: string;
   logFormat: 'text' | 'json';
@@ -74,6 +92,17 @@ export interface StackConfig {
   deviceTemplatesFile?: string;
   /** Parsed DEFAULT_DEVICE_PROFILE (validated by the registries at boot). */
   defaultDeviceProfile?: Record<string, unknown>;
+}
+
+/** Webhook delivery settings (WEBHOOK_*). */
+export interface WebhookDeliveryConfig {
+  allowPrivateNetworks: boolean;
+  timeoutMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  concurrency: number;
+  ackWaitMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -100,6 +129,16 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     eventsHistoryMax: e.EVENTS_HISTORY_MAX,
     eventsStreamBuffer: e.EVENTS_STREAM_BUFFER,
     autoMigrate: e.DB_AUTO_MIGRATE,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.HTTP_PORT}/api/v3`).replace(/\/+$/, ''),
+    webhooks: {
+      allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: Math.max(e.WEBHOOK_RETRY_MAX_MS, e.WEBHOOK_RETRY_BASE_MS),
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      ackWaitMs: e.WEBHOOK_ACK_WAIT_MS,
+    },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,

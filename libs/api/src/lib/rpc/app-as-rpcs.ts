@@ -1,5 +1,6 @@
 import { EndDeviceIdentifiers } from '../messages/identifiers';
 import { DownlinkQueueRequest, WebhookDownlinkQueueRequest } from '../messages/downlinks';
+import { ApplicationUp } from '../messages/application-up';
 import { Right } from './rights';
 import type { RpcDefinition } from './rpc-table';
 
@@ -42,6 +43,15 @@ export function appAsRpcs() {
       entity: { kind: 'application', path: 'application_ids.application_id' },
       rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ],
       request: EndDeviceIdentifiers,
+    }),
+    /** Simulate uplink (§9): `{}` once the message is processed and its webhook deliveries are queued. */
+    'AppAs.SimulateUplink': asRpc({
+      service: 'AppAs',
+      method: 'SimulateUplink',
+      http: [{ verb: 'POST', path: '/as/applications/{end_device_ids.application_ids.application_id}/devices/{end_device_ids.device_id}/up/simulate', body: '*' }],
+      entity: { kind: 'application', path: 'end_device_ids.application_ids.application_id' },
+      rights: [Right.RIGHT_APPLICATION_TRAFFIC_UP_WRITE],
+      request: ApplicationUp,
     }),
     ...webhookDownlinkRpcs(),
   };

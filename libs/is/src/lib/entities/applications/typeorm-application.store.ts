@@ -4,7 +4,7 @@ import { isDuplicateKeyError } from '@lorawan/persistence';
 import { EndDeviceEntity } from '../../end-devices/end-device.entity';
 import { deleteCollaboratorsOfPurged, insertCollaborator } from '../collaborators/typeorm-collaborator.store';
 import type { Collaborator } from '../collaborators/collaborator.model';
-import { runAtomically } from '../common/atomic';
+import { runAtomically } from '@lorawan/persistence';
 import type { EntityListQuery, Scope } from '../common/entity-list';
 import { EntityTable } from '../common/entity-table';
 import { ApplicationEntity } from './application.entity';

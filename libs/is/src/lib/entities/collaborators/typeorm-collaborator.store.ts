@@ -1,6 +1,6 @@
 import { type DataSource, In, type Repository } from 'typeorm';
 import { type EntityRef, type Right, timestampToSql } from '@lorawan/api';
-import type { Statement } from '../common/atomic';
+import type { Statement } from '@lorawan/persistence';
 import { CollaboratorEntity } from './collaborator.entity';
 import type { CollaboratedKind, Collaborator, CollaboratorStore } from './collaborator.model';
 

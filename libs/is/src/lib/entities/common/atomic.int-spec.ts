@@ -1,11 +1,11 @@
+/** runAtomically (@lorawan/persistence) against the IS schema, on MySQL and SQLite. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dropMysqlDatabase, ensureMysqlDatabase, isDuplicateKeyError, openDataSource } from '@lorawan/persistence';
+import { dropMysqlDatabase, ensureMysqlDatabase, isDuplicateKeyError, openDataSource, runAtomically } from '@lorawan/persistence';
 import { TEST_MYSQL_URL, uniqueSuffix } from '@lorawan/testing';
 import type { DataSource } from 'typeorm';
 import { isDataSourceOptions } from '../../is-data-source';
-import { runAtomically } from './atomic';
 
 const insert = (entityId: string, userId: string) => ({
   sql: "INSERT INTO collaborators (entity_kind, entity_id, user_id, rights, created_at, updated_at) VALUES ('application', ?, ?, '[]', ?, ?)",

@@ -3,7 +3,7 @@ import { timestampToSql } from '@lorawan/api';
 import { isDuplicateKeyError } from '@lorawan/persistence';
 import { deleteCollaboratorsOfPurged, insertCollaborator } from '../collaborators/typeorm-collaborator.store';
 import type { Collaborator } from '../collaborators/collaborator.model';
-import { runAtomically } from '../common/atomic';
+import { runAtomically } from '@lorawan/persistence';
 import type { EntityListQuery, Scope } from '../common/entity-list';
 import { EntityTable } from '../common/entity-table';
 import { GatewayEntity } from './gateway.entity';

@@ -1,5 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { isMysql } from '@lorawan/persistence';
+import { isMysql } from './data-source';
 
 /** One SQL statement with `?` placeholders (both drivers take them). */
 export interface Statement {
