@@ -2,6 +2,7 @@ import { Bool, Str, StringMap, Struct, Timestamp } from '../json/fields';
 import { Message, Required } from '../json/nested';
 import { FieldMask, FieldMaskField } from './field-mask';
 import { ApplicationIdentifiers, Id } from './identifiers';
+import { APPLICATION_UP_KINDS, type ApplicationUpKind } from './application-up';
 
 /** `ttn.lorawan.v3.ApplicationWebhookIdentifiers`. */
 export class ApplicationWebhookIdentifiers {
@@ -22,20 +23,8 @@ export class ApplicationWebhookTemplateIdentifiers {
 export const WEBHOOK_FORMATS: Readonly<Record<string, string>> = { json: 'JSON' };
 
 /** The message kinds of a webhook, in proto field order. */
-export const WEBHOOK_MESSAGE_FIELDS = [
-  'uplink_message',
-  'uplink_normalized',
-  'join_accept',
-  'downlink_ack',
-  'downlink_nack',
-  'downlink_sent',
-  'downlink_failed',
-  'downlink_queued',
-  'downlink_queue_invalidated',
-  'location_solved',
-  'service_data',
-] as const;
-export type WebhookMessageField = (typeof WEBHOOK_MESSAGE_FIELDS)[number];
+export const WEBHOOK_MESSAGE_FIELDS = APPLICATION_UP_KINDS;
+export type WebhookMessageField = ApplicationUpKind;
 
 /**
  * `ttn.lorawan.v3.ApplicationWebhook` (wire contract §8.1). The rules of the proto are checked
