@@ -371,6 +371,11 @@ function bodyOf(row: Row, deviceId: string, entityId: string): unknown {
       return rename('gateway');
     case 'ApplicationWebhookRegistry.Set':
       return { webhook: { ids: { webhook_id: MATRIX_WEBHOOK_ID }, base_url: 'https://example.com/matrix' }, field_mask: { paths: ['base_url'] } };
+    case 'As.SetLink':
+      return { link: { skip_payload_crypto: false }, field_mask: { paths: ['skip_payload_crypto'] } };
+    case 'AppAs.SimulateUplink':
+      // The device does not exist: accepted ({}), dropped by the AS, nothing delivered.
+      return { uplink_message: { f_port: 1, frm_payload: 'AQ==' } };
     default:
       break;
   }

@@ -31,3 +31,4 @@ export * from './lib/events/stream';
 export * from './lib/messages/downlinks';
 export * from './lib/messages/webhooks';
 export * from './lib/messages/application-up';
+export * from './lib/messages/application-link';

@@ -18,3 +18,11 @@ export const ErrWebhookFormatNotFound = defineError('pkg/applicationserver/io/we
 export const ErrWebhookNotFoundForDownlink = defineError('pkg/applicationserver/io/web', 'webhook_not_found', 'webhook not found', Code.NotFound);
 /** Webhook-scoped downlink push/replace of a paused webhook (the gateway answers 406 with an empty body; `WEBHOOK_PAUSED`). */
 export const ErrWebhookPaused = defineError('pkg/applicationserver/io/web', 'webhook_paused', 'webhook paused', Code.FailedPrecondition);
+/** Get of a link that was never Set (or was deleted): TTS answers its Redis registry's not-found error. */
+export const ErrLinkNotFound = defineError('pkg/redis', 'not_found', 'entity not found', Code.NotFound);
+/** SimulateUplink of a message already marked `simulated` (TTS `pkg/applicationserver/io/grpc`). */
+export const ErrSimulated = defineError('pkg/applicationserver/io/grpc', 'simulated', 'simulated traffic cannot be simulated again', Code.InvalidArgument);
+/** SimulateUplink for a device (or application) whose payload crypto is skipped. */
+export const ErrPayloadCryptoSkipped = defineError('pkg/applicationserver/io/grpc', 'payload_crypto_skipped', 'payload crypto skipped', Code.FailedPrecondition);
+/** An application message could not be handed to the integrations (their delivery jobs could not be queued). */
+export const ErrPublishUp = defineError('pkg/applicationserver', 'publish_up', 'could not queue the message for the integrations: {reason}', Code.Unavailable);

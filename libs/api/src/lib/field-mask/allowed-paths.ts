@@ -2,6 +2,7 @@ import ttsPaths from './tts-fieldmask-paths.json';
 import { EndDevice } from '../messages/end-device';
 import { Application, Gateway, User } from '../messages/identity';
 import { contractPaths, wrapperPathCanonicaliser } from './contract-paths';
+import { APPLICATION_LINK_PATHS, DEPRECATED_APPLICATION_LINK_PATHS } from '../messages/application-link';
 
 /**
  * Allowed field-mask paths per RPC: the subset of TTS's lists (`tts-fieldmask-paths.json`, copied
@@ -164,6 +165,9 @@ export const ALLOWED_PATHS = {
   'ApplicationWebhookRegistry.Get': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/Get', isWebhookField),
   'ApplicationWebhookRegistry.List': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/List', isWebhookField),
   'ApplicationWebhookRegistry.Set': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/Set', isWebhookField),
+  /** TTS `asApplicationLinkFieldPaths` (not in the spec's list): the link's fields plus the removed ones, which are ignored. */
+  'As.GetLink': new Set<string>([...APPLICATION_LINK_PATHS, ...DEPRECATED_APPLICATION_LINK_PATHS]),
+  'As.SetLink': new Set<string>([...APPLICATION_LINK_PATHS, ...DEPRECATED_APPLICATION_LINK_PATHS]),
 } as const;
 
 /**

@@ -46,6 +46,7 @@ import { type EntityKind, Right } from './rights';
 import { StreamEventsRequest } from '../events/stream';
 import { webhookRpcs } from './webhook-rpcs';
 import { appAsRpcs } from './app-as-rpcs';
+import { linkRpcs } from './link-rpcs';
 
 export type ComponentName = 'is' | 'js' | 'ns' | 'as' | 'events';
 export const COMPONENTS: readonly ComponentName[] = ['is', 'js', 'ns', 'as', 'events'];
@@ -161,6 +162,7 @@ export const RPCS = {
   ...identityRpcs(),
   ...webhookRpcs(),
   ...appAsRpcs(),
+  ...linkRpcs(),
   'Events.Stream': rpc({
     service: 'Events',
     method: 'Stream',

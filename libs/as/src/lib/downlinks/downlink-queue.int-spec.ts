@@ -1,4 +1,4 @@
-import { AS_EVENTS, type DownlinkQueueRequest, type EventDefinition } from '@lorawan/api';
+import { AS_EVENTS, type ApplicationUpJson, type DownlinkQueueRequest, type EventDefinition } from '@lorawan/api';
 import type { EventPublisher } from '@lorawan/component';
 import { encryptFrmPayload } from '@lorawan/crypto';
 import type { StackError } from '@lorawan/errors';
@@ -7,7 +7,10 @@ import { CTX, openTestDataSource, rawFieldsOf, setReq, unobservedEvents } from '
 import { AS_REGISTRY_POLICY } from '../end-devices/as-registry.policy';
 import { JavaScriptSandbox } from '../formatters/javascript-sandbox';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
+import type { ApplicationUpSink } from '../integrations/application-up-sink';
 import { AS_MIGRATIONS } from '../migrations';
+import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
+import { SqlLinkStore } from '../uplinks/link/application-link.store';
 import { DownlinkQueue } from './downlink-queue.service';
 
 /** The AppAs downlink queue on a real AS store (SQLite and MariaDB). */
@@ -41,7 +44,20 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
   let db: Awaited<ReturnType<typeof openTestDataSource>>;
   let registry: DeviceRegistry;
   let queue: DownlinkQueue;
+  let links: ApplicationLinkRegistry;
   let published: Published[];
+  /** What the queue handed to the integrations. */
+  let ups: ApplicationUpJson[];
+  let sinkFails: boolean;
+
+  const sink: ApplicationUpSink = {
+    publish: async (up) => {
+      if (sinkFails) throw new Error('queue unavailable');
+      ups.push(structuredClone(up));
+    },
+  };
+  const setLink = (application_id: string, link: Json, paths: string[]) =>
+    links.set({ application_ids: { application_id }, link, field_mask: { paths } } as never);
 
   const recorder = {
     publish: (def: EventDefinition, identifiers: unknown, options: { ctx?: { correlation_ids: string[] }; data?: unknown } = {}) => {
@@ -58,11 +74,14 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
   beforeAll(async () => {
     db = await openTestDataSource('as', AS_MIGRATIONS, driver);
     registry = new DeviceRegistry(new TypeOrmDeviceStore(db.ds), AS_REGISTRY_POLICY, keySealerFor('as', { keks: undefined, kekLabels: {} }), unobservedEvents(), copySourceFor({}));
-    queue = new DownlinkQueue(registry, new PayloadFormatter(new JavaScriptSandbox()), recorder);
+    links = new ApplicationLinkRegistry(new SqlLinkStore(db.ds));
+    queue = new DownlinkQueue(registry, new PayloadFormatter(new JavaScriptSandbox()), recorder, links, sink);
   });
   afterAll(async () => db.close());
   beforeEach(() => {
     published = [];
+    ups = [];
+    sinkFails = false;
   });
 
   it('push assigns FCnts from last_a_f_cnt_down, encrypts with the AppSKey, and list decrypts', async () => {
@@ -182,11 +201,88 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
     const wrapped = new DeviceRegistry(new TypeOrmDeviceStore(db.ds), AS_REGISTRY_POLICY, sealer, unobservedEvents(), copySourceFor({}));
     await wrapped.set(setReq({ ids: ids('kek-1'), session: { dev_addr: DEV_ADDR, keys: { session_key_id: 'AQID', app_s_key: { key: APP_S_KEY } } } }, SESSION_PATHS), CTX);
     expect(JSON.stringify(await stored('kek-1'))).not.toContain(APP_S_KEY);
-    const kekQueue = new DownlinkQueue(wrapped, new PayloadFormatter(new JavaScriptSandbox()), recorder);
+    const kekQueue = new DownlinkQueue(wrapped, new PayloadFormatter(new JavaScriptSandbox()), recorder, links, sink);
     await kekQueue.push(req('kek-1', [{ f_port: 1, frm_payload: b64('0102') }]), CTX);
     expect((await storedQueue('kek-1'))?.[0].frm_payload).toBe(enc('0102', 1));
     expect((await kekQueue.list(ids('kek-1'))).downlinks?.[0].frm_payload).toBe(b64('0102'));
     // Without the KEK the AS cannot encrypt: nothing is stored.
     expect((await errorOf(queue.push(req('kek-1', [{ f_port: 1, frm_payload: b64('03') }]), CTX))).errorName).toBe('no_app_s_key');
+  });
+  it('hands each queued item to the integrations as downlink_queued, in plaintext, with the device identifiers as stored', async () => {
+    await registry.set(
+      setReq(
+        { ids: { ...ids('up-q1'), dev_eui: '70B3D57ED0000001', join_eui: '0000000000000001' }, session: { dev_addr: DEV_ADDR, keys: { session_key_id: 'AQID', app_s_key: { key: APP_S_KEY } }, last_a_f_cnt_down: 4 } },
+        SESSION_PATHS,
+      ),
+      CTX,
+    );
+    await queue.push(req('up-q1', [{ f_port: 1, frm_payload: b64('0102'), priority: 'HIGH', confirmed: true, correlation_ids: ['mine:1'] }, { f_port: 2, frm_payload: b64('03') }]), CTX);
+    expect(ups).toHaveLength(2);
+    const endDeviceIds = { ...ids('up-q1'), dev_eui: '70B3D57ED0000001', join_eui: '0000000000000001', dev_addr: DEV_ADDR };
+    expect(ups[0]).toEqual({
+      end_device_ids: endDeviceIds,
+      correlation_ids: expect.arrayContaining(['mine:1', CTX.correlation_ids[0]]),
+      received_at: expect.stringMatching(/Z$/),
+      downlink_queued: { session_key_id: 'AQID', f_port: 1, f_cnt: 5, frm_payload: b64('0102'), confirmed: true, priority: 'HIGH', correlation_ids: ups[0].correlation_ids },
+    });
+    expect(ups[1].downlink_queued).toMatchObject({ f_port: 2, f_cnt: 6, frm_payload: b64('03') });
+    expect(ups[0].correlation_ids?.some((c) => c.startsWith('as:downlink:'))).toBe(true);
+    // The receive and forward events share the item's correlation IDs.
+    expect(published.find((e) => e.name === 'as.down.data.forward')?.correlation_ids).toEqual(ups[0].correlation_ids);
+    expect(JSON.stringify(ups)).not.toContain(APP_S_KEY);
+  });
+
+  it('downlink_queued carries decoded_payload and the encoded FRMPayload', async () => {
+    await create('up-q2', { formatters: { down_formatter: 'FORMATTER_CAYENNELPP' } }, [...SESSION_PATHS, 'formatters']);
+    await queue.push(req('up-q2', [{ f_port: 2, decoded_payload: { value_1: 1.5 } }]), CTX);
+    expect(ups[0].downlink_queued).toMatchObject({ f_port: 2, f_cnt: 5, frm_payload: b64('010096'), decoded_payload: { value_1: 1.5 } });
+    expect((await storedQueue('up-q2'))?.[0].decoded_payload).toBeUndefined();
+  });
+
+  it('hands each item of a failed request to the integrations as downlink_failed with the error', async () => {
+    await create('up-f1');
+    await expect(queue.push(req('up-f1', [{ f_port: 1, frm_payload: b64('01') }, { f_port: 224, frm_payload: b64('02') }]), CTX)).rejects.toMatchObject({ errorName: 'f_port_range' });
+    expect(ups.map((u) => Object.keys(u).filter((k) => k.startsWith('downlink')))).toEqual([['downlink_failed'], ['downlink_failed']]);
+    expect(ups[0]).toMatchObject({
+      end_device_ids: { ...ids('up-f1'), dev_addr: DEV_ADDR },
+      downlink_failed: { downlink: { f_port: 1, frm_payload: b64('01') }, error: { namespace: 'pkg/applicationserver', name: 'f_port_range', code: 3 } },
+    });
+    expect(ups[1].downlink_failed).toMatchObject({ downlink: { f_port: 224, frm_payload: b64('02') } });
+    expect(ups[0].correlation_ids).toEqual((ups[0].downlink_failed as { downlink: { correlation_ids: string[] } }).downlink.correlation_ids);
+    // An absent device: the request's identifiers.
+    ups = [];
+    await expect(queue.push(req('up-absent', [{ f_port: 1, frm_payload: b64('01') }]), CTX)).rejects.toMatchObject({ errorName: 'device_not_found' });
+    expect(ups).toEqual([expect.objectContaining({ end_device_ids: ids('up-absent'), downlink_failed: expect.objectContaining({ error: expect.objectContaining({ name: 'device_not_found' }) }) })]);
+  });
+
+  it('a sink failure neither undoes the queue nor fails the request', async () => {
+    await create('up-s1');
+    sinkFails = true;
+    expect(await queue.push(req('up-s1', [{ f_port: 1, frm_payload: b64('01') }]), CTX)).toEqual({});
+    expect((await storedQueue('up-s1'))?.map((i) => i.f_cnt)).toEqual([5]);
+    await expect(queue.push(req('up-s1', [{ f_port: 0, frm_payload: b64('01') }]), CTX)).rejects.toMatchObject({ errorName: 'no_f_port' });
+  });
+
+  it('encodes and lists with the application link default formatters when the device has none; the device formatters override them', async () => {
+    const app = APP;
+    await setLink(app, { default_formatters: { down_formatter: 'FORMATTER_CAYENNELPP', up_formatter: 'FORMATTER_CAYENNELPP' } }, ['default_formatters']);
+    try {
+      await create('link-1');
+      await queue.push(req('link-1', [{ f_port: 3, decoded_payload: { value_2: 2 } }]), CTX);
+      expect((await storedQueue('link-1'))?.[0]).toMatchObject({ f_port: 3, frm_payload: enc('0200C8', 5) });
+      expect((await queue.list(ids('link-1'))).downlinks?.[0]).toMatchObject({ frm_payload: b64('0200C8'), decoded_payload: { value_2: 2 } });
+      // The device's own formatters (even without a down formatter) win over the link's.
+      const script = 'function encodeDownlink(input) { return { bytes: [7] }; }';
+      await create('link-2', { formatters: { down_formatter: 'FORMATTER_JAVASCRIPT', down_formatter_parameter: script } }, [...SESSION_PATHS, 'formatters']);
+      await queue.push(req('link-2', [{ f_port: 3, decoded_payload: { value_2: 2 } }]), CTX);
+      expect((await storedQueue('link-2'))?.[0]).toMatchObject({ frm_payload: enc('07', 5) });
+      expect((await queue.list(ids('link-2'))).downlinks?.[0].decoded_payload).toBeUndefined();
+      await create('link-3', { formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } }, [...SESSION_PATHS, 'formatters']);
+      await queue.push(req('link-3', [{ f_port: 3, decoded_payload: { value_2: 2 } }]), CTX);
+      // No down formatter of its own: the decoded payload is not encoded (an empty FRMPayload).
+      expect((await storedQueue('link-3'))?.[0].frm_payload).toBeUndefined();
+    } finally {
+      await links.delete({ application_id: app });
+    }
   });
 });

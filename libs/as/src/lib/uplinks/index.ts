@@ -1,0 +1,21 @@
+import type { Provider } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ApplicationLinkRpc } from './link/application-link.rpc';
+import { ApplicationLinkRegistry } from './link/application-link.service';
+import { LINK_STORE, SqlLinkStore } from './link/application-link.store';
+import { SimulateUplinkRpc } from './simulate-uplink.rpc';
+import { SimulateUplink } from './simulate-uplink.service';
+
+export * from './link/application-link.store';
+export * from './link/application-link.service';
+export * from './link/link-settings';
+export * from './simulate-uplink.service';
+
+/** Simulated uplinks (AppAs.SimulateUplink) and the application link (As.GetLink|SetLink|DeleteLink: default formatters). */
+export const UPLINK_PROVIDERS: Provider[] = [
+  { provide: LINK_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new SqlLinkStore(ds) },
+  ApplicationLinkRegistry,
+  ApplicationLinkRpc,
+  SimulateUplink,
+  SimulateUplinkRpc,
+];

@@ -1,0 +1,142 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { monotonicFactory } from 'ulid';
+import {
+  type ApplicationLink,
+  type ApplicationUp,
+  type ApplicationUpJson,
+  type ApplicationUpKind,
+  APPLICATION_UP_KINDS,
+  AS_EVENTS,
+  deviceIdentifiers,
+  type EntityIdentifiersJson,
+  type EventDefinition,
+  nowTimestamp,
+  type RpcContext,
+} from '@lorawan/api';
+import { EventPublisher } from '@lorawan/component';
+import { ErrValidation, isStackError } from '@lorawan/errors';
+import { type Device, DeviceRegistry } from '@lorawan/registry';
+import { ErrDeviceNotFound, ErrPayloadCryptoSkipped, ErrPublishUp, ErrSimulated } from '../errors';
+import { PayloadFormatter } from '../formatters/payload-formatter.service';
+import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/application-up-sink';
+import { ApplicationLinkRegistry } from './link/application-link.service';
+import { formatterFor, type LinkedDevice, skipsPayloadCrypto } from './link/link-settings';
+
+const ulid = monotonicFactory();
+
+type Json = Record<string, unknown>;
+type Empty = Record<string, never>;
+type UpDevice = Device & LinkedDevice & { session?: { dev_addr?: string } };
+
+/** The `as.up.*` events of the kinds TTS publishes them for (`observability.go` registerReceiveUp/DropUp/ForwardUp). */
+const UP_EVENTS: Partial<Record<ApplicationUpKind, { receive: EventDefinition; drop: EventDefinition; forward: EventDefinition }>> = {
+  uplink_message: { receive: AS_EVENTS.upDataReceive, drop: AS_EVENTS.upDataDrop, forward: AS_EVENTS.upDataForward },
+  join_accept: { receive: AS_EVENTS.upJoinReceive, drop: AS_EVENTS.upJoinDrop, forward: AS_EVENTS.upJoinForward },
+};
+
+/**
+ * AppAs.SimulateUplink (wire contract §9; TTS `io/grpc/grpc.go` SimulateUplink and
+ * `applicationserver.go` processUp / handleSimulatedUplink): refuses a message already marked
+ * `simulated` and devices whose payload crypto is skipped; then the message gets its correlation
+ * IDs (the body's, the request's, `as:up:<ULID>`), `received_at` (now, unless given),
+ * `simulated: true` and the device's identifiers as the AS registry has them. An uplink is decoded
+ * with the device's up formatter, else the application link's default (unless it already carries
+ * `decoded_payload`); a failure publishes `as.up.data.decode.fail` and the uplink goes on without
+ * `decoded_payload`. The message is then handed to the integrations (APPLICATION_UP_SINK).
+ *
+ * Unlike TTS, which answers `{}` at once and processes asynchronously, this answers once the
+ * message is processed and its deliveries are durably queued: `{}` means nothing will be lost, and
+ * a sink failure is the caller's error. An unknown device still answers `{}` (TTS), with
+ * `as.up.data.drop` / `as.up.join.drop` and nothing delivered.
+ */
+@Injectable()
+export class SimulateUplink {
+  private readonly logger = new Logger('SimulateUplink');
+
+  constructor(
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
+    @Inject(PayloadFormatter) private readonly formatter: PayloadFormatter,
+    @Inject(EventPublisher) private readonly events: EventPublisher,
+    @Inject(APPLICATION_UP_SINK) private readonly sink: ApplicationUpSink,
+  ) {}
+
+  async simulate(request: ApplicationUp, ctx: RpcContext): Promise<Empty> {
+    const kind = kindOf(request);
+    if (!request.end_device_ids) throw ErrValidation.with({ field: 'end_device_ids', name: 'ApplicationUpValidationError', reason: 'value is required' });
+    if (request.simulated) throw ErrSimulated.with();
+    const up = plain(request) as ApplicationUpJson;
+    const ids = up.end_device_ids;
+    const [device, link] = await Promise.all([this.device(ids.application_ids.application_id, ids.device_id), this.links.find(ids.application_ids.application_id)]);
+    if (device && skipsPayloadCrypto(device, link)) throw ErrPayloadCryptoSkipped.with();
+
+    up.correlation_ids = [...new Set([...(up.correlation_ids ?? []), ...ctx.correlation_ids, `as:up:${ulid()}`])];
+    up.received_at ??= nowTimestamp();
+    up.simulated = true;
+    // The registry's identifiers, with the session's DevAddr (as on real uplinks; also the `{devAddr}` of webhook templates).
+    if (device) up.end_device_ids = { ...device.ids, ...(device.session?.dev_addr && !device.ids.dev_addr ? { dev_addr: device.session.dev_addr } : {}) };
+    const identifiers = deviceIdentifiers(up.end_device_ids);
+    const eventCtx: RpcContext = { ...ctx, correlation_ids: up.correlation_ids };
+    const upEvents = UP_EVENTS[kind];
+    if (upEvents) this.events.publish(upEvents.receive, identifiers, { ctx: eventCtx });
+
+    if (!device) {
+      const err = ErrDeviceNotFound.with({ device_uid: `${ids.application_ids.application_id}.${ids.device_id}` });
+      this.logger.debug(`simulated ${kind} dropped: ${err.message}`);
+      if (upEvents) this.events.publish(upEvents.drop, identifiers, { ctx: eventCtx, data: err.toDetails() });
+      return {};
+    }
+    if (kind === 'uplink_message' && up.uplink_message) await this.decode(up.uplink_message, up.received_at, device, link, identifiers, eventCtx);
+
+    try {
+      await this.sink.publish(up);
+    } catch (cause) {
+      const err = isStackError(cause) ? cause : ErrPublishUp.with({ reason: (cause as Error)?.message ?? String(cause) });
+      this.logger.warn(`simulated ${kind} of ${up.end_device_ids.application_ids.application_id}.${up.end_device_ids.device_id} not queued for the integrations: ${err.message}`);
+      if (upEvents) this.events.publish(upEvents.drop, identifiers, { ctx: eventCtx, data: err.toDetails() });
+      throw err;
+    }
+    if (upEvents) this.events.publish(upEvents.forward, identifiers, { ctx: eventCtx, data: up });
+    return {};
+  }
+
+  /** The device as the AS registry stores it, or undefined when it has none. */
+  private async device(applicationId: string, deviceId: string): Promise<UpDevice | undefined> {
+    try {
+      return (await this.registry.stored({ application_id: applicationId, device_id: deviceId })) as UpDevice;
+    } catch (err) {
+      if (ErrDeviceNotFound.matches(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Decodes the FRMPayload of an uplink without `decoded_payload` (TTS `payload.go` decodeUplink; FPort 0 is not decoded). */
+  private async decode(uplink: Json, receivedAt: string, device: UpDevice, link: ApplicationLink | undefined, identifiers: EntityIdentifiersJson, ctx: RpcContext): Promise<void> {
+    if (typeof uplink.frm_payload !== 'string' || uplink.decoded_payload !== undefined) return;
+    const fPort = Number(uplink.f_port ?? 0);
+    if (!fPort) return;
+    const { formatter, parameter } = formatterFor('up', device, link);
+    if (!formatter || formatter === 'FORMATTER_NONE') return;
+    const decoded = await this.formatter.decodeUplink({ bytes: Buffer.from(uplink.frm_payload, 'base64'), fPort, recvTime: new Date(receivedAt) }, formatter, parameter);
+    if (!decoded) return;
+    if (decoded.error) {
+      this.events.publish(AS_EVENTS.upDataDecodeFail, identifiers, { ctx, data: decoded.error.toDetails() });
+      return;
+    }
+    uplink.decoded_payload = decoded.data ?? {};
+    if (decoded.warnings.length > 0) uplink.decoded_payload_warnings = decoded.warnings;
+  }
+}
+
+/** The kind of the message: exactly one of ApplicationUp's `up` oneof (TTS validation: `up` is required). */
+function kindOf(up: ApplicationUp): ApplicationUpKind {
+  const set = APPLICATION_UP_KINDS.filter((k) => up[k] !== undefined && up[k] !== null);
+  if (set.length === 1) return set[0];
+  const reason = set.length === 0 ? 'value is required' : `only one of ${set.map((k) => `\`${k}\``).join(', ')} may be set`;
+  throw ErrValidation.with({ field: 'up', name: 'ApplicationUpValidationError', reason });
+}
+
+/** Class instances (decoded messages) → plain JSON data. */
+function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
