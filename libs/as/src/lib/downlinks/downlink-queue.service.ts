@@ -98,19 +98,20 @@ export class DownlinkQueue {
     const queue = session?.queued_application_downlinks ?? [];
     if (!queue.length) return {};
     const link = await this.links.find(ids.application_ids.application_id);
-    const { formatter } = formatterFor('down', device, link);
+    const { formatter, parameter } = formatterFor('down', device, link);
     const appSKey = device.skip_payload_crypto ? undefined : this.appSKey(session);
-    const downlinks = queue.map((item) => {
+    const downlinks: Json[] = [];
+    for (const item of queue) {
       const out = { ...item };
       if (appSKey && session?.dev_addr && typeof item.frm_payload === 'string') {
         const plain = encryptFrmPayload(appSKey, session.dev_addr, Number(item.f_cnt ?? 0), false, Buffer.from(item.frm_payload, 'base64'));
         out.frm_payload = plain.toString('base64');
-        const decoded = this.formatter.decodeDownlink(plain, formatter);
+        const decoded = await this.formatter.decodeDownlink({ bytes: plain, fPort: Number(item.f_port ?? 0) }, formatter, parameter);
         if (decoded) out.decoded_payload = decoded;
       }
       if (out.frm_payload === '') delete out.frm_payload;
-      return out;
-    });
+      downlinks.push(out);
+    }
     return { downlinks };
   }
 

@@ -74,7 +74,16 @@ describe('PayloadFormatter', () => {
     expect((await formatter.decodeUplink(up([0x03, 0x67, 0x01, 0x10, 0x05, 0x67, 0x00, 0xff]), 'FORMATTER_CAYENNELPP', undefined))?.data).toEqual({ temperature_3: 27.2, temperature_5: 25.5 });
     expect((await formatter.encodeDownlink({ data: { value_2: -50.51 }, fPort: 3 }, 'FORMATTER_CAYENNELPP', undefined))).toMatchObject({ bytes: Uint8Array.from([2, 0xec, 0x45]), fPort: 3 });
     expect((await formatter.decodeUplink(up([0x01, 0x99]), 'FORMATTER_CAYENNELPP', undefined))?.error?.errorName).toBe('payload');
-    expect(formatter.decodeDownlink(Uint8Array.from([2, 0xec, 0x45]), 'FORMATTER_CAYENNELPP')).toEqual({ value_2: -50.51 });
+    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([2, 0xec, 0x45]), fPort: 3 }, 'FORMATTER_CAYENNELPP', undefined)).toEqual({ value_2: -50.51 });
+  });
+
+  it('decodes downlinks with a script\'s decodeDownlink; none, a failing or a missing one give undefined', async () => {
+    const script = 'function decodeDownlink(input) { return input.bytes[0] === 9 ? { errors: ["nine"] } : { data: { first: input.bytes[0], port: input.fPort } }; }';
+    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7, 8]), fPort: 4 }, JS, script)).toEqual({ first: 7, port: 4 });
+    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([9]), fPort: 4 }, JS, script)).toBeUndefined();
+    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7]), fPort: 4 }, JS, 'function decodeUplink() { return { data: {} }; }')).toBeUndefined();
+    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7]), fPort: 4 }, JS, 'function decodeDownlink() { while (true) {} }')).toBeUndefined();
+    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7]), fPort: 4 }, 'FORMATTER_NONE', undefined)).toBeUndefined();
   });
 
   it('reports unsupported formatters', async () => {

@@ -87,18 +87,37 @@ export class PayloadFormatter {
     }
   }
 
-  /** Downlink bytes back to data (CayenneLPP only; scripts' `decodeDownlink` is not run yet). */
-  decodeDownlink(bytes: Uint8Array, formatter: string | undefined): Json | undefined {
-    if (formatter !== 'FORMATTER_CAYENNELPP') return undefined;
-    try {
-      return decodeLppDownlink(bytes);
-    } catch {
-      return undefined;
+  /**
+   * Downlink bytes back to data, for listing the queue (TTS runs `decodeDownlink({bytes, fPort})`
+   * of scripts, and CayenneLPP): the data, or undefined when there is no formatter or it fails (the
+   * item is then listed without `decoded_payload`).
+   */
+  async decodeDownlink(input: { bytes: Uint8Array; fPort: number }, formatter: string | undefined, parameter: string | undefined): Promise<Json | undefined> {
+    switch (formatter) {
+      case 'FORMATTER_CAYENNELPP':
+        try {
+          return decodeLppDownlink(input.bytes);
+        } catch {
+          return undefined;
+        }
+      case 'FORMATTER_JAVASCRIPT': {
+        const out = await this.guardAsync(async () => {
+          const result = await this.sandbox.run(
+            parameter ?? '',
+            JSON.stringify({ bytes: [...input.bytes], fPort: input.fPort }),
+            `typeof decodeDownlink === 'function' ? decodeDownlink(input) : { __missing: 'decodeDownlink' }`,
+          );
+          return this.decoded(result, 'decodeDownlink');
+        });
+        return out.error ? undefined : out.data;
+      }
+      default:
+        return undefined;
     }
   }
 
-  private decoded(out: unknown): Formatted<DecodedPayload> {
-    if (!isObject(out)) return this.failed(ErrOutput.with({ reason: 'decodeUplink must return an object' }));
+  private decoded(out: unknown, entrypoint = 'decodeUplink'): Formatted<DecodedPayload> {
+    if (!isObject(out)) return this.failed(ErrOutput.with({ reason: `${entrypoint} must return an object` }));
     if (typeof out.__missing === 'string') return this.failed(ErrEntrypointNotFound.with({ name: out.__missing }));
     const warnings = stringList(out.warnings);
     const errors = stringList(out.errors);
