@@ -8,6 +8,7 @@ import { registerAbpDevices, registerPhase } from './register';
 import { deviceId, seedDevices } from './seed';
 import { type BenchComponent, type BenchStack, startBenchStack } from './stack';
 import { eventsPhase } from './events';
+import { webhooksPhase } from './webhooks';
 
 /**
  * `npm run bench`: the distributed stack (gateway + IS, JS, NS, AS processes over NATS and
@@ -16,8 +17,9 @@ import { eventsPhase } from './events';
  * Get. One JSON document on stdout; progress on stderr. Knobs (env): BENCH_DEVICES,
  * BENCH_CONNECTIONS, BENCH_WARMUP_S, BENCH_DURATION_S, BENCH_ROUNDS, BENCH_CREATES,
  * BENCH_REGISTRATIONS, BENCH_REGISTER_WARMUP, BENCH_REGISTER_CLIENTS, BENCH_NS_DEVICES,
- * BENCH_PHASES (default get,get_device_app_key,list,create,register,ns_get,events,register_embedded),
- * BENCH_EVENT_STREAMS (1,1000), BENCH_EVENT_WRITES, BENCH_EVENT_BURST,
+ * BENCH_PHASES (default get,get_device_app_key,list,create,register,ns_get,events,webhooks,register_embedded),
+ * BENCH_EVENT_STREAMS (1,1000), BENCH_EVENT_WRITES, BENCH_EVENT_BURST, BENCH_WEBHOOK_UPLINKS,
+ * BENCH_WEBHOOK_WARMUP, BENCH_WEBHOOKS (webhooks per application), BENCH_WEBHOOK_DEVICES,
  * BENCH_CPU_PROF=<dir> (CPU profiles of every spawned process, written when they stop).
  */
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
@@ -25,7 +27,12 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,get_device_app_key,list,create,register,ns_get,events,register_embedded').split(','));
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,get_device_app_key,list,create,register,ns_get,events,webhooks,register_embedded').split(','));
+const WEBHOOK_UPLINKS = Number(process.env.BENCH_WEBHOOK_UPLINKS ?? 20000);
+const WEBHOOK_WARMUP = Number(process.env.BENCH_WEBHOOK_WARMUP ?? 1000);
+const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 2);
+const WEBHOOK_DEVICES = Number(process.env.BENCH_WEBHOOK_DEVICES ?? 50);
+const WEBHOOKS_APP = 'bench-webhooks-app';
 const EVENT_STREAMS = (process.env.BENCH_EVENT_STREAMS ?? '1,1000').split(',').map(Number);
 const EVENT_WRITES = Number(process.env.BENCH_EVENT_WRITES ?? 200);
 const EVENT_BURST = Number(process.env.BENCH_EVENT_BURST ?? 3000);
@@ -232,7 +239,11 @@ async function main(): Promise<void> {
   let baseline: Baseline | undefined;
   try {
     const registries = PHASES.has('register') || PHASES.has('ns_get');
-    const components: BenchComponent[] = ['is', ...(registries ? (['js', 'ns', 'as'] as const) : []), ...(PHASES.has('events') ? (['events'] as const) : [])];
+    const components: BenchComponent[] = [
+      'is',
+      ...(registries ? (['js', 'ns', 'as'] as const) : PHASES.has('webhooks') ? (['as'] as const) : []),
+      ...(PHASES.has('events') ? (['events'] as const) : []),
+    ];
     log(`starting distributed stack (gateway + ${components.join(' + ')})`);
     stack = await startBenchStack(components);
     const running = stack;
@@ -315,6 +326,21 @@ async function main(): Promise<void> {
       events = await eventsPhase({ baseUrl: stack.baseUrl, auth, applicationId: EVENTS_APP, streams: EVENT_STREAMS, writes: EVENT_WRITES, burst: EVENT_BURST, burstConcurrency: REGISTER_CLIENTS });
       log(`events: ${JSON.stringify(events)}`);
     }
+    let webhooks: Awaited<ReturnType<typeof webhooksPhase>> | null = null;
+    if (PHASES.has('webhooks')) {
+      webhooks = await webhooksPhase({
+        baseUrl: stack.baseUrl,
+        auth,
+        applicationId: WEBHOOKS_APP,
+        devices: WEBHOOK_DEVICES,
+        webhooks: WEBHOOKS,
+        uplinks: WEBHOOK_UPLINKS,
+        warmup: WEBHOOK_WARMUP,
+        clients: REGISTER_CLIENTS,
+        pids: { ...pidsOf('gateway', 'as'), ...shared },
+      });
+      log(`webhooks: ${JSON.stringify(webhooks)}`);
+    }
     // The load phases threw on any failed request; the register phase tolerates 0.1 %.
     const failures = register ? register.failures + register.warmup_failures : 0;
     if (failures > 0) log(`${failures} failed registrations; stack logs:\n${stack.logs().slice(-4000)}`);
@@ -336,6 +362,7 @@ async function main(): Promise<void> {
       register_embedded: registerEmbedded,
       ns_get: nsGetFigures,
       events,
+      webhooks,
       setup: {
         devices: DEVICES,
         connections: CONNECTIONS,

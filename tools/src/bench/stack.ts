@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { deleteEventStream, freePort, TEST_MYSQL_URL, TEST_NATS_URL, uniqueSuffix, waitReady } from '@lorawan/testing';
+import { deleteEventStream, deleteJetStreamStream, freePort, TEST_MYSQL_URL, TEST_NATS_URL, uniqueSuffix, waitReady } from '@lorawan/testing';
 import { dropMysqlDatabase, ensureMysqlDatabase } from '@lorawan/persistence';
 import { logsOf, type Proc, spawnNode, stopProcs } from './procs';
 
@@ -37,7 +37,8 @@ export async function startBenchStack(components: readonly BenchComponent[] = ['
   }
   const isDatabaseUrl = databases.IS_DATABASE_URL;
   const port = await freePort();
-  const env = { NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: `t${suffix}`, ADMIN_API_KEY: adminKey, ...databases };
+  // Webhooks of the bench go to a receiver on a loopback port (the SSRF guard would refuse it).
+  const env = { NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: `t${suffix}`, ADMIN_API_KEY: adminKey, PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...databases };
   const procs: Proc[] = [];
   const readyUrls: string[] = [];
   for (const c of all) {
@@ -51,6 +52,7 @@ export async function startBenchStack(components: readonly BenchComponent[] = ['
     await stopProcs(procs);
     for (const url of Object.values(databases)) await dropMysqlDatabase(url);
     if (all.includes('events')) await deleteEventStream(env.NATS_SUBJECT_PREFIX);
+    if (all.includes('as')) await deleteJetStreamStream(`WEBHOOKS_${env.NATS_SUBJECT_PREFIX}`);
   };
   try {
     await waitReady([`${baseUrl}/readyz`, ...readyUrls], procs, 60000);

@@ -39,7 +39,7 @@ export class Environment {
   /** Timeout of one webhook request (connect to end of response). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(300_000) WEBHOOK_TIMEOUT_MS = 5000;
   /** Attempts per webhook delivery before it is given up (1 = no retry). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) WEBHOOK_MAX_ATTEMPTS = 12;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) WEBHOOK_MAX_ATTEMPTS = 20;
   /** Backoff before retry n: a random delay in [d/2, d] with d = min(WEBHOOK_RETRY_MAX_MS, WEBHOOK_RETRY_BASE_MS × 2^(n−1)). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3_600_000) WEBHOOK_RETRY_BASE_MS = 1000;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(86_400_000) WEBHOOK_RETRY_MAX_MS = 300_000;

@@ -45,6 +45,8 @@ export interface StackUnderTest {
   healthPorts: Map<string, number>;
   /** Output of every process, for failure diagnostics and log assertions. */
   logs(): string;
+  /** Distributed mode: SIGKILLs the named process (e.g. `as#0`), starts it again with the same environment and waits until it is ready. */
+  restart?(name: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -125,14 +127,15 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
     await ensureMysqlDatabase(databases[`${c.toUpperCase()}_DATABASE_URL`]);
   }
   const port = await freePort();
-  const env = { NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: `t${suffix}`, ADMIN_API_KEY: adminKey, ...databases, ...options.env };
+  const env = { NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: `t${suffix}`, ADMIN_API_KEY: adminKey, PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`, ...databases, ...options.env };
   const spawned: Spawned[] = [];
   const healthPorts = new Map<string, number>();
+  const spawnComponent = (name: string) => spawnApp(name, `apps/${name.split('#')[0]}/src/main.js`, [], { ...env, HEALTH_PORT: String(healthPorts.get(name)) });
   for (const c of components) {
     for (let i = 0; i < (options.replicas ?? 1); i++) {
       const name = `${c}#${i}`;
       healthPorts.set(name, await freePort());
-      spawned.push(spawnApp(name, `apps/${c}/src/main.js`, [], { ...env, HEALTH_PORT: String(healthPorts.get(name)) }));
+      spawned.push(spawnComponent(name));
     }
   }
   spawned.push(spawnApp('gateway', 'apps/gateway/src/main.js', [], { ...env, HTTP_PORT: String(port) }));
@@ -143,6 +146,23 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
     for (const url of Object.values(databases)) await dropMysqlDatabase(url);
     // The events service keeps history in a JetStream stream of the subject prefix: not left behind.
     if (components.includes('events')) await deleteEventStream(env.NATS_SUBJECT_PREFIX);
+    if (components.includes('as')) await deleteJetStreamStream(`WEBHOOKS_${env.NATS_SUBJECT_PREFIX}`);
+  };
+  const processes = new Map(spawned.map((s) => [s.name, s.child]));
+  const restart = async (name: string) => {
+    const index = spawned.findIndex((s) => s.name === name);
+    if (index < 0 || !healthPorts.has(name)) throw new Error(`no component process ${name}`);
+    const old = spawned[index];
+    if (old.child.exitCode === null && old.child.signalCode === null) {
+      const exited = new Promise((res) => old.child.once('exit', res));
+      old.child.kill('SIGKILL');
+      await exited;
+    }
+    const fresh = spawnComponent(name);
+    fresh.output.unshift(...old.output, `--- ${name} restarted\n`);
+    spawned[index] = fresh;
+    processes.set(name, fresh.child);
+    await waitReady([`http://127.0.0.1:${healthPorts.get(name)}/readyz`], [fresh]);
   };
   try {
     await waitReady(readyUrls, spawned);
@@ -154,9 +174,10 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
     mode: 'distributed',
     baseUrl,
     adminKey,
-    processes: new Map(spawned.map((s) => [s.name, s.child])),
+    processes,
     healthPorts,
     logs: () => spawned.map((s) => s.output.join('')).join('\n'),
+    restart,
     stop,
   };
 }
@@ -166,7 +187,7 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
   const dataDir = mkdtempSync(join(tmpdir(), 'lw-embedded-'));
   const adminKey = `NNSXS.TEST${randomBytes(16).toString('hex').toUpperCase()}.${randomBytes(24).toString('hex').toUpperCase()}`;
   const port = await freePort();
-  const stack = spawnApp('stack', 'apps/stack/src/main.js', ['start'], { DATA_DIR: dataDir, HTTP_PORT: String(port), ADMIN_API_KEY: adminKey, ...options.env });
+  const stack = spawnApp('stack', 'apps/stack/src/main.js', ['start'], { DATA_DIR: dataDir, HTTP_PORT: String(port), ADMIN_API_KEY: adminKey, PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`, ...options.env });
   const baseUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {
     await stopAll([stack]);
@@ -183,10 +204,20 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
 
 /** Deletes the JetStream stream the events service keeps for a subject prefix (`EVENTS_<prefix>`), if any. */
 export async function deleteEventStream(subjectPrefix: string | undefined): Promise<void> {
+  await deleteJetStreamStream(subjectPrefix ? `EVENTS_${subjectPrefix}` : 'EVENTS');
+}
+
+/** Deletes the JetStream work queue of the AS webhook delivery for a subject prefix (`WEBHOOKS_<prefix>`), if any. */
+export async function deleteWebhookStream(subjectPrefix: string | undefined): Promise<void> {
+  await deleteJetStreamStream(subjectPrefix ? `WEBHOOKS_${subjectPrefix}` : 'WEBHOOKS');
+}
+
+/** Deletes a JetStream stream of the test NATS (a suite's own, named after its subject prefix), if it exists. */
+export async function deleteJetStreamStream(name: string): Promise<void> {
   const nc = await connect({ servers: TEST_NATS_URL });
   try {
     const jsm = await nc.jetstreamManager();
-    await jsm.streams.delete(subjectPrefix ? `EVENTS_${subjectPrefix}` : 'EVENTS').catch(() => false);
+    await jsm.streams.delete(name).catch(() => false);
   } finally {
     await nc.close();
   }

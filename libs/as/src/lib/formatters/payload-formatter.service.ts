@@ -93,7 +93,7 @@ export class PayloadFormatter {
    * item is then listed without `decoded_payload`).
    */
   async decodeDownlink(input: { bytes: Uint8Array; fPort: number }, formatter: string | undefined, parameter: string | undefined): Promise<Json | undefined> {
-    switch (formatter) {
+    switch (formatter ?? 'FORMATTER_NONE') {
       case 'FORMATTER_CAYENNELPP':
         try {
           return decodeLppDownlink(input.bytes);

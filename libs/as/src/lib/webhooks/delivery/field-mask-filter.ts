@@ -1,0 +1,38 @@
+type Json = Record<string, unknown>;
+interface PathTree {
+  [field: string]: PathTree | true;
+}
+
+/**
+ * The ApplicationUp reduced to a webhook's `field_mask` paths (relative to ApplicationUp; the
+ * `up.` prefix TTS paths may carry for the oneof is dropped). A path keeps its whole sub-tree;
+ * a message on the way to a selected field is kept (as `{}` when the field is absent). No paths:
+ * the message unchanged.
+ */
+export function filterByFieldMask(message: Json, paths: readonly string[] | undefined): Json {
+  if (!paths || paths.length === 0) return message;
+  const tree: PathTree = {};
+  for (const raw of paths) {
+    const path = raw.startsWith('up.') ? raw.slice(3) : raw;
+    if (path === '') continue;
+    let node = tree;
+    const parts = path.split('.');
+    parts.forEach((part, i) => {
+      if (node[part] === true) return;
+      if (i === parts.length - 1) node[part] = true;
+      else node = (node[part] ??= {}) as PathTree;
+    });
+  }
+  return select(message, tree);
+}
+
+function select(value: Json, tree: PathTree): Json {
+  const out: Json = {};
+  for (const [field, sub] of Object.entries(tree)) {
+    const v = value[field];
+    if (v === undefined || v === null) continue;
+    if (sub === true) out[field] = v;
+    else if (typeof v === 'object' && !Array.isArray(v)) out[field] = select(v as Json, sub);
+  }
+  return out;
+}

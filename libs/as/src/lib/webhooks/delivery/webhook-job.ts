@@ -1,0 +1,53 @@
+import type { ApplicationUpJson, ApplicationUpKind, ApplicationWebhook } from '@lorawan/api';
+
+/**
+ * One delivery of one ApplicationUp to one webhook. It carries the webhook as stored when the
+ * message was published (so a worker never reads the registry) and its own retry state: the
+ * attempt it is and, for a retry, the earliest time it may be sent.
+ */
+export interface WebhookJob {
+  webhook: ApplicationWebhook;
+  up: ApplicationUpJson;
+  kind: ApplicationUpKind;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Epoch ms before which the job must not be sent (retries, after their backoff). */
+  not_before?: number;
+}
+
+/** `<application>/<webhook>`: the key of a webhook's lane and health state. */
+export function webhookKey(webhook: ApplicationWebhook): string {
+  return `${webhook.ids.application_ids.application_id}/${webhook.ids.webhook_id}`;
+}
+
+/**
+ * A job handed to the worker. Until it is settled (`ack` or `nak`) the queue counts it as in
+ * flight, and in distributed mode JetStream hands it to another worker if this one does not
+ * settle it within the ack wait (a replica that died mid-delivery).
+ */
+export interface JobMessage {
+  readonly job: WebhookJob;
+  /** Done with it (delivered or given up): it is removed from the queue. */
+  ack(): void;
+  /** Hand it back to be delivered again after `delayMs`; not an attempt. */
+  nak(delayMs: number): void;
+  /** Still being worked on: restarts the ack wait. */
+  working(): void;
+}
+
+/**
+ * The durable queue of delivery jobs: JetStream in distributed mode (shared by every AS
+ * replica), in memory in embedded mode. Both bound how many messages this replica has unsettled.
+ */
+export interface WebhookJobQueue {
+  /** Resolves once every job has been accepted by the queue (JetStream: each publish acknowledged). */
+  enqueue(jobs: WebhookJob[]): Promise<void>;
+  /** Starts handing messages to `handler` (never more than the queue's in-flight bound unsettled). */
+  start(handler: (message: JobMessage) => void): void;
+  /** Stops taking messages; unsettled ones may still be settled until `close`. */
+  stop(): Promise<void>;
+  close(): Promise<void>;
+  healthy(): Promise<boolean>;
+}
+
+export const WEBHOOK_JOB_QUEUE = Symbol('WEBHOOK_JOB_QUEUE');

@@ -1,0 +1,37 @@
+import type { WebhookJob } from './webhook-job';
+import { filterByFieldMask } from './field-mask-filter';
+import { urlVariables, webhookUrl } from './webhook-url';
+
+/** Sent as `User-Agent` (TTS sends `TheThingsStack/<version> (<os>/<arch>)`). */
+export const USER_AGENT = `lorawan-stack-ts/0.1 (${process.platform}/${process.arch})`;
+
+export interface WebhookRequest {
+  url: URL;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * The HTTP request of a JSON job (wire contract §8.2): URL from the templates, the webhook's
+ * headers verbatim, then ours (replacing any of the same name in another case), and the
+ * ApplicationUp filtered by the webhook's field mask. Throws when the URL cannot be built.
+ */
+export function buildWebhookRequest(job: WebhookJob, publicUrl: string): WebhookRequest {
+  const { webhook, up } = job;
+  const config = (webhook as unknown as Record<string, { path?: string } | undefined>)[job.kind];
+  const url = webhookUrl(webhook.base_url ?? '', config?.path, urlVariables(up.end_device_ids));
+  const ours: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT };
+  if (webhook.downlink_api_key) {
+    const device = `${publicUrl}/as/applications/${webhook.ids.application_ids.application_id}/webhooks/${webhook.ids.webhook_id}/devices/${up.end_device_ids.device_id}`;
+    ours['X-Downlink-Apikey'] = webhook.downlink_api_key;
+    ours['X-Downlink-Push'] = `${device}/down/push`;
+    ours['X-Downlink-Replace'] = `${device}/down/replace`;
+  }
+  ours['X-Tts-Domain'] = new URL(publicUrl).host;
+  const replaced = new Set(Object.keys(ours).map((name) => name.toLowerCase()));
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(webhook.headers ?? {})) if (!replaced.has(name.toLowerCase())) headers[name] = value;
+  Object.assign(headers, ours);
+  const body = JSON.stringify(filterByFieldMask(up as Record<string, unknown>, webhook.field_mask?.paths));
+  return { url, headers, body };
+}

@@ -1,0 +1,29 @@
+import { ForbiddenDestinationError } from './destination-guard';
+import { classifyTransportError } from './webhook-sender';
+
+const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
+
+describe('classifyTransportError', () => {
+  it.each([
+    ['a timeout of the whole request', new DOMException('signal timed out', 'TimeoutError'), 'timeout'],
+    ['a headers timeout', coded('UND_ERR_HEADERS_TIMEOUT'), 'timeout'],
+    ['a connect timeout', coded('UND_ERR_CONNECT_TIMEOUT'), 'timeout'],
+    ['connection refused', coded('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9'), 'transport'],
+    ['a reset connection', coded('UND_ERR_SOCKET', 'other side closed'), 'transport'],
+  ])('retries %s', (_what, err, name) => {
+    const { cause, retryable } = classifyTransportError(err, 5000);
+    expect(retryable).toBe(true);
+    expect(cause.errorName).toBe(name);
+  });
+
+  it('does not retry a refused destination, also when wrapped', () => {
+    const wrapped = new Error('fetch failed', { cause: new ForbiddenDestinationError('10.0.0.1') });
+    const { cause, retryable } = classifyTransportError(wrapped, 5000);
+    expect(retryable).toBe(false);
+    expect(cause.toDetails()).toMatchObject({ name: 'forbidden_destination', code: 7, attributes: { address: '10.0.0.1' } });
+  });
+
+  it('does not retry a request that cannot be made (invalid header)', () => {
+    expect(classifyTransportError(coded('UND_ERR_INVALID_ARG', 'invalid header'), 5000).retryable).toBe(false);
+  });
+});
