@@ -1,14 +1,12 @@
-import { AS_EVENTS, type ApplicationUpJson, type DownlinkQueueRequest, type EventDefinition } from '@lorawan/api';
-import type { EventPublisher } from '@lorawan/component';
+import { AS_EVENTS, type DownlinkQueueRequest } from '@lorawan/api';
 import { encryptFrmPayload } from '@lorawan/crypto';
-import type { StackError } from '@lorawan/errors';
 import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
 import { CTX, openTestDataSource, rawFieldsOf, setReq, unobservedEvents } from '@lorawan/registry/conformance';
 import { AS_REGISTRY_POLICY } from '../end-devices/as-registry.policy';
 import { JavaScriptSandbox } from '../formatters/javascript-sandbox';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
-import type { ApplicationUpSink } from '../integrations/application-up-sink';
 import { AS_MIGRATIONS } from '../migrations';
+import { asRegistry, errorOf, type RecordedEvent, recordingPublisher, RecordingSink } from '../testing/as-test-kit';
 import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
 import { SqlLinkStore } from '../uplinks/link/application-link.store';
 import { DownlinkQueue } from './downlink-queue.service';
@@ -24,47 +22,20 @@ const ids = (device_id: string) => ({ device_id, application_ids: { application_
 const b64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
 const enc = (hex: string, fCnt: number) => encryptFrmPayload(APP_S_KEY, DEV_ADDR, fCnt, false, Buffer.from(hex, 'hex')).toString('base64');
 const req = (device_id: string, downlinks: Json[]) => ({ end_device_ids: ids(device_id), downlinks }) as unknown as DownlinkQueueRequest;
-const errorOf = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (err) {
-    return err as StackError;
-  }
-  throw new Error('expected an error');
-};
-
-interface Published {
-  name: string;
-  data: unknown;
-  correlation_ids: string[];
-  identifiers: unknown;
-}
 
 describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
   let db: Awaited<ReturnType<typeof openTestDataSource>>;
   let registry: DeviceRegistry;
   let queue: DownlinkQueue;
   let links: ApplicationLinkRegistry;
-  let published: Published[];
+  const published: RecordedEvent[] = [];
+  const recorder = recordingPublisher(published);
+  const sink = new RecordingSink();
   /** What the queue handed to the integrations. */
-  let ups: ApplicationUpJson[];
-  let sinkFails: boolean;
+  const ups = sink.ups;
 
-  const sink: ApplicationUpSink = {
-    publish: async (up) => {
-      if (sinkFails) throw new Error('queue unavailable');
-      ups.push(structuredClone(up));
-    },
-  };
   const setLink = (application_id: string, link: Json, paths: string[]) =>
     links.set({ application_ids: { application_id }, link, field_mask: { paths } } as never);
-
-  const recorder = {
-    publish: (def: EventDefinition, identifiers: unknown, options: { ctx?: { correlation_ids: string[] }; data?: unknown } = {}) => {
-      published.push({ name: def.name, data: options.data, correlation_ids: options.ctx?.correlation_ids ?? [], identifiers });
-      return {};
-    },
-  } as unknown as EventPublisher;
 
   const create = (device_id: string, extra: Json = {}, paths: string[] = SESSION_PATHS) =>
     registry.set(setReq({ ids: ids(device_id), session: { dev_addr: DEV_ADDR, keys: { session_key_id: 'AQID', app_s_key: { key: APP_S_KEY } }, last_a_f_cnt_down: 4 }, ...extra }, paths), CTX);
@@ -73,15 +44,15 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
 
   beforeAll(async () => {
     db = await openTestDataSource('as', AS_MIGRATIONS, driver);
-    registry = new DeviceRegistry(new TypeOrmDeviceStore(db.ds), AS_REGISTRY_POLICY, keySealerFor('as', { keks: undefined, kekLabels: {} }), unobservedEvents(), copySourceFor({}));
+    registry = asRegistry(db.ds, unobservedEvents());
     links = new ApplicationLinkRegistry(new SqlLinkStore(db.ds));
     queue = new DownlinkQueue(registry, new PayloadFormatter(new JavaScriptSandbox()), recorder, links, sink);
   });
   afterAll(async () => db.close());
   beforeEach(() => {
-    published = [];
-    ups = [];
-    sinkFails = false;
+    published.length = 0;
+    ups.length = 0;
+    sink.failWith = undefined;
   });
 
   it('push assigns FCnts from last_a_f_cnt_down, encrypts with the AppSKey, and list decrypts', async () => {
@@ -148,7 +119,7 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
       [[{ f_port: 1, decoded_payload: { led: 1 } }], 'encode_payload', 3],
     ];
     for (const [downlinks, name, code] of cases) {
-      published = [];
+      published.length = 0;
       const err = await errorOf(queue.push(req('bad-1', downlinks), CTX));
       expect([err.errorName, err.code]).toEqual([name, code]);
       expect(await stored('bad-1')).toEqual(before);
@@ -250,14 +221,14 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
     expect(ups[1].downlink_failed).toMatchObject({ downlink: { f_port: 224, frm_payload: b64('02') } });
     expect(ups[0].correlation_ids).toEqual((ups[0].downlink_failed as { downlink: { correlation_ids: string[] } }).downlink.correlation_ids);
     // An absent device: the request's identifiers.
-    ups = [];
+    ups.length = 0;
     await expect(queue.push(req('up-absent', [{ f_port: 1, frm_payload: b64('01') }]), CTX)).rejects.toMatchObject({ errorName: 'device_not_found' });
     expect(ups).toEqual([expect.objectContaining({ end_device_ids: ids('up-absent'), downlink_failed: expect.objectContaining({ error: expect.objectContaining({ name: 'device_not_found' }) }) })]);
   });
 
   it('a sink failure neither undoes the queue nor fails the request', async () => {
     await create('up-s1');
-    sinkFails = true;
+    sink.failWith = new Error('queue unavailable');
     expect(await queue.push(req('up-s1', [{ f_port: 1, frm_payload: b64('01') }]), CTX)).toEqual({});
     expect((await storedQueue('up-s1'))?.map((i) => i.f_cnt)).toEqual([5]);
     await expect(queue.push(req('up-s1', [{ f_port: 0, frm_payload: b64('01') }]), CTX)).rejects.toMatchObject({ errorName: 'no_f_port' });

@@ -1,14 +1,12 @@
-import { ApplicationUp, type ApplicationUpJson, decodeMessage, type EventDefinition, type RpcContext, SetApplicationLinkRequest } from '@lorawan/api';
-import type { EventPublisher } from '@lorawan/component';
-import { ErrValidation, type StackError } from '@lorawan/errors';
-import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
+import { ApplicationUp, type ApplicationUpJson, decodeMessage, type RpcContext, SetApplicationLinkRequest } from '@lorawan/api';
+import { ErrValidation } from '@lorawan/errors';
+import type { DeviceRegistry } from '@lorawan/registry';
 import { openTestDataSource, setReq, unobservedEvents } from '@lorawan/registry/conformance';
-import { AS_REGISTRY_POLICY } from '../end-devices/as-registry.policy';
 import { encodeLpp } from '../formatters/cayenne-lpp';
 import { JavaScriptSandbox } from '../formatters/javascript-sandbox';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
-import type { ApplicationUpSink } from '../integrations/application-up-sink';
 import { AS_MIGRATIONS } from '../migrations';
+import { asRegistry, errorOf, type RecordedEvent, recordingPublisher, RecordingSink } from '../testing/as-test-kit';
 import { ApplicationLinkRegistry } from './link/application-link.service';
 import { SqlLinkStore } from './link/application-link.store';
 import { SimulateUplink } from './simulate-uplink.service';
@@ -33,43 +31,16 @@ const b64 = (bytes: number[]) => Buffer.from(bytes).toString('base64');
 const ids = (application_id: string, device_id: string) => ({ device_id, application_ids: { application_id } });
 /** The request as the AS gets it: the body decoded, the path's IDs in `end_device_ids`. */
 const simReq = (application_id: string, device_id: string, body: Json) => decodeMessage(ApplicationUp, { ...body, end_device_ids: { ...((body.end_device_ids as Json) ?? {}), ...ids(application_id, device_id) } });
-const errorOf = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (err) {
-    return err as StackError;
-  }
-  throw new Error('expected an error');
-};
-
-interface Published {
-  name: string;
-  data: unknown;
-  correlation_ids: string[];
-  identifiers: unknown;
-}
 
 describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
   let db: Awaited<ReturnType<typeof openTestDataSource>>;
   let registry: DeviceRegistry;
   let links: ApplicationLinkRegistry;
   let simulator: SimulateUplink;
-  let published: Published[];
-  let ups: ApplicationUpJson[];
-  let sinkError: Error | undefined;
-
-  const recorder = {
-    publish: (def: EventDefinition, identifiers: unknown, options: { ctx?: { correlation_ids: string[] }; data?: unknown } = {}) => {
-      published.push({ name: def.name, data: structuredClone(options.data), correlation_ids: options.ctx?.correlation_ids ?? [], identifiers });
-      return {};
-    },
-  } as unknown as EventPublisher;
-  const sink: ApplicationUpSink = {
-    publish: async (up) => {
-      if (sinkError) throw sinkError;
-      ups.push(structuredClone(up));
-    },
-  };
+  const published: RecordedEvent[] = [];
+  const recorder = recordingPublisher(published);
+  const sink = new RecordingSink();
+  const ups = sink.ups;
   const names = () => published.map((e) => e.name);
   const create = (application_id: string, device_id: string, extra: Json = {}, paths: string[] = []) =>
     registry.set(
@@ -86,7 +57,7 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
 
   beforeAll(async () => {
     db = await openTestDataSource('as', AS_MIGRATIONS, driver);
-    registry = new DeviceRegistry(new TypeOrmDeviceStore(db.ds), AS_REGISTRY_POLICY, keySealerFor('as', { keks: undefined, kekLabels: {} }), unobservedEvents(), copySourceFor({}));
+    registry = asRegistry(db.ds, unobservedEvents());
     links = new ApplicationLinkRegistry(new SqlLinkStore(db.ds));
     simulator = new SimulateUplink(registry, links, new PayloadFormatter(new JavaScriptSandbox()), recorder, sink);
     await create(APP, 'plain');
@@ -102,9 +73,9 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
   });
   afterAll(async () => db.close());
   beforeEach(() => {
-    published = [];
-    ups = [];
-    sinkError = undefined;
+    published.length = 0;
+    ups.length = 0;
+    sink.failWith = undefined;
   });
 
   it('refuses a message marked simulated: 400 pkg/applicationserver/io/grpc:simulated, nothing published', async () => {
@@ -140,7 +111,7 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
     expect(published[1].identifiers).toEqual({ device_ids: ids(APP, 'ghost') });
     expect(published[1].data).toMatchObject({ namespace: 'pkg/applicationserver', name: 'device_not_found', code: 5, attributes: { device_uid: `${APP}.ghost` } });
     expect(published[1].correlation_ids).toContain(RPC_CID);
-    published = [];
+    published.length = 0;
     expect(await simulator.simulate(simReq(APP_SKIP, 'ghost', { join_accept: { session_key_id: 'AQID' } }), CTX)).toEqual({});
     expect(names()).toEqual(['as.up.join.receive', 'as.up.join.drop']);
     expect(ups).toEqual([]);
@@ -210,7 +181,7 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
     expect(published[1].correlation_ids).toEqual(ups[0].correlation_ids);
     expect(ups[0].uplink_message).toEqual({ f_port: 1, frm_payload: b64([255, 1]) });
     // A broken CayenneLPP payload too.
-    published = [];
+    published.length = 0;
     await simulator.simulate(simReq(APP, 'dev-lpp', { uplink_message: { f_port: 1, frm_payload: b64([1]) } }), CTX);
     expect(names()).toEqual(['as.up.data.receive', 'as.up.data.decode.fail', 'as.up.data.forward']);
     expect(ups[1].uplink_message?.decoded_payload).toBeUndefined();
@@ -230,7 +201,7 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
   });
 
   it('a sink that cannot queue the deliveries fails the request (503) with a drop event and no forward', async () => {
-    sinkError = new Error('stream unavailable');
+    sink.failWith = new Error('stream unavailable');
     const err = await errorOf(simulator.simulate(simReq(APP, 'plain', { uplink_message: { f_port: 1, frm_payload: b64([1]) } }), CTX));
     expect([err.namespace, err.errorName, err.code]).toEqual(['pkg/applicationserver', 'publish_up', 14]);
     expect(names()).toEqual(['as.up.data.receive', 'as.up.data.drop']);

@@ -29,7 +29,7 @@ async function startCountingReceiver(): Promise<{ url: string; stats(): Promise<
     child.stdout.once('data', (d: Buffer) => res(d.toString().trim()));
   });
   const url = `http://127.0.0.1:${port}`;
-  return { url, stats: async () => (await fetch(`${url}/stats`)).json(), stop: () => child.kill() };
+  return { url, stats: async () => (await (await fetch(`${url}/stats`)).json()) as { count: number; unique: number }, stop: () => child.kill() };
 }
 
 /** One queue for one test: `remaining` counts the jobs still in it (undefined where it cannot tell). */
