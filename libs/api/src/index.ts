@@ -32,3 +32,4 @@ export * from './lib/messages/downlinks';
 export * from './lib/messages/webhooks';
 export * from './lib/messages/application-up';
 export * from './lib/messages/application-link';
+export * from './lib/ids/ulid';

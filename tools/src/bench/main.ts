@@ -30,9 +30,12 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,get_device_app_key,list,create,register,ns_get,events,webhooks,register_embedded').split(','));
 const WEBHOOK_UPLINKS = Number(process.env.BENCH_WEBHOOK_UPLINKS ?? 20000);
 const WEBHOOK_WARMUP = Number(process.env.BENCH_WEBHOOK_WARMUP ?? 1000);
-const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 2);
+/** Webhooks per application, one run each: deliveries per simulated uplink. */
+const WEBHOOKS = (process.env.BENCH_WEBHOOKS ?? '1,4').split(',').map(Number);
 const WEBHOOK_DEVICES = Number(process.env.BENCH_WEBHOOK_DEVICES ?? 50);
 const WEBHOOKS_APP = 'bench-webhooks-app';
+/** AS processes (replicas share the RPC queue group and the webhook JetStream consumers). */
+const AS_REPLICAS = Number(process.env.BENCH_AS_REPLICAS ?? 1);
 const EVENT_STREAMS = (process.env.BENCH_EVENT_STREAMS ?? '1,1000').split(',').map(Number);
 const EVENT_WRITES = Number(process.env.BENCH_EVENT_WRITES ?? 200);
 const EVENT_BURST = Number(process.env.BENCH_EVENT_BURST ?? 3000);
@@ -245,7 +248,7 @@ async function main(): Promise<void> {
       ...(PHASES.has('events') ? (['events'] as const) : []),
     ];
     log(`starting distributed stack (gateway + ${components.join(' + ')})`);
-    stack = await startBenchStack(components);
+    stack = await startBenchStack(components, { as: AS_REPLICAS });
     const running = stack;
     const auth = { authorization: `Bearer ${stack.adminKey}` };
     // As the admin, before any device: the IS needs the applications, and the admin key reads and
@@ -326,20 +329,23 @@ async function main(): Promise<void> {
       events = await eventsPhase({ baseUrl: stack.baseUrl, auth, applicationId: EVENTS_APP, streams: EVENT_STREAMS, writes: EVENT_WRITES, burst: EVENT_BURST, burstConcurrency: REGISTER_CLIENTS });
       log(`events: ${JSON.stringify(events)}`);
     }
-    let webhooks: Awaited<ReturnType<typeof webhooksPhase>> | null = null;
+    let webhooks: Record<string, Awaited<ReturnType<typeof webhooksPhase>>> | null = null;
     if (PHASES.has('webhooks')) {
-      webhooks = await webhooksPhase({
-        baseUrl: stack.baseUrl,
-        auth,
-        applicationId: WEBHOOKS_APP,
-        devices: WEBHOOK_DEVICES,
-        webhooks: WEBHOOKS,
-        uplinks: WEBHOOK_UPLINKS,
-        warmup: WEBHOOK_WARMUP,
-        clients: REGISTER_CLIENTS,
-        pids: { ...pidsOf('gateway', 'as'), ...shared },
-      });
-      log(`webhooks: ${JSON.stringify(webhooks)}`);
+      webhooks = {};
+      for (const count of WEBHOOKS) {
+        webhooks[`webhooks_${count}`] = await webhooksPhase({
+          baseUrl: stack.baseUrl,
+          auth,
+          applicationId: `${WEBHOOKS_APP}-${count}`,
+          devices: WEBHOOK_DEVICES,
+          webhooks: count,
+          uplinks: WEBHOOK_UPLINKS,
+          warmup: WEBHOOK_WARMUP,
+          clients: REGISTER_CLIENTS,
+          pids: { ...pidsOf('gateway', 'as', ...Array.from({ length: AS_REPLICAS - 1 }, (_, i) => `as#${i + 1}`)), ...shared },
+        });
+        log(`webhooks (${count} per application): ${JSON.stringify(webhooks[`webhooks_${count}`])}`);
+      }
     }
     // The load phases threw on any failed request; the register phase tolerates 0.1 %.
     const failures = register ? register.failures + register.warmup_failures : 0;

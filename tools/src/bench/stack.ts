@@ -25,7 +25,7 @@ export interface BenchStack {
  * prefix, each component with its HEALTH_PORT and waited for on its `/readyz`), but exposing the
  * IS database URL so the bench can seed it directly.
  */
-export async function startBenchStack(components: readonly BenchComponent[] = ['is']): Promise<BenchStack> {
+export async function startBenchStack(components: readonly BenchComponent[] = ['is'], replicas: Partial<Record<BenchComponent, number>> = {}): Promise<BenchStack> {
   const suffix = uniqueSuffix();
   const adminKey = `NNSXS.BENCH${randomBytes(16).toString('hex').toUpperCase()}.${randomBytes(24).toString('hex').toUpperCase()}`;
   const all: BenchComponent[] = ['is', ...components.filter((c) => c !== 'is')];
@@ -42,9 +42,12 @@ export async function startBenchStack(components: readonly BenchComponent[] = ['
   const procs: Proc[] = [];
   const readyUrls: string[] = [];
   for (const c of all) {
-    const healthPort = await freePort();
-    readyUrls.push(`http://127.0.0.1:${healthPort}/readyz`);
-    procs.push(spawnNode(c, `apps/${c}/src/main.js`, { ...env, HEALTH_PORT: String(healthPort) }));
+    // Extra replicas (same queue groups and JetStream consumers) are named `<component>#<n>`.
+    for (let i = 0; i < (replicas[c] ?? 1); i++) {
+      const healthPort = await freePort();
+      readyUrls.push(`http://127.0.0.1:${healthPort}/readyz`);
+      procs.push(spawnNode(i === 0 ? c : `${c}#${i}`, `apps/${c}/src/main.js`, { ...env, HEALTH_PORT: String(healthPort) }));
+    }
   }
   procs.push(spawnNode('gateway', 'apps/gateway/src/main.js', { ...env, HTTP_PORT: String(port) }));
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { monotonicFactory } from 'ulid';
 import {
   type EntityIdentifiersJson,
   type EventDefinition,
@@ -11,10 +10,11 @@ import {
   type RpcContext,
   VALUE_TYPE,
   valueData,
+  ulidFactory,
 } from '@lorawan/api';
 import { encode, type Transport, TRANSPORT } from '@lorawan/transport';
 
-const ulid = monotonicFactory();
+const ulid = ulidFactory();
 const ORIGIN = hostname();
 
 /**

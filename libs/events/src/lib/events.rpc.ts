@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import { Injectable } from '@nestjs/common';
-import { monotonicFactory } from 'ulid';
 import {
   type CallerIdentity,
   type EntityIdentifiers,
@@ -16,6 +15,7 @@ import {
   type StreamEventsRequest,
   type StreamStartReply,
   valueData,
+  ulidFactory,
 } from '@lorawan/api';
 import { RpcHandler, rightsErrors } from '@lorawan/component';
 import { ErrValidation } from '@lorawan/errors';
@@ -26,7 +26,7 @@ import { resolveNames } from './names';
 import { timestampMicros } from './prepared-event';
 import { type SessionRights, StreamFilter } from './stream-filter';
 
-const ulid = monotonicFactory();
+const ulid = ulidFactory();
 const ORIGIN = hostname();
 const STREAM = RPCS['Events.Stream'];
 const CORRELATION_PREFIX = `rpc:/ttn.lorawan.v3.${STREAM.service}/${STREAM.method}:`;

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { monotonicFactory } from 'ulid';
 import {
   AS_EVENTS,
   type ApplicationDownlink,
@@ -11,6 +10,7 @@ import {
   type EndDeviceIdentifiers,
   nowTimestamp,
   type RpcContext,
+  ulidFactory,
 } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { encryptFrmPayload } from '@lorawan/crypto';
@@ -22,7 +22,7 @@ import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/app
 import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
 import { formatterFor, type LinkedDevice } from '../uplinks/link/link-settings';
 
-const ulid = monotonicFactory();
+const ulid = ulidFactory();
 
 /** Application FPorts (224 is the LoRaWAN test protocol, above are reserved). */
 export const MAX_APPLICATION_F_PORT = 223;

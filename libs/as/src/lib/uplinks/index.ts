@@ -1,8 +1,10 @@
 import type { Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { type Transport, TRANSPORT } from '@lorawan/transport';
+import { APPLICATION_CACHE_TTL_MS, ApplicationCache, LINK_CACHE } from '../common/application-cache';
 import { ApplicationLinkRpc } from './link/application-link.rpc';
 import { ApplicationLinkRegistry } from './link/application-link.service';
-import { LINK_STORE, SqlLinkStore } from './link/application-link.store';
+import { LINK_STORE, type LinkStore, SqlLinkStore } from './link/application-link.store';
 import { SimulateUplinkRpc } from './simulate-uplink.rpc';
 import { SimulateUplink } from './simulate-uplink.service';
 
@@ -14,6 +16,15 @@ export * from './simulate-uplink.service';
 /** Simulated uplinks (AppAs.SimulateUplink) and the application link (As.GetLink|SetLink|DeleteLink: default formatters). */
 export const UPLINK_PROVIDERS: Provider[] = [
   { provide: LINK_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new SqlLinkStore(ds) },
+  {
+    provide: LINK_CACHE,
+    inject: [LINK_STORE, TRANSPORT],
+    useFactory: (store: LinkStore, transport: Transport) => {
+      const cache = new ApplicationCache('link', async (app) => (await store.get(app))?.link, APPLICATION_CACHE_TTL_MS, transport);
+      cache.start();
+      return cache;
+    },
+  },
   ApplicationLinkRegistry,
   ApplicationLinkRpc,
   SimulateUplink,

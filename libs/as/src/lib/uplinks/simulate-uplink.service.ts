@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { monotonicFactory } from 'ulid';
 import {
   type ApplicationLink,
   type ApplicationUp,
@@ -12,6 +11,7 @@ import {
   type EventDefinition,
   nowTimestamp,
   type RpcContext,
+  ulidFactory,
 } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { ErrValidation, isStackError } from '@lorawan/errors';
@@ -22,7 +22,7 @@ import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/app
 import { ApplicationLinkRegistry } from './link/application-link.service';
 import { formatterFor, type LinkedDevice, skipsPayloadCrypto } from './link/link-settings';
 
-const ulid = monotonicFactory();
+const ulid = ulidFactory();
 
 type Json = Record<string, unknown>;
 type Empty = Record<string, never>;

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   ALLOWED_PATHS,
   type ApplicationWebhook,
@@ -22,6 +22,7 @@ import { WithTotal } from '@lorawan/component';
 import { ErrValidation } from '@lorawan/errors';
 import { ErrReadOnlyField, ErrWebhookFormatNotFound, ErrWebhookNotFound } from '../errors';
 import { WEBHOOK_STORE, type WebhookStore } from './webhook.store';
+import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../common/application-cache';
 
 /** Always returned (TTS `grpc_webhooks.go`): paths ∪ these. */
 const DEFAULT_PATHS = ['ids', 'created_at', 'updated_at', 'base_url', 'format'];
@@ -47,7 +48,11 @@ type Empty = Record<string, never>;
  */
 @Injectable()
 export class WebhookRegistryService {
-  constructor(@Inject(WEBHOOK_STORE) private readonly store: WebhookStore) {}
+  constructor(
+    @Inject(WEBHOOK_STORE) private readonly store: WebhookStore,
+    /** The delivery path's cache of active webhooks: dropped (on every replica) after each write. */
+    @Optional() @Inject(ACTIVE_WEBHOOKS_CACHE) private readonly activeWebhooks?: ApplicationCache<ApplicationWebhook[]>,
+  ) {}
 
   getFormats(): { formats: Record<string, string> } {
     return { formats: { ...WEBHOOK_FORMATS } };
@@ -86,12 +91,14 @@ export class WebhookRegistryService {
     }
     const validated = validateWebhook(next);
     await this.store.put(validated);
+    this.activeWebhooks?.invalidate(application_ids.application_id);
     return present(validated, paths, ctx);
   }
 
   /** Idempotent: deleting a missing webhook also answers `{}` (TTS). */
   async delete({ application_ids, webhook_id }: ApplicationWebhookIdentifiers): Promise<Empty> {
     await this.store.delete(application_ids.application_id, webhook_id);
+    this.activeWebhooks?.invalidate(application_ids.application_id);
     return {};
   }
 }

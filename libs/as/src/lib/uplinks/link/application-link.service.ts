@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   ALLOWED_PATHS,
   APPLICATION_LINK_TOP_LEVEL_PATHS,
@@ -16,6 +16,7 @@ import {
 } from '@lorawan/api';
 import { ErrLinkNotFound } from '../../errors';
 import { LINK_STORE, type LinkStore } from './application-link.store';
+import { type ApplicationCache, LINK_CACHE } from '../../common/application-cache';
 
 type Empty = Record<string, never>;
 type Json = Record<string, unknown>;
@@ -30,7 +31,11 @@ type Json = Record<string, unknown>;
  */
 @Injectable()
 export class ApplicationLinkRegistry {
-  constructor(@Inject(LINK_STORE) private readonly store: LinkStore) {}
+  constructor(
+    @Inject(LINK_STORE) private readonly store: LinkStore,
+    /** Message-path reads (`find`); without it every read goes to the store. */
+    @Optional() @Inject(LINK_CACHE) private readonly cache?: ApplicationCache<ApplicationLink | undefined>,
+  ) {}
 
   async get({ application_ids, field_mask }: GetApplicationLinkRequest): Promise<Partial<ApplicationLink>> {
     const paths = maskPaths(field_mask, ALLOWED_PATHS['As.GetLink']);
@@ -47,17 +52,19 @@ export class ApplicationLinkRegistry {
     const next = validateLink(applyFields(stored?.link ?? {}, plain(link), paths));
     const now = nowTimestamp();
     await this.store.put({ application_id: applicationId, link: next, created_at: stored?.created_at ?? now, updated_at: now });
+    this.cache?.invalidate(applicationId);
     return selectFields(next, APPLICATION_LINK_TOP_LEVEL_PATHS);
   }
 
   async delete({ application_id }: ApplicationIdentifiers): Promise<Empty> {
     await this.store.delete(application_id);
+    this.cache?.invalidate(application_id);
     return {};
   }
 
   /** The data plane's read: the application's link, or undefined when it has none (TTS `getLink`: an empty link). */
   async find(applicationId: string): Promise<ApplicationLink | undefined> {
-    return (await this.store.get(applicationId))?.link;
+    return this.cache ? this.cache.get(applicationId) : (await this.store.get(applicationId))?.link;
   }
 }
 

@@ -79,7 +79,8 @@ class World {
 
   async open(openQueue: OpenQueue, config: Partial<WebhookDeliveryConfig> = {}): Promise<this> {
     this.harness = await openQueue({ ackWaitMs: config.ackWaitMs ?? BASE.ackWaitMs });
-    this.integration = new WebhookIntegration(this.store as unknown as WebhookStore, this.harness.queue);
+    const store = this.store as unknown as WebhookStore;
+    this.integration = new WebhookIntegration({ get: (app) => store.listActive(app) }, this.harness.queue);
     this.startWorker(this.harness.queue, config);
     return this;
   }

@@ -8,9 +8,10 @@ const up: ApplicationUpJson = { end_device_ids: { device_id: 'dev1', application
 
 function setUp(webhooks: ApplicationWebhook[]) {
   const store = { listActive: jest.fn(async () => webhooks) } as unknown as WebhookStore & { listActive: jest.Mock };
+  const activeWebhooks = { get: (app: string) => store.listActive(app) };
   const enqueued: WebhookJob[][] = [];
   const queue = { enqueue: jest.fn(async (jobs: WebhookJob[]) => void enqueued.push(jobs)) } as unknown as WebhookJobQueue;
-  return { integration: new WebhookIntegration(store, queue), store, enqueued };
+  return { integration: new WebhookIntegration(activeWebhooks, queue), store, enqueued };
 }
 
 describe('WebhookIntegration', () => {
