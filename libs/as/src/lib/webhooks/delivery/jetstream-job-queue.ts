@@ -136,7 +136,7 @@ export class JetStreamJobQueue implements WebhookJobQueue {
   }
 
   private subject(job: WebhookJob): string {
-    const ids = job.webhook.ids;
+    const ids = job.ids;
     return `${this.base}.${job.attempt > 1 ? 'retry' : 'deliver'}.${ids.application_ids.application_id}.${ids.webhook_id}`;
   }
 }

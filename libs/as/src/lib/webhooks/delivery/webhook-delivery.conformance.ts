@@ -92,7 +92,7 @@ class World {
         return undefined as never;
       },
     };
-    const worker = new WebhookDeliveryWorker(queue, this.store as unknown as WebhookStore, events, { publicUrl: PUBLIC_URL, webhooks: { ...BASE, ...config } });
+    const worker = new WebhookDeliveryWorker(queue, this.store as unknown as WebhookStore, events, { publicUrl: PUBLIC_URL, webhooks: { ...BASE, ...config } }, { get: () => this.store.listActive() });
     worker.start();
     this.workers.push(worker);
     return worker;
@@ -216,6 +216,31 @@ export function describeWebhookDeliveryConformance(name: string, openQueue: Open
       expect(fails.length).toBeGreaterThanOrEqual(1);
       expect(fails[0].data).toMatchObject({ name: 'request', attributes: { webhook_id: 'down' }, cause: { name: 'transport' } });
       expect((fails[0].data.attributes as Json).status_code).toBeUndefined();
+    });
+
+    it('sends each attempt with the webhook as it is then: a URL fixed during retries is used, the queue holds no headers or keys', async () => {
+      world = await new World().open(openQueue, { retryBaseMs: 300, retryMaxMs: 300 });
+      const wrong = await receiver(() => ({ status: 503 }));
+      const right = await receiver();
+      const hook = world.hook('moving', `${wrong.url}/old`, { headers: { Authorization: 'Bearer hook-secret' }, downlink_api_key: 'NNSXS.HOOKKEY' });
+      await world.integration.publish(uplink(10));
+      await wrong.waitFor(() => wrong.requests.length >= 1, 5000, 'the first attempt');
+      hook.base_url = `${right.url}/new`;
+      await right.waitFor(() => right.requests.length >= 1, 5000, 'the retry to the fixed URL');
+      expect(right.requests.map((q) => [q.url, q.headers.authorization, q.headers['x-downlink-apikey']])).toEqual([['/new/up', 'Bearer hook-secret', 'NNSXS.HOOKKEY']]);
+      expect(wrong.requests).toHaveLength(1);
+    });
+
+    it('a webhook deleted (or paused) before its job is sent gets nothing; the job is dropped', async () => {
+      world = await new World().open(openQueue, { retryBaseMs: 300, retryMaxMs: 300 });
+      const r = await receiver(() => ({ status: 503 }));
+      world.hook('short-lived', r.url);
+      await world.integration.publish(uplink(11));
+      await r.waitFor(() => r.requests.length >= 1, 5000, 'the first attempt');
+      world.store.webhooks = [];
+      await sleep(900);
+      expect(r.requests).toHaveLength(1);
+      expect(await world.harness.remaining()).not.toBeGreaterThan(0);
     });
 
     it('gives up at once on 4xx and on redirects (never followed)', async () => {

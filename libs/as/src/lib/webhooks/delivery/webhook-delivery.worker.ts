@@ -1,12 +1,13 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { AS_EVENTS, deviceIdentifiers } from '@lorawan/api';
+import { AS_EVENTS, type ApplicationWebhook, deviceIdentifiers } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { formatMessage, type StackError } from '@lorawan/errors';
+import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../../common/application-cache';
 import { WEBHOOK_STORE, type WebhookStore } from '../webhook.store';
 import { retryBackoffMs } from './retry-policy';
 import { WebhookHealthRecorder } from './webhook-health';
-import { type JobMessage, WEBHOOK_JOB_QUEUE, webhookKey, type WebhookJob, type WebhookJobQueue } from './webhook-job';
+import { type Delivery, type JobMessage, WEBHOOK_JOB_QUEUE, webhookKey, type WebhookJobQueue } from './webhook-job';
 import { WebhookLane } from './webhook-lane';
 import { type DeliveryResult, WebhookSender } from './webhook-sender';
 
@@ -23,6 +24,8 @@ const SWEEP_INTERVAL_MS = 1000;
 const SHUTDOWN_GRACE_MS = 3000;
 
 export type WebhookWorkerConfig = Pick<StackConfig, 'publicUrl' | 'webhooks'>;
+/** The application's active webhooks, as the registry has them now (the ACTIVE_WEBHOOKS_CACHE). */
+export type ActiveWebhooks = Pick<ApplicationCache<ApplicationWebhook[]>, 'get'>;
 
 /**
  * Delivers the jobs of the queue (wire contract §8.2, with retries where TTS has none): one lane
@@ -32,6 +35,8 @@ export type WebhookWorkerConfig = Pick<StackConfig, 'publicUrl' | 'webhooks'>;
  * retryable or out of attempts, given up (acked). A job pulled before its `not_before` goes back
  * to the queue until then. Messages kept longer than a third of the ack wait (waiting in a lane
  * or in flight) are marked as in progress so JetStream does not hand them to another replica.
+ * A job is sent with its webhook's settings as they are when it is sent: a webhook deleted or
+ * paused since, or no longer taking the message's kind, gets nothing (the job is acked).
  */
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -51,6 +56,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     @Inject(WEBHOOK_STORE) store: WebhookStore,
     @Inject(EventPublisher) private readonly events: Pick<EventPublisher, 'publish'>,
     @Inject(STACK_CONFIG) private readonly config: WebhookWorkerConfig,
+    @Inject(ACTIVE_WEBHOOKS_CACHE) private readonly webhooks: ActiveWebhooks,
   ) {
     this.sender = new WebhookSender({ publicUrl: config.publicUrl, timeoutMs: config.webhooks.timeoutMs, allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
     this.health = new WebhookHealthRecorder(store, this.logger);
@@ -115,7 +121,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     try {
       const wait = (message.job.not_before ?? 0) - Date.now();
       if (wait > 0) return message.nak(wait);
-      const key = webhookKey(message.job.webhook);
+      const key = webhookKey(message.job.ids);
       let lane = this.lanes.get(key);
       if (!lane) {
         lane = new WebhookLane(this.config.webhooks.concurrency, LANE_MIN_WAITING, LANE_MAX_WAITING_UNKNOWN);
@@ -147,36 +153,51 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   }
 
   private async deliver(message: JobMessage): Promise<void> {
-    const job = message.job;
+    const { ids, ...job } = message.job;
+    const key = webhookKey(ids);
     try {
-      const result = await this.sender.send(job);
-      if (this.closed) return;
-      if (result.ok) {
-        this.health.succeeded(job.webhook);
+      const webhook = await this.current(message);
+      if (!webhook) {
+        this.logger.debug(`webhook ${key}: deleted, paused or no longer taking ${job.kind}: job dropped`);
         return this.release(message, () => message.ack());
       }
-      this.recordFailure(job, result);
+      const delivery: Delivery = { ...job, webhook };
+      const result = await this.sender.send(delivery);
+      if (this.closed) return;
+      if (result.ok) {
+        this.health.succeeded(webhook);
+        return this.release(message, () => message.ack());
+      }
+      this.recordFailure(delivery, result);
       if (!result.retryable || job.attempt >= this.config.webhooks.maxAttempts) {
-        this.logger.warn(`webhook ${webhookKey(job.webhook)}: delivery given up after ${job.attempt} attempt(s): ${failureReason(result.error)}`);
+        this.logger.warn(`webhook ${key}: delivery given up after ${job.attempt} attempt(s): ${failureReason(result.error)}`);
         return this.release(message, () => message.ack());
       }
       const delay = retryBackoffMs(job.attempt, this.config.webhooks);
       try {
-        await this.queue.enqueue([{ ...job, attempt: job.attempt + 1, not_before: Date.now() + delay }]);
+        await this.queue.enqueue([{ ...message.job, attempt: job.attempt + 1, not_before: Date.now() + delay }]);
         this.release(message, () => message.ack());
       } catch (err) {
-        this.logger.warn(`webhook ${webhookKey(job.webhook)}: retry not queued, the job comes back later: ${(err as Error).message}`);
+        this.logger.warn(`webhook ${key}: retry not queued, the job comes back later: ${(err as Error).message}`);
         this.release(message, () => message.nak(delay));
       }
     } catch (err) {
-      this.logger.warn(`webhook ${webhookKey(job.webhook)}: delivery failed unexpectedly: ${(err as Error).message}`);
+      this.logger.warn(`webhook ${key}: delivery failed unexpectedly: ${(err as Error).message}`);
       this.release(message, () => message.nak(INTERNAL_ERROR_RETRY_MS));
     }
   }
 
+  /** The job's webhook as the registry has it now, if it is active and takes the job's message kind. */
+  private async current(message: JobMessage): Promise<ApplicationWebhook | undefined> {
+    const { ids, kind } = message.job;
+    const webhook = (await this.webhooks.get(ids.application_ids.application_id)).find((w) => w.ids.webhook_id === ids.webhook_id);
+    const config = (webhook as Record<string, unknown> | undefined)?.[kind];
+    return typeof config === 'object' && config !== null ? webhook : undefined;
+  }
+
   /** `as.webhook.fail` (data: the error, never the request's headers) and the webhook's health. */
-  private recordFailure(job: WebhookJob, result: Extract<DeliveryResult, { ok: false }>): void {
-    this.logger.debug(`webhook ${webhookKey(job.webhook)}: attempt ${job.attempt} failed: ${failureReason(result.error)}`);
+  private recordFailure(job: Delivery, result: Extract<DeliveryResult, { ok: false }>): void {
+    this.logger.debug(`webhook ${webhookKey(job.webhook.ids)}: attempt ${job.attempt} failed: ${failureReason(result.error)}`);
     const ids = job.up.end_device_ids as Parameters<typeof deviceIdentifiers>[0];
     this.events.publish(AS_EVENTS.webhookFail, deviceIdentifiers(ids), { ctx: { request_id: '', correlation_ids: job.up.correlation_ids ?? [] }, data: result.details });
     this.health.failed(job.webhook, result.details);

@@ -27,14 +27,14 @@ export class WebhookHealthRecorder {
   ) {}
 
   failed(webhook: ApplicationWebhook, details: DeliveryErrorDetails, now = new Date()): void {
-    const key = webhookKey(webhook);
+    const key = webhookKey(webhook.ids);
     const failedAttempts = (this.known.get(key) ?? fromSnapshot(webhook.health_status)).failedAttempts + 1;
     this.known.set(key, { healthy: false, failedAttempts });
     this.write(webhook, { unhealthy: { failed_attempts: String(failedAttempts), last_failed_attempt_at: now.toISOString(), last_failed_attempt_details: details } });
   }
 
   succeeded(webhook: ApplicationWebhook): void {
-    const key = webhookKey(webhook);
+    const key = webhookKey(webhook.ids);
     const before = this.known.get(key) ?? fromSnapshot(webhook.health_status);
     this.known.set(key, { healthy: true, failedAttempts: 0 });
     if (!before.healthy) this.write(webhook, { healthy: {} });
@@ -46,7 +46,7 @@ export class WebhookHealthRecorder {
   }
 
   private write(webhook: ApplicationWebhook, status: HealthStatus): void {
-    const key = webhookKey(webhook);
+    const key = webhookKey(webhook.ids);
     const pending = this.writing.get(key);
     if (pending) {
       pending.next = status;

@@ -1,12 +1,13 @@
-import type { ApplicationUpJson, ApplicationUpKind, ApplicationWebhook } from '@lorawan/api';
+import type { ApplicationUpJson, ApplicationUpKind, ApplicationWebhook, ApplicationWebhookIdentifiers } from '@lorawan/api';
 
 /**
- * One delivery of one ApplicationUp to one webhook. It carries the webhook as stored when the
- * message was published (so a worker never reads the registry) and its own retry state: the
- * attempt it is and, for a retry, the earliest time it may be sent.
+ * One delivery of one ApplicationUp to one webhook, as queued: the webhook's identifiers (its
+ * settings are read when the job is sent, so the queue holds no headers or API keys, and a fixed
+ * URL applies to the next retry), the message, and the job's retry state: the attempt it is and,
+ * for a retry, the earliest time it may be sent.
  */
 export interface WebhookJob {
-  webhook: ApplicationWebhook;
+  ids: ApplicationWebhookIdentifiers;
   up: ApplicationUpJson;
   kind: ApplicationUpKind;
   /** 1 for the first attempt. */
@@ -15,9 +16,12 @@ export interface WebhookJob {
   not_before?: number;
 }
 
+/** A job with the webhook's current settings: what the sender sends. */
+export type Delivery = Omit<WebhookJob, 'ids'> & { webhook: ApplicationWebhook };
+
 /** `<application>/<webhook>`: the key of a webhook's lane and health state. */
-export function webhookKey(webhook: ApplicationWebhook): string {
-  return `${webhook.ids.application_ids.application_id}/${webhook.ids.webhook_id}`;
+export function webhookKey(ids: ApplicationWebhookIdentifiers): string {
+  return `${ids.application_ids.application_id}/${ids.webhook_id}`;
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { ApplicationWebhook } from '@lorawan/api';
-import type { WebhookJob } from './webhook-job';
+import type { Delivery } from './webhook-job';
 import { buildWebhookRequest, USER_AGENT } from './webhook-request';
 
-function job(webhook: Partial<ApplicationWebhook>): WebhookJob {
+function job(webhook: Partial<ApplicationWebhook>): Delivery {
   return {
     webhook: { ids: { application_ids: { application_id: 'foo-app' }, webhook_id: 'foo-hook' }, base_url: 'https://myapp.com/api/ttn/v3{/appID,devID}', format: 'json', uplink_message: { path: 'up{?devEUI}' }, ...webhook },
     up: { end_device_ids: { device_id: 'foo-device', application_ids: { application_id: 'foo-app' }, dev_eui: '42FFFFFFFFFFFFFF' }, correlation_ids: ['as:up:1'], uplink_message: { f_port: 42, decoded_payload: { test_key: 42 } } },

@@ -1,4 +1,4 @@
-import type { WebhookJob } from './webhook-job';
+import type { Delivery } from './webhook-job';
 import { filterByFieldMask } from './field-mask-filter';
 import { urlVariables, webhookUrl } from './webhook-url';
 
@@ -16,7 +16,7 @@ export interface WebhookRequest {
  * headers verbatim, then ours (replacing any of the same name in another case), and the
  * ApplicationUp filtered by the webhook's field mask. Throws when the URL cannot be built.
  */
-export function buildWebhookRequest(job: WebhookJob, publicUrl: string): WebhookRequest {
+export function buildWebhookRequest(job: Delivery, publicUrl: string): WebhookRequest {
   const { webhook, up } = job;
   const config = (webhook as unknown as Record<string, { path?: string } | undefined>)[job.kind];
   const url = webhookUrl(webhook.base_url ?? '', config?.path, urlVariables(up.end_device_ids));

@@ -4,7 +4,7 @@ import { ErrWebhookFormatNotFound } from '../../errors';
 import { deliveryErrorDetails, type DeliveryErrorDetails, ErrForbiddenDestination, ErrRequestTimeout, ErrTransport, ErrWebhookRequest } from './delivery.errors';
 import { ForbiddenDestinationError, guardedConnector } from './destination-guard';
 import { isRetryableStatus } from './retry-policy';
-import type { WebhookJob } from './webhook-job';
+import type { Delivery } from './webhook-job';
 import { buildWebhookRequest } from './webhook-request';
 
 export interface WebhookSenderOptions {
@@ -43,7 +43,7 @@ export class WebhookSender {
     });
   }
 
-  async send(job: WebhookJob): Promise<DeliveryResult> {
+  async send(job: Delivery): Promise<DeliveryResult> {
     const webhookId = job.webhook.ids.webhook_id;
     const format = job.webhook.format || 'json';
     if (format !== 'json') return failure(ErrWebhookFormatNotFound.with({ format }), false);

@@ -21,7 +21,7 @@ describe('WebhookIntegration', () => {
     expect(store.listActive).toHaveBeenCalledTimes(1);
     expect(store.listActive).toHaveBeenCalledWith('app1');
     expect(enqueued).toHaveLength(1);
-    expect(enqueued[0].map((j) => [j.webhook.ids.webhook_id, j.kind, j.attempt, j.up])).toEqual([
+    expect(enqueued[0].map((j) => [j.ids.webhook_id, j.kind, j.attempt, j.up])).toEqual([
       ['a', 'uplink_message', 1, up],
       ['b', 'uplink_message', 1, up],
     ]);

@@ -22,7 +22,7 @@ export class WebhookIntegration implements ApplicationUpSink {
     const kind = applicationUpKind(up);
     if (!kind) return;
     const webhooks = await this.activeWebhooks.get(up.end_device_ids.application_ids.application_id);
-    const jobs: WebhookJob[] = webhooks.filter((webhook) => isEnabled(webhook, kind)).map((webhook) => ({ webhook, up, kind, attempt: 1 }));
+    const jobs: WebhookJob[] = webhooks.filter((webhook) => isEnabled(webhook, kind)).map((webhook) => ({ ids: webhook.ids, up, kind, attempt: 1 }));
     if (jobs.length > 0) await this.queue.enqueue(jobs);
   }
 }
