@@ -11,6 +11,7 @@
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
 import { Access, bearer } from './access';
 import { Api, createApplications, expectTtsError, expectValidationError, sleep, TIMESTAMP_6 } from './http-client';
+import { EventStream } from './event-stream';
 import { abpAsDevice, expectOk, isDevicesPath, randomDevAddr, randomEui, randomKey, Registries, uid } from './devices';
 
 /** Short retries and timeouts so that the failure cases run in seconds; loopback receivers allowed. */
@@ -23,7 +24,7 @@ const WEBHOOK_ENV = {
 };
 type Start = () => Promise<StackUnderTest>;
 const MODES: Array<[string, Start]> = [
-  ['distributed', () => startDistributedStack({ components: ['is', 'as'], env: WEBHOOK_ENV })],
+  ['distributed', () => startDistributedStack({ components: ['is', 'as', 'events'], env: WEBHOOK_ENV })],
   ['embedded', () => startEmbeddedStack({ env: WEBHOOK_ENV })],
 ];
 
@@ -314,6 +315,40 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
     await sleep(300);
     expect(receiver.to('/bad-hook/up').map((r) => r.json.uplink_message.f_cnt)).toEqual([99]);
     expect(world.api.serverErrors).toEqual([]);
+  });
+
+  it('streams the uplink path’s events: as.up.data.receive (device), decode.fail, forward; as.webhook.fail without the webhook’s secrets', async () => {
+    const failing = await new WebhookReceiver(() => ({ status: 500, body: 'receiver exploded' })).start();
+    const stream = await EventStream.open(stack.baseUrl, {
+      authorization: `Bearer ${stack.adminKey}`,
+      body: { identifiers: [{ application_ids: { application_id: world.app } }], names: ['/^as\\.(up|webhook)\\./'] },
+    });
+    try {
+      expect(stream.status).toBe(200);
+      expect((await stream.nextEvent()).name).toBe('events.stream.start');
+      const { dev } = await world.device({ up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: 'function decodeUplink() { return { errors: ["nope"] }; }' });
+      await world.webhook('ev-fail', { base_url: `${failing.url}/ev`, headers: { Authorization: 'Bearer very-secret-header' }, downlink_api_key: world.downlinkKey });
+      await world.simulate(dev, { uplink_message: { f_port: 1, f_cnt: 5, frm_payload: LPP } });
+      const seen: Array<{ name: string; data?: Record<string, unknown>; correlation_ids?: string[] }> = [];
+      while (!seen.some((e) => e.name === 'as.webhook.fail')) seen.push((await stream.nextEvent(15000)) as (typeof seen)[number]);
+      const names = seen.map((e) => e.name);
+      // as.up.data.receive is a device event (TTS): an application subscriber does not get it.
+      expect(names.slice(0, 2)).toEqual(['as.up.data.decode.fail', 'as.up.data.forward']);
+      const forward = seen[1];
+      expect(forward.data).toMatchObject({ '@type': 'type.googleapis.com/ttn.lorawan.v3.ApplicationUp', uplink_message: { f_cnt: 5, frm_payload: LPP } });
+      expect((forward.data?.uplink_message as Record<string, unknown>).decoded_payload).toBeUndefined();
+      expect(forward.correlation_ids?.some((c) => c.startsWith('as:up:'))).toBe(true);
+      const fail = seen.find((e) => e.name === 'as.webhook.fail');
+      expect(fail?.data).toMatchObject({ namespace: 'pkg/applicationserver/io/web/sink', name: 'request', attributes: { webhook_id: 'ev-fail', status_code: 500 } });
+      expect(fail?.correlation_ids).toEqual(forward.correlation_ids);
+      const text = stream.text;
+      expect(text).not.toContain('very-secret-header');
+      expect(text).not.toContain(world.downlinkKey.split('.')[2]);
+    } finally {
+      stream.close();
+      await failing.stop();
+      await world.api.delete(`/api/v3/as/webhooks/${world.app}/ev-fail`);
+    }
   });
 
   it('received_at and the caller’s correlation IDs are kept', async () => {
