@@ -9,6 +9,9 @@ export const ErrRequestTimeout = defineError('pkg/applicationserver/io/web/sink'
 /** Connection-level failure (refused, reset, DNS): `message` is the transport's, it names no secret. */
 export const ErrTransport = defineError('pkg/applicationserver/io/web/sink', 'transport', '{message}', Code.Unavailable);
 
+/** Embedded mode: the in-memory delivery queue holds its maximum of jobs (the message is refused, not dropped later). */
+export const ErrQueueFull = defineError('pkg/applicationserver/io/web', 'queue_full', 'the webhook delivery queue holds {max_jobs} jobs, its maximum', Code.ResourceExhausted);
+
 /** ErrorDetails with TTS's `details` list (here the `google.protobuf.Struct` `{"body": …}` of a response). */
 export type DeliveryErrorDetails = ErrorDetails & { details?: Array<Record<string, unknown>> };
 

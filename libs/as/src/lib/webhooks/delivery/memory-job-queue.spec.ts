@@ -41,4 +41,18 @@ describe('MemoryJobQueue', () => {
       jest.useRealTimers();
     }
   });
+
+  it('refuses jobs beyond maxJobs (queue_full), all of a batch or none, and takes them again once there is room', async () => {
+    const queue = new MemoryJobQueue(1, 3);
+    const got: JobMessage[] = [];
+    queue.start((m) => got.push(m));
+    await queue.enqueue([job(1), job(2)]);
+    await expect(queue.enqueue([job(3), job(4)])).rejects.toMatchObject({ namespace: 'pkg/applicationserver/io/web', errorName: 'queue_full', attributes: { max_jobs: 3 } });
+    expect(queue.size).toBe(2);
+    await tick();
+    got[0].ack();
+    await queue.enqueue([job(3), job(4)]);
+    expect(queue.size).toBe(3);
+    await queue.close();
+  });
 });

@@ -1,9 +1,15 @@
+import { ErrQueueFull } from './delivery.errors';
 import type { JobMessage, WebhookJob, WebhookJobQueue } from './webhook-job';
+
+/** Jobs the in-memory queue holds at most (about 1–2 KiB each): beyond, new messages are refused. */
+export const MEMORY_QUEUE_MAX_JOBS = 100_000;
 
 /**
  * Embedded mode: the delivery queue in this process's memory, with the JetStream queue's
  * behaviour (in-flight bound, nak with a delay, ack) so the worker cannot tell them apart. Jobs
- * do not survive a restart: embedded mode has no broker to keep them.
+ * do not survive a restart: embedded mode has no broker to keep them. It holds at most `maxJobs`:
+ * while an endpoint is down for long under heavy traffic, new messages are refused
+ * (`queue_full`, ResourceExhausted) rather than the process running out of memory.
  */
 export class MemoryJobQueue implements WebhookJobQueue {
   private ready: WebhookJob[] = [];
@@ -13,9 +19,13 @@ export class MemoryJobQueue implements WebhookJobQueue {
   private handler?: (message: JobMessage) => void;
   private pumping = false;
 
-  constructor(private readonly maxInFlight: number) {}
+  constructor(
+    private readonly maxInFlight: number,
+    private readonly maxJobs = MEMORY_QUEUE_MAX_JOBS,
+  ) {}
 
   async enqueue(jobs: WebhookJob[]): Promise<void> {
+    if (this.size + jobs.length > this.maxJobs) throw ErrQueueFull.with({ max_jobs: this.maxJobs });
     for (const job of jobs) this.ready.push(job);
     this.schedulePump();
   }
