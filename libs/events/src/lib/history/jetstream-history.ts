@@ -9,12 +9,12 @@ import {
   type JetStreamManager,
   nanos,
   type NatsConnection,
-  type NatsError,
   RetentionPolicy,
   StorageType,
   type StreamConfig,
 } from 'nats';
 import { EVENT_SUBJECTS } from '@lorawan/api';
+import { ensureStream } from '@lorawan/transport';
 import { PreparedEvent } from '../prepared-event';
 import type { StreamFilter } from '../stream-filter';
 import { type EventHistory, HistoryCollector, type HistoryQuery } from './event-history';
@@ -32,8 +32,6 @@ export interface JetStreamHistoryOptions {
 }
 
 /** JetStream API error codes (nats-server `server/errors.json`). */
-const STREAM_NOT_FOUND = 10059;
-const STREAM_NAME_IN_USE = 10058;
 /** Event times come from the publishing hosts' clocks, stream times from the NATS server's. */
 const CLOCK_SKEW_MS = 5_000;
 const FETCH_BATCH = 500;
@@ -62,37 +60,9 @@ export function eventStreamConfig(subjectPrefix: string | undefined, retentionMs
   };
 }
 
-/**
- * Creates the events stream, or updates it to `config`: idempotent, and replicas starting at the
- * same time all succeed (JetStream accepts an identical `add`; a racing different one is retried
- * as an update).
- */
-export async function ensureEventStream(jsm: JetStreamManager, config: ReturnType<typeof eventStreamConfig>): Promise<'created' | 'updated' | 'unchanged'> {
-  for (let attempt = 0; ; attempt++) {
-    const existing = await jsm.streams.info(config.name).catch((err: NatsError) => {
-      if (err.api_error?.err_code === STREAM_NOT_FOUND) return undefined;
-      throw err;
-    });
-    try {
-      if (!existing) {
-        await jsm.streams.add(config);
-        return 'created';
-      }
-      const current = existing.config;
-      if (sameSubjects(current.subjects, config.subjects) && current.max_age === config.max_age && current.duplicate_window === config.duplicate_window) return 'unchanged';
-      await jsm.streams.update(config.name, { ...current, subjects: config.subjects, max_age: config.max_age, duplicate_window: config.duplicate_window, description: config.description });
-      return 'updated';
-    } catch (err) {
-      const code = (err as NatsError).api_error?.err_code;
-      // Another replica created it meanwhile (with other settings): look again.
-      if ((code === STREAM_NAME_IN_USE || code === STREAM_NOT_FOUND) && attempt < 5) continue;
-      throw err;
-    }
-  }
-}
-
-function sameSubjects(a: readonly string[] | undefined, b: readonly string[]): boolean {
-  return !!a && a.length === b.length && a.every((s, i) => s === b[i]);
+/** Creates the events stream, or updates its subjects, max age, deduplication window and description (see `ensureStream`). */
+export function ensureEventStream(jsm: JetStreamManager, config: ReturnType<typeof eventStreamConfig>): Promise<'created' | 'updated' | 'unchanged'> {
+  return ensureStream(jsm, config, ['subjects', 'max_age', 'duplicate_window', 'description']);
 }
 
 /**

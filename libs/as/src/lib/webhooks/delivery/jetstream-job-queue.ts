@@ -14,6 +14,7 @@ import {
   RetentionPolicy,
   StorageType,
 } from 'nats';
+import { ensureStream, JS_CONSUMER_NOT_FOUND } from '@lorawan/transport';
 import { AckedPublisher } from './acked-publisher';
 import type { JobMessage, WebhookJob, WebhookJobQueue } from './webhook-job';
 
@@ -29,8 +30,6 @@ export interface JetStreamJobQueueOptions {
 }
 
 /** JetStream API error codes (nats-server `server/errors.json`). */
-const STREAM_NOT_FOUND = 10059;
-const CONSUMER_NOT_FOUND = 10014;
 const FETCH_EXPIRES_MS = 2_000;
 /** How long closing waits for the server to have the last acks. */
 const CLOSE_FLUSH_TIMEOUT_MS = 2_000;
@@ -85,7 +84,12 @@ export class JetStreamJobQueue implements WebhookJobQueue {
       const jsm = await nc.jetstreamManager();
       const streamName = webhookStreamName(o.subjectPrefix);
       const base = subjectBase(o.subjectPrefix);
-      await ensureStream(jsm, streamName, [`${base}.deliver.>`, `${base}.retry.>`]);
+      // Retention and storage are fixed at creation; a newer version may only have added subjects.
+      await ensureStream(
+        jsm,
+        { name: streamName, description: 'AS webhook delivery jobs', subjects: [`${base}.deliver.>`, `${base}.retry.>`], retention: RetentionPolicy.Workqueue, storage: StorageType.File, num_replicas: 1 },
+        ['subjects'],
+      );
       await ensureConsumer(jsm, streamName, consumerConfig(DELIVER_CONSUMER, `${base}.deliver.>`, o.ackWaitMs, DELIVER_MAX_ACK_PENDING));
       await ensureConsumer(jsm, streamName, consumerConfig(RETRY_CONSUMER, `${base}.retry.>`, o.ackWaitMs, RETRY_MAX_ACK_PENDING));
       return new JetStreamJobQueue(nc, nc.jetstream(), streamName, base, o);
@@ -258,39 +262,11 @@ function consumerConfig(name: string, filter: string, ackWaitMs: number, maxAckP
   };
 }
 
-/** Creates the work-queue stream; idempotent, and replicas starting together all succeed. */
-async function ensureStream(jsm: JetStreamManager, name: string, subjects: string[]): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    const existing = await jsm.streams.info(name).catch((err: NatsError) => {
-      if (err.api_error?.err_code === STREAM_NOT_FOUND) return undefined;
-      throw err;
-    });
-    try {
-      if (!existing) {
-        await jsm.streams.add({
-          name,
-          description: 'AS webhook delivery jobs',
-          subjects,
-          retention: RetentionPolicy.Workqueue,
-          storage: StorageType.File,
-          num_replicas: 1,
-        });
-      } else if (existing.config.subjects.join() !== subjects.join()) {
-        await jsm.streams.update(name, { ...existing.config, subjects });
-      }
-      return;
-    } catch (err) {
-      if (attempt < 5) continue;
-      throw err;
-    }
-  }
-}
-
 /** Creates the durable consumer, or updates its ack wait and bounds; idempotent like ensureStream. */
 async function ensureConsumer(jsm: JetStreamManager, stream: string, config: ReturnType<typeof consumerConfig>): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const existing = await jsm.consumers.info(stream, config.durable_name).catch((err: NatsError) => {
-      if (err.api_error?.err_code === CONSUMER_NOT_FOUND) return undefined;
+      if (err.api_error?.err_code === JS_CONSUMER_NOT_FOUND) return undefined;
       throw err;
     });
     try {
