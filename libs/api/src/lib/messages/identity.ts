@@ -203,77 +203,73 @@ export class APIKey {
 export const API_KEY_ORDERS = ['api_key_id', 'name', 'created_at', 'expires_at'] as const;
 const RIGHTS_LIST = { minItems: 1, maxItems: 100 };
 
-/** The requests of `<Entity>Access` for API keys: one shape per entity, differing in the identifiers' field. */
-export class CreateApplicationAPIKeyRequest {
-  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
+/**
+ * The requests of `<Entity>Access` for API keys: one shape per entity, differing only in the
+ * identifiers' field. The shared fields live in these bases; each request class (its name is the
+ * `…ValidationError` prefix of its errors) adds its entity's identifiers.
+ */
+abstract class CreateAPIKeyFields {
   @Str({ maxLength: 50 }) name?: string;
   @Required() @EnumNames(RightEnum) @List(RIGHTS_LIST) rights!: string[];
   @Timestamp() expires_at?: string;
 }
-export class ListApplicationAPIKeysRequest extends Pagination {
-  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
+abstract class ListAPIKeysFields extends Pagination {
   @Str({ pattern: orderPattern(API_KEY_ORDERS) }) order?: string;
 }
-export class GetApplicationAPIKeyRequest {
-  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
+abstract class APIKeyIdField {
   @Required() @Str({ pattern: API_KEY_ID_PATTERN }) key_id!: string;
 }
-export class UpdateApplicationAPIKeyRequest {
-  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
+abstract class UpdateAPIKeyFields {
   @Required() @Message(() => APIKey) api_key!: APIKey;
   @FieldMaskField() field_mask?: FieldMask;
-}
-export class DeleteApplicationAPIKeyRequest {
-  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
-  @Required() @Str({ pattern: API_KEY_ID_PATTERN }) key_id!: string;
 }
 
-export class CreateGatewayAPIKeyRequest {
-  @Required() @Message(() => GatewayIdentifiers) gateway_ids!: GatewayIdentifiers;
-  @Str({ maxLength: 50 }) name?: string;
-  @Required() @EnumNames(RightEnum) @List(RIGHTS_LIST) rights!: string[];
-  @Timestamp() expires_at?: string;
+export class CreateApplicationAPIKeyRequest extends CreateAPIKeyFields {
+  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
 }
-export class ListGatewayAPIKeysRequest extends Pagination {
-  @Required() @Message(() => GatewayIdentifiers) gateway_ids!: GatewayIdentifiers;
-  @Str({ pattern: orderPattern(API_KEY_ORDERS) }) order?: string;
+export class ListApplicationAPIKeysRequest extends ListAPIKeysFields {
+  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
 }
-export class GetGatewayAPIKeyRequest {
-  @Required() @Message(() => GatewayIdentifiers) gateway_ids!: GatewayIdentifiers;
-  @Required() @Str({ pattern: API_KEY_ID_PATTERN }) key_id!: string;
+export class GetApplicationAPIKeyRequest extends APIKeyIdField {
+  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
 }
-export class UpdateGatewayAPIKeyRequest {
-  @Required() @Message(() => GatewayIdentifiers) gateway_ids!: GatewayIdentifiers;
-  @Required() @Message(() => APIKey) api_key!: APIKey;
-  @FieldMaskField() field_mask?: FieldMask;
+export class UpdateApplicationAPIKeyRequest extends UpdateAPIKeyFields {
+  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
 }
-export class DeleteGatewayAPIKeyRequest {
-  @Required() @Message(() => GatewayIdentifiers) gateway_ids!: GatewayIdentifiers;
-  @Required() @Str({ pattern: API_KEY_ID_PATTERN }) key_id!: string;
+export class DeleteApplicationAPIKeyRequest extends APIKeyIdField {
+  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
 }
 
-export class CreateUserAPIKeyRequest {
-  @Required() @Message(() => UserIdentifiers) user_ids!: UserIdentifiers;
-  @Str({ maxLength: 50 }) name?: string;
-  @Required() @EnumNames(RightEnum) @List(RIGHTS_LIST) rights!: string[];
-  @Timestamp() expires_at?: string;
+export class CreateGatewayAPIKeyRequest extends CreateAPIKeyFields {
+  @Required() @Message(() => GatewayIdentifiers) gateway_ids!: GatewayIdentifiers;
 }
-export class ListUserAPIKeysRequest extends Pagination {
-  @Required() @Message(() => UserIdentifiers) user_ids!: UserIdentifiers;
-  @Str({ pattern: orderPattern(API_KEY_ORDERS) }) order?: string;
+export class ListGatewayAPIKeysRequest extends ListAPIKeysFields {
+  @Required() @Message(() => GatewayIdentifiers) gateway_ids!: GatewayIdentifiers;
 }
-export class GetUserAPIKeyRequest {
-  @Required() @Message(() => UserIdentifiers) user_ids!: UserIdentifiers;
-  @Required() @Str({ pattern: API_KEY_ID_PATTERN }) key_id!: string;
+export class GetGatewayAPIKeyRequest extends APIKeyIdField {
+  @Required() @Message(() => GatewayIdentifiers) gateway_ids!: GatewayIdentifiers;
 }
-export class UpdateUserAPIKeyRequest {
-  @Required() @Message(() => UserIdentifiers) user_ids!: UserIdentifiers;
-  @Required() @Message(() => APIKey) api_key!: APIKey;
-  @FieldMaskField() field_mask?: FieldMask;
+export class UpdateGatewayAPIKeyRequest extends UpdateAPIKeyFields {
+  @Required() @Message(() => GatewayIdentifiers) gateway_ids!: GatewayIdentifiers;
 }
-export class DeleteUserAPIKeyRequest {
+export class DeleteGatewayAPIKeyRequest extends APIKeyIdField {
+  @Required() @Message(() => GatewayIdentifiers) gateway_ids!: GatewayIdentifiers;
+}
+
+export class CreateUserAPIKeyRequest extends CreateAPIKeyFields {
   @Required() @Message(() => UserIdentifiers) user_ids!: UserIdentifiers;
-  @Required() @Str({ pattern: API_KEY_ID_PATTERN }) key_id!: string;
+}
+export class ListUserAPIKeysRequest extends ListAPIKeysFields {
+  @Required() @Message(() => UserIdentifiers) user_ids!: UserIdentifiers;
+}
+export class GetUserAPIKeyRequest extends APIKeyIdField {
+  @Required() @Message(() => UserIdentifiers) user_ids!: UserIdentifiers;
+}
+export class UpdateUserAPIKeyRequest extends UpdateAPIKeyFields {
+  @Required() @Message(() => UserIdentifiers) user_ids!: UserIdentifiers;
+}
+export class DeleteUserAPIKeyRequest extends APIKeyIdField {
+  @Required() @Message(() => UserIdentifiers) user_ids!: UserIdentifiers;
 }
 
 /** `<Entity>Access.ListRights`: the caller's rights on the entity. */
