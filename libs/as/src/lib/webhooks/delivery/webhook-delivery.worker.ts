@@ -5,6 +5,7 @@ import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { formatMessage, type StackError } from '@lorawan/errors';
 import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../../common/application-cache';
 import { WEBHOOK_STORE, type WebhookStore } from '../webhook.store';
+import { GiveUpLog } from './give-up-log';
 import { retryBackoffMs } from './retry-policy';
 import { WebhookHealthRecorder } from './webhook-health';
 import { type Delivery, type JobMessage, WEBHOOK_JOB_QUEUE, webhookKey, type WebhookJobQueue } from './webhook-job';
@@ -46,6 +47,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   private readonly held = new Map<JobMessage, number>();
   private readonly sender: WebhookSender;
   private readonly health: WebhookHealthRecorder;
+  private readonly giveUps = new GiveUpLog(this.logger);
   private sweepTimer?: NodeJS.Timeout;
   private running = 0;
   private idle?: () => void;
@@ -112,6 +114,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.sweepTimer);
+    this.giveUps.close();
     await this.queue.close().catch((err: Error) => this.logger.warn(`webhook queue close failed: ${err.message}`));
     await this.sender.destroy();
   }
@@ -170,7 +173,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       }
       this.recordFailure(delivery, result);
       if (!result.retryable || job.attempt >= this.config.webhooks.maxAttempts) {
-        this.logger.warn(`webhook ${key}: delivery given up after ${job.attempt} attempt(s): ${failureReason(result.error)}`);
+        this.giveUps.record(key, `after ${job.attempt} attempt(s): ${failureReason(result.error)}`);
         return this.release(message, () => message.ack());
       }
       const delay = retryBackoffMs(job.attempt, this.config.webhooks);

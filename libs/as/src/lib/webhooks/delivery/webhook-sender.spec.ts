@@ -1,5 +1,5 @@
 import { ForbiddenDestinationError } from './destination-guard';
-import { classifyTransportError } from './webhook-sender';
+import { classifyTransportError, shownUrl } from './webhook-sender';
 
 const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
 
@@ -25,5 +25,14 @@ describe('classifyTransportError', () => {
 
   it('does not retry a request that cannot be made (invalid header)', () => {
     expect(classifyTransportError(coded('UND_ERR_INVALID_ARG', 'invalid header'), 5000).retryable).toBe(false);
+  });
+});
+
+describe('shownUrl', () => {
+  it('drops user info and the query (credentials of the receiver), keeps scheme, host, port and path', () => {
+    expect(shownUrl('https://user:secret@hooks.example.com:8443/ttn/up?token=abc&x=1')).toBe('https://hooks.example.com:8443/ttn/up?…');
+    expect(shownUrl(new URL('http://127.0.0.1:9000/up'))).toBe('http://127.0.0.1:9000/up');
+    expect(shownUrl('https://user:secret@h.example/t{/appID}?k={devEUI}')).toBe('https://h.example/t%7B/appID%7D?…');
+    expect(shownUrl('not a url ://user:pw@x?q')).not.toContain('pw');
   });
 });

@@ -47,10 +47,10 @@ export class WebhookSender {
     const webhookId = job.webhook.ids.webhook_id;
     const format = job.webhook.format || 'json';
     if (format !== 'json') return failure(ErrWebhookFormatNotFound.with({ format }), false);
-    let url = job.webhook.base_url ?? '';
+    let url = shownUrl(job.webhook.base_url ?? '');
     try {
       const req = buildWebhookRequest(job, this.o.publicUrl);
-      url = req.url.toString();
+      url = shownUrl(req.url);
       const signal = AbortSignal.timeout(this.o.timeoutMs);
       const res = await request(req.url, { method: 'POST', headers: req.headers, body: req.body, dispatcher: this.agent, signal });
       if (res.statusCode >= 200 && res.statusCode <= 299) {
@@ -71,6 +71,22 @@ export class WebhookSender {
   async destroy(): Promise<void> {
     await this.agent.destroy();
   }
+}
+
+/**
+ * The URL as errors, events and `health_status` show it: without user info and query, which may
+ * carry the receiver's credentials (`https://user:pass@…`, `?token=…`); a query is shown as `?…`.
+ * The error details reach whoever may read the application's traffic, not only who may read the
+ * webhook.
+ */
+export function shownUrl(url: URL | string): string {
+  let parsed: URL;
+  try {
+    parsed = typeof url === 'string' ? new URL(url) : url;
+  } catch {
+    return String(url).replace(/\/\/[^/@]*@/, '//').replace(/\?.*$/, '?…');
+  }
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname}${parsed.search ? '?…' : ''}`;
 }
 
 function failure(error: StackError, retryable: boolean): DeliveryResult {
