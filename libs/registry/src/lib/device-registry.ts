@@ -12,6 +12,7 @@ import {
   type RpcContext,
   selectFields,
   type SetEndDeviceRequest,
+  plainJson,
 } from '@lorawan/api';
 import type { EventPublisher } from '@lorawan/component';
 import type { ErrorDefinition } from '@lorawan/errors';
@@ -85,10 +86,6 @@ export const NO_COPY_SOURCE: CopySource = { template: () => undefined, profile: 
 const ID_PATHS = new Set(['ids', 'ids.application_ids', 'ids.application_ids.application_id', 'ids.device_id', 'ids.dev_eui', 'ids.join_eui', 'ids.dev_addr']);
 const UPDATE_ATTEMPTS = 32;
 
-/** Class instances (decoded messages) → plain JSON data. */
-function plain<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
 
 /** The parts of a path (the key envelope paths of the policies, a small fixed set), split once. */
 const PATH_PARTS = new Map<string, readonly string[]>();
@@ -166,7 +163,7 @@ export class DeviceRegistry {
   async set({ end_device, field_mask }: SetEndDeviceRequest, ctx: RpcContext): Promise<Json> {
     const paths = canonicalEndDevicePaths(field_mask?.paths ?? []);
     checkFieldMaskPaths(paths, this.policy.allowedSetPaths);
-    const request = plain(end_device) as unknown as Device;
+    const request = plainJson(end_device) as unknown as Device;
     const { application_ids, device_id } = request.ids;
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const existing = await this.store.get(application_ids.application_id, device_id);

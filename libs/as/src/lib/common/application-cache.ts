@@ -1,5 +1,5 @@
-import { Logger } from '@nestjs/common';
-import { decode, encode, type Subscription, type Transport } from '@lorawan/transport';
+import { Logger, type Provider } from '@nestjs/common';
+import { decode, encode, type Subscription, type Transport, TRANSPORT } from '@lorawan/transport';
 
 interface Entry<T> {
   value: Promise<T>;
@@ -72,3 +72,19 @@ export const APPLICATION_CACHE_TTL_MS = 5000;
 export const LINK_CACHE = Symbol('LINK_CACHE');
 /** The active (not paused) webhooks of each application. */
 export const ACTIVE_WEBHOOKS_CACHE = Symbol('ACTIVE_WEBHOOKS_CACHE');
+
+/**
+ * The Nest provider of a started cache under `token`: `load` reads an application's value from
+ * the store provided under `storeToken`.
+ */
+export function applicationCacheProvider<S, T>(token: symbol, name: string, storeToken: symbol, load: (store: S, applicationId: string) => Promise<T>): Provider {
+  return {
+    provide: token,
+    inject: [storeToken, TRANSPORT],
+    useFactory: (store: S, transport: Transport) => {
+      const cache = new ApplicationCache<T>(name, (app) => load(store, app), APPLICATION_CACHE_TTL_MS, transport);
+      cache.start();
+      return cache;
+    },
+  };
+}

@@ -3,19 +3,12 @@ import { Code, StackError } from '@lorawan/errors';
 import type { WebhookStore } from '../webhooks/webhook.store';
 import type { DownlinkQueue } from './downlink-queue.service';
 import { WebhookDownlinkQueue } from './webhook-downlink-queue.service';
+import { errorOf } from '../testing/as-test-kit';
 
 const ctx: RpcContext = { request_id: 'r', correlation_ids: [], caller: { kind: 'api-key', id: 'k', is_admin: false, key_rights: [], universal: false, rights: [] } };
 const webhook = (paused?: boolean): ApplicationWebhook => ({ ids: { application_ids: { application_id: 'app1' }, webhook_id: 'wh1' }, base_url: 'http://127.0.0.1:9/', ...(paused ? { paused } : {}) }) as ApplicationWebhook;
 const request = (webhook_id = 'wh1'): WebhookDownlinkQueueRequest => ({ application_ids: { application_id: 'app1' }, webhook_id, device_id: 'dev1', downlinks: [{ f_port: 15, frm_payload: 'AQID' }] }) as WebhookDownlinkQueueRequest;
 
-async function errorOf(p: Promise<unknown>): Promise<StackError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as StackError;
-  }
-  throw new Error('expected an error');
-}
 
 describe('WebhookDownlinkQueue', () => {
   let stored: ApplicationWebhook | undefined;

@@ -12,10 +12,10 @@ import type { ApplicationUpSink } from '../integrations/application-up-sink';
  * no jest globals here, so it type-checks with the library.
  */
 
-/** The StackError the promise rejects with; throws if it resolves. */
-export async function errorOf(promise: Promise<unknown>): Promise<StackError> {
+/** The StackError the promise rejects with (or the call throws); throws if it succeeds. */
+export async function errorOf(call: Promise<unknown> | (() => unknown)): Promise<StackError> {
   try {
-    await promise;
+    await (typeof call === 'function' ? call() : call);
   } catch (err) {
     return err as StackError;
   }

@@ -1,7 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type Transport, TRANSPORT } from '@lorawan/transport';
-import { APPLICATION_CACHE_TTL_MS, ApplicationCache, LINK_CACHE } from '../common/application-cache';
+import { applicationCacheProvider, LINK_CACHE } from '../common/application-cache';
 import { ApplicationLinkRpc } from './link/application-link.rpc';
 import { ApplicationLinkRegistry } from './link/application-link.service';
 import { LINK_STORE, type LinkStore, SqlLinkStore } from './link/application-link.store';
@@ -16,15 +15,7 @@ export * from './simulate-uplink.service';
 /** Simulated uplinks (AppAs.SimulateUplink) and the application link (As.GetLink|SetLink|DeleteLink: default formatters). */
 export const UPLINK_PROVIDERS: Provider[] = [
   { provide: LINK_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new SqlLinkStore(ds) },
-  {
-    provide: LINK_CACHE,
-    inject: [LINK_STORE, TRANSPORT],
-    useFactory: (store: LinkStore, transport: Transport) => {
-      const cache = new ApplicationCache('link', async (app) => (await store.get(app))?.link, APPLICATION_CACHE_TTL_MS, transport);
-      cache.start();
-      return cache;
-    },
-  },
+  applicationCacheProvider(LINK_CACHE, 'link', LINK_STORE, async (store: LinkStore, app) => (await store.get(app))?.link),
   ApplicationLinkRegistry,
   ApplicationLinkRpc,
   SimulateUplink,

@@ -12,6 +12,7 @@ import {
   nowTimestamp,
   type RpcContext,
   ulidFactory,
+  plainJson,
 } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { ErrValidation, isStackError } from '@lorawan/errors';
@@ -65,7 +66,7 @@ export class SimulateUplink {
     const kind = kindOf(request);
     if (!request.end_device_ids) throw ErrValidation.with({ field: 'end_device_ids', name: 'ApplicationUpValidationError', reason: 'value is required' });
     if (request.simulated) throw ErrSimulated.with();
-    const up = plain(request) as ApplicationUpJson;
+    const up = plainJson(request) as ApplicationUpJson;
     const ids = up.end_device_ids;
     const [device, link] = await Promise.all([this.device(ids.application_ids.application_id, ids.device_id), this.links.find(ids.application_ids.application_id)]);
     if (device && skipsPayloadCrypto(device, link)) throw ErrPayloadCryptoSkipped.with();
@@ -134,9 +135,4 @@ function kindOf(up: ApplicationUp): ApplicationUpKind {
   if (set.length === 1) return set[0];
   const reason = set.length === 0 ? 'value is required' : `only one of ${set.map((k) => `\`${k}\``).join(', ')} may be set`;
   throw ErrValidation.with({ field: 'up', name: 'ApplicationUpValidationError', reason });
-}
-
-/** Class instances (decoded messages) → plain JSON data. */
-function plain<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }

@@ -2,6 +2,7 @@ import { type ApplicationWebhook, decodeMessage, Right, type RpcContext, SetAppl
 import { StackError } from '@lorawan/errors';
 import { WebhookRegistryService } from './webhook-registry.service';
 import type { WebhookStore } from './webhook.store';
+import { errorOf } from '../testing/as-test-kit';
 
 class MemoryWebhookStore implements WebhookStore {
   readonly rows = new Map<string, ApplicationWebhook>();
@@ -36,14 +37,6 @@ function setRequest(webhook: Record<string, unknown>, paths: string[]): SetAppli
   return decodeMessage(SetApplicationWebhookRequest, { webhook: { ids: ids(), ...webhook }, field_mask: { paths } });
 }
 
-async function errorOf(p: Promise<unknown>): Promise<StackError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as StackError;
-  }
-  throw new Error('expected an error');
-}
 
 describe('WebhookRegistryService', () => {
   let store: MemoryWebhookStore;

@@ -17,6 +17,7 @@ import {
   applyFields,
   type RpcContext,
   type UpdateEndDeviceRequest,
+  plainJson,
 } from '@lorawan/api';
 import { EventPublisher, WithTotal } from '@lorawan/component';
 import { ErrAlreadyExists, ErrApplicationNotFound, ErrConcurrentUpdate, ErrEndDeviceEUIsTaken, ErrEndDeviceNotFound, ErrIdTaken, ErrOrderNotInMask } from '../errors';
@@ -143,16 +144,11 @@ export function pickIsFields(d: EndDevice): Omit<IsEndDevice, 'created_at' | 'up
     network_server_address: d.network_server_address || undefined,
     application_server_address: d.application_server_address || undefined,
     join_server_address: d.join_server_address || undefined,
-    locations: d.locations ? plain(d.locations) : undefined,
-    picture: d.picture ? plain(d.picture) : undefined,
+    locations: d.locations ? plainJson(d.locations) : undefined,
+    picture: d.picture ? plainJson(d.picture) : undefined,
   });
 }
 
 function stripUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
-/** Class instances (decoded messages) → plain JSON data for storage. */
-function plain<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }

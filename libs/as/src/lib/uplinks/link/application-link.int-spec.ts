@@ -1,9 +1,9 @@
 import { decodeMessage, GetApplicationLinkRequest, RPCS, SetApplicationLinkRequest } from '@lorawan/api';
-import type { StackError } from '@lorawan/errors';
 import { openTestDataSource } from '@lorawan/registry/conformance';
 import { AS_MIGRATIONS } from '../../migrations';
 import { ApplicationLinkRegistry } from './application-link.service';
 import { SqlLinkStore } from './application-link.store';
+import { errorOf } from '../../testing/as-test-kit';
 
 /** The application link registry (As.GetLink|SetLink|DeleteLink) on a real AS store (SQLite and MariaDB). */
 
@@ -12,14 +12,6 @@ const SCRIPT = 'function decodeUplink(input) { return { data: { n: input.bytes.l
 const app = (application_id: string) => ({ application_id });
 const getReq = (application_id: string, paths?: string[]) => decodeMessage(GetApplicationLinkRequest, { application_ids: app(application_id), ...(paths ? { field_mask: paths.join(',') } : {}) });
 const setReq = (application_id: string, link: Json, paths: string[]) => decodeMessage(SetApplicationLinkRequest, { application_ids: app(application_id), link, field_mask: { paths } });
-const errorOf = async (p: Promise<unknown> | (() => unknown)) => {
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (err) {
-    return err as StackError;
-  }
-  throw new Error('expected an error');
-};
 
 describe('As link RPCs', () => {
   it('are bound as TTS: GET|PUT /as/applications/{application_ids.application_id}/link, DELETE …/{application_id}/link, basic settings', () => {

@@ -13,6 +13,7 @@ import {
   nowTimestamp,
   selectFields,
   type SetApplicationLinkRequest,
+  plainJson,
 } from '@lorawan/api';
 import { ErrLinkNotFound } from '../../errors';
 import { LINK_STORE, type LinkStore } from './application-link.store';
@@ -49,7 +50,7 @@ export class ApplicationLinkRegistry {
     const applicationId = application_ids.application_id;
     const stored = await this.store.get(applicationId);
     if (paths.length === 0) return stored ? selectFields(stored.link, APPLICATION_LINK_TOP_LEVEL_PATHS) : {};
-    const next = validateLink(applyFields(stored?.link ?? {}, plain(link), paths));
+    const next = validateLink(applyFields(stored?.link ?? {}, plainJson(link), paths));
     const now = nowTimestamp();
     await this.store.put({ application_id: applicationId, link: next, created_at: stored?.created_at ?? now, updated_at: now });
     this.cache?.invalidate(applicationId);
@@ -77,15 +78,10 @@ function maskPaths(fieldMask: FieldMask | undefined, allowed: ReadonlySet<string
 
 /** The whole link re-validated (the device formatters' rules), as plain JSON; `null` and `""` parameters are unset. */
 export function validateLink(link: ApplicationLink): ApplicationLink {
-  const out = Object.fromEntries(Object.entries(plain(link)).filter(([, v]) => v !== null && v !== undefined)) as Json;
+  const out = Object.fromEntries(Object.entries(plainJson(link)).filter(([, v]) => v !== null && v !== undefined)) as Json;
   const formatters = out.default_formatters as Json | undefined;
   if (formatters) {
     for (const key of Object.keys(formatters)) if (formatters[key] === null || formatters[key] === '') delete formatters[key];
   }
-  return plain(decodeMessage(ApplicationLink, out)) as ApplicationLink;
-}
-
-/** Class instances (decoded messages) → plain JSON data. */
-function plain<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+  return plainJson(decodeMessage(ApplicationLink, out)) as ApplicationLink;
 }

@@ -8,7 +8,7 @@ import { WEBHOOK_STORE, type WebhookStore } from '../webhook.store';
 import { GiveUpLog } from './give-up-log';
 import { retryBackoffMs } from './retry-policy';
 import { WebhookHealthRecorder } from './webhook-health';
-import { type Delivery, type JobMessage, WEBHOOK_JOB_QUEUE, webhookKey, type WebhookJobQueue } from './webhook-job';
+import { type Delivery, type JobMessage, messageConfig, WEBHOOK_JOB_QUEUE, webhookKey, type WebhookJobQueue } from './webhook-job';
 import { WebhookLane } from './webhook-lane';
 import { type DeliveryResult, WebhookSender } from './webhook-sender';
 
@@ -194,8 +194,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   private async current(message: JobMessage): Promise<ApplicationWebhook | undefined> {
     const { ids, kind } = message.job;
     const webhook = (await this.webhooks.get(ids.application_ids.application_id)).find((w) => w.ids.webhook_id === ids.webhook_id);
-    const config = (webhook as Record<string, unknown> | undefined)?.[kind];
-    return typeof config === 'object' && config !== null ? webhook : undefined;
+    return webhook && messageConfig(webhook, kind) ? webhook : undefined;
   }
 
   /** `as.webhook.fail` (data: the error, never the request's headers) and the webhook's health. */

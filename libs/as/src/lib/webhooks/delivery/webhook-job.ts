@@ -19,6 +19,12 @@ export interface WebhookJob {
 /** A job with the webhook's current settings: what the sender sends. */
 export type Delivery = Omit<WebhookJob, 'ids'> & { webhook: ApplicationWebhook };
 
+/** The webhook's settings for a message kind (`{}` included), or undefined when it does not take that kind. */
+export function messageConfig(webhook: ApplicationWebhook, kind: ApplicationUpKind): { path?: string } | undefined {
+  const config = (webhook as unknown as Record<string, unknown>)[kind];
+  return typeof config === 'object' && config !== null ? (config as { path?: string }) : undefined;
+}
+
 /** `<application>/<webhook>`: the key of a webhook's lane and health state. */
 export function webhookKey(ids: ApplicationWebhookIdentifiers): string {
   return `${ids.application_ids.application_id}/${ids.webhook_id}`;

@@ -1,4 +1,4 @@
-import type { Delivery } from './webhook-job';
+import { type Delivery, messageConfig } from './webhook-job';
 import { filterByFieldMask } from './field-mask-filter';
 import { urlVariables, webhookUrl } from './webhook-url';
 
@@ -18,8 +18,7 @@ export interface WebhookRequest {
  */
 export function buildWebhookRequest(job: Delivery, publicUrl: string): WebhookRequest {
   const { webhook, up } = job;
-  const config = (webhook as unknown as Record<string, { path?: string } | undefined>)[job.kind];
-  const url = webhookUrl(webhook.base_url ?? '', config?.path, urlVariables(up.end_device_ids));
+  const url = webhookUrl(webhook.base_url ?? '', messageConfig(webhook, job.kind)?.path, urlVariables(up.end_device_ids));
   const ours: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT };
   if (webhook.downlink_api_key) {
     const device = `${publicUrl}/as/applications/${webhook.ids.application_ids.application_id}/webhooks/${webhook.ids.webhook_id}/devices/${up.end_device_ids.device_id}`;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type ApplicationUpJson, applicationUpKind, type ApplicationWebhook } from '@lorawan/api';
 import type { ApplicationUpSink } from '../../integrations/application-up-sink';
 import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../../common/application-cache';
-import { WEBHOOK_JOB_QUEUE, type WebhookJob, type WebhookJobQueue } from './webhook-job';
+import { messageConfig, WEBHOOK_JOB_QUEUE, type WebhookJob, type WebhookJobQueue } from './webhook-job';
 
 /**
  * The webhook integration (TTS `pkg/applicationserver/io/web`): every ApplicationUp becomes one
@@ -22,12 +22,7 @@ export class WebhookIntegration implements ApplicationUpSink {
     const kind = applicationUpKind(up);
     if (!kind) return;
     const webhooks = await this.activeWebhooks.get(up.end_device_ids.application_ids.application_id);
-    const jobs: WebhookJob[] = webhooks.filter((webhook) => isEnabled(webhook, kind)).map((webhook) => ({ ids: webhook.ids, up, kind, attempt: 1 }));
+    const jobs: WebhookJob[] = webhooks.filter((webhook) => messageConfig(webhook, kind)).map((webhook) => ({ ids: webhook.ids, up, kind, attempt: 1 }));
     if (jobs.length > 0) await this.queue.enqueue(jobs);
   }
-}
-
-function isEnabled(webhook: ApplicationWebhook, kind: WebhookJob['kind']): boolean {
-  const config = (webhook as unknown as Record<string, unknown>)[kind];
-  return typeof config === 'object' && config !== null;
 }

@@ -16,6 +16,7 @@ import {
   type RpcContext,
   selectFields,
   type UpdateApplicationRequest,
+  plainJson,
 } from '@lorawan/api';
 import { EventPublisher, WithTotal } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
@@ -24,7 +25,7 @@ import { API_KEY_CLEANUP, type ApiKeyCleanup } from '../../identity.contracts';
 import { COLLABORATOR_STORE, type CollaboratorStore } from '../collaborators/collaborator.model';
 import { callerUserId } from '../common/caller';
 import { collaboratorUserId, creationContacts } from '../common/contacts';
-import { plain, withoutZeroValues } from '../common/document';
+import { withoutZeroValues } from '../common/document';
 import { listQuery } from '../common/entity-list';
 import { DEFAULT_PATHS, listScope, visibleEntries } from '../common/list-access';
 import { updateOptimistically } from '../common/optimistic';
@@ -158,7 +159,7 @@ export function pickApplicationFields(app: Application): Omit<IsApplication, 'cr
     ids: { application_id: app.ids.application_id },
     name: app.name,
     description: app.description,
-    attributes: app.attributes && Object.keys(app.attributes).length > 0 ? plain(app.attributes) : undefined,
+    attributes: app.attributes && Object.keys(app.attributes).length > 0 ? plainJson(app.attributes) : undefined,
     network_server_address: app.network_server_address,
     application_server_address: app.application_server_address,
     join_server_address: app.join_server_address,

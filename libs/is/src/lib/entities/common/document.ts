@@ -30,7 +30,3 @@ export function withoutZeroValues<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => !isZeroValue(v))) as T;
 }
 
-/** Decoded request messages are class instances: plain JSON data for storage and comparison. */
-export function plain<T>(value: T): T {
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
-}

@@ -18,6 +18,7 @@ import {
   type RpcContext,
   selectFields,
   type UpdateGatewayRequest,
+  plainJson,
 } from '@lorawan/api';
 import { EventPublisher, WithTotal } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
@@ -26,7 +27,7 @@ import { API_KEY_CLEANUP, type ApiKeyCleanup } from '../../identity.contracts';
 import { COLLABORATOR_STORE, type CollaboratorStore } from '../collaborators/collaborator.model';
 import { callerUserId } from '../common/caller';
 import { collaboratorUserId, creationContacts } from '../common/contacts';
-import { plain, withoutZeroValues } from '../common/document';
+import { withoutZeroValues } from '../common/document';
 import { listQuery } from '../common/entity-list';
 import { DEFAULT_PATHS, listScope, visibleEntries } from '../common/list-access';
 import { updateOptimistically } from '../common/optimistic';
@@ -193,8 +194,8 @@ export function pickGatewayFields(gtw: Gateway): Omit<IsGateway, 'created_at' | 
       ids: { gateway_id: gtw.ids.gateway_id, ...(gtw.ids.eui ? { eui: gtw.ids.eui.toUpperCase() } : {}) },
       name: gtw.name,
       description: gtw.description,
-      attributes: gtw.attributes && Object.keys(gtw.attributes).length > 0 ? plain(gtw.attributes) : undefined,
-      version_ids: gtw.version_ids ? withoutZeroValues(plain(gtw.version_ids)) : undefined,
+      attributes: gtw.attributes && Object.keys(gtw.attributes).length > 0 ? plainJson(gtw.attributes) : undefined,
+      version_ids: gtw.version_ids ? withoutZeroValues(plainJson(gtw.version_ids)) : undefined,
       gateway_server_address: gtw.gateway_server_address,
       auto_update: gtw.auto_update,
       update_channel: gtw.update_channel,

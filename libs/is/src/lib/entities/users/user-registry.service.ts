@@ -15,6 +15,7 @@ import {
   type UpdateUserRequest,
   type User,
   type UserIdentifiers,
+  plainJson,
 } from '@lorawan/api';
 import { EventPublisher, WithTotal } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
@@ -22,7 +23,7 @@ import { hashSecret } from '@lorawan/crypto';
 import { AccessInvalidator } from '../../access-invalidator';
 import { ErrAlreadyExists, ErrDeleteBootstrapAdmin, ErrEntityConcurrentUpdate, ErrIdTaken, ErrUserNotFound, ErrUserUpdateAdminField } from '../../errors';
 import { isAdminCaller } from '../common/caller';
-import { plain, withoutZeroValues } from '../common/document';
+import { withoutZeroValues } from '../common/document';
 import { listQuery } from '../common/entity-list';
 import { DEFAULT_PATHS } from '../common/list-access';
 import { updateOptimistically } from '../common/optimistic';
@@ -147,7 +148,7 @@ export function pickUserFields(user: User): Omit<IsUser, 'created_at' | 'updated
     ids: { user_id: user.ids.user_id },
     name: user.name,
     description: user.description,
-    attributes: user.attributes && Object.keys(user.attributes).length > 0 ? plain(user.attributes) : undefined,
+    attributes: user.attributes && Object.keys(user.attributes).length > 0 ? plainJson(user.attributes) : undefined,
     primary_email_address: user.primary_email_address,
     primary_email_address_validated_at: user.primary_email_address_validated_at,
     require_password_update: user.require_password_update,
