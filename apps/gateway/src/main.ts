@@ -1,17 +1,18 @@
 import { Logger } from '@nestjs/common';
-import { loadConfig } from '@lorawan/config';
 import { runMain } from '@lorawan/component';
 import { startGateway } from '@lorawan/gateway';
-import { createTransport } from '@lorawan/transport';
+import { connectMessaging } from '@lorawan/transport';
 
-runMain('gateway', async () => {
-  const config = loadConfig(process.env);
+runMain('gateway', process.env, async ({ config, logger }) => {
   if (!config.natsUrl) throw new Error('the standalone gateway needs NATS_URL; use the stack app for embedded mode');
-  const transport = await createTransport(config, 'gateway');
-  const gateway = await startGateway({ config, transport });
-  new Logger('gateway').log(`listening on :${gateway.port}`);
-  return async () => {
-    await gateway.close();
-    await transport.close();
+  const messaging = await connectMessaging(config, 'gateway');
+  const gateway = await startGateway({ config, client: messaging.client(), pubsub: messaging.pubsub, maxPayload: messaging.maxPayload, logger });
+  new Logger('gateway').log({ port: gateway.port }, `HTTP API on :${gateway.port}/api/v3`);
+  return {
+    beginShutdown: () => gateway.beginShutdown(),
+    close: async () => {
+      await gateway.close();
+      await messaging.close();
+    },
   };
 });

@@ -1,9 +1,8 @@
 import { Logger, type Type } from '@nestjs/common';
 import type { ComponentName } from '@lorawan/api';
-import { loadConfig } from '@lorawan/config';
 import { type RunningComponent, runMain, startComponent } from '@lorawan/component';
-import { startGateway } from '@lorawan/gateway';
-import { createTransport } from '@lorawan/transport';
+import { type RunningGateway, startGateway } from '@lorawan/gateway';
+import { connectMessaging } from '@lorawan/transport';
 import { AsModule } from '@lorawan/as';
 import { EventsModule } from '@lorawan/events';
 import { IsModule } from '@lorawan/is';
@@ -20,35 +19,47 @@ type Part = (typeof ALL)[number];
  * runs the named components (default: all) in one process. Without NATS_URL they talk over the
  * in-process transport and keep SQLite files under DATA_DIR: the embedded default of `npm start`.
  */
-runMain('stack', async () => {
+runMain('stack', process.env, async ({ config, logger }) => {
   const [command = 'start', ...names] = process.argv.slice(2);
   if (command !== 'start') throw new Error(`unknown command "${command}"; usage: stack start [${ALL.join(' ')}]`);
   const unknown = names.filter((n) => !(ALL as readonly string[]).includes(n));
   if (unknown.length > 0) throw new Error(`unknown component(s) ${unknown.join(', ')}; choose from ${ALL.join(', ')}`);
   const parts: Part[] = names.length > 0 ? (names as Part[]) : [...ALL];
 
-  const logger = new Logger('stack');
-  const config = loadConfig(process.env);
+  const log = new Logger('stack');
   if (!config.adminApiKey && parts.includes('is')) {
     const { key, file } = embeddedAdminKey(config.dataDir);
     config.adminApiKey = key;
-    logger.log(`ADMIN_API_KEY not set: using the admin key stored in ${file}`);
+    log.log({ file }, `ADMIN_API_KEY not set: using the admin key stored in ${file}`);
   }
-  const transport = await createTransport(config, 'stack');
+  const messaging = await connectMessaging(config, 'stack');
   const components: RunningComponent[] = [];
-  // One process, one health endpoint: with the gateway its /readyz covers the components; HEALTH_PORT
-  // serves the first component only (several components cannot share one port).
-  let healthPort = parts.includes('gateway') ? undefined : config.healthPort;
-  for (const part of parts) {
-    if (part === 'gateway') continue;
-    components.push(await startComponent(MODULES[part], { component: part, config: { ...config, healthPort }, transport }));
-    healthPort = undefined;
-  }
-  const gateway = parts.includes('gateway') ? await startGateway({ config, transport }) : undefined;
-  logger.log(`started ${parts.join(', ')} (${config.natsUrl ? 'NATS' : 'embedded'})${gateway ? `; HTTP API on :${gateway.port}/api/v3` : ''}`);
-  return async () => {
+  let gateway: RunningGateway | undefined;
+  const close = async () => {
     await gateway?.close();
     for (const c of components.reverse()) await c.close();
-    await transport.close();
+    await messaging.close();
+  };
+  try {
+    // One process, one operations port: with the gateway, its HTTP port serves health, readiness
+    // (covering the components) and metrics; without it, HEALTH_PORT serves the first component's.
+    let healthPort = parts.includes('gateway') ? undefined : config.healthPort;
+    for (const part of parts) {
+      if (part === 'gateway') continue;
+      components.push(await startComponent(MODULES[part], { component: part, config: { ...config, healthPort }, messaging, logger }));
+      healthPort = undefined;
+    }
+    if (parts.includes('gateway')) gateway = await startGateway({ config, client: messaging.client(), pubsub: messaging.pubsub, maxPayload: messaging.maxPayload, logger });
+  } catch (err) {
+    await close().catch(() => undefined);
+    throw err;
+  }
+  log.log({ components: parts, transport: messaging.kind }, `started ${parts.join(', ')} (${config.natsUrl ? 'NATS' : 'embedded'})${gateway ? `; HTTP API on :${gateway.port}/api/v3` : ''}`);
+  return {
+    beginShutdown: () => {
+      gateway?.beginShutdown();
+      components.forEach((c) => c.beginShutdown());
+    },
+    close,
   };
 });

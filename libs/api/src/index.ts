@@ -17,6 +17,7 @@ export * from './lib/messages/end-device-requests';
 export * from './lib/messages/identity';
 export * from './lib/rpc/rights';
 export * from './lib/rpc/context';
+export * from './lib/rpc/define-rpc';
 export * from './lib/rpc/rpc-table';
 export * from './lib/enums/mac';
 export * from './lib/messages/keys';

@@ -1,6 +1,6 @@
 export * from './lib/events.module';
 export * from './lib/events-hub';
-export * from './lib/events.rpc';
+export * from './lib/events.controller';
 export * from './lib/errors';
 export * from './lib/names';
 export * from './lib/prepared-event';

@@ -6,4 +6,4 @@ export * from './lib/key-sealer';
 export * from './lib/device-registry';
 export * from './lib/registry.errors';
 export * from './lib/registry.providers';
-export * from './lib/registry.rpc';
+export * from './lib/registry.controller';

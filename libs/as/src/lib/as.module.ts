@@ -1,14 +1,15 @@
 import { Module } from '@nestjs/common';
-import { endDeviceRegistryRpc, registryProviders } from '@lorawan/registry';
+import { endDeviceRegistryController, registryProviders } from '@lorawan/registry';
 import { AS_REGISTRY_POLICY } from './end-devices/as-registry.policy';
 import { AS_MIGRATIONS } from './migrations';
-import { WEBHOOK_PROVIDERS } from './webhooks';
-import { DOWNLINK_PROVIDERS } from './downlinks';
+import { WEBHOOK_CONTROLLERS, WEBHOOK_PROVIDERS } from './webhooks';
+import { DOWNLINK_CONTROLLERS, DOWNLINK_PROVIDERS } from './downlinks';
 import { WEBHOOK_DELIVERY_PROVIDERS } from './webhooks/delivery';
-import { UPLINK_PROVIDERS } from './uplinks';
+import { UPLINK_CONTROLLERS, UPLINK_PROVIDERS } from './uplinks';
 
 /** The Application Server: formatters and application session keys (AsEndDeviceRegistry). */
 @Module({
-  providers: [...registryProviders('as', AS_MIGRATIONS, () => AS_REGISTRY_POLICY), endDeviceRegistryRpc('AsEndDeviceRegistry'), ...WEBHOOK_PROVIDERS, ...DOWNLINK_PROVIDERS, ...WEBHOOK_DELIVERY_PROVIDERS, ...UPLINK_PROVIDERS],
+  controllers: [endDeviceRegistryController('AsEndDeviceRegistry'), ...WEBHOOK_CONTROLLERS, ...DOWNLINK_CONTROLLERS, ...UPLINK_CONTROLLERS],
+  providers: [...registryProviders('as', AS_MIGRATIONS, () => AS_REGISTRY_POLICY), ...WEBHOOK_PROVIDERS, ...DOWNLINK_PROVIDERS, ...WEBHOOK_DELIVERY_PROVIDERS, ...UPLINK_PROVIDERS],
 })
 export class AsModule {}

@@ -1,20 +1,31 @@
-import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { type DynamicModule, Global, type LoggerService, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import type { ComponentName } from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { TRANSPORT, type Transport } from '@lorawan/transport';
-import { HealthService } from './health.service';
-import { RpcServer } from './rpc-server';
+import { type Messaging, PUBSUB } from '@lorawan/transport';
 import { EventPublisher } from './event-publisher';
+import { healthController } from './health/health.controller';
+import { HealthService } from './health/health.service';
+import { HandlerContractCheck } from './rpc/handler-contract';
+import { RequestDecoder } from './rpc/request-decoder';
+import { DecodeRequestPipe } from './rpc/rpc-request.decorator';
+import { RightsGuard } from './rpc/rights.guard';
+import { StackErrorFilter } from './rpc/stack-error.filter';
 import { COMPONENT_NAME } from './tokens';
 
 export interface ComponentOptions {
   component: ComponentName;
   config: StackConfig;
-  transport: Transport;
+  messaging: Messaging;
+  /** The process's logger (pino through nestjs-pino); Nest's console logger when absent (tests). */
+  logger?: LoggerService | false;
 }
 
-/** What every component has: its config, the transport, health, and the RPC server. */
+/**
+ * What every component has: its config, publish/subscribe, health, the event publisher, and the
+ * RPC pipeline every `@MessagePattern` handler runs in: the rights guard, the request decoder its
+ * pipe and the guard share, and the filter that turns failures into error replies.
+ */
 @Global()
 @Module({})
 export class ComponentModule {
@@ -22,15 +33,20 @@ export class ComponentModule {
     return {
       module: ComponentModule,
       imports: [DiscoveryModule],
+      controllers: [healthController(options.component)],
       providers: [
         { provide: STACK_CONFIG, useValue: options.config },
-        { provide: TRANSPORT, useValue: options.transport },
+        { provide: PUBSUB, useValue: options.messaging.pubsub },
         { provide: COMPONENT_NAME, useValue: options.component },
         HealthService,
-        RpcServer,
         EventPublisher,
+        RequestDecoder,
+        DecodeRequestPipe,
+        HandlerContractCheck,
+        { provide: APP_GUARD, useClass: RightsGuard },
+        { provide: APP_FILTER, useClass: StackErrorFilter },
       ],
-      exports: [STACK_CONFIG, TRANSPORT, COMPONENT_NAME, HealthService, EventPublisher],
+      exports: [STACK_CONFIG, PUBSUB, COMPONENT_NAME, HealthService, EventPublisher, RequestDecoder, DecodeRequestPipe],
     };
   }
 }

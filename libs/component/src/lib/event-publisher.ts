@@ -10,11 +10,11 @@ import {
   type RpcContext,
   VALUE_TYPE,
   valueData,
-  ulidFactory,
+  newUlid,
 } from '@lorawan/api';
-import { encode, type Transport, TRANSPORT } from '@lorawan/transport';
+import { eventsPublished } from '@lorawan/observability';
+import { encode, type PubSub, PUBSUB } from '@lorawan/transport';
 
-const ulid = ulidFactory();
 const ORIGIN = hostname();
 
 /**
@@ -27,7 +27,7 @@ const ORIGIN = hostname();
 export class EventPublisher {
   private readonly logger = new Logger('Events');
 
-  constructor(@Inject(TRANSPORT) private readonly transport: Transport) {}
+  constructor(@Inject(PUBSUB) private readonly pubsub: PubSub) {}
 
   /**
    * Publishes `definition` about `identifiers` with the request's correlation IDs. `data` is the
@@ -42,14 +42,15 @@ export class EventPublisher {
       correlation_ids: options.ctx?.correlation_ids ?? [],
       origin: ORIGIN,
       visibility: { rights: definition.visibility },
-      unique_id: ulid(),
+      unique_id: newUlid(),
     };
     const data = wrapData(definition, options.data);
     if (data) event.data = data;
     try {
-      this.transport.publish(eventSubject(event), encode(event));
+      this.pubsub.publish(eventSubject(event), encode(event));
+      eventsPublished.inc({ name: definition.name });
     } catch (err) {
-      this.logger.warn(`event ${definition.name} was not published: ${(err as Error).message}`);
+      this.logger.warn({ event: definition.name, error: (err as Error).message }, 'event not published');
     }
     return event;
   }

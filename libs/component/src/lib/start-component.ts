@@ -1,35 +1,59 @@
 import 'reflect-metadata';
-import { type INestApplicationContext, Module, type Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import type { Server } from 'node:http';
+import { type INestMicroservice, Module, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { ComponentModule, type ComponentOptions } from './component.module';
-import { HealthService } from './health.service';
-import { serveHealth } from './health-http';
-import { createLogger } from './logger';
+import { serveOperations } from './health/health-http';
+import { HealthService } from './health/health.service';
 
 export interface RunningComponent {
-  app: INestApplicationContext;
+  app: INestMicroservice;
+  /** Readiness turns false (first step of a shutdown). */
+  beginShutdown(): void;
+  /** Stops serving (draining what is in flight, up to SHUTDOWN_GRACE_MS), closes its databases. */
   close(): Promise<void>;
 }
 
 /**
- * Starts one component (its own Nest application context, so components in one process stay
- * isolated exactly as they are in separate processes) on the given transport.
+ * Starts one component as a Nest microservice (its own application, so components in one process
+ * stay isolated exactly as they are in separate processes) on the messaging's transport strategy,
+ * with its operations port (HEALTH_PORT: health, readiness, metrics) when configured.
  */
 export async function startComponent(feature: Type<unknown>, options: ComponentOptions): Promise<RunningComponent> {
   @Module({ imports: [ComponentModule.forRoot(options), feature] })
   class RootModule {}
   Object.defineProperty(RootModule, 'name', { value: `${options.component.toUpperCase()}RootModule` });
 
-  const app = await NestFactory.createApplicationContext(RootModule, { logger: createLogger(options.config, options.component), abortOnError: false });
-  await app.init();
-  let health: Server | undefined;
-  if (options.config.healthPort) health = await serveHealth(app.get(HealthService), options.config.healthPort);
+  const app = await NestFactory.createMicroservice(RootModule, {
+    strategy: options.messaging.server(options.component),
+    logger: options.logger ?? ['error', 'warn'],
+    abortOnError: false,
+  });
+  await app.listen();
+  const health = app.get(HealthService);
+  let operations: Server | undefined;
+  try {
+    if (options.config.healthPort) operations = await serveOperations(health, options.config.healthPort);
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
   return {
     app,
+    beginShutdown: () => health.beginShutdown(),
     close: async () => {
-      health?.close();
+      health.beginShutdown();
       await app.close();
+      await closeServer(operations);
     },
   };
+}
+
+/** Closes an HTTP server, including idle keep-alive connections (a metrics scraper's). */
+export function closeServer(server: Server | undefined): Promise<void> {
+  if (!server) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
 }

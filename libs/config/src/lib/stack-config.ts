@@ -49,8 +49,11 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000) WEBHOOK_ACK_WAIT_MS = 30_000;
   @IsOptional() @Transform(toBool) @IsBoolean() DB_AUTO_MIGRATE = true;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000) RPC_TIMEOUT_MS = 10000;
+  /** On SIGTERM, how long a process waits for requests in flight before it closes anyway. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600000) SHUTDOWN_GRACE_MS = 10000;
   @IsOptional() @IsIn(['error', 'warn', 'log', 'info', 'debug', 'verbose']) LOG_LEVEL = 'info';
-  @IsOptional() @IsIn(['text', 'json']) LOG_FORMAT: 'text' | 'json' = 'text';
+  /** `json` (one object per line, for log pipelines) or `text` (for people, in development). */
+  @IsOptional() @IsIn(['text', 'json']) LOG_FORMAT: 'text' | 'json' = 'json';
   /** `label=<hex KEK>,…`: key-encryption keys for keys at rest (parsed and checked by @lorawan/crypto at boot). */
   @IsOptional() @IsString() KEKS?: string;
   @IsOptional() @Matches(KEK_LABEL, { message: 'JS_KEK_LABEL must be a KEK label' }) JS_KEK_LABEL?: string;
@@ -83,6 +86,7 @@ export interface StackConfig {
   publicUrl: string;
   webhooks: WebhookDeliveryConfig;
   rpcTimeoutMs: number;
+  shutdownGraceMs: number;
   logLevel: string;
   logFormat: 'text' | 'json';
   /** Raw KEKS value (label → key); parsed by the components that wrap keys. */
@@ -140,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       ackWaitMs: e.WEBHOOK_ACK_WAIT_MS,
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     keks: e.KEKS,

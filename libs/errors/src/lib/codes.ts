@@ -58,3 +58,8 @@ export function httpStatusFromCode(code: Code): number {
       return 401;
   }
 }
+
+/** The HTTP status of an error: its own where it has one, else its code's. */
+export function httpStatusOf(error: { code: Code; httpStatus?: number }): number {
+  return error.httpStatus ?? httpStatusFromCode(error.code);
+}

@@ -14,6 +14,8 @@ export class ErrorDefinition {
     readonly name: string,
     readonly messageFormat: string,
     readonly code: Code,
+    /** The HTTP status, where the code's (`httpStatusFromCode`) does not say it (a body too large is 413). */
+    readonly httpStatus?: number,
   ) {}
 
   /** Creates an error instance with attributes (all placeholders are public) and an optional cause. */
@@ -27,8 +29,8 @@ export class ErrorDefinition {
   }
 }
 
-export function defineError(namespace: string, name: string, messageFormat: string, code: Code): ErrorDefinition {
-  return new ErrorDefinition(namespace, name, messageFormat, code);
+export function defineError(namespace: string, name: string, messageFormat: string, code: Code, options: { httpStatus?: number } = {}): ErrorDefinition {
+  return new ErrorDefinition(namespace, name, messageFormat, code, options.httpStatus);
 }
 
 export function formatMessage(format: string, attributes: ErrorAttributes | undefined): string {
@@ -47,9 +49,10 @@ export class StackError extends Error {
   readonly code: Code;
   readonly correlationId: string;
   readonly details?: ErrorDetails;
+  readonly httpStatus?: number;
 
   constructor(
-    definition: Pick<ErrorDefinition, 'namespace' | 'name' | 'messageFormat' | 'code'>,
+    definition: Pick<ErrorDefinition, 'namespace' | 'name' | 'messageFormat' | 'code'> & { httpStatus?: number },
     readonly attributes: ErrorAttributes = {},
     cause?: StackError | ErrorDetails,
     correlationId: string = randomUUID().replace(/-/g, ''),
@@ -60,6 +63,7 @@ export class StackError extends Error {
     this.errorName = definition.name;
     this.messageFormat = definition.messageFormat;
     this.code = definition.code;
+    this.httpStatus = definition.httpStatus;
     this.correlationId = correlationId;
     if (cause) this.details = cause instanceof StackError ? cause.toDetails() : cause;
   }

@@ -1,5 +1,5 @@
 import { type EventJson, eventSubject, IS_EVENTS, streamControlSubject, type StreamMessage, streamSubject } from '@lorawan/api';
-import { decode, encode, InProcessTransport, type Subscription } from '@lorawan/transport';
+import { decode, encode, InProcessBroker, type Subscription } from '@lorawan/transport';
 import { EventsHub, type EventsHubOptions } from './events-hub';
 import { app, dev, filterFor, makeEvent } from './fixtures.conformance';
 import type { EventHistory } from './history/event-history';
@@ -15,14 +15,14 @@ const settle = async (turns = 5) => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('EventsHub (sessions and live fan-out of one replica)', () => {
-  let transport: InProcessTransport;
+  let transport: InProcessBroker;
   let hub: EventsHub;
   let history: EventHistory;
   let now: number;
   const subscriptions: Subscription[] = [];
 
   function start(o: Partial<EventsHubOptions> = {}, h: EventHistory = new MemoryEventHistory(1000, 3_600_000)): void {
-    transport = new InProcessTransport();
+    transport = new InProcessBroker();
     history = h;
     now = Date.now();
     hub = new EventsHub(transport, history, { bufferSize: 100, sessionTimeoutMs: 35_000, sweepIntervalMs: 10, flushBudget: 10_000, now: () => now, ...o });

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { EVENT_SUBJECTS, STREAM_CONTROL_SUBJECTS, type StreamControl, type StreamMessage, streamSubject } from '@lorawan/api';
-import { decode, encode, type Subscription, type Transport } from '@lorawan/transport';
+import { decode, encode, type Subscription, type PubSub } from '@lorawan/transport';
 import { ErrBufferFull, ErrHistoryUnavailable, ErrSessionExists, ErrSessionExpired, ErrShuttingDown } from './errors';
 import type { EventHistory, HistoryQuery } from './history/event-history';
 import { PreparedEvent } from './prepared-event';
@@ -57,7 +57,7 @@ export class EventsHub {
   private readonly now: () => number;
 
   constructor(
-    private readonly transport: Transport,
+    private readonly pubsub: PubSub,
     private readonly history: EventHistory,
     private readonly options: EventsHubOptions,
   ) {
@@ -67,8 +67,8 @@ export class EventsHub {
   start(): void {
     if (this.subscriptions.length > 0) return;
     this.subscriptions = [
-      this.transport.subscribe(EVENT_SUBJECTS, (payload) => this.receive(payload)),
-      this.transport.subscribe(STREAM_CONTROL_SUBJECTS, (payload, subject) => this.control(subject, payload)),
+      this.pubsub.subscribe(EVENT_SUBJECTS, (payload) => this.receive(payload)),
+      this.pubsub.subscribe(STREAM_CONTROL_SUBJECTS, (payload, subject) => this.control(subject, payload)),
     ];
     this.sweepTimer = setInterval(() => this.sweep(), this.options.sweepIntervalMs);
     this.sweepTimer.unref();
@@ -249,7 +249,7 @@ export class EventsHub {
 
   private publish(sessionId: string, payload: Uint8Array): void {
     try {
-      this.transport.publish(streamSubject(sessionId), payload);
+      this.pubsub.publish(streamSubject(sessionId), payload);
     } catch (err) {
       this.logger.warn(`stream ${sessionId}: message not sent: ${(err as Error).message}`);
     }

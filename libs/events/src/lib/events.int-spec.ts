@@ -1,10 +1,11 @@
 import { connect } from 'nats';
-import { type EntityRef, type EventJson, eventSubject, IS_EVENTS, type Right, RPCS, type RpcContext, streamControlSubject, type StreamMessage, type StreamStartReply, streamSubject } from '@lorawan/api';
+import { type EntityRef, type EventJson, eventSubject, IS_EVENTS, type Right, type RpcContext, streamControlSubject, type StreamMessage, type StreamStartReply, streamSubject } from '@lorawan/api';
 import { type RunningComponent, startComponent } from '@lorawan/component';
 import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
-import { rpcContext, TEST_NATS_URL, uniqueSuffix } from '@lorawan/testing';
-import { decode, encode, InProcessTransport, NatsTransport, type RpcReplyEnvelope, type Subscription, type Transport } from '@lorawan/transport';
+import { callRpc, rpcContext, TEST_NATS_URL, uniqueSuffix } from '@lorawan/testing';
+import type { ClientProxy } from '@nestjs/microservices';
+import { connectMessaging, decode, encode, InProcessBroker, inProcessMessaging, type Messaging, type PubSub, type Subscription } from '@lorawan/transport';
 import { EventsHub } from './events-hub';
 import { EventsModule } from './events.module';
 import { app, dev, makeEvent } from './fixtures.conformance';
@@ -16,8 +17,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Stack {
   replicas: RunningComponent[];
-  /** The gateway's side: requests, session subjects, control messages; also publishes the events. */
-  client: Transport;
+  /** The gateway's side: session subjects, control messages; also publishes the events. */
+  client: PubSub;
+  /** The gateway's RPC client. */
+  rpc: ClientProxy;
   /** Resolves once history holds `count` events in all (JetStream stores asynchronously). */
   historyHolds(count: number): Promise<void>;
   stop(): Promise<void>;
@@ -30,21 +33,23 @@ const MODES: Array<[string, () => Promise<Stack>]> = [
     async () => {
       const prefix = `t${uniqueSuffix()}`;
       const env = { NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: prefix, LOG_LEVEL: 'error', EVENTS_STREAM_BUFFER: '50' };
-      const transports = await Promise.all([1, 2].map((i) => NatsTransport.connect(TEST_NATS_URL, `events-${i}`, prefix)));
-      const replicas = await Promise.all(transports.map((transport) => startComponent(EventsModule, { component: 'events', config: loadConfig(env), transport })));
-      const client = await NatsTransport.connect(TEST_NATS_URL, 'gateway', prefix);
+      const config = loadConfig(env);
+      const messagings: Messaging[] = await Promise.all(['events-1', 'events-2', 'gateway'].map((name) => connectMessaging(config, name)));
+      const replicas = await Promise.all(messagings.slice(0, 2).map((messaging) => startComponent(EventsModule, { component: 'events', config, messaging, logger: false })));
+      const gateway = messagings[2];
       const admin = await connect({ servers: TEST_NATS_URL });
       const jsm = await admin.jetstreamManager();
       await sleep(100); // subscriptions reach the server
       return {
         replicas,
-        client,
+        client: gateway.pubsub,
+        rpc: gateway.client(),
         historyHolds: async (count) => {
           for (let i = 0; i < 100 && (await jsm.streams.info(eventStreamName(prefix))).state.messages < count; i++) await sleep(20);
         },
         stop: async () => {
           for (const r of replicas) await r.close();
-          for (const t of [...transports, client]) await t.close();
+          for (const m of messagings) await m.close();
           await jsm.streams.delete(eventStreamName(prefix)).catch(() => undefined);
           await admin.close();
         },
@@ -54,18 +59,20 @@ const MODES: Array<[string, () => Promise<Stack>]> = [
   [
     'in-process, memory history',
     async () => {
-      const transport = new InProcessTransport();
+      const broker = new InProcessBroker();
       const config = loadConfig({ LOG_LEVEL: 'error', EVENTS_STREAM_BUFFER: '50' });
-      const replicas = [await startComponent(EventsModule, { component: 'events', config, transport }), await startComponent(EventsModule, { component: 'events', config, transport })];
+      const messaging = inProcessMessaging(broker, config);
+      const replicas = [await startComponent(EventsModule, { component: 'events', config, messaging, logger: false }), await startComponent(EventsModule, { component: 'events', config, messaging, logger: false })];
       return {
         replicas,
-        client: transport,
+        client: broker,
+        rpc: messaging.client(),
         historyHolds: async () => {
           await sleep(10);
         },
         stop: async () => {
           for (const r of replicas) await r.close();
-          await transport.close();
+          broker.close();
         },
       };
     },
@@ -113,7 +120,7 @@ describe.each(MODES)('events service end to end (%s)', (_mode, setup) => {
       rights: [],
       entity_rights: rights.map(([entity, r]) => ({ entity, rights: r })),
     });
-    const reply = decode<RpcReplyEnvelope>(await stack.client.request(RPCS['Events.Stream'].subject, encode({ ctx, body: { ...body, session_id: id } }), 5000));
+    const reply = await callRpc(stack.rpc, 'Events.Stream', { ...body, session_id: id }, ctx);
     return 'error' in reply ? { id, error: reply.error, messages } : { id, start: (reply.ok as StreamStartReply).start, messages };
   }
   const eventIds = (messages: StreamMessage[]) => messages.map((m) => ('event' in m ? m.event.unique_id : JSON.stringify(m)));

@@ -2,9 +2,9 @@ import { Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit }
 import { STREAM_SESSION_TIMEOUT_MS } from '@lorawan/api';
 import { HealthService } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { type Transport, TRANSPORT } from '@lorawan/transport';
+import { type PubSub, PUBSUB } from '@lorawan/transport';
 import { EventsHub } from './events-hub';
-import { EventsRpc } from './events.rpc';
+import { EventsController } from './events.controller';
 import type { EventHistory } from './history/event-history';
 import { JetStreamEventHistory } from './history/jetstream-history';
 import { MemoryEventHistory } from './history/memory-history';
@@ -47,17 +47,17 @@ export async function openEventHistory(config: StackConfig): Promise<EventHistor
     },
     {
       provide: EventsHub,
-      inject: [TRANSPORT, EVENT_HISTORY, STACK_CONFIG],
-      useFactory: (transport: Transport, history: EventHistory, config: StackConfig) =>
-        new EventsHub(transport, history, {
+      inject: [PUBSUB, EVENT_HISTORY, STACK_CONFIG],
+      useFactory: (pubsub: PubSub, history: EventHistory, config: StackConfig) =>
+        new EventsHub(pubsub, history, {
           bufferSize: config.eventsStreamBuffer,
           sessionTimeoutMs: STREAM_SESSION_TIMEOUT_MS,
           sweepIntervalMs: SWEEP_INTERVAL_MS,
           flushBudget: FLUSH_BUDGET,
         }),
     },
-    EventsRpc,
   ],
+  controllers: [EventsController],
 })
 export class EventsModule implements OnModuleInit, OnApplicationShutdown {
   constructor(

@@ -1,9 +1,7 @@
-import { type CallerIdentity, type EntityRef, type EventJson, type Right, RPCS, type StreamStartReply } from '@lorawan/api';
-import { type RunningComponent, startComponent } from '@lorawan/component';
+import { type CallerIdentity, type EntityRef, type EventJson, type Right, type StreamStartReply } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
-import { rpcContext } from '@lorawan/testing';
-import { decode, encode, InProcessTransport, type RpcReplyEnvelope } from '@lorawan/transport';
+import { rpcContext, startTestComponent, type TestComponent } from '@lorawan/testing';
 import { EventsHub } from './events-hub';
 import { EventsModule } from './events.module';
 
@@ -18,19 +16,18 @@ const sessionId = () => `SESSION${String(++sessions).padStart(6, '0')}`;
 
 /** `Events.Stream` as the gateway calls it: through the transport, the RPC server's decoding in front. */
 describe('Events.Stream over the transport', () => {
-  const transport = new InProcessTransport();
-  let component: RunningComponent;
+  let component: TestComponent;
   let hub: EventsHub;
 
   beforeAll(async () => {
-    component = await startComponent(EventsModule, { component: 'events', config: loadConfig({ LOG_LEVEL: 'error' }), transport });
-    hub = component.app.get(EventsHub);
+    component = await startTestComponent(EventsModule, { component: 'events', config: loadConfig({ LOG_LEVEL: 'error' }) });
+    hub = component.running.app.get(EventsHub);
   });
   afterAll(async () => component.close());
 
   async function stream(body: Record<string, unknown>, who: CallerIdentity | null = APP1_ALL): Promise<{ ok?: StreamStartReply; error?: ErrorDetails; requestId: string }> {
     const ctx = rpcContext('Events.Stream', who ?? undefined);
-    const reply = decode<RpcReplyEnvelope>(await transport.request(RPCS['Events.Stream'].subject, encode({ ctx, body: { session_id: sessionId(), ...body } }), 5000));
+    const reply = await component.call('Events.Stream', { session_id: sessionId(), ...body }, ctx);
     return 'error' in reply ? { error: reply.error, requestId: ctx.request_id } : { ok: reply.ok as StreamStartReply, requestId: ctx.request_id };
   }
   const app1 = { application_ids: { application_id: 'app1' } };

@@ -1,25 +1,34 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Code } from '@lorawan/errors';
+import { Code, ErrRequestTooLarge } from '@lorawan/errors';
 import { PlainStatus } from './gateway-errors';
 import { sendError } from './http-reply';
 import type { RpcRoutes } from './rpc-routes';
 
-/** Whatever escapes a route (including Nest's own "no route" error) leaves in the TTS error shape. */
+/**
+ * Whatever escapes a route leaves in the TTS error shape: Nest's "no route" (404, or 501 when the
+ * path exists with another verb), and the errors Fastify raises before a route runs, which reach
+ * Nest's error handler (a body over the limit → 413, a malformed request → 400).
+ */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Gateway');
 
-  constructor(private readonly routes: RpcRoutes) {}
+  constructor(
+    private readonly routes: RpcRoutes,
+    private readonly bodyLimit: number,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
     if (exception instanceof NotFoundException) return sendError(reply, this.routes.unknownRoute(request.url));
-    if (exception instanceof HttpException && exception.getStatus() < 500) {
-      return sendError(reply, new PlainStatus(Code.InvalidArgument, exception.message));
-    }
-    sendError(reply, exception, (m) => this.logger.error(m));
+    if (exception instanceof HttpException && exception.getStatus() < 500) return sendError(reply, new PlainStatus(Code.InvalidArgument, exception.message));
+    const fastifyError = exception as { code?: string; statusCode?: number; message?: string };
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, ErrRequestTooLarge.with({ limit: this.bodyLimit }));
+    if (exception instanceof PlainStatus) return sendError(reply, exception);
+    if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode < 500) return sendError(reply, new PlainStatus(Code.InvalidArgument, fastifyError.message ?? 'bad request'));
+    sendError(reply, exception, (fields, message) => this.logger.error(fields, message));
   }
 }

@@ -1,7 +1,8 @@
 import { ACCESS_INVALIDATION_SUBJECT, type CallerIdentity, RPCS } from '@lorawan/api';
 import type { StackConfig } from '@lorawan/config';
 import { Code, defineError, type StackError } from '@lorawan/errors';
-import { decode, encode, InProcessTransport, type RpcRequestEnvelope } from '@lorawan/transport';
+import { serveRpcDouble, type RpcReply } from '@lorawan/testing';
+import { encode, InProcessBroker, InProcessClient } from '@lorawan/transport';
 import { Authenticator } from './authenticator';
 import { RpcForwarder } from './rpc-forwarder';
 
@@ -12,23 +13,23 @@ const GET = RPCS['EndDeviceRegistry.Get'];
 const request = (app: string) => ({ end_device_ids: { application_ids: { application_id: app }, device_id: 'dev-1' } });
 const flush = () => new Promise((r) => setImmediate(r));
 
-/** A real in-process transport with an Identity Server double answering `EntityAccess.Authorize`. */
+/** A real in-process broker with an Identity Server double answering `EntityAccess.Authorize`. */
 function setup(ttlMs = 5000) {
-  const transport = new InProcessTransport();
+  const broker = new InProcessBroker();
   const config = { authCacheTtlMs: ttlMs, rpcTimeoutMs: 1000 } as StackConfig;
   const calls: Array<{ authorization: string; entity?: { kind: string; id: string } }> = [];
   let answer: (req: { authorization: string; entity?: { kind: string; id: string } }) => { ok: CallerIdentity } | { error: unknown } = (req) => ({
     ok: { kind: 'api-key', id: 'KEY1', owner: { kind: 'application', id: 'app-1' }, is_admin: false, key_rights: [], universal: false, entity: req.entity as never, rights: ['RIGHT_APPLICATION_DEVICES_READ'] },
   });
-  transport.serve(RPCS['EntityAccess.Authorize'].subject, 'is', async (payload) => {
-    const body = decode<RpcRequestEnvelope>(payload).body as { authorization: string; entity?: { kind: string; id: string } };
-    calls.push(body);
+  serveRpcDouble(broker, 'EntityAccess.Authorize', async ({ body }) => {
+    const req = body as { authorization: string; entity?: { kind: string; id: string } };
+    calls.push(req);
     await flush();
-    return encode(answer(body));
+    return answer(req) as RpcReply;
   });
-  const auth = new Authenticator(config, transport, new RpcForwarder(transport, config));
+  const auth = new Authenticator(config, broker, new RpcForwarder(new InProcessClient(broker, config.rpcTimeoutMs), config, 1024 * 1024));
   auth.onModuleInit();
-  return { auth, transport, calls, setAnswer: (fn: typeof answer) => (answer = fn) };
+  return { auth, transport: broker, calls, setAnswer: (fn: typeof answer) => (answer = fn) };
 }
 
 async function errorOf(p: Promise<unknown>): Promise<string> {

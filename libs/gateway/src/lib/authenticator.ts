@@ -12,7 +12,7 @@ import {
 } from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, StackError } from '@lorawan/errors';
-import { decode, type Subscription, type Transport, TRANSPORT } from '@lorawan/transport';
+import { decode, type PubSub, PUBSUB, type Subscription } from '@lorawan/transport';
 import { ErrUnauthenticated } from './gateway-errors';
 import { RpcForwarder } from './rpc-forwarder';
 
@@ -47,18 +47,18 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @Inject(STACK_CONFIG) config: StackConfig,
-    @Inject(TRANSPORT) private readonly transport: Transport,
+    @Inject(PUBSUB) private readonly pubsub: PubSub,
     private readonly forwarder: RpcForwarder,
   ) {
     this.ttlMs = config.authCacheTtlMs;
   }
 
   onModuleInit(): void {
-    this.subscription = this.transport.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => {
+    this.subscription = this.pubsub.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => {
       try {
         this.invalidate(decode<AccessInvalidation>(payload));
       } catch (err) {
-        this.logger.warn(`ignored a malformed access invalidation: ${(err as Error).message}`);
+        this.logger.warn({ error: (err as Error).message }, 'ignored a malformed access invalidation');
       }
     });
   }

@@ -2,7 +2,6 @@ import { EventEmitter } from 'node:events';
 import {
   type CallerIdentity,
   type EventJson,
-  RPCS,
   SESSION_ID_PATTERN,
   STREAM_PING_MS,
   type StreamControl,
@@ -11,7 +10,8 @@ import {
 } from '@lorawan/api';
 import type { StackConfig } from '@lorawan/config';
 import { Code, defineError, type ErrorDetails } from '@lorawan/errors';
-import { decode, encode, InProcessTransport, type RpcRequestEnvelope } from '@lorawan/transport';
+import { serveRpcDouble } from '@lorawan/testing';
+import { decode, encode, InProcessBroker, InProcessClient, type RpcEnvelope } from '@lorawan/transport';
 import { Authenticator } from './authenticator';
 import { EventStreamRoute, rightsEntities } from './event-stream.route';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits, type StreamSink } from './event-stream.session';
@@ -76,19 +76,19 @@ function event(name: string, n = 0): EventJson {
 }
 const START = event('events.stream.start');
 
-type ServiceAnswer = (req: { body: Record<string, unknown>; ctx: RpcRequestEnvelope['ctx'] }) => Promise<{ ok: unknown } | { error: ErrorDetails }>;
+type ServiceAnswer = (req: { body: Record<string, unknown>; ctx: RpcEnvelope['ctx'] }) => Promise<{ ok: unknown } | { error: ErrorDetails }>;
 const ErrNoRights = defineError('pkg/auth/rights', 'no_application_rights', 'no rights for application `{uid}`', Code.PermissionDenied);
 const ErrNoIdentifiers = defineError('pkg/events/grpc', 'no_identifiers', 'no identifiers', Code.InvalidArgument);
 
 /** A gateway EventStreamRoute on an in-process transport, with an IS (Authorize) and an events replica double. */
 function setup(limits: Partial<StreamLimits> = {}) {
-  const transport = new InProcessTransport();
+  const transport = new InProcessBroker();
   const config = { authCacheTtlMs: 0, rpcTimeoutMs: 1000 } as StackConfig;
   const authorizations: Array<{ authorization: string; entity?: { kind: string; id: string } }> = [];
-  transport.serve(RPCS['EntityAccess.Authorize'].subject, 'is', async (payload) => {
-    const body = decode<RpcRequestEnvelope>(payload).body as { authorization: string; entity?: { kind: string; id: string } };
+  serveRpcDouble(transport, 'EntityAccess.Authorize', async (request) => {
+    const body = request.body as { authorization: string; entity?: { kind: string; id: string } };
     authorizations.push(body);
-    if (body.authorization === 'Bearer unknown') return encode({ error: defineError('pkg/identityserver', 'api_key_not_found', 'API key not found', Code.Unauthenticated).with().toDetails() });
+    if (body.authorization === 'Bearer unknown') return { error: defineError('pkg/identityserver', 'api_key_not_found', 'API key not found', Code.Unauthenticated).with().toDetails() };
     const caller: CallerIdentity = {
       kind: 'api-key',
       id: 'KEY1',
@@ -99,21 +99,21 @@ function setup(limits: Partial<StreamLimits> = {}) {
       entity: body.entity as never,
       rights: body.entity?.id === 'app-1' ? ['RIGHT_APPLICATION_INFO'] : [],
     };
-    return encode({ ok: caller });
+    return { ok: caller };
   });
-  const requests: Array<{ body: Record<string, unknown>; ctx: RpcRequestEnvelope['ctx'] }> = [];
+  const requests: Array<{ body: Record<string, unknown>; ctx: RpcEnvelope['ctx'] }> = [];
   let answer: ServiceAnswer = async () => ({ ok: { start: START } });
-  const serving = transport.serve(RPCS['Events.Stream'].subject, 'events', async (payload) => {
-    const req = decode<RpcRequestEnvelope>(payload) as { body: Record<string, unknown>; ctx: RpcRequestEnvelope['ctx'] };
+  const serving = serveRpcDouble(transport, 'Events.Stream', async (envelope) => {
+    const req = envelope as { body: Record<string, unknown>; ctx: RpcEnvelope['ctx'] };
     requests.push(req);
-    return encode(await answer(req));
+    return answer(req);
   });
   const controls: Array<{ session: string; message: StreamControl }> = [];
   /** Every control message, of any session. */
   const allControls: string[] = [];
   transport.subscribe('stream-control.*', (p, subject) => allControls.push(`${subject} ${Buffer.from(p).toString()}`));
   const watch = (session: string) => transport.subscribe(`stream-control.${session}`, (p) => controls.push({ session, message: decode<StreamControl>(p) }));
-  const forwarder = new RpcForwarder(transport, config);
+  const forwarder = new RpcForwarder(new InProcessClient(transport, config.rpcTimeoutMs), config, 1024 * 1024);
   const auth = new Authenticator(config, transport, forwarder);
   const route = new EventStreamRoute(auth, forwarder, transport, limits);
   const publish = (session: string, message: StreamMessage) => transport.publish(streamSubject(session), encode(message));

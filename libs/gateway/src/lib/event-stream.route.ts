@@ -1,21 +1,21 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ulid } from 'ulid';
-import { type CallerIdentity, type EntityRef, RPCS, type StreamStartReply } from '@lorawan/api';
+import { type CallerIdentity, type EntityRef, newUlid, RPCS, rpcCorrelationId, type StreamStartReply } from '@lorawan/api';
 import { ErrInternal, ErrUnavailable, StackError } from '@lorawan/errors';
-import { type Transport, TRANSPORT } from '@lorawan/transport';
+import { eventStreamsOpen, withLogFields } from '@lorawan/observability';
+import { type PubSub, PUBSUB } from '@lorawan/transport';
 import { Authenticator, isEntityId } from './authenticator';
 import { DEFAULT_STREAM_LIMITS, EventStreamSession, refuseStream, type StreamLimits, type StreamSink } from './event-stream.session';
 import { sendError } from './http-reply';
 import { buildRequest, compileBinding } from './request-builder';
 import { RpcForwarder } from './rpc-forwarder';
+import { routeLabel } from './rpc-routes';
 import { framingFor } from './stream-framing';
 
 /** Overrides of the stream limits (tests). */
 export const STREAM_LIMITS = Symbol('STREAM_LIMITS');
 
 const STREAM = RPCS['Events.Stream'];
-const CORRELATION_PREFIX = `rpc:/ttn.lorawan.v3.${STREAM.service}/${STREAM.method}:`;
 /** More identifiers than a request may hold: none is resolved, the events service refuses the request. */
 const MAX_IDENTIFIERS = 100;
 
@@ -45,7 +45,7 @@ export class EventStreamRoute implements OnModuleDestroy {
   constructor(
     private readonly auth: Authenticator,
     private readonly forwarder: RpcForwarder,
-    @Inject(TRANSPORT) private readonly transport: Transport,
+    @Inject(PUBSUB) private readonly pubsub: PubSub,
     @Optional() @Inject(STREAM_LIMITS) limits?: Partial<StreamLimits>,
   ) {
     this.limits = { ...DEFAULT_STREAM_LIMITS, ...limits };
@@ -57,17 +57,18 @@ export class EventStreamRoute implements OnModuleDestroy {
       fastify.route({
         method: binding.verb,
         url: compiled.fastifyPath,
-        handler: async (req: FastifyRequest, reply: FastifyReply) => {
+        config: { route: routeLabel(binding.path) },
+        handler: (req: FastifyRequest, reply: FastifyReply) => withLogFields({ request_id: req.id, rpc: 'Events.Stream' }, async () => {
           let request: Record<string, unknown>;
           try {
             request = buildRequest(binding, compiled, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body as string | undefined, STREAM.request);
           } catch (err) {
-            return sendError(reply, err, (m) => this.logger.error(m));
+            return sendError(reply, err, (fields, message) => this.logger.error(fields, message));
           }
           // From here the response is written by hand, chunk by chunk, without Fastify's serialization.
           reply.hijack();
           await this.open({ authorization: req.headers.authorization, accept: req.headers.accept, request, requestId: req.id, sink: reply.raw });
-        },
+        }),
       });
     }
   }
@@ -90,16 +91,22 @@ export class EventStreamRoute implements OnModuleDestroy {
     if (o.sink.destroyed) return;
     if (this.shuttingDown) return refuseStream(o.sink, framing, headers, ErrUnavailable.with({ component: 'gateway' }));
     // Subscribed (by the session) before the replica is asked, so that nothing it sends is missed.
-    const session = new EventStreamSession({ id: ulid(), sink: o.sink, framing, headers, transport: this.transport, limits: this.limits, onClosed: (s) => this.sessions.delete(s) });
+    const session = new EventStreamSession({ id: newUlid(), sink: o.sink, framing, headers, pubsub: this.pubsub, limits: this.limits, onClosed: (s) => this.forget(s) });
     this.sessions.add(session);
+    eventStreamsOpen.set({ component: 'gateway' }, this.sessions.size);
     try {
-      const ctx = { request_id: o.requestId, correlation_ids: [CORRELATION_PREFIX + o.requestId], caller };
+      const ctx = { request_id: o.requestId, correlation_ids: [rpcCorrelationId(STREAM, o.requestId)], caller };
       // The session ID is the gateway's, whatever the client sent.
       const { body } = await this.forwarder.forward(STREAM, { ...o.request, session_id: session.id }, ctx);
       session.start((body as StreamStartReply).start);
     } catch (err) {
       session.refuse(this.stackError(err));
     }
+  }
+
+  private forget(session: EventStreamSession): void {
+    this.sessions.delete(session);
+    eventStreamsOpen.set({ component: 'gateway' }, this.sessions.size);
   }
 
   /** Shutdown: every stream ends (and its replica session with it), so the HTTP server can close. */
@@ -119,7 +126,7 @@ export class EventStreamRoute implements OnModuleDestroy {
   private stackError(err: unknown): StackError {
     if (err instanceof StackError) return err;
     const internal = ErrInternal.with();
-    this.logger.error(`unhandled error (correlation ${internal.correlationId}): ${(err as Error)?.stack ?? String(err)}`);
+    this.logger.error({ err, correlation_id: internal.correlationId }, 'unhandled error');
     return internal;
   }
 }

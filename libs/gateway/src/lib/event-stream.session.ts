@@ -1,6 +1,6 @@
 import { type EventJson, STREAM_PING_MS, type StreamControl, streamControlSubject, type StreamMessage, streamSubject } from '@lorawan/api';
 import { Code, ErrUnavailable, httpStatusFromCode, StackError, type StatusBody } from '@lorawan/errors';
-import { decode, encode, type Subscription, type Transport } from '@lorawan/transport';
+import { decode, encode, type PubSub, type Subscription } from '@lorawan/transport';
 import { ErrStreamBufferFull } from './gateway-errors';
 import { frameError, frameResult, KEEP_ALIVE, type StreamFraming } from './stream-framing';
 
@@ -44,7 +44,7 @@ export interface SessionOptions {
   framing: StreamFraming;
   /** Headers every answer carries (`X-Request-Id`). */
   headers: Record<string, string>;
-  transport: Transport;
+  pubsub: PubSub;
   limits: StreamLimits;
   /** Called once when the session is over (client gone, ended, refused, shut down). */
   onClosed(session: EventStreamSession): void;
@@ -83,7 +83,7 @@ export class EventStreamSession {
     this.delimiter = Buffer.from(o.framing.delimiter);
     o.sink.on('error', () => undefined); // a client that went away; 'close' follows
     o.sink.once('close', () => this.close());
-    this.subscription = o.transport.subscribe(streamSubject(o.id), (payload) => this.receive(payload));
+    this.subscription = o.pubsub.subscribe(streamSubject(o.id), (payload) => this.receive(payload));
   }
 
   get id(): string {
@@ -221,7 +221,7 @@ export class EventStreamSession {
   }
 
   private control(message: StreamControl): void {
-    this.o.transport.publish(streamControlSubject(this.o.id), encode(message));
+    this.o.pubsub.publish(streamControlSubject(this.o.id), encode(message));
   }
 }
 

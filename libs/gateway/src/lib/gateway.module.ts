@@ -1,20 +1,29 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import type { ClientProxy } from '@nestjs/microservices';
 import type { ComponentName } from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { TRANSPORT, type Transport } from '@lorawan/transport';
+import { type PubSub, PUBSUB } from '@lorawan/transport';
 import { Authenticator } from './authenticator';
 import { EventStreamRoute } from './event-stream.route';
 import { HealthController } from './health.controller';
 import { RpcForwarder } from './rpc-forwarder';
 import { RpcRoutes } from './rpc-routes';
-import { GATEWAY_READY_COMPONENTS } from './tokens';
+import { GATEWAY_READY_COMPONENTS, REQUEST_BODY_LIMIT, RPC_CLIENT } from './tokens';
+import { GatewayState } from './gateway-state';
 
 export interface GatewayOptions {
   config: StackConfig;
-  transport: Transport;
+  /** The client proxy for the components' RPCs (NATS or in-process). */
+  client: ClientProxy;
+  pubsub: PubSub;
+  /** The largest message the transport carries (NATS `max_payload`): request bodies are bounded below it. */
+  maxPayload: number;
   /** Components `/readyz` waits for (default: the Identity Server). */
   readyComponents?: ComponentName[];
 }
+
+/** Room left in a transport message for the request's context (caller, rights, correlation IDs) around the body. */
+export const ENVELOPE_ROOM_BYTES = 64 * 1024;
 
 @Module({})
 export class GatewayModule {
@@ -24,8 +33,11 @@ export class GatewayModule {
       controllers: [HealthController],
       providers: [
         { provide: STACK_CONFIG, useValue: options.config },
-        { provide: TRANSPORT, useValue: options.transport },
+        { provide: RPC_CLIENT, useValue: options.client },
+        { provide: PUBSUB, useValue: options.pubsub },
         { provide: GATEWAY_READY_COMPONENTS, useValue: options.readyComponents ?? ['is'] },
+        { provide: REQUEST_BODY_LIMIT, useValue: requestBodyLimit(options.maxPayload) },
+        GatewayState,
         Authenticator,
         RpcForwarder,
         RpcRoutes,
@@ -33,4 +45,9 @@ export class GatewayModule {
       ],
     };
   }
+}
+
+/** Bodies up to the transport's message size less room for the request's context. */
+export function requestBodyLimit(maxPayload: number): number {
+  return Math.max(maxPayload - ENVELOPE_ROOM_BYTES, 1024);
 }

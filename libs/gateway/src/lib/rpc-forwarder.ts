@@ -1,47 +1,90 @@
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
+import type { ClientProxy } from '@nestjs/microservices';
+import { lastValueFrom, timeout } from 'rxjs';
 import { type ComponentName, healthSubject, type RpcContext, type RpcDefinition } from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { ErrDeadlineExceeded, ErrUnavailable, StackError } from '@lorawan/errors';
-import { decode, encode, type RpcReplyEnvelope, type Transport, TRANSPORT, TransportError } from '@lorawan/transport';
+import { Code, ErrDeadlineExceeded, ErrRequestTooLarge, ErrUnavailable, type ErrorDetails, StackError } from '@lorawan/errors';
+import { rpcClientHandled, rpcClientHandling } from '@lorawan/observability';
+import { type RpcEnvelope, RpcTransportError } from '@lorawan/transport';
+import { REQUEST_BODY_LIMIT, RPC_CLIENT } from './tokens';
 
 export interface ForwardResult {
   body: unknown;
   total?: number;
 }
 
-/** Sends a request to the component that owns the RPC and turns the reply back into a result or a StackError. */
+/** How long a readiness probe waits for a component's health answer. */
+const HEALTH_TIMEOUT_MS = 2000;
+const CODE_NAMES = Code as unknown as Record<number, string>;
+
+/**
+ * Sends a request to the component that owns the RPC (through the @nestjs/microservices client
+ * proxy) and turns the reply into a result or a StackError: the component's error as it sent it,
+ * no replica or no broker → `Unavailable` (503) at once, no reply in time → `DeadlineExceeded`
+ * (504), a request larger than the transport carries → 413.
+ */
 @Injectable()
 export class RpcForwarder {
   constructor(
-    @Inject(TRANSPORT) private readonly transport: Transport,
+    @Inject(RPC_CLIENT) private readonly client: ClientProxy,
     @Inject(STACK_CONFIG) private readonly config: StackConfig,
+    @Inject(REQUEST_BODY_LIMIT) private readonly bodyLimit: number,
   ) {}
 
   async forward(rpc: RpcDefinition, body: unknown, ctx: RpcContext): Promise<ForwardResult> {
-    const reply = await this.request<RpcReplyEnvelope>(rpc.subject, rpc.component, { ctx, body }, this.config.rpcTimeoutMs);
-    if ('error' in reply) throw StackError.fromDetails(reply.error);
-    return { body: reply.ok, total: reply.total };
+    const started = performance.now();
+    const name = `${rpc.service}.${rpc.method}`;
+    let code = Code.OK;
+    try {
+      const response = await this.request(rpc.subject, rpc.component, { ctx, body });
+      return rpc.paginated ? (response as ForwardResult) : { body: response };
+    } catch (err) {
+      code = err instanceof StackError ? err.code : Code.Unknown;
+      throw err;
+    } finally {
+      rpcClientHandled.inc({ component: rpc.component, rpc: name, code: CODE_NAMES[code] ?? String(code) });
+      rpcClientHandling.observe({ component: rpc.component, rpc: name }, (performance.now() - started) / 1000);
+    }
   }
 
   /** Health of a component, for readiness. */
-  async componentHealthy(component: ComponentName, timeoutMs = 2000): Promise<boolean> {
+  async componentHealthy(component: ComponentName): Promise<boolean> {
     try {
-      const reply = await this.request<{ ok?: { status?: string } }>(healthSubject(component), component, {}, timeoutMs);
-      return reply.ok?.status === 'ok';
+      const report = (await this.request(healthSubject(component), component, {}, HEALTH_TIMEOUT_MS)) as { status?: string };
+      return report?.status === 'ok';
     } catch {
       return false;
     }
   }
 
-  private async request<T>(subject: string, component: ComponentName, message: unknown, timeoutMs: number): Promise<T> {
+  private async request(subject: string, component: ComponentName, envelope: RpcEnvelope | object, timeoutMs?: number): Promise<unknown> {
     try {
-      return decode<T>(await this.transport.request(subject, encode(message), timeoutMs));
+      const reply$ = this.client.send<unknown>(subject, envelope);
+      return await lastValueFrom(timeoutMs ? reply$.pipe(timeout(timeoutMs)) : reply$, { defaultValue: {} });
     } catch (err) {
-      if (err instanceof TransportError) {
-        if (err.kind === 'timeout') throw ErrDeadlineExceeded.with({ component, timeout_ms: timeoutMs });
-        throw ErrUnavailable.with({ component });
-      }
-      throw err;
+      throw this.toStackError(err, component, timeoutMs ?? this.config.rpcTimeoutMs);
     }
   }
+
+  private toStackError(err: unknown, component: ComponentName, timeoutMs: number): unknown {
+    if (err instanceof RpcTransportError) {
+      switch (err.kind) {
+        case 'timeout':
+          return ErrDeadlineExceeded.with({ component, timeout_ms: timeoutMs });
+        case 'too_large':
+          return ErrRequestTooLarge.with({ limit: this.bodyLimit });
+        case 'unavailable':
+          return ErrUnavailable.with({ component });
+      }
+    }
+    if (isErrorDetails(err)) return StackError.fromDetails(err);
+    if ((err as Error)?.name === 'TimeoutError') return ErrDeadlineExceeded.with({ component, timeout_ms: timeoutMs });
+    return err;
+  }
+}
+
+function isErrorDetails(err: unknown): err is ErrorDetails {
+  const e = err as Partial<ErrorDetails> | undefined;
+  return typeof e === 'object' && e !== null && typeof e.namespace === 'string' && typeof e.name === 'string' && typeof e.code === 'number';
 }

@@ -28,7 +28,7 @@ describe('RpcRoutes: empty responses and status overrides (webhook-scoped downli
         return { body: await outcome() };
       },
     } as unknown as RpcForwarder;
-    new RpcRoutes(auth, forwarder).register(fastify);
+    new RpcRoutes(auth, forwarder).register(fastify, 1024 * 1024);
     await fastify.ready();
   });
   afterAll(() => fastify.close());

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { RPCS, type RpcDefinition } from '@lorawan/api';
+import { RPCS, rpcCorrelationId, type RpcDefinition } from '@lorawan/api';
 import { Code, StackError } from '@lorawan/errors';
+import { withLogFields } from '@lorawan/observability';
 import { Authenticator } from './authenticator';
 import { ErrUnauthenticated, PlainStatus } from './gateway-errors';
 import { sendError, sendJson } from './http-reply';
@@ -10,7 +11,8 @@ import { RpcForwarder } from './rpc-forwarder';
 
 /**
  * Registers one Fastify route per HTTP binding of the RPC table. Every route: authenticate,
- * build the request (grpc-gateway semantics), forward to the owning component, answer JSON.
+ * build the request (grpc-gateway semantics), forward to the owning component, answer JSON. What
+ * is logged while serving it carries the request ID and the RPC.
  */
 @Injectable()
 export class RpcRoutes {
@@ -22,36 +24,41 @@ export class RpcRoutes {
     private readonly forwarder: RpcForwarder,
   ) {}
 
-  register(fastify: FastifyInstance): void {
+  register(fastify: FastifyInstance, bodyLimit: number): void {
     for (const rpc of Object.values(RPCS) as RpcDefinition[]) {
       for (const binding of rpc.http) {
         const compiled = compileBinding(binding);
         this.compiled.push(compiled);
         // Streams have their own handler (EventStreamRoute); their paths still count for unknownRoute.
         if (rpc.stream) continue;
-        const correlationPrefix = `rpc:/ttn.lorawan.v3.${rpc.service}/${rpc.method}:`;
+        const name = `${rpc.service}.${rpc.method}`;
         fastify.route({
           method: binding.verb,
           url: compiled.fastifyPath,
-          handler: async (req: FastifyRequest, reply: FastifyReply) => {
-            try {
-              const authorization = req.headers.authorization;
-              if (!authorization) throw ErrUnauthenticated.with();
-              const request = buildRequest(binding, compiled, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body as string | undefined, rpc.request);
-              const caller = await this.auth.authenticate(authorization, rpc, request, req.id);
-              const ctx = { request_id: req.id, correlation_ids: [correlationPrefix + req.id], caller };
-              const result = await this.forwarder.forward(rpc, request, ctx);
-              if (result.total !== undefined) reply.header('x-total-count', String(result.total));
-              if (rpc.emptyResponse) void reply.code(200).send('');
-              else sendJson(reply, result.body);
-            } catch (err) {
-              const status = rpc.httpStatusFor && err instanceof StackError ? rpc.httpStatusFor[`${err.namespace}:${err.errorName}`] : undefined;
-              if (status !== undefined) void reply.code(status).send('');
-              else sendError(reply, err, (m) => this.logger.error(m));
-            }
-          },
+          bodyLimit,
+          config: { route: routeLabel(binding.path) },
+          handler: (req: FastifyRequest, reply: FastifyReply) => withLogFields({ request_id: req.id, rpc: name }, () => this.handle(rpc, binding, compiled, req, reply)),
         });
       }
+    }
+  }
+
+  private async handle(rpc: RpcDefinition, binding: RpcDefinition['http'][number], compiled: CompiledBinding, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    try {
+      const authorization = req.headers.authorization;
+      if (!authorization) throw ErrUnauthenticated.with();
+      const request = buildRequest(binding, compiled, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body as string | undefined, rpc.request);
+      const caller = await this.auth.authenticate(authorization, rpc, request, req.id);
+      req.callerId = caller.id;
+      const ctx = { request_id: req.id, correlation_ids: [rpcCorrelationId(rpc, req.id)], caller };
+      const result = await this.forwarder.forward(rpc, request, ctx);
+      if (result.total !== undefined) reply.header('x-total-count', String(result.total));
+      if (rpc.emptyResponse) void reply.code(200).send('');
+      else sendJson(reply, result.body);
+    } catch (err) {
+      const status = rpc.httpStatusFor && err instanceof StackError ? rpc.httpStatusFor[`${err.namespace}:${err.errorName}`] : undefined;
+      if (status !== undefined) void reply.code(status).send('');
+      else sendError(reply, err, (fields, message) => this.logger.error(fields, message));
     }
   }
 
@@ -60,5 +67,22 @@ export class RpcRoutes {
     const path = url.split('?')[0];
     if (path.startsWith('/api/v3/') && this.compiled.some((c) => c.pattern.test(path))) return new PlainStatus(Code.Unimplemented, 'Method Not Allowed');
     return new PlainStatus(Code.NotFound, 'Not Found');
+  }
+}
+
+/** The route as the RPC table writes it (`/api/v3/applications/{application_ids.application_id}/devices`), for logs and metrics. */
+export function routeLabel(path: string): string {
+  return `/api/v3${path}`;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's template in the RPC table's notation. */
+    route?: string;
+  }
+
+  interface FastifyRequest {
+    /** The ID of the credential the request was made with (an API key ID, never its secret), for the access log. */
+    callerId?: string;
   }
 }

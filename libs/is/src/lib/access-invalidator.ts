@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation } from '@lorawan/api';
-import { encode, type Transport, TRANSPORT } from '@lorawan/transport';
+import { encode, type PubSub, PUBSUB } from '@lorawan/transport';
 
 /**
  * Tells every gateway replica that a credential or an entity changed (`access.invalidate`), so
@@ -9,9 +9,9 @@ import { encode, type Transport, TRANSPORT } from '@lorawan/transport';
  */
 @Injectable()
 export class AccessInvalidator {
-  constructor(@Inject(TRANSPORT) private readonly transport: Transport) {}
+  constructor(@Inject(PUBSUB) private readonly pubsub: PubSub) {}
 
   invalidate(msg: AccessInvalidation): void {
-    this.transport.publish(ACCESS_INVALIDATION_SUBJECT, encode(msg));
+    this.pubsub.publish(ACCESS_INVALIDATION_SUBJECT, encode(msg));
   }
 }

@@ -3,7 +3,7 @@ import { ALLOWED_PATHS, NS_EVENTS } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { Code, defineError } from '@lorawan/errors';
 import { recordEvents, rpcContext } from '@lorawan/testing';
-import { InProcessTransport } from '@lorawan/transport';
+import { InProcessBroker } from '@lorawan/transport';
 import { type CopySource, type Device, DeviceRegistry, NO_COPY_SOURCE, type RegistryPolicy } from './device-registry';
 import { createDevicesTable, dropDevicesTable } from './devices-table';
 import { keySealerFor } from './registry.providers';
@@ -331,7 +331,7 @@ describe('DeviceRegistry engine (SQLite)', () => {
   });
 
   describe('events (the policy’s create/update/delete, once per successful call)', () => {
-    const transport = new InProcessTransport();
+    const transport = new InProcessBroker();
     const recorder = recordEvents(transport);
     let observed: DeviceRegistry;
     const visibility = { rights: ['RIGHT_APPLICATION_DEVICES_READ'] };

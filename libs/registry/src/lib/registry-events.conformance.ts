@@ -2,15 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Type } from '@nestjs/common';
-import { type CallerIdentity, type EntityIdentifiersJson, Right, RPCS, type RpcContext, type RpcName } from '@lorawan/api';
-import { type RunningComponent, startComponent } from '@lorawan/component';
+import { type CallerIdentity, type EntityIdentifiersJson, Right, type RpcContext, type RpcName } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
-import { type EventRecorder, recordEvents, rpcContext } from '@lorawan/testing';
-import { decode, encode, InProcessTransport, type RpcReplyEnvelope } from '@lorawan/transport';
+import { type EventRecorder, recordEvents, rpcContext, startTestComponent, type TestComponent } from '@lorawan/testing';
 import type { RegistryEvents } from './device-registry';
 import type { RegistryComponent } from './registry.providers';
-import type { RegistryService } from './registry.rpc';
+import type { RegistryService } from './registry.controller';
 
 /** A Set of the registry: the EndDevice (JSON as on the wire) and its field-mask paths. */
 export interface RegistrySet {
@@ -48,9 +46,8 @@ const universal: CallerIdentity = { kind: 'internal', id: 'spec', is_admin: fals
  */
 export function describeRegistryEvents(c: RegistryEventsCase): void {
   describe(`${c.service} events (${c.events.create.name.replace(/\.create$/, '.*')})`, () => {
-    const transport = new InProcessTransport();
     const dir = mkdtempSync(join(tmpdir(), `lw-${c.component}-events-`));
-    let component: RunningComponent;
+    let component: TestComponent;
     let events: EventRecorder;
     const application_id = c.create.end_device.ids.application_ids.application_id;
     const device_id = c.create.end_device.ids.device_id;
@@ -58,19 +55,19 @@ export function describeRegistryEvents(c: RegistryEventsCase): void {
     const identifiers = [{ device_ids: c.storedIds }];
 
     beforeAll(async () => {
-      component = await startComponent(c.module, { component: c.component, config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error' }), transport });
-      events = recordEvents(transport);
+      component = await startTestComponent(c.module, { component: c.component, config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error' }) });
+      events = recordEvents(component.broker);
     });
     afterAll(async () => {
       await component.close();
-      await transport.close();
+      component.broker.close();
       rmSync(dir, { recursive: true, force: true });
     });
 
     async function call(method: 'Set' | 'Get' | 'Delete', body: object, caller: CallerIdentity = universal): Promise<{ ctx: RpcContext; ok?: unknown; error?: ErrorDetails }> {
       const name = `${c.service}.${method}` as RpcName;
       const ctx = rpcContext(name, caller);
-      const reply = decode<RpcReplyEnvelope>(await transport.request(RPCS[name].subject, encode({ ctx, body }), 5000));
+      const reply = await component.call(name, body, ctx);
       return { ctx, ...('error' in reply ? { error: reply.error } : { ok: reply.ok }) };
     }
     const set = (s: RegistrySet, caller?: CallerIdentity) => call('Set', { end_device: s.end_device, field_mask: { paths: s.paths } }, caller);

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { decodeMessage, DeleteEndDeviceRequest, GetEndDeviceRequest, type RpcContext, SetEndDeviceRequest } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
-import { InProcessTransport } from '@lorawan/transport';
+import { InProcessBroker } from '@lorawan/transport';
 import { type ErrorDetails, isStackError } from '@lorawan/errors';
 
 /**
@@ -33,4 +33,4 @@ export async function rawFieldsOf(ds: DataSource, applicationId: string, deviceI
 export const CTX: RpcContext = { request_id: 'spec', correlation_ids: ['rpc:/ttn.lorawan.v3.Spec/Call:spec'] };
 
 /** A publisher whose events nobody receives, for registries whose events a spec does not look at. */
-export const unobservedEvents = (): EventPublisher => new EventPublisher(new InProcessTransport());
+export const unobservedEvents = (): EventPublisher => new EventPublisher(new InProcessBroker());

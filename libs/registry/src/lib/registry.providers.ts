@@ -1,10 +1,10 @@
-import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import type { Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { EventPublisher, HealthService } from '@lorawan/component';
 import { KeyVault, parseKeks } from '@lorawan/crypto';
 import { DeviceTemplateCatalogue, parseDeviceProfile } from '@lorawan/lorawan';
-import { type ComponentDataSourceOptions, DatabaseHealthIndicator, openDataSource } from '@lorawan/persistence';
+import { type ComponentDataSourceOptions, dataSourceProviders } from '@lorawan/persistence';
 import { DEVICE_STORE, type DeviceStore } from './device-record';
 import { RegistryDeviceEntity } from './device.entity';
 import { type CopySource, DeviceRegistry, type RegistryPolicy } from './device-registry';
@@ -37,15 +37,6 @@ export function copySourceFor(config: Pick<StackConfig, 'deviceTemplatesFile' | 
   };
 }
 
-@Injectable()
-class DataSourceCloser implements OnApplicationShutdown {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    if (this.dataSource.isInitialized) await this.dataSource.destroy();
-  }
-}
-
 /**
  * The providers every JS/NS/AS registry component has: its database (health-checked, migrated
  * when DB_AUTO_MIGRATE), its device store and the DeviceRegistry running its policy (which names
@@ -53,16 +44,7 @@ class DataSourceCloser implements OnApplicationShutdown {
  */
 export function registryProviders(component: RegistryComponent, migrations: Migrations, policy: (config: StackConfig) => RegistryPolicy): Provider[] {
   return [
-    {
-      provide: DataSource,
-      inject: [STACK_CONFIG, HealthService],
-      useFactory: async (config: StackConfig, health: HealthService) => {
-        const ds = await openDataSource(registryDataSourceOptions(component, migrations, config), config.autoMigrate);
-        health.register(new DatabaseHealthIndicator(ds));
-        return ds;
-      },
-    },
-    DataSourceCloser,
+    ...dataSourceProviders((config) => registryDataSourceOptions(component, migrations, config), HealthService),
     { provide: DEVICE_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new TypeOrmDeviceStore(ds) },
     {
       provide: DeviceRegistry,

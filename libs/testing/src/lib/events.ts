@@ -1,6 +1,5 @@
-import { EVENT_SUBJECTS, type EventJson, type RpcContext } from '@lorawan/api';
-import { decode, type Transport } from '@lorawan/transport';
-import { ulid } from 'ulid';
+import { EVENT_SUBJECTS, type EventJson, newUlid, type RpcContext, rpcCorrelationId } from '@lorawan/api';
+import { decode, type PubSub } from '@lorawan/transport';
 
 /** An event without what differs on every publication (time, unique ID, origin host). */
 export type StableEvent = Omit<EventJson, 'time' | 'unique_id' | 'origin'>;
@@ -21,10 +20,10 @@ export interface EventRecorder {
 const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
-export function recordEvents(transport: Transport): EventRecorder {
+export function recordEvents(pubsub: PubSub): EventRecorder {
   const all: EventJson[] = [];
   let taken = 0;
-  const subscription = transport.subscribe(EVENT_SUBJECTS, (payload) => all.push(decode<EventJson>(payload)));
+  const subscription = pubsub.subscribe(EVENT_SUBJECTS, (payload) => all.push(decode<EventJson>(payload)));
   return {
     all,
     take: async () => {
@@ -42,7 +41,7 @@ export function recordEvents(transport: Transport): EventRecorder {
 
 /** A request's context as the gateway builds it: correlation ID `rpc:/ttn.lorawan.v3.<Service>/<Method>:<request id>`. */
 export function rpcContext(rpc: `${string}.${string}`, caller?: RpcContext['caller']): RpcContext {
-  const requestId = ulid();
+  const requestId = newUlid();
   const [service, method] = rpc.split('.');
-  return { request_id: requestId, correlation_ids: [`rpc:/ttn.lorawan.v3.${service}/${method}:${requestId}`], ...(caller ? { caller } : {}) };
+  return { request_id: requestId, correlation_ids: [rpcCorrelationId({ service, method }, requestId)], ...(caller ? { caller } : {}) };
 }

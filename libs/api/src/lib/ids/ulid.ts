@@ -23,3 +23,6 @@ function pooledRandom(): number {
 export function ulidFactory(): ULID {
   return monotonicFactory(pooledRandom);
 }
+
+/** The process's ULID source: request IDs, event IDs, correlation IDs, stream sessions. */
+export const newUlid: ULID = ulidFactory();

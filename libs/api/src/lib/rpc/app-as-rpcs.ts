@@ -2,16 +2,14 @@ import { EndDeviceIdentifiers } from '../messages/identifiers';
 import { DownlinkQueueRequest, WebhookDownlinkQueueRequest } from '../messages/downlinks';
 import { ApplicationUp } from '../messages/application-up';
 import { Right } from './rights';
-import type { RpcDefinition } from './rpc-table';
+import { applicationAt, defineRpc, type RpcDefinition } from './define-rpc';
 
 const QUEUE_PATH = '/as/applications/{end_device_ids.application_ids.application_id}/devices/{end_device_ids.device_id}/down';
 /** The error a paused webhook answers push/replace with (TTS answers 406 with an empty body). */
 export const WEBHOOK_PAUSED = 'pkg/applicationserver/io/web:webhook_paused';
 const WEBHOOK_QUEUE_PATH = '/as/applications/{application_ids.application_id}/webhooks/{webhook_id}/devices/{device_id}/down';
 
-function asRpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component'>): RpcDefinition<Req> {
-  return { ...def, component: 'as', subject: `rpc.as.${def.service}.${def.method}` };
-}
+const asRpc = <Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component'>) => defineRpc({ ...def, component: 'as' });
 
 /**
  * The AS's AppAs downlink queue (wire contract §9) and the webhook-scoped push/replace (§8.3).
@@ -24,7 +22,7 @@ export function appAsRpcs() {
       service: 'AppAs',
       method: 'DownlinkQueuePush',
       http: [{ verb: 'POST', path: `${QUEUE_PATH}/push`, body: '*' }],
-      entity: { kind: 'application', path: 'end_device_ids.application_ids.application_id' },
+      entity: applicationAt('end_device_ids.application_ids.application_id'),
       rights: downWrite,
       request: DownlinkQueueRequest,
     }),
@@ -32,7 +30,7 @@ export function appAsRpcs() {
       service: 'AppAs',
       method: 'DownlinkQueueReplace',
       http: [{ verb: 'POST', path: `${QUEUE_PATH}/replace`, body: '*' }],
-      entity: { kind: 'application', path: 'end_device_ids.application_ids.application_id' },
+      entity: applicationAt('end_device_ids.application_ids.application_id'),
       rights: downWrite,
       request: DownlinkQueueRequest,
     }),
@@ -40,7 +38,7 @@ export function appAsRpcs() {
       service: 'AppAs',
       method: 'DownlinkQueueList',
       http: [{ verb: 'GET', path: '/as/applications/{application_ids.application_id}/devices/{device_id}/down' }],
-      entity: { kind: 'application', path: 'application_ids.application_id' },
+      entity: applicationAt('application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ],
       request: EndDeviceIdentifiers,
     }),
@@ -49,7 +47,7 @@ export function appAsRpcs() {
       service: 'AppAs',
       method: 'SimulateUplink',
       http: [{ verb: 'POST', path: '/as/applications/{end_device_ids.application_ids.application_id}/devices/{end_device_ids.device_id}/up/simulate', body: '*' }],
-      entity: { kind: 'application', path: 'end_device_ids.application_ids.application_id' },
+      entity: applicationAt('end_device_ids.application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_TRAFFIC_UP_WRITE],
       request: ApplicationUp,
     }),
@@ -59,11 +57,11 @@ export function appAsRpcs() {
 
 /**
  * The webhook-scoped push/replace of §8.3: 200 with an empty body, 406 with an empty body when the
- * webhook is paused. Spread into `appAsRpcs()`; handled by the AS's WebhookDownlinkRpc.
+ * webhook is paused. Spread into `appAsRpcs()`; handled by the AS's WebhookDownlinkController.
  */
 export function webhookDownlinkRpcs() {
   const downWrite = [Right.RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE];
-  const entity = { kind: 'application' as const, path: 'application_ids.application_id' };
+  const entity = applicationAt('application_ids.application_id');
   const webhookResponses = { emptyResponse: true, httpStatusFor: { [WEBHOOK_PAUSED]: 406 } };
   return {
     'AppAs.WebhookDownlinkQueuePush': asRpc({

@@ -1,14 +1,12 @@
 import { ApplicationIdentifiers } from '../messages/identifiers';
 import { GetApplicationLinkRequest, SetApplicationLinkRequest } from '../messages/application-link';
 import { Right } from './rights';
-import type { RpcDefinition } from './rpc-table';
+import { applicationAt, defineRpc, type RpcDefinition } from './define-rpc';
 
 const SERVICE = 'As';
 const LINK_PATH = '/as/applications/{application_ids.application_id}/link';
 
-function asRpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component' | 'service'>): RpcDefinition<Req> {
-  return { ...def, service: SERVICE, component: 'as', subject: `rpc.as.${SERVICE}.${def.method}` };
-}
+const asRpc = <Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component' | 'service'>) => defineRpc({ ...def, service: SERVICE, component: 'as' });
 
 /**
  * The AS's application link (TTS `applicationserver.proto` service `As`, `grpc.go`): Get, Set
@@ -20,21 +18,21 @@ export function linkRpcs() {
     'As.GetLink': asRpc({
       method: 'GetLink',
       http: [{ verb: 'GET', path: LINK_PATH }],
-      entity: { kind: 'application', path: 'application_ids.application_id' },
+      entity: applicationAt('application_ids.application_id'),
       rights,
       request: GetApplicationLinkRequest,
     }),
     'As.SetLink': asRpc({
       method: 'SetLink',
       http: [{ verb: 'PUT', path: LINK_PATH, body: '*' }],
-      entity: { kind: 'application', path: 'application_ids.application_id' },
+      entity: applicationAt('application_ids.application_id'),
       rights,
       request: SetApplicationLinkRequest,
     }),
     'As.DeleteLink': asRpc({
       method: 'DeleteLink',
       http: [{ verb: 'DELETE', path: '/as/applications/{application_id}/link' }],
-      entity: { kind: 'application', path: 'application_id' },
+      entity: applicationAt('application_id'),
       rights,
       request: ApplicationIdentifiers,
     }),

@@ -1,7 +1,8 @@
 import { decodeMessage } from '../validation/decode';
 import { GetEndDeviceRequest, SetEndDeviceRequest } from '../messages/end-device-requests';
 import { ALLOWED_PATHS, KEY_PATHS } from '../field-mask/allowed-paths';
-import { RPCS, entityIdOf, healthSubject, requiredRights, type RpcDefinition, type RpcName } from './rpc-table';
+import type { RpcDefinition } from './define-rpc';
+import { RPCS, entityIdOf, healthSubject, requiredRights, type RpcName } from './rpc-table';
 import { Right } from './rights';
 
 const { RIGHT_APPLICATION_DEVICES_READ: READ, RIGHT_APPLICATION_DEVICES_WRITE: WRITE, RIGHT_APPLICATION_DEVICES_READ_KEYS: READ_KEYS, RIGHT_APPLICATION_DEVICES_WRITE_KEYS: WRITE_KEYS, RIGHT_APPLICATION_TRAFFIC_READ: TRAFFIC_READ } = Right;

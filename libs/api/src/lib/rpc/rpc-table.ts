@@ -42,74 +42,18 @@ import {
   UpdateUserRequest,
 } from '../messages/identity';
 import { ApplicationIdentifiers, GatewayIdentifiers, UserIdentifiers } from '../messages/identifiers';
-import { type EntityKind, Right } from './rights';
+import { Right } from './rights';
+import { applicationAt, type ComponentName, defineRpc, type MaskRight, type RpcDefinition } from './define-rpc';
 import { StreamEventsRequest } from '../events/stream';
 import { webhookRpcs } from './webhook-rpcs';
 import { appAsRpcs } from './app-as-rpcs';
 import { linkRpcs } from './link-rpcs';
 
-export type ComponentName = 'is' | 'js' | 'ns' | 'as' | 'events';
-export const COMPONENTS: readonly ComponentName[] = ['is', 'js', 'ns', 'as', 'events'];
-
-export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
-
-/** One HTTP binding of an RPC, with grpc-gateway semantics: `{a.b}` path variables, `body: '*'` = whole request. */
-export interface HttpBinding {
-  verb: HttpVerb;
-  /** Path below `/api/v3`, with `{field.path}` variables named by the request message field path. */
-  path: string;
-  body?: '*';
-}
-
-export interface RpcDefinition<Req extends object = object> {
-  service: string;
-  method: string;
-  component: ComponentName;
-  /** `rpc.<component>.<Service>.<Method>`: the transport subject (queue group = component). */
-  subject: string;
-  http: HttpBinding[];
-  /**
-   * The entity the rights are checked on: its kind and the request field holding its ID. The
-   * caller must hold at least one right on it (else `no_<kind>_rights`) and every one of `rights`
-   * (else `insufficient_<kind>_rights`). `optional`: when the field is empty the RPC is about the
-   * caller itself (e.g. list my applications) and its handler decides. Absent: authentication is
-   * enough, the handler checks the rest (or `adminOnly`).
-   */
-  entity?: { kind: EntityKind; path: string; optional?: boolean };
-  /** Rights the caller needs on the request's entity. */
-  rights: Right[];
-  /** Only admin users (TTS `is_admin`). */
-  adminOnly?: boolean;
-  /** Internal RPC without a caller (the gateway's credential lookup); never bound to HTTP. */
-  unauthenticated?: boolean;
-  /** Further rights needed when the request's field mask covers one of `paths` (key material, queues). */
-  maskRights?: MaskRight[];
-  request: ClassConstructor<Req>;
-  /** Responses carry a total count, exposed as `X-Total-Count`. */
-  paginated?: boolean;
-  /**
-   * A streaming RPC (`POST /events`): the gateway serves it with its own handler (a long-lived
-   * response of framed messages), not as a request/reply.
-   */
-  stream?: boolean;
-  /** The HTTP answer to success is 200 with an empty body (TTS's plain webhook handlers), not `{}`. */
-  emptyResponse?: boolean;
-  /** Errors (`namespace:name`) answered with this HTTP status and an empty body (a paused webhook → 406). */
-  httpStatusFor?: Record<string, number>;
-}
-
-export interface MaskRight {
-  paths: readonly string[];
-  rights: Right[];
-}
-
-const app = (path: string) => ({ kind: 'application' as const, path });
+const app = applicationAt;
 const gtw = (path: string) => ({ kind: 'gateway' as const, path });
 const usr = (path: string, optional?: boolean) => ({ kind: 'user' as const, path, ...(optional ? { optional } : {}) });
 
-function rpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject'>): RpcDefinition<Req> {
-  return { ...def, subject: `rpc.${def.component}.${def.service}.${def.method}` };
-}
+const rpc = defineRpc;
 
 /** The one RPC table: the gateway builds its routes from it, components register handlers by it. */
 export const RPCS = {
@@ -354,4 +298,22 @@ export function entityIdOf(rpc: RpcDefinition, request: object): string | undefi
     cur = (cur as Record<string, unknown>)[part];
   }
   return typeof cur === 'string' && cur !== '' ? cur : undefined;
+}
+
+/** The `@MessagePattern` of an RPC of the table: its transport subject. */
+export function rpcPattern(name: RpcName): string {
+  return RPCS[name].subject;
+}
+
+let bySubject: Map<string, RpcDefinition> | undefined;
+
+/** The RPC served on a subject (a `@MessagePattern`), if it is one of the table. */
+export function rpcBySubject(subject: string): RpcDefinition | undefined {
+  bySubject ??= new Map((Object.values(RPCS) as RpcDefinition[]).map((rpc) => [rpc.subject, rpc]));
+  return bySubject.get(subject);
+}
+
+/** The correlation ID tying an API call to everything it caused: `rpc:/ttn.lorawan.v3.<Service>/<Method>:<request id>` (TTS). */
+export function rpcCorrelationId(rpc: Pick<RpcDefinition, 'service' | 'method'>, requestId: string): string {
+  return `rpc:/ttn.lorawan.v3.${rpc.service}/${rpc.method}:${requestId}`;
 }

@@ -6,15 +6,13 @@ import {
   SetApplicationWebhookRequest,
 } from '../messages/webhooks';
 import { Right } from './rights';
-import type { RpcDefinition } from './rpc-table';
+import { applicationAt, defineRpc, type RpcDefinition } from './define-rpc';
 
 const SERVICE = 'ApplicationWebhookRegistry';
 
-function webhookRpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component' | 'service'>): RpcDefinition<Req> {
-  return { ...def, service: SERVICE, component: 'as', subject: `rpc.as.${SERVICE}.${def.method}` };
-}
+const webhookRpc = <Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component' | 'service'>) => defineRpc({ ...def, service: SERVICE, component: 'as' });
 
-const app = (path: string) => ({ kind: 'application' as const, path });
+const app = applicationAt;
 
 /**
  * The AS's ApplicationWebhookRegistry (wire contract §8.1, TTS `applicationserver_web.proto`).

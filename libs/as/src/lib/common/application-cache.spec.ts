@@ -1,8 +1,8 @@
-import { InProcessTransport } from '@lorawan/transport';
+import { InProcessBroker } from '@lorawan/transport';
 import { ApplicationCache } from './application-cache';
 
 describe('ApplicationCache', () => {
-  let transport: InProcessTransport;
+  let transport: InProcessBroker;
   let loads: string[];
   let value: number;
   const cache = (ttlMs = 60_000) => {
@@ -16,7 +16,7 @@ describe('ApplicationCache', () => {
   const flush = () => new Promise((r) => setImmediate(r));
 
   beforeEach(() => {
-    transport = new InProcessTransport();
+    transport = new InProcessBroker();
     loads = [];
     value = 1;
   });

@@ -1,5 +1,5 @@
 import { Logger, type Provider } from '@nestjs/common';
-import { decode, encode, type Subscription, type Transport, TRANSPORT } from '@lorawan/transport';
+import { decode, encode, type Subscription, type PubSub, PUBSUB } from '@lorawan/transport';
 
 interface Entry<T> {
   value: Promise<T>;
@@ -24,14 +24,14 @@ export class ApplicationCache<T> {
     name: string,
     private readonly load: (applicationId: string) => Promise<T>,
     private readonly ttlMs: number,
-    private readonly transport: Transport,
+    private readonly pubsub: PubSub,
   ) {
     this.subject = `as.cache.${name}.invalidate`;
   }
 
   /** Starts listening for other replicas' invalidations. */
   start(): void {
-    this.subscription ??= this.transport.subscribe(this.subject, (payload) => {
+    this.subscription ??= this.pubsub.subscribe(this.subject, (payload) => {
       try {
         this.entries.delete(decode<{ application_id: string }>(payload).application_id);
       } catch (err) {
@@ -61,7 +61,7 @@ export class ApplicationCache<T> {
   /** After a write: drops the application's entry here and on every other replica. */
   invalidate(applicationId: string): void {
     this.entries.delete(applicationId);
-    this.transport.publish(this.subject, encode({ application_id: applicationId }));
+    this.pubsub.publish(this.subject, encode({ application_id: applicationId }));
   }
 }
 
@@ -80,8 +80,8 @@ export const ACTIVE_WEBHOOKS_CACHE = Symbol('ACTIVE_WEBHOOKS_CACHE');
 export function applicationCacheProvider<S, T>(token: symbol, name: string, storeToken: symbol, load: (store: S, applicationId: string) => Promise<T>): Provider {
   return {
     provide: token,
-    inject: [storeToken, TRANSPORT],
-    useFactory: (store: S, transport: Transport) => {
+    inject: [storeToken, PUBSUB],
+    useFactory: (store: S, transport: PubSub) => {
       const cache = new ApplicationCache<T>(name, (app) => load(store, app), APPLICATION_CACHE_TTL_MS, transport);
       cache.start();
       return cache;

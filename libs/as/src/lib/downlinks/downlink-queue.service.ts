@@ -10,7 +10,7 @@ import {
   type EndDeviceIdentifiers,
   nowTimestamp,
   type RpcContext,
-  ulidFactory,
+  newUlid,
 } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { encryptFrmPayload } from '@lorawan/crypto';
@@ -22,7 +22,6 @@ import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/app
 import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
 import { formatterFor, type LinkedDevice } from '../uplinks/link/link-settings';
 
-const ulid = ulidFactory();
 
 /** Application FPorts (224 is the LoRaWAN test protocol, above are reserved). */
 export const MAX_APPLICATION_F_PORT = 223;
@@ -187,7 +186,7 @@ export class DownlinkQueue {
     for (const key of ['f_port', 'frm_payload', 'decoded_payload', 'confirmed', 'class_b_c', 'priority'] as const) {
       if (d[key] !== undefined) item[key] = d[key];
     }
-    const correlation_ids = [...new Set([...(d.correlation_ids ?? []), `as:downlink:${ulid()}`, ...ctx.correlation_ids])];
+    const correlation_ids = [...new Set([...(d.correlation_ids ?? []), `as:downlink:${newUlid()}`, ...ctx.correlation_ids])];
     return { ...item, correlation_ids };
   }
 

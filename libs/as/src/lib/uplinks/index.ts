@@ -1,10 +1,10 @@
 import type { Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { applicationCacheProvider, LINK_CACHE } from '../common/application-cache';
-import { ApplicationLinkRpc } from './link/application-link.rpc';
+import { ApplicationLinkController } from './link/application-link.controller';
 import { ApplicationLinkRegistry } from './link/application-link.service';
 import { LINK_STORE, type LinkStore, SqlLinkStore } from './link/application-link.store';
-import { SimulateUplinkRpc } from './simulate-uplink.rpc';
+import { SimulateUplinkController } from './simulate-uplink.controller';
 import { SimulateUplink } from './simulate-uplink.service';
 
 export * from './link/application-link.store';
@@ -17,7 +17,6 @@ export const UPLINK_PROVIDERS: Provider[] = [
   { provide: LINK_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new SqlLinkStore(ds) },
   applicationCacheProvider(LINK_CACHE, 'link', LINK_STORE, async (store: LinkStore, app) => (await store.get(app))?.link),
   ApplicationLinkRegistry,
-  ApplicationLinkRpc,
   SimulateUplink,
-  SimulateUplinkRpc,
 ];
+export const UPLINK_CONTROLLERS = [ApplicationLinkController, SimulateUplinkController];

@@ -11,7 +11,7 @@ import {
   type EventDefinition,
   nowTimestamp,
   type RpcContext,
-  ulidFactory,
+  newUlid,
   plainJson,
 } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
@@ -23,7 +23,6 @@ import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/app
 import { ApplicationLinkRegistry } from './link/application-link.service';
 import { formatterFor, type LinkedDevice, skipsPayloadCrypto } from './link/link-settings';
 
-const ulid = ulidFactory();
 
 type Json = Record<string, unknown>;
 type Empty = Record<string, never>;
@@ -71,7 +70,7 @@ export class SimulateUplink {
     const [device, link] = await Promise.all([this.device(ids.application_ids.application_id, ids.device_id), this.links.find(ids.application_ids.application_id)]);
     if (device && skipsPayloadCrypto(device, link)) throw ErrPayloadCryptoSkipped.with();
 
-    up.correlation_ids = [...new Set([...(up.correlation_ids ?? []), ...ctx.correlation_ids, `as:up:${ulid()}`])];
+    up.correlation_ids = [...new Set([...(up.correlation_ids ?? []), ...ctx.correlation_ids, `as:up:${newUlid()}`])];
     up.received_at ??= nowTimestamp();
     up.simulated = true;
     // The registry's identifiers, with the session's DevAddr (as on real uplinks; also the `{devAddr}` of webhook templates).

@@ -1,7 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ACTIVE_WEBHOOKS_CACHE, applicationCacheProvider } from '../common/application-cache';
-import { WebhookRegistryRpc } from './webhook-registry.rpc';
+import { WebhookRegistryController } from './webhook-registry.controller';
 import { WebhookRegistryService } from './webhook-registry.service';
 import { SqlWebhookStore, WEBHOOK_STORE, type WebhookStore } from './webhook.store';
 
@@ -13,5 +13,5 @@ export const WEBHOOK_PROVIDERS: Provider[] = [
   { provide: WEBHOOK_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new SqlWebhookStore(ds) },
   applicationCacheProvider(ACTIVE_WEBHOOKS_CACHE, 'webhooks', WEBHOOK_STORE, (store: WebhookStore, app) => store.listActive(app)),
   WebhookRegistryService,
-  WebhookRegistryRpc,
 ];
+export const WEBHOOK_CONTROLLERS = [WebhookRegistryController];

@@ -1,7 +1,7 @@
 import { connect, nanos, type NatsConnection, StorageType } from 'nats';
 import { type EventJson, eventSubject, IS_EVENTS } from '@lorawan/api';
 import { TEST_NATS_URL, uniqueSuffix } from '@lorawan/testing';
-import { encode, NatsTransport } from '@lorawan/transport';
+import { encode, NatsLink, NatsPubSub } from '@lorawan/transport';
 import { app, dev, filterFor, makeEvent, rightsOn } from '../fixtures.conformance';
 import type { PreparedEvent } from '../prepared-event';
 import { eventStreamName, JetStreamEventHistory } from './jetstream-history';
@@ -15,7 +15,8 @@ describe('JetStreamEventHistory', () => {
   const prefix = `t${uniqueSuffix()}`;
   const T0 = Date.now() - 60_000;
   let admin: NatsConnection;
-  let publisher: NatsTransport;
+  let link: NatsLink;
+  let publisher: NatsPubSub;
   let history: JetStreamEventHistory;
   const created: string[] = [];
 
@@ -35,7 +36,8 @@ describe('JetStreamEventHistory', () => {
     admin = await connect({ servers: TEST_NATS_URL });
     history = await JetStreamEventHistory.open({ url: TEST_NATS_URL, subjectPrefix: prefix, retentionMs: 3_600_000, scanMax: 1000 });
     created.push(history.streamName);
-    publisher = await NatsTransport.connect(TEST_NATS_URL, 'publisher', prefix);
+    link = await NatsLink.connect(TEST_NATS_URL, 'publisher', prefix);
+    publisher = new NatsPubSub(link);
     // dev0…dev9 of app1, one second apart, app2's events and app1's own update interleaved.
     for (let i = 0; i < 10; i++) {
       publish(makeEvent(UPDATE, dev('app1', `dev${i}`), { at: T0 + i * 1000 }), makeEvent(UPDATE, dev('app2', `other${i}`), { at: T0 + i * 1000 }));
@@ -45,7 +47,7 @@ describe('JetStreamEventHistory', () => {
   });
   afterAll(async () => {
     await history.close();
-    await publisher.close();
+    await link.close();
     const jsm = await admin.jetstreamManager();
     for (const name of created) await jsm.streams.delete(name).catch(() => undefined);
     await admin.close();

@@ -1,14 +1,13 @@
 import { Module, type Provider } from '@nestjs/common';
-import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation, type CallerIdentity, type EntityRef, RPCS, type RpcContext, type RpcName, rightsOfKind, sortRights } from '@lorawan/api';
-import { startComponent, type RunningComponent } from '@lorawan/component';
+import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation, type CallerIdentity, type EntityRef, type RpcContext, type RpcName, rightsOfKind, sortRights } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
-import { recordEvents, rpcContext } from '@lorawan/testing';
-import { decode, encode, InProcessTransport, type RpcReplyEnvelope } from '@lorawan/transport';
+import { recordEvents, rpcContext, startTestComponent, type TestComponent } from '@lorawan/testing';
+import { decode, InProcessBroker } from '@lorawan/transport';
 import { IDENTITY_DIRECTORY } from '../identity.contracts';
 import { InMemoryApiKeyStore, InMemoryIdentityDirectory } from './access-fixtures.conformance';
 import { API_KEY_STORE } from './api-key.model';
-import { ACCESS_PROVIDERS } from './index';
+import { ACCESS_CONTROLLERS, ACCESS_PROVIDERS } from './index';
 
 const ADMIN_KEY = 'rpc-spec-admin-key-0123456789';
 
@@ -18,7 +17,7 @@ const ADMIN_KEY = 'rpc-spec-admin-key-0123456789';
  * replaced by test doubles. Calls go in as the gateway sends them, with the caller Authorize gave.
  */
 describe('IS access RPCs over the transport', () => {
-  const transport = new InProcessTransport();
+  const broker = new InProcessBroker();
   const store = new InMemoryApiKeyStore();
   const directory = new InMemoryIdentityDirectory()
     .addUser('admin', { admin: true })
@@ -29,20 +28,20 @@ describe('IS access RPCs over the transport', () => {
   const invalidations: AccessInvalidation[] = [];
   const output: string[] = [];
   const secrets: string[] = [];
-  const events = recordEvents(transport);
+  const events = recordEvents(broker);
   /** The context of the last call (correlation ID `rpc:/ttn.lorawan.v3.<Service>/<Method>:<id>`). */
   let last: RpcContext;
-  let component: RunningComponent;
+  let component: TestComponent;
 
   beforeAll(async () => {
     for (const stream of [process.stdout, process.stderr]) {
       jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => output.push(String(chunk)) > 0);
     }
     const providers = (ACCESS_PROVIDERS as Provider[]).filter((p) => !(typeof p === 'object' && 'provide' in p && p.provide === API_KEY_STORE));
-    @Module({ providers: [...providers, { provide: API_KEY_STORE, useValue: store }, { provide: IDENTITY_DIRECTORY, useValue: directory }] })
+    @Module({ controllers: ACCESS_CONTROLLERS, providers: [...providers, { provide: API_KEY_STORE, useValue: store }, { provide: IDENTITY_DIRECTORY, useValue: directory }] })
     class AccessTestModule {}
-    component = await startComponent(AccessTestModule, { component: 'is', config: loadConfig({ ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'debug' }), transport });
-    transport.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => invalidations.push(decode(payload)));
+    component = await startTestComponent(AccessTestModule, { component: 'is', config: loadConfig({ ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'debug' }), broker });
+    broker.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => invalidations.push(decode(payload)));
   });
   afterAll(async () => {
     await component.close();
@@ -51,7 +50,7 @@ describe('IS access RPCs over the transport', () => {
 
   async function call(name: RpcName, body: object, caller?: CallerIdentity): Promise<{ ok?: Record<string, unknown>; total?: number; error?: ErrorDetails }> {
     last = rpcContext(name, caller);
-    const reply = decode<RpcReplyEnvelope>(await transport.request(RPCS[name].subject, encode({ ctx: last, body }), 5000));
+    const reply = await component.call(name, body, last);
     return 'error' in reply ? { error: reply.error } : { ok: reply.ok as Record<string, unknown>, total: reply.total };
   }
 

@@ -3,7 +3,7 @@ import { EventPublisher } from '@lorawan/component';
 import { type EventRecorder, recordEvents, rpcContext } from '@lorawan/testing';
 import { verifySecret } from '@lorawan/crypto';
 import type { StackError } from '@lorawan/errors';
-import { decode, InProcessTransport } from '@lorawan/transport';
+import { decode, InProcessBroker } from '@lorawan/transport';
 import { AccessInvalidator } from '../access-invalidator';
 import { caller, InMemoryApiKeyStore, InMemoryIdentityDirectory } from './access-fixtures.conformance';
 import { ApiKeyService, type KeyOwner } from './api-key.service';
@@ -31,7 +31,7 @@ async function failure(p: Promise<unknown>) {
 describe('ApiKeyService', () => {
   let store: InMemoryApiKeyStore;
   let directory: InMemoryIdentityDirectory;
-  let transport: InProcessTransport;
+  let transport: InProcessBroker;
   let invalidations: AccessInvalidation[];
   let service: ApiKeyService;
   let output: string[];
@@ -40,7 +40,7 @@ describe('ApiKeyService', () => {
   beforeEach(() => {
     store = new InMemoryApiKeyStore();
     directory = new InMemoryIdentityDirectory().addUser('alice').addEntity(app1).addEntity(app2);
-    transport = new InProcessTransport();
+    transport = new InProcessBroker();
     invalidations = [];
     transport.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => invalidations.push(decode(payload)));
     service = new ApiKeyService(store, directory, new AccessInvalidator(transport), new EventPublisher(transport));

@@ -3,7 +3,7 @@ import { ALL_ADMIN_RIGHTS, ALL_RIGHTS, type CallerIdentity, impliedRights, right
 import type { StackConfig } from '@lorawan/config';
 import { EventPublisher } from '@lorawan/component';
 import type { StackError } from '@lorawan/errors';
-import { InProcessTransport } from '@lorawan/transport';
+import { InProcessBroker } from '@lorawan/transport';
 import { AccessInvalidator } from '../access-invalidator';
 import { caller, InMemoryApiKeyStore, InMemoryIdentityDirectory } from './access-fixtures.conformance';
 import { ApiKeyService } from './api-key.service';
@@ -34,7 +34,7 @@ describe('EntityAccessService', () => {
     .addEntity({ kind: 'application', id: 'app2' });
   const resolver = new RightsResolver(directory);
   const access = new EntityAccessService(new CredentialVerifier({ adminApiKey: ADMIN_KEY, adminUserId: 'admin' } as StackConfig, store, directory), resolver, store);
-  const transport = new InProcessTransport();
+  const transport = new InProcessBroker();
   const keys = new ApiKeyService(store, directory, new AccessInvalidator(transport), new EventPublisher(transport));
   const self = (userId: string) => ctx(caller({ kind: 'user', id: userId }, [...rightsOfKind('user')], { owner: { kind: 'user', id: userId }, key_rights: sortRights(impliedRights(['RIGHT_ALL'])) }));
 

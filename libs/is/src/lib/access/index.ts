@@ -5,14 +5,14 @@ import { API_KEY_CLEANUP } from '../identity.contracts';
 import { ApiKeyEntity } from './api-key.entity';
 import { API_KEY_STORE } from './api-key.model';
 import { ApiKeyService } from './api-key.service';
-import { ApplicationAccessRpc } from './application-access.rpc';
+import { ApplicationAccessController } from './application-access.controller';
 import { CredentialVerifier } from './credential-verifier';
-import { EntityAccessRpc } from './entity-access.rpc';
+import { EntityAccessController } from './entity-access.controller';
 import { EntityAccessService } from './entity-access.service';
-import { GatewayAccessRpc } from './gateway-access.rpc';
+import { GatewayAccessController } from './gateway-access.controller';
 import { RightsResolver } from './rights-resolver';
 import { TypeOrmApiKeyStore } from './typeorm-api-key.store';
-import { UserAccessRpc } from './user-access.rpc';
+import { UserAccessController } from './user-access.controller';
 
 /** API keys and rights resolution: TypeORM entity classes and Nest providers (filled by the access side). */
 export const ACCESS_ENTITIES: Array<new () => unknown> = [ApiKeyEntity];
@@ -24,8 +24,5 @@ export const ACCESS_PROVIDERS: unknown[] = [
   EntityAccessService,
   ApiKeyService,
   { provide: API_KEY_CLEANUP, useExisting: ApiKeyService },
-  EntityAccessRpc,
-  ApplicationAccessRpc,
-  GatewayAccessRpc,
-  UserAccessRpc,
 ] satisfies Provider[];
+export const ACCESS_CONTROLLERS = [EntityAccessController, ApplicationAccessController, GatewayAccessController, UserAccessController];

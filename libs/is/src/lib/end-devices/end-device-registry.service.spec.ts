@@ -4,7 +4,7 @@ import { CreateEndDeviceRequest, decodeMessage, DeleteEndDeviceRequest, type Ent
 import { EventPublisher } from '@lorawan/component';
 import type { StackError } from '@lorawan/errors';
 import { type EventRecorder, recordEvents, rpcContext } from '@lorawan/testing';
-import { InProcessTransport } from '@lorawan/transport';
+import { InProcessBroker } from '@lorawan/transport';
 import type { IdentityDirectory } from '../identity.contracts';
 
 /** A directory knowing the given applications (live ones only). */
@@ -46,12 +46,12 @@ const existing: IsEndDevice = {
 };
 
 describe('EndDeviceRegistryService', () => {
-  let transport: InProcessTransport;
+  let transport: InProcessBroker;
   let publisher: EventPublisher;
   let events: EventRecorder;
   const ctx = rpcContext('EndDeviceRegistry.Call');
   beforeEach(() => {
-    transport = new InProcessTransport();
+    transport = new InProcessBroker();
     publisher = new EventPublisher(transport);
     events = recordEvents(transport);
   });

@@ -3,7 +3,7 @@ import { EventPublisher } from '@lorawan/component';
 import type { StackConfig } from '@lorawan/config';
 import { runMigrations } from '@lorawan/persistence';
 import { type EventRecorder, recordEvents } from '@lorawan/testing';
-import { decode, InProcessTransport } from '@lorawan/transport';
+import { decode, InProcessBroker } from '@lorawan/transport';
 import { DataSource } from 'typeorm';
 import { AccessInvalidator } from '../access-invalidator';
 import { TypeOrmEndDeviceStore } from '../end-devices/typeorm-end-device.store';
@@ -51,7 +51,7 @@ export async function openIdentityTestBed(): Promise<IdentityTestBed> {
   const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: IS_ENTITIES, migrations: IS_MIGRATIONS, migrationsTableName: 'migrations', synchronize: false });
   await dataSource.initialize();
   await runMigrations(dataSource);
-  const transport = new InProcessTransport();
+  const transport = new InProcessBroker();
   const invalidations: AccessInvalidation[] = [];
   transport.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => invalidations.push(decode<AccessInvalidation>(payload)));
   const invalidator = new AccessInvalidator(transport);

@@ -1,17 +1,16 @@
 import { Module, type Provider } from '@nestjs/common';
-import { ALL_ADMIN_RIGHTS, ALL_RIGHTS, type CallerIdentity, type EntityRef, type Right, RPCS, type RpcContext, type RpcName } from '@lorawan/api';
-import { startComponent, type RunningComponent } from '@lorawan/component';
+import { ALL_ADMIN_RIGHTS, ALL_RIGHTS, type CallerIdentity, type EntityRef, type Right, type RpcContext, type RpcName } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
 import { runMigrations } from '@lorawan/persistence';
-import { recordEvents, rpcContext } from '@lorawan/testing';
-import { decode, encode, InProcessTransport, type RpcReplyEnvelope } from '@lorawan/transport';
+import { recordEvents, rpcContext, startTestComponent, type TestComponent } from '@lorawan/testing';
+import { InProcessBroker } from '@lorawan/transport';
 import { DataSource } from 'typeorm';
 import { AccessInvalidator } from '../access-invalidator';
 import { API_KEY_CLEANUP } from '../identity.contracts';
 import { IS_ENTITIES } from '../is-data-source';
 import { IS_MIGRATIONS } from '../migrations';
-import { IDENTITY_PROVIDERS } from './index';
+import { IDENTITY_CONTROLLERS, IDENTITY_PROVIDERS } from './index';
 
 /**
  * The entity side as the gateway reaches it: the real providers and handlers in a component on an
@@ -19,17 +18,18 @@ import { IDENTITY_PROVIDERS } from './index';
  * checks in front. Callers are what Authorize would have resolved.
  */
 describe('IS entity RPCs over the transport', () => {
-  const transport = new InProcessTransport();
+  const broker = new InProcessBroker();
   const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: IS_ENTITIES, migrations: IS_MIGRATIONS, migrationsTableName: 'migrations', synchronize: false });
   const purgedKeys: EntityRef[] = [];
-  const events = recordEvents(transport);
-  let component: RunningComponent;
+  const events = recordEvents(broker);
+  let component: TestComponent;
 
   beforeAll(async () => {
     jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
     await dataSource.initialize();
     await runMigrations(dataSource);
     @Module({
+      controllers: IDENTITY_CONTROLLERS,
       providers: [
         ...(IDENTITY_PROVIDERS as Provider[]),
         AccessInvalidator,
@@ -38,7 +38,7 @@ describe('IS entity RPCs over the transport', () => {
       ],
     })
     class EntitiesTestModule {}
-    component = await startComponent(EntitiesTestModule, { component: 'is', config: loadConfig({ ADMIN_USER_ID: 'root', LOG_LEVEL: 'error' }), transport });
+    component = await startTestComponent(EntitiesTestModule, { component: 'is', config: loadConfig({ ADMIN_USER_ID: 'root', LOG_LEVEL: 'error' }), broker });
   });
   afterAll(async () => {
     await component.close();
@@ -62,7 +62,7 @@ describe('IS entity RPCs over the transport', () => {
   const root = (entity?: EntityRef) => user('root', { admin: true, entity, rights: ALL_ADMIN_RIGHTS });
 
   async function call(name: RpcName, body: object, caller?: CallerIdentity, ctx: RpcContext = { request_id: 'r', correlation_ids: [], caller }): Promise<{ ok?: Record<string, unknown>; total?: number; error?: ErrorDetails }> {
-    const reply = decode<RpcReplyEnvelope>(await transport.request(RPCS[name].subject, encode({ ctx, body }), 5000));
+    const reply = await component.call(name, body, ctx);
     return 'error' in reply ? { error: reply.error } : { ok: reply.ok as Record<string, unknown>, total: reply.total };
   }
 

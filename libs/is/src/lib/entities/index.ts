@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { IDENTITY_DIRECTORY } from '../identity.contracts';
 import { ApplicationEntity } from './applications/application.entity';
 import { APPLICATION_STORE } from './applications/application.model';
-import { ApplicationRegistryRpc } from './applications/application-registry.rpc';
+import { ApplicationRegistryController } from './applications/application-registry.controller';
 import { ApplicationRegistryService } from './applications/application-registry.service';
 import { TypeOrmApplicationStore } from './applications/typeorm-application.store';
 import { CollaboratorEntity } from './collaborators/collaborator.entity';
@@ -11,7 +11,7 @@ import { COLLABORATOR_STORE } from './collaborators/collaborator.model';
 import { TypeOrmCollaboratorStore } from './collaborators/typeorm-collaborator.store';
 import { GatewayEntity } from './gateways/gateway.entity';
 import { GATEWAY_STORE } from './gateways/gateway.model';
-import { GatewayRegistryRpc } from './gateways/gateway-registry.rpc';
+import { GatewayRegistryController } from './gateways/gateway-registry.controller';
 import { GatewayRegistryService } from './gateways/gateway-registry.service';
 import { TypeOrmGatewayStore } from './gateways/typeorm-gateway.store';
 import { IdentityDirectoryService } from './identity-directory.service';
@@ -19,7 +19,7 @@ import { AdminUserBootstrap } from './users/admin-user.bootstrap';
 import { TypeOrmUserStore } from './users/typeorm-user.store';
 import { UserEntity } from './users/user.entity';
 import { USER_STORE } from './users/user.model';
-import { UserRegistryRpc } from './users/user-registry.rpc';
+import { UserRegistryController } from './users/user-registry.controller';
 import { UserRegistryService } from './users/user-registry.service';
 
 /** Users, applications, gateways and collaborators: TypeORM entity classes and Nest providers. */
@@ -34,10 +34,8 @@ export const IDENTITY_PROVIDERS: unknown[] = [
   store(COLLABORATOR_STORE, (ds) => new TypeOrmCollaboratorStore(ds)),
   { provide: IDENTITY_DIRECTORY, useClass: IdentityDirectoryService },
   UserRegistryService,
-  UserRegistryRpc,
   AdminUserBootstrap,
   ApplicationRegistryService,
-  ApplicationRegistryRpc,
   GatewayRegistryService,
-  GatewayRegistryRpc,
 ] satisfies Provider[];
+export const IDENTITY_CONTROLLERS = [UserRegistryController, ApplicationRegistryController, GatewayRegistryController];

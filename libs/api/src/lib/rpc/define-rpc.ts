@@ -1,0 +1,70 @@
+import type { ClassConstructor } from 'class-transformer';
+import type { EntityKind, Right } from './rights';
+
+export type ComponentName = 'is' | 'js' | 'ns' | 'as' | 'events';
+export const COMPONENTS: readonly ComponentName[] = ['is', 'js', 'ns', 'as', 'events'];
+
+export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+/** One HTTP binding of an RPC, with grpc-gateway semantics: `{a.b}` path variables, `body: '*'` = whole request. */
+export interface HttpBinding {
+  verb: HttpVerb;
+  /** Path below `/api/v3`, with `{field.path}` variables named by the request message field path. */
+  path: string;
+  body?: '*';
+}
+
+export interface RpcDefinition<Req extends object = object> {
+  service: string;
+  method: string;
+  component: ComponentName;
+  /** `rpc.<component>.<Service>.<Method>`: the transport subject (queue group = component). */
+  subject: string;
+  http: HttpBinding[];
+  /**
+   * The entity the rights are checked on: its kind and the request field holding its ID. The
+   * caller must hold at least one right on it (else `no_<kind>_rights`) and every one of `rights`
+   * (else `insufficient_<kind>_rights`). `optional`: when the field is empty the RPC is about the
+   * caller itself (e.g. list my applications) and its handler decides. Absent: authentication is
+   * enough, the handler checks the rest (or `adminOnly`).
+   */
+  entity?: { kind: EntityKind; path: string; optional?: boolean };
+  /** Rights the caller needs on the request's entity. */
+  rights: Right[];
+  /** Only admin users (TTS `is_admin`). */
+  adminOnly?: boolean;
+  /** Internal RPC without a caller (the gateway's credential lookup); never bound to HTTP. */
+  unauthenticated?: boolean;
+  /** Further rights needed when the request's field mask covers one of `paths` (key material, queues). */
+  maskRights?: MaskRight[];
+  request: ClassConstructor<Req>;
+  /** Responses carry a total count, exposed as `X-Total-Count`. */
+  paginated?: boolean;
+  /**
+   * A streaming RPC (`POST /events`): the gateway serves it with its own handler (a long-lived
+   * response of framed messages), not as a request/reply.
+   */
+  stream?: boolean;
+  /** The HTTP answer to success is 200 with an empty body (TTS's plain webhook handlers), not `{}`. */
+  emptyResponse?: boolean;
+  /** Errors (`namespace:name`) answered with this HTTP status and an empty body (a paused webhook → 406). */
+  httpStatusFor?: Record<string, number>;
+}
+
+/** The rights entity of an RPC: an application whose ID is at `path` of the request. */
+export const applicationAt = (path: string) => ({ kind: 'application' as const, path });
+
+export interface MaskRight {
+  paths: readonly string[];
+  rights: Right[];
+}
+
+
+/**
+ * Defines an RPC of the table: its subject is derived from the component, service and method
+ * (`rpc.<component>.<Service>.<Method>`), so routes, handlers and subjects cannot disagree.
+ */
+export function defineRpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject'>): RpcDefinition<Req> {
+  return { ...def, subject: `rpc.${def.component}.${def.service}.${def.method}` };
+}
+

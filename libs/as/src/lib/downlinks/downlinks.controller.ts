@@ -1,0 +1,43 @@
+import { Inject, Controller } from '@nestjs/common';
+import { rpcPattern, type DownlinkQueueRequest, type EndDeviceIdentifiers, type RpcContext, type WebhookDownlinkQueueRequest } from '@lorawan/api';
+import { RpcCallContext, RpcRequest } from '@lorawan/component';
+import { MessagePattern } from '@nestjs/microservices';
+import { DownlinkQueue } from './downlink-queue.service';
+import { WebhookDownlinkQueue } from './webhook-downlink-queue.service';
+
+/** AppAs.DownlinkQueuePush|Replace|List: each delegates to the DownlinkQueue. */
+@Controller()
+export class AppAsController {
+  constructor(@Inject(DownlinkQueue) private readonly queue: DownlinkQueue) {}
+
+  @MessagePattern(rpcPattern('AppAs.DownlinkQueuePush'))
+  push(@RpcRequest() req: DownlinkQueueRequest, @RpcCallContext() ctx: RpcContext) {
+    return this.queue.push(req, ctx);
+  }
+
+  @MessagePattern(rpcPattern('AppAs.DownlinkQueueReplace'))
+  replace(@RpcRequest() req: DownlinkQueueRequest, @RpcCallContext() ctx: RpcContext) {
+    return this.queue.replace(req, ctx);
+  }
+
+  @MessagePattern(rpcPattern('AppAs.DownlinkQueueList'))
+  list(@RpcRequest() req: EndDeviceIdentifiers) {
+    return this.queue.list(req);
+  }
+}
+
+/** AppAs.WebhookDownlinkQueuePush|Replace (wire contract §8.3): each delegates to the WebhookDownlinkQueue. */
+@Controller()
+export class WebhookDownlinkController {
+  constructor(@Inject(WebhookDownlinkQueue) private readonly queue: WebhookDownlinkQueue) {}
+
+  @MessagePattern(rpcPattern('AppAs.WebhookDownlinkQueuePush'))
+  push(@RpcRequest() req: WebhookDownlinkQueueRequest, @RpcCallContext() ctx: RpcContext) {
+    return this.queue.push(req, ctx);
+  }
+
+  @MessagePattern(rpcPattern('AppAs.WebhookDownlinkQueueReplace'))
+  replace(@RpcRequest() req: WebhookDownlinkQueueRequest, @RpcCallContext() ctx: RpcContext) {
+    return this.queue.replace(req, ctx);
+  }
+}

@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type PubSub, PUBSUB } from '@lorawan/transport';
+
+export interface HealthIndicator {
+  readonly name: string;
+  isHealthy(): Promise<boolean>;
+}
+
+export type CheckState = 'ok' | 'unavailable';
+
+export interface HealthReport {
+  status: CheckState;
+  checks: Record<string, CheckState>;
+}
+
+/** A check that does not answer within this counts as failed: a probe must never hang. */
+const CHECK_TIMEOUT_MS = 2000;
+
+/**
+ * Readiness: the transport and every registered indicator (a component's database) answer, and
+ * the process is not shutting down (SIGTERM turns readiness false before anything stops).
+ */
+@Injectable()
+export class HealthService {
+  private readonly indicators: HealthIndicator[] = [];
+  private stopping = false;
+
+  constructor(@Inject(PUBSUB) private readonly pubsub: PubSub) {}
+
+  /** Called by a component's own providers (e.g. its data source) at module init. */
+  register(indicator: HealthIndicator): void {
+    this.indicators.push(indicator);
+  }
+
+  /** The process is shutting down: not ready from now on. */
+  beginShutdown(): void {
+    this.stopping = true;
+  }
+
+  get shuttingDown(): boolean {
+    return this.stopping;
+  }
+
+  async check(): Promise<HealthReport> {
+    const results = await Promise.all([
+      withinTimeout('transport', () => this.pubsub.healthy()),
+      ...this.indicators.map((i) => withinTimeout(i.name, () => i.isHealthy())),
+    ]);
+    const checks: HealthReport['checks'] = {};
+    for (const [name, ok] of results) checks[name] = ok ? 'ok' : 'unavailable';
+    if (this.stopping) checks['shutdown'] = 'unavailable';
+    return { status: Object.values(checks).every((c) => c === 'ok') ? 'ok' : 'unavailable', checks };
+  }
+}
+
+async function withinTimeout(name: string, check: () => Promise<boolean>): Promise<readonly [string, boolean]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS)));
+  try {
+    return [name, await Promise.race([check().catch(() => false), timeout])] as const;
+  } finally {
+    clearTimeout(timer);
+  }
+}

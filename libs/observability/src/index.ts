@@ -1,0 +1,3 @@
+export * from './lib/log-context';
+export * from './lib/logger';
+export * from './lib/metrics';

@@ -1,0 +1,129 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
+
+/**
+ * Every Prometheus metric of the stack, defined once (names follow Prometheus conventions: a
+ * `lorawan_` namespace, base units, `_total` counters). Each process exposes the ones its
+ * components touch, plus Node's process metrics, at `GET /metrics` (gateway HTTP port,
+ * components' HEALTH_PORT). RPC metrics mirror TTS's grpc-prometheus ones.
+ */
+
+/** Seconds; from 0.5 ms (an in-process call) to 10 s (the RPC timeout). */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+let defaultsStarted = false;
+
+/** Node's process metrics (CPU, memory, event loop lag, GC, handles), once per process. */
+export function collectProcessMetrics(): void {
+  if (defaultsStarted) return;
+  defaultsStarted = true;
+  collectDefaultMetrics();
+}
+
+export const httpRequests = new Counter({
+  name: 'lorawan_http_requests_total',
+  help: 'HTTP requests answered by the gateway, by method, route (the route pattern, not the path) and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+});
+
+export const httpRequestDuration = new Histogram({
+  name: 'lorawan_http_request_duration_seconds',
+  help: 'Time from receiving an HTTP request to the end of its response, by method, route and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+});
+
+export const rpcServerHandled = new Counter({
+  name: 'lorawan_rpc_server_handled_total',
+  help: 'RPCs a component answered, by component, RPC (Service.Method) and result code (canonical code name).',
+  labelNames: ['component', 'rpc', 'code'] as const,
+});
+
+export const rpcServerHandling = new Histogram({
+  name: 'lorawan_rpc_server_handling_seconds',
+  help: 'Time a component took to answer an RPC, from receiving it to sending the reply, by component and RPC.',
+  labelNames: ['component', 'rpc'] as const,
+  buckets: LATENCY_BUCKETS,
+});
+
+export const rpcServerInFlight = new Gauge({
+  name: 'lorawan_rpc_server_in_flight',
+  help: 'RPCs a component is serving now.',
+  labelNames: ['component'] as const,
+});
+
+export const rpcClientHandled = new Counter({
+  name: 'lorawan_rpc_client_handled_total',
+  help: 'RPCs the gateway sent to components, by component, RPC and result code (Unavailable: no responder or broker down; DeadlineExceeded: timed out).',
+  labelNames: ['component', 'rpc', 'code'] as const,
+});
+
+export const rpcClientHandling = new Histogram({
+  name: 'lorawan_rpc_client_handling_seconds',
+  help: 'Time from sending an RPC to a component to its reply (or failure), by component and RPC.',
+  labelNames: ['component', 'rpc'] as const,
+  buckets: LATENCY_BUCKETS,
+});
+
+export const eventsPublished = new Counter({
+  name: 'lorawan_events_published_total',
+  help: 'Events a component published, by event name.',
+  labelNames: ['name'] as const,
+});
+
+export const eventsReceived = new Counter({
+  name: 'lorawan_events_received_total',
+  help: 'Events the events service received for fan-out.',
+});
+
+export const eventsDelivered = new Counter({
+  name: 'lorawan_events_delivered_total',
+  help: 'Events the events service handed to stream sessions (one per matching stream).',
+});
+
+export const eventStreamsOpen = new Gauge({
+  name: 'lorawan_event_streams_open',
+  help: 'Event streams open: sessions an events replica serves, or HTTP streams a gateway holds.',
+  labelNames: ['component'] as const,
+});
+
+export const webhookDeliveries = new Counter({
+  name: 'lorawan_webhook_deliveries_total',
+  help: 'Webhook delivery attempts by result: delivered (2xx), retry (failed, will be retried), failed (given up), dropped (webhook gone, paused or disabled for the message).',
+  labelNames: ['result'] as const,
+});
+
+export const webhookDeliveryDuration = new Histogram({
+  name: 'lorawan_webhook_request_duration_seconds',
+  help: 'Time of one webhook HTTP request, connect to end of response (or failure).',
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+});
+
+let webhookQueueDepthSource: (() => Promise<number> | number) | undefined;
+
+/** Where `lorawan_webhook_queue_depth` is read from at each scrape (the AS's job queue). */
+export function setWebhookQueueDepthSource(source: (() => Promise<number> | number) | undefined): void {
+  webhookQueueDepthSource = source;
+}
+
+export const webhookQueueDepth = new Gauge({
+  name: 'lorawan_webhook_queue_depth',
+  help: 'Webhook delivery jobs waiting in the queue (first attempts and retries, not yet acknowledged).',
+  async collect() {
+    if (!webhookQueueDepthSource) return;
+    try {
+      this.set(await webhookQueueDepthSource());
+    } catch {
+      // The queue cannot be asked now (broker down): the last value stays.
+    }
+  },
+});
+
+export const natsConnectionUp = new Gauge({
+  name: 'lorawan_nats_connected',
+  help: '1 while the process is connected to NATS, 0 while it is reconnecting.',
+});
+
+/** The Prometheus text exposition of every metric of the process. */
+export async function metricsText(): Promise<{ contentType: string; body: string }> {
+  return { contentType: register.contentType, body: await register.metrics() };
+}

@@ -1,0 +1,49 @@
+import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { decodePacket, encodePacket, nextPacketId, type ReplyPacket, RpcTransportError } from '../rpc/rpc-packet';
+import type { InProcessBroker } from './in-process-broker';
+
+/** Embedded mode's @nestjs/microservices client: requests to the in-process broker, JSON both ways, the same errors as over NATS. */
+export class InProcessClient extends ClientProxy {
+  constructor(
+    private readonly broker: InProcessBroker,
+    private readonly timeoutMs: number,
+  ) {
+    super();
+  }
+
+  async connect(): Promise<void> {
+    return;
+  }
+
+  async close(): Promise<void> {
+    return;
+  }
+
+  unwrap<T>(): T {
+    return this.broker as unknown as T;
+  }
+
+  protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    let done = false;
+    const subject = this.normalizePattern(packet.pattern);
+    this.broker.request(subject, encodePacket({ id: nextPacketId(), data: packet.data }), this.timeoutMs).then(
+      (bytes) => {
+        if (done) return;
+        const reply = decodePacket<ReplyPacket>(bytes);
+        if (!reply) return callback({ err: new RpcTransportError('unavailable', `malformed reply from ${subject}`), isDisposed: true });
+        callback(reply.err !== undefined ? { err: reply.err, isDisposed: true } : { response: reply.response, isDisposed: true });
+      },
+      (err: unknown) => {
+        if (!done) callback({ err, isDisposed: true });
+      },
+    );
+    return () => {
+      done = true;
+    };
+  }
+
+  protected async dispatchEvent<T = undefined>(packet: ReadPacket): Promise<T> {
+    this.broker.publish(this.normalizePattern(packet.pattern), encodePacket({ id: nextPacketId(), data: packet.data }));
+    return undefined as T;
+  }
+}

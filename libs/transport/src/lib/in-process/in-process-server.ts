@@ -1,0 +1,54 @@
+import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
+import type { Subscription } from '../pubsub';
+import { RpcDispatcher } from '../rpc/rpc-dispatcher';
+import type { InProcessBroker } from './in-process-broker';
+
+/** The context of a request served in process: its subject. */
+export class InProcessContext extends BaseRpcContext<[string]> {
+  getSubject(): string {
+    return this.args[0];
+  }
+}
+
+/**
+ * Embedded mode's @nestjs/microservices transport strategy: the component's message patterns
+ * served on the in-process broker in the component's queue group, through the same
+ * `RpcDispatcher` as the NATS server, with the same graceful close.
+ */
+export class InProcessServer extends Server implements CustomTransportStrategy {
+  private readonly dispatcher: RpcDispatcher;
+  private readonly subscriptions: Subscription[] = [];
+
+  constructor(
+    private readonly broker: InProcessBroker,
+    private readonly component: string,
+    private readonly shutdownGraceMs: number,
+  ) {
+    super();
+    this.dispatcher = new RpcDispatcher(this, component, () => broker.maxPayload);
+  }
+
+  listen(callback: () => void): void {
+    for (const channel of this.messageHandlers.keys()) {
+      this.logger.debug?.(`serving ${channel}`);
+      this.subscriptions.push(
+        this.broker.serve(channel, this.component, (payload, reply) => void this.dispatcher.dispatch(channel, payload, reply, new InProcessContext([channel]))),
+      );
+    }
+    callback();
+  }
+
+  async close(): Promise<void> {
+    for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
+    const idle = await this.dispatcher.idle(this.shutdownGraceMs);
+    if (!idle) this.logger.warn(`${this.dispatcher.pending} request(s) still in flight after ${this.shutdownGraceMs} ms; closing anyway`);
+  }
+
+  on(): void {
+    throw new Error('the in-process transport has no status events');
+  }
+
+  unwrap<T>(): T {
+    return this.broker as unknown as T;
+  }
+}

@@ -1,0 +1,65 @@
+import type { ClientProxy, CustomTransportStrategy } from '@nestjs/microservices';
+import { InProcessBroker } from './in-process/in-process-broker';
+import { InProcessClient } from './in-process/in-process-client';
+import { InProcessServer } from './in-process/in-process-server';
+import { NatsLink } from './nats/nats-link';
+import { NatsPubSub } from './nats/nats-pubsub';
+import { StackClientNats } from './nats/stack-client-nats';
+import { StackServerNats } from './nats/stack-server-nats';
+import type { PubSub } from './pubsub';
+
+export interface MessagingSettings {
+  natsUrl?: string;
+  natsSubjectPrefix?: string;
+  /** Gateway → component request timeout (RPC_TIMEOUT_MS). */
+  rpcTimeoutMs: number;
+  /** How long a component's shutdown waits for requests in flight (SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
+}
+
+/**
+ * How a process talks to the others: a @nestjs/microservices transport strategy per component it
+ * serves, a client proxy to call components, and publish/subscribe. NATS when NATS_URL is set
+ * (one connection per process), the in-process broker otherwise (embedded mode): the same
+ * interfaces, so the business code does not know which one it runs on.
+ */
+export interface Messaging {
+  readonly kind: 'nats' | 'in-process';
+  readonly pubsub: PubSub;
+  /** The largest message the transport carries (NATS `max_payload`; the same 1 MiB in process). */
+  readonly maxPayload: number;
+  /** The transport strategy serving a component's `@MessagePattern` handlers. */
+  server(component: string): CustomTransportStrategy;
+  /** A client proxy for the components' RPCs (`send(subject, {ctx, body})`). */
+  client(): ClientProxy;
+  /** Closes the connection (after the applications using it are closed). */
+  close(): Promise<void>;
+}
+
+export async function connectMessaging(settings: MessagingSettings, name: string): Promise<Messaging> {
+  if (!settings.natsUrl) return inProcessMessaging(new InProcessBroker(), settings);
+  const link = await NatsLink.connect(settings.natsUrl, name, settings.natsSubjectPrefix);
+  const pubsub = new NatsPubSub(link);
+  return {
+    kind: 'nats',
+    pubsub,
+    get maxPayload() {
+      return link.maxPayload;
+    },
+    server: (component) => new StackServerNats({ link, component, shutdownGraceMs: settings.shutdownGraceMs }),
+    client: () => new StackClientNats({ link, timeoutMs: settings.rpcTimeoutMs }) as unknown as ClientProxy,
+    close: () => link.close(),
+  };
+}
+
+/** Embedded messaging on a broker (tests share one between several "processes"). */
+export function inProcessMessaging(broker: InProcessBroker, settings: Pick<MessagingSettings, 'rpcTimeoutMs' | 'shutdownGraceMs'>): Messaging {
+  return {
+    kind: 'in-process',
+    pubsub: broker,
+    maxPayload: broker.maxPayload,
+    server: (component) => new InProcessServer(broker, component, settings.shutdownGraceMs),
+    client: () => new InProcessClient(broker, settings.rpcTimeoutMs),
+    close: async () => broker.close(),
+  };
+}

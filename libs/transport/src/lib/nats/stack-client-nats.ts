@@ -1,0 +1,97 @@
+import { ClientNats, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { ErrorCode, type NatsConnection, type NatsError } from 'nats';
+import { decodePacket, encodePacket, nextPacketId, type ReplyPacket, RpcTransportError } from '../rpc/rpc-packet';
+import type { NatsLink } from './nats-link';
+
+export interface StackClientNatsOptions {
+  link: NatsLink;
+  /** How long a request waits for its reply (RPC_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+type Callback = (packet: WritePacket) => void;
+
+/**
+ * @nestjs/microservices' NATS client, adapted to the stack: requests use the connection's
+ * multiplexed request inbox (`nc.request`, one subscription for all requests) instead of a
+ * subscription per request, on the process's shared connection, under the subject prefix. A
+ * request fails at once with `RpcTransportError`: `unavailable` when no replica serves the subject
+ * (NATS "no responders") or the broker is away (also every request in flight when the connection
+ * drops: their replies can no longer arrive), `too_large` beyond the broker's `max_payload`;
+ * `timeout` after `timeoutMs`.
+ */
+export class StackClientNats extends ClientNats {
+  private readonly inFlight = new Set<Callback>();
+
+  constructor(private readonly stack: StackClientNatsOptions) {
+    super({});
+    stack.link.onStateChange((state) => {
+      if (state === 'connected') return;
+      const failed = [...this.inFlight];
+      this.inFlight.clear();
+      for (const callback of failed) callback({ err: new RpcTransportError('unavailable', 'the connection to NATS was lost'), isDisposed: true });
+    });
+  }
+
+  override async connect(): Promise<NatsConnection> {
+    return this.stack.link.connection;
+  }
+
+  /** The connection belongs to the process (NatsLink), which closes it last. */
+  override async close(): Promise<void> {
+    return;
+  }
+
+  protected override publish(partialPacket: ReadPacket, callback: Callback): () => void {
+    const link = this.stack.link;
+    const subject = this.normalizePattern(partialPacket.pattern);
+    if (link.state !== 'connected') {
+      callback({ err: new RpcTransportError('unavailable', 'not connected to NATS'), isDisposed: true });
+      return () => undefined;
+    }
+    const bytes = encodePacket({ id: nextPacketId(), data: partialPacket.data });
+    if (bytes.byteLength > link.maxPayload) {
+      callback({ err: new RpcTransportError('too_large', `request of ${bytes.byteLength} bytes exceeds ${link.maxPayload}`), isDisposed: true });
+      return () => undefined;
+    }
+    let done = false;
+    const finish: Callback = (packet) => {
+      if (done) return;
+      done = true;
+      this.inFlight.delete(finish);
+      callback(packet);
+    };
+    this.inFlight.add(finish);
+    link.connection.request(link.subjectPrefix + subject, bytes, { timeout: this.stack.timeoutMs }).then(
+      (msg) => {
+        const reply = decodePacket<ReplyPacket>(msg.data);
+        if (!reply) return finish({ err: new RpcTransportError('unavailable', `malformed reply from ${subject}`), isDisposed: true });
+        finish(reply.err !== undefined ? { err: reply.err, isDisposed: true } : { response: reply.response, isDisposed: true });
+      },
+      (err: NatsError) => finish({ err: transportError(err, subject), isDisposed: true }),
+    );
+    return () => {
+      // Unsubscribed before the reply (e.g. a shorter timeout of the caller): the reply is ignored.
+      done = true;
+      this.inFlight.delete(finish);
+    };
+  }
+
+  protected override async dispatchEvent<T = undefined>(packet: ReadPacket): Promise<T> {
+    const link = this.stack.link;
+    link.connection.publish(link.subjectPrefix + this.normalizePattern(packet.pattern), encodePacket({ id: nextPacketId(), data: packet.data }));
+    return undefined as T;
+  }
+}
+
+function transportError(err: NatsError, subject: string): RpcTransportError {
+  switch (err.code) {
+    case ErrorCode.Timeout:
+      return new RpcTransportError('timeout', `request to ${subject} timed out`);
+    case ErrorCode.MaxPayloadExceeded:
+      return new RpcTransportError('too_large', `request to ${subject} is too large`);
+    default:
+      // No responders, connection closed or lost, and anything else that kept the request from an answer.
+      return new RpcTransportError('unavailable', `no answer from ${subject}: ${err.code ?? err.message}`);
+  }
+}

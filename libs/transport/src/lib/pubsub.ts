@@ -1,0 +1,27 @@
+/**
+ * Broadcast messaging: every subscriber of a subject gets each message (no queue group, no reply).
+ * Events, cache invalidations and event-stream sessions use it; @nestjs/microservices has no
+ * equivalent (its NATS server subscribes every pattern in the component's queue group, so a
+ * message would reach one replica only). Request/reply goes through @nestjs/microservices.
+ * Two implementations: NATS (distributed) and in-process (embedded); payloads are JSON bytes
+ * either way.
+ */
+export interface PubSub {
+  readonly kind: 'nats' | 'in-process';
+  /** Broadcasts a message to every subscriber of the subject; fire and forget. */
+  publish(subject: string, payload: Uint8Array): void;
+  /**
+   * Receives every message published on the subject (each subscriber gets its own copy). `subject`
+   * (without the subject prefix) is the one the message was published on: with wildcards it tells
+   * which of the subjects it was.
+   */
+  subscribe(subject: string, handler: (payload: Uint8Array, subject: string) => void): Subscription;
+  /** True when messages can flow now (broker connection up). */
+  healthy(): Promise<boolean>;
+}
+
+export interface Subscription {
+  unsubscribe(): void;
+}
+
+export const PUBSUB = Symbol('PUBSUB');
