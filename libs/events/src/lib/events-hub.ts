@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { EVENT_SUBJECTS, STREAM_CONTROL_SUBJECTS, type StreamControl, type StreamMessage, streamSubject } from '@lorawan/api';
-import { decode, encode, type Subscription, type PubSub } from '@lorawan/transport';
+import { eventsDelivered, eventsReceived, eventStreamsOpen } from '@lorawan/observability';
+import { decode, encode, type PubSub, type Subscription } from '@lorawan/transport';
 import { ErrBufferFull, ErrHistoryUnavailable, ErrSessionExists, ErrSessionExpired, ErrShuttingDown } from './errors';
 import type { EventHistory, HistoryQuery } from './history/event-history';
 import { PreparedEvent } from './prepared-event';
@@ -89,6 +90,7 @@ export class EventsHub {
     if (this.sessions.has(o.id)) throw ErrSessionExists.with({ session_id: o.id });
     const session = new StreamSession(o.id, o.filter, o.history, this.now());
     this.sessions.set(o.id, session);
+    eventStreamsOpen.set({ component: 'events' }, this.sessions.size);
     for (const key of o.filter.keys) {
       let set = this.index.get(key);
       if (!set) this.index.set(key, (set = new Set()));
@@ -118,6 +120,7 @@ export class EventsHub {
 
   /** One published event: kept for history (embedded), then queued on every session it matches. */
   receive(payload: Uint8Array): void {
+    eventsReceived.inc();
     if (this.sessions.size === 0 && !this.history.recordsEvents) return;
     const event = PreparedEvent.fromBytes(payload);
     if (!event) return;
@@ -154,6 +157,7 @@ export class EventsHub {
     if (session.historyIds?.has(event.uniqueId)) return;
     if (session.queued >= this.options.bufferSize) return this.overflow(session);
     session.push(event);
+    eventsDelivered.inc();
     if (session.state === 'live') {
       this.ready.add(session);
       this.scheduleFlush();
@@ -235,6 +239,7 @@ export class EventsHub {
     if (session.state === 'closed') return;
     session.state = 'closed';
     this.sessions.delete(session.id);
+    eventStreamsOpen.set({ component: 'events' }, this.sessions.size);
     for (const key of session.filter.keys) {
       const set = this.index.get(key);
       if (!set) continue;

@@ -1,9 +1,7 @@
 import { Code } from '@lorawan/errors';
-import { type HttpBinding, normalizeFieldNames } from '@lorawan/api';
+import { type HttpBinding, normalizeFieldNames, safePathParts, setPath } from '@lorawan/api';
 import type { ClassConstructor } from 'class-transformer';
 import { PlainStatus } from './gateway-errors';
-
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 type Obj = Record<string, unknown>;
 
@@ -27,30 +25,15 @@ export function compileBinding(binding: HttpBinding, prefix = '/api/v3'): Compil
   const pattern = new RegExp(`^${(prefix + binding.path).replace(/\{[a-z0-9_.]+\}/g, '[^/]+')}/?$`);
   const parts = variables.map((field) => field.split('.'));
   // Variables of the RPC table are valid field paths; were one not, every request would refuse it.
-  const setters = parts.every(validParts) ? parts.map((p, i) => ({ param: `p${i}`, parts: p })) : undefined;
+  const setters = parts.every(safePathParts) ? parts.map((p, i) => ({ param: `p${i}`, parts: p })) : undefined;
   return { fastifyPath, variables, pattern, setters };
 }
 
-function validParts(parts: readonly string[]): boolean {
-  return !parts.some((p) => FORBIDDEN_KEYS.has(p) || p === '');
-}
-
-function setPath(target: Obj, path: string, value: unknown): void {
+/** A query parameter's field path, refused when it is not one (empty parts, prototype keys). */
+function setField(target: Obj, path: string, value: unknown): void {
   const parts = path.split('.');
-  if (!validParts(parts)) throw new PlainStatus(Code.InvalidArgument, `invalid field path "${path}"`);
-  setParts(target, parts, value);
-}
-
-function setParts(target: Obj, parts: readonly string[], value: unknown): void {
-  let cur = target;
-  const last = parts.length - 1;
-  for (let i = 0; i < last; i++) {
-    const key = parts[i];
-    const next = cur[key];
-    if (typeof next !== 'object' || next === null || Array.isArray(next)) cur[key] = {};
-    cur = cur[key] as Obj;
-  }
-  cur[parts[last]] = value;
+  if (!safePathParts(parts)) throw new PlainStatus(Code.InvalidArgument, `invalid field path "${path}"`);
+  setPath(target, parts, value);
 }
 
 /**
@@ -77,15 +60,15 @@ export function buildRequest(
     for (const [key, value] of Object.entries(query)) {
       if (Array.isArray(value)) {
         if (!key.endsWith('.paths') && !key.endsWith('_ids')) throw new PlainStatus(Code.InvalidArgument, `too many values for field "${key}"`);
-        setPath(request, key, value);
+        setField(request, key, value);
       } else {
-        setPath(request, key, key.endsWith('.paths') ? [value] : value);
+        setField(request, key, key.endsWith('.paths') ? [value] : value);
       }
     }
   }
   if (requestClass) normalizeFieldNames(requestClass, request);
-  if (compiled.setters) for (const { param, parts } of compiled.setters) setParts(request, parts, params[param]);
-  else compiled.variables.forEach((field, i) => setPath(request, field, params[`p${i}`]));
+  if (compiled.setters) for (const { param, parts } of compiled.setters) setPath(request, parts, params[param]);
+  else compiled.variables.forEach((field, i) => setField(request, field, params[`p${i}`]));
   return request;
 }
 

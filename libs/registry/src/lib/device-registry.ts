@@ -1,4 +1,7 @@
 import {
+  deletePath,
+  getPath,
+  setPath,
   applyFields,
   canonicalEndDevicePaths,
   checkFieldMaskPaths,
@@ -95,28 +98,6 @@ function partsOf(path: string): readonly string[] {
   return parts;
 }
 
-function getPath(obj: Json, path: string): unknown {
-  let cur: unknown = obj;
-  for (const key of partsOf(path)) {
-    if (typeof cur !== 'object' || cur === null) return undefined;
-    cur = (cur as Json)[key];
-  }
-  return cur;
-}
-
-function setPath(obj: Json, path: string, value: unknown): void {
-  const parts = partsOf(path);
-  const last = parts.length - 1;
-  let cur = obj;
-  for (let i = 0; i < last; i++) cur = cur[parts[i]] as Json;
-  cur[parts[last]] = value;
-}
-
-function deletePath(obj: Json, path: string): void {
-  const parts = partsOf(path);
-  const parent = parts.length > 1 ? getPath(obj, parts.slice(0, -1).join('.')) : obj;
-  if (typeof parent === 'object' && parent !== null) delete (parent as Json)[parts[parts.length - 1]];
-}
 
 function deviceUid(ids: { application_ids: { application_id: string }; device_id: string }): string {
   return `${ids.application_ids.application_id}.${ids.device_id}`;
@@ -308,9 +289,9 @@ export class DeviceRegistry {
     const device = applyFields(target, request, paths.filter((p) => !ID_PATHS.has(p)));
     for (const envelopePath of this.policy.keyEnvelopes) {
       const keyOnly = paths.includes(`${envelopePath}.key`) && !hasAnyField(paths, envelopePath);
-      const key = (getPath(keyOnly ? request : device, envelopePath) as KeyEnvelopeJson | undefined)?.key;
-      if (key) setPath(device, envelopePath, { key });
-      else if (keyOnly) deletePath(device, envelopePath);
+      const key = (getPath(keyOnly ? request : device, partsOf(envelopePath)) as KeyEnvelopeJson | undefined)?.key;
+      if (key) setPath(device, partsOf(envelopePath), { key });
+      else if (keyOnly) deletePath(device, partsOf(envelopePath));
     }
     return device;
   }
@@ -330,8 +311,8 @@ export class DeviceRegistry {
   private view(device: Device, paths: readonly string[]): Json {
     const shown = structuredClone(this.policy.present ? this.policy.present(device) : device);
     for (const envelopePath of this.policy.keyEnvelopes) {
-      const envelope = getPath(shown, envelopePath) as KeyEnvelopeJson | undefined;
-      if (envelope && hasAnyField(paths, `${envelopePath}.key`)) setPath(shown, envelopePath, this.keys.open(envelope));
+      const envelope = getPath(shown, partsOf(envelopePath)) as KeyEnvelopeJson | undefined;
+      if (envelope && hasAnyField(paths, `${envelopePath}.key`)) setPath(shown, partsOf(envelopePath), this.keys.open(envelope));
     }
     return selectFields(shown, ['ids', ...paths]);
   }
@@ -349,8 +330,8 @@ function toDevice(record: DeviceRecord): Device {
 function toRecord(device: Device, revision: number, keys: KeySealer, envelopes: readonly string[]): DeviceRecord {
   const { ids, created_at, updated_at, ...fields } = structuredClone(device);
   for (const envelopePath of envelopes) {
-    const envelope = getPath(fields, envelopePath) as KeyEnvelopeJson | undefined;
-    if (envelope) setPath(fields, envelopePath, keys.seal(envelope));
+    const envelope = getPath(fields, partsOf(envelopePath)) as KeyEnvelopeJson | undefined;
+    if (envelope) setPath(fields, partsOf(envelopePath), keys.seal(envelope));
   }
   return { ids, created_at: created_at ?? '', updated_at: updated_at ?? '', revision, fields };
 }

@@ -1,4 +1,5 @@
 import { ErrFieldMaskPaths } from '@lorawan/errors';
+import { getPath } from '../json/dotted-path';
 
 type Obj = Record<string, unknown>;
 
@@ -35,14 +36,6 @@ export function normalizePaths(paths: readonly string[]): string[] {
   return out.sort();
 }
 
-function getPath(obj: Obj, path: string[]): unknown {
-  let cur: unknown = obj;
-  for (const key of path) {
-    if (!isObj(cur)) return undefined;
-    cur = cur[key];
-  }
-  return cur;
-}
 
 /** A copy of `source` holding only the given paths (a parent path selects the whole subtree). */
 export function selectFields<T extends object>(source: T, paths: readonly string[]): Partial<T> {

@@ -8,6 +8,7 @@ import {
   UpdateEndDeviceRequest,
 } from '../messages/end-device-requests';
 import { hasAnyField } from '../field-mask/field-mask';
+import { getPath } from '../json/dotted-path';
 import { KEY_PATHS, QUEUE_PATHS } from '../field-mask/allowed-paths';
 import {
   AuthInfoRequest,
@@ -292,12 +293,8 @@ export function healthSubject(component: ComponentName): string {
 /** The ID of the RPC's rights entity in a request (see `RpcDefinition.entity`), if the request holds one. */
 export function entityIdOf(rpc: RpcDefinition, request: object): string | undefined {
   if (!rpc.entity) return undefined;
-  let cur: unknown = request;
-  for (const part of rpc.entity.path.split('.')) {
-    if (typeof cur !== 'object' || cur === null) return undefined;
-    cur = (cur as Record<string, unknown>)[part];
-  }
-  return typeof cur === 'string' && cur !== '' ? cur : undefined;
+  const id = getPath(request, rpc.entity.path);
+  return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
 /** The `@MessagePattern` of an RPC of the table: its transport subject. */

@@ -23,17 +23,17 @@ const UPDATE_PATHS: ReadonlySet<string> = new Set(['name', 'rights', 'expires_at
 const DEFAULT_UPDATE_PATHS = ['name', 'rights'];
 const UPDATE_ATTEMPTS = 8;
 
-interface CreateRequest {
+export interface CreateRequest {
   name?: string;
   rights: string[];
   expires_at?: string;
 }
-interface ListRequest {
+export interface ListRequest {
   order?: string;
   limit?: number;
   page?: number;
 }
-interface UpdateRequest {
+export interface UpdateRequest {
   api_key: APIKey;
   field_mask?: FieldMask;
 }

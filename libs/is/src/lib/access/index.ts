@@ -5,14 +5,12 @@ import { API_KEY_CLEANUP } from '../identity.contracts';
 import { ApiKeyEntity } from './api-key.entity';
 import { API_KEY_STORE } from './api-key.model';
 import { ApiKeyService } from './api-key.service';
-import { ApplicationAccessController } from './application-access.controller';
 import { CredentialVerifier } from './credential-verifier';
 import { EntityAccessController } from './entity-access.controller';
 import { EntityAccessService } from './entity-access.service';
-import { GatewayAccessController } from './gateway-access.controller';
+import { entityAccessController } from './entity-kind-access.controller';
 import { RightsResolver } from './rights-resolver';
 import { TypeOrmApiKeyStore } from './typeorm-api-key.store';
-import { UserAccessController } from './user-access.controller';
 
 /** API keys and rights resolution: TypeORM entity classes and Nest providers (filled by the access side). */
 export const ACCESS_ENTITIES: Array<new () => unknown> = [ApiKeyEntity];
@@ -25,4 +23,4 @@ export const ACCESS_PROVIDERS: unknown[] = [
   ApiKeyService,
   { provide: API_KEY_CLEANUP, useExisting: ApiKeyService },
 ] satisfies Provider[];
-export const ACCESS_CONTROLLERS = [EntityAccessController, ApplicationAccessController, GatewayAccessController, UserAccessController];
+export const ACCESS_CONTROLLERS = [EntityAccessController, entityAccessController('application'), entityAccessController('gateway'), entityAccessController('user')];

@@ -139,6 +139,12 @@ export class JetStreamJobQueue implements WebhookJobQueue {
     return !this.nc.isClosed();
   }
 
+  /** The work queue's messages: a job leaves the stream when it is acknowledged. */
+  async depth(): Promise<number> {
+    const jsm = await this.nc.jetstreamManager();
+    return (await jsm.streams.info(this.streamName)).state.messages;
+  }
+
   private subject(job: WebhookJob): string {
     const ids = job.ids;
     return `${this.base}.${job.attempt > 1 ? 'retry' : 'deliver'}.${ids.application_ids.application_id}.${ids.webhook_id}`;

@@ -54,6 +54,10 @@ export class MemoryJobQueue implements WebhookJobQueue {
     return true;
   }
 
+  async depth(): Promise<number> {
+    return this.size;
+  }
+
   private schedulePump(): void {
     if (this.pumping || !this.handler) return;
     this.pumping = true;

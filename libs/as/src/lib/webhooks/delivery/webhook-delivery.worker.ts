@@ -3,6 +3,7 @@ import { AS_EVENTS, type ApplicationWebhook, deviceIdentifiers } from '@lorawan/
 import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { formatMessage, type StackError } from '@lorawan/errors';
+import { setWebhookQueueDepthSource, webhookDeliveries, webhookDeliveryDuration } from '@lorawan/observability';
 import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../../common/application-cache';
 import { WEBHOOK_STORE, type WebhookStore } from '../webhook.store';
 import { GiveUpLog } from './give-up-log';
@@ -65,6 +66,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   }
 
   onApplicationBootstrap(): void {
+    setWebhookQueueDepthSource(() => this.queue.depth());
     this.start();
   }
 
@@ -75,6 +77,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
 
   /** Then the queue closes (until here the integration could still queue jobs). */
   async onApplicationShutdown(): Promise<void> {
+    setWebhookQueueDepthSource(undefined);
     await this.close();
   }
 
@@ -162,20 +165,26 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       const webhook = await this.current(message);
       if (!webhook) {
         this.logger.debug(`webhook ${key}: deleted, paused or no longer taking ${job.kind}: job dropped`);
+        webhookDeliveries.inc({ result: 'dropped' });
         return this.release(message, () => message.ack());
       }
       const delivery: Delivery = { ...job, webhook };
+      const stopTimer = webhookDeliveryDuration.startTimer();
       const result = await this.sender.send(delivery);
+      stopTimer();
       if (this.closed) return;
       if (result.ok) {
+        webhookDeliveries.inc({ result: 'delivered' });
         this.health.succeeded(webhook);
         return this.release(message, () => message.ack());
       }
       this.recordFailure(delivery, result);
       if (!result.retryable || job.attempt >= this.config.webhooks.maxAttempts) {
+        webhookDeliveries.inc({ result: 'failed' });
         this.giveUps.record(key, `after ${job.attempt} attempt(s): ${failureReason(result.error)}`);
         return this.release(message, () => message.ack());
       }
+      webhookDeliveries.inc({ result: 'retry' });
       const delay = retryBackoffMs(job.attempt, this.config.webhooks);
       try {
         await this.queue.enqueue([{ ...message.job, attempt: job.attempt + 1, not_before: Date.now() + delay }]);

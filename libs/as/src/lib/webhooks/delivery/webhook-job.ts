@@ -58,6 +58,8 @@ export interface WebhookJobQueue {
   stop(): Promise<void>;
   close(): Promise<void>;
   healthy(): Promise<boolean>;
+  /** Jobs in the queue not settled yet (waiting, being delivered, or waiting out a backoff): the `lorawan_webhook_queue_depth` gauge. */
+  depth(): Promise<number>;
 }
 
 export const WEBHOOK_JOB_QUEUE = Symbol('WEBHOOK_JOB_QUEUE');
