@@ -24,9 +24,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
     if (exception instanceof NotFoundException) return sendError(reply, this.routes.unknownRoute(request.url));
-    if (exception instanceof HttpException && exception.getStatus() < 500) return sendError(reply, new PlainStatus(Code.InvalidArgument, exception.message));
     const fastifyError = exception as { code?: string; statusCode?: number; message?: string };
-    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, ErrRequestTooLarge.with({ limit: this.bodyLimit }));
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || (exception instanceof HttpException && exception.getStatus() === 413)) {
+      return sendError(reply, ErrRequestTooLarge.with({ limit: this.bodyLimit }));
+    }
+    if (exception instanceof HttpException && exception.getStatus() < 500) return sendError(reply, new PlainStatus(Code.InvalidArgument, exception.message));
     if (exception instanceof PlainStatus) return sendError(reply, exception);
     if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode < 500) return sendError(reply, new PlainStatus(Code.InvalidArgument, fastifyError.message ?? 'bad request'));
     sendError(reply, exception, (fields, message) => this.logger.error(fields, message));

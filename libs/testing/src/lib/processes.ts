@@ -45,6 +45,8 @@ export interface StackUnderTest {
   healthPorts: Map<string, number>;
   /** Output of every process, for failure diagnostics and log assertions. */
   logs(): string;
+  /** Output of one process (`gateway`, `is#0`, … distributed; `stack` embedded). */
+  logsOf(name: string): string;
   /** Distributed mode: SIGKILLs the named process (e.g. `as#0`), starts it again with the same environment and waits until it is ready. */
   restart?(name: string): Promise<void>;
   stop(): Promise<void>;
@@ -177,6 +179,7 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
     processes,
     healthPorts,
     logs: () => spawned.map((s) => s.output.join('')).join('\n'),
+    logsOf: (name) => spawned.find((s) => s.name === name)?.output.join('') ?? '',
     restart,
     stop,
   };
@@ -199,7 +202,8 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
     await stop();
     throw err;
   }
-  return { mode: 'embedded', baseUrl, adminKey, processes: new Map([['stack', stack.child]]), healthPorts: new Map(), logs: () => stack.output.join(''), stop };
+  const logs = () => stack.output.join('');
+  return { mode: 'embedded', baseUrl, adminKey, processes: new Map([['stack', stack.child]]), healthPorts: new Map(), logs, logsOf: (name) => (name === 'stack' ? logs() : ''), stop };
 }
 
 /** Deletes the JetStream stream the events service keeps for a subject prefix (`EVENTS_<prefix>`), if any. */

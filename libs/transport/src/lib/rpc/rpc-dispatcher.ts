@@ -43,7 +43,9 @@ export class RpcDispatcher {
     private readonly host: HandlerHost,
     private readonly component: string,
     private readonly maxPayload: () => number,
-  ) {}
+  ) {
+    rpcServerInFlight.set({ component }, 0);
+  }
 
   get pending(): number {
     return this.inFlight;
