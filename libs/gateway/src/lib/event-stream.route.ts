@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nes
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type CallerIdentity, type EntityRef, newUlid, RPCS, rpcCorrelationId, type StreamStartReply } from '@lorawan/api';
 import { ErrInternal, ErrUnavailable, StackError } from '@lorawan/errors';
-import { eventStreamsOpen, withLogFields } from '@lorawan/observability';
+import { eventStreamsOpen } from '@lorawan/observability';
 import { type PubSub, PUBSUB } from '@lorawan/transport';
 import { Authenticator, isEntityId } from './authenticator';
 import { DEFAULT_STREAM_LIMITS, EventStreamSession, refuseStream, type StreamLimits, type StreamSink } from './event-stream.session';
@@ -16,6 +16,7 @@ import { framingFor } from './stream-framing';
 export const STREAM_LIMITS = Symbol('STREAM_LIMITS');
 
 const STREAM = RPCS['Events.Stream'];
+const STREAM_NAME = `${STREAM.service}.${STREAM.method}`;
 /** More identifiers than a request may hold: none is resolved, the events service refuses the request. */
 const MAX_IDENTIFIERS = 100;
 
@@ -58,17 +59,17 @@ export class EventStreamRoute implements OnModuleDestroy {
         method: binding.verb,
         url: compiled.fastifyPath,
         config: { route: routeLabel(binding.path) },
-        handler: (req: FastifyRequest, reply: FastifyReply) => withLogFields({ request_id: req.id, rpc: 'Events.Stream' }, async () => {
+        handler: async (req: FastifyRequest, reply: FastifyReply) => {
           let request: Record<string, unknown>;
           try {
             request = buildRequest(binding, compiled, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body as string | undefined, STREAM.request);
           } catch (err) {
-            return sendError(reply, err, (fields, message) => this.logger.error(fields, message));
+            return sendError(reply, err, (fields, message) => this.logger.error({ ...fields, request_id: req.id, rpc: STREAM_NAME }, message));
           }
           // From here the response is written by hand, chunk by chunk, without Fastify's serialization.
           reply.hijack();
           await this.open({ authorization: req.headers.authorization, accept: req.headers.accept, request, requestId: req.id, sink: reply.raw });
-        }),
+        },
       });
     }
   }
@@ -85,7 +86,7 @@ export class EventStreamRoute implements OnModuleDestroy {
     try {
       caller = await this.caller(o.authorization, o.request.identifiers, o.requestId);
     } catch (err) {
-      return refuseStream(o.sink, framing, headers, this.stackError(err));
+      return refuseStream(o.sink, framing, headers, this.stackError(err, o.requestId));
     }
     // The client left meanwhile: no session to open.
     if (o.sink.destroyed) return;
@@ -100,7 +101,7 @@ export class EventStreamRoute implements OnModuleDestroy {
       const { body } = await this.forwarder.forward(STREAM, { ...o.request, session_id: session.id }, ctx);
       session.start((body as StreamStartReply).start);
     } catch (err) {
-      session.refuse(this.stackError(err));
+      session.refuse(this.stackError(err, o.requestId));
     }
   }
 
@@ -123,10 +124,10 @@ export class EventStreamRoute implements OnModuleDestroy {
     return { ...credentialOnly(resolved[0]), entity_rights: resolved.map((c, i) => ({ entity: entities[i], rights: c.rights })) };
   }
 
-  private stackError(err: unknown): StackError {
+  private stackError(err: unknown, requestId: string): StackError {
     if (err instanceof StackError) return err;
     const internal = ErrInternal.with();
-    this.logger.error({ err, correlation_id: internal.correlationId }, 'unhandled error');
+    this.logger.error({ err, correlation_id: internal.correlationId, request_id: requestId, rpc: STREAM_NAME }, 'unhandled error');
     return internal;
   }
 }

@@ -43,8 +43,8 @@ export class RpcForwarder {
       code = err instanceof StackError ? err.code : Code.Unknown;
       throw err;
     } finally {
-      rpcClientHandled.inc({ component: rpc.component, rpc: name, code: CODE_NAMES[code] ?? String(code) });
-      rpcClientHandling.observe({ component: rpc.component, rpc: name }, (performance.now() - started) / 1000);
+      rpcClientHandled.with(rpc.component, name, CODE_NAMES[code] ?? String(code)).inc();
+      rpcClientHandling.with(rpc.component, name).observe((performance.now() - started) / 1000);
     }
   }
 

@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RPCS, rpcCorrelationId, type RpcDefinition } from '@lorawan/api';
 import { Code, StackError } from '@lorawan/errors';
-import { withLogFields } from '@lorawan/observability';
 import { Authenticator } from './authenticator';
 import { ErrUnauthenticated, PlainStatus } from './gateway-errors';
 import { sendError, sendJson } from './http-reply';
@@ -12,7 +11,8 @@ import { RpcForwarder } from './rpc-forwarder';
 /**
  * Registers one Fastify route per HTTP binding of the RPC table. Every route: authenticate,
  * build the request (grpc-gateway semantics), forward to the owning component, answer JSON. What
- * is logged while serving it carries the request ID and the RPC.
+ * is logged while serving it names the request ID and the RPC (explicitly: the gateway keeps no
+ * AsyncLocalStorage context per request, whose promise hooks would cost every request ~6 µs).
  */
 @Injectable()
 export class RpcRoutes {
@@ -37,13 +37,13 @@ export class RpcRoutes {
           url: compiled.fastifyPath,
           bodyLimit,
           config: { route: routeLabel(binding.path) },
-          handler: (req: FastifyRequest, reply: FastifyReply) => withLogFields({ request_id: req.id, rpc: name }, () => this.handle(rpc, binding, compiled, req, reply)),
+          handler: (req: FastifyRequest, reply: FastifyReply) => this.handle(rpc, name, binding, compiled, req, reply),
         });
       }
     }
   }
 
-  private async handle(rpc: RpcDefinition, binding: RpcDefinition['http'][number], compiled: CompiledBinding, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  private async handle(rpc: RpcDefinition, name: string, binding: RpcDefinition['http'][number], compiled: CompiledBinding, req: FastifyRequest, reply: FastifyReply): Promise<void> {
     try {
       const authorization = req.headers.authorization;
       if (!authorization) throw ErrUnauthenticated.with();
@@ -58,7 +58,7 @@ export class RpcRoutes {
     } catch (err) {
       const status = rpc.httpStatusFor && err instanceof StackError ? rpc.httpStatusFor[`${err.namespace}:${err.errorName}`] : undefined;
       if (status !== undefined) void reply.code(status).send('');
-      else sendError(reply, err, (fields, message) => this.logger.error(fields, message));
+      else sendError(reply, err, (fields, message) => this.logger.error({ ...fields, request_id: req.id, rpc: name }, message));
     }
   }
 

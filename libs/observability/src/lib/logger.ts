@@ -41,6 +41,18 @@ export const REDACTED_PATHS = [
  * written for (`withLogFields`: request ID, RPC, component), over the process's `defaults` (its
  * component: `stack` for the all-in-one process, whose lines name the component they serve).
  */
+let processRoot: Logger | undefined;
+
+/** Whether the process logs at `level` (to skip building a line nobody will see on a hot path). */
+export function logsAt(level: Level): boolean {
+  return processRoot?.isLevelEnabled(level) ?? true;
+}
+
+/** A logger on the process's root with fixed fields (e.g. `{ context: 'Access' }`), for hot paths that log structured lines directly through pino. */
+export function childLogger(bindings: LogFields): Logger | undefined {
+  return processRoot?.child(bindings);
+}
+
 export function createRootLogger(settings: LogSettings, defaults: LogFields = {}, destination?: DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level: LEVELS[settings.level] ?? 'info',
@@ -53,9 +65,10 @@ export function createRootLogger(settings: LogSettings, defaults: LogFields = {}
     },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
-  if (destination) return pino(options, destination);
-  if (settings.format === 'text') return pino(options, pretty({ sync: true, colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
-  return pino(options, pino.destination({ sync: false, minLength: 0 }));
+  if (destination) processRoot = pino(options, destination);
+  else if (settings.format === 'text') processRoot = pino(options, pretty({ sync: true, colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+  else processRoot = pino(options, pino.destination({ sync: false, minLength: 0 }));
+  return processRoot;
 }
 
 /** Nest's LoggerService on a pino logger (nestjs-pino): Nest's and our `new Logger(context)` lines become pino lines with `context`. */

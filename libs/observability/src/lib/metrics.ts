@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
+import { SeriesCounter, SeriesHistogram } from './series-metrics';
 
 /**
  * Every Prometheus metric of the stack, defined once (names follow Prometheus conventions: a
@@ -19,50 +20,66 @@ export function collectProcessMetrics(): void {
   collectDefaultMetrics();
 }
 
-export const httpRequests = new Counter({
-  name: 'lorawan_http_requests_total',
-  help: 'HTTP requests answered by the gateway, by method, route (the route pattern, not the path) and status.',
-  labelNames: ['method', 'route', 'status'] as const,
-});
+/** Labels: method, route (the route pattern, not the path), status. */
+export const httpRequests = new SeriesCounter(
+  'lorawan_http_requests_total',
+  'HTTP requests answered by the gateway, by method, route (the route pattern, not the path) and status.',
+  ['method', 'route', 'status'],
+);
 
-export const httpRequestDuration = new Histogram({
-  name: 'lorawan_http_request_duration_seconds',
-  help: 'Time from receiving an HTTP request to the end of its response, by method, route and status.',
-  labelNames: ['method', 'route', 'status'] as const,
-  buckets: LATENCY_BUCKETS,
-});
+/** Labels: method, route, status. */
+export const httpRequestDuration = new SeriesHistogram(
+  'lorawan_http_request_duration_seconds',
+  'Time from receiving an HTTP request to the end of its response, by method, route and status.',
+  ['method', 'route', 'status'],
+  LATENCY_BUCKETS,
+);
 
-export const rpcServerHandled = new Counter({
-  name: 'lorawan_rpc_server_handled_total',
-  help: 'RPCs a component answered, by component, RPC (Service.Method) and result code (canonical code name).',
-  labelNames: ['component', 'rpc', 'code'] as const,
-});
+/** Labels: component, rpc, code. */
+export const rpcServerHandled = new SeriesCounter(
+  'lorawan_rpc_server_handled_total',
+  'RPCs a component answered, by component, RPC (Service.Method) and result code (canonical code name).',
+  ['component', 'rpc', 'code'],
+);
 
-export const rpcServerHandling = new Histogram({
-  name: 'lorawan_rpc_server_handling_seconds',
-  help: 'Time a component took to answer an RPC, from receiving it to sending the reply, by component and RPC.',
-  labelNames: ['component', 'rpc'] as const,
-  buckets: LATENCY_BUCKETS,
-});
+/** Labels: component, rpc. */
+export const rpcServerHandling = new SeriesHistogram(
+  'lorawan_rpc_server_handling_seconds',
+  'Time a component took to answer an RPC, from receiving it to sending the reply, by component and RPC.',
+  ['component', 'rpc'],
+  LATENCY_BUCKETS,
+);
+
+const inFlightSources = new Map<string, () => number>();
+
+/** Where `lorawan_rpc_server_in_flight` of a component is read from at each scrape (its server's count). */
+export function setInFlightSource(component: string, source: () => number): void {
+  inFlightSources.set(component, source);
+}
 
 export const rpcServerInFlight = new Gauge({
   name: 'lorawan_rpc_server_in_flight',
   help: 'RPCs a component is serving now.',
   labelNames: ['component'] as const,
+  collect() {
+    for (const [component, source] of inFlightSources) this.set({ component }, source());
+  },
 });
 
-export const rpcClientHandled = new Counter({
-  name: 'lorawan_rpc_client_handled_total',
-  help: 'RPCs the gateway sent to components, by component, RPC and result code (Unavailable: no responder or broker down; DeadlineExceeded: timed out).',
-  labelNames: ['component', 'rpc', 'code'] as const,
-});
+/** Labels: component, rpc, code. */
+export const rpcClientHandled = new SeriesCounter(
+  'lorawan_rpc_client_handled_total',
+  'RPCs the gateway sent to components, by component, RPC and result code (Unavailable: no responder or broker down; DeadlineExceeded: timed out).',
+  ['component', 'rpc', 'code'],
+);
 
-export const rpcClientHandling = new Histogram({
-  name: 'lorawan_rpc_client_handling_seconds',
-  help: 'Time from sending an RPC to a component to its reply (or failure), by component and RPC.',
-  labelNames: ['component', 'rpc'] as const,
-  buckets: LATENCY_BUCKETS,
-});
+/** Labels: component, rpc. */
+export const rpcClientHandling = new SeriesHistogram(
+  'lorawan_rpc_client_handling_seconds',
+  'Time from sending an RPC to a component to its reply (or failure), by component and RPC.',
+  ['component', 'rpc'],
+  LATENCY_BUCKETS,
+);
 
 export const eventsPublished = new Counter({
   name: 'lorawan_events_published_total',
@@ -127,3 +144,4 @@ export const natsConnectionUp = new Gauge({
 export async function metricsText(): Promise<{ contentType: string; body: string }> {
   return { contentType: register.contentType, body: await register.metrics() };
 }
+

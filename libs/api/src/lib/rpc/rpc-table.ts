@@ -290,10 +290,14 @@ export function healthSubject(component: ComponentName): string {
   return `rpc.${component}.Health.Check`;
 }
 
+const ENTITY_PATH_PARTS = new WeakMap<object, readonly string[]>();
+
 /** The ID of the RPC's rights entity in a request (see `RpcDefinition.entity`), if the request holds one. */
 export function entityIdOf(rpc: RpcDefinition, request: object): string | undefined {
   if (!rpc.entity) return undefined;
-  const id = getPath(request, rpc.entity.path);
+  let parts = ENTITY_PATH_PARTS.get(rpc.entity);
+  if (!parts) ENTITY_PATH_PARTS.set(rpc.entity, (parts = rpc.entity.path.split('.')));
+  const id = getPath(request, parts);
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 

@@ -1,4 +1,5 @@
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { Observable } from 'rxjs';
 import { decodePacket, encodePacket, nextPacketId, type ReplyPacket, RpcTransportError } from '../rpc/rpc-packet';
 import type { InProcessBroker } from './in-process-broker';
 
@@ -21,6 +22,14 @@ export class InProcessClient extends ClientProxy {
 
   unwrap<T>(): T {
     return this.broker as unknown as T;
+  }
+
+  /**
+   * As `ClientProxy.send`, without its `defer(connect())` step per request: the connection is the
+   * process's, open before any request is sent.
+   */
+  override send<TResult = unknown, TInput = unknown>(pattern: unknown, data: TInput): Observable<TResult> {
+    return new Observable<TResult>((observer) => this.publish({ pattern, data }, this.createObserver(observer)));
   }
 
   protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {

@@ -1,5 +1,6 @@
 import { ClientNats, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { ErrorCode, type NatsConnection, type NatsError } from 'nats';
+import { Observable } from 'rxjs';
 import { decodePacket, encodePacket, nextPacketId, type ReplyPacket, RpcTransportError } from '../rpc/rpc-packet';
 import type { NatsLink } from './nats-link';
 
@@ -40,6 +41,14 @@ export class StackClientNats extends ClientNats {
   /** The connection belongs to the process (NatsLink), which closes it last. */
   override async close(): Promise<void> {
     return;
+  }
+
+  /**
+   * As `ClientProxy.send`, without its `defer(connect())` step per request: the connection is the
+   * process's, open before any request is sent.
+   */
+  override send<TResult = unknown, TInput = unknown>(pattern: unknown, data: TInput): Observable<TResult> {
+    return new Observable<TResult>((observer) => this.publish({ pattern, data }, this.createObserver(observer)));
   }
 
   protected override publish(partialPacket: ReadPacket, callback: Callback): () => void {

@@ -1,4 +1,4 @@
-import { NatsContext, ServerNats } from '@nestjs/microservices';
+import { type MessageHandler, NatsContext, ServerNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { RpcDispatcher } from '../rpc/rpc-dispatcher';
 import type { NatsLink } from './nats-link';
@@ -60,6 +60,14 @@ export class StackServerNats extends ServerNats {
   /** Requests being served now. */
   get inFlight(): number {
     return this.dispatcher.pending;
+  }
+
+  /**
+   * The handler of a subject. Nest's own lookup first tries `JSON.parse` on the pattern (for object
+   * patterns), which throws (and builds a stack) for every plain subject: ours are all strings.
+   */
+  override getHandlerByPattern(pattern: string): MessageHandler | null {
+    return this.messageHandlers.get(pattern) ?? null;
   }
 
   override async close(): Promise<void> {

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { Logger } from '@nestjs/common';
 import type { BaseRpcContext, MessageHandler, WritePacket } from '@nestjs/microservices';
-import type { Observable, Subscription } from 'rxjs';
-import { Code, defineError, type ErrorDetails } from '@lorawan/errors';
-import { rpcServerHandled, rpcServerHandling, rpcServerInFlight, withLogFields } from '@lorawan/observability';
+import { isObservable, type Observable, type Subscription } from 'rxjs';
+import { Code, defineError, type ErrorDetails, ErrInternal } from '@lorawan/errors';
+import { type CounterSeries, type HistogramSeries, logsAt, rpcServerHandled, rpcServerHandling, setInFlightSource, withLogFields } from '@lorawan/observability';
 import { decodePacket, encodePacket, type ReplyPacket, type RequestPacket } from './rpc-packet';
 
 const ErrMalformedPacket = defineError('pkg/rpc', 'malformed_request', 'the request is not a JSON request packet', Code.InvalidArgument);
@@ -18,7 +18,6 @@ const ErrResponseTooLarge = defineError(
 /** What a server strategy lends the dispatcher: Nest's handler lookup and reply plumbing (`Server`). */
 export interface HandlerHost {
   getHandlerByPattern(pattern: string): MessageHandler | null;
-  transformToObservable<T>(resultOrDeferred: Observable<T> | Promise<T> | T): Observable<T>;
   send(stream$: Observable<unknown>, respond: (data: WritePacket) => Promise<unknown> | void): Subscription;
 }
 
@@ -26,6 +25,13 @@ export interface HandlerHost {
 export type Reply = (bytes: Uint8Array) => void;
 
 const CODE_NAMES = Code as unknown as Record<number, string>;
+
+/** What is counted per subject, resolved once. */
+interface Channel {
+  rpc: string;
+  handling: HistogramSeries;
+  handled: Map<number, CounterSeries>;
+}
 
 /**
  * The part of serving an RPC that both server strategies (NATS and in-process) share, so both
@@ -36,6 +42,7 @@ const CODE_NAMES = Code as unknown as Record<number, string>;
  */
 export class RpcDispatcher {
   private readonly logger = new Logger('RpcServer');
+  private readonly channels = new Map<string, Channel>();
   private inFlight = 0;
   private idleWaiters: Array<() => void> = [];
 
@@ -44,7 +51,7 @@ export class RpcDispatcher {
     private readonly component: string,
     private readonly maxPayload: () => number,
   ) {
-    rpcServerInFlight.set({ component }, 0);
+    setInFlightSource(component, () => this.inFlight);
   }
 
   get pending(): number {
@@ -54,38 +61,41 @@ export class RpcDispatcher {
   /** Serves one request on `channel` (the pattern, without subject prefix). */
   async dispatch(channel: string, bytes: Uint8Array, reply: Reply | undefined, transportContext: BaseRpcContext): Promise<void> {
     const started = performance.now();
-    const rpc = rpcName(channel);
-    this.enter();
+    const stats = this.channel(channel);
+    this.inFlight++;
     let replied = false;
-    let response: unknown;
-    // One reply per request: the last value the handler produced, or its error, once it is done.
     const respond = (out: ReplyPacket): void => {
       if (replied) return;
-      if (out.response !== undefined) response = out.response;
-      if (!out.isDisposed && out.err === undefined) return;
       replied = true;
-      const final: ReplyPacket = out.err !== undefined ? { id: out.id, err: out.err, isDisposed: true } : { id: out.id, response, isDisposed: true };
-      this.send(reply, final, rpc);
-      const code = codeName(out.err?.code ?? Code.OK);
+      this.send(reply, out, stats.rpc);
+      const code = out.err?.code ?? Code.OK;
       const seconds = (performance.now() - started) / 1000;
-      rpcServerHandled.inc({ component: this.component, rpc, code });
-      rpcServerHandling.observe({ component: this.component, rpc }, seconds);
-      this.logger.debug({ code, duration_ms: Math.round(seconds * 100_000) / 100 }, 'handled');
-      this.leave();
+      this.handled(stats, code).inc();
+      stats.handling.observe(seconds);
+      if (logsAt('debug')) this.logger.debug({ code: CODE_NAMES[code] ?? code, duration_ms: Math.round(seconds * 100_000) / 100 }, 'handled');
+      if (--this.inFlight === 0) for (const waiter of this.idleWaiters.splice(0)) waiter();
     };
     const packet = decodePacket<RequestPacket>(bytes);
     if (!packet || typeof packet.id !== 'string') return respond({ id: '', err: ErrMalformedPacket.with().toDetails(), isDisposed: true });
     const handler = this.host.getHandlerByPattern(channel);
     if (!handler) return respond({ id: packet.id, err: ErrNoHandler.with({ subject: channel }).toDetails(), isDisposed: true });
     const requestId = typeof packet.data?.ctx?.request_id === 'string' ? packet.data.ctx.request_id : undefined;
-    await withLogFields({ request_id: requestId, rpc, component: this.component }, async () => {
+    await withLogFields({ request_id: requestId, rpc: stats.rpc, component: this.component }, async () => {
       try {
-        const result$ = this.host.transformToObservable(await handler(packet.data, transportContext));
-        this.host.send(result$, (out) => respond({ id: packet.id, response: out.response as unknown, err: out.err as ErrorDetails | undefined, isDisposed: out.isDisposed }));
+        const result: unknown = await handler(packet.data, transportContext);
+        // Nest answers a failure (its exception filter's) and an Observable handler as Observables;
+        // everything else is the reply itself.
+        if (!isObservable(result)) return respond({ id: packet.id, response: result, isDisposed: true });
+        let last: unknown;
+        this.host.send(result, (out) => {
+          if (out.response !== undefined) last = out.response;
+          if (out.err !== undefined) respond({ id: packet.id, err: out.err as ErrorDetails, isDisposed: true });
+          else if (out.isDisposed) respond({ id: packet.id, response: last, isDisposed: true });
+        });
       } catch (err) {
         // Nest's exception filters answer errors as data; reaching here is a bug in the pipeline.
         this.logger.error({ err }, 'RPC pipeline failed');
-        respond({ id: packet.id, err: { namespace: 'pkg/errors', name: 'internal', message_format: 'internal error', correlation_id: '', code: Code.Internal }, isDisposed: true });
+        respond({ id: packet.id, err: ErrInternal.with().toDetails(), isDisposed: true });
       }
     });
   }
@@ -100,6 +110,21 @@ export class RpcDispatcher {
         resolve(true);
       });
     });
+  }
+
+  private channel(channel: string): Channel {
+    let stats = this.channels.get(channel);
+    if (!stats) {
+      const rpc = rpcName(channel);
+      this.channels.set(channel, (stats = { rpc, handling: rpcServerHandling.with(this.component, rpc), handled: new Map() }));
+    }
+    return stats;
+  }
+
+  private handled(stats: Channel, code: number): CounterSeries {
+    let series = stats.handled.get(code);
+    if (!series) stats.handled.set(code, (series = rpcServerHandled.with(this.component, stats.rpc, CODE_NAMES[code] ?? String(code))));
+    return series;
   }
 
   private send(reply: Reply | undefined, packet: ReplyPacket, rpc: string): void {
@@ -118,25 +143,10 @@ export class RpcDispatcher {
       this.logger.warn({ error: (err as Error).message }, `reply of ${rpc} not sent`);
     }
   }
-
-  private enter(): void {
-    this.inFlight++;
-    rpcServerInFlight.inc({ component: this.component });
-  }
-
-  private leave(): void {
-    this.inFlight--;
-    rpcServerInFlight.dec({ component: this.component });
-    if (this.inFlight === 0) for (const waiter of this.idleWaiters.splice(0)) waiter();
-  }
 }
 
 /** `rpc.<component>.<Service>.<Method>` → `<Service>.<Method>`. */
 export function rpcName(channel: string): string {
   const parts = channel.split('.');
   return parts.length >= 4 && parts[0] === 'rpc' ? parts.slice(2).join('.') : channel;
-}
-
-function codeName(code: number): string {
-  return CODE_NAMES[code] ?? String(code);
 }
