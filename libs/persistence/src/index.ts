@@ -3,3 +3,4 @@ export * from './lib/mysql-admin';
 export * from './lib/columns';
 export * from './lib/database-health';
 export * from './lib/atomic';
+export * from './lib/database-errors';
