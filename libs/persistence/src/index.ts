@@ -4,3 +4,4 @@ export * from './lib/columns';
 export * from './lib/database-health';
 export * from './lib/atomic';
 export * from './lib/data-source.providers';
+export * from './lib/database-errors';

@@ -2,3 +2,4 @@ export * from './lib/processes';
 export * from './lib/events';
 export * from './lib/webhook-receiver';
 export * from './lib/components';
+export * from './lib/private-services';

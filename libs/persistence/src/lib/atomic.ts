@@ -64,11 +64,16 @@ async function runOnMysql(runner: QueryRunner, statements: readonly Statement[])
 async function runOnSqlite(db: SqliteConnection, statements: readonly Statement[]): Promise<number[]> {
   const deadline = Date.now() + SQLITE_BUSY_WAIT_MS;
   while (db.inTransaction) {
-    if (Date.now() > deadline) throw new Error('another transaction kept the SQLite connection busy');
+    if (Date.now() > deadline) throw sqliteBusy();
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   const run = db.transaction(() => statements.map(({ sql, params }) => db.prepare(sql).run(...params.map(sqlValue)).changes));
   return run();
+}
+
+/** What SQLite itself raises after its busy timeout, so callers classify both alike (`isDatabaseUnavailable`). */
+function sqliteBusy(): Error {
+  return Object.assign(new Error('another transaction kept the SQLite connection busy'), { code: 'SQLITE_BUSY' });
 }
 
 function sqliteConnection(dataSource: DataSource): SqliteConnection {
