@@ -207,6 +207,10 @@ describe('rightsEntities', () => {
       ]),
     ).toEqual([]);
     expect(rightsEntities(undefined)).toEqual([]);
+    // Unknown keys, whatever their names, are not a second field of the oneof.
+    expect(rightsEntities([JSON.parse('{"application_ids":{"application_id":"app-1"},"constructor":{"a":1},"__proto__":{"b":2},"toString":"x"}')])).toEqual([
+      { kind: 'application', id: 'app-1' },
+    ]);
     expect(rightsEntities({ application_ids: { application_id: 'app-1' } })).toEqual([]);
     expect(rightsEntities(Array.from({ length: 101 }, () => ({ application_ids: { application_id: 'app-1' } })))).toEqual([]);
   });

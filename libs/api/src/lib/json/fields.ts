@@ -3,6 +3,7 @@ import { ValidateBy, type ValidationOptions } from 'class-validator';
 import type { ProtoEnum } from '../enums/enum';
 import { InvalidBytes, normalizeBase64, normalizeFixedBytes } from './bytes';
 import { InvalidTimestamp, normalizeTimestamp } from './timestamp';
+import { keyProblem, MapCheck, type MapKeyRules } from './map-fields';
 
 /**
  * Field decorators implementing the JSON conventions of the wire contract (§0). Each one
@@ -271,24 +272,28 @@ export function Str(rules: StringRules = {}): PropertyDecorator {
   );
 }
 
-/** map<string,string> with optional key/value rules. */
-export function StringMap(rules: { maxEntries?: number; keyPattern?: RegExp; maxKeyLength?: number; maxValueLength?: number } = {}): PropertyDecorator {
-  return check(
-    'string_map',
-    (v) => {
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-      const entries = Object.entries(v);
-      if (rules.maxEntries !== undefined && entries.length > rules.maxEntries) return false;
-      return entries.every(
-        ([k, val]) =>
-          typeof val === 'string' &&
-          (!rules.keyPattern || rules.keyPattern.test(k)) &&
-          (rules.maxKeyLength === undefined || [...k].length <= rules.maxKeyLength) &&
-          (rules.maxValueLength === undefined || [...val].length <= rules.maxValueLength),
-      );
-    },
-    () => 'value must be a map of strings' + (rules.keyPattern ? ` with keys matching "${rules.keyPattern.source}"` : '') + (rules.maxValueLength ? ` and values of at most ${rules.maxValueLength} runes` : ''),
-  );
+/** Runes (code points) in `s`, as protoc-gen-validate counts lengths; a string of at most `max` UTF-16 units is within `max` runes. */
+function runesWithin(s: string, max: number): boolean {
+  return s.length <= max || [...s].length <= max;
+}
+
+/**
+ * map<string,string> with optional rules (TTS's `map` rules: `max_pairs`, key and value rules).
+ * Every own key is an entry, whatever its name; a broken rule names the entry (`attributes[key]`).
+ */
+export function StringMap(rules: MapKeyRules & { maxEntries?: number; maxValueLength?: number } = {}): PropertyDecorator {
+  return MapCheck('string_map', (map) => {
+    const keys = Object.keys(map);
+    if (rules.maxEntries !== undefined && keys.length > rules.maxEntries) return { reason: `value must contain no more than ${rules.maxEntries} pair(s)` };
+    for (const key of keys) {
+      const badKey = keyProblem(key, rules);
+      if (badKey !== undefined) return { key, reason: badKey };
+      const value = map[key];
+      if (typeof value !== 'string') return { key, reason: 'value must be a string' };
+      if (rules.maxValueLength !== undefined && !runesWithin(value, rules.maxValueLength)) return { key, reason: `value length must be at most ${rules.maxValueLength} runes` };
+    }
+    return undefined;
+  });
 }
 
 /** Repeated scalars. */

@@ -532,7 +532,7 @@ const cases: Case[] = [
   ['network_server_address not pattern A', 'network_server_address', 'http://ns.example.com', 'network_server_address', /regex/],
   ['application_server_address not pattern A', 'application_server_address', 'as.example.com:123456', 'application_server_address', /regex/],
   ['join_server_address not pattern A', 'join_server_address', '-js.example.com', 'join_server_address', /regex/],
-  ['location latitude out of range', 'locations.user.latitude', 91, 'locations', /latitude/],
+  ['location latitude out of range', 'locations.user.latitude', 91, 'latitude', /range \[-90, 90\]/],
   // Join Server fields.
   ['network_server_kek_label longer than 2048', 'network_server_kek_label', 'k'.repeat(2049), 'network_server_kek_label', /at most 2048/],
   ['application_server_kek_label longer than 2048', 'application_server_kek_label', 'k'.repeat(2049), 'application_server_kek_label', /at most 2048/],

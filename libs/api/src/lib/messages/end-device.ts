@@ -2,7 +2,7 @@ import { ValidateBy } from 'class-validator';
 import { Bool, EnumName, Float, Int32, IntegerList, NetId, Str, StringMap, Timestamp, Uint32, Uint64 } from '../json/fields';
 import { Message, MessageMap, Messages, Required } from '../json/nested';
 import { MACVersion, PHYVersion, PowerState } from '../enums/lorawan';
-import { EndDeviceIdentifiers, EndDeviceVersionIdentifiers } from './identifiers';
+import { EndDeviceIdentifiers, EndDeviceVersionIdentifiers, ID_MAX_LENGTH, ID_PATTERN } from './identifiers';
 import { Location, Picture } from './location';
 import { MessagePayloadFormatters } from './formatters';
 import { RootKeys } from './keys';
@@ -37,13 +37,13 @@ export class EndDevice {
   // Identity Server.
   @Str({ maxLength: 50 }) name?: string;
   @Str({ maxLength: 2000 }) description?: string;
-  @StringMap({ maxEntries: 10, keyPattern: /^[a-z0-9](?:[-]?[a-z0-9]){2,}$/, maxKeyLength: 36, maxValueLength: 200 }) attributes?: Record<string, string>;
+  @StringMap({ maxEntries: 10, keyPattern: ID_PATTERN, maxKeyLength: ID_MAX_LENGTH, maxValueLength: 200 }) attributes?: Record<string, string>;
   @Message(() => EndDeviceVersionIdentifiers) version_ids?: EndDeviceVersionIdentifiers;
   @Str({ maxLength: 64 }) service_profile_id?: string;
   @Address() network_server_address?: string;
   @Address() application_server_address?: string;
   @Address() join_server_address?: string;
-  @MessageMap(() => Location) locations?: Record<string, Location>;
+  @MessageMap(() => Location, { keyPattern: ID_PATTERN, maxKeyLength: ID_MAX_LENGTH }) locations?: Record<string, Location>;
   @Message(() => Picture) picture?: Picture;
 
   // Join Server.
