@@ -3,6 +3,7 @@ export * from './lib/json/timestamp';
 export * from './lib/json/fields';
 export * from './lib/json/nested';
 export * from './lib/json/plain';
+export * from './lib/json/depth';
 export * from './lib/enums/enum';
 export * from './lib/enums/lorawan';
 export * from './lib/validation/decode';

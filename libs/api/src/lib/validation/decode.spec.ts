@@ -1,4 +1,5 @@
 import { isStackError, type ErrorDetails } from '@lorawan/errors';
+import { MAX_JSON_DEPTH } from '../json/depth';
 import { ApplicationUp } from '../messages/application-up';
 import { CreateEndDeviceRequest, SetEndDeviceRequest } from '../messages/end-device-requests';
 import { UpdateApplicationRequest } from '../messages/identity';
@@ -34,6 +35,13 @@ function validationChain(fn: () => unknown): string[] {
     chain.push(`${String(d.attributes?.field)}: ${String(d.attributes?.reason)}`);
   }
   return chain;
+}
+
+/** A value nested `levels` deep: `{"a":{"a":…{}}}` (levels = 1 is `{}`). */
+function nested(levels: number): Json {
+  let value: Json = {};
+  for (let i = 1; i < levels; i++) value = { a: value };
+  return value;
 }
 
 describe('decodeMessage: map keys that are also Object.prototype names', () => {
@@ -107,5 +115,23 @@ describe('decodeMessage: map keys that are also Object.prototype names', () => {
     expect(decodeMessage(StreamEventsRequest, { identifiers: [{ application_ids: { application_id: 'app-1', ...own(key, value) } }], ...own('other', value) })).toEqual({
       identifiers: [{ application_ids: { application_id: 'app-1' } }],
     });
+  });
+});
+
+describe('decodeMessage: nesting depth', () => {
+  it(`accepts a message ${MAX_JSON_DEPTH} levels deep and refuses one level more, naming the top-level field`, () => {
+    // The request (1), end_device (2), provisioning_data (3) and the Struct's own levels.
+    const deepest = { end_device: { ids, provisioning_data: nested(MAX_JSON_DEPTH - 2) } };
+    expect(decodeMessage(SetEndDeviceRequest, deepest).end_device.provisioning_data).toEqual(nested(MAX_JSON_DEPTH - 2));
+    const tooDeep = { end_device: { ids, provisioning_data: nested(MAX_JSON_DEPTH - 1) } };
+    expect(validationChain(() => decodeMessage(SetEndDeviceRequest, tooDeep))).toEqual([`end_device: value nests too deep: a message may have at most ${MAX_JSON_DEPTH} levels of objects and arrays`]);
+  });
+
+  it('refuses 10 000 levels in an unknown field, in formatters or in a list, without overflowing the stack', () => {
+    const deep = nested(10_000);
+    const lists = JSON.parse(`${'['.repeat(10_000)}${']'.repeat(10_000)}`) as unknown;
+    for (const body of [{ end_device: { ids, unknown: deep } }, { end_device: { ids, formatters: { up_formatter: 'FORMATTER_NONE', x: deep } } }, { end_device: { ids, used_dev_nonces: lists } }]) {
+      expect(validationChain(() => decodeMessage(SetEndDeviceRequest, body))[0]).toMatch(/^end_device: value nests too deep/);
+    }
   });
 });

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { ClassConstructor } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { ErrValidation, type StackError } from '@lorawan/errors';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json/depth';
 import { mapEntryFailure } from '../json/map-fields';
 import { decodeInstance } from './instance-decoder';
 import { installValidationMetadataCache } from './metadata-cache';
@@ -20,6 +21,7 @@ export function decodeMessage<T extends object>(cls: ClassConstructor<T>, plain:
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     throw ErrValidation.with({ field: 'body', name: `${cls.name}ValidationError`, reason: 'value must be a JSON object' });
   }
+  checkDepth(cls, plain);
   const instance = decodeInstance(cls, plain);
   // Every check of the contract accepts an undefined value except the presence checks (`Required`
   // and the formatters' "set together" rules), which are `isDefined` checks and run regardless, so
@@ -27,6 +29,19 @@ export function decodeMessage<T extends object>(cls: ClassConstructor<T>, plain:
   const errors = validateSync(instance, VALIDATOR_OPTIONS);
   if (errors.length > 0) throw toValidationError(errors[0]);
   return instance;
+}
+
+/**
+ * The depth bound (`MAX_JSON_DEPTH`) for senders other than the gateway, which refuses deeper
+ * bodies itself: checked before anything walks the message, naming the top-level field that nests
+ * too deep.
+ */
+function checkDepth(cls: ClassConstructor<object>, plain: object): void {
+  for (const [field, value] of Object.entries(plain)) {
+    if (exceedsJsonDepth(value, MAX_JSON_DEPTH - 1)) {
+      throw ErrValidation.with({ field, name: `${cls.name}ValidationError`, reason: `value nests too deep: a message may have at most ${MAX_JSON_DEPTH} levels of objects and arrays` });
+    }
+  }
 }
 
 function toValidationError(error: ValidationError, field = error.property): StackError {
