@@ -10,6 +10,7 @@ export * from './lib/validation/decode';
 export * from './lib/field-mask/field-mask';
 export * from './lib/field-mask/allowed-paths';
 export * from './lib/field-mask/contract-paths';
+export * from './lib/field-mask/application-up-paths';
 export * from './lib/messages/identifiers';
 export * from './lib/messages/location';
 export * from './lib/messages/field-mask';
