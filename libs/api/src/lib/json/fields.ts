@@ -70,6 +70,16 @@ function check(name: string, valid: (value: unknown) => boolean, reason: (value:
 
 const notInvalid = (v: unknown) => !(v instanceof Invalid || v instanceof InvalidBytes || v instanceof InvalidTimestamp);
 
+/**
+ * The list of a repeated field, or the reason it is refused before its items are converted: a list
+ * longer than `maxItems` is refused at once, whatever its items (protoc-gen-validate's reason).
+ */
+function listOf(value: unknown, maxItems: number | undefined): unknown[] | Invalid {
+  if (!Array.isArray(value)) return new Invalid('value must be a list');
+  if (maxItems !== undefined && value.length > maxItems) return new Invalid(`value must contain no more than ${maxItems} item(s)`);
+  return value;
+}
+
 function fixedBytes(name: string, length: number): PropertyDecorator {
   return compose(
     Transform(({ value }) => normalizeFixedBytes(value, length), { toClassOnly: true }),
@@ -137,13 +147,14 @@ export function EnumName(protoEnum: ProtoEnum, options?: WrapperOption): Propert
   );
 }
 
-/** Repeated enum by name. */
-export function EnumNames(protoEnum: ProtoEnum): PropertyDecorator {
+/** Repeated enum by name, with an optional limit on the number of items. */
+export function EnumNames(protoEnum: ProtoEnum, rules: { maxItems?: number } = {}): PropertyDecorator {
   return compose(
     Transform(({ value }) => {
       if (value === undefined || value === null) return undefined;
-      if (!Array.isArray(value)) return new Invalid('value must be a list');
-      const out = value.map((v) => parseEnum(protoEnum, v));
+      const list = listOf(value, rules.maxItems);
+      if (list instanceof Invalid) return list;
+      const out = list.map((v) => parseEnum(protoEnum, v));
       return out.some((v) => v === undefined) ? new Invalid(`each value must be one of the defined ${protoEnum.typeName} values`) : out;
     }, { toClassOnly: true }),
     check('enum', notInvalid, (v) => reasonOf(v, `invalid ${protoEnum.typeName}`)),
@@ -211,13 +222,14 @@ export function Uint64(range: IntRange & WrapperOption = {}): PropertyDecorator 
   );
 }
 
-/** repeated uint64: decimal strings, each within the range. */
-export function Uint64List(range: IntRange = {}): PropertyDecorator {
+/** repeated uint64: decimal strings, each within the range; at most `maxItems` of them. */
+export function Uint64List(range: IntRange & { maxItems?: number } = {}): PropertyDecorator {
   return compose(
     Transform(({ value }) => {
       if (value === undefined || value === null) return undefined;
-      if (!Array.isArray(value)) return new Invalid('value must be a list');
-      const out = value.map(toUint64);
+      const list = listOf(value, range.maxItems);
+      if (list instanceof Invalid) return list;
+      const out = list.map(toUint64);
       return out.some((v) => v === undefined || v instanceof Invalid) ? new Invalid('each item must be a uint64') : out;
     }, { toClassOnly: true }),
     check('uint64_list', notInvalid, (v) => reasonOf(v, 'invalid list')),
@@ -321,8 +333,9 @@ export function IntegerList(range: IntRange & { minItems?: number; maxItems?: nu
   return compose(
     Transform(({ value }) => {
       if (value === undefined || value === null) return undefined;
-      if (!Array.isArray(value)) return new Invalid('value must be a list');
-      const out = value.map((v) => toInteger(v, 0, Number.MAX_SAFE_INTEGER, 'unsigned integer'));
+      const list = listOf(value, range.maxItems);
+      if (list instanceof Invalid) return list;
+      const out = list.map((v) => toInteger(v, 0, Number.MAX_SAFE_INTEGER, 'unsigned integer'));
       return out.some((v) => v instanceof Invalid) ? new Invalid('each item must be an unsigned integer') : out;
     }, { toClassOnly: true }),
     check('integer_list', notInvalid, (v) => reasonOf(v, 'invalid list')),
@@ -382,11 +395,19 @@ export function Duration(): PropertyDecorator {
   );
 }
 
-/** google.protobuf.Struct: any JSON object, not validated further. */
-export function Struct(): PropertyDecorator {
+/**
+ * google.protobuf.Struct: any JSON object, its keys and values as given (every own key kept), not
+ * validated further except, with `maxBytes`, its size as compact JSON (UTF-8).
+ */
+export function Struct(rules: { maxBytes?: number } = {}): PropertyDecorator {
+  const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const { maxBytes } = rules;
   return compose(
     Transform(({ value }) => (value === null ? undefined : value), { toClassOnly: true }),
-    check('struct', (v) => typeof v === 'object' && v !== null && !Array.isArray(v), () => 'value must be an object'),
+    check('struct', isObject, () => 'value must be an object'),
+    ...(maxBytes === undefined
+      ? []
+      : [check('struct_size', (v) => !isObject(v) || Buffer.byteLength(JSON.stringify(v), 'utf8') <= maxBytes, () => `value must be at most ${maxBytes} bytes as JSON`)]),
   );
 }
 
