@@ -1,4 +1,6 @@
+import { Transform } from 'class-transformer';
 import { isStackError, type ErrorDetails } from '@lorawan/errors';
+import { Str } from '../json/fields';
 import { MAX_JSON_DEPTH } from '../json/depth';
 import { ApplicationUp } from '../messages/application-up';
 import { CreateEndDeviceRequest, SetEndDeviceRequest } from '../messages/end-device-requests';
@@ -133,5 +135,16 @@ describe('decodeMessage: nesting depth', () => {
     for (const body of [{ end_device: { ids, unknown: deep } }, { end_device: { ids, formatters: { up_formatter: 'FORMATTER_NONE', x: deep } } }, { end_device: { ids, used_dev_nonces: lists } }]) {
       expect(validationChain(() => decodeMessage(SetEndDeviceRequest, body))[0]).toMatch(/^end_device: value nests too deep/);
     }
+  });
+});
+
+describe('decodeMessage: the decoding plan of a class', () => {
+  it('follows a @Transform added after a first decode', () => {
+    class Late {
+      @Str() a?: string;
+    }
+    expect(decodeMessage(Late, { a: 'x' }).a).toBe('x');
+    Transform(({ value }) => (typeof value === 'string' ? value.toUpperCase() : value), { toClassOnly: true })(Late.prototype, 'a');
+    expect(decodeMessage(Late, { a: 'x' }).a).toBe('X');
   });
 });
