@@ -207,6 +207,10 @@ describe('rightsEntities', () => {
       ]),
     ).toEqual([]);
     expect(rightsEntities(undefined)).toEqual([]);
+    // Unknown keys, whatever their names, are not a second field of the oneof.
+    expect(rightsEntities([JSON.parse('{"application_ids":{"application_id":"app-1"},"constructor":{"a":1},"__proto__":{"b":2},"toString":"x"}')])).toEqual([
+      { kind: 'application', id: 'app-1' },
+    ]);
     expect(rightsEntities({ application_ids: { application_id: 'app-1' } })).toEqual([]);
     expect(rightsEntities(Array.from({ length: 101 }, () => ({ application_ids: { application_id: 'app-1' } })))).toEqual([]);
   });
@@ -340,23 +344,17 @@ describe('EventStreamRoute', () => {
 
   it('writes a keep-alive space when idle, which line and `\\n\\n` readers skip', async () => {
     jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
+    const { keepAliveMs } = DEFAULT_STREAM_LIMITS;
+    const spaces = (sink: FakeSink) => sink.chunks.filter((c) => c === KEEP_ALIVE).length;
     for (const accept of [undefined, 'text/event-stream']) {
       const t = setup();
       const { sink, session } = await t.open(undefined, { accept });
-      // The start event was written in the first period: the first keep-alive comes in the second.
-      jest.advanceTimersByTime(DEFAULT_STREAM_LIMITS.keepAliveMs);
-      expect(sink.chunks).toHaveLength(1);
-      jest.advanceTimersByTime(DEFAULT_STREAM_LIMITS.keepAliveMs);
-      expect(sink.chunks[sink.chunks.length - 1]).toBe(' ');
-      jest.advanceTimersByTime(DEFAULT_STREAM_LIMITS.keepAliveMs * 2);
-      expect(sink.chunks.filter((c) => c === ' ')).toHaveLength(3);
+      jest.advanceTimersByTime(keepAliveMs * 3);
+      expect(spaces(sink)).toBe(3);
       t.publish(session, { event: event('end_device.update', 1) });
       await flush();
-      // Busy: no keep-alive in the period after a message.
-      jest.advanceTimersByTime(DEFAULT_STREAM_LIMITS.keepAliveMs);
-      expect(sink.chunks.filter((c) => c === ' ')).toHaveLength(3);
-      jest.advanceTimersByTime(DEFAULT_STREAM_LIMITS.keepAliveMs);
-      expect(sink.chunks.filter((c) => c === ' ')).toHaveLength(4);
+      jest.advanceTimersByTime(keepAliveMs);
+      expect(spaces(sink)).toBe(4);
       t.publish(session, { event: event('end_device.update', 2) });
       await flush();
       expect(sink.text).toMatch(accept ? /\n\n {3}\{"result".*\n\n {1}\{"result"/s : /\n {3}\{"result".*\n {1}\{"result"/s);
@@ -364,6 +362,43 @@ describe('EventStreamRoute', () => {
       expect(names).toEqual(['events.stream.start', 'end_device.update', 'end_device.update']);
       sink.disconnect();
     }
+  });
+
+  it('writes the keep-alive when nothing was written for keepAliveMs: after the start event, and after each message', async () => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
+    const { keepAliveMs } = DEFAULT_STREAM_LIMITS;
+    const t = setup();
+    const timersBefore = jest.getTimerCount();
+    const { sink, session } = await t.open();
+    /** The chunks written since the start event: `E` an event, `_` a keep-alive. */
+    const written = () => sink.chunks.slice(1).map((c) => (c === KEEP_ALIVE ? '_' : 'E')).join('');
+    // The start event was just written: the first keep-alive comes keepAliveMs later, not in a second period.
+    jest.advanceTimersByTime(keepAliveMs - 1);
+    expect(written()).toBe('');
+    jest.advanceTimersByTime(1);
+    expect(written()).toBe('_');
+    // A message a third into the period: the next keep-alive is keepAliveMs after it, not at the period's end.
+    jest.advanceTimersByTime(keepAliveMs / 3);
+    t.publish(session, { event: event('end_device.update', 1) });
+    await flush();
+    jest.advanceTimersByTime(keepAliveMs - 1);
+    expect(written()).toBe('_E');
+    jest.advanceTimersByTime(1);
+    expect(written()).toBe('_E_');
+    // Busy: messages more often than keepAliveMs, no keep-alive at all.
+    for (let i = 0; i < 10; i++) {
+      jest.advanceTimersByTime(keepAliveMs / 2);
+      t.publish(session, { event: event('end_device.update', i) });
+      await flush();
+    }
+    expect(written()).toBe(`_E_${'E'.repeat(10)}`);
+    jest.advanceTimersByTime(keepAliveMs);
+    expect(written()).toBe(`_E_${'E'.repeat(10)}_`);
+    // However many writes, one keep-alive timer (and the ping interval) per stream.
+    expect(jest.getTimerCount() - timersBefore).toBe(2);
+    sink.disconnect();
+    await flush();
+    expect(jest.getTimerCount()).toBe(timersBefore);
   });
 
   it('pings the replica every STREAM_PING_MS while connected; on disconnect sends close and leaves nothing behind', async () => {

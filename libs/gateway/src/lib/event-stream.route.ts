@@ -148,16 +148,20 @@ const ID_FIELDS: Record<string, { kind: EntityRef['kind']; field: string }> = {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The fields of `EntityIdentifiers`, a oneof: keys besides these are unknown fields, which decoding drops. */
+const ENTITY_ID_KEYS = new Set([...Object.keys(ID_FIELDS), 'device_ids']);
+
 /**
  * The rights entity of each well-formed `EntityIdentifiers` of a request, once each; malformed ones
- * are skipped (the events service validates the request and names the bad field).
+ * are skipped (the events service validates the request and names the bad field). Unknown keys
+ * beside the one set field are ignored, as the events service's decoding drops them.
  */
 export function rightsEntities(identifiers: unknown): EntityRef[] {
   if (!Array.isArray(identifiers) || identifiers.length > MAX_IDENTIFIERS) return [];
   const out = new Map<string, EntityRef>();
   for (const ids of identifiers) {
     if (!isObject(ids)) continue;
-    const keys = Object.keys(ids).filter((k) => ids[k] !== undefined && ids[k] !== null);
+    const keys = Object.keys(ids).filter((k) => ENTITY_ID_KEYS.has(k) && ids[k] !== undefined && ids[k] !== null);
     if (keys.length !== 1) continue;
     const [key] = keys;
     const value = ids[key];
@@ -166,7 +170,7 @@ export function rightsEntities(identifiers: unknown): EntityRef[] {
     if (key === 'device_ids') {
       const app = value.application_ids;
       if (isObject(app) && isEntityId(app.application_id)) ref = { kind: 'application', id: app.application_id };
-    } else if (Object.hasOwn(ID_FIELDS, key)) {
+    } else {
       const { kind, field } = ID_FIELDS[key];
       const id = value[field];
       if (isEntityId(id)) ref = { kind, id };

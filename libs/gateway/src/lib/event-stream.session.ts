@@ -18,7 +18,7 @@ export interface StreamSink {
 }
 
 export interface StreamLimits {
-  /** Write `KEEP_ALIVE` when nothing was written for about this long (between one and two periods). */
+  /** Write `KEEP_ALIVE` when nothing was written for this long (the start event counts as written). */
   keepAliveMs: number;
   /** Bytes the socket may hold unsent: above this for `slowGraceMs`, the subscriber is too slow. */
   maxBufferedBytes: number;
@@ -75,8 +75,8 @@ export class EventStreamSession {
   private keepAliveTimer?: NodeJS.Timeout;
   private slowTimer?: NodeJS.Timeout;
   private destroyTimer?: NodeJS.Timeout;
-  /** Something was written since the last keep-alive tick. */
-  private wrote = false;
+  /** When the stream was last written to (`performance.now()`, a monotonic clock). */
+  private lastWriteAt = 0;
   private readonly delimiter: Buffer;
 
   constructor(private readonly o: SessionOptions) {
@@ -114,7 +114,7 @@ export class EventStreamSession {
     for (const payload of pending) this.handle(payload);
     if (this.state !== 'streaming') return;
     this.pingTimer = setInterval(() => this.control({ ping: true }), STREAM_PING_MS);
-    this.keepAliveTimer = setInterval(() => this.keepAlive(), this.o.limits.keepAliveMs);
+    this.scheduleKeepAlive(this.o.limits.keepAliveMs);
   }
 
   /**
@@ -141,7 +141,7 @@ export class EventStreamSession {
     this.subscription.unsubscribe();
     this.pending = [];
     clearInterval(this.pingTimer);
-    clearInterval(this.keepAliveTimer);
+    clearTimeout(this.keepAliveTimer);
     clearTimeout(this.slowTimer);
     const sink = this.o.sink;
     if (!sink.writableEnded && !sink.destroyed) sink.end();
@@ -183,12 +183,25 @@ export class EventStreamSession {
     const sink = this.o.sink;
     if (sink.writableEnded || sink.destroyed) return;
     sink.write(chunk);
-    this.wrote = true;
+    this.lastWriteAt = performance.now();
+  }
+
+  /**
+   * One timer per stream, not per write: a write only notes its time, and the timer, when it fires,
+   * writes the keep-alive if the stream has been silent for `keepAliveMs` (the start event and
+   * every message count), or waits out the rest of the period after the last write. So an idle
+   * stream gets a keep-alive `keepAliveMs` after its last write, never up to twice that later.
+   */
+  private scheduleKeepAlive(delayMs: number): void {
+    this.keepAliveTimer = setTimeout(() => this.keepAlive(), delayMs);
   }
 
   private keepAlive(): void {
-    if (!this.wrote) this.write(KEEP_ALIVE);
-    this.wrote = false;
+    if (this.state !== 'streaming') return;
+    const { keepAliveMs } = this.o.limits;
+    const silentMs = performance.now() - this.lastWriteAt;
+    if (silentMs >= keepAliveMs) this.write(KEEP_ALIVE);
+    this.scheduleKeepAlive(silentMs >= keepAliveMs ? keepAliveMs : keepAliveMs - silentMs);
   }
 
   /** Unsent bytes beyond the hard bound end the stream now; beyond the soft bound, if they stay there. */

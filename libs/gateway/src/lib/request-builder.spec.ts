@@ -1,6 +1,6 @@
 import { buildRequest, compileBinding } from './request-builder';
 import { PlainStatus } from './gateway-errors';
-import { type HttpBinding, UpdateEndDeviceRequest } from '@lorawan/api';
+import { type HttpBinding, MAX_JSON_DEPTH, UpdateEndDeviceRequest } from '@lorawan/api';
 
 const get: HttpBinding = { verb: 'GET', path: '/applications/{end_device_ids.application_ids.application_id}/devices/{end_device_ids.device_id}' };
 const put: HttpBinding = { verb: 'PUT', path: '/applications/{end_device.ids.application_ids.application_id}/devices/{end_device.ids.device_id}', body: '*' };
@@ -50,5 +50,31 @@ describe('grpc-gateway request semantics', () => {
   it('refuses prototype-polluting field names', () => {
     expect(() => buildRequest(get, compileBinding(get), { p0: 'a', p1: 'b' }, { '__proto__.polluted': 'x' }, undefined)).toThrow(PlainStatus);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it(`refuses a body nesting deeper than ${MAX_JSON_DEPTH} levels with a plain InvalidArgument status, before walking it`, () => {
+    const c = compileBinding(put);
+    // The request object is level 1, end_device 2, the unknown field's objects the rest.
+    const body = (levels: number) => `{"end_device":{"x":${'{"a":'.repeat(levels - 3)}{}${'}'.repeat(levels - 3)}}}`;
+    expect(() => buildRequest(put, c, { p0: 'a', p1: 'b' }, {}, body(MAX_JSON_DEPTH), UpdateEndDeviceRequest)).not.toThrow();
+    for (const levels of [MAX_JSON_DEPTH + 1, 10_000, 1_000_000]) {
+      let thrown: unknown;
+      try {
+        buildRequest(put, c, { p0: 'a', p1: 'b' }, {}, body(levels), UpdateEndDeviceRequest);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(PlainStatus);
+      expect((thrown as PlainStatus).toStatus()).toEqual({ code: 3, message: `request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays` });
+    }
+  });
+
+  it('refuses a query parameter whose dotted name nests deeper than the bound', () => {
+    const c = compileBinding(get);
+    // The request object is level 1; each part but the last (which holds the value) one more.
+    const name = (parts: number) => Array.from({ length: parts }, (_, i) => `f${i}`).join('.');
+    expect(() => buildRequest(get, c, { p0: 'a', p1: 'b' }, { [name(MAX_JSON_DEPTH)]: 'x' }, undefined)).not.toThrow();
+    expect(() => buildRequest(get, c, { p0: 'a', p1: 'b' }, { [name(MAX_JSON_DEPTH + 1)]: 'x' }, undefined)).toThrow('query parameters nests deeper');
+    expect(() => buildRequest(get, c, { p0: 'a', p1: 'b' }, { [name(8000)]: 'x' }, undefined)).toThrow(PlainStatus);
   });
 });

@@ -1,5 +1,5 @@
 import { Code } from '@lorawan/errors';
-import { type HttpBinding, normalizeFieldNames, safePathParts, setPath } from '@lorawan/api';
+import { exceedsJsonDepth, type HttpBinding, MAX_JSON_DEPTH, normalizeFieldNames, safePathParts, setPath } from '@lorawan/api';
 import type { ClassConstructor } from 'class-transformer';
 import { PlainStatus } from './gateway-errors';
 
@@ -65,6 +65,8 @@ export function buildRequest(
         setField(request, key, key.endsWith('.paths') ? [value] : value);
       }
     }
+    // Dotted names nest as deep as they have parts.
+    refuseTooDeep(request, 'query parameters');
   }
   if (requestClass) normalizeFieldNames(requestClass, request);
   if (compiled.setters) for (const { param, parts } of compiled.setters) setPath(request, parts, params[param]);
@@ -75,9 +77,21 @@ export function buildRequest(
 /** Bodies are read as text and decoded only by routes that take one (grpc-gateway ignores others); empty = empty message. */
 function parseBody(raw: string | undefined): unknown {
   if (raw === undefined || raw.trim() === '') return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(raw) as unknown;
+    body = JSON.parse(raw) as unknown;
   } catch (err) {
     throw new PlainStatus(Code.InvalidArgument, `invalid JSON body: ${(err as Error).message}`);
   }
+  refuseTooDeep(body, 'request body');
+  return body;
+}
+
+/**
+ * A request nesting deeper than MAX_JSON_DEPTH is refused before anything walks it: JSON.parse
+ * reads any depth, but JSON.stringify (forwarding it) and other recursive walks overflow the stack
+ * a few thousand levels down. The component's `decodeMessage` checks the same bound.
+ */
+function refuseTooDeep(value: unknown, what: string): void {
+  if (exceedsJsonDepth(value, MAX_JSON_DEPTH)) throw new PlainStatus(Code.InvalidArgument, `${what} nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
 }

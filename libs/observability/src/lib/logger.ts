@@ -65,10 +65,13 @@ export function createRootLogger(settings: LogSettings, defaults: LogFields = {}
     },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
-  if (destination) processRoot = pino(options, destination);
-  else if (settings.format === 'text') processRoot = pino(options, pretty({ sync: true, colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
-  else processRoot = pino(options, pino.destination({ sync: false, minLength: 0 }));
-  return processRoot;
+  let root: Logger;
+  if (destination) root = pino(options, destination);
+  else if (settings.format === 'text') root = pino(options, pretty({ sync: true, colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+  else root = pino(options, pino.destination({ sync: false, minLength: 0 }));
+  // The first is the process's (a process has one; nestjs-pino, too, keeps the first it is given).
+  processRoot ??= root;
+  return root;
 }
 
 /** Nest's LoggerService on a pino logger (nestjs-pino): Nest's and our `new Logger(context)` lines become pino lines with `context`. */

@@ -3,6 +3,7 @@ import { ValidateBy, type ValidationOptions } from 'class-validator';
 import type { ProtoEnum } from '../enums/enum';
 import { InvalidBytes, normalizeBase64, normalizeFixedBytes } from './bytes';
 import { InvalidTimestamp, normalizeTimestamp } from './timestamp';
+import { keyProblem, MapCheck, type MapKeyRules } from './map-fields';
 
 /**
  * Field decorators implementing the JSON conventions of the wire contract (§0). Each one
@@ -68,6 +69,16 @@ function check(name: string, valid: (value: unknown) => boolean, reason: (value:
 }
 
 const notInvalid = (v: unknown) => !(v instanceof Invalid || v instanceof InvalidBytes || v instanceof InvalidTimestamp);
+
+/**
+ * The list of a repeated field, or the reason it is refused before its items are converted: a list
+ * longer than `maxItems` is refused at once, whatever its items (protoc-gen-validate's reason).
+ */
+function listOf(value: unknown, maxItems: number | undefined): unknown[] | Invalid {
+  if (!Array.isArray(value)) return new Invalid('value must be a list');
+  if (maxItems !== undefined && value.length > maxItems) return new Invalid(`value must contain no more than ${maxItems} item(s)`);
+  return value;
+}
 
 function fixedBytes(name: string, length: number): PropertyDecorator {
   return compose(
@@ -136,13 +147,14 @@ export function EnumName(protoEnum: ProtoEnum, options?: WrapperOption): Propert
   );
 }
 
-/** Repeated enum by name. */
-export function EnumNames(protoEnum: ProtoEnum): PropertyDecorator {
+/** Repeated enum by name, with an optional limit on the number of items. */
+export function EnumNames(protoEnum: ProtoEnum, rules: { maxItems?: number } = {}): PropertyDecorator {
   return compose(
     Transform(({ value }) => {
       if (value === undefined || value === null) return undefined;
-      if (!Array.isArray(value)) return new Invalid('value must be a list');
-      const out = value.map((v) => parseEnum(protoEnum, v));
+      const list = listOf(value, rules.maxItems);
+      if (list instanceof Invalid) return list;
+      const out = list.map((v) => parseEnum(protoEnum, v));
       return out.some((v) => v === undefined) ? new Invalid(`each value must be one of the defined ${protoEnum.typeName} values`) : out;
     }, { toClassOnly: true }),
     check('enum', notInvalid, (v) => reasonOf(v, `invalid ${protoEnum.typeName}`)),
@@ -210,13 +222,14 @@ export function Uint64(range: IntRange & WrapperOption = {}): PropertyDecorator 
   );
 }
 
-/** repeated uint64: decimal strings, each within the range. */
-export function Uint64List(range: IntRange = {}): PropertyDecorator {
+/** repeated uint64: decimal strings, each within the range; at most `maxItems` of them. */
+export function Uint64List(range: IntRange & { maxItems?: number } = {}): PropertyDecorator {
   return compose(
     Transform(({ value }) => {
       if (value === undefined || value === null) return undefined;
-      if (!Array.isArray(value)) return new Invalid('value must be a list');
-      const out = value.map(toUint64);
+      const list = listOf(value, range.maxItems);
+      if (list instanceof Invalid) return list;
+      const out = list.map(toUint64);
       return out.some((v) => v === undefined || v instanceof Invalid) ? new Invalid('each item must be a uint64') : out;
     }, { toClassOnly: true }),
     check('uint64_list', notInvalid, (v) => reasonOf(v, 'invalid list')),
@@ -271,24 +284,28 @@ export function Str(rules: StringRules = {}): PropertyDecorator {
   );
 }
 
-/** map<string,string> with optional key/value rules. */
-export function StringMap(rules: { maxEntries?: number; keyPattern?: RegExp; maxKeyLength?: number; maxValueLength?: number } = {}): PropertyDecorator {
-  return check(
-    'string_map',
-    (v) => {
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-      const entries = Object.entries(v);
-      if (rules.maxEntries !== undefined && entries.length > rules.maxEntries) return false;
-      return entries.every(
-        ([k, val]) =>
-          typeof val === 'string' &&
-          (!rules.keyPattern || rules.keyPattern.test(k)) &&
-          (rules.maxKeyLength === undefined || [...k].length <= rules.maxKeyLength) &&
-          (rules.maxValueLength === undefined || [...val].length <= rules.maxValueLength),
-      );
-    },
-    () => 'value must be a map of strings' + (rules.keyPattern ? ` with keys matching "${rules.keyPattern.source}"` : '') + (rules.maxValueLength ? ` and values of at most ${rules.maxValueLength} runes` : ''),
-  );
+/** Runes (code points) in `s`, as protoc-gen-validate counts lengths; a string of at most `max` UTF-16 units is within `max` runes. */
+function runesWithin(s: string, max: number): boolean {
+  return s.length <= max || [...s].length <= max;
+}
+
+/**
+ * map<string,string> with optional rules (TTS's `map` rules: `max_pairs`, key and value rules).
+ * Every own key is an entry, whatever its name; a broken rule names the entry (`attributes[key]`).
+ */
+export function StringMap(rules: MapKeyRules & { maxEntries?: number; maxValueLength?: number } = {}): PropertyDecorator {
+  return MapCheck('string_map', (map) => {
+    const keys = Object.keys(map);
+    if (rules.maxEntries !== undefined && keys.length > rules.maxEntries) return { reason: `value must contain no more than ${rules.maxEntries} pair(s)` };
+    for (const key of keys) {
+      const badKey = keyProblem(key, rules);
+      if (badKey !== undefined) return { key, reason: badKey };
+      const value = map[key];
+      if (typeof value !== 'string') return { key, reason: 'value must be a string' };
+      if (rules.maxValueLength !== undefined && !runesWithin(value, rules.maxValueLength)) return { key, reason: `value length must be at most ${rules.maxValueLength} runes` };
+    }
+    return undefined;
+  });
 }
 
 /** Repeated scalars. */
@@ -316,8 +333,9 @@ export function IntegerList(range: IntRange & { minItems?: number; maxItems?: nu
   return compose(
     Transform(({ value }) => {
       if (value === undefined || value === null) return undefined;
-      if (!Array.isArray(value)) return new Invalid('value must be a list');
-      const out = value.map((v) => toInteger(v, 0, Number.MAX_SAFE_INTEGER, 'unsigned integer'));
+      const list = listOf(value, range.maxItems);
+      if (list instanceof Invalid) return list;
+      const out = list.map((v) => toInteger(v, 0, Number.MAX_SAFE_INTEGER, 'unsigned integer'));
       return out.some((v) => v instanceof Invalid) ? new Invalid('each item must be an unsigned integer') : out;
     }, { toClassOnly: true }),
     check('integer_list', notInvalid, (v) => reasonOf(v, 'invalid list')),
@@ -377,11 +395,19 @@ export function Duration(): PropertyDecorator {
   );
 }
 
-/** google.protobuf.Struct: any JSON object, not validated further. */
-export function Struct(): PropertyDecorator {
+/**
+ * google.protobuf.Struct: any JSON object, its keys and values as given (every own key kept), not
+ * validated further except, with `maxBytes`, its size as compact JSON (UTF-8).
+ */
+export function Struct(rules: { maxBytes?: number } = {}): PropertyDecorator {
+  const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const { maxBytes } = rules;
   return compose(
     Transform(({ value }) => (value === null ? undefined : value), { toClassOnly: true }),
-    check('struct', (v) => typeof v === 'object' && v !== null && !Array.isArray(v), () => 'value must be an object'),
+    check('struct', isObject, () => 'value must be an object'),
+    ...(maxBytes === undefined
+      ? []
+      : [check('struct_size', (v) => !isObject(v) || Buffer.byteLength(JSON.stringify(v), 'utf8') <= maxBytes, () => `value must be at most ${maxBytes} bytes as JSON`)]),
   );
 }
 

@@ -1,5 +1,8 @@
-import { plainToInstance, Transform, Type, type ClassConstructor } from 'class-transformer';
+import { Transform, Type, type ClassConstructor } from 'class-transformer';
 import { IsDefined, ValidateBy, ValidateNested, validateSync } from 'class-validator';
+import { decodeInstance } from '../validation/instance-decoder';
+import { VALIDATOR_OPTIONS } from '../validation/validator-options';
+import { isMapObject, keyProblem, MapCheck, type MapKeyRules } from './map-fields';
 
 function compose(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, key) => decorators.forEach((d) => d(target, key));
@@ -48,33 +51,30 @@ export function Messages(cls: () => ClassConstructor<object>, rules: { minItems?
   );
 }
 
-/** map<string, Message>: each value is decoded into `cls` and validated. */
-export function MessageMap(cls: () => ClassConstructor<object>): PropertyDecorator {
+/**
+ * map<string, Message>: each value is decoded into `cls` and validated; keys follow `rules` (TTS's
+ * `map.keys` rules). The decoded map is a new object holding every own key of the given one
+ * (`Object.fromEntries` defines each as an own property, `__proto__` included).
+ */
+export function MessageMap(cls: () => ClassConstructor<object>, rules: MapKeyRules = {}): PropertyDecorator {
   return compose(
     Transform(
       ({ value }) => {
-        if (!isPlainObject(value)) return value;
-        const out: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(value)) out[k] = isPlainObject(v) ? plainToInstance(cls(), v, { exposeUnsetFields: false }) : v;
-        return out;
+        if (!isMapObject(value)) return value;
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isMapObject(v) ? decodeInstance(cls(), v) : v]));
       },
       { toClassOnly: true },
     ),
-    ValidateBy({
-      name: 'message_map',
-      validator: {
-        validate: (v) => v === undefined || (isPlainObject(v) && Object.values(v).every((item) => isPlainObject(item) && validateSync(item).length === 0)),
-        defaultMessage: (args) => {
-          const v = args?.value;
-          if (!isPlainObject(v)) return 'value must be a map of objects';
-          for (const [k, item] of Object.entries(v)) {
-            if (!isPlainObject(item)) return `value for key "${k}" must be an object`;
-            const err = validateSync(item)[0];
-            if (err) return `value for key "${k}": invalid \`${err.property}\`: ${Object.values(err.constraints ?? { x: 'embedded message failed validation' })[0]}`;
-          }
-          return 'invalid map';
-        },
-      },
+    MapCheck('message_map', (map) => {
+      for (const key of Object.keys(map)) {
+        const badKey = keyProblem(key, rules);
+        if (badKey !== undefined) return { key, reason: badKey };
+        const item = map[key];
+        if (!isMapObject(item)) return { key, reason: 'value must be an object' };
+        const cause = validateSync(item, VALIDATOR_OPTIONS)[0];
+        if (cause) return { key, reason: 'embedded message failed validation', cause };
+      }
+      return undefined;
     }),
   );
 }

@@ -1,7 +1,7 @@
 import { isStackError, type ErrorDetails } from '@lorawan/errors';
 import { decodeMessage } from '../validation/decode';
 import { SetEndDeviceRequest } from './end-device-requests';
-import type { EndDevice } from './end-device';
+import { type EndDevice, MAX_PROVISIONING_DATA_BYTES } from './end-device';
 import type { MACSettings, MACState } from './mac';
 
 type Json = Record<string, unknown>;
@@ -500,6 +500,18 @@ describe('EndDevice contract: valid bodies', () => {
     expect(decode(withValue(abpDevice(), 'formatters', { down_formatter: 'FORMATTER_NONE' })).formatters?.down_formatter).toBe('FORMATTER_NONE');
   });
 
+  it('accepts 96 factory preset frequencies, 15 rejected ADR indexes of each kind and 64 KiB of provisioning data', () => {
+    const device = withValue(otaaDevice(), 'mac_settings.factory_preset_frequencies', Array(96).fill('868100000'));
+    withValue(device, 'mac_state.rejected_adr_data_rate_indexes', Array(15).fill(1));
+    withValue(device, 'mac_state.rejected_adr_tx_power_indexes', Array(15).fill(1));
+    const data = { data: 'x'.repeat(MAX_PROVISIONING_DATA_BYTES - '{"data":""}'.length) };
+    withValue(device, 'provisioning_data', data);
+    const decoded = decode(device);
+    expect(decoded.mac_settings?.factory_preset_frequencies).toHaveLength(96);
+    expect([decoded.mac_state?.rejected_adr_data_rate_indexes, decoded.mac_state?.rejected_adr_tx_power_indexes].map((l) => l?.length)).toEqual([15, 15]);
+    expect(decoded.provisioning_data).toEqual(data);
+  });
+
   it('accepts 20 recent ADR uplinks and a 40960-byte formatter parameter', () => {
     const device = withValue(otaaDevice(), 'recent_adr_uplinks', Array.from({ length: 20 }, uplink));
     withValue(device, 'formatters.up_formatter_parameter', 'x'.repeat(40960));
@@ -532,7 +544,7 @@ const cases: Case[] = [
   ['network_server_address not pattern A', 'network_server_address', 'http://ns.example.com', 'network_server_address', /regex/],
   ['application_server_address not pattern A', 'application_server_address', 'as.example.com:123456', 'application_server_address', /regex/],
   ['join_server_address not pattern A', 'join_server_address', '-js.example.com', 'join_server_address', /regex/],
-  ['location latitude out of range', 'locations.user.latitude', 91, 'locations', /latitude/],
+  ['location latitude out of range', 'locations.user.latitude', 91, 'latitude', /range \[-90, 90\]/],
   // Join Server fields.
   ['network_server_kek_label longer than 2048', 'network_server_kek_label', 'k'.repeat(2049), 'network_server_kek_label', /at most 2048/],
   ['application_server_kek_label longer than 2048', 'application_server_kek_label', 'k'.repeat(2049), 'application_server_kek_label', /at most 2048/],
@@ -541,6 +553,7 @@ const cases: Case[] = [
   ['provisioner_id bad pattern', 'provisioner_id', 'Microchip', 'provisioner_id', /regex/],
   ['provisioner_id longer than 36', 'provisioner_id', 'p'.repeat(37), 'provisioner_id', /at most 36/],
   ['provisioning_data not an object', 'provisioning_data', 'data', 'provisioning_data', /object/],
+  ['provisioning_data larger than 64 KiB as JSON', 'provisioning_data', { data: 'x'.repeat(MAX_PROVISIONING_DATA_BYTES) }, 'provisioning_data', /at most 65536 bytes/],
   ['authentication code empty', 'claim_authentication_code.value', '', 'value', /regex/],
   ['authentication code lower case', 'claim_authentication_code.value', 'abc', 'value', /regex/],
   ['authentication code longer than 32', 'claim_authentication_code.value', 'A'.repeat(33), 'value', /regex/],
@@ -588,6 +601,8 @@ const cases: Case[] = [
   ['mac_settings.rx2_frequency 99999', 'mac_settings.rx2_frequency', 99999, 'rx2_frequency', /greater than or equal to 100000/],
   ['mac_settings.rx2_frequency 99999, wrapped', 'mac_settings.rx2_frequency', { value: '99999' }, 'rx2_frequency', /greater than or equal to 100000/],
   ['mac_settings.factory_preset_frequencies not integers', 'mac_settings.factory_preset_frequencies', ['868.1'], 'factory_preset_frequencies', /uint64/],
+  ['mac_settings.factory_preset_frequencies more than 96 (TTS)', 'mac_settings.factory_preset_frequencies', Array(97).fill('868100000'), 'factory_preset_frequencies', /no more than 96 item/],
+  ['mac_settings.factory_preset_frequencies 50 000 items', 'mac_settings.factory_preset_frequencies', Array(50_000).fill('x'), 'factory_preset_frequencies', /no more than 96 item/],
   ['mac_settings.max_duty_cycle undefined name', 'mac_settings.max_duty_cycle', 'DUTY_CYCLE_3', 'max_duty_cycle', /defined AggregatedDutyCycle/],
   ['mac_settings.supports_32_bit_f_cnt not a bool', 'mac_settings.supports_32_bit_f_cnt', 'true', 'supports_32_bit_f_cnt', /boolean/],
   ['mac_settings.use_adr not a bool', 'mac_settings.use_adr', 1, 'use_adr', /boolean/],
@@ -632,6 +647,8 @@ const cases: Case[] = [
   ['mac_state.rejected_adr_data_rate_indexes undefined name', 'mac_state.rejected_adr_data_rate_indexes', ['DATA_RATE_16'], 'rejected_adr_data_rate_indexes', /defined DataRateIndex/],
   ['mac_state.rejected_adr_data_rate_indexes undefined number', 'mac_state.rejected_adr_data_rate_indexes', [0, 16], 'rejected_adr_data_rate_indexes', /defined DataRateIndex/],
   ['mac_state.rejected_adr_tx_power_indexes item 16', 'mac_state.rejected_adr_tx_power_indexes', [1, 16], 'rejected_adr_tx_power_indexes', /less than or equal to 15/],
+  ['mac_state.rejected_adr_data_rate_indexes more than 15 (TTS)', 'mac_state.rejected_adr_data_rate_indexes', Array(16).fill(0), 'rejected_adr_data_rate_indexes', /no more than 15 item/],
+  ['mac_state.rejected_adr_tx_power_indexes more than 15 (TTS)', 'mac_state.rejected_adr_tx_power_indexes', Array(16).fill(1), 'rejected_adr_tx_power_indexes', /no more than 15 item/],
   ['mac_state.rejected_frequencies item 99999', 'mac_state.rejected_frequencies', [868100000, 99999], 'rejected_frequencies', /greater than or equal to 100000/],
   ['mac_state.last_downlink_at bad timestamp', 'mac_state.last_downlink_at', 12, 'last_downlink_at', /timestamp/],
   // MACParameters.

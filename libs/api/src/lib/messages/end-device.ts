@@ -1,8 +1,7 @@
-import { ValidateBy } from 'class-validator';
-import { Bool, EnumName, Float, Int32, IntegerList, NetId, Str, StringMap, Timestamp, Uint32, Uint64 } from '../json/fields';
+import { Bool, EnumName, Float, Int32, IntegerList, NetId, Str, StringMap, Struct, Timestamp, Uint32, Uint64 } from '../json/fields';
 import { Message, MessageMap, Messages, Required } from '../json/nested';
 import { MACVersion, PHYVersion, PowerState } from '../enums/lorawan';
-import { EndDeviceIdentifiers, EndDeviceVersionIdentifiers } from './identifiers';
+import { EndDeviceIdentifiers, EndDeviceVersionIdentifiers, ID_MAX_LENGTH, ID_PATTERN } from './identifiers';
 import { Location, Picture } from './location';
 import { MessagePayloadFormatters } from './formatters';
 import { RootKeys } from './keys';
@@ -14,6 +13,15 @@ import { ApplicationDownlink, DownlinkMessage, UplinkMessage } from './traffic';
 export const ADDRESS_PATTERN =
   /^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])\.)*(?:[A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9])(?::[0-9]{1,5})?$|^$/;
 export const Address = () => Str({ pattern: ADDRESS_PATTERN });
+
+/**
+ * The most `provisioning_data` may hold, as compact JSON (UTF-8). TTS sets no bound of its own (a
+ * `google.protobuf.Struct` without validate rules in `end_device.proto`; only its 16 MiB gRPC and
+ * HTTP message limits apply). The provisioning data TTS itself produces, a Microchip manifest entry
+ * (`pkg/devicetemplates/microchip.go`: a unique ID and an X.509 certificate chain), is a few KiB;
+ * 64 KiB leaves an order of magnitude for other vendors' data and keeps a Join Server device small.
+ */
+export const MAX_PROVISIONING_DATA_BYTES = 64 * 1024;
 
 /** `^[a-z0-9](?:[-]?[a-z0-9]){2,}$|^$`, max 36. */
 export const PROVISIONER_ID_PATTERN = /^[a-z0-9](?:[-]?[a-z0-9]){2,}$|^$/;
@@ -37,13 +45,13 @@ export class EndDevice {
   // Identity Server.
   @Str({ maxLength: 50 }) name?: string;
   @Str({ maxLength: 2000 }) description?: string;
-  @StringMap({ maxEntries: 10, keyPattern: /^[a-z0-9](?:[-]?[a-z0-9]){2,}$/, maxKeyLength: 36, maxValueLength: 200 }) attributes?: Record<string, string>;
+  @StringMap({ maxEntries: 10, keyPattern: ID_PATTERN, maxKeyLength: ID_MAX_LENGTH, maxValueLength: 200 }) attributes?: Record<string, string>;
   @Message(() => EndDeviceVersionIdentifiers) version_ids?: EndDeviceVersionIdentifiers;
   @Str({ maxLength: 64 }) service_profile_id?: string;
   @Address() network_server_address?: string;
   @Address() application_server_address?: string;
   @Address() join_server_address?: string;
-  @MessageMap(() => Location) locations?: Record<string, Location>;
+  @MessageMap(() => Location, { keyPattern: ID_PATTERN, maxKeyLength: ID_MAX_LENGTH }) locations?: Record<string, Location>;
   @Message(() => Picture) picture?: Picture;
 
   // Join Server.
@@ -58,8 +66,7 @@ export class EndDevice {
   @Uint32() last_rj_count_0?: number;
   @Uint32() last_rj_count_1?: number;
   @Str({ maxLength: 36, pattern: PROVISIONER_ID_PATTERN }) provisioner_id?: string;
-  @ValidateBy({ name: 'struct', validator: { validate: (v) => v === undefined || (typeof v === 'object' && v !== null && !Array.isArray(v)), defaultMessage: () => 'value must be an object' } })
-  provisioning_data?: Record<string, unknown>;
+  @Struct({ maxBytes: MAX_PROVISIONING_DATA_BYTES }) provisioning_data?: Record<string, unknown>;
   @Message(() => EndDeviceAuthenticationCode) claim_authentication_code?: EndDeviceAuthenticationCode;
   @Message(() => RootKeys) root_keys?: RootKeys;
 

@@ -26,8 +26,26 @@ function splitPaths(values: string[]): string[] {
   return values.flatMap((v) => v.split(',')).map((p) => p.trim()).filter((p) => p.length > 0);
 }
 
-/** A field holding a FieldMask. */
-export function FieldMaskField(): PropertyDecorator {
+/** Rules for a FieldMask held as data in a message (a webhook's `field_mask`), not a request's mask. */
+export interface FieldMaskRules {
+  /** The paths it may name. */
+  allowed: ReadonlySet<string>;
+  /** The message the paths are of, for the error reason. */
+  of: string;
+  maxPaths: number;
+}
+
+/** A path as an error reason shows it: long ones cut, so that an error never echoes a huge input. */
+function shown(path: string): string {
+  return JSON.stringify(path.length > 100 ? `${path.slice(0, 100)}…` : path);
+}
+
+/**
+ * A field holding a FieldMask. A request's own mask is checked by its handler against the RPC's
+ * allowed paths (`field_mask_paths`); a mask stored as data (`rules`) is checked here: at most
+ * `maxPaths` paths, each one of `allowed`.
+ */
+export function FieldMaskField(rules?: FieldMaskRules): PropertyDecorator {
   return (target, key) => {
     Transform(({ value }) => toFieldMask(value), { toClassOnly: true })(target, key);
     ValidateBy({
@@ -35,6 +53,22 @@ export function FieldMaskField(): PropertyDecorator {
       validator: {
         validate: (v) => v === undefined || v instanceof FieldMask,
         defaultMessage: () => 'value must be a field mask: {"paths":[…]} or "path1,path2"',
+      },
+    })(target, key);
+    if (!rules) return;
+    const pathsOf = (v: unknown) => (v instanceof FieldMask ? v.paths : []);
+    ValidateBy({
+      name: 'field_mask_size',
+      validator: {
+        validate: (v) => pathsOf(v).length <= rules.maxPaths,
+        defaultMessage: () => `value must contain no more than ${rules.maxPaths} path(s)`,
+      },
+    })(target, key);
+    ValidateBy({
+      name: 'field_mask_paths',
+      validator: {
+        validate: (v) => pathsOf(v).every((p) => rules.allowed.has(p)),
+        defaultMessage: (args) => `path ${shown(pathsOf(args?.value).find((p) => !rules.allowed.has(p)) ?? '')} is not a field path of ${rules.of}`,
       },
     })(target, key);
   };

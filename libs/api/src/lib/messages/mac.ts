@@ -28,7 +28,8 @@ export class MACSettings {
   @Uint32({ max: 7, wrapper: true }) rx1_data_rate_offset?: number;
   @EnumName(DataRateIndex, W) rx2_data_rate_index?: number;
   @FrequencyValue() rx2_frequency?: string;
-  @Uint64List() factory_preset_frequencies?: string[];
+  /** At most 96 (TTS `end_device.proto`: `repeated.max_items = 96`). */
+  @Uint64List({ maxItems: 96 }) factory_preset_frequencies?: string[];
   @EnumName(AggregatedDutyCycle, W) max_duty_cycle?: string;
   @Bool(W) supports_32_bit_f_cnt?: boolean;
   @Bool(W) use_adr?: boolean;
@@ -104,8 +105,9 @@ export class MACState {
   @Messages(() => UplinkMessage) recent_uplinks?: UplinkMessage[];
   @Messages(() => DownlinkMessage) recent_downlinks?: DownlinkMessage[];
   @Timestamp() last_network_initiated_downlink_at?: string;
-  @EnumNames(DataRateIndex) rejected_adr_data_rate_indexes?: number[];
-  @IntegerList({ max: 15 }) rejected_adr_tx_power_indexes?: number[];
+  /** At most 15 each (TTS `end_device.proto`: `repeated.max_items = 15`). */
+  @EnumNames(DataRateIndex, { maxItems: 15 }) rejected_adr_data_rate_indexes?: number[];
+  @IntegerList({ max: 15, maxItems: 15 }) rejected_adr_tx_power_indexes?: number[];
   @Uint64List({ min: MIN_FREQUENCY_HZ }) rejected_frequencies?: string[];
   @Timestamp() last_downlink_at?: string;
 }

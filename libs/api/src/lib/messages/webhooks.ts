@@ -3,6 +3,7 @@ import { Message, Required } from '../json/nested';
 import { FieldMask, FieldMaskField } from './field-mask';
 import { ApplicationIdentifiers, Id } from './identifiers';
 import { APPLICATION_UP_KINDS, type ApplicationUpKind } from './application-up';
+import { MAX_WEBHOOK_FIELD_MASK_PATHS, WEBHOOK_FIELD_MASK_PATHS } from '../field-mask/application-up-paths';
 
 /** `ttn.lorawan.v3.ApplicationWebhookIdentifiers`. */
 export class ApplicationWebhookIdentifiers {
@@ -53,7 +54,8 @@ export class ApplicationWebhook {
   @Message(() => ApplicationWebhookMessage) location_solved?: ApplicationWebhookMessage;
   @Message(() => ApplicationWebhookMessage) service_data?: ApplicationWebhookMessage;
   @Struct() health_status?: Record<string, unknown>;
-  @FieldMaskField() field_mask?: FieldMask;
+  /** The ApplicationUp paths each delivery keeps (all when empty). */
+  @FieldMaskField({ allowed: WEBHOOK_FIELD_MASK_PATHS, of: 'ApplicationUp', maxPaths: MAX_WEBHOOK_FIELD_MASK_PATHS }) field_mask?: FieldMask;
   @Bool() paused?: boolean;
 }
 

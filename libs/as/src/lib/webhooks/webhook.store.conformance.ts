@@ -1,4 +1,4 @@
-import type { ApplicationWebhook } from '@lorawan/api';
+import { APPLICATION_UP_PATHS, type ApplicationWebhook } from '@lorawan/api';
 import type { WebhookStore } from './webhook.store';
 
 export interface WebhookStoreHarness {
@@ -42,6 +42,16 @@ export function describeWebhookStoreConformance(name: string, open: () => Promis
       expect(await store.get('app-1', 'wh-full')).toEqual(full);
       expect(await store.get('app-1', 'missing')).toBeUndefined();
       expect(await store.get('app-2', 'wh-full')).toBeUndefined();
+    });
+
+    it('holds the largest webhook validation lets through, and header names of any spelling', async () => {
+      const headers = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`x-header-${String(i).padStart(2, '0')}-${'h'.repeat(50)}`, 'v'.repeat(4096)]));
+      const largest = webhook('app-1', 'wh-largest', { headers, downlink_api_key: 'k'.repeat(128), field_mask: { paths: [...APPLICATION_UP_PATHS] } });
+      await store.put(largest);
+      expect(await store.get('app-1', 'wh-largest')).toEqual(largest);
+      const odd = webhook('app-1', 'wh-odd', { headers: Object.fromEntries(['__proto__', 'constructor', 'toString'].map((name) => [name, name])) });
+      await store.put(odd);
+      expect(Object.keys((await store.get('app-1', 'wh-odd'))?.headers ?? {})).toEqual(['__proto__', 'constructor', 'toString']);
     });
 
     it('replaces a webhook on put', async () => {

@@ -115,6 +115,13 @@ describe.each(['sqlite', 'mysql'] as const)('ApplicationLinkRegistry (%s)', (dri
     expect(await links.get(getReq('app-4', ['tls', 'skip_payload_crypto']))).toEqual({ skip_payload_crypto: true });
   });
 
+  it('stores the largest link validation lets through: two 40960-byte formatter scripts', async () => {
+    const script = (name: string) => `function ${name}(input) { return {}; } //`.padEnd(40960, 'x');
+    const formatters = { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: script('decodeUplink'), down_formatter: 'FORMATTER_JAVASCRIPT', down_formatter_parameter: script('encodeDownlink') };
+    expect(await links.set(setReq('app-largest', { default_formatters: formatters }, ['default_formatters']))).toEqual({ default_formatters: formatters });
+    expect(await links.get(getReq('app-largest', ['default_formatters']))).toEqual({ default_formatters: formatters });
+  });
+
   it('Delete removes the link and answers {}, also when there is none', async () => {
     await links.set(setReq('app-5', { skip_payload_crypto: true }, ['skip_payload_crypto']));
     expect(await links.find('app-5')).toEqual({ skip_payload_crypto: true });

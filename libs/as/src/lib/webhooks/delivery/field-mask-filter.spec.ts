@@ -30,4 +30,10 @@ describe('filterByFieldMask', () => {
     expect(filterByFieldMask(up, ['join_accept', 'end_device_ids.join_eui', 'uplink_message.rx_metadata'])).toEqual({ end_device_ids: {}, uplink_message: { rx_metadata: [{ rssi: -42 }] } });
     expect(filterByFieldMask(up, ['uplink_message.rx_metadata.rssi'])).toEqual({ uplink_message: {} });
   });
+
+  it('`up` is the whole oneof: the message kind the message has', () => {
+    expect(filterByFieldMask(up, ['up', 'end_device_ids.device_id'])).toEqual({ end_device_ids: { device_id: 'd1' }, uplink_message: up.uplink_message });
+    const joinAccept = { end_device_ids: up.end_device_ids, join_accept: { session_key_id: 'AQI=' } };
+    expect(filterByFieldMask(joinAccept, ['up'])).toEqual({ join_accept: joinAccept.join_accept });
+  });
 });

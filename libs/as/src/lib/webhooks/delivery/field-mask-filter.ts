@@ -1,3 +1,5 @@
+import { APPLICATION_UP_KINDS } from '@lorawan/api';
+
 type Json = Record<string, unknown>;
 interface PathTree {
   [field: string]: PathTree | true;
@@ -5,7 +7,8 @@ interface PathTree {
 
 /**
  * The ApplicationUp reduced to a webhook's `field_mask` paths (relative to ApplicationUp; the
- * `up.` prefix TTS paths may carry for the oneof is dropped). A path keeps its whole sub-tree;
+ * `up.` prefix TTS paths may carry for the oneof is dropped; `up` itself is the whole oneof, as in
+ * TTS whatever kind the message is). A path keeps its whole sub-tree;
  * a message on the way to a selected field is kept (as `{}` when the field is absent). No paths:
  * the message unchanged.
  */
@@ -13,6 +16,10 @@ export function filterByFieldMask(message: Json, paths: readonly string[] | unde
   if (!paths || paths.length === 0) return message;
   const tree: PathTree = {};
   for (const raw of paths) {
+    if (raw === 'up') {
+      for (const kind of APPLICATION_UP_KINDS) tree[kind] = true;
+      continue;
+    }
     const path = raw.startsWith('up.') ? raw.slice(3) : raw;
     if (path === '') continue;
     let node = tree;

@@ -38,4 +38,16 @@ describe('buildWebhookRequest (wire contract §8.2)', () => {
     const req = buildWebhookRequest({ ...job({ base_url: 'https://h.example/hook', uplink_message: undefined, join_accept: {} }), kind: 'join_accept' }, 'https://example.com/api/v3');
     expect(req.url.toString()).toBe('https://h.example/hook');
   });
+
+  it('sends every header of the webhook, whatever its name (`__proto__`, `constructor`, `toString`)', () => {
+    const headers = JSON.parse('{"__proto__":"a","constructor":"b","toString":"c","hasOwnProperty":"d"}') as Record<string, string>;
+    const req = buildWebhookRequest(job({ headers }), 'https://example.com/api/v3');
+    expect(Object.entries(req.headers).slice(0, 4)).toEqual([
+      ['__proto__', 'a'],
+      ['constructor', 'b'],
+      ['toString', 'c'],
+      ['hasOwnProperty', 'd'],
+    ]);
+    expect(Object.getPrototypeOf(req.headers)).toBe(Object.prototype);
+  });
 });

@@ -28,8 +28,9 @@ export function buildWebhookRequest(job: Delivery, publicUrl: string): WebhookRe
   }
   ours['X-Tts-Domain'] = new URL(publicUrl).host;
   const replaced = new Set(Object.keys(ours).map((name) => name.toLowerCase()));
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(webhook.headers ?? {})) if (!replaced.has(name.toLowerCase())) headers[name] = value;
+  // Built with Object.fromEntries, which defines each name as an own property: an assignment
+  // `headers[name] = value` would set the object's prototype for a header named `__proto__`.
+  const headers: Record<string, string> = Object.fromEntries(Object.entries(webhook.headers ?? {}).filter(([name]) => !replaced.has(name.toLowerCase())));
   Object.assign(headers, ours);
   const body = JSON.stringify(filterByFieldMask(up as Record<string, unknown>, webhook.field_mask?.paths));
   return { url, headers, body };
