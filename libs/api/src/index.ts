@@ -38,3 +38,4 @@ export * from './lib/messages/webhooks';
 export * from './lib/messages/application-up';
 export * from './lib/messages/application-link';
 export * from './lib/ids/ulid';
+export * from './lib/rpc/wire-context';

@@ -48,7 +48,7 @@ export class EventPublisher {
     if (data) event.data = data;
     try {
       this.pubsub.publish(eventSubject(event), encode(event));
-      eventsPublished.inc({ name: definition.name });
+      eventsPublished.with(definition.name).inc();
     } catch (err) {
       this.logger.warn({ event: definition.name, error: (err as Error).message }, 'event not published');
     }

@@ -29,7 +29,12 @@ export async function startComponent(feature: Type<unknown>, options: ComponentO
     logger: options.logger ?? ['error', 'warn'],
     abortOnError: false,
   });
-  await app.listen();
+  try {
+    await app.listen();
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw err;
+  }
   const health = app.get(HealthService);
   let operations: Server | undefined;
   try {

@@ -6,8 +6,7 @@ import {
   STREAM_PING_MS,
   type StreamControl,
   type StreamMessage,
-  streamSubject,
-} from '@lorawan/api';
+  streamSubject, fromWireContext } from '@lorawan/api';
 import type { StackConfig } from '@lorawan/config';
 import { Code, defineError, type ErrorDetails } from '@lorawan/errors';
 import { serveRpcDouble } from '@lorawan/testing';
@@ -104,7 +103,8 @@ function setup(limits: Partial<StreamLimits> = {}) {
   const requests: Array<{ body: Record<string, unknown>; ctx: RpcEnvelope['ctx'] }> = [];
   let answer: ServiceAnswer = async () => ({ ok: { start: START } });
   const serving = serveRpcDouble(transport, 'Events.Stream', async (envelope) => {
-    const req = envelope as { body: Record<string, unknown>; ctx: RpcEnvelope['ctx'] };
+    // As a component receives it: the caller's rights unpacked from their wire form.
+    const req = { ...envelope, ctx: fromWireContext(envelope.ctx) } as { body: Record<string, unknown>; ctx: RpcEnvelope['ctx'] };
     requests.push(req);
     return answer(req);
   });

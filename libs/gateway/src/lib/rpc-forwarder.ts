@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ClientProxy } from '@nestjs/microservices';
 import { lastValueFrom, timeout } from 'rxjs';
-import { type ComponentName, healthSubject, type RpcContext, type RpcDefinition } from '@lorawan/api';
+import { type ComponentName, healthSubject, type RpcContext, type RpcDefinition, toWireContext } from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, ErrDeadlineExceeded, ErrRequestTooLarge, ErrUnavailable, type ErrorDetails, StackError } from '@lorawan/errors';
-import { rpcClientHandled, rpcClientHandling } from '@lorawan/observability';
+import { type CounterSeries, type HistogramSeries, rpcClientHandled, rpcClientHandling } from '@lorawan/observability';
 import { type RpcEnvelope, RpcTransportError } from '@lorawan/transport';
 import { REQUEST_BODY_LIMIT, RPC_CLIENT } from './tokens';
 
@@ -17,6 +17,26 @@ export interface ForwardResult {
 /** How long a readiness probe waits for a component's health answer. */
 const HEALTH_TIMEOUT_MS = 2000;
 const CODE_NAMES = Code as unknown as Record<number, string>;
+
+/** The metric series of an RPC, resolved once. */
+interface RpcSeries {
+  handling: HistogramSeries;
+  handled: Map<number, CounterSeries>;
+}
+const SERIES = new WeakMap<RpcDefinition, RpcSeries>();
+
+function seriesOf(rpc: RpcDefinition): RpcSeries {
+  let series = SERIES.get(rpc);
+  if (!series) SERIES.set(rpc, (series = { handling: rpcClientHandling.with(rpc.component, `${rpc.service}.${rpc.method}`), handled: new Map() }));
+  return series;
+}
+
+function handledOf(rpc: RpcDefinition, code: number): CounterSeries {
+  const series = seriesOf(rpc);
+  let counter = series.handled.get(code);
+  if (!counter) series.handled.set(code, (counter = rpcClientHandled.with(rpc.component, `${rpc.service}.${rpc.method}`, CODE_NAMES[code] ?? String(code))));
+  return counter;
+}
 
 /**
  * Sends a request to the component that owns the RPC (through the @nestjs/microservices client
@@ -34,17 +54,16 @@ export class RpcForwarder {
 
   async forward(rpc: RpcDefinition, body: unknown, ctx: RpcContext): Promise<ForwardResult> {
     const started = performance.now();
-    const name = `${rpc.service}.${rpc.method}`;
     let code = Code.OK;
     try {
-      const response = await this.request(rpc.subject, rpc.component, { ctx, body });
+      const response = await this.request(rpc.subject, rpc.component, { ctx: toWireContext(ctx), body });
       return rpc.paginated ? (response as ForwardResult) : { body: response };
     } catch (err) {
       code = err instanceof StackError ? err.code : Code.Unknown;
       throw err;
     } finally {
-      rpcClientHandled.with(rpc.component, name, CODE_NAMES[code] ?? String(code)).inc();
-      rpcClientHandling.with(rpc.component, name).observe((performance.now() - started) / 1000);
+      handledOf(rpc, code).inc();
+      seriesOf(rpc).handling.observe((performance.now() - started) / 1000);
     }
   }
 

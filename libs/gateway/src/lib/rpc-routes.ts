@@ -7,6 +7,7 @@ import { ErrUnauthenticated, PlainStatus } from './gateway-errors';
 import { sendError, sendJson } from './http-reply';
 import { buildRequest, type CompiledBinding, compileBinding } from './request-builder';
 import { RpcForwarder } from './rpc-forwarder';
+import { RouteMetrics } from './route-metrics';
 
 /**
  * Registers one Fastify route per HTTP binding of the RPC table. Every route: authenticate,
@@ -36,7 +37,7 @@ export class RpcRoutes {
           method: binding.verb,
           url: compiled.fastifyPath,
           bodyLimit,
-          config: { route: routeLabel(binding.path) },
+          config: { route: routeLabel(binding.path), metrics: new RouteMetrics(binding.verb, routeLabel(binding.path)) },
           handler: (req: FastifyRequest, reply: FastifyReply) => this.handle(rpc, name, binding, compiled, req, reply),
         });
       }
@@ -79,6 +80,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's template in the RPC table's notation. */
     route?: string;
+    /** The route's request metrics, resolved once. */
+    metrics?: RouteMetrics;
   }
 
   interface FastifyRequest {

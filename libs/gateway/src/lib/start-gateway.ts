@@ -5,16 +5,18 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { newUlid } from '@lorawan/api';
-import { childLogger, httpRequestDuration, httpRequests } from '@lorawan/observability';
+import { childLogger } from '@lorawan/observability';
 import { ApiExceptionFilter } from './api-exception.filter';
 import { EventStreamRoute } from './event-stream.route';
 import { GatewayModule, type GatewayOptions, requestBodyLimit } from './gateway.module';
 import { GatewayState } from './gateway-state';
+import { metricsOf } from './route-metrics';
 import { RpcRoutes } from './rpc-routes';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const OPERATIONS_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
+/** The client's X-Request-Id when it is a sane one, else a new ULID. */
 function requestId(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : newUlid();
@@ -49,16 +51,16 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
   fastify.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
-  fastify.addHook('onResponse', async (req, reply) => {
-    const route = req.routeOptions.config.route ?? req.routeOptions.url ?? 'unmatched';
-    const status = String(reply.statusCode);
-    httpRequests.with(req.method, route, status).inc();
-    httpRequestDuration.with(req.method, route, status).observe(reply.elapsedTime / 1000);
+  fastify.addHook('onResponse', (req, reply, done) => {
+    const config = req.routeOptions.config;
+    const route = config.route ?? req.routeOptions.url ?? 'unmatched';
+    (config.metrics ?? metricsOf(req.method, route)).record(reply.statusCode, reply.elapsedTime / 1000);
     // One line per request: never the Authorization header, only the key's ID. Probes and scrapes only at debug.
     const level = OPERATIONS_ROUTES.has(route) ? 'debug' : 'info';
     if (accessLog?.isLevelEnabled(level)) {
       accessLog[level]({ request_id: req.id, method: req.method, route, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 100) / 100, api_key_id: req.callerId }, 'request');
     }
+    done();
   });
   // Bodies stay text until a route that takes one decodes them (request-builder), whatever the
   // Content-Type, as grpc-gateway does; routes without a body and unknown routes never parse it.

@@ -81,11 +81,8 @@ export const rpcClientHandling = new SeriesHistogram(
   LATENCY_BUCKETS,
 );
 
-export const eventsPublished = new Counter({
-  name: 'lorawan_events_published_total',
-  help: 'Events a component published, by event name.',
-  labelNames: ['name'] as const,
-});
+/** Labels: name. */
+export const eventsPublished = new SeriesCounter('lorawan_events_published_total', 'Events a component published, by event name.', ['name']);
 
 export const eventsReceived = new Counter({
   name: 'lorawan_events_received_total',

@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory, type ULID } from 'ulid';
+import { factory, monotonicFactory, type ULID } from 'ulid';
 
 const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
@@ -24,5 +24,9 @@ export function ulidFactory(): ULID {
   return monotonicFactory(pooledRandom);
 }
 
-/** The process's ULID source: request IDs, event IDs, correlation IDs, stream sessions. */
-export const newUlid: ULID = ulidFactory();
+/**
+ * The process's ULID source: request IDs, event IDs, correlation IDs, stream sessions. Not
+ * monotonic within a millisecond (nothing orders by it; the monotonic step costs a few µs on every
+ * request): time-ordered to the millisecond, 80 random bits.
+ */
+export const newUlid: ULID = factory(pooledRandom);

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Logger } from '@nestjs/common';
 import type { BaseRpcContext, MessageHandler, WritePacket } from '@nestjs/microservices';
 import { isObservable, type Observable, type Subscription } from 'rxjs';
+import { fromWireContext } from '@lorawan/api';
 import { Code, defineError, type ErrorDetails, ErrInternal } from '@lorawan/errors';
 import { type CounterSeries, type HistogramSeries, logsAt, rpcServerHandled, rpcServerHandling, setInFlightSource, withLogFields } from '@lorawan/observability';
 import { decodePacket, encodePacket, type ReplyPacket, type RequestPacket } from './rpc-packet';
@@ -79,6 +80,7 @@ export class RpcDispatcher {
     if (!packet || typeof packet.id !== 'string') return respond({ id: '', err: ErrMalformedPacket.with().toDetails(), isDisposed: true });
     const handler = this.host.getHandlerByPattern(channel);
     if (!handler) return respond({ id: packet.id, err: ErrNoHandler.with({ subject: channel }).toDetails(), isDisposed: true });
+    if (packet.data?.ctx) packet.data.ctx = fromWireContext(packet.data.ctx);
     const requestId = typeof packet.data?.ctx?.request_id === 'string' ? packet.data.ctx.request_id : undefined;
     await withLogFields({ request_id: requestId, rpc: stats.rpc, component: this.component }, async () => {
       try {
