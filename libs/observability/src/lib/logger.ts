@@ -64,6 +64,7 @@ export function createRootLogger(settings: LogSettings, defaults: LogFields = {}
       return fields ? { ...defaults, ...fields } : defaults;
     },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { err: errorFields },
   };
   let root: Logger;
   if (destination) root = pino(options, destination);
@@ -72,6 +73,23 @@ export function createRootLogger(settings: LogSettings, defaults: LogFields = {}
   // The first is the process's (a process has one; nestjs-pino, too, keeps the first it is given).
   processRoot ??= root;
   return root;
+}
+
+/**
+ * What a logged error shows: its class, message, code and stack, and those of its cause, never
+ * its other fields (a TypeORM QueryFailedError carries the statement's parameters, which may be
+ * keys; a driver error its connection settings).
+ */
+export function errorFields(err: unknown, depth = 0): Record<string, unknown> | unknown {
+  if (typeof err !== 'object' || err === null) return err;
+  const e = err as { name?: unknown; message?: unknown; stack?: unknown; code?: unknown; errno?: unknown; driverError?: unknown; cause?: unknown };
+  const out: Record<string, unknown> = { type: e.constructor?.name ?? e.name, message: e.message };
+  if (e.code !== undefined) out.code = e.code;
+  if (e.errno !== undefined) out.errno = e.errno;
+  if (e.stack !== undefined) out.stack = e.stack;
+  const inner = e.driverError ?? e.cause;
+  if (inner !== undefined && depth < 3) out.cause = errorFields(inner, depth + 1);
+  return out;
 }
 
 /** Nest's LoggerService on a pino logger (nestjs-pino): Nest's and our `new Logger(context)` lines become pino lines with `context`. */

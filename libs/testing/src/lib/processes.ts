@@ -115,6 +115,10 @@ export interface DistributedOptions {
   /** Replicas per component (default 1). */
   replicas?: number;
   env?: Record<string, string>;
+  /** The MariaDB the components' databases are made on (default TEST_MYSQL_URL; a private one for fault injection). */
+  mysqlUrl?: string;
+  /** The NATS the processes use (default TEST_NATS_URL; a private one for fault injection). */
+  natsUrl?: string;
 }
 
 /** Gateway + components as separate processes over the machine's NATS and MariaDB (own databases, own subjects). */
@@ -122,14 +126,16 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
   const suffix = uniqueSuffix();
   const adminKey = `NNSXS.TEST${randomBytes(16).toString('hex').toUpperCase()}.${randomBytes(24).toString('hex').toUpperCase()}`;
   const components = options.components ?? ['is'];
+  const mysqlUrl = options.mysqlUrl ?? TEST_MYSQL_URL;
+  const natsUrl = options.natsUrl ?? TEST_NATS_URL;
   const databases: Record<string, string> = {};
   for (const c of components) {
     if (c === 'events') continue;
-    databases[`${c.toUpperCase()}_DATABASE_URL`] = `${TEST_MYSQL_URL}/lw_${suffix}_${c}`;
+    databases[`${c.toUpperCase()}_DATABASE_URL`] = `${mysqlUrl}/lw_${suffix}_${c}`;
     await ensureMysqlDatabase(databases[`${c.toUpperCase()}_DATABASE_URL`]);
   }
   const port = await freePort();
-  const env = { NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: `t${suffix}`, ADMIN_API_KEY: adminKey, PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`, ...databases, ...options.env };
+  const env = { NATS_URL: natsUrl, NATS_SUBJECT_PREFIX: `t${suffix}`, ADMIN_API_KEY: adminKey, PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`, ...databases, ...options.env };
   const spawned: Spawned[] = [];
   const healthPorts = new Map<string, number>();
   const spawnComponent = (name: string) => spawnApp(name, `apps/${name.split('#')[0]}/src/main.js`, [], { ...env, HEALTH_PORT: String(healthPorts.get(name)) });
@@ -145,10 +151,10 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
   const readyUrls = [`${baseUrl}/readyz`, ...[...healthPorts.values()].map((p) => `http://127.0.0.1:${p}/readyz`)];
   const stop = async () => {
     await stopAll(spawned);
-    for (const url of Object.values(databases)) await dropMysqlDatabase(url);
+    for (const url of Object.values(databases)) await dropMysqlDatabase(url).catch(() => undefined);
     // The events service keeps history in a JetStream stream of the subject prefix: not left behind.
-    if (components.includes('events')) await deleteEventStream(env.NATS_SUBJECT_PREFIX);
-    if (components.includes('as')) await deleteJetStreamStream(`WEBHOOKS_${env.NATS_SUBJECT_PREFIX}`);
+    if (components.includes('events')) await deleteJetStreamStream(`EVENTS_${env.NATS_SUBJECT_PREFIX}`, natsUrl);
+    if (components.includes('as')) await deleteJetStreamStream(`WEBHOOKS_${env.NATS_SUBJECT_PREFIX}`, natsUrl);
   };
   const processes = new Map(spawned.map((s) => [s.name, s.child]));
   const restart = async (name: string) => {
@@ -217,8 +223,10 @@ export async function deleteWebhookStream(subjectPrefix: string | undefined): Pr
 }
 
 /** Deletes a JetStream stream of the test NATS (a suite's own, named after its subject prefix), if it exists. */
-export async function deleteJetStreamStream(name: string): Promise<void> {
-  const nc = await connect({ servers: TEST_NATS_URL });
+export async function deleteJetStreamStream(name: string, natsUrl = TEST_NATS_URL): Promise<void> {
+  const nc = await connect({ servers: natsUrl, timeout: 2000 }).catch(() => undefined);
+  if (!nc) return; // a private broker already stopped: nothing to clean
+
   try {
     const jsm = await nc.jetstreamManager();
     await jsm.streams.delete(name).catch(() => false);
