@@ -48,7 +48,10 @@ export default [
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through @lorawan/config; only main.ts files pass process.env in.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through @lorawan/config; only main.ts files pass process.env in.' },
+      ],
     },
   },
   {

@@ -46,7 +46,14 @@ export function base32Decode(text: string): Buffer {
 /** The forms a secret could leak in: as sent, lower-case, and its bytes as hex and base64. */
 export function secretForms(secret: string): string[] {
   const bytes = base32Decode(secret);
-  return [secret, secret.toLowerCase(), bytes.toString('hex'), bytes.toString('hex').toUpperCase(), bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url')];
+  return [
+    secret,
+    secret.toLowerCase(),
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase(),
+    bytes.toString('base64').replace(/=+$/, ''),
+    bytes.toString('base64url'),
+  ];
 }
 
 /** `NNSXS.<ID 39>.<SECRET 52>`. */
@@ -133,7 +140,11 @@ export class Access {
   }
 
   async createGateway(id: string, eui = randomEui(), owner = ADMIN, options?: CallOptions, extra: Record<string, unknown> = {}): Promise<ApiResponse> {
-    const res = await this.api.post(`/api/v3/users/${owner}/gateways`, { gateway: { ids: { gateway_id: id, eui }, frequency_plan_id: 'EU_863_870', ...extra } }, options);
+    const res = await this.api.post(
+      `/api/v3/users/${owner}/gateways`,
+      { gateway: { ids: { gateway_id: id, eui }, frequency_plan_id: 'EU_863_870', ...extra } },
+      options,
+    );
     expectHttp(res, 200, `create gateway ${id} under ${owner}`);
     return res;
   }
@@ -150,7 +161,12 @@ export class Access {
   }
 
   /** `POST /<kind>s/{id}/api-keys` that must succeed; returns the token split into ID and secret. */
-  async createKey(kind: Kind, entityId: string, rights: readonly string[], options: { expiresAt?: string; name?: string; as?: CallOptions } = {}): Promise<CreatedKey> {
+  async createKey(
+    kind: Kind,
+    entityId: string,
+    rights: readonly string[],
+    options: { expiresAt?: string; name?: string; as?: CallOptions } = {},
+  ): Promise<CreatedKey> {
     const body: Record<string, unknown> = { name: options.name ?? `e2e ${rights.length} rights`, rights };
     if (options.expiresAt) body.expires_at = options.expiresAt;
     const res = await this.api.post(apiKeysPath(kind, entityId), body, options.as);

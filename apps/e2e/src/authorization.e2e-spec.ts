@@ -11,16 +11,7 @@
  * Rules: wire contract §1.3 (Unauthenticated / Permission denied), §5 and §7.2.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  ALLOWED_PATHS,
-  type EntityKind,
-  type HttpBinding,
-  impliedRights,
-  type Right,
-  rightsOfKind,
-  RPCS,
-  type RpcDefinition,
-} from '@lorawan/api';
+import { ALLOWED_PATHS, type EntityKind, type HttpBinding, impliedRights, type Right, rightsOfKind, RPCS, type RpcDefinition } from '@lorawan/api';
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
 import {
   Access,
@@ -178,7 +169,11 @@ function matrixRow(rpcName: string, rpc: RpcDefinition, binding: HttpBinding, c:
     case 'no Authorization':
       return { ...row, credential: { type: 'header', value: undefined }, expect: unauthenticated('unauthenticated') };
     case 'scheme not Bearer':
-      return { ...row, credential: { type: 'header', value: `Basic ${Buffer.from('admin:secret').toString('base64')}` }, expect: unauthenticated('unsupported_authorization') };
+      return {
+        ...row,
+        credential: { type: 'header', value: `Basic ${Buffer.from('admin:secret').toString('base64')}` },
+        expect: unauthenticated('unsupported_authorization'),
+      };
     case 'malformed token':
       return { ...row, credential: { type: 'malformed' }, expect: unauthenticated('token', 400, 3, 'pkg/auth') };
     case 'unknown key':
@@ -193,7 +188,11 @@ function matrixRow(rpcName: string, rpc: RpcDefinition, binding: HttpBinding, c:
       return { ...row, credential: { type: 'key', spec: { kind, on: 'other', rights: fullRights(kind) } }, expect: rpc.adminOnly ? noAdmin : noRights(kind) };
     case 'key of an entity of another kind':
       if (!kind) return { ...row, skip: 'the binding names no entity, so no key can be of another kind than it' };
-      return { ...row, credential: { type: 'key', spec: { kind: otherKind(kind), on: 'main', rights: fullRights(otherKind(kind)) } }, expect: rpc.adminOnly ? noAdmin : noRights(kind) };
+      return {
+        ...row,
+        credential: { type: 'key', spec: { kind: otherKind(kind), on: 'main', rights: fullRights(otherKind(kind)) } },
+        expect: rpc.adminOnly ? noAdmin : noRights(kind),
+      };
     case 'key missing the needed rights':
       // Not applicable without an entity: the handler decides what the caller sees (its own applications, gateways).
       if (!kind) return { ...row, skip: 'the binding names no entity, so no rights on an entity are needed' };
@@ -202,7 +201,9 @@ function matrixRow(rpcName: string, rpc: RpcDefinition, binding: HttpBinding, c:
       return {
         ...row,
         credential: { type: 'key', spec: { kind, on: 'main', rights: allBut(kind, rpc.rights) } },
-        expect: rpc.adminOnly ? noAdmin : { status: 403, code: 7, namespace: 'pkg/auth/rights', name: `insufficient_${kind}_rights`, uid: true, missing: [...rpc.rights] },
+        expect: rpc.adminOnly
+          ? noAdmin
+          : { status: 403, code: 7, namespace: 'pkg/auth/rights', name: `insufficient_${kind}_rights`, uid: true, missing: [...rpc.rights] },
       };
     case 'non-admin key':
       if (!rpc.adminOnly) return { ...row, skip: 'not an admin-only RPC' };
@@ -213,7 +214,11 @@ function matrixRow(rpcName: string, rpc: RpcDefinition, binding: HttpBinding, c:
       const on = kind && binding.verb === 'DELETE' ? 'scratch' : 'main';
       if (rpc.adminOnly) return { ...row, credential: { type: 'admin', scratch: on === 'scratch' ? kind : undefined }, expect: { authorized: true } };
       if (!kind) return { ...row, credential: { type: 'key', spec: full }, expect: { authorized: true } };
-      return { ...row, credential: { type: 'key', spec: { kind, on, rights: rpc.rights.length > 0 ? [...rpc.rights] : fullRights(kind) } }, expect: { authorized: true } };
+      return {
+        ...row,
+        credential: { type: 'key', spec: { kind, on, rights: rpc.rights.length > 0 ? [...rpc.rights] : fullRights(kind) } },
+        expect: { authorized: true },
+      };
     }
   }
 }
@@ -246,7 +251,15 @@ function maskRows(rpcName: string, rpc: RpcDefinition, binding: HttpBinding): Ro
         title: `mask [${p}] with ${rpc.rights.join('+')} but not ${rule.rights.join('+')}`,
         mask: [p],
         credential: { type: 'key', spec: { kind, on: 'main', rights: [...rpc.rights] } },
-        expect: { status: 403, code: 7, namespace: 'pkg/auth/rights', name: `insufficient_${kind}_rights`, uid: true, missingIncludes: rule.rights, missingExcludes: [...rpc.rights] },
+        expect: {
+          status: 403,
+          code: 7,
+          namespace: 'pkg/auth/rights',
+          name: `insufficient_${kind}_rights`,
+          uid: true,
+          missingIncludes: rule.rights,
+          missingExcludes: [...rpc.rights],
+        },
       });
       if (granted.has(p)) continue;
       granted.add(p);
@@ -404,7 +417,8 @@ function expectAuthorized(res: ApiResponse, what: string, stream?: boolean): voi
   }
   const ns = res.json?.details?.[0]?.namespace as string | undefined;
   const ok = [200, 400, 404, 409].includes(res.status) && ns !== 'pkg/auth' && ns !== 'pkg/auth/rights';
-  if (!ok) throw new Error(`${what}: expected the request to pass authorization (200/400/404/409, no auth error), got HTTP ${res.status}: ${res.text.slice(0, 1500)}`);
+  if (!ok)
+    throw new Error(`${what}: expected the request to pass authorization (200/400/404/409, no auth error), got HTTP ${res.status}: ${res.text.slice(0, 1500)}`);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -428,7 +442,9 @@ describe('authorization matrix (generated from RPCS)', () => {
       for (const rule of rpc.maskRights ?? []) expect(ALL_ROWS.some((r) => r.rpcName === name && r.title.includes(rule.rights.join('+')))).toBe(true);
     }
     // A case left out of a binding says why, in a closed list of reasons (no silent gaps).
-    const reasons = new Set(ALL_ROWS.filter((r) => r.skip).map((r) => (r.skip as string).replace(/none of .* is an allowed path of .*/, 'mask paths not allowed')));
+    const reasons = new Set(
+      ALL_ROWS.filter((r) => r.skip).map((r) => (r.skip as string).replace(/none of .* is an allowed path of .*/, 'mask paths not allowed')),
+    );
     expect([...reasons].every((r) => NOT_APPLICABLE_REASONS.some((known) => r === known))).toBe(true);
     // The numbers, for the report.
     console.log(
@@ -458,7 +474,8 @@ describe.each(MODES)('authorization matrix (%s)', (mode, start) => {
     }
     const expiring = [...specs.values()].filter((s) => s.expired);
     expiresAt = Date.now() + 2500;
-    for (const s of expiring) keys.set(specId(s), await access.createKey(s.kind, MAIN[s.kind], s.rights, { expiresAt: new Date(expiresAt).toISOString(), name: 'expiring' }));
+    for (const s of expiring)
+      keys.set(specId(s), await access.createKey(s.kind, MAIN[s.kind], s.rights, { expiresAt: new Date(expiresAt).toISOString(), name: 'expiring' }));
     for (const s of specs.values()) {
       if (!s.expired) keys.set(specId(s), await access.createKey(s.kind, (s.on === 'other' ? OTHER : MAIN)[s.kind], s.rights));
     }
@@ -494,11 +511,14 @@ describe.each(MODES)('authorization matrix (%s)', (mode, start) => {
    * `json` and is dropped at once.
    */
   async function sendStream(row: Row, options: CallOptions, body: unknown): Promise<ApiResponse> {
-    if (row.binding.verb !== 'POST' || row.binding.path !== '/events') throw new Error(`authorization matrix: teach sendStream ${row.binding.verb} ${row.binding.path}`);
+    if (row.binding.verb !== 'POST' || row.binding.path !== '/events')
+      throw new Error(`authorization matrix: teach sendStream ${row.binding.verb} ${row.binding.path}`);
     const authorization = Object.entries(options.headers ?? {}).find(([h]) => h.toLowerCase() === 'authorization')?.[1];
     const started = Date.now();
     const s = await EventStream.open(stack.baseUrl, { authorization, body });
-    const headers = new Headers(Object.entries(s.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v] as [string, string]])));
+    const headers = new Headers(
+      Object.entries(s.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v] as [string, string]])),
+    );
     try {
       if (s.status === 200) {
         const first = await s.next();
@@ -506,7 +526,8 @@ describe.each(MODES)('authorization matrix (%s)', (mode, start) => {
       }
       if (s.status >= 500 && s.status !== 501) api.serverErrors.push(`POST /api/v3/events → ${s.status} ${s.text}`);
       const error = s.json?.error;
-      if (!error || !s.text.endsWith('}\n')) throw new Error(`POST /api/v3/events: expected {"error":…} and a newline, got HTTP ${s.status}: ${JSON.stringify(s.text.slice(0, 1500))}`);
+      if (!error || !s.text.endsWith('}\n'))
+        throw new Error(`POST /api/v3/events: expected {"error":…} and a newline, got HTTP ${s.status}: ${JSON.stringify(s.text.slice(0, 1500))}`);
       return { status: s.status, headers, text: s.text, json: error, ms: Date.now() - started };
     } finally {
       s.close();
@@ -565,7 +586,9 @@ describe.each(MODES)('authorization matrix (%s)', (mode, start) => {
               if (e.missingIncludes) expect(missingOf(res)).toEqual(expect.arrayContaining(e.missingIncludes));
               for (const r of e.missingExcludes ?? []) expect(missingOf(res)).not.toContain(r);
             } catch (err) {
-              throw new Error(`${what}: expected HTTP ${e.status} ${e.namespace}:${e.name}${e.missing ? ` missing [${e.missing.join(', ')}]` : ''}, got HTTP ${res.status}: ${res.text.slice(0, 1500)}\n${(err as Error).message}`);
+              throw new Error(
+                `${what}: expected HTTP ${e.status} ${e.namespace}:${e.name}${e.missing ? ` missing [${e.missing.join(', ')}]` : ''}, got HTTP ${res.status}: ${res.text.slice(0, 1500)}\n${(err as Error).message}`,
+              );
             }
           }
         });

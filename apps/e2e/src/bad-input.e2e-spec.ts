@@ -15,7 +15,16 @@ import { APPLICATION_UP_PATHS, MAX_JSON_DEPTH } from '@lorawan/api';
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
 import { isDevicePath, isDevicesPath, NS_OTAA, NS_OTAA_PATHS, otaaIds, registryDevicePath, uid } from './devices';
 import { EventStream } from './event-stream';
-import { Api, type ApiResponse, createApplications, type ErrorDetailsJson, expectPlainStatus, expectStatus, expectTtsError, expectValidationError } from './http-client';
+import {
+  Api,
+  type ApiResponse,
+  createApplications,
+  type ErrorDetailsJson,
+  expectPlainStatus,
+  expectStatus,
+  expectTtsError,
+  expectValidationError,
+} from './http-client';
 
 type Start = () => Promise<StackUnderTest>;
 
@@ -78,7 +87,10 @@ describe.each(MODES)('bad input over HTTP (%s)', (mode, start) => {
       expectStatus(got, 200);
       expect(Object.entries(got.json.attributes)).toEqual(Object.entries(attributes));
       // And on update.
-      const updated = await api.put(isDevicePath(app, device_id), { end_device: { attributes: { prototype: 'new', constructor: 'new' } }, field_mask: { paths: ['attributes'] } });
+      const updated = await api.put(isDevicePath(app, device_id), {
+        end_device: { attributes: { prototype: 'new', constructor: 'new' } },
+        field_mask: { paths: ['attributes'] },
+      });
       expectStatus(updated, 200);
       expect((await api.get(`${isDevicePath(app, device_id)}?field_mask=attributes`)).json.attributes).toEqual({ prototype: 'new', constructor: 'new' });
     });
@@ -106,7 +118,10 @@ describe.each(MODES)('bad input over HTTP (%s)', (mode, start) => {
 
     it('webhook headers: every one of the six names is stored and returned (they are HTTP tokens)', async () => {
       const headers = withKeys(PROTOTYPE_KEYS, (k) => `value of ${k}`);
-      const put = await api.put(webhookPath(app, 'wh-names'), { webhook: { base_url: 'https://example.com/hook', headers }, field_mask: { paths: ['base_url', 'headers'] } });
+      const put = await api.put(webhookPath(app, 'wh-names'), {
+        webhook: { base_url: 'https://example.com/hook', headers },
+        field_mask: { paths: ['base_url', 'headers'] },
+      });
       expectStatus(put, 200);
       const got = await api.get(`${webhookPath(app, 'wh-names')}?field_mask=headers`);
       expectStatus(got, 200);
@@ -116,7 +131,10 @@ describe.each(MODES)('bad input over HTTP (%s)', (mode, start) => {
     it('JS provisioning_data (a Struct): the six keys at every level are stored and returned', async () => {
       const ids = otaaIds(uid('dev'));
       const provisioning_data = withKeys(PROTOTYPE_KEYS, (k) => withKeys([k], () => [withKeys([k], () => 1)]));
-      const set = await api.put(registryDevicePath('js', app, ids.device_id), { end_device: { ids, provisioning_data }, field_mask: { paths: ['provisioning_data'] } });
+      const set = await api.put(registryDevicePath('js', app, ids.device_id), {
+        end_device: { ids, provisioning_data },
+        field_mask: { paths: ['provisioning_data'] },
+      });
       expectStatus(set, 200);
       const got = await api.get(`${registryDevicePath('js', app, ids.device_id)}?field_mask=provisioning_data`);
       expectStatus(got, 200);
@@ -137,7 +155,10 @@ describe.each(MODES)('bad input over HTTP (%s)', (mode, start) => {
     it('event streams: the six keys in an unknown field or an identifier start the stream; in `names` they are a 400', async () => {
       const authorization = `Bearer ${stack.adminKey}`;
       const junk = withKeys(PROTOTYPE_KEYS, (k) => withKeys([k], () => '1'));
-      const ok = await EventStream.open(stack.baseUrl, { authorization, body: { identifiers: [{ application_ids: { application_id: app }, ...junk }], ...junk } });
+      const ok = await EventStream.open(stack.baseUrl, {
+        authorization,
+        body: { identifiers: [{ application_ids: { application_id: app }, ...junk }], ...junk },
+      });
       try {
         expect(ok.status).toBe(200);
         expect((await ok.nextEvent()).name).toBe('events.stream.start');
@@ -147,7 +168,12 @@ describe.each(MODES)('bad input over HTTP (%s)', (mode, start) => {
       const bad = await EventStream.open(stack.baseUrl, { authorization, body: { identifiers: [{ application_ids: { application_id: app } }], names: junk } });
       expect(bad.status).toBe(400);
       const error = bad.json?.error;
-      expect([error?.code, error?.details?.[0]?.namespace, error?.details?.[0]?.name, error?.details?.[0]?.attributes?.field]).toEqual([3, 'pkg/errors', 'validation', 'names']);
+      expect([error?.code, error?.details?.[0]?.namespace, error?.details?.[0]?.name, error?.details?.[0]?.attributes?.field]).toEqual([
+        3,
+        'pkg/errors',
+        'validation',
+        'names',
+      ]);
     });
   });
 
@@ -170,7 +196,8 @@ describe.each(MODES)('bad input over HTTP (%s)', (mode, start) => {
     it(`a Struct may fill the request up to ${MAX_JSON_DEPTH} levels, not one more`, async () => {
       const ids = otaaIds(uid('dev'));
       // The request (1), end_device (2), provisioning_data (3): the Struct's own levels are the rest.
-      const body = (levels: number) => `{"end_device":{"ids":${JSON.stringify(ids)},"provisioning_data":${nestedJson(levels - 2)}},"field_mask":{"paths":["provisioning_data"]}}`;
+      const body = (levels: number) =>
+        `{"end_device":{"ids":${JSON.stringify(ids)},"provisioning_data":${nestedJson(levels - 2)}},"field_mask":{"paths":["provisioning_data"]}}`;
       expectPlainStatus(await api.put(registryDevicePath('js', app, ids.device_id), body(MAX_JSON_DEPTH + 1)), 400, 3);
       await expectNothingStored(registryDevicePath('js', app, ids.device_id));
       expectStatus(await api.put(registryDevicePath('js', app, ids.device_id), body(MAX_JSON_DEPTH)), 200);
@@ -179,14 +206,21 @@ describe.each(MODES)('bad input over HTTP (%s)', (mode, start) => {
     });
 
     it('an event stream request nesting too deep is refused before it starts', async () => {
-      const stream = await EventStream.open(stack.baseUrl, { authorization: `Bearer ${stack.adminKey}`, body: `{"identifiers":[{"application_ids":{"application_id":"${app}"}}],"x":${nestedJson(10_000)}}` });
+      const stream = await EventStream.open(stack.baseUrl, {
+        authorization: `Bearer ${stack.adminKey}`,
+        body: `{"identifiers":[{"application_ids":{"application_id":"${app}"}}],"x":${nestedJson(10_000)}}`,
+      });
       expect(stream.status).toBe(400);
       expect(stream.json).toEqual({ code: 3, message: expect.stringContaining('nests deeper') });
     });
   });
 
   describe('3. webhook field_mask paths', () => {
-    const set = (id: string, paths: unknown) => api.put(webhookPath(app, id), { webhook: { base_url: 'https://example.com/hook', field_mask: { paths } }, field_mask: { paths: ['base_url', 'field_mask'] } });
+    const set = (id: string, paths: unknown) =>
+      api.put(webhookPath(app, id), {
+        webhook: { base_url: 'https://example.com/hook', field_mask: { paths } },
+        field_mask: { paths: ['base_url', 'field_mask'] },
+      });
 
     it('stores ApplicationUp paths, with or without the `up.` prefix of the oneof', async () => {
       const paths = ['end_device_ids', 'up.uplink_message.decoded_payload', 'join_accept', 'up'];
@@ -212,7 +246,10 @@ describe.each(MODES)('bad input over HTTP (%s)', (mode, start) => {
     it('stores the largest webhook validation allows: 50 headers of 4096 characters and 233 paths', async () => {
       const headers = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`x-header-${i}`, 'v'.repeat(4096)]));
       const paths = [...APPLICATION_UP_PATHS];
-      const res = await api.put(webhookPath(app, 'wh-largest'), { webhook: { base_url: 'https://example.com/hook', headers, field_mask: { paths } }, field_mask: { paths: ['base_url', 'headers', 'field_mask'] } });
+      const res = await api.put(webhookPath(app, 'wh-largest'), {
+        webhook: { base_url: 'https://example.com/hook', headers, field_mask: { paths } },
+        field_mask: { paths: ['base_url', 'headers', 'field_mask'] },
+      });
       expectStatus(res, 200);
       const got = await api.get(`${webhookPath(app, 'wh-largest')}?field_mask=headers,field_mask`);
       expect([got.json.headers, got.json.field_mask]).toEqual([headers, { paths }]);
@@ -222,7 +259,11 @@ describe.each(MODES)('bad input over HTTP (%s)', (mode, start) => {
   describe('4. bounds of provisioning_data and factory_preset_frequencies', () => {
     it('JS provisioning_data of 900 KB: 400 naming provisioning_data, nothing stored; 60 KB is stored', async () => {
       const ids = otaaIds(uid('dev'));
-      const set = (size: number) => api.put(registryDevicePath('js', app, ids.device_id), { end_device: { ids, provisioning_data: { blob: 'x'.repeat(size) } }, field_mask: { paths: ['provisioning_data'] } });
+      const set = (size: number) =>
+        api.put(registryDevicePath('js', app, ids.device_id), {
+          end_device: { ids, provisioning_data: { blob: 'x'.repeat(size) } },
+          field_mask: { paths: ['provisioning_data'] },
+        });
       const leaf = expectValidationError(await set(900_000), 'provisioning_data');
       expect(leaf.attributes?.reason).toMatch(/at most 65536 bytes/);
       await expectNothingStored(registryDevicePath('js', app, ids.device_id));
@@ -247,8 +288,16 @@ describe.each(MODES)('bad input over HTTP (%s)', (mode, start) => {
 
     it('an application link with two 40 960-byte formatter scripts is stored', async () => {
       const script = (name: string) => `function ${name}(input) { return {}; } //`.padEnd(40_960, 'x');
-      const default_formatters = { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: script('decodeUplink'), down_formatter: 'FORMATTER_JAVASCRIPT', down_formatter_parameter: script('encodeDownlink') };
-      const res: ApiResponse = await api.put(`/api/v3/as/applications/${app}/link`, { link: { default_formatters }, field_mask: { paths: ['default_formatters'] } });
+      const default_formatters = {
+        up_formatter: 'FORMATTER_JAVASCRIPT',
+        up_formatter_parameter: script('decodeUplink'),
+        down_formatter: 'FORMATTER_JAVASCRIPT',
+        down_formatter_parameter: script('encodeDownlink'),
+      };
+      const res: ApiResponse = await api.put(`/api/v3/as/applications/${app}/link`, {
+        link: { default_formatters },
+        field_mask: { paths: ['default_formatters'] },
+      });
       expectStatus(res, 200);
       expect((await api.get(`/api/v3/as/applications/${app}/link?field_mask=default_formatters`)).json.default_formatters).toEqual(default_formatters);
     });
@@ -260,9 +309,16 @@ describe.each(MODES)('bad input over HTTP (%s)', (mode, start) => {
   });
 
   it('the error of a refused Set has the TTS shape (spot check)', async () => {
-    const details = expectTtsError(await api.post(isDevicesPath(app), { end_device: { ids: { device_id: uid('dev') }, attributes: { toString: 'x' } } }), 400, 3, 'pkg/errors', 'validation', {
-      field: 'end_device',
-    });
+    const details = expectTtsError(
+      await api.post(isDevicesPath(app), { end_device: { ids: { device_id: uid('dev') }, attributes: { toString: 'x' } } }),
+      400,
+      3,
+      'pkg/errors',
+      'validation',
+      {
+        field: 'end_device',
+      },
+    );
     expect(details.message_format).toBe('invalid `{field}`: {reason}');
   });
 });

@@ -148,7 +148,12 @@ describe('device CLI against the embedded stack', () => {
       expectSuccess(run);
       expect(run.json).toEqual(
         expect.objectContaining({
-          ids: expect.objectContaining({ device_id: 'otaa-1', application_ids: { application_id: APP }, dev_eui: '70B3D57ED0000001', join_eui: '70B3D57ED0000000' }),
+          ids: expect.objectContaining({
+            device_id: 'otaa-1',
+            application_ids: { application_id: APP },
+            dev_eui: '70B3D57ED0000001',
+            join_eui: '70B3D57ED0000000',
+          }),
           name: 'OTAA otaa-1',
           attributes: { room: 'a' },
           root_keys: expect.objectContaining({ app_key: expect.objectContaining({ key: APP_KEY }) }),
@@ -173,7 +178,12 @@ describe('device CLI against the embedded stack', () => {
       const ns = await api.get(`${paths.NS('otaa-1')}?field_mask=frequency_plan_id,lorawan_version,lorawan_phy_version,supports_join`);
       expectStatus(ns, 200);
       expect(ns.json).toEqual(
-        expect.objectContaining({ frequency_plan_id: 'EU_863_870_TTN', lorawan_version: 'MAC_V1_0_3', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true }),
+        expect.objectContaining({
+          frequency_plan_id: 'EU_863_870_TTN',
+          lorawan_version: 'MAC_V1_0_3',
+          lorawan_phy_version: 'PHY_V1_0_3_REV_A',
+          supports_join: true,
+        }),
       );
       expectStatus(await api.get(paths.AS('otaa-1')), 200);
     });

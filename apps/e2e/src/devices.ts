@@ -95,7 +95,12 @@ export const NS_OTAA_PATHS = Object.keys(NS_OTAA);
 export function sampleDevice(c: Registry, ids: DeviceIds): Sample {
   switch (c) {
     case 'js': {
-      const fields = { network_server_address: 'ns.example.com', application_server_address: 'as.example.com:8884', net_id: '000013', resets_join_nonces: true };
+      const fields = {
+        network_server_address: 'ns.example.com',
+        application_server_address: 'as.example.com:8884',
+        net_id: '000013',
+        resets_join_nonces: true,
+      };
       return { device: { ids, ...fields }, paths: Object.keys(fields), expected: fields };
     }
     case 'ns':
@@ -142,7 +147,16 @@ export function abpNsDevice(ids: DeviceIds, devAddr: string, fNwkSIntKey: string
   };
   return {
     device,
-    paths: ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join', 'session.dev_addr', 'session.keys.session_key_id', 'session.keys.f_nwk_s_int_key.key', ...Object.keys(extra)],
+    paths: [
+      'frequency_plan_id',
+      'lorawan_version',
+      'lorawan_phy_version',
+      'supports_join',
+      'session.dev_addr',
+      'session.keys.session_key_id',
+      'session.keys.f_nwk_s_int_key.key',
+      ...Object.keys(extra),
+    ],
   };
 }
 

@@ -72,7 +72,10 @@ describe.each(MODES)('AppAs downlink queue over HTTP (%s)', (_mode, start) => {
   it('push answers {}; list answers the queue decrypted with FCnts 1, 2, 3 and as:downlink correlation IDs; stored encrypted', async () => {
     const { dev, devAddr, appSKey } = await abpDevice();
     expect(await list(dev)).toMatchObject({ status: 200, json: {} });
-    const pushed = await push(dev, [{ f_port: 1, frm_payload: 'AQID', priority: 'NORMAL' }, { f_port: 15, frm_payload: 'BAU=', confirmed: true }]);
+    const pushed = await push(dev, [
+      { f_port: 1, frm_payload: 'AQID', priority: 'NORMAL' },
+      { f_port: 15, frm_payload: 'BAU=', confirmed: true },
+    ]);
     expectOk(pushed, 'push');
     expect(pushed.json).toEqual({});
     expectOk(await push(dev, [{ f_port: 2, frm_payload: 'Bg==' }]), 'push 2');
@@ -88,13 +91,23 @@ describe.each(MODES)('AppAs downlink queue over HTTP (%s)', (_mode, start) => {
     // The AS registry keeps the encrypted queue (session and the deprecated mirror).
     const got = await reg.getOk('as', app, dev, ['session.queued_application_downlinks', 'queued_application_downlinks']);
     const stored = (got.json.session as { queued_application_downlinks: Json[] }).queued_application_downlinks;
-    expect(stored.map((d) => d.frm_payload)).toEqual([frmDown(appSKey, devAddr, 1, Buffer.from('010203', 'hex')), frmDown(appSKey, devAddr, 2, Buffer.from('0405', 'hex')), frmDown(appSKey, devAddr, 3, Buffer.from('06', 'hex'))]);
+    expect(stored.map((d) => d.frm_payload)).toEqual([
+      frmDown(appSKey, devAddr, 1, Buffer.from('010203', 'hex')),
+      frmDown(appSKey, devAddr, 2, Buffer.from('0405', 'hex')),
+      frmDown(appSKey, devAddr, 3, Buffer.from('06', 'hex')),
+    ]);
     expect(got.json.queued_application_downlinks).toEqual(stored);
   });
 
   it('replace swaps the queue (FCnts go on); an empty replace clears it and list answers {}', async () => {
     const { dev } = await abpDevice();
-    expectOk(await push(dev, [{ f_port: 1, frm_payload: 'AQ==' }, { f_port: 1, frm_payload: 'Ag==' }]), 'push');
+    expectOk(
+      await push(dev, [
+        { f_port: 1, frm_payload: 'AQ==' },
+        { f_port: 1, frm_payload: 'Ag==' },
+      ]),
+      'push',
+    );
     const replaced = await replace(dev, [{ f_port: 7, frm_payload: 'qrs=' }]);
     expectOk(replaced, 'replace');
     expect(replaced.json).toEqual({});
@@ -124,7 +137,14 @@ describe.each(MODES)('AppAs downlink queue over HTTP (%s)', (_mode, start) => {
     expectTtsError(await push(dev, [{ f_port: 0, frm_payload: 'Aw==' }]), 400, 3, 'pkg/applicationserver', 'no_f_port');
     expectTtsError(await push(dev, [{ f_port: 224, frm_payload: 'Aw==' }]), 400, 3, 'pkg/applicationserver', 'f_port_range');
     expectValidationError(await push(dev, [{ f_port: 256, frm_payload: 'Aw==' }]), /f_port/);
-    expectTtsError(await replace(dev, [{ f_port: 1, frm_payload: Buffer.alloc(243).toString('base64') }]), 400, 3, 'pkg/applicationserver', 'payload_too_large', { size: 243, max: 242 });
+    expectTtsError(
+      await replace(dev, [{ f_port: 1, frm_payload: Buffer.alloc(243).toString('base64') }]),
+      400,
+      3,
+      'pkg/applicationserver',
+      'payload_too_large',
+      { size: 243, max: 242 },
+    );
     expectValidationError(await push(dev, [{ f_port: 1, frm_payload: 'not base64!' }]), /frm_payload/);
     expect((await list(dev)).json).toEqual(before);
     expectOk(await push(dev, [{ f_port: 223, frm_payload: Buffer.alloc(242).toString('base64') }]), 'largest payload');
@@ -169,7 +189,13 @@ describe.each(MODES)('AppAs downlink queue over HTTP (%s)', (_mode, start) => {
     }
     expect(await queued()).toEqual([[7, 3, 'qrs=']]);
 
-    expectTtsError(await api.post(`${whBase(uid('nohook'))}/push`, { downlinks: [{ f_port: 1, frm_payload: 'AQ==' }] }, writer), 404, 5, 'pkg/applicationserver/io/web', 'webhook_not_found');
+    expectTtsError(
+      await api.post(`${whBase(uid('nohook'))}/push`, { downlinks: [{ f_port: 1, frm_payload: 'AQ==' }] }, writer),
+      404,
+      5,
+      'pkg/applicationserver/io/web',
+      'webhook_not_found',
+    );
     const forbidden = await api.post(`${whBase(wh)}/push`, { downlinks: [{ f_port: 1, frm_payload: 'AQ==' }] }, reader);
     expect(forbidden.status).toBe(403);
     expect(await queued()).toEqual([[7, 3, 'qrs=']]);

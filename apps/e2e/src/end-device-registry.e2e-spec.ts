@@ -145,7 +145,9 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
     });
 
     it('accepts EUIs as upper-case hex and as URL-safe base64 without padding', async () => {
-      const res = await create('app1', { ids: { device_id: 'dev-eui-forms', dev_eui: 'A1B2C3D4E5F60708', join_eui: Buffer.from('ffeeddccbbaa9988', 'hex').toString('base64url') } });
+      const res = await create('app1', {
+        ids: { device_id: 'dev-eui-forms', dev_eui: 'A1B2C3D4E5F60708', join_eui: Buffer.from('ffeeddccbbaa9988', 'hex').toString('base64url') },
+      });
       expect(res.json.ids.dev_eui).toBe('A1B2C3D4E5F60708');
       expect(res.json.ids.join_eui).toBe('FFEEDDCCBBAA9988');
     });
@@ -190,7 +192,12 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
       const res = await api.get(devicePath('get-app', 'dev-get'));
       expectStatus(res, 200);
       expect(Object.keys(res.json).sort()).toEqual(['created_at', 'ids', 'updated_at']);
-      expect(res.json.ids).toEqual({ device_id: 'dev-get', application_ids: { application_id: 'get-app' }, dev_eui: '0004A30B001C0530', join_eui: '0000000000000000' });
+      expect(res.json.ids).toEqual({
+        device_id: 'dev-get',
+        application_ids: { application_id: 'get-app' },
+        dev_eui: '0004A30B001C0530',
+        join_eui: '0000000000000000',
+      });
     });
 
     it('accepts ?field_mask=name,description (comma form)', async () => {
@@ -336,7 +343,10 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
     });
 
     it('a missing device → 404 end_device_not_found', async () => {
-      const res = await api.put(devicePath('upd-app', 'ghost'), { end_device: { ids: { device_id: 'ghost' }, name: 'Ghost' }, field_mask: { paths: ['name'] } });
+      const res = await api.put(devicePath('upd-app', 'ghost'), {
+        end_device: { ids: { device_id: 'ghost' }, name: 'Ghost' },
+        field_mask: { paths: ['name'] },
+      });
       expectTtsError(res, 404, 5, 'pkg/identityserver/store', 'end_device_not_found', { application_id: 'upd-app', device_id: 'ghost' });
       await expectNotStored('upd-app', 'ghost');
     });
@@ -424,11 +434,7 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
         expect(res.headers.get('x-total-count')).toBe('5');
         pages.push(ids(res));
       }
-      expect(pages).toEqual([
-        ['dev-a', 'dev-b'],
-        ['dev-c', 'dev-d'],
-        ['dev-e'],
-      ]);
+      expect(pages).toEqual([['dev-a', 'dev-b'], ['dev-c', 'dev-d'], ['dev-e']]);
       const page0 = await api.get(`${devicesPath('list-app')}?limit=2&page=0`);
       expect(ids(page0)).toEqual(['dev-a', 'dev-b']);
       const ordered = await api.get(`${devicesPath('list-app')}?limit=2&page=2&order=-device_id`);
@@ -506,11 +512,15 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
     it('same (join_eui, dev_eui) → 409 end_device_euis_taken naming the holder', async () => {
       await create('uniq-app', { ids: { device_id: 'eui-holder', join_eui: J, dev_eui: D } });
       const attrs = { join_eui: J, dev_eui: D, device_id: 'eui-holder', application_id: 'uniq-app' };
-      const other = await api.post(devicesPath('uniq-app2'), { end_device: { ids: { device_id: 'eui-other', join_eui: J.toLowerCase(), dev_eui: D.toLowerCase() } } });
+      const other = await api.post(devicesPath('uniq-app2'), {
+        end_device: { ids: { device_id: 'eui-other', join_eui: J.toLowerCase(), dev_eui: D.toLowerCase() } },
+      });
       expectTtsError(other, 409, 6, 'pkg/identityserver', 'end_device_euis_taken', attrs);
       expect(other.json.message).toContain('eui-holder');
       await expectNotStored('uniq-app2', 'eui-other');
-      const same = await api.post(devicesPath('uniq-app'), { end_device: { ids: { device_id: 'eui-same-app', join_eui: J, dev_eui: Buffer.from(D, 'hex').toString('base64') } } });
+      const same = await api.post(devicesPath('uniq-app'), {
+        end_device: { ids: { device_id: 'eui-same-app', join_eui: J, dev_eui: Buffer.from(D, 'hex').toString('base64') } },
+      });
       expectTtsError(same, 409, 6, 'pkg/identityserver', 'end_device_euis_taken', attrs);
       await expectNotStored('uniq-app', 'eui-same-app');
     });
@@ -632,17 +642,36 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
     });
 
     it('out-of-range location and bad version_ids → 400', async () => {
-      expectValidationError(await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-loc' }, locations: { user: { latitude: 91, longitude: 0 } } } }), /^(locations|latitude)/);
-      expectValidationError(await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-loc' }, version_ids: { brand_id: 'Bad_Brand' } } }), 'brand_id');
+      expectValidationError(
+        await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-loc' }, locations: { user: { latitude: 91, longitude: 0 } } } }),
+        /^(locations|latitude)/,
+      );
+      expectValidationError(
+        await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-loc' }, version_ids: { brand_id: 'Bad_Brand' } } }),
+        'brand_id',
+      );
       await expectNotStored(app, 'dev-loc');
     });
 
     it('address pattern A violations → 400 naming the address field', async () => {
-      expectValidationError(await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-addr' }, network_server_address: 'bad host!' } }), 'network_server_address');
-      expectValidationError(await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-addr' }, application_server_address: 'host:123456' } }), 'application_server_address');
-      expectValidationError(await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-addr' }, join_server_address: 'http://host' } }), 'join_server_address');
+      expectValidationError(
+        await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-addr' }, network_server_address: 'bad host!' } }),
+        'network_server_address',
+      );
+      expectValidationError(
+        await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-addr' }, application_server_address: 'host:123456' } }),
+        'application_server_address',
+      );
+      expectValidationError(
+        await api.post(devicesPath(app), { end_device: { ids: { device_id: 'dev-addr' }, join_server_address: 'http://host' } }),
+        'join_server_address',
+      );
       await expectNotStored(app, 'dev-addr');
-      const ok = await create(app, { ids: { device_id: 'dev-addr-ok' }, network_server_address: 'eu1.cloud.thethings.network:8884', application_server_address: '' });
+      const ok = await create(app, {
+        ids: { device_id: 'dev-addr-ok' },
+        network_server_address: 'eu1.cloud.thethings.network:8884',
+        application_server_address: '',
+      });
       expect(ok.json.network_server_address).toBe('eu1.cloud.thethings.network:8884');
       expect(ok.json).not.toHaveProperty('application_server_address');
     });
@@ -716,15 +745,23 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
     it('concurrent creates with the same EUI pair: one wins, the rest 409 end_device_euis_taken', async () => {
       const results = await Promise.all(
         Array.from({ length: 5 }, (_, i) =>
-          api.post(devicesPath(`race-app-${i}`), { end_device: { ids: { device_id: `race-eui-${i}`, join_eui: '5555555555555555', dev_eui: '6666666666666666' } } }),
+          api.post(devicesPath(`race-app-${i}`), {
+            end_device: { ids: { device_id: `race-eui-${i}`, join_eui: '5555555555555555', dev_eui: '6666666666666666' } },
+          }),
         ),
       );
       expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-      for (const r of results.filter((x) => x.status !== 200)) expectTtsError(r, 409, 6, 'pkg/identityserver', 'end_device_euis_taken', { join_eui: '5555555555555555', dev_eui: '6666666666666666' });
+      for (const r of results.filter((x) => x.status !== 200))
+        expectTtsError(r, 409, 6, 'pkg/identityserver', 'end_device_euis_taken', { join_eui: '5555555555555555', dev_eui: '6666666666666666' });
     });
 
     it('orders names the same way in every mode (case-insensitively, as TTS on PostgreSQL does not distinguish here)', async () => {
-      for (const [device_id, name] of [['case-1', 'bravo'], ['case-2', 'Alpha'], ['case-3', 'charlie']]) await create('case-app', { ids: { device_id }, name });
+      for (const [device_id, name] of [
+        ['case-1', 'bravo'],
+        ['case-2', 'Alpha'],
+        ['case-3', 'charlie'],
+      ])
+        await create('case-app', { ids: { device_id }, name });
       const res = await api.get(`${devicesPath('case-app')}?field_mask=name&order=name`);
       expectStatus(res, 200);
       expect(res.json.end_devices.map((d: { name: string }) => d.name)).toEqual(['Alpha', 'bravo', 'charlie']);
@@ -796,9 +833,17 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
     it('writes without valid credentials store nothing', async () => {
       const noAuth = await api.post(devicesPath('auth-app'), { end_device: { ids: { device_id: 'dev-noauth' } } }, { headers: {} });
       expectStatus(noAuth, 401);
-      const malformed = await api.post(devicesPath('auth-app'), { end_device: { ids: { device_id: 'dev-noauth' } } }, { headers: { authorization: 'Bearer wrong.key.value' } });
+      const malformed = await api.post(
+        devicesPath('auth-app'),
+        { end_device: { ids: { device_id: 'dev-noauth' } } },
+        { headers: { authorization: 'Bearer wrong.key.value' } },
+      );
       expectStatus(malformed, 400);
-      const unknown = await api.post(devicesPath('auth-app'), { end_device: { ids: { device_id: 'dev-noauth' } } }, { headers: { authorization: `Bearer ${UNKNOWN_KEY}` } });
+      const unknown = await api.post(
+        devicesPath('auth-app'),
+        { end_device: { ids: { device_id: 'dev-noauth' } } },
+        { headers: { authorization: `Bearer ${UNKNOWN_KEY}` } },
+      );
       expectStatus(unknown, 401);
       await expectNotStored('auth-app', 'dev-noauth');
       await create('auth-app', { ids: { device_id: 'dev-auth' } });

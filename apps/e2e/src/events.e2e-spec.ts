@@ -10,7 +10,18 @@ import { connect, type NatsConnection } from 'nats';
 import { type EventJson, STREAM_PING_MS } from '@lorawan/api';
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest, TEST_NATS_URL, uniqueSuffix } from '@lorawan/testing';
 import { Access, freshId } from './access';
-import { type DeviceIds, expectOk, isDevicePath, isDevicesPath, otaaIds, type Registry, Registries, registryDevicePath, sampleDevice, sampleUpdate } from './devices';
+import {
+  type DeviceIds,
+  expectOk,
+  isDevicePath,
+  isDevicesPath,
+  otaaIds,
+  type Registry,
+  Registries,
+  registryDevicePath,
+  sampleDevice,
+  sampleUpdate,
+} from './devices';
 import { EventStream, type OpenOptions, parseLines, parseSdk } from './event-stream';
 import { Api, type ApiResponse, createApplications, type ErrorDetailsJson, expectTtsError, leafCause, TIMESTAMP_6, ULID } from './http-client';
 
@@ -68,12 +79,25 @@ function expectDeviceEvent(event: EventJson, e: Expected): void {
 }
 
 /** A stream's error before it started: its status, `{"error": <Status>}` and the delimiter (wire contract §7.2). */
-function expectStreamError(s: EventStream, status: number, code: number, namespace: string, name: string, attributes?: Record<string, unknown>): ErrorDetailsJson {
+function expectStreamError(
+  s: EventStream,
+  status: number,
+  code: number,
+  namespace: string,
+  name: string,
+  attributes?: Record<string, unknown>,
+): ErrorDetailsJson {
   const delimiter = s.headers['content-type'] === 'text/event-stream' ? '\n\n' : '\n';
   const body = s.json;
   if (s.status !== status || !body?.error) throw new Error(`expected HTTP ${status} {"error":…}, got HTTP ${s.status}: ${s.text.slice(0, 2000)}`);
   expect(s.text.endsWith(`}${delimiter}`)).toBe(true);
-  const res: ApiResponse = { status: s.status, headers: new Headers({ 'content-type': 'application/json' }), text: JSON.stringify(body.error), json: body.error, ms: 0 };
+  const res: ApiResponse = {
+    status: s.status,
+    headers: new Headers({ 'content-type': 'application/json' }),
+    text: JSON.stringify(body.error),
+    json: body.error,
+    ms: 0,
+  };
   return expectTtsError(res, status, code, namespace, name, attributes);
 }
 
@@ -159,7 +183,11 @@ describe.each(MODES)('event streams (%s)', (mode, start) => {
   }
 
   /** A stream on the application that must start: its start event is taken. */
-  async function subscribe(app: string, extra: Record<string, unknown> = {}, options: Partial<OpenOptions> = {}): Promise<{ s: EventStream; start: EventJson }> {
+  async function subscribe(
+    app: string,
+    extra: Record<string, unknown> = {},
+    options: Partial<OpenOptions> = {},
+  ): Promise<{ s: EventStream; start: EventJson }> {
     const s = await stream({ identifiers: [appIds(app)], ...extra }, options);
     if (s.status !== 200) throw new Error(`stream on ${app}: expected HTTP 200, got HTTP ${s.status}: ${s.text.slice(0, 2000)}`);
     const first = await s.nextEvent();
@@ -197,7 +225,10 @@ describe.each(MODES)('event streams (%s)', (mode, start) => {
     const out: Expected[] = [];
     for (const c of only) {
       if (c === 'is') {
-        const res = await api.put(isDevicePath(app, dev), { end_device: { ids: { device_id: dev }, name: `renamed ${Date.now()}` }, field_mask: { paths: ['name'] } });
+        const res = await api.put(isDevicePath(app, dev), {
+          end_device: { ids: { device_id: dev }, name: `renamed ${Date.now()}` },
+          field_mask: { paths: ['name'] },
+        });
         expectOk(res, 'IS Update');
         out.push({ name: 'end_device.update', app, dev, correlation: correlation(SERVICE.is, 'Update', res), paths: ['name'] });
       } else {
@@ -297,7 +328,9 @@ describe.each(MODES)('event streams (%s)', (mode, start) => {
 
     it('an unknown name, an invalid regex or one matching nothing → 400 before the stream', async () => {
       const app = await freshApp();
-      expectStreamError(await stream({ identifiers: [appIds(app)], names: ['end_device.nope'] }), 400, 3, 'pkg/events', 'unknown_event_name', { name: 'end_device.nope' });
+      expectStreamError(await stream({ identifiers: [appIds(app)], names: ['end_device.nope'] }), 400, 3, 'pkg/events', 'unknown_event_name', {
+        name: 'end_device.nope',
+      });
       expectStreamError(await stream({ identifiers: [appIds(app)], names: ['end_device.create', '/(/'] }), 400, 3, 'pkg/events', 'invalid_regexp');
       expectStreamError(await stream({ identifiers: [appIds(app)], names: ['/^no-event-is-named-so$/'] }), 400, 3, 'pkg/events', 'no_matching_events');
     });
@@ -332,10 +365,27 @@ describe.each(MODES)('event streams (%s)', (mode, start) => {
     it('an application the key has no rights on → 403 no_application_rights; with a stranger among several identifiers too', async () => {
       const [app, other] = [await freshApp(), await freshApp()];
       const key = await access.createKey('application', other, ['RIGHT_APPLICATION_ALL']);
-      expectStreamError(await stream({ identifiers: [appIds(app)] }, { authorization: `Bearer ${key.token}` }), 403, 7, 'pkg/auth/rights', 'no_application_rights', { uid: app });
-      expectStreamError(await stream({ identifiers: [appIds(other), { device_ids: { device_id: 'some-dev', application_ids: { application_id: app } } }] }, { authorization: `Bearer ${key.token}` }), 403, 7, 'pkg/auth/rights', 'no_application_rights', {
-        uid: app,
-      });
+      expectStreamError(
+        await stream({ identifiers: [appIds(app)] }, { authorization: `Bearer ${key.token}` }),
+        403,
+        7,
+        'pkg/auth/rights',
+        'no_application_rights',
+        { uid: app },
+      );
+      expectStreamError(
+        await stream(
+          { identifiers: [appIds(other), { device_ids: { device_id: 'some-dev', application_ids: { application_id: app } } }] },
+          { authorization: `Bearer ${key.token}` },
+        ),
+        403,
+        7,
+        'pkg/auth/rights',
+        'no_application_rights',
+        {
+          uid: app,
+        },
+      );
       // Its own application opens.
       await subscribe(other, {}, { authorization: `Bearer ${key.token}` });
     });

@@ -41,7 +41,13 @@ describe('the Identity Server’s database goes away (private MariaDB)', () => {
     expectTtsError(write, 503, 14, 'pkg/util/store', 'database_unavailable', { component: 'is' });
     expect(write.ms).toBeLessThan(3000);
     expectTtsError(await api.get(`/api/v3/applications/${app}/devices/before`), 503, 14, 'pkg/util/store', 'database_unavailable');
-    expectTtsError(await api.put(`/api/v3/applications/${app}/devices/before`, { end_device: { ids: { device_id: 'before' }, name: 'x' }, field_mask: { paths: ['name'] } }), 503, 14, 'pkg/util/store', 'database_unavailable');
+    expectTtsError(
+      await api.put(`/api/v3/applications/${app}/devices/before`, { end_device: { ids: { device_id: 'before' }, name: 'x' }, field_mask: { paths: ['name'] } }),
+      503,
+      14,
+      'pkg/util/store',
+      'database_unavailable',
+    );
     // Readiness says so too (the gateway's: the IS answers its health check with the database down).
     expect((await fetch(`${stack.baseUrl}/readyz`)).status).toBe(503);
     expect((await fetch(`http://127.0.0.1:${stack.healthPorts.get('is#0')}/readyz`)).status).toBe(503);

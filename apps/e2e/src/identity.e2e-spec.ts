@@ -114,7 +114,11 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
 
       const isGet = await api.get(`${isDevicePath(app, dev)}?field_mask=name,join_server_address`, as);
       ok(isGet, 'IS get');
-      expect(isGet.json).toMatchObject({ ids: { device_id: dev, application_ids: { application_id: app } }, name: 'Flow device', join_server_address: 'js.example.com' });
+      expect(isGet.json).toMatchObject({
+        ids: { device_id: dev, application_ids: { application_id: app } },
+        name: 'Flow device',
+        join_server_address: 'js.example.com',
+      });
       const jsGet = await registryGet('js', app, dev, ['root_keys.app_key.key'], as);
       ok(jsGet, 'JS get with keys');
       expect(jsGet.json.root_keys?.app_key?.key).toBe(appKey);
@@ -178,7 +182,9 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
           expect(missingOf(res)).not.toContain(R.DEVICES_READ);
           expect(res.text).not.toMatch(/NNSXS\./);
         } catch (err) {
-          throw new Error(`${mode}: POST ${apiKeysPath('application', app)} rights [${rights.join(', ')}] with a key of [APP_API_KEYS, DEVICES_READ]: expected 403 insufficient_application_rights missing ⊇ [${missing.join(', ')}], got HTTP ${res.status}: ${res.text.slice(0, 1000)}\n${(err as Error).message}`);
+          throw new Error(
+            `${mode}: POST ${apiKeysPath('application', app)} rights [${rights.join(', ')}] with a key of [APP_API_KEYS, DEVICES_READ]: expected 403 insufficient_application_rights missing ⊇ [${missing.join(', ')}], got HTTP ${res.status}: ${res.text.slice(0, 1000)}\n${(err as Error).message}`,
+          );
         }
       }
       expect(await access.total(apiKeysPath('application', app))).toBe(before);
@@ -201,7 +207,9 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
       ok(get, 'get the key');
       expect(get.json.rights).toEqual([R.DEVICES_READ]);
       // k2 still cannot write devices.
-      expectInsufficient(await api.post(isDevicesPath(app), { end_device: { ids: otaaIds(freshId('dev')) } }, bearer(k2.token)), 'application', app, [R.DEVICES_WRITE]);
+      expectInsufficient(await api.post(isDevicesPath(app), { end_device: { ids: otaaIds(freshId('dev')) } }, bearer(k2.token)), 'application', app, [
+        R.DEVICES_WRITE,
+      ]);
     });
 
     it('the admin cannot read or write device keys in an application of another user, but can in its own', async () => {
@@ -220,14 +228,19 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
       for (const mask of [['root_keys'], ['root_keys.app_key.key']]) {
         expectInsufficient(await registryGet('js', foreign, dev, mask), 'application', foreign, [R.READ_KEYS]);
       }
-      expectInsufficient(await jsSet(foreign, dev, { ids, root_keys: { app_key: { key: appKey } } }, ['root_keys.app_key.key']), 'application', foreign, [R.WRITE_KEYS]);
+      expectInsufficient(await jsSet(foreign, dev, { ids, root_keys: { app_key: { key: appKey } } }, ['root_keys.app_key.key']), 'application', foreign, [
+        R.WRITE_KEYS,
+      ]);
       // Nor through a key it creates there.
       expectInsufficient(await api.post(apiKeysPath('application', foreign), { name: 'keys', rights: [R.READ_KEYS] }), 'application', foreign, [R.READ_KEYS]);
       expectInsufficient(await api.post(apiKeysPath('application', foreign), { name: 'all', rights: [R.APP_ALL] }), 'application', foreign, [R.APP_ALL]);
       // Without key paths the device reads fine.
       ok(await registryGet('js', foreign, dev, ['resets_join_nonces']), 'JS get without keys in the foreign application');
 
-      ok(await jsSet(own, dev, { ids: otaaIds(dev), root_keys: { app_key: { key: appKey } } }, ['root_keys.app_key.key']), 'JS set with keys in its own application');
+      ok(
+        await jsSet(own, dev, { ids: otaaIds(dev), root_keys: { app_key: { key: appKey } } }, ['root_keys.app_key.key']),
+        'JS set with keys in its own application',
+      );
       const get = await registryGet('js', own, dev, ['root_keys.app_key.key']);
       ok(get, 'JS get with keys in its own application');
       expect(get.json.root_keys.app_key.key).toBe(appKey);
@@ -313,7 +326,10 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
       expect(upd.json.rights).toEqual([R.APP_INFO]);
       expectInsufficient(await api.get(isDevicesPath(app), as), 'application', app, [R.DEVICES_READ]);
       ok(await api.get(entityPath('application', app), as), 'get the application with INFO');
-      ok(await api.put(`${apiKeysPath('application', app)}/${key.id}`, { api_key: { rights: [R.APP_INFO, R.DEVICES_READ] }, field_mask: { paths: ['rights'] } }), 'restore');
+      ok(
+        await api.put(`${apiKeysPath('application', app)}/${key.id}`, { api_key: { rights: [R.APP_INFO, R.DEVICES_READ] }, field_mask: { paths: ['rights'] } }),
+        'restore',
+      );
       ok(await api.get(isDevicesPath(app), as), 'list devices after restoring');
     });
 
@@ -345,8 +361,14 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
       const before = await totals();
       for (const id of ['Bad_App', 'ab', '-abc', 'a'.repeat(37), 'abc--def']) {
         expectValidationError(await api.post(`/api/v3/users/${ADMIN}/applications`, { application: { ids: { application_id: id } } }), 'application_id');
-        expectValidationError(await api.post(`/api/v3/users/${ADMIN}/gateways`, { gateway: { ids: { gateway_id: id, eui: randomEui() }, frequency_plan_id: 'EU_863_870' } }), 'gateway_id');
-        expectValidationError(await api.post('/api/v3/users', { user: { ids: { user_id: id }, primary_email_address: 'x@example.com', password: 'Pw-0123456789' } }), 'user_id');
+        expectValidationError(
+          await api.post(`/api/v3/users/${ADMIN}/gateways`, { gateway: { ids: { gateway_id: id, eui: randomEui() }, frequency_plan_id: 'EU_863_870' } }),
+          'gateway_id',
+        );
+        expectValidationError(
+          await api.post('/api/v3/users', { user: { ids: { user_id: id }, primary_email_address: 'x@example.com', password: 'Pw-0123456789' } }),
+          'user_id',
+        );
       }
       expect(await totals()).toEqual(before);
     });
@@ -365,7 +387,9 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
       taken(await api.post(`/api/v3/users/${ADMIN}/gateways`, { gateway: { ids: { gateway_id: gtw, eui: randomEui() }, frequency_plan_id: 'EU_863_870' } }));
       taken(await api.post('/api/v3/users', { user: { ids: { user_id: user }, primary_email_address: `${user}2@example.com`, password: 'Pw-0123456789' } }));
       for (const e of [eui, eui.toLowerCase()]) {
-        const res = await api.post(`/api/v3/users/${ADMIN}/gateways`, { gateway: { ids: { gateway_id: freshId('dup-eui'), eui: e }, frequency_plan_id: 'EU_863_870' } });
+        const res = await api.post(`/api/v3/users/${ADMIN}/gateways`, {
+          gateway: { ids: { gateway_id: freshId('dup-eui'), eui: e }, frequency_plan_id: 'EU_863_870' },
+        });
         expectHttp(res, 409, `${mode}: a second gateway with EUI ${e}`);
         expect(res.json.code).toBe(6);
       }
@@ -415,7 +439,11 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
   describe('applications', () => {
     it('Get answers ids and timestamps, plus the masked fields', async () => {
       const app = freshId('get-app');
-      const created = await access.createApplication(app, ADMIN, undefined, { name: 'Get app', description: 'An application', attributes: { 'key-one': 'v1' } });
+      const created = await access.createApplication(app, ADMIN, undefined, {
+        name: 'Get app',
+        description: 'An application',
+        attributes: { 'key-one': 'v1' },
+      });
       expect(created.json).toMatchObject({ ids: { application_id: app }, name: 'Get app' });
       expect(created.json.created_at).toMatch(RFC3339);
       const bare = await api.get(entityPath('application', app));
@@ -458,14 +486,26 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
     it('Update changes the masked fields only', async () => {
       const app = freshId('upd-app');
       await access.createApplication(app, ADMIN, undefined, { name: 'Before', description: 'Kept' });
-      const res = await api.put(entityPath('application', app), { application: { ids: { application_id: app }, name: 'After', description: 'Not kept' }, field_mask: { paths: ['name'] } });
+      const res = await api.put(entityPath('application', app), {
+        application: { ids: { application_id: app }, name: 'After', description: 'Not kept' },
+        field_mask: { paths: ['name'] },
+      });
       ok(res, 'update');
       expect(res.json.name).toBe('After');
       const get = await api.get(`${entityPath('application', app)}?field_mask=name,description`);
       expect(get.json).toMatchObject({ name: 'After', description: 'Kept' });
       // A key with INFO only may not update.
       const key = await access.createKey('application', app, [R.APP_INFO]);
-      expectInsufficient(await api.put(entityPath('application', app), { application: { ids: { application_id: app }, name: 'Nope' }, field_mask: { paths: ['name'] } }, bearer(key.token)), 'application', app, [R.APP_SETTINGS_BASIC]);
+      expectInsufficient(
+        await api.put(
+          entityPath('application', app),
+          { application: { ids: { application_id: app }, name: 'Nope' }, field_mask: { paths: ['name'] } },
+          bearer(key.token),
+        ),
+        'application',
+        app,
+        [R.APP_SETTINGS_BASIC],
+      );
     });
 
     it('Delete is refused while the IS holds devices; afterwards it succeeds and the ID stays taken', async () => {
@@ -483,7 +523,13 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
       expectTtsError(await api.get(entityPath('application', app)), 404, 5, 'pkg/identityserver/store', 'application_not_found');
       const list = await api.get(`/api/v3/users/${ADMIN}/applications?limit=1000`);
       expect((list.json.applications ?? []).map((a: { ids: { application_id: string } }) => a.ids.application_id)).not.toContain(app);
-      expectTtsError(await api.post(`/api/v3/users/${ADMIN}/applications`, { application: { ids: { application_id: app } } }), 409, 6, 'pkg/util/store', 'id_taken');
+      expectTtsError(
+        await api.post(`/api/v3/users/${ADMIN}/applications`, { application: { ids: { application_id: app } } }),
+        409,
+        6,
+        'pkg/util/store',
+        'id_taken',
+      );
     });
 
     it('a caller without rights gets the same 403 whether the application exists or not', async () => {
@@ -499,7 +545,12 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
       // this stack lets no one but the user itself give a user key rights on other entities).
       const userKey = await access.createKey('user', user, [R.USER_INFO, 'RIGHT_USER_APPLICATIONS_LIST']);
       for (const key of [appKey, userKey]) {
-        for (const path of [(a: string) => entityPath('application', a), isDevicesPath, (a: string) => registryDevicePath('js', a, 'dev1'), (a: string) => apiKeysPath('application', a)]) {
+        for (const path of [
+          (a: string) => entityPath('application', a),
+          isDevicesPath,
+          (a: string) => registryDevicePath('js', a, 'dev1'),
+          (a: string) => apiKeysPath('application', a),
+        ]) {
           const existing = await api.get(path(app), bearer(key.token));
           const absent = await api.get(path(missing), bearer(key.token));
           const e = expectTtsError(existing, 403, 7, 'pkg/auth/rights', 'no_application_rights', { uid: app });
@@ -516,7 +567,9 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
     it('create with an EUI, get, list, update, delete; the ID stays taken', async () => {
       const gtw = freshId('gtw');
       const eui = randomEui();
-      const created = await api.post(`/api/v3/users/${ADMIN}/gateways`, { gateway: { ids: { gateway_id: gtw, eui: eui.toLowerCase() }, name: 'GW', frequency_plan_id: 'EU_863_870' } });
+      const created = await api.post(`/api/v3/users/${ADMIN}/gateways`, {
+        gateway: { ids: { gateway_id: gtw, eui: eui.toLowerCase() }, name: 'GW', frequency_plan_id: 'EU_863_870' },
+      });
       ok(created, 'create');
       expect(created.json.ids).toEqual({ gateway_id: gtw, eui });
       const get = await api.get(`${entityPath('gateway', gtw)}?field_mask=name,frequency_plan_ids`);
@@ -529,7 +582,10 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
         expect(listed).toContain(gtw);
         expect(Number(list.headers.get('x-total-count'))).toBe(listed.length);
       }
-      const upd = await api.put(entityPath('gateway', gtw), { gateway: { ids: { gateway_id: gtw }, name: 'GW 2', description: 'not kept' }, field_mask: { paths: ['name'] } });
+      const upd = await api.put(entityPath('gateway', gtw), {
+        gateway: { ids: { gateway_id: gtw }, name: 'GW 2', description: 'not kept' },
+        field_mask: { paths: ['name'] },
+      });
       ok(upd, 'update');
       const after = await api.get(`${entityPath('gateway', gtw)}?field_mask=name,description`);
       expect(after.json.name).toBe('GW 2');
@@ -541,7 +597,13 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
       ok(del, 'delete');
       expect(del.json).toEqual({});
       expect((await api.get(entityPath('gateway', gtw))).status).toBe(404);
-      expectTtsError(await api.post(`/api/v3/users/${ADMIN}/gateways`, { gateway: { ids: { gateway_id: gtw, eui: randomEui() }, frequency_plan_id: 'EU_863_870' } }), 409, 6, 'pkg/util/store', 'id_taken');
+      expectTtsError(
+        await api.post(`/api/v3/users/${ADMIN}/gateways`, { gateway: { ids: { gateway_id: gtw, eui: randomEui() }, frequency_plan_id: 'EU_863_870' } }),
+        409,
+        6,
+        'pkg/util/store',
+        'id_taken',
+      );
     });
   });
 

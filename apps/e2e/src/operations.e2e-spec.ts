@@ -57,8 +57,12 @@ describe.each(MODES)('operations (%s)', (mode, start) => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
-    expect(text).toMatch(/^lorawan_http_requests_total\{method="GET",route="\/api\/v3\/applications\/\{application_ids\.application_id\}",status="200"\} [1-9]/m);
-    expect(text).toMatch(/^lorawan_http_requests_total\{method="GET",route="\/api\/v3\/applications\/\{end_device_ids\.application_ids\.application_id\}\/devices\/\{end_device_ids\.device_id\}",status="404"\} [1-9]/m);
+    expect(text).toMatch(
+      /^lorawan_http_requests_total\{method="GET",route="\/api\/v3\/applications\/\{application_ids\.application_id\}",status="200"\} [1-9]/m,
+    );
+    expect(text).toMatch(
+      /^lorawan_http_requests_total\{method="GET",route="\/api\/v3\/applications\/\{end_device_ids\.application_ids\.application_id\}\/devices\/\{end_device_ids\.device_id\}",status="404"\} [1-9]/m,
+    );
     expect(text).toMatch(/^lorawan_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="[^"]+",status="200"\} \d+/m);
     expect(text).toMatch(/^lorawan_rpc_client_handled_total\{component="is",rpc="EndDeviceRegistry\.Get",code="NotFound"\} [1-9]/m);
     expect(text).toMatch(/^process_cpu_seconds_total \d/m);
@@ -69,7 +73,10 @@ describe.each(MODES)('operations (%s)', (mode, start) => {
   it('serves Prometheus metrics on every component’s operations port: RPCs by name and result code, its own metrics', async () => {
     if (mode === 'embedded') return expect(stack.healthPorts.size).toBe(0); // one process: the gateway's port has them all
     const expected: Record<string, RegExp[]> = {
-      is: [/^lorawan_rpc_server_handled_total\{component="is",rpc="ApplicationRegistry\.Get",code="OK"\} [1-9]/m, /^lorawan_rpc_server_handling_seconds_count\{component="is",rpc="EntityAccess\.Authorize"\} [1-9]/m],
+      is: [
+        /^lorawan_rpc_server_handled_total\{component="is",rpc="ApplicationRegistry\.Get",code="OK"\} [1-9]/m,
+        /^lorawan_rpc_server_handling_seconds_count\{component="is",rpc="EntityAccess\.Authorize"\} [1-9]/m,
+      ],
       js: [/^# TYPE lorawan_rpc_server_handled_total counter/m, /^lorawan_rpc_server_in_flight\{component="js"\} 0$/m],
       ns: [/^# TYPE lorawan_rpc_server_handling_seconds histogram/m],
       as: [/^# TYPE lorawan_webhook_deliveries_total counter/m, /^lorawan_webhook_queue_depth \d+/m],
@@ -105,13 +112,22 @@ describe.each(MODES)('operations (%s)', (mode, start) => {
     await sleep(200); // the lines reach the test through the processes' pipes
     const gatewayLines = jsonLines(stack.logsOf(mode === 'distributed' ? 'gateway' : 'stack')).filter((l) => l.request_id === requestId);
     const access = gatewayLines.find((l) => l.msg === 'request');
-    expect(access).toMatchObject({ level: 'info', context: 'Access', method: 'GET', route: '/api/v3/applications/{application_ids.application_id}', status: 200, api_key_id: expect.any(String) });
+    expect(access).toMatchObject({
+      level: 'info',
+      context: 'Access',
+      method: 'GET',
+      route: '/api/v3/applications/{application_ids.application_id}',
+      status: 200,
+      api_key_id: expect.any(String),
+    });
     expect(typeof access?.duration_ms).toBe('number');
     const componentLines = jsonLines(stack.logsOf(mode === 'distributed' ? 'is#0' : 'stack')).filter((l) => l.request_id === requestId && l.component === 'is');
     expect(componentLines.length).toBeGreaterThan(0);
     for (const line of componentLines) expect(line).toMatchObject({ rpc: 'ApplicationRegistry.Get', component: 'is' });
     // The gateway's credential lookup for it was served by the IS too, under the same request ID.
-    const lookups = jsonLines(stack.logsOf(mode === 'distributed' ? 'is#0' : 'stack')).filter((l) => l.request_id === requestId && l.rpc === 'EntityAccess.Authorize');
+    const lookups = jsonLines(stack.logsOf(mode === 'distributed' ? 'is#0' : 'stack')).filter(
+      (l) => l.request_id === requestId && l.rpc === 'EntityAccess.Authorize',
+    );
     expect(lookups.length + componentLines.length).toBeGreaterThan(0);
   });
 
@@ -215,7 +231,10 @@ describe('graceful shutdown (distributed, 2 IS replicas)', () => {
         const res =
           n % 2 === 0
             ? await api.get(`/api/v3/applications/${app}/devices/dev-1?field_mask=name`)
-            : await api.put(`/api/v3/applications/${app}/devices/dev-1`, { end_device: { ids: { device_id: 'dev-1' }, description: `n${sent}` }, field_mask: { paths: ['description'] } });
+            : await api.put(`/api/v3/applications/${app}/devices/dev-1`, {
+                end_device: { ids: { device_id: 'dev-1' }, description: `n${sent}` },
+                field_mask: { paths: ['description'] },
+              });
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       }
     };
@@ -223,7 +242,9 @@ describe('graceful shutdown (distributed, 2 IS replicas)', () => {
     await sleep(1000);
     const terminating = stack.processes.get('is#0');
     if (!terminating) throw new Error('no is#0');
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => terminating.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      terminating.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     const sentBefore = sent;
     terminating.kill('SIGTERM');
     const exit = await exited;

@@ -59,7 +59,13 @@ const TEMPLATE = {
 /** A template that carries a frequency plan and frequency range. */
 const TEMPLATE_WITH_PLAN = {
   version_ids: { brand_id: 'milesight', model_id: 'em300-th-868m', hardware_version: '3.0' },
-  ns: { lorawan_version: 'MAC_V1_0_3', lorawan_phy_version: 'PHY_V1_0_3_REV_A', frequency_plan_id: 'EU_863_870_TTN', min_frequency: '863000000', max_frequency: '870000000' },
+  ns: {
+    lorawan_version: 'MAC_V1_0_3',
+    lorawan_phy_version: 'PHY_V1_0_3_REV_A',
+    frequency_plan_id: 'EU_863_870_TTN',
+    min_frequency: '863000000',
+    max_frequency: '870000000',
+  },
 };
 
 // ------------------------------------------------------------------------------------------------
@@ -132,7 +138,14 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
    * Runs `attempt` (which must be refused, as `check` asserts) against an existing device and
    * checks that a Get of `paths` answers exactly the same before and after.
    */
-  async function expectRefusedAndUnchanged(c: Registry, app: string, dev: string, paths: string[], attempt: () => Promise<ApiResponse>, check: (res: ApiResponse) => void): Promise<void> {
+  async function expectRefusedAndUnchanged(
+    c: Registry,
+    app: string,
+    dev: string,
+    paths: string[],
+    attempt: () => Promise<ApiResponse>,
+    check: (res: ApiResponse) => void,
+  ): Promise<void> {
     const before = await reg.getOk(c, app, dev, paths);
     const res = await attempt();
     check(res);
@@ -276,7 +289,11 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
       const dev = uid('dev');
       const ids = otaaIds(dev);
       const s = sampleDevice(c, ids);
-      const res = await reg.set(c, app, dev, { ...s.device, ...FORBIDDEN_SET[c].device, ids: { ...ids, dev_addr: '01020304' } }, [...s.paths, FORBIDDEN_SET[c].path, 'ids.dev_addr']);
+      const res = await reg.set(c, app, dev, { ...s.device, ...FORBIDDEN_SET[c].device, ids: { ...ids, dev_addr: '01020304' } }, [
+        ...s.paths,
+        FORBIDDEN_SET[c].path,
+        'ids.dev_addr',
+      ]);
       const details = expectTtsError(res, 400, 3, 'pkg/rpcmiddleware/validator', 'field_mask_paths');
       expect([...(details.attributes?.forbidden_paths as string[])].sort()).toEqual([FORBIDDEN_SET[c].path, 'ids.dev_addr'].sort());
       await expectNotFound(c, app, dev);
@@ -324,7 +341,9 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
     it('ids.join_eui is required → 400 no_join_eui (nothing stored); the zero JoinEUI is allowed', async () => {
       const dev = uid('dev');
       const devEui = randomEui();
-      const res = await reg.set('js', app, dev, { ids: { device_id: dev, dev_eui: devEui }, network_server_address: 'ns.example.com' }, ['network_server_address']);
+      const res = await reg.set('js', app, dev, { ids: { device_id: dev, dev_eui: devEui }, network_server_address: 'ns.example.com' }, [
+        'network_server_address',
+      ]);
       expectTtsError(res, 400, 3, 'pkg/joinserver', 'no_join_eui');
       await expectNotFound('js', app, dev);
       await reg.setOk('js', app, dev, { ids: { device_id: dev, dev_eui: devEui, join_eui: ZERO_EUI } }, []);
@@ -335,7 +354,13 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
     it('a missing or zero ids.dev_eui → 400 no_dev_eui; nothing stored', async () => {
       const dev = uid('dev');
       expectTtsError(await reg.set('js', app, dev, { ids: { device_id: dev, join_eui: randomEui() } }, []), 400, 3, 'pkg/joinserver', 'no_dev_eui');
-      expectTtsError(await reg.set('js', app, dev, { ids: { device_id: dev, join_eui: randomEui(), dev_eui: ZERO_EUI } }, []), 400, 3, 'pkg/joinserver', 'no_dev_eui');
+      expectTtsError(
+        await reg.set('js', app, dev, { ids: { device_id: dev, join_eui: randomEui(), dev_eui: ZERO_EUI } }, []),
+        400,
+        3,
+        'pkg/joinserver',
+        'no_dev_eui',
+      );
       await expectNotFound('js', app, dev);
     });
 
@@ -382,11 +407,20 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
       const ids = otaaIds(dev);
       const s = sampleDevice('js', ids);
       await reg.setOk('js', app, dev, s.device, s.paths);
-      await reg.setOk('js', app, dev, { ids, application_server_id: 'as-2', application_server_address: 'not.masked.example.com' }, ['network_server_address', 'application_server_id']);
+      await reg.setOk('js', app, dev, { ids, application_server_id: 'as-2', application_server_address: 'not.masked.example.com' }, [
+        'network_server_address',
+        'application_server_id',
+      ]);
       const got = await reg.getOk('js', app, dev, [...s.paths, 'application_server_id']);
       expectUnset(got.json.network_server_address, 'network_server_address (masked, absent from the body)');
       expect(got.json).toEqual(
-        expect.objectContaining({ ids: fullIds(app, ids), application_server_id: 'as-2', application_server_address: 'as.example.com:8884', net_id: '000013', resets_join_nonces: true }),
+        expect.objectContaining({
+          ids: fullIds(app, ids),
+          application_server_id: 'as-2',
+          application_server_address: 'as.example.com:8884',
+          net_id: '000013',
+          resets_join_nonces: true,
+        }),
       );
     });
 
@@ -477,7 +511,11 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
     it('wrapper ".value" paths are aliases of the wrapper field (Set and Get)', async () => {
       const dev = uid('dev');
       const ids = otaaIds(dev);
-      await reg.setOk('ns', app, dev, { ids, ...NS_OTAA, mac_settings: { rx1_delay: 5, use_adr: true } }, [...NS_OTAA_PATHS, 'mac_settings.rx1_delay.value', 'mac_settings.use_adr.value']);
+      await reg.setOk('ns', app, dev, { ids, ...NS_OTAA, mac_settings: { rx1_delay: 5, use_adr: true } }, [
+        ...NS_OTAA_PATHS,
+        'mac_settings.rx1_delay.value',
+        'mac_settings.use_adr.value',
+      ]);
       const got = await reg.getOk('ns', app, dev, ['mac_settings.rx1_delay']);
       expect(got.json.mac_settings).toEqual({ rx1_delay: 5 });
       const viaValue = await reg.getOk('ns', app, dev, ['mac_settings.rx1_delay.value', 'mac_settings.use_adr.value']);
@@ -514,7 +552,10 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
         'mac_settings.use_adr',
         'mac_settings.rx2_frequency',
       ]);
-      await reg.setOk('ns', app, dev, { ids, mac_settings: { use_adr: false, rx2_frequency: '869100000' }, frequency_plan_id: 'EU_863_870_TTN' }, ['mac_settings.rx1_delay', 'mac_settings.rx2_frequency']);
+      await reg.setOk('ns', app, dev, { ids, mac_settings: { use_adr: false, rx2_frequency: '869100000' }, frequency_plan_id: 'EU_863_870_TTN' }, [
+        'mac_settings.rx1_delay',
+        'mac_settings.rx2_frequency',
+      ]);
       const got = await reg.getOk('ns', app, dev, [...NS_OTAA_PATHS, 'mac_settings']);
       expectUnset(got.json.mac_settings?.rx1_delay, 'mac_settings.rx1_delay (masked, absent from the body)');
       expect(got.json.mac_settings).toEqual(expect.objectContaining({ use_adr: true, rx2_frequency: '869100000' }));
@@ -588,8 +629,20 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
     it('OTAA needs ids.dev_eui and ids.join_eui → else 400 field_value; nothing stored', async () => {
       const dev = uid('dev');
       const ids = otaaIds(dev);
-      expectTtsError(await reg.set('ns', app, dev, { ids: { device_id: dev, join_eui: ids.join_eui }, ...NS_OTAA }, NS_OTAA_PATHS), 400, 3, 'pkg/networkserver', 'field_value');
-      expectTtsError(await reg.set('ns', app, dev, { ids: { device_id: dev, dev_eui: ids.dev_eui }, ...NS_OTAA }, NS_OTAA_PATHS), 400, 3, 'pkg/networkserver', 'field_value');
+      expectTtsError(
+        await reg.set('ns', app, dev, { ids: { device_id: dev, join_eui: ids.join_eui }, ...NS_OTAA }, NS_OTAA_PATHS),
+        400,
+        3,
+        'pkg/networkserver',
+        'field_value',
+      );
+      expectTtsError(
+        await reg.set('ns', app, dev, { ids: { device_id: dev, dev_eui: ids.dev_eui }, ...NS_OTAA }, NS_OTAA_PATHS),
+        400,
+        3,
+        'pkg/networkserver',
+        'field_value',
+      );
       await expectNotFound('ns', app, dev);
     });
 
@@ -666,7 +719,13 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
         [app, uid('dev')],
         [app2, uid('dev')],
       ]) {
-        const res = await reg.set('ns', otherApp, other, { ids: { ...ids, device_id: other, join_eui: (ids.join_eui as string).toLowerCase() }, ...NS_OTAA }, NS_OTAA_PATHS);
+        const res = await reg.set(
+          'ns',
+          otherApp,
+          other,
+          { ids: { ...ids, device_id: other, join_eui: (ids.join_eui as string).toLowerCase() }, ...NS_OTAA },
+          NS_OTAA_PATHS,
+        );
         expectTtsError(res, 409, 6, 'pkg/internal/registry', 'end_device_euis_taken', { join_eui: ids.join_eui, dev_eui: ids.dev_eui });
         await expectNotFound('ns', otherApp, other);
       }
@@ -798,7 +857,11 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
       const dev = uid('dev');
       const ids = otaaIds(dev);
       const cases: Array<[Record<string, unknown>, string[], string | RegExp]> = [
-        [{ formatters: { up_formatter: 'FORMATTER_JAVASCRIPT' } }, ['formatters.up_formatter', 'formatters.up_formatter_parameter'], /^up_formatter(_parameter)?$/],
+        [
+          { formatters: { up_formatter: 'FORMATTER_JAVASCRIPT' } },
+          ['formatters.up_formatter', 'formatters.up_formatter_parameter'],
+          /^up_formatter(_parameter)?$/,
+        ],
         [{ formatters: { down_formatter: 'FORMATTER_GRPC_SERVICE', down_formatter_parameter: '' } }, ['formatters'], /^down_formatter(_parameter)?$/],
         [{ formatters: { up_formatter: 'FORMATTER_NOPE' } }, ['formatters.up_formatter'], 'up_formatter'],
         // Neither 4 bytes of hex nor of base64 ('010203' would be valid unpadded base64 for 4 bytes).
@@ -840,19 +903,31 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
       const ids = otaaIds(dev);
       const appKey = randomKey();
       const nwkKey = randomKey();
-      const set = await reg.setOk('js', app, dev, { ids, network_server_address: 'ns.example.com', root_keys: { root_key_id: 'rk-1', app_key: { key: appKey.toLowerCase() }, nwk_key: { key: hexToBase64(nwkKey) } } }, [
-        'network_server_address',
-        'root_keys.root_key_id',
-        'root_keys.app_key.key',
-        'root_keys.nwk_key.key',
-      ]);
+      const set = await reg.setOk(
+        'js',
+        app,
+        dev,
+        {
+          ids,
+          network_server_address: 'ns.example.com',
+          root_keys: { root_key_id: 'rk-1', app_key: { key: appKey.toLowerCase() }, nwk_key: { key: hexToBase64(nwkKey) } },
+        },
+        ['network_server_address', 'root_keys.root_key_id', 'root_keys.app_key.key', 'root_keys.nwk_key.key'],
+      );
       expectNoWrappedKeys(set, 'JS Set');
       const keys = [appKey, nwkKey];
-      expect((await read('js', dev, ['root_keys'], keys, true)).json.root_keys).toEqual({ root_key_id: 'rk-1', app_key: { key: appKey }, nwk_key: { key: nwkKey } });
+      expect((await read('js', dev, ['root_keys'], keys, true)).json.root_keys).toEqual({
+        root_key_id: 'rk-1',
+        app_key: { key: appKey },
+        nwk_key: { key: nwkKey },
+      });
       expect((await read('js', dev, ['root_keys.app_key'], keys, true)).json.root_keys).toEqual({ app_key: { key: appKey } });
       expect((await read('js', dev, ['root_keys.nwk_key.key'], keys, true)).json.root_keys).toEqual({ nwk_key: { key: nwkKey } });
       expect((await read('js', dev, ['root_keys.root_key_id'], keys, false)).json.root_keys).toEqual({ root_key_id: 'rk-1' });
-      expect((await read('js', dev, ['network_server_address', 'ids'], keys, false)).json).toEqual({ ids: fullIds(app, ids), network_server_address: 'ns.example.com' });
+      expect((await read('js', dev, ['network_server_address', 'ids'], keys, false)).json).toEqual({
+        ids: fullIds(app, ids),
+        network_server_address: 'ns.example.com',
+      });
       await read('js', dev, [], keys, false);
     });
 
@@ -882,11 +957,16 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
       const abp = abpAsDevice(otaaIds(dev), devAddr, k.toLowerCase());
       const set = await reg.setOk('as', app, dev, abp.device, abp.paths);
       expectNoWrappedKeys(set, 'AS Set');
-      expect((await read('as', dev, ['session'], [k], true)).json.session).toEqual(expect.objectContaining({ dev_addr: devAddr, keys: { session_key_id: 'AQID', app_s_key: { key: k } } }));
+      expect((await read('as', dev, ['session'], [k], true)).json.session).toEqual(
+        expect.objectContaining({ dev_addr: devAddr, keys: { session_key_id: 'AQID', app_s_key: { key: k } } }),
+      );
       expect((await read('as', dev, ['session.keys'], [k], true)).json.session).toEqual({ keys: { session_key_id: 'AQID', app_s_key: { key: k } } });
       expect((await read('as', dev, ['session.keys.app_s_key'], [k], true)).json.session).toEqual({ keys: { app_s_key: { key: k } } });
       expect((await read('as', dev, ['session.keys.app_s_key.key'], [k], true)).json.session).toEqual({ keys: { app_s_key: { key: k } } });
-      expect((await read('as', dev, ['session.dev_addr', 'session.keys.session_key_id'], [k], false)).json.session).toEqual({ dev_addr: devAddr, keys: { session_key_id: 'AQID' } });
+      expect((await read('as', dev, ['session.dev_addr', 'session.keys.session_key_id'], [k], false)).json.session).toEqual({
+        dev_addr: devAddr,
+        keys: { session_key_id: 'AQID' },
+      });
       await read('as', dev, ['formatters', 'ids'], [k], false);
       await read('as', dev, [], [k], false);
     });
@@ -988,9 +1068,15 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
     it(`NS: an OTAA create with ids, version_ids and supports_join gets the template's ${Object.keys(TEMPLATE.ns).join(', ')}`, async () => {
       const dev = uid('dev');
       const ids = otaaIds(dev);
-      await reg.setOk('ns', app, dev, { ids, version_ids: TEMPLATE.version_ids, supports_join: true, ...TEMPLATE.nsRequestExtra }, ['version_ids', 'supports_join', ...Object.keys(TEMPLATE.nsRequestExtra)]);
+      await reg.setOk('ns', app, dev, { ids, version_ids: TEMPLATE.version_ids, supports_join: true, ...TEMPLATE.nsRequestExtra }, [
+        'version_ids',
+        'supports_join',
+        ...Object.keys(TEMPLATE.nsRequestExtra),
+      ]);
       const got = await reg.getOk('ns', app, dev, nsCheck);
-      expect(got.json).toEqual(expect.objectContaining({ ids: fullIds(app, ids), version_ids: TEMPLATE.version_ids, supports_join: true, ...TEMPLATE.ns, ...TEMPLATE.nsRequestExtra }));
+      expect(got.json).toEqual(
+        expect.objectContaining({ ids: fullIds(app, ids), version_ids: TEMPLATE.version_ids, supports_join: true, ...TEMPLATE.ns, ...TEMPLATE.nsRequestExtra }),
+      );
     });
 
     it('NS: a template with a frequency plan fills frequency_plan_id, min_frequency and max_frequency too', async () => {
@@ -1005,18 +1091,24 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
       const dev = uid('dev');
       const ids = otaaIds(dev);
       const own = { lorawan_version: 'MAC_V1_0_2', lorawan_phy_version: 'PHY_V1_0_2_REV_B', frequency_plan_id: 'EU_863_870' };
-      await reg.setOk('ns', app, dev, { ids, version_ids: TEMPLATE_WITH_PLAN.version_ids, supports_join: true, ...own }, ['version_ids', 'supports_join', ...Object.keys(own)]);
+      await reg.setOk('ns', app, dev, { ids, version_ids: TEMPLATE_WITH_PLAN.version_ids, supports_join: true, ...own }, [
+        'version_ids',
+        'supports_join',
+        ...Object.keys(own),
+      ]);
       const got = await reg.getOk('ns', app, dev, Object.keys(own));
       expect(got.json).toEqual({ ids: fullIds(app, ids), ...own });
     });
 
     it('NS: version_ids without a template copy nothing (the create then lacks the versions → 400 field_value)', async () => {
       const dev = uid('dev');
-      const res = await reg.set('ns', app, dev, { ids: otaaIds(dev), version_ids: { brand_id: 'no-such-brand', model_id: 'no-such-model' }, supports_join: true, frequency_plan_id: 'EU_863_870' }, [
-        'version_ids',
-        'supports_join',
-        'frequency_plan_id',
-      ]);
+      const res = await reg.set(
+        'ns',
+        app,
+        dev,
+        { ids: otaaIds(dev), version_ids: { brand_id: 'no-such-brand', model_id: 'no-such-model' }, supports_join: true, frequency_plan_id: 'EU_863_870' },
+        ['version_ids', 'supports_join', 'frequency_plan_id'],
+      );
       expectTtsError(res, 400, 3, 'pkg/networkserver', 'field_value');
       await expectNotFound('ns', app, dev);
     });
@@ -1060,14 +1152,22 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
 
       it('registers in IS, JS, NS and AS', async () => {
         const created = await api.post(isDevicesPath(app), {
-          end_device: { ids, name: 'Lifecycle OTAA', network_server_address: 'localhost', application_server_address: 'localhost', join_server_address: 'localhost' },
+          end_device: {
+            ids,
+            name: 'Lifecycle OTAA',
+            network_server_address: 'localhost',
+            application_server_address: 'localhost',
+            join_server_address: 'localhost',
+          },
         });
         expectOk(created, 'IS Create');
-        await reg.setOk('js', app, dev, { ids, network_server_address: 'localhost', application_server_address: 'localhost', root_keys: { app_key: { key: appKey } } }, [
-          'network_server_address',
-          'application_server_address',
-          'root_keys.app_key.key',
-        ]);
+        await reg.setOk(
+          'js',
+          app,
+          dev,
+          { ids, network_server_address: 'localhost', application_server_address: 'localhost', root_keys: { app_key: { key: appKey } } },
+          ['network_server_address', 'application_server_address', 'root_keys.app_key.key'],
+        );
         await reg.setOk('ns', app, dev, { ids, ...NS_OTAA, frequency_plan_id: 'EU_863_870_TTN' }, NS_OTAA_PATHS);
         await reg.setOk('as', app, dev, { ids, formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } }, ['formatters']);
       });
@@ -1082,7 +1182,10 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
           root_keys: { app_key: { key: appKey } },
         });
         expect((await reg.getOk('ns', app, dev, NS_OTAA_PATHS)).json).toEqual({ ids: fullIds(app, ids), ...NS_OTAA, frequency_plan_id: 'EU_863_870_TTN' });
-        expect((await reg.getOk('as', app, dev, ['formatters'])).json).toEqual({ ids: fullIds(app, ids), formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } });
+        expect((await reg.getOk('as', app, dev, ['formatters'])).json).toEqual({
+          ids: fullIds(app, ids),
+          formatters: { up_formatter: 'FORMATTER_CAYENNELPP' },
+        });
       });
 
       it('updates each registry', async () => {
@@ -1139,17 +1242,28 @@ describe.each(MODES)('JS, NS and AS end-device registries over HTTP (%s)', (mode
           session: { dev_addr: devAddr, keys: { session_key_id: 'AQID', f_nwk_s_int_key: { key: f }, s_nwk_s_int_key: { key: f }, nwk_s_enc_key: { key: f } } },
         });
         const as = await reg.getOk('as', app, dev, ['session.dev_addr', 'session.keys']);
-        expect(as.json).toEqual({ ids: fullIds(app, { ...ids, dev_addr: devAddr }), session: { dev_addr: devAddr, keys: { session_key_id: 'AQID', app_s_key: { key: appSKey } } } });
+        expect(as.json).toEqual({
+          ids: fullIds(app, { ...ids, dev_addr: devAddr }),
+          session: { dev_addr: devAddr, keys: { session_key_id: 'AQID', app_s_key: { key: appSKey } } },
+        });
         await expectNotFound('js', app, dev);
       });
 
       it('updates each registry', async () => {
-        expectOk(await api.put(isDevicePath(app, dev), { end_device: { ids, description: 'ABP device' }, field_mask: { paths: ['description'] } }), 'IS Update');
+        expectOk(
+          await api.put(isDevicePath(app, dev), { end_device: { ids, description: 'ABP device' }, field_mask: { paths: ['description'] } }),
+          'IS Update',
+        );
         await reg.setOk('ns', app, dev, { ids, mac_settings: { rx1_delay: 1 }, supports_class_c: true }, ['mac_settings.rx1_delay', 'supports_class_c']);
         await reg.setOk('as', app, dev, { ids, session: { keys: { app_s_key: { key: appSKey2 } } } }, ['session.keys.app_s_key.key']);
         expect((await api.get(`${isDevicePath(app, dev)}?field_mask=description`)).json.description).toBe('ABP device');
         const ns = await reg.getOk('ns', app, dev, ['mac_settings.rx1_delay', 'supports_class_c', 'session.dev_addr']);
-        expect(ns.json).toEqual({ ids: fullIds(app, { ...ids, dev_addr: devAddr }), mac_settings: { rx1_delay: 1 }, supports_class_c: true, session: { dev_addr: devAddr } });
+        expect(ns.json).toEqual({
+          ids: fullIds(app, { ...ids, dev_addr: devAddr }),
+          mac_settings: { rx1_delay: 1 },
+          supports_class_c: true,
+          session: { dev_addr: devAddr },
+        });
         expect((await reg.getOk('as', app, dev, ['session.keys.app_s_key.key'])).json.session).toEqual({ keys: { app_s_key: { key: appSKey2 } } });
       });
 

@@ -55,7 +55,10 @@ class WebhookWorld {
   }
 
   /** A device in the IS and the AS (ABP session, EUIs, CayenneLPP or the given up formatter). */
-  async device(formatters: Json = { up_formatter: 'FORMATTER_CAYENNELPP' }, session = true): Promise<{ dev: string; devEui: string; joinEui: string; devAddr: string }> {
+  async device(
+    formatters: Json = { up_formatter: 'FORMATTER_CAYENNELPP' },
+    session = true,
+  ): Promise<{ dev: string; devEui: string; joinEui: string; devAddr: string }> {
     const dev = uid('dev');
     const devEui = randomEui();
     const joinEui = randomEui();
@@ -116,7 +119,11 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
 
   it('a simulated uplink is decoded and POSTed to <base>/up with the TTS body and headers; templates and field masks apply', async () => {
     const { dev, devEui, joinEui, devAddr } = await world.device();
-    await world.webhook('main', { base_url: `${receiver.url}/main`, headers: { Authorization: 'Bearer receiver-secret' }, downlink_api_key: world.downlinkKey });
+    await world.webhook('main', {
+      base_url: `${receiver.url}/main`,
+      headers: { Authorization: 'Bearer receiver-secret' },
+      downlink_api_key: world.downlinkKey,
+    });
     await world.webhook('tpl', {
       base_url: `${receiver.url}/tpl{/appID,devID}`,
       uplink_message: { path: 'up{?devEUI}' },
@@ -124,7 +131,11 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
     });
     const before = receiver.requests.length;
     await world.simulate(dev, { uplink_message: { f_port: 1, f_cnt: 7, frm_payload: LPP, rx_metadata: [{ gateway_ids: { gateway_id: 'gw-1' }, rssi: -42 }] } });
-    await receiver.waitFor(() => receiver.to('/main/up').some((r) => r.json?.end_device_ids?.device_id === dev) && receiver.to(`/tpl/${world.app}/${dev}`).length > 0, 10000, 'both deliveries');
+    await receiver.waitFor(
+      () => receiver.to('/main/up').some((r) => r.json?.end_device_ids?.device_id === dev) && receiver.to(`/tpl/${world.app}/${dev}`).length > 0,
+      10000,
+      'both deliveries',
+    );
     const main = receiver.to('/main/up').find((r) => r.json?.end_device_ids?.device_id === dev);
     expect(main?.method).toBe('POST');
     expect(main?.headers['content-type']).toMatch(/^application\/json/);
@@ -135,7 +146,13 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
     expect(main?.headers['x-downlink-replace']).toBe(`${pub}/replace`);
     expect(main?.headers['x-tts-domain']).toMatch(/^127\.0\.0\.1/);
     const body = main?.json;
-    expect(body.end_device_ids).toEqual({ device_id: dev, application_ids: { application_id: world.app }, dev_eui: devEui, join_eui: joinEui, dev_addr: devAddr });
+    expect(body.end_device_ids).toEqual({
+      device_id: dev,
+      application_ids: { application_id: world.app },
+      dev_eui: devEui,
+      join_eui: joinEui,
+      dev_addr: devAddr,
+    });
     expect(body.simulated).toBe(true);
     expect(body.received_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(body.correlation_ids.some((c: string) => /^as:up:[0-9A-HJKMNP-TV-Z]{26}$/.test(c))).toBe(true);
@@ -152,7 +169,12 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
 
   it('the receiver answers through X-Downlink-Push / X-Downlink-Replace with X-Downlink-Apikey; downlink_queued is delivered', async () => {
     const { dev } = await world.device();
-    await world.webhook('down', { base_url: `${receiver.url}/down-hook`, downlink_api_key: world.downlinkKey, uplink_message: { path: '/up' }, downlink_queued: { path: '/queued' } });
+    await world.webhook('down', {
+      base_url: `${receiver.url}/down-hook`,
+      downlink_api_key: world.downlinkKey,
+      uplink_message: { path: '/up' },
+      downlink_queued: { path: '/queued' },
+    });
     await world.simulate(dev, { uplink_message: { f_port: 1, frm_payload: LPP } });
     await receiver.waitFor(() => receiver.to('/down-hook/up').some((r) => r.json?.end_device_ids?.device_id === dev), 10000, 'uplink');
     const up = receiver.to('/down-hook/up').find((r) => r.json?.end_device_ids?.device_id === dev);
@@ -160,7 +182,8 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
     const pushUrl = String(up?.headers['x-downlink-push']);
     const replaceUrl = String(up?.headers['x-downlink-replace']);
     // The receiver's answer: a plain HTTP client with nothing but the headers it was given.
-    const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (url: string, body: unknown) =>
+      fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const pushed = await post(pushUrl, { downlinks: [{ f_port: 2, frm_payload: 'AQID', priority: 'NORMAL', confirmed: true }] });
     expect([pushed.status, await pushed.text()]).toEqual([200, '']);
     const list = await world.api.get(`/api/v3/as/applications/${world.app}/devices/${dev}/down`);
@@ -173,12 +196,18 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
     // Replace: the queue holds exactly the new items; an empty list clears it.
     const replaced = await post(replaceUrl, { downlinks: [{ f_port: 3, frm_payload: 'BAU=' }] });
     expect([replaced.status, await replaced.text()]).toEqual([200, '']);
-    expect((await world.api.get(`/api/v3/as/applications/${world.app}/devices/${dev}/down`)).json.downlinks).toEqual([expect.objectContaining({ f_port: 3, frm_payload: 'BAU=', f_cnt: 2 })]);
+    expect((await world.api.get(`/api/v3/as/applications/${world.app}/devices/${dev}/down`)).json.downlinks).toEqual([
+      expect.objectContaining({ f_port: 3, frm_payload: 'BAU=', f_cnt: 2 }),
+    ]);
     const cleared = await post(replaceUrl, { downlinks: [] });
     expect(cleared.status).toBe(200);
     expect((await world.api.get(`/api/v3/as/applications/${world.app}/devices/${dev}/down`)).json).toEqual({});
     // The key is checked: without it, 401; with a bad body, 400 and nothing queued.
-    const anonymous = await fetch(pushUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ downlinks: [{ f_port: 2, frm_payload: 'AQID' }] }) });
+    const anonymous = await fetch(pushUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ downlinks: [{ f_port: 2, frm_payload: 'AQID' }] }),
+    });
     expect(anonymous.status).toBe(401);
     const bad = await post(pushUrl, { downlinks: [{ f_port: 0, frm_payload: 'AQID' }] });
     expect(bad.status).toBe(400);
@@ -191,7 +220,11 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
     await world.webhook('witness', { base_url: `${receiver.url}/witness` });
     await world.simulate(dev, { uplink_message: { f_port: 1, frm_payload: LPP } });
     await receiver.waitFor(() => receiver.to('/witness/up').some((r) => r.json?.end_device_ids?.device_id === dev), 10000, 'witness delivery');
-    const res = await world.api.post(`/api/v3/as/applications/${world.app}/webhooks/paused/devices/${dev}/down/push`, { downlinks: [{ f_port: 1, frm_payload: 'AQID' }] }, bearer(world.downlinkKey));
+    const res = await world.api.post(
+      `/api/v3/as/applications/${world.app}/webhooks/paused/devices/${dev}/down/push`,
+      { downlinks: [{ f_port: 1, frm_payload: 'AQID' }] },
+      bearer(world.downlinkKey),
+    );
     expect([res.status, res.text]).toEqual([406, '']);
     await sleep(300);
     expect(receiver.to('/paused-hook')).toEqual([]);
@@ -208,7 +241,9 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
     expect(join.uplink_message).toBeUndefined();
     // No session: the push fails with no_device_session and the webhook gets downlink_failed.
     const { dev: sessionless } = await world.device({ up_formatter: 'FORMATTER_NONE' }, false);
-    const res = await world.api.post(`/api/v3/as/applications/${world.app}/devices/${sessionless}/down/push`, { downlinks: [{ f_port: 5, frm_payload: 'AQID' }] });
+    const res = await world.api.post(`/api/v3/as/applications/${world.app}/devices/${sessionless}/down/push`, {
+      downlinks: [{ f_port: 5, frm_payload: 'AQID' }],
+    });
     expectTtsError(res, 400, 9, 'pkg/applicationserver', 'no_device_session');
     await receiver.waitFor(() => receiver.to('/join-hook/failed').some((r) => r.json?.end_device_ids?.device_id === sessionless), 10000, 'downlink_failed');
     const failed = receiver.to('/join-hook/failed').find((r) => r.json?.end_device_ids?.device_id === sessionless)?.json;
@@ -228,7 +263,9 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
         await sleep(100);
         health = (await world.getWebhook('flaky')).health_status as Json | undefined;
       }
-      expect(health).toMatchObject({ unhealthy: { failed_attempts: expect.stringMatching(/^\d+$/), last_failed_attempt_at: expect.stringMatching(/^\d{4}-/) } });
+      expect(health).toMatchObject({
+        unhealthy: { failed_attempts: expect.stringMatching(/^\d+$/), last_failed_attempt_at: expect.stringMatching(/^\d{4}-/) },
+      });
       const details = (health?.unhealthy as Json).last_failed_attempt_details as Json;
       expect(details).toMatchObject({ namespace: 'pkg/applicationserver/io/web/sink', name: 'request' });
       await down.start();
@@ -248,7 +285,9 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
 
   it('a receiver answering 503 is retried until it accepts; 4xx is not retried', async () => {
     let failures = 2;
-    const flaky = await new WebhookReceiver((req) => (req.url.startsWith('/reject') ? { status: 400 } : failures-- > 0 ? { status: 503 } : { status: 204 })).start();
+    const flaky = await new WebhookReceiver((req) =>
+      req.url.startsWith('/reject') ? { status: 400 } : failures-- > 0 ? { status: 503 } : { status: 204 },
+    ).start();
     try {
       const { dev } = await world.device();
       await world.webhook('retry', { base_url: `${flaky.url}/retry` });
@@ -298,7 +337,11 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
     await world.simulate(looping, { uplink_message: { f_port: 1, frm_payload: LPP } });
     expect(Date.now() - t0).toBeLessThan(5000);
     await world.simulate(healthy, { uplink_message: { f_port: 1, frm_payload: LPP } });
-    await receiver.waitFor(() => [looping, healthy].every((d) => receiver.to('/js-hook/up').some((r) => r.json?.end_device_ids?.device_id === d)), 10000, 'both uplinks');
+    await receiver.waitFor(
+      () => [looping, healthy].every((d) => receiver.to('/js-hook/up').some((r) => r.json?.end_device_ids?.device_id === d)),
+      10000,
+      'both uplinks',
+    );
     const loopUp = receiver.to('/js-hook/up').find((r) => r.json?.end_device_ids?.device_id === looping)?.json;
     expect(loopUp.uplink_message.frm_payload).toBe(LPP);
     expect(loopUp.uplink_message.decoded_payload).toBeUndefined();
@@ -310,7 +353,13 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
   it('bad simulate requests are refused with 400 and deliver nothing', async () => {
     const { dev } = await world.device();
     await world.webhook('bad', { base_url: `${receiver.url}/bad-hook` });
-    expectTtsError(await world.simulateRaw(dev, { simulated: true, uplink_message: { f_port: 1, frm_payload: LPP } }), 400, 3, 'pkg/applicationserver/io/grpc', 'simulated');
+    expectTtsError(
+      await world.simulateRaw(dev, { simulated: true, uplink_message: { f_port: 1, frm_payload: LPP } }),
+      400,
+      3,
+      'pkg/applicationserver/io/grpc',
+      'simulated',
+    );
     expectValidationError(await world.simulateRaw(dev, { uplink_message: { f_port: 1, frm_payload: 'not base64!' } }), 'frm_payload');
     expect((await world.simulateRaw(dev, {})).status).toBe(400);
     expect((await world.simulateRaw(dev, { uplink_message: { f_port: 1 }, join_accept: { session_key_id: 'AQ==' } })).status).toBe(400);
@@ -334,8 +383,15 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
     try {
       expect(stream.status).toBe(200);
       expect((await stream.nextEvent()).name).toBe('events.stream.start');
-      const { dev } = await world.device({ up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: 'function decodeUplink() { return { errors: ["nope"] }; }' });
-      await world.webhook('ev-fail', { base_url: `${failing.url}/ev`, headers: { Authorization: 'Bearer very-secret-header' }, downlink_api_key: world.downlinkKey });
+      const { dev } = await world.device({
+        up_formatter: 'FORMATTER_JAVASCRIPT',
+        up_formatter_parameter: 'function decodeUplink() { return { errors: ["nope"] }; }',
+      });
+      await world.webhook('ev-fail', {
+        base_url: `${failing.url}/ev`,
+        headers: { Authorization: 'Bearer very-secret-header' },
+        downlink_api_key: world.downlinkKey,
+      });
       await world.simulate(dev, { uplink_message: { f_port: 1, f_cnt: 5, frm_payload: LPP } });
       type Seen = { name: string; data?: Record<string, unknown>; correlation_ids?: string[]; identifiers?: Array<{ device_ids?: { device_id?: string } }> };
       const seen: Seen[] = [];
@@ -354,7 +410,11 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
       expect((forward.data?.uplink_message as Record<string, unknown>).decoded_payload).toBeUndefined();
       expect(forward.correlation_ids?.some((c) => c.startsWith('as:up:'))).toBe(true);
       const fail = seen.find(isOurFail);
-      expect(fail?.data).toMatchObject({ namespace: 'pkg/applicationserver/io/web/sink', name: 'request', attributes: { webhook_id: 'ev-fail', status_code: 500 } });
+      expect(fail?.data).toMatchObject({
+        namespace: 'pkg/applicationserver/io/web/sink',
+        name: 'request',
+        attributes: { webhook_id: 'ev-fail', status_code: 500 },
+      });
       expect(fail?.correlation_ids).toEqual(forward.correlation_ids);
       const text = stream.text;
       expect(text).not.toContain('very-secret-header');

@@ -36,16 +36,25 @@ describe.each(MODES)('webhook registry over HTTP (%s)', (_mode, start) => {
   });
 
   it('creates with PUT (defaults /up and /join), reads, updates, lists and deletes', async () => {
-    const put = await api.call('PUT', webhookPath(app, 'wh1'), { body: { webhook: { base_url: 'https://example.com/hook', downlink_api_key: 'NNSXS.SECRET' }, field_mask: { paths: ['base_url', 'downlink_api_key'] } } });
+    const put = await api.call('PUT', webhookPath(app, 'wh1'), {
+      body: { webhook: { base_url: 'https://example.com/hook', downlink_api_key: 'NNSXS.SECRET' }, field_mask: { paths: ['base_url', 'downlink_api_key'] } },
+    });
     expect(put.status).toBe(200);
-    expect(put.json).toMatchObject({ ids: { application_ids: { application_id: app }, webhook_id: 'wh1' }, base_url: 'https://example.com/hook', format: 'json', downlink_api_key: 'NNSXS.SECRET' });
+    expect(put.json).toMatchObject({
+      ids: { application_ids: { application_id: app }, webhook_id: 'wh1' },
+      base_url: 'https://example.com/hook',
+      format: 'json',
+      downlink_api_key: 'NNSXS.SECRET',
+    });
 
     const got = await api.call('GET', `${webhookPath(app, 'wh1')}?field_mask=uplink_message,join_accept,paused`);
     expect(got.status).toBe(200);
     expect(got.json).toMatchObject({ uplink_message: { path: '/up' }, join_accept: { path: '/join' } });
     expect(got.json.downlink_api_key).toBeUndefined();
 
-    const post = await api.call('POST', webhooksPath(app), { body: { webhook: { ids: { webhook_id: 'wh1' }, paused: true }, field_mask: { paths: ['paused'] } } });
+    const post = await api.call('POST', webhooksPath(app), {
+      body: { webhook: { ids: { webhook_id: 'wh1' }, paused: true }, field_mask: { paths: ['paused'] } },
+    });
     expect([post.status, post.json.paused, post.json.created_at]).toEqual([200, true, put.json.created_at]);
 
     const list = await api.call('GET', `${webhooksPath(app)}?field_mask=paused`);
@@ -71,7 +80,11 @@ describe.each(MODES)('webhook registry over HTTP (%s)', (_mode, start) => {
     ['a relative base URL', { base_url: '/hook' }, ['base_url']],
     ['a non-http scheme', { base_url: 'ftp://example.com' }, ['base_url']],
     ['an unknown format', { base_url: 'https://example.com', format: 'protobuf' }, ['base_url', 'format']],
-    ['too many headers', { base_url: 'https://example.com', headers: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`h${i}`, 'v'])) }, ['base_url', 'headers']],
+    [
+      'too many headers',
+      { base_url: 'https://example.com', headers: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`h${i}`, 'v'])) },
+      ['base_url', 'headers'],
+    ],
   ])('answers 400 to %s and stores nothing', async (_name, webhook, paths) => {
     const res = await api.call('PUT', webhookPath(app, 'wh-bad'), { body: { webhook, field_mask: { paths } } });
     expect(res.status).toBe(400);
@@ -79,7 +92,9 @@ describe.each(MODES)('webhook registry over HTTP (%s)', (_mode, start) => {
   });
 
   it('answers 400 to an invalid webhook ID', async () => {
-    const res = await api.call('PUT', webhookPath(app, 'Bad_ID'), { body: { webhook: { base_url: 'https://example.com' }, field_mask: { paths: ['base_url'] } } });
+    const res = await api.call('PUT', webhookPath(app, 'Bad_ID'), {
+      body: { webhook: { base_url: 'https://example.com' }, field_mask: { paths: ['base_url'] } },
+    });
     expect(res.status).toBe(400);
   });
 });

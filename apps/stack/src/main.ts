@@ -49,12 +49,16 @@ runMain('stack', process.env, async ({ config, logger }) => {
       components.push(await startComponent(MODULES[part], { component: part, config: { ...config, healthPort }, messaging, logger }));
       healthPort = undefined;
     }
-    if (parts.includes('gateway')) gateway = await startGateway({ config, client: messaging.client(), pubsub: messaging.pubsub, maxPayload: messaging.maxPayload, logger });
+    if (parts.includes('gateway'))
+      gateway = await startGateway({ config, client: messaging.client(), pubsub: messaging.pubsub, maxPayload: messaging.maxPayload, logger });
   } catch (err) {
     await close().catch(() => undefined);
     throw err;
   }
-  log.log({ components: parts, transport: messaging.kind }, `started ${parts.join(', ')} (${config.natsUrl ? 'NATS' : 'embedded'})${gateway ? `; HTTP API on :${gateway.port}/api/v3` : ''}`);
+  log.log(
+    { components: parts, transport: messaging.kind },
+    `started ${parts.join(', ')} (${config.natsUrl ? 'NATS' : 'embedded'})${gateway ? `; HTTP API on :${gateway.port}/api/v3` : ''}`,
+  );
   return {
     beginShutdown: () => {
       gateway?.beginShutdown();

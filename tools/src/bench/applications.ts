@@ -20,9 +20,16 @@ export async function createApplications(baseUrl: string, auth: Record<string, s
 }
 
 /** An API key of the application with these rights (`POST /api/v3/applications/{id}/api-keys`); returns the token (`NNSXS.…`). */
-export async function createApplicationApiKey(baseUrl: string, auth: Record<string, string>, applicationId: string, name: string, rights: string[]): Promise<string> {
+export async function createApplicationApiKey(
+  baseUrl: string,
+  auth: Record<string, string>,
+  applicationId: string,
+  name: string,
+  rights: string[],
+): Promise<string> {
   const body = await post(baseUrl, auth, `/api/v3/applications/${applicationId}/api-keys`, { name, rights });
   const key = body.key;
-  if (typeof key !== 'string' || !key.startsWith('NNSXS.')) throw new Error(`POST /api/v3/applications/${applicationId}/api-keys: no key in ${JSON.stringify(body)}`);
+  if (typeof key !== 'string' || !key.startsWith('NNSXS.'))
+    throw new Error(`POST /api/v3/applications/${applicationId}/api-keys: no key in ${JSON.stringify(body)}`);
   return key;
 }

@@ -90,7 +90,9 @@ function main(): void {
     process.stderr.write('usage: node dist/tools/src/bench/cpuprofile-top.js <dir> [skip seconds] [top N]\n');
     process.exit(2);
   }
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort();
   for (const f of files) process.stdout.write(`${summarise(join(dir, f), Number(skip), Number(top))}\n`);
 }
 

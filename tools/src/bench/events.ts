@@ -24,37 +24,41 @@ function openStream(baseUrl: string, auth: Record<string, string>, applicationId
     const stream: Stream = { arrivals: new Map(), received: 0, close: () => req.destroy() };
     let started = false;
     let buffer = '';
-    const req = http.request(url, { method: 'POST', agent, headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        reject(new Error(`POST /api/v3/events: HTTP ${res.statusCode}`));
-        return;
-      }
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        const now = performance.now();
-        buffer += chunk;
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
-          const line = buffer.slice(0, nl).trim();
-          buffer = buffer.slice(nl + 1);
-          if (!line) continue;
-          const event = (JSON.parse(line) as { result?: { name: string; correlation_ids?: string[] } }).result;
-          if (!event) continue;
-          if (!started) {
-            started = event.name === 'events.stream.start';
-            if (started) resolve(stream);
-            continue;
-          }
-          stream.received++;
-          for (const id of event.correlation_ids ?? []) {
-            const m = CORRELATION.exec(id);
-            if (m) stream.arrivals.set(m[1], now);
-          }
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          reject(new Error(`POST /api/v3/events: HTTP ${res.statusCode}`));
+          return;
         }
-      });
-      res.on('error', () => undefined);
-    });
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const now = performance.now();
+          buffer += chunk;
+          let nl: number;
+          while ((nl = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, nl).trim();
+            buffer = buffer.slice(nl + 1);
+            if (!line) continue;
+            const event = (JSON.parse(line) as { result?: { name: string; correlation_ids?: string[] } }).result;
+            if (!event) continue;
+            if (!started) {
+              started = event.name === 'events.stream.start';
+              if (started) resolve(stream);
+              continue;
+            }
+            stream.received++;
+            for (const id of event.correlation_ids ?? []) {
+              const m = CORRELATION.exec(id);
+              if (m) stream.arrivals.set(m[1], now);
+            }
+          }
+        });
+        res.on('error', () => undefined);
+      },
+    );
     req.on('error', (err) => {
       if (!started) reject(err);
     });
@@ -67,17 +71,28 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function request(agent: http.Agent, baseUrl: string, auth: Record<string, string>, method: string, path: string, body: unknown): Promise<{ requestId: string; returned: number }> {
+async function request(
+  agent: http.Agent,
+  baseUrl: string,
+  auth: Record<string, string>,
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<{ requestId: string; returned: number }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL(path, baseUrl), { method, agent, headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      res.resume();
-      res.on('end', () => {
-        const returned = performance.now();
-        if (res.statusCode !== 200) reject(new Error(`${method} ${path}: HTTP ${res.statusCode}`));
-        else resolve({ requestId: String(res.headers['x-request-id']), returned });
-      });
-    });
+    const req = http.request(
+      new URL(path, baseUrl),
+      { method, agent, headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          const returned = performance.now();
+          if (res.statusCode !== 200) reject(new Error(`${method} ${path}: HTTP ${res.statusCode}`));
+          else resolve({ requestId: String(res.headers['x-request-id']), returned });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -114,7 +129,12 @@ export async function eventsPhase(o: EventsPhaseOptions) {
       const openS = (performance.now() - opened) / 1000;
       const writes: Array<{ requestId: string; returned: number }> = [];
       for (let i = 0; i < o.writes; i++) {
-        writes.push(await request(writer, o.baseUrl, o.auth, 'PUT', `${devices}/bench-events-dev`, { end_device: { ids: { device_id: 'bench-events-dev' }, name: `n${i}` }, field_mask: { paths: ['name'] } }));
+        writes.push(
+          await request(writer, o.baseUrl, o.auth, 'PUT', `${devices}/bench-events-dev`, {
+            end_device: { ids: { device_id: 'bench-events-dev' }, name: `n${i}` },
+            field_mask: { paths: ['name'] },
+          }),
+        );
       }
       // Let the last events arrive.
       const deadline = performance.now() + 10_000;

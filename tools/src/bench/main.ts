@@ -199,7 +199,12 @@ async function nsGet(stack: BenchStack, auth: Record<string, string>, pids: Reco
     [
       {
         name: 'ns_get',
-        options: { url: stack.baseUrl, connections: CONNECTIONS, headers: auth, requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: randomPath() }) }] },
+        options: {
+          url: stack.baseUrl,
+          connections: CONNECTIONS,
+          headers: auth,
+          requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: randomPath() }) }],
+        },
         pids,
       },
     ],
@@ -272,7 +277,8 @@ async function main(): Promise<void> {
       const appKey = await createApplicationApiKey(stack.baseUrl, auth, APP, 'bench', APP_KEY_RIGHTS);
       appKeyAuth = { authorization: `Bearer ${appKey}` };
       const fromAppKey = await sanity(stack.baseUrl + probe, appKeyAuth);
-      if (canonical(fromAppKey) !== canonical(fromStack)) throw new Error(`get_device_app_key: answer ${JSON.stringify(fromAppKey)} differs from the admin key's ${JSON.stringify(fromStack)}`);
+      if (canonical(fromAppKey) !== canonical(fromStack))
+        throw new Error(`get_device_app_key: answer ${JSON.stringify(fromAppKey)} differs from the admin key's ${JSON.stringify(fromStack)}`);
     }
 
     const shared = { ...pidsByName(['mariadbd', 'mysqld', 'nats-server']), 'load-generator': process.pid };
@@ -326,7 +332,15 @@ async function main(): Promise<void> {
     }
     let events: Awaited<ReturnType<typeof eventsPhase>> | null = null;
     if (PHASES.has('events')) {
-      events = await eventsPhase({ baseUrl: stack.baseUrl, auth, applicationId: EVENTS_APP, streams: EVENT_STREAMS, writes: EVENT_WRITES, burst: EVENT_BURST, burstConcurrency: REGISTER_CLIENTS });
+      events = await eventsPhase({
+        baseUrl: stack.baseUrl,
+        auth,
+        applicationId: EVENTS_APP,
+        streams: EVENT_STREAMS,
+        writes: EVENT_WRITES,
+        burst: EVENT_BURST,
+        burstConcurrency: REGISTER_CLIENTS,
+      });
       log(`events: ${JSON.stringify(events)}`);
     }
     let webhooks: Record<string, Awaited<ReturnType<typeof webhooksPhase>>> | null = null;

@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { spawnApp, type Spawned, stopAll, waitReady } from '@lorawan/testing';
 
-
 export type Proc = Spawned;
 
 /**

@@ -181,7 +181,12 @@ export function registrationCalls(d: DeviceSpec): Call[] {
       body: { end_device: { ids, root_keys: { app_key: { key: hex(16) } } }, field_mask: { paths: ['root_keys.app_key.key'] } },
     });
   }
-  const nsCommon = { frequency_plan_id: 'EU_863_870_TTN', lorawan_version: 'MAC_V1_0_3', lorawan_phy_version: 'PHY_V1_0_3_REV_A', mac_settings: { rx1_delay: 5 } };
+  const nsCommon = {
+    frequency_plan_id: 'EU_863_870_TTN',
+    lorawan_version: 'MAC_V1_0_3',
+    lorawan_phy_version: 'PHY_V1_0_3_REV_A',
+    mac_settings: { rx1_delay: 5 },
+  };
   const nsPaths = ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join', 'mac_settings.rx1_delay'];
   calls.push(
     d.activation === 'otaa'
@@ -348,7 +353,9 @@ export async function registerPhase(o: RegisterOptions) {
     };
     log(`register: ${JSON.stringify(figures)}`);
     if (s.failures > o.registrations * 0.001) {
-      throw new Error(`register: ${s.failures} of ${o.registrations} registrations failed (> 0.1 %): ${JSON.stringify(figures.failure_kinds)} ${figures.first_failures.join(' | ')}`);
+      throw new Error(
+        `register: ${s.failures} of ${o.registrations} registrations failed (> 0.1 %): ${JSON.stringify(figures.failure_kinds)} ${figures.first_failures.join(' | ')}`,
+      );
     }
     return figures;
   } finally {
@@ -362,7 +369,8 @@ export async function registerAbpDevices(baseUrl: string, auth: Record<string, s
   try {
     const spec = (i: number) => deviceSpec(app, 'abp', 'F1', i, 'abp');
     const s = await registerDevices(pool, 0, count, spec);
-    if (s.failures > 0) throw new Error(`ABP registrations: ${s.failures} of ${count} failed: ${JSON.stringify(s.failureKinds)} ${s.firstFailures.join(' | ')}`);
+    if (s.failures > 0)
+      throw new Error(`ABP registrations: ${s.failures} of ${count} failed: ${JSON.stringify(s.failureKinds)} ${s.firstFailures.join(' | ')}`);
     return { deviceIds: Array.from({ length: count }, (_, i) => spec(i).deviceId), registrationsPerS: round(s.ok / s.wallS), wallS: round(s.wallS) };
   } finally {
     pool.close();

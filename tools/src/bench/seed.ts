@@ -35,7 +35,18 @@ function row(applicationId: string, i: number, baseMicros: number): unknown[] {
     application_server_address: 'localhost',
     join_server_address: 'localhost',
   };
-  return [applicationId, deviceId(i), eui('70B3D57ED0', i), '0000000000000001', name, description, [...description].slice(0, DESCRIPTION_KEY_LENGTH).join(''), created, created, JSON.stringify(fields)];
+  return [
+    applicationId,
+    deviceId(i),
+    eui('70B3D57ED0', i),
+    '0000000000000001',
+    name,
+    description,
+    [...description].slice(0, DESCRIPTION_KEY_LENGTH).join(''),
+    created,
+    created,
+    JSON.stringify(fields),
+  ];
 }
 
 /** Inserts `count` devices into `end_devices` in multi-row INSERT batches over a few connections. */

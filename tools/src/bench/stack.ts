@@ -25,7 +25,10 @@ export interface BenchStack {
  * prefix, each component with its HEALTH_PORT and waited for on its `/readyz`), but exposing the
  * IS database URL so the bench can seed it directly.
  */
-export async function startBenchStack(components: readonly BenchComponent[] = ['is'], replicas: Partial<Record<BenchComponent, number>> = {}): Promise<BenchStack> {
+export async function startBenchStack(
+  components: readonly BenchComponent[] = ['is'],
+  replicas: Partial<Record<BenchComponent, number>> = {},
+): Promise<BenchStack> {
   const suffix = uniqueSuffix();
   const adminKey = `NNSXS.BENCH${randomBytes(16).toString('hex').toUpperCase()}.${randomBytes(24).toString('hex').toUpperCase()}`;
   const all: BenchComponent[] = ['is', ...components.filter((c) => c !== 'is')];
@@ -38,7 +41,14 @@ export async function startBenchStack(components: readonly BenchComponent[] = ['
   const isDatabaseUrl = databases.IS_DATABASE_URL;
   const port = await freePort();
   // Webhooks of the bench go to a receiver on a loopback port (the SSRF guard would refuse it).
-  const env = { NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: `t${suffix}`, ADMIN_API_KEY: adminKey, PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...databases };
+  const env = {
+    NATS_URL: TEST_NATS_URL,
+    NATS_SUBJECT_PREFIX: `t${suffix}`,
+    ADMIN_API_KEY: adminKey,
+    PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    ...databases,
+  };
   const procs: Proc[] = [];
   const readyUrls: string[] = [];
   for (const c of all) {

@@ -69,15 +69,24 @@ export async function webhooksPhase(o: WebhookPhaseOptions) {
     for (let i = 0; i < o.devices; i++) {
       const dev = `wh-dev-${i}`;
       const ids = { device_id: dev, dev_eui: hex(8), join_eui: hex(8) };
-      await expect200(setup, 'POST', `/api/v3/applications/${o.applicationId}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: o.applicationId } } } });
+      await expect200(setup, 'POST', `/api/v3/applications/${o.applicationId}/devices`, {
+        end_device: { ids: { ...ids, application_ids: { application_id: o.applicationId } } },
+      });
       await expect200(setup, 'PUT', `/api/v3/as/applications/${o.applicationId}/devices/${dev}`, {
-        end_device: { ids, session: { dev_addr: hex(4).replace(/^./, '0'), keys: { session_key_id: 'AQID', app_s_key: { key: hex(16) } } }, formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } },
+        end_device: {
+          ids,
+          session: { dev_addr: hex(4).replace(/^./, '0'), keys: { session_key_id: 'AQID', app_s_key: { key: hex(16) } } },
+          formatters: { up_formatter: 'FORMATTER_CAYENNELPP' },
+        },
         field_mask: { paths: ['session.dev_addr', 'session.keys.session_key_id', 'session.keys.app_s_key.key', 'formatters.up_formatter'] },
       });
       devices.push(dev);
     }
     for (let w = 0; w < o.webhooks; w++) {
-      await expect200(setup, 'PUT', `/api/v3/as/webhooks/${o.applicationId}/bench-${w}`, { webhook: { base_url: `${receiver.url}/hook-${w}` }, field_mask: { paths: ['base_url'] } });
+      await expect200(setup, 'PUT', `/api/v3/as/webhooks/${o.applicationId}/bench-${w}`, {
+        webhook: { base_url: `${receiver.url}/hook-${w}` },
+        field_mask: { paths: ['base_url'] },
+      });
     }
 
     let next = 0;
@@ -138,10 +147,16 @@ export async function webhooksPhase(o: WebhookPhaseOptions) {
       deliveries_per_s: round(delivered / wallS),
       simulate_per_s: round(o.uplinks / sentS),
       wall_s: round(wallS),
-      latency_ms: { p50: round(percentile(sorted, 50)), p90: round(percentile(sorted, 90)), p99: round(percentile(sorted, 99)), max: round(sorted[sorted.length - 1] ?? 0) },
+      latency_ms: {
+        p50: round(percentile(sorted, 50)),
+        p90: round(percentile(sorted, 90)),
+        p99: round(percentile(sorted, 99)),
+        max: round(sorted[sorted.length - 1] ?? 0),
+      },
       cpu_cores: cpu,
     };
-    if (failures > 0 || delivered < expected) throw new Error(`webhooks: ${failures} failed simulate requests, ${delivered} of ${expected} deliveries: ${JSON.stringify(result)}`);
+    if (failures > 0 || delivered < expected)
+      throw new Error(`webhooks: ${failures} failed simulate requests, ${delivered} of ${expected} deliveries: ${JSON.stringify(result)}`);
     return result;
   } finally {
     setup.close();

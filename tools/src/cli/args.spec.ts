@@ -22,7 +22,12 @@ describe('parseCommandLine', () => {
   });
 
   it('parses the application and API key commands', () => {
-    expect(parseCommandLine(['applications', 'create', 'app1', '--name', 'App 1']).command).toEqual({ name: 'applications create', applicationId: 'app1', userId: undefined, appName: 'App 1' });
+    expect(parseCommandLine(['applications', 'create', 'app1', '--name', 'App 1']).command).toEqual({
+      name: 'applications create',
+      applicationId: 'app1',
+      userId: undefined,
+      appName: 'App 1',
+    });
     expect(parseCommandLine(['applications', 'create', 'app1', '--user', 'usr1']).command).toMatchObject({ userId: 'usr1' });
     expect(parseCommandLine(['applications', 'list', '--limit', '5']).command).toEqual({ name: 'applications list', limit: 5, page: undefined });
     expect(parseCommandLine(['applications', 'delete', 'app1']).command).toEqual({ name: 'applications delete', applicationId: 'app1' });

@@ -60,7 +60,10 @@ function parseAccessCommand(group: 'applications' | 'api-keys', name: string | u
     if (name !== 'create') throw new CommandLineError(name === undefined ? 'api-keys: which command? create' : `unknown command "api-keys ${name}"`);
     refuseOptions(values, 'api-keys create', ['name', 'rights', 'expires-at']);
     const [applicationId] = expectArgs(name, args, ['application-id'], group);
-    const rights = (str('rights') ?? '').split(',').map((r) => r.trim()).filter((r) => r !== '');
+    const rights = (str('rights') ?? '')
+      .split(',')
+      .map((r) => r.trim())
+      .filter((r) => r !== '');
     if (rights.length === 0) throw new CommandLineError('api-keys create needs --rights RIGHT_A,RIGHT_B');
     return { name: 'api-keys create', applicationId, rights, keyName: str('name'), expiresAt: str('expires-at') };
   }

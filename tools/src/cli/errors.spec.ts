@@ -28,7 +28,11 @@ describe('describeApiError', () => {
   });
 
   it('lists forbidden field-mask paths', () => {
-    const body = { code: 3, message: 'm', details: [{ namespace: 'pkg/rpcmiddleware/validator', name: 'field_mask_paths', attributes: { forbidden_paths: ['a', 'b'] } }] };
+    const body = {
+      code: 3,
+      message: 'm',
+      details: [{ namespace: 'pkg/rpcmiddleware/validator', name: 'field_mask_paths', attributes: { forbidden_paths: ['a', 'b'] } }],
+    };
     expect(describeApiError(new ApiError('GET /x', 400, body, 'HTTP 400: m'))).toEqual(['GET /x: HTTP 400: m', '  forbidden paths: a, b']);
   });
 

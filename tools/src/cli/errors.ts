@@ -60,9 +60,7 @@ function attributeText(value: unknown): string {
 /** `error:<namespace>:<name> (<message with attributes filled in>)`, as TTS writes `message`. */
 export function detailsText(details: TtsErrorDetails): string {
   const attributes = details.attributes ?? {};
-  const message = (details.message_format ?? '').replace(/\{(\w+)\}/g, (whole, name: string) =>
-    name in attributes ? attributeText(attributes[name]) : whole,
-  );
+  const message = (details.message_format ?? '').replace(/\{(\w+)\}/g, (whole, name: string) => (name in attributes ? attributeText(attributes[name]) : whole));
   return `error:${details.namespace ?? '?'}:${details.name ?? '?'}${message ? ` (${message})` : ''}`;
 }
 

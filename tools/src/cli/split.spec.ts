@@ -1,15 +1,5 @@
 import { TTS_FIELD_MASK_PATHS } from '@lorawan/api';
-import {
-  isFields,
-  type JsonObject,
-  leafPaths,
-  mergeAll,
-  mergeDevices,
-  parseDescription,
-  planRegistration,
-  setFieldMask,
-  topLevelPaths,
-} from './split';
+import { isFields, type JsonObject, leafPaths, mergeAll, mergeDevices, parseDescription, planRegistration, setFieldMask, topLevelPaths } from './split';
 
 // TTS's own lists (a superset of ours): the masks must be what a real TTS accepts.
 const tts = (rpc: keyof typeof TTS_FIELD_MASK_PATHS): ReadonlySet<string> => new Set(TTS_FIELD_MASK_PATHS[rpc] as string[]);
@@ -113,14 +103,7 @@ describe('setFieldMask', () => {
 
   it('OTAA: the JS gets root_keys, the NS the MAC configuration, the AS formatters and version IDs', () => {
     expect(setFieldMask(OTAA, JS_SET)).toEqual(['root_keys']);
-    expect(setFieldMask(OTAA, NS_SET)).toEqual([
-      'frequency_plan_id',
-      'lorawan_phy_version',
-      'lorawan_version',
-      'mac_settings',
-      'supports_join',
-      'version_ids',
-    ]);
+    expect(setFieldMask(OTAA, NS_SET)).toEqual(['frequency_plan_id', 'lorawan_phy_version', 'lorawan_version', 'mac_settings', 'supports_join', 'version_ids']);
     expect(setFieldMask(OTAA, AS_SET)).toEqual(['formatters', 'version_ids']);
   });
 
@@ -218,11 +201,7 @@ describe('mergeDevices', () => {
 
 describe('topLevelPaths', () => {
   it('keeps the first segment of each path, once, sorted', () => {
-    expect(topLevelPaths(['session.dev_addr', 'ids', 'ids.device_id', 'mac_settings.rx1_delay.value', 'session'])).toEqual([
-      'ids',
-      'mac_settings',
-      'session',
-    ]);
+    expect(topLevelPaths(['session.dev_addr', 'ids', 'ids.device_id', 'mac_settings.rx1_delay.value', 'session'])).toEqual(['ids', 'mac_settings', 'session']);
   });
 });
 

@@ -10,6 +10,12 @@ import { UPLINK_CONTROLLERS, UPLINK_PROVIDERS } from './uplinks';
 /** The Application Server: formatters and application session keys (AsEndDeviceRegistry). */
 @Module({
   controllers: [endDeviceRegistryController('AsEndDeviceRegistry'), ...WEBHOOK_CONTROLLERS, ...DOWNLINK_CONTROLLERS, ...UPLINK_CONTROLLERS],
-  providers: [...registryProviders('as', AS_MIGRATIONS, () => AS_REGISTRY_POLICY), ...WEBHOOK_PROVIDERS, ...DOWNLINK_PROVIDERS, ...WEBHOOK_DELIVERY_PROVIDERS, ...UPLINK_PROVIDERS],
+  providers: [
+    ...registryProviders('as', AS_MIGRATIONS, () => AS_REGISTRY_POLICY),
+    ...WEBHOOK_PROVIDERS,
+    ...DOWNLINK_PROVIDERS,
+    ...WEBHOOK_DELIVERY_PROVIDERS,
+    ...UPLINK_PROVIDERS,
+  ],
 })
 export class AsModule {}

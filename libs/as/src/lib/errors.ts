@@ -5,10 +5,20 @@ export const ErrDeviceNotFound = defineError('pkg/applicationserver', 'device_no
 export const ErrReadOnlyField = defineError('pkg/applicationserver', 'read_only_field', 'read-only field `{field}`', Code.InvalidArgument);
 export const ErrFieldValue = defineError('pkg/applicationserver', 'field_value', 'invalid value of field `{field}`', Code.InvalidArgument);
 export const ErrFieldIsZero = defineError('pkg/applicationserver', 'field_is_zero', 'field `{name}` is zero', Code.InvalidArgument);
-export const ErrNoDeviceSession = defineError('pkg/applicationserver', 'no_device_session', 'no device session; check device activation', Code.FailedPrecondition);
+export const ErrNoDeviceSession = defineError(
+  'pkg/applicationserver',
+  'no_device_session',
+  'no device session; check device activation',
+  Code.FailedPrecondition,
+);
 export const ErrNoFPort = defineError('pkg/applicationserver', 'no_f_port', 'no FPort specified', Code.InvalidArgument);
 export const ErrFPortRange = defineError('pkg/applicationserver', 'f_port_range', 'FPort `{f_port}` is not an application port (1..223)', Code.InvalidArgument);
-export const ErrPayloadTooLarge = defineError('pkg/applicationserver', 'payload_too_large', 'payload of {size} bytes is larger than the maximum of {max} bytes', Code.InvalidArgument);
+export const ErrPayloadTooLarge = defineError(
+  'pkg/applicationserver',
+  'payload_too_large',
+  'payload of {size} bytes is larger than the maximum of {max} bytes',
+  Code.InvalidArgument,
+);
 export const ErrEncodePayload = defineError('pkg/applicationserver', 'encode_payload', 'encode payload', Code.InvalidArgument);
 export const ErrNoAppSKey = defineError('pkg/applicationserver', 'no_app_s_key', 'no AppSKey in the device session', Code.FailedPrecondition);
 /** Webhook Get of a missing webhook: TTS answers its Redis registry's not-found error. */
@@ -23,6 +33,11 @@ export const ErrLinkNotFound = defineError('pkg/redis', 'not_found', 'entity not
 /** SimulateUplink of a message already marked `simulated` (TTS `pkg/applicationserver/io/grpc`). */
 export const ErrSimulated = defineError('pkg/applicationserver/io/grpc', 'simulated', 'simulated traffic cannot be simulated again', Code.InvalidArgument);
 /** SimulateUplink for a device (or application) whose payload crypto is skipped. */
-export const ErrPayloadCryptoSkipped = defineError('pkg/applicationserver/io/grpc', 'payload_crypto_skipped', 'payload crypto skipped', Code.FailedPrecondition);
+export const ErrPayloadCryptoSkipped = defineError(
+  'pkg/applicationserver/io/grpc',
+  'payload_crypto_skipped',
+  'payload crypto skipped',
+  Code.FailedPrecondition,
+);
 /** An application message could not be handed to the integrations (their delivery jobs could not be queued). */
 export const ErrPublishUp = defineError('pkg/applicationserver', 'publish_up', 'could not queue the message for the integrations: {reason}', Code.Unavailable);

@@ -34,7 +34,11 @@ export class EventPublisher {
    * raw value (a path list for `google.protobuf.Value`, or a message's fields); it must never hold
    * secrets: callers pass what the event may show. Returns the event as published.
    */
-  publish(definition: EventDefinition, identifiers: EntityIdentifiersJson | EntityIdentifiersJson[], options: { ctx?: RpcContext; data?: unknown } = {}): EventJson {
+  publish(
+    definition: EventDefinition,
+    identifiers: EntityIdentifiersJson | EntityIdentifiersJson[],
+    options: { ctx?: RpcContext; data?: unknown } = {},
+  ): EventJson {
     const event: EventJson = {
       name: definition.name,
       time: nowTimestamp(),

@@ -162,7 +162,8 @@ function parseProfile(value: string | undefined): Record<string, unknown> | unde
   } catch {
     throw new ConfigError('invalid configuration: DEFAULT_DEVICE_PROFILE must be a JSON object');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError('invalid configuration: DEFAULT_DEVICE_PROFILE must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new ConfigError('invalid configuration: DEFAULT_DEVICE_PROFILE must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 

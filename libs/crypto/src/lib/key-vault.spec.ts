@@ -49,7 +49,9 @@ describe('KeyVault', () => {
   });
 
   it('fails with kek_not_found (FailedPrecondition) for an unknown label', () => {
-    expect(() => vault.wrap(KEY128, 'other')).toThrow(expect.objectContaining({ errorName: 'kek_not_found', code: 9, message: 'KEK with label `other` not found' }));
+    expect(() => vault.wrap(KEY128, 'other')).toThrow(
+      expect.objectContaining({ errorName: 'kek_not_found', code: 9, message: 'KEK with label `other` not found' }),
+    );
     const err = (() => {
       try {
         vault.unwrap({ kek_label: 'other', encrypted_key: base64Of('1FA68B0A8112B447AEF34BD8FB5A7B829D3E862371D2CFE5') });

@@ -63,7 +63,9 @@ export class KeyVault {
     if (!KEY_BYTE_LENGTHS.map((n) => n + 8).includes(data.length)) throw ErrCorruptKey.with({ label });
     try {
       const decipher = createDecipheriv(wrapAlgorithm(kek), kek, RFC3394_IV);
-      return Buffer.concat([decipher.update(data), decipher.final()]).toString('hex').toUpperCase();
+      return Buffer.concat([decipher.update(data), decipher.final()])
+        .toString('hex')
+        .toUpperCase();
     } catch {
       // The integrity check value did not match: wrong KEK or altered ciphertext.
       throw ErrCorruptKey.with({ label });

@@ -25,7 +25,8 @@ export class SecretHashFormatError extends Error {
  * on libuv's thread pool, off the event loop.
  */
 export async function hashSecret(secret: string, iterations = SECRET_HASH_ITERATIONS): Promise<string> {
-  if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS) throw new RangeError(`iterations must be an integer in 1..${MAX_ITERATIONS}`);
+  if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS)
+    throw new RangeError(`iterations must be an integer in 1..${MAX_ITERATIONS}`);
   const salt = randomBytes(12).toString('base64url');
   const key = await pbkdf2Async(secret, salt, iterations, KEY_LENGTH, 'sha256');
   return `PBKDF2$sha256$${iterations}$${salt}$${key.toString('base64url')}`;

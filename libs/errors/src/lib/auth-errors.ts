@@ -8,6 +8,11 @@ import { defineError } from './stack-error';
  * with InvalidArgument (400).
  */
 export const ErrUnauthenticated = defineError('pkg/identityserver', 'unauthenticated', 'unauthenticated', Code.Unauthenticated);
-export const ErrUnsupportedAuthorization = defineError('pkg/identityserver', 'unsupported_authorization', 'unsupported authorization method', Code.Unauthenticated);
+export const ErrUnsupportedAuthorization = defineError(
+  'pkg/identityserver',
+  'unsupported_authorization',
+  'unsupported authorization method',
+  Code.Unauthenticated,
+);
 export const ErrInvalidToken = defineError('pkg/auth', 'token', 'invalid token', Code.InvalidArgument);
 export const ErrApiKeyNotFound = defineError('pkg/identityserver', 'api_key_not_found', 'API key not found', Code.Unauthenticated);

@@ -101,7 +101,16 @@ describe('EventsHub (sessions and live fan-out of one replica)', () => {
     const memory = new MemoryEventHistory(1000, 3_600_000);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    start({}, { recordsEvents: true, record: (e) => memory.record(e), query: async (...args) => (await gate, memory.query(...args)), healthy: async () => true, close: async () => undefined });
+    start(
+      {},
+      {
+        recordsEvents: true,
+        record: (e) => memory.record(e),
+        query: async (...args) => (await gate, memory.query(...args)),
+        healthy: async () => true,
+        close: async () => undefined,
+      },
+    );
     const old = makeEvent(UPDATE, dev('app1', 'old'), { at: now - 1000 });
     publish(old);
     await settle();
@@ -217,11 +226,22 @@ describe('EventsHub (sessions and live fan-out of one replica)', () => {
   it('refuses a session ID in use: pkg/events:session_exists', () => {
     start();
     hub.open({ id: 's1', filter: filterFor([app('app1')]) });
-    expect(() => hub.open({ id: 's1', filter: filterFor([app('app1')]) })).toThrow(expect.objectContaining({ namespace: 'pkg/events', errorName: 'session_exists' }));
+    expect(() => hub.open({ id: 's1', filter: filterFor([app('app1')]) })).toThrow(
+      expect.objectContaining({ namespace: 'pkg/events', errorName: 'session_exists' }),
+    );
   });
 
   it('ends a session whose history cannot be read with history_unavailable', async () => {
-    start({}, { recordsEvents: false, record: () => undefined, query: () => Promise.reject(new Error('JetStream down')), healthy: async () => false, close: async () => undefined });
+    start(
+      {},
+      {
+        recordsEvents: false,
+        record: () => undefined,
+        query: () => Promise.reject(new Error('JetStream down')),
+        healthy: async () => false,
+        close: async () => undefined,
+      },
+    );
     jest.spyOn(hub['logger'], 'warn').mockImplementation(() => undefined);
     const got = listen('s1');
     hub.open({ id: 's1', filter: filterFor([app('app1')]), history: { tail: 5 } });

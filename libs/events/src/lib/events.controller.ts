@@ -16,7 +16,9 @@ import {
   type StreamEventsRequest,
   type StreamStartReply,
   valueData,
-  newUlid, rpcPattern } from '@lorawan/api';
+  newUlid,
+  rpcPattern,
+} from '@lorawan/api';
 import { RpcCallContext, RpcRequest, rightsErrors } from '@lorawan/component';
 import { MessagePattern } from '@nestjs/microservices';
 import { ErrValidation } from '@lorawan/errors';

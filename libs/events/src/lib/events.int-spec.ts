@@ -1,5 +1,16 @@
 import { connect } from 'nats';
-import { type EntityRef, type EventJson, eventSubject, IS_EVENTS, type Right, type RpcContext, streamControlSubject, type StreamMessage, type StreamStartReply, streamSubject } from '@lorawan/api';
+import {
+  type EntityRef,
+  type EventJson,
+  eventSubject,
+  IS_EVENTS,
+  type Right,
+  type RpcContext,
+  streamControlSubject,
+  type StreamMessage,
+  type StreamStartReply,
+  streamSubject,
+} from '@lorawan/api';
 import { type RunningComponent, startComponent } from '@lorawan/component';
 import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
@@ -35,7 +46,9 @@ const MODES: Array<[string, () => Promise<Stack>]> = [
       const env = { NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: prefix, LOG_LEVEL: 'error', EVENTS_STREAM_BUFFER: '50' };
       const config = loadConfig(env);
       const messagings: Messaging[] = await Promise.all(['events-1', 'events-2', 'gateway'].map((name) => connectMessaging(config, name)));
-      const replicas = await Promise.all(messagings.slice(0, 2).map((messaging) => startComponent(EventsModule, { component: 'events', config, messaging, logger: false })));
+      const replicas = await Promise.all(
+        messagings.slice(0, 2).map((messaging) => startComponent(EventsModule, { component: 'events', config, messaging, logger: false })),
+      );
       const gateway = messagings[2];
       const admin = await connect({ servers: TEST_NATS_URL });
       const jsm = await admin.jetstreamManager();
@@ -62,7 +75,10 @@ const MODES: Array<[string, () => Promise<Stack>]> = [
       const broker = new InProcessBroker();
       const config = loadConfig({ LOG_LEVEL: 'error', EVENTS_STREAM_BUFFER: '50' });
       const messaging = inProcessMessaging(broker, config);
-      const replicas = [await startComponent(EventsModule, { component: 'events', config, messaging, logger: false }), await startComponent(EventsModule, { component: 'events', config, messaging, logger: false })];
+      const replicas = [
+        await startComponent(EventsModule, { component: 'events', config, messaging, logger: false }),
+        await startComponent(EventsModule, { component: 'events', config, messaging, logger: false }),
+      ];
       return {
         replicas,
         client: broker,
@@ -107,7 +123,10 @@ describe.each(MODES)('events service end to end (%s)', (_mode, setup) => {
   }
 
   /** What the gateway does: subscribe to the session subject, then call Events.Stream (queue group). */
-  async function open(body: Record<string, unknown>, rights: Array<[EntityRef, Right[]]> = [[{ kind: 'application', id: 'app1' }, ['RIGHT_APPLICATION_ALL']]]): Promise<Opened> {
+  async function open(
+    body: Record<string, unknown>,
+    rights: Array<[EntityRef, Right[]]> = [[{ kind: 'application', id: 'app1' }, ['RIGHT_APPLICATION_ALL']]],
+  ): Promise<Opened> {
     const id = `S${uniqueSuffix()}${String(++sessions).padStart(4, '0')}`.toUpperCase();
     const messages: StreamMessage[] = [];
     subscriptions.push(stack.client.subscribe(streamSubject(id), (payload) => messages.push(decode<StreamMessage>(payload))));
@@ -125,7 +144,7 @@ describe.each(MODES)('events service end to end (%s)', (_mode, setup) => {
   }
   const eventIds = (messages: StreamMessage[]) => messages.map((m) => ('event' in m ? m.event.unique_id : JSON.stringify(m)));
   async function until(check: () => boolean, ms = 3000): Promise<void> {
-    for (const deadline = Date.now() + ms; !check() && Date.now() < deadline; ) await sleep(10);
+    for (const deadline = Date.now() + ms; !check() && Date.now() < deadline;) await sleep(10);
   }
 
   it('spreads streams over both replicas; each serves its own, and every stream gets every event once', async () => {

@@ -7,7 +7,16 @@ import { EventsModule } from './events.module';
 
 /** A caller as the gateway resolves it for a stream: rights per requested entity. */
 function caller(entityRights: Array<[EntityRef, Right[]]>, o: Partial<CallerIdentity> = {}): CallerIdentity {
-  return { kind: 'api-key', id: 'KEY1', is_admin: false, key_rights: [], universal: false, rights: [], entity_rights: entityRights.map(([entity, rights]) => ({ entity, rights })), ...o };
+  return {
+    kind: 'api-key',
+    id: 'KEY1',
+    is_admin: false,
+    key_rights: [],
+    universal: false,
+    rights: [],
+    entity_rights: entityRights.map(([entity, rights]) => ({ entity, rights })),
+    ...o,
+  };
 }
 const APP1: EntityRef = { kind: 'application', id: 'app1' };
 const APP1_ALL = caller([[APP1, ['RIGHT_APPLICATION_ALL']]]);
@@ -25,7 +34,10 @@ describe('Events.Stream over the transport', () => {
   });
   afterAll(async () => component.close());
 
-  async function stream(body: Record<string, unknown>, who: CallerIdentity | null = APP1_ALL): Promise<{ ok?: StreamStartReply; error?: ErrorDetails; requestId: string }> {
+  async function stream(
+    body: Record<string, unknown>,
+    who: CallerIdentity | null = APP1_ALL,
+  ): Promise<{ ok?: StreamStartReply; error?: ErrorDetails; requestId: string }> {
     const ctx = rpcContext('Events.Stream', who ?? undefined);
     const reply = await component.call('Events.Stream', { session_id: sessionId(), ...body }, ctx);
     return 'error' in reply ? { error: reply.error, requestId: ctx.request_id } : { ok: reply.ok as StreamStartReply, requestId: ctx.request_id };
@@ -49,7 +61,10 @@ describe('Events.Stream over the transport', () => {
 
   it('carries the resolved names (sorted) as a Value list when names are given', async () => {
     const { ok } = await stream({ identifiers: [app1], names: ['end_device.update', '/^as\\.end_device\\.(create|delete)$/'] });
-    expect(ok?.start.data).toEqual({ '@type': 'type.googleapis.com/google.protobuf.Value', value: ['as.end_device.create', 'as.end_device.delete', 'end_device.update'] });
+    expect(ok?.start.data).toEqual({
+      '@type': 'type.googleapis.com/google.protobuf.Value',
+      value: ['as.end_device.create', 'as.end_device.delete', 'end_device.update'],
+    });
   });
 
   it('refuses a request without identifiers: 400 pkg/events/grpc:no_identifiers (before checking names)', async () => {
@@ -67,8 +82,16 @@ describe('Events.Stream over the transport', () => {
       cause: { name: 'validation', attributes: { field: 'ids', name: 'EntityIdentifiersValidationError', reason: 'value is required' } },
     });
     const both = { ...app1, gateway_ids: { gateway_id: 'gw1' } };
-    expect((await stream({ identifiers: [both] })).error).toMatchObject({ name: 'validation', attributes: { field: 'identifiers[0]' }, cause: { attributes: { field: 'ids' } } });
-    expect((await stream({ identifiers: [{ device_ids: { device_id: 'dev1' } }] })).error).toMatchObject({ namespace: 'pkg/errors', name: 'validation', code: 3 });
+    expect((await stream({ identifiers: [both] })).error).toMatchObject({
+      name: 'validation',
+      attributes: { field: 'identifiers[0]' },
+      cause: { attributes: { field: 'ids' } },
+    });
+    expect((await stream({ identifiers: [{ device_ids: { device_id: 'dev1' } }] })).error).toMatchObject({
+      namespace: 'pkg/errors',
+      name: 'validation',
+      code: 3,
+    });
     expect((await stream({ identifiers: [{ application_ids: { application_id: 'Bad_ID' } }] })).error).toMatchObject({ name: 'validation', code: 3 });
   });
 
@@ -80,12 +103,23 @@ describe('Events.Stream over the transport', () => {
       attributes: { name: 'end_device.nope' },
     });
     expect((await stream({ identifiers: [app1], names: ['/(/'] })).error).toMatchObject({ namespace: 'pkg/events', name: 'invalid_regexp', code: 3 });
-    expect((await stream({ identifiers: [app1], names: ['/^nothing\\./'] })).error).toMatchObject({ namespace: 'pkg/events', name: 'no_matching_events', code: 3, attributes: { regexp: '^nothing\\.' } });
+    expect((await stream({ identifiers: [app1], names: ['/^nothing\\./'] })).error).toMatchObject({
+      namespace: 'pkg/events',
+      name: 'no_matching_events',
+      code: 3,
+      attributes: { regexp: '^nothing\\.' },
+    });
   });
 
   it('needs a session ID from the gateway', async () => {
-    expect((await stream({ identifiers: [app1], session_id: undefined })).error).toMatchObject({ name: 'validation', attributes: { field: 'session_id', reason: 'value is required' } });
-    expect((await stream({ identifiers: [app1], session_id: 'not a session' })).error).toMatchObject({ name: 'validation', attributes: { field: 'session_id' } });
+    expect((await stream({ identifiers: [app1], session_id: undefined })).error).toMatchObject({
+      name: 'validation',
+      attributes: { field: 'session_id', reason: 'value is required' },
+    });
+    expect((await stream({ identifiers: [app1], session_id: 'not a session' })).error).toMatchObject({
+      name: 'validation',
+      attributes: { field: 'session_id' },
+    });
   });
 
   it('refuses a caller without rights on a requested entity: 403 no_<kind>_rights (devices: their application)', async () => {
@@ -99,7 +133,10 @@ describe('Events.Stream over the transport', () => {
       name: 'no_application_rights',
       attributes: { uid: 'app3' },
     });
-    expect((await stream({ identifiers: [{ gateway_ids: { gateway_id: 'gw1' } }] })).error).toMatchObject({ name: 'no_gateway_rights', attributes: { uid: 'gw1' } });
+    expect((await stream({ identifiers: [{ gateway_ids: { gateway_id: 'gw1' } }] })).error).toMatchObject({
+      name: 'no_gateway_rights',
+      attributes: { uid: 'gw1' },
+    });
     expect((await stream({ identifiers: [app1] }, caller([[APP1, []]]))).error).toMatchObject({ name: 'no_application_rights', code: 7 });
   });
 

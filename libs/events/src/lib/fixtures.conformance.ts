@@ -1,13 +1,5 @@
 import { monotonicFactory } from 'ulid';
-import {
-  type EntityIdentifiersJson,
-  type EventDefinition,
-  type EventJson,
-  impliedRights,
-  microsToTimestamp,
-  nowTimestamp,
-  type Right,
-} from '@lorawan/api';
+import { type EntityIdentifiersJson, type EventDefinition, type EventJson, impliedRights, microsToTimestamp, nowTimestamp, type Right } from '@lorawan/api';
 import { PreparedEvent } from './prepared-event';
 import { type SessionRights, StreamFilter } from './stream-filter';
 
@@ -20,7 +12,11 @@ export const dev = (appId: string, devId: string): EntityIdentifiersJson => ({ d
 export const gtw = (id: string): EntityIdentifiersJson => ({ gateway_ids: { gateway_id: id } });
 
 /** An event as `EventPublisher` builds it; `at` (ms since the epoch) sets its time. */
-export function makeEvent(definition: EventDefinition, identifiers: EntityIdentifiersJson | EntityIdentifiersJson[], o: { at?: number; visibility?: Right[]; data?: unknown } = {}): EventJson {
+export function makeEvent(
+  definition: EventDefinition,
+  identifiers: EntityIdentifiersJson | EntityIdentifiersJson[],
+  o: { at?: number; visibility?: Right[]; data?: unknown } = {},
+): EventJson {
   return {
     name: definition.name,
     time: o.at !== undefined ? microsToTimestamp(o.at * 1000) : nowTimestamp(),
@@ -52,7 +48,10 @@ export function filterFor(identifiers: EntityIdentifiersJson[], o: { names?: str
       Object.fromEntries(
         identifiers.map((ids) => {
           if ('gateway_ids' in ids) return [`gateway:${ids.gateway_ids.gateway_id}`, ['RIGHT_GATEWAY_ALL'] as Right[]];
-          const appId = 'device_ids' in ids ? ids.device_ids.application_ids.application_id : (ids as { application_ids: { application_id: string } }).application_ids.application_id;
+          const appId =
+            'device_ids' in ids
+              ? ids.device_ids.application_ids.application_id
+              : (ids as { application_ids: { application_id: string } }).application_ids.application_id;
           return [`application:${appId}`, ['RIGHT_APPLICATION_ALL'] as Right[]];
         }),
       ),

@@ -2,7 +2,15 @@ import { eventDefinitions } from '@lorawan/api';
 import { StackError } from '@lorawan/errors';
 import { resolveNames } from './names';
 
-const DEFINED = ['end_device.create', 'end_device.update', 'end_device.delete', 'as.end_device.create', 'as.end_device.update', 'application.update', 'events.stream.start'];
+const DEFINED = [
+  'end_device.create',
+  'end_device.update',
+  'end_device.delete',
+  'as.end_device.create',
+  'as.end_device.update',
+  'application.update',
+  'events.stream.start',
+];
 
 function error(fn: () => unknown): StackError {
   try {
@@ -25,8 +33,18 @@ describe('resolveNames (the names filter of a stream, TTS NamesFromPatterns)', (
   });
 
   it('matches /regex/ unanchored against every defined name, together with exact names', () => {
-    expect(resolveNames(['/end_device\\.(create|update)/'], DEFINED)).toEqual(['as.end_device.create', 'as.end_device.update', 'end_device.create', 'end_device.update']);
-    expect(resolveNames(['/^end_device\\./', 'application.update'], DEFINED)).toEqual(['application.update', 'end_device.create', 'end_device.delete', 'end_device.update']);
+    expect(resolveNames(['/end_device\\.(create|update)/'], DEFINED)).toEqual([
+      'as.end_device.create',
+      'as.end_device.update',
+      'end_device.create',
+      'end_device.update',
+    ]);
+    expect(resolveNames(['/^end_device\\./', 'application.update'], DEFINED)).toEqual([
+      'application.update',
+      'end_device.create',
+      'end_device.delete',
+      'end_device.update',
+    ]);
   });
 
   it('refuses an unknown exact name: pkg/events:unknown_event_name with the name', () => {
@@ -56,6 +74,8 @@ describe('resolveNames (the names filter of a stream, TTS NamesFromPatterns)', (
     expect(resolveNames(['events.stream.start'])).toEqual(['events.stream.start']);
     const all = resolveNames(['/./']) ?? [];
     expect(all).toEqual([...eventDefinitions().keys()].sort());
-    expect(all).toEqual(expect.arrayContaining(['end_device.update', 'ns.end_device.update', 'js.end_device.update', 'as.end_device.update', 'application.api-key.create']));
+    expect(all).toEqual(
+      expect.arrayContaining(['end_device.update', 'ns.end_device.update', 'js.end_device.update', 'as.end_device.update', 'application.api-key.create']),
+    );
   });
 });

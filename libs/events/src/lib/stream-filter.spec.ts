@@ -24,7 +24,9 @@ describe('StreamFilter (what a stream receives)', () => {
     });
 
     it('ignores EUIs and other extra device identifiers (the key is application and device ID)', () => {
-      const withEuis = { device_ids: { device_id: 'dev1', application_ids: { application_id: 'app1' }, dev_eui: '70B3D57ED005B59E', join_eui: '0000000000000000' } };
+      const withEuis = {
+        device_ids: { device_id: 'dev1', application_ids: { application_id: 'app1' }, dev_eui: '70B3D57ED005B59E', join_eui: '0000000000000000' },
+      };
       expect(filterFor([dev('app1', 'dev1')]).matches(prepare(makeEvent(DEVICE_UPDATE, withEuis)))).toBe(true);
     });
 
@@ -49,7 +51,11 @@ describe('StreamFilter (what a stream receives)', () => {
       expect(filterFor([app('app9'), gtw('gw9')]).matchesIdentifiers(event)).toBe(false);
       // …and it is visible through the rights on any of its identifiers' entities.
       expect(filterFor([gtw('gw1')]).matches(event)).toBe(false);
-      expect(filterFor([gtw('gw1')], { rights: rightsOn({ 'gateway:gw1': ['RIGHT_GATEWAY_ALL'], 'application:app1': ['RIGHT_APPLICATION_DEVICES_READ'] }) }).matches(event)).toBe(true);
+      expect(
+        filterFor([gtw('gw1')], { rights: rightsOn({ 'gateway:gw1': ['RIGHT_GATEWAY_ALL'], 'application:app1': ['RIGHT_APPLICATION_DEVICES_READ'] }) }).matches(
+          event,
+        ),
+      ).toBe(true);
     });
   });
 
@@ -66,7 +72,9 @@ describe('StreamFilter (what a stream receives)', () => {
 
     it('shows an event when the caller holds one of its rights on the entity (devices: their application)', () => {
       expect(filterFor([app('app1')], { rights: rightsOn({ 'application:app1': ['RIGHT_APPLICATION_DEVICES_READ'] }) }).matches(deviceEvent)).toBe(true);
-      expect(filterFor([dev('app1', 'dev1')], { rights: rightsOn({ 'application:app1': ['RIGHT_APPLICATION_DEVICES_READ'] }) }).matches(deviceEvent)).toBe(true);
+      expect(filterFor([dev('app1', 'dev1')], { rights: rightsOn({ 'application:app1': ['RIGHT_APPLICATION_DEVICES_READ'] }) }).matches(deviceEvent)).toBe(
+        true,
+      );
     });
 
     it('counts implied rights (RIGHT_APPLICATION_ALL, RIGHT_ALL)', () => {
@@ -82,7 +90,9 @@ describe('StreamFilter (what a stream receives)', () => {
     });
 
     it('uses the rights on the event’s own entity, not on another requested one', () => {
-      const f = filterFor([app('app1'), app('app2')], { rights: rightsOn({ 'application:app1': ['RIGHT_APPLICATION_INFO'], 'application:app2': ['RIGHT_APPLICATION_ALL'] }) });
+      const f = filterFor([app('app1'), app('app2')], {
+        rights: rightsOn({ 'application:app1': ['RIGHT_APPLICATION_INFO'], 'application:app2': ['RIGHT_APPLICATION_ALL'] }),
+      });
       expect(f.matches(deviceEvent)).toBe(false);
       expect(f.matches(prepare(makeEvent(DEVICE_UPDATE, dev('app2', 'dev1'))))).toBe(true);
     });
@@ -99,7 +109,9 @@ describe('StreamFilter (what a stream receives)', () => {
       expect(infoOnly.matches(prepare(bare as never))).toBe(false);
       const adHoc = { ...bare, name: 'not.defined' };
       expect(infoOnly.matches(prepare(adHoc as never))).toBe(false); // not propagated: undefined events do not propagate
-      expect(filterFor([dev('app1', 'dev1')], { rights: rightsOn({ 'application:app1': ['RIGHT_APPLICATION_INFO'] }) }).matches(prepare(adHoc as never))).toBe(true);
+      expect(filterFor([dev('app1', 'dev1')], { rights: rightsOn({ 'application:app1': ['RIGHT_APPLICATION_INFO'] }) }).matches(prepare(adHoc as never))).toBe(
+        true,
+      );
     });
   });
 });
@@ -108,7 +120,10 @@ describe('PreparedEvent', () => {
   it('ignores what is not an event, and identifiers that are not well-formed', () => {
     expect(PreparedEvent.fromBytes(Buffer.from('not json'))).toBeUndefined();
     expect(PreparedEvent.fromBytes(Buffer.from('{"name":"x"}'))).toBeUndefined();
-    const broken = prepare({ ...makeEvent(DEVICE_UPDATE, dev('app1', 'dev1')), identifiers: [{ device_ids: { device_id: 'dev1' } } as never, app('undefined')] });
+    const broken = prepare({
+      ...makeEvent(DEVICE_UPDATE, dev('app1', 'dev1')),
+      identifiers: [{ device_ids: { device_id: 'dev1' } } as never, app('undefined')],
+    });
     expect(broken.lookupKeys).toEqual(['application:undefined']);
   });
 

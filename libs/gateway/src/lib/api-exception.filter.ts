@@ -30,7 +30,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException && exception.getStatus() < 500) return sendError(reply, new PlainStatus(Code.InvalidArgument, exception.message));
     if (exception instanceof PlainStatus) return sendError(reply, exception);
-    if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode < 500) return sendError(reply, new PlainStatus(Code.InvalidArgument, fastifyError.message ?? 'bad request'));
+    if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode < 500)
+      return sendError(reply, new PlainStatus(Code.InvalidArgument, fastifyError.message ?? 'bad request'));
     sendError(reply, exception, (fields, message) => this.logger.error(fields, message));
   }
 }

@@ -19,7 +19,16 @@ function setup(ttlMs = 5000) {
   const config = { authCacheTtlMs: ttlMs, rpcTimeoutMs: 1000 } as StackConfig;
   const calls: Array<{ authorization: string; entity?: { kind: string; id: string } }> = [];
   let answer: (req: { authorization: string; entity?: { kind: string; id: string } }) => { ok: CallerIdentity } | { error: unknown } = (req) => ({
-    ok: { kind: 'api-key', id: 'KEY1', owner: { kind: 'application', id: 'app-1' }, is_admin: false, key_rights: [], universal: false, entity: req.entity as never, rights: ['RIGHT_APPLICATION_DEVICES_READ'] },
+    ok: {
+      kind: 'api-key',
+      id: 'KEY1',
+      owner: { kind: 'application', id: 'app-1' },
+      is_admin: false,
+      key_rights: [],
+      universal: false,
+      entity: req.entity as never,
+      rights: ['RIGHT_APPLICATION_DEVICES_READ'],
+    },
   });
   serveRpcDouble(broker, 'EntityAccess.Authorize', async ({ body }) => {
     const req = body as { authorization: string; entity?: { kind: string; id: string } };

@@ -6,7 +6,9 @@ import {
   STREAM_PING_MS,
   type StreamControl,
   type StreamMessage,
-  streamSubject, fromWireContext } from '@lorawan/api';
+  streamSubject,
+  fromWireContext,
+} from '@lorawan/api';
 import type { StackConfig } from '@lorawan/config';
 import { Code, defineError, type ErrorDetails } from '@lorawan/errors';
 import { serveRpcDouble } from '@lorawan/testing';
@@ -87,7 +89,8 @@ function setup(limits: Partial<StreamLimits> = {}) {
   serveRpcDouble(transport, 'EntityAccess.Authorize', async (request) => {
     const body = request.body as { authorization: string; entity?: { kind: string; id: string } };
     authorizations.push(body);
-    if (body.authorization === 'Bearer unknown') return { error: defineError('pkg/identityserver', 'api_key_not_found', 'API key not found', Code.Unauthenticated).with().toDetails() };
+    if (body.authorization === 'Bearer unknown')
+      return { error: defineError('pkg/identityserver', 'api_key_not_found', 'API key not found', Code.Unauthenticated).with().toDetails() };
     const caller: CallerIdentity = {
       kind: 'api-key',
       id: 'KEY1',
@@ -117,7 +120,10 @@ function setup(limits: Partial<StreamLimits> = {}) {
   const auth = new Authenticator(config, transport, forwarder);
   const route = new EventStreamRoute(auth, forwarder, transport, limits);
   const publish = (session: string, message: StreamMessage) => transport.publish(streamSubject(session), encode(message));
-  async function open(body: Record<string, unknown> = { identifiers: [{ application_ids: { application_id: 'app-1' } }] }, options: { accept?: string; authorization?: string | null } = {}) {
+  async function open(
+    body: Record<string, unknown> = { identifiers: [{ application_ids: { application_id: 'app-1' } }] },
+    options: { accept?: string; authorization?: string | null } = {},
+  ) {
     const sink = new FakeSink();
     const authorization = options.authorization === null ? undefined : (options.authorization ?? 'Bearer good');
     await route.open({ authorization, accept: options.accept, request: body, requestId: 'REQ1', sink });
@@ -228,7 +234,11 @@ describe('EventStreamRoute', () => {
       return { ok: { start: START } };
     });
     const { sink, session } = await t.open({
-      identifiers: [{ application_ids: { application_id: 'app-1' } }, { device_ids: { device_id: 'dev-1', application_ids: { application_id: 'app-2' } } }, { application_ids: { application_id: 'BAD' } }],
+      identifiers: [
+        { application_ids: { application_id: 'app-1' } },
+        { device_ids: { device_id: 'dev-1', application_ids: { application_id: 'app-2' } } },
+        { application_ids: { application_id: 'BAD' } },
+      ],
       session_id: 'CLIENTCHOSEN123',
       names: ['end_device.create'],
     });
@@ -302,7 +312,12 @@ describe('EventStreamRoute', () => {
     expect(sink.text.endsWith('}\n')).toBe(true);
     const body = JSON.parse(sink.text) as { error: { code: number; message: string; details: Array<Record<string, unknown>> } };
     expect(body.error).toMatchObject({ code: 7, message: 'error:pkg/auth/rights:no_application_rights (no rights for application `app-9`)' });
-    expect(body.error.details[0]).toMatchObject({ '@type': 'type.googleapis.com/ttn.lorawan.v3.ErrorDetails', namespace: 'pkg/auth/rights', name: 'no_application_rights', attributes: { uid: 'app-9' } });
+    expect(body.error.details[0]).toMatchObject({
+      '@type': 'type.googleapis.com/ttn.lorawan.v3.ErrorDetails',
+      namespace: 'pkg/auth/rights',
+      name: 'no_application_rights',
+      attributes: { uid: 'app-9' },
+    });
     expect(t.route.openSessions).toBe(0);
     // The gateway still tells the session subject it is done (harmless when the replica kept nothing).
     expect(session).toMatch(SESSION_ID_PATTERN);
@@ -371,7 +386,11 @@ describe('EventStreamRoute', () => {
     const timersBefore = jest.getTimerCount();
     const { sink, session } = await t.open();
     /** The chunks written since the start event: `E` an event, `_` a keep-alive. */
-    const written = () => sink.chunks.slice(1).map((c) => (c === KEEP_ALIVE ? '_' : 'E')).join('');
+    const written = () =>
+      sink.chunks
+        .slice(1)
+        .map((c) => (c === KEEP_ALIVE ? '_' : 'E'))
+        .join('');
     // The start event was just written: the first keep-alive comes keepAliveMs later, not in a second period.
     jest.advanceTimersByTime(keepAliveMs - 1);
     expect(written()).toBe('');
@@ -451,7 +470,13 @@ describe('EventStreamRoute', () => {
       return { ok: { start: START } };
     });
     const sink = new FakeSink();
-    const opening = t.route.open({ authorization: 'Bearer good', accept: undefined, request: { identifiers: [{ application_ids: { application_id: 'app-1' } }] }, requestId: 'R', sink });
+    const opening = t.route.open({
+      authorization: 'Bearer good',
+      accept: undefined,
+      request: { identifiers: [{ application_ids: { application_id: 'app-1' } }] },
+      requestId: 'R',
+      sink,
+    });
     await flush(5);
     const session = t.requests[0].body.session_id as string;
     t.watch(session);
@@ -510,7 +535,12 @@ describe('EventStreamRoute', () => {
     jest.advanceTimersByTime(limits.slowGraceMs);
     await flush();
     expect(slow.sink.writableEnded).toBe(true);
-    const last = JSON.parse(slow.sink.text.split('\n').filter((l) => l !== '').pop() as string);
+    const last = JSON.parse(
+      slow.sink.text
+        .split('\n')
+        .filter((l) => l !== '')
+        .pop() as string,
+    );
     expect(last.error).toMatchObject({ code: 8 });
     expect(last.error.details[0]).toMatchObject({ namespace: 'pkg/events', name: 'slow_subscriber', attributes: { buffered_bytes: 5000, max_bytes: 1000 } });
     expect(t.controls.filter((c) => c.session === slow.session).map((c) => c.message)).toEqual([{ close: true }]);
@@ -524,7 +554,14 @@ describe('EventStreamRoute', () => {
     t.publish(burst.session, { event: event('end_device.update', 1) });
     await flush();
     expect(burst.sink.writableEnded).toBe(true);
-    expect(JSON.parse(burst.sink.text.split('\n').filter((l) => l !== '').pop() as string).error.details[0].attributes).toEqual({ buffered_bytes: 20_000, max_bytes: 10_000 });
+    expect(
+      JSON.parse(
+        burst.sink.text
+          .split('\n')
+          .filter((l) => l !== '')
+          .pop() as string,
+      ).error.details[0].attributes,
+    ).toEqual({ buffered_bytes: 20_000, max_bytes: 10_000 });
     // Further messages are not written.
     t.publish(burst.session, { event: event('end_device.update', 2) });
     await flush();
@@ -549,7 +586,13 @@ describe('EventStreamRoute', () => {
       return { ok: { start: START } };
     });
     const sink = new FakeSink();
-    const opening = t.route.open({ authorization: 'Bearer good', accept: undefined, request: { identifiers: [{ application_ids: { application_id: 'app-1' } }] }, requestId: 'R', sink });
+    const opening = t.route.open({
+      authorization: 'Bearer good',
+      accept: undefined,
+      request: { identifiers: [{ application_ids: { application_id: 'app-1' } }] },
+      requestId: 'R',
+      sink,
+    });
     await flush(5);
     expect(t.route.openSessions).toBe(2);
     t.route.onModuleDestroy();

@@ -62,7 +62,14 @@ export class EventStreamRoute implements OnModuleDestroy {
         handler: async (req: FastifyRequest, reply: FastifyReply) => {
           let request: Record<string, unknown>;
           try {
-            request = buildRequest(binding, compiled, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body as string | undefined, STREAM.request);
+            request = buildRequest(
+              binding,
+              compiled,
+              req.params as Record<string, string>,
+              req.query as Record<string, string | string[]>,
+              req.body as string | undefined,
+              STREAM.request,
+            );
           } catch (err) {
             return sendError(reply, err, (fields, message) => this.logger.error({ ...fields, request_id: req.id, rpc: STREAM_NAME }, message));
           }
@@ -92,7 +99,15 @@ export class EventStreamRoute implements OnModuleDestroy {
     if (o.sink.destroyed) return;
     if (this.shuttingDown) return refuseStream(o.sink, framing, headers, ErrUnavailable.with({ component: 'gateway' }));
     // Subscribed (by the session) before the replica is asked, so that nothing it sends is missed.
-    const session = new EventStreamSession({ id: newUlid(), sink: o.sink, framing, headers, pubsub: this.pubsub, limits: this.limits, onClosed: (s) => this.forget(s) });
+    const session = new EventStreamSession({
+      id: newUlid(),
+      sink: o.sink,
+      framing,
+      headers,
+      pubsub: this.pubsub,
+      limits: this.limits,
+      onClosed: (s) => this.forget(s),
+    });
     this.sessions.add(session);
     eventStreamsOpen.set({ component: 'gateway' }, this.sessions.size);
     try {

@@ -153,7 +153,8 @@ export class EventStreamSession {
     if (this.state === 'closed') return;
     this.pending.push(payload);
     this.pendingBytes += payload.byteLength;
-    if (this.pendingBytes > this.o.limits.hardMaxBufferedBytes) this.refuse(ErrStreamBufferFull.with({ buffered_bytes: this.pendingBytes, max_bytes: this.o.limits.hardMaxBufferedBytes }));
+    if (this.pendingBytes > this.o.limits.hardMaxBufferedBytes)
+      this.refuse(ErrStreamBufferFull.with({ buffered_bytes: this.pendingBytes, max_bytes: this.o.limits.hardMaxBufferedBytes }));
   }
 
   private handle(payload: Uint8Array): void {

@@ -25,5 +25,8 @@ export function sendError(reply: FastifyReply, err: unknown, log?: ErrorLog): vo
 }
 
 export function sendJson(reply: FastifyReply, body: unknown): void {
-  void reply.code(200).header('content-type', 'application/json').send(JSON.stringify(body ?? {}));
+  void reply
+    .code(200)
+    .header('content-type', 'application/json')
+    .send(JSON.stringify(body ?? {}));
 }

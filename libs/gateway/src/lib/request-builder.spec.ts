@@ -29,20 +29,32 @@ describe('grpc-gateway request semantics', () => {
   it('body "*": the body is the request, and path parameters override body fields', () => {
     const body = { end_device: { ids: { device_id: 'other', application_ids: { application_id: 'x' } }, name: 'n' }, field_mask: { paths: ['name'] } };
     const req = buildRequest(put, compileBinding(put), { p0: 'app1', p1: 'dev1' }, {}, JSON.stringify(body));
-    expect(req).toEqual({ end_device: { ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, name: 'n' }, field_mask: { paths: ['name'] } });
+    expect(req).toEqual({
+      end_device: { ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, name: 'n' },
+      field_mask: { paths: ['name'] },
+    });
   });
 
   it('body "*": an empty body is an empty message; a non-object body is rejected', () => {
-    expect(buildRequest(put, compileBinding(put), { p0: 'a', p1: 'b' }, {}, undefined)).toEqual({ end_device: { ids: { application_ids: { application_id: 'a' }, device_id: 'b' } } });
+    expect(buildRequest(put, compileBinding(put), { p0: 'a', p1: 'b' }, {}, undefined)).toEqual({
+      end_device: { ids: { application_ids: { application_id: 'a' }, device_id: 'b' } },
+    });
     expect(() => buildRequest(put, compileBinding(put), { p0: 'a', p1: 'b' }, {}, '[1, 2]')).toThrow(PlainStatus);
     expect(() => buildRequest(put, compileBinding(put), { p0: 'a', p1: 'b' }, {}, '{bad')).toThrow(PlainStatus);
   });
 
   it('accepts lowerCamelCase JSON names for message fields, never renaming map keys', () => {
-    const body = { endDevice: { ids: { deviceId: 'd', devEui: '0102030405060708' }, serviceProfileId: 'sp', attributes: { myKey: 'v' } }, fieldMask: { paths: ['name'] } };
+    const body = {
+      endDevice: { ids: { deviceId: 'd', devEui: '0102030405060708' }, serviceProfileId: 'sp', attributes: { myKey: 'v' } },
+      fieldMask: { paths: ['name'] },
+    };
     const req = buildRequest(put, compileBinding(put), { p0: 'a', p1: 'dev1' }, {}, JSON.stringify(body), UpdateEndDeviceRequest);
     expect(req).toEqual({
-      end_device: { ids: { device_id: 'dev1', dev_eui: '0102030405060708', application_ids: { application_id: 'a' } }, service_profile_id: 'sp', attributes: { myKey: 'v' } },
+      end_device: {
+        ids: { device_id: 'dev1', dev_eui: '0102030405060708', application_ids: { application_id: 'a' } },
+        service_profile_id: 'sp',
+        attributes: { myKey: 'v' },
+      },
       field_mask: { paths: ['name'] },
     });
   });

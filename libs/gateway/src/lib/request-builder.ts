@@ -93,5 +93,6 @@ function parseBody(raw: string | undefined): unknown {
  * a few thousand levels down. The component's `decodeMessage` checks the same bound.
  */
 function refuseTooDeep(value: unknown, what: string): void {
-  if (exceedsJsonDepth(value, MAX_JSON_DEPTH)) throw new PlainStatus(Code.InvalidArgument, `${what} nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
+  if (exceedsJsonDepth(value, MAX_JSON_DEPTH))
+    throw new PlainStatus(Code.InvalidArgument, `${what} nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
 }

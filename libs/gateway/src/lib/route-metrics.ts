@@ -34,4 +34,3 @@ export function metricsOf(method: string, route: string): RouteMetrics {
   if (!metrics) OTHER_ROUTES.set(key, (metrics = new RouteMetrics(method, route)));
   return metrics;
 }
-

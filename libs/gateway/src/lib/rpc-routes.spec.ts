@@ -21,7 +21,9 @@ describe('RpcRoutes: empty responses and status overrides (webhook-scoped downli
     fastify = Fastify();
     fastify.removeAllContentTypeParsers();
     fastify.addContentTypeParser('*', { parseAs: 'string' }, (_req: FastifyRequest, body: string | Buffer, done) => done(null, body.toString()));
-    const auth = { authenticate: async () => ({ kind: 'api-key', id: 'k', is_admin: false, key_rights: [], universal: false, rights: [] }) } as unknown as Authenticator;
+    const auth = {
+      authenticate: async () => ({ kind: 'api-key', id: 'k', is_admin: false, key_rights: [], universal: false, rights: [] }),
+    } as unknown as Authenticator;
     const forwarder = {
       forward: async (rpc: RpcDefinition, body: unknown) => {
         forwarded.push({ rpc, body });
@@ -37,7 +39,8 @@ describe('RpcRoutes: empty responses and status overrides (webhook-scoped downli
     outcome = async () => ({});
   });
 
-  const post = (url: string) => fastify.inject({ method: 'POST', url, headers: { authorization: 'Bearer x', 'content-type': 'application/json' }, payload: BODY });
+  const post = (url: string) =>
+    fastify.inject({ method: 'POST', url, headers: { authorization: 'Bearer x', 'content-type': 'application/json' }, payload: BODY });
 
   it('answers 200 with an empty body on success', async () => {
     for (const op of ['push', 'replace']) {
@@ -45,7 +48,12 @@ describe('RpcRoutes: empty responses and status overrides (webhook-scoped downli
       expect([res.statusCode, res.body]).toEqual([200, '']);
     }
     expect(forwarded.map((f) => f.rpc.method)).toEqual(['WebhookDownlinkQueuePush', 'WebhookDownlinkQueueReplace']);
-    expect(forwarded[0].body).toMatchObject({ application_ids: { application_id: 'app1' }, webhook_id: 'wh1', device_id: 'dev1', downlinks: [{ f_port: 1, frm_payload: 'AQID' }] });
+    expect(forwarded[0].body).toMatchObject({
+      application_ids: { application_id: 'app1' },
+      webhook_id: 'wh1',
+      device_id: 'dev1',
+      downlinks: [{ f_port: 1, frm_payload: 'AQID' }],
+    });
   });
 
   it('answers 406 with an empty body when the webhook is paused', async () => {

@@ -44,11 +44,25 @@ export class RpcRoutes {
     }
   }
 
-  private async handle(rpc: RpcDefinition, name: string, binding: RpcDefinition['http'][number], compiled: CompiledBinding, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  private async handle(
+    rpc: RpcDefinition,
+    name: string,
+    binding: RpcDefinition['http'][number],
+    compiled: CompiledBinding,
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
     try {
       const authorization = req.headers.authorization;
       if (!authorization) throw ErrUnauthenticated.with();
-      const request = buildRequest(binding, compiled, req.params as Record<string, string>, req.query as Record<string, string | string[]>, req.body as string | undefined, rpc.request);
+      const request = buildRequest(
+        binding,
+        compiled,
+        req.params as Record<string, string>,
+        req.query as Record<string, string | string[]>,
+        req.body as string | undefined,
+        rpc.request,
+      );
       const caller = await this.auth.authenticate(authorization, rpc, request, req.id);
       req.callerId = caller.id;
       const ctx = { request_id: req.id, correlation_ids: [rpcCorrelationId(rpc, req.id)], caller };

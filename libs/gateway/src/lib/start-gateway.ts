@@ -58,7 +58,17 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
     // One line per request: never the Authorization header, only the key's ID. Probes and scrapes only at debug.
     const level = OPERATIONS_ROUTES.has(route) ? 'debug' : 'info';
     if (accessLog?.isLevelEnabled(level)) {
-      accessLog[level]({ request_id: req.id, method: req.method, route, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 100) / 100, api_key_id: req.callerId }, 'request');
+      accessLog[level](
+        {
+          request_id: req.id,
+          method: req.method,
+          route,
+          status: reply.statusCode,
+          duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+          api_key_id: req.callerId,
+        },
+        'request',
+      );
     }
     done();
   });

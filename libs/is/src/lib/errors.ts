@@ -15,28 +15,93 @@ export const ErrEndDeviceEUIsTaken = defineError(
   'an end device with JoinEUI `{join_eui}` and DevEUI `{dev_eui}` is already registered as `{device_id}` in application `{application_id}`',
   Code.AlreadyExists,
 );
-export const ErrOrderNotInMask = defineError('pkg/identityserver', 'order_not_in_field_mask', 'order field `{field}` must be in the field mask', Code.InvalidArgument);
-export const ErrConcurrentUpdate = defineError('pkg/identityserver/store', 'concurrent_update', 'end device `{device_id}` was changed concurrently; try again', Code.Aborted);
+export const ErrOrderNotInMask = defineError(
+  'pkg/identityserver',
+  'order_not_in_field_mask',
+  'order field `{field}` must be in the field mask',
+  Code.InvalidArgument,
+);
+export const ErrConcurrentUpdate = defineError(
+  'pkg/identityserver/store',
+  'concurrent_update',
+  'end device `{device_id}` was changed concurrently; try again',
+  Code.Aborted,
+);
 
 // Users, applications, gateways (TTS `pkg/identityserver/store/errors.go`, `pkg/identityserver/*_registry.go`).
 export const ErrUserNotFound = defineError('pkg/identityserver/store', 'user_not_found', 'user with id `{user_id}` not found', Code.NotFound);
-export const ErrApplicationNotFound = defineError('pkg/identityserver/store', 'application_not_found', 'application with id `{application_id}` not found', Code.NotFound);
+export const ErrApplicationNotFound = defineError(
+  'pkg/identityserver/store',
+  'application_not_found',
+  'application with id `{application_id}` not found',
+  Code.NotFound,
+);
 export const ErrGatewayNotFound = defineError('pkg/identityserver/store', 'gateway_not_found', 'gateway with id `{gateway_id}` not found', Code.NotFound);
-export const ErrGatewayNotFoundByEUI = defineError('pkg/identityserver/store', 'gateway_not_found_by_eui', 'gateway with eui `{gateway_eui}` not found', Code.NotFound);
-export const ErrEntityConcurrentUpdate = defineError('pkg/identityserver/store', 'concurrent_entity_update', '{entity_type} `{entity_id}` was changed concurrently; try again', Code.Aborted);
-export const ErrApplicationHasDevices = defineError('pkg/identityserver', 'application_has_devices', 'application still has `{count}` devices', Code.FailedPrecondition);
+export const ErrGatewayNotFoundByEUI = defineError(
+  'pkg/identityserver/store',
+  'gateway_not_found_by_eui',
+  'gateway with eui `{gateway_eui}` not found',
+  Code.NotFound,
+);
+export const ErrEntityConcurrentUpdate = defineError(
+  'pkg/identityserver/store',
+  'concurrent_entity_update',
+  '{entity_type} `{entity_id}` was changed concurrently; try again',
+  Code.Aborted,
+);
+export const ErrApplicationHasDevices = defineError(
+  'pkg/identityserver',
+  'application_has_devices',
+  'application still has `{count}` devices',
+  Code.FailedPrecondition,
+);
 export const ErrGatewayEUITaken = defineError(
   'pkg/identityserver',
   'gateway_eui_taken',
   'a gateway with EUI `{gateway_eui}` is already registered (by you or someone else) as `{gateway_id}`',
   Code.AlreadyExists,
 );
-export const ErrContactNoCollaborator = defineError('pkg/identityserver', 'contact_no_collaborator', 'contact `{contact}` is not a collaborator', Code.InvalidArgument);
-export const ErrOrganizationsUnsupported = defineError('pkg/identityserver', 'organizations_unsupported', 'organizations are not supported', Code.InvalidArgument);
+export const ErrContactNoCollaborator = defineError(
+  'pkg/identityserver',
+  'contact_no_collaborator',
+  'contact `{contact}` is not a collaborator',
+  Code.InvalidArgument,
+);
+export const ErrOrganizationsUnsupported = defineError(
+  'pkg/identityserver',
+  'organizations_unsupported',
+  'organizations are not supported',
+  Code.InvalidArgument,
+);
 export const ErrReadOnlyField = defineError('pkg/identityserver', 'read_only_field', 'read-only field `{field}`', Code.InvalidArgument);
-export const ErrUserUpdateAdminField = defineError('pkg/identityserver', 'user_update_admin_field', 'only admins can update the `{field}` field', Code.PermissionDenied);
-export const ErrDeleteBootstrapAdmin = defineError('pkg/identityserver', 'delete_bootstrap_admin', 'user `{user_id}` is the bootstrap admin and can not be deleted', Code.FailedPrecondition);
-export const ErrPasswordStrengthMinLength = defineError('pkg/identityserver', 'password_strength_min_length', 'need at least `{n}` characters', Code.InvalidArgument);
-export const ErrPasswordStrengthMaxLength = defineError('pkg/identityserver', 'password_strength_max_length', 'need at most `{n}` characters', Code.InvalidArgument);
-export const ErrPasswordStrengthUppercase = defineError('pkg/identityserver', 'password_strength_uppercase', 'need at least `{n}` uppercase letter(s)', Code.InvalidArgument);
+export const ErrUserUpdateAdminField = defineError(
+  'pkg/identityserver',
+  'user_update_admin_field',
+  'only admins can update the `{field}` field',
+  Code.PermissionDenied,
+);
+export const ErrDeleteBootstrapAdmin = defineError(
+  'pkg/identityserver',
+  'delete_bootstrap_admin',
+  'user `{user_id}` is the bootstrap admin and can not be deleted',
+  Code.FailedPrecondition,
+);
+export const ErrPasswordStrengthMinLength = defineError(
+  'pkg/identityserver',
+  'password_strength_min_length',
+  'need at least `{n}` characters',
+  Code.InvalidArgument,
+);
+export const ErrPasswordStrengthMaxLength = defineError(
+  'pkg/identityserver',
+  'password_strength_max_length',
+  'need at most `{n}` characters',
+  Code.InvalidArgument,
+);
+export const ErrPasswordStrengthUppercase = defineError(
+  'pkg/identityserver',
+  'password_strength_uppercase',
+  'need at least `{n}` uppercase letter(s)',
+  Code.InvalidArgument,
+);
 export const ErrPasswordStrengthDigits = defineError('pkg/identityserver', 'password_strength_digits', 'need at least `{n}` digit(s)', Code.InvalidArgument);

@@ -141,4 +141,3 @@ export const natsConnectionUp = new Gauge({
 export async function metricsText(): Promise<{ contentType: string; body: string }> {
   return { contentType: register.contentType, body: await register.metrics() };
 }
-

@@ -93,7 +93,12 @@ export class HistogramSeries {
 export class SeriesHistogram extends SeriesMetric<HistogramSeries> {
   readonly type = 'histogram' as const;
 
-  constructor(name: string, help: string, labelNames: readonly string[], readonly buckets: readonly number[]) {
+  constructor(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    readonly buckets: readonly number[],
+  ) {
     super(name, help, labelNames);
   }
 

@@ -79,7 +79,10 @@ describe('isDatabaseUnavailable on MariaDB (a private server)', () => {
       [() => ds.query(`INSERT INTO things VALUES (3, 'xxxxx')`), { name: 'QueryFailedError', code: 'ER_DATA_TOO_LONG', errno: 1406 }],
       [() => ds.query('SELEC 1'), { name: 'QueryFailedError', code: 'ER_PARSE_ERROR', errno: 1064 }],
       [() => ds.query('SELECT * FROM nothing'), { name: 'QueryFailedError', code: 'ER_NO_SUCH_TABLE', errno: 1146 }],
-      [() => openDataSource({ ...options(), url: `mysql://nobody:secret@127.0.0.1:${db.port}/faults` }, false), { name: 'Error', code: 'ER_ACCESS_DENIED_ERROR', errno: 1045 }],
+      [
+        () => openDataSource({ ...options(), url: `mysql://nobody:secret@127.0.0.1:${db.port}/faults` }, false),
+        { name: 'Error', code: 'ER_ACCESS_DENIED_ERROR', errno: 1045 },
+      ],
     ];
     for (const [run, shape] of cases) {
       const err = await failure(run());
@@ -103,7 +106,12 @@ describe('isDatabaseUnavailable on MariaDB (a private server)', () => {
     }
     const timedOut = await failure(ds.query('SET STATEMENT max_statement_time = 0.05 FOR SELECT SLEEP(1)'));
     // MariaDB's ER_STATEMENT_TIMEOUT: mysql2 has no name for it.
-    expect(shapeOf(timedOut)).toMatchObject({ name: 'QueryFailedError', code: undefined, errno: 1969, message: 'Query execution was interrupted (max_statement_time exceeded)' });
+    expect(shapeOf(timedOut)).toMatchObject({
+      name: 'QueryFailedError',
+      code: undefined,
+      errno: 1969,
+      message: 'Query execution was interrupted (max_statement_time exceeded)',
+    });
     expect(isDatabaseUnavailable(timedOut)).toBe(false);
   });
 
@@ -316,7 +324,11 @@ describe('isDatabaseUnavailable on SQLite', () => {
       other.exec('BEGIN IMMEDIATE');
       other.exec(`INSERT INTO things VALUES (2, 'b')`);
       const busy = await failure(ds.query(`INSERT INTO things VALUES (3, 'c')`));
-      expect(shapeOf(busy)).toMatchObject({ name: 'QueryFailedError', code: 'SQLITE_BUSY', driverError: { name: 'SqliteError', code: 'SQLITE_BUSY', message: 'database is locked' } });
+      expect(shapeOf(busy)).toMatchObject({
+        name: 'QueryFailedError',
+        code: 'SQLITE_BUSY',
+        driverError: { name: 'SqliteError', code: 'SQLITE_BUSY', message: 'database is locked' },
+      });
       expect(isDatabaseUnavailable(busy)).toBe(true);
     } finally {
       other.exec('ROLLBACK');

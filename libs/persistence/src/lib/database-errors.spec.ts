@@ -28,8 +28,14 @@ describe('isDatabaseUnavailable', () => {
     ['connect timeout', driverError('connect ETIMEDOUT', { errorno: 'ETIMEDOUT', code: 'ETIMEDOUT', syscall: 'connect', fatal: true })],
     ['query timeout', queryFailed('Query inactivity timeout', { errorno: 'PROTOCOL_SEQUENCE_TIMEOUT', code: 'PROTOCOL_SEQUENCE_TIMEOUT', syscall: 'query' })],
     ['too many connections', driverError('Too many connections', { code: 'ER_CON_COUNT_ERROR', errno: 1040, sqlState: '', fatal: true })],
-    ['lock wait timeout', queryFailed('Lock wait timeout exceeded; try restarting transaction', { code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205, sqlState: 'HY000' })],
-    ['deadlock', queryFailed('Deadlock found when trying to get lock; try restarting transaction', { code: 'ER_LOCK_DEADLOCK', errno: 1213, sqlState: '40001' })],
+    [
+      'lock wait timeout',
+      queryFailed('Lock wait timeout exceeded; try restarting transaction', { code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205, sqlState: 'HY000' }),
+    ],
+    [
+      'deadlock',
+      queryFailed('Deadlock found when trying to get lock; try restarting transaction', { code: 'ER_LOCK_DEADLOCK', errno: 1213, sqlState: '40001' }),
+    ],
     ['host does not resolve', { errno: -3008, code: 'ENOTFOUND', syscall: 'getaddrinfo', hostname: 'db.example', fatal: true }],
     // The DataSource destroyed, or being destroyed while a query waited for a connection.
     ['destroyed DataSource (MySQL)', new TypeORMError('Connection is not established with mysql database')],
@@ -57,7 +63,10 @@ describe('isDatabaseUnavailable', () => {
     ['data too long', queryFailed("Data too long for column 'name' at row 1", { code: 'ER_DATA_TOO_LONG', errno: 1406, sqlState: '22001' })],
     ['syntax error', queryFailed('You have an error in your SQL syntax', { code: 'ER_PARSE_ERROR', errno: 1064, sqlState: '42000' })],
     ['unknown table', queryFailed("Table 'faults.nothing' doesn't exist", { code: 'ER_NO_SUCH_TABLE', errno: 1146, sqlState: '42S02' })],
-    ['wrong credentials', driverError("Access denied for user 'nobody'@'127.0.0.1' (using password: YES)", { code: 'ER_ACCESS_DENIED_ERROR', errno: 1045, sqlState: '28000' })],
+    [
+      'wrong credentials',
+      driverError("Access denied for user 'nobody'@'127.0.0.1' (using password: YES)", { code: 'ER_ACCESS_DENIED_ERROR', errno: 1045, sqlState: '28000' }),
+    ],
     ['KILL QUERY', queryFailed('Query execution was interrupted', { code: 'ER_QUERY_INTERRUPTED', errno: 1317, sqlState: '70100' })],
     ['max_statement_time', queryFailed('Query execution was interrupted (max_statement_time exceeded)', { errno: 1969, sqlState: '70100' })],
     ['SQLite primary key', new QueryFailedError('INSERT', [], sqliteError('UNIQUE constraint failed: things.id', 'SQLITE_CONSTRAINT_PRIMARYKEY'))],

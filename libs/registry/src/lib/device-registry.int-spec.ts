@@ -35,7 +35,16 @@ const ErrFieldValue = defineError('pkg/test-registry', 'field_value', 'invalid v
 const POLICY: RegistryPolicy = {
   allowedGetPaths: ALLOWED_PATHS['NsEndDeviceRegistry.Get'],
   allowedSetPaths: ALLOWED_PATHS['NsEndDeviceRegistry.Set'],
-  storedPaths: ['frequency_plan_id', 'lorawan_version', 'supports_class_b', 'supports_class_c', 'mac_settings', 'session.dev_addr', 'session.keys.session_key_id', 'session.keys.f_nwk_s_int_key'],
+  storedPaths: [
+    'frequency_plan_id',
+    'lorawan_version',
+    'supports_class_b',
+    'supports_class_c',
+    'mac_settings',
+    'session.dev_addr',
+    'session.keys.session_key_id',
+    'session.keys.f_nwk_s_int_key',
+  ],
   keyEnvelopes: ['session.keys.f_nwk_s_int_key'],
   copyFields: ['supports_class_c'],
   errors: { notFound: ErrNotFound, readOnlyField: ErrReadOnly },
@@ -54,8 +63,6 @@ const KEY = '00112233445566778899AABBCCDDEEFF';
 const KEY2 = 'FFEEDDCCBBAA99887766554433221100';
 const EUI = (n: number) => n.toString(16).toUpperCase().padStart(16, '0');
 const ids = (device_id: string, extra: Record<string, string> = {}, app = APP) => ({ device_id, application_ids: { application_id: app }, ...extra });
-
-
 
 const events = unobservedEvents();
 
@@ -77,10 +84,23 @@ describe('DeviceRegistry engine (SQLite)', () => {
   describe('Set', () => {
     it('creates the device when absent: ids are always stored; the response is ids plus the masked paths', async () => {
       const res = await registry.set(
-        setReq({ ids: ids('create-1', { dev_eui: EUI(1), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_3', supports_class_b: true }, ['frequency_plan_id', 'supports_class_b']),
+        setReq(
+          {
+            ids: ids('create-1', { dev_eui: EUI(1), join_eui: EUI(0) }),
+            frequency_plan_id: 'EU_863_870',
+            lorawan_version: 'MAC_V1_0_3',
+            supports_class_b: true,
+          },
+          ['frequency_plan_id', 'supports_class_b'],
+        ),
         CTX,
       );
-      expect(res).toEqual({ ids: ids('create-1', { dev_eui: EUI(1), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870', supports_class_b: true, supports_class_c: true });
+      expect(res).toEqual({
+        ids: ids('create-1', { dev_eui: EUI(1), join_eui: EUI(0) }),
+        frequency_plan_id: 'EU_863_870',
+        supports_class_b: true,
+        supports_class_c: true,
+      });
       const stored = await store.get(APP, 'create-1');
       expect(stored?.ids).toEqual(ids('create-1', { dev_eui: EUI(1), join_eui: EUI(0) }));
       // Unmasked lorawan_version is not stored; the Copy field absent from the request is filled from the profile.
@@ -90,9 +110,19 @@ describe('DeviceRegistry engine (SQLite)', () => {
     });
 
     it('updates only the masked paths, keeps the others, and copies nothing on update', async () => {
-      await registry.set(setReq({ ids: ids('update-1'), frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_3', supports_class_c: false }, ['frequency_plan_id', 'lorawan_version', 'supports_class_c']), CTX);
+      await registry.set(
+        setReq({ ids: ids('update-1'), frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_3', supports_class_c: false }, [
+          'frequency_plan_id',
+          'lorawan_version',
+          'supports_class_c',
+        ]),
+        CTX,
+      );
       const before = await store.get(APP, 'update-1');
-      const res = await registry.set(setReq({ ids: ids('update-1'), frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_1' }, ['frequency_plan_id']), CTX);
+      const res = await registry.set(
+        setReq({ ids: ids('update-1'), frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_1' }, ['frequency_plan_id']),
+        CTX,
+      );
       expect(res).toEqual({ ids: ids('update-1'), frequency_plan_id: 'US_902_928_FSB_2' });
       const after = await store.get(APP, 'update-1');
       expect(after?.fields).toEqual({ frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_0_3', supports_class_c: false });
@@ -105,21 +135,32 @@ describe('DeviceRegistry engine (SQLite)', () => {
     });
 
     it('a masked path absent from the body clears the field', async () => {
-      await registry.set(setReq({ ids: ids('clear-1'), frequency_plan_id: 'EU_863_870', mac_settings: { rx1_delay: 5, use_adr: true } }, ['frequency_plan_id', 'mac_settings']), CTX);
+      await registry.set(
+        setReq({ ids: ids('clear-1'), frequency_plan_id: 'EU_863_870', mac_settings: { rx1_delay: 5, use_adr: true } }, ['frequency_plan_id', 'mac_settings']),
+        CTX,
+      );
       await registry.set(setReq({ ids: ids('clear-1'), mac_settings: { use_adr: true } }, ['frequency_plan_id', 'mac_settings.rx1_delay']), CTX);
       expect((await store.get(APP, 'clear-1'))?.fields).toEqual({ mac_settings: { use_adr: true }, supports_class_c: true });
     });
 
     it('refuses mask paths outside the allowed list with field_mask_paths naming them, before touching the store', async () => {
       const err = await errorOf(registry.set(setReq({ ids: ids('mask-1'), name: 'x' }, ['frequency_plan_id', 'name', 'root_keys.app_key.key']), CTX));
-      expect(err).toMatchObject({ namespace: 'pkg/rpcmiddleware/validator', name: 'field_mask_paths', code: 3, attributes: { forbidden_paths: ['name', 'root_keys.app_key.key'] } });
+      expect(err).toMatchObject({
+        namespace: 'pkg/rpcmiddleware/validator',
+        name: 'field_mask_paths',
+        code: 3,
+        attributes: { forbidden_paths: ['name', 'root_keys.app_key.key'] },
+      });
       expect(await store.get(APP, 'mask-1')).toBeUndefined();
       const getErr = await errorOf(registry.get(getReq(ids('mask-1'), ['root_keys'])));
       expect(getErr).toMatchObject({ namespace: 'pkg/rpcmiddleware/validator', name: 'field_mask_paths', attributes: { forbidden_paths: ['root_keys'] } });
     });
 
     it('accepts the wrapper alias mac_settings.rx1_delay.value as mac_settings.rx1_delay', async () => {
-      const res = await registry.set(setReq({ ids: ids('wrapper-1'), mac_settings: { rx1_delay: { value: 'RX_DELAY_3' } } }, ['mac_settings.rx1_delay.value']), CTX);
+      const res = await registry.set(
+        setReq({ ids: ids('wrapper-1'), mac_settings: { rx1_delay: { value: 'RX_DELAY_3' } } }, ['mac_settings.rx1_delay.value']),
+        CTX,
+      );
       expect(res).toEqual({ ids: ids('wrapper-1'), mac_settings: { rx1_delay: 3 }, supports_class_c: true });
       expect((await store.get(APP, 'wrapper-1'))?.fields).toMatchObject({ mac_settings: { rx1_delay: 3 } });
       expect(await registry.get(getReq(ids('wrapper-1'), ['mac_settings.rx1_delay.value']))).toEqual({ ids: ids('wrapper-1'), mac_settings: { rx1_delay: 3 } });
@@ -131,7 +172,9 @@ describe('DeviceRegistry engine (SQLite)', () => {
     it('identifiers are immutable on update: a different dev_eui or join_eui is read_only_field, and nothing changes', async () => {
       await registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870' }, ['frequency_plan_id']), CTX);
       const before = await store.get(APP, 'ro-1');
-      const devEuiErr = await errorOf(registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x11), join_eui: EUI(0) }), frequency_plan_id: 'AS_923' }, ['frequency_plan_id']), CTX));
+      const devEuiErr = await errorOf(
+        registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x11), join_eui: EUI(0) }), frequency_plan_id: 'AS_923' }, ['frequency_plan_id']), CTX),
+      );
       expect(devEuiErr).toMatchObject({ namespace: 'pkg/test-registry', name: 'read_only_field', code: 3, attributes: { field: 'ids.dev_eui' } });
       const joinEuiErr = await errorOf(registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(1) }) }, ['frequency_plan_id']), CTX));
       expect(joinEuiErr).toMatchObject({ name: 'read_only_field', attributes: { field: 'ids.join_eui' } });
@@ -139,27 +182,51 @@ describe('DeviceRegistry engine (SQLite)', () => {
       // The same identifiers, or none, are fine.
       await registry.set(setReq({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(0) }), frequency_plan_id: 'AS_923' }, ['frequency_plan_id']), CTX);
       await registry.set(setReq({ ids: ids('ro-1'), frequency_plan_id: 'AU_915_928_FSB_2' }, ['frequency_plan_id', 'ids.dev_eui']), CTX);
-      expect(await store.get(APP, 'ro-1')).toMatchObject({ ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(0) }), fields: { frequency_plan_id: 'AU_915_928_FSB_2' } });
+      expect(await store.get(APP, 'ro-1')).toMatchObject({
+        ids: ids('ro-1', { dev_eui: EUI(0x10), join_eui: EUI(0) }),
+        fields: { frequency_plan_id: 'AU_915_928_FSB_2' },
+      });
     });
 
     it('concurrent Sets of the same new device all succeed and leave exactly one device', async () => {
       const results = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => registry.set(setReq({ ids: ids('race-1'), frequency_plan_id: 'EU_863_870', mac_settings: { rx1_delay: i } }, ['frequency_plan_id', 'mac_settings.rx1_delay']), CTX)),
+        Array.from({ length: 8 }, (_, i) =>
+          registry.set(
+            setReq({ ids: ids('race-1'), frequency_plan_id: 'EU_863_870', mac_settings: { rx1_delay: i } }, ['frequency_plan_id', 'mac_settings.rx1_delay']),
+            CTX,
+          ),
+        ),
       );
       expect(results).toHaveLength(8);
       for (const r of results) expect(r).toMatchObject({ ids: ids('race-1'), frequency_plan_id: 'EU_863_870' });
-      const rows = (await db.ds.query('SELECT device_id, revision FROM end_devices WHERE application_id = ? AND device_id = ?', [APP, 'race-1'])) as Array<{ revision: number }>;
+      const rows = (await db.ds.query('SELECT device_id, revision FROM end_devices WHERE application_id = ? AND device_id = ?', [APP, 'race-1'])) as Array<{
+        revision: number;
+      }>;
       expect(rows).toHaveLength(1);
       // One create and seven updates, none lost.
       expect(Number(rows[0].revision)).toBe(8);
     });
 
     it('an update that fails validation leaves the stored device byte-for-byte unchanged', async () => {
-      await registry.set(setReq({ ids: ids('invalid-1'), frequency_plan_id: 'EU_863_870', session: { dev_addr: '26000001', keys: { f_nwk_s_int_key: { key: KEY } } } }, ['frequency_plan_id', 'session.dev_addr', 'session.keys.f_nwk_s_int_key.key']), CTX);
+      await registry.set(
+        setReq({ ids: ids('invalid-1'), frequency_plan_id: 'EU_863_870', session: { dev_addr: '26000001', keys: { f_nwk_s_int_key: { key: KEY } } } }, [
+          'frequency_plan_id',
+          'session.dev_addr',
+          'session.keys.f_nwk_s_int_key.key',
+        ]),
+        CTX,
+      );
       const before = await store.get(APP, 'invalid-1');
       const rawBefore = await rawFields(APP, 'invalid-1');
       const err = await errorOf(
-        registry.set(setReq({ ids: ids('invalid-1'), frequency_plan_id: 'REFUSED', session: { dev_addr: '26000002', keys: { f_nwk_s_int_key: { key: KEY2 } } } }, ['frequency_plan_id', 'session.dev_addr', 'session.keys.f_nwk_s_int_key.key']), CTX),
+        registry.set(
+          setReq({ ids: ids('invalid-1'), frequency_plan_id: 'REFUSED', session: { dev_addr: '26000002', keys: { f_nwk_s_int_key: { key: KEY2 } } } }, [
+            'frequency_plan_id',
+            'session.dev_addr',
+            'session.keys.f_nwk_s_int_key.key',
+          ]),
+          CTX,
+        ),
       );
       expect(err).toMatchObject({ namespace: 'pkg/test-registry', name: 'field_value' });
       expect(await store.get(APP, 'invalid-1')).toEqual(before);
@@ -172,7 +239,12 @@ describe('DeviceRegistry engine (SQLite)', () => {
     beforeAll(async () => {
       await registry.set(
         setReq(
-          { ids: ids('get-1', { dev_eui: EUI(0x20), join_eui: EUI(0) }), frequency_plan_id: 'EU_863_870', mac_settings: { use_adr: true, rx1_delay: 1 }, session: { dev_addr: '26000020', keys: { session_key_id: 'AQID', f_nwk_s_int_key: { key: KEY } } } },
+          {
+            ids: ids('get-1', { dev_eui: EUI(0x20), join_eui: EUI(0) }),
+            frequency_plan_id: 'EU_863_870',
+            mac_settings: { use_adr: true, rx1_delay: 1 },
+            session: { dev_addr: '26000020', keys: { session_key_id: 'AQID', f_nwk_s_int_key: { key: KEY } } },
+          },
           ['frequency_plan_id', 'mac_settings', 'session.dev_addr', 'session.keys.session_key_id', 'session.keys.f_nwk_s_int_key.key'],
         ),
         CTX,
@@ -182,14 +254,22 @@ describe('DeviceRegistry engine (SQLite)', () => {
     it('Get returns ids plus the masked paths only (no mask: ids only)', async () => {
       const fullIds = ids('get-1', { dev_eui: EUI(0x20), join_eui: EUI(0), dev_addr: '26000020' });
       expect(await registry.get(getReq(ids('get-1')))).toEqual({ ids: fullIds });
-      expect(await registry.get(getReq(ids('get-1'), ['frequency_plan_id', 'mac_settings.use_adr']))).toEqual({ ids: fullIds, frequency_plan_id: 'EU_863_870', mac_settings: { use_adr: true } });
+      expect(await registry.get(getReq(ids('get-1'), ['frequency_plan_id', 'mac_settings.use_adr']))).toEqual({
+        ids: fullIds,
+        frequency_plan_id: 'EU_863_870',
+        mac_settings: { use_adr: true },
+      });
       // Masked but unset: absent from the answer.
       expect(await registry.get(getReq(ids('get-1'), ['lorawan_version']))).toEqual({ ids: fullIds });
-      expect(await registry.get(getReq(ids('get-1'), ['session.dev_addr', 'session.keys.session_key_id']))).toEqual({ ids: fullIds, session: { dev_addr: '26000020', keys: { session_key_id: 'AQID' } } });
+      expect(await registry.get(getReq(ids('get-1'), ['session.dev_addr', 'session.keys.session_key_id']))).toEqual({
+        ids: fullIds,
+        session: { dev_addr: '26000020', keys: { session_key_id: 'AQID' } },
+      });
     });
 
     it('Get returns key material only when the key path or a parent of it is masked', async () => {
-      const keysOf = async (paths: string[]) => ((await registry.get(getReq(ids('get-1'), paths))) as { session?: { keys?: Record<string, unknown> } }).session?.keys;
+      const keysOf = async (paths: string[]) =>
+        ((await registry.get(getReq(ids('get-1'), paths))) as { session?: { keys?: Record<string, unknown> } }).session?.keys;
       expect(await keysOf(['session.dev_addr'])).toBeUndefined();
       expect(await keysOf(['session.keys.session_key_id'])).toEqual({ session_key_id: 'AQID' });
       for (const path of ['session.keys.f_nwk_s_int_key.key', 'session.keys.f_nwk_s_int_key', 'session.keys', 'session']) {
@@ -197,38 +277,71 @@ describe('DeviceRegistry engine (SQLite)', () => {
       }
     });
 
-    it('Delete answers {} and the device is then not found (Get and Delete: the registry\'s device_not_found, 404)', async () => {
+    it("Delete answers {} and the device is then not found (Get and Delete: the registry's device_not_found, 404)", async () => {
       await registry.set(setReq({ ids: ids('del-1'), frequency_plan_id: 'EU_863_870' }, ['frequency_plan_id']), CTX);
       expect(await registry.delete(delReq(ids('del-1')), CTX)).toEqual({});
       expect(await store.get(APP, 'del-1')).toBeUndefined();
       for (const call of [registry.get(getReq(ids('del-1'), ['frequency_plan_id'])), registry.delete(delReq(ids('del-1')), CTX)]) {
-        expect(await errorOf(call)).toMatchObject({ namespace: 'pkg/test-registry', name: 'device_not_found', code: Code.NotFound, attributes: { device_uid: `${APP}.del-1` } });
+        expect(await errorOf(call)).toMatchObject({
+          namespace: 'pkg/test-registry',
+          name: 'device_not_found',
+          code: Code.NotFound,
+          attributes: { device_uid: `${APP}.del-1` },
+        });
       }
     });
 
     describe('several devices match the identifiers', () => {
       beforeAll(async () => {
-        for (const [id, n] of [['multi-a', 0x30], ['multi-b', 0x31]] as const) {
-          await registry.set(setReq({ ids: ids(id, { dev_eui: EUI(n), join_eui: EUI(0) }), session: { dev_addr: `2600${n.toString(16).padStart(4, '0')}`, keys: {} } }, ['session.dev_addr']), CTX);
+        for (const [id, n] of [
+          ['multi-a', 0x30],
+          ['multi-b', 0x31],
+        ] as const) {
+          await registry.set(
+            setReq({ ids: ids(id, { dev_eui: EUI(n), join_eui: EUI(0) }), session: { dev_addr: `2600${n.toString(16).padStart(4, '0')}`, keys: {} } }, [
+              'session.dev_addr',
+            ]),
+            CTX,
+          );
         }
       });
 
       it('Get where device_id names one device and dev_eui another is multiple_end_devices (code 3) with count and device_ids', async () => {
         const err = await errorOf(registry.get(getReq(ids('multi-a', { dev_eui: EUI(0x31) }), ['session.dev_addr'])));
-        expect(err).toMatchObject({ namespace: 'pkg/internal/registry', name: 'multiple_end_devices', code: 3, attributes: { count: 2, device_ids: ['multi-a', 'multi-b'] } });
+        expect(err).toMatchObject({
+          namespace: 'pkg/internal/registry',
+          name: 'multiple_end_devices',
+          code: 3,
+          attributes: { count: 2, device_ids: ['multi-a', 'multi-b'] },
+        });
         const withJoinEui = await errorOf(registry.get(getReq(ids('multi-a', { dev_eui: EUI(0x31), join_eui: EUI(0) }))));
         expect(withJoinEui).toMatchObject({ name: 'multiple_end_devices', attributes: { count: 2 } });
       });
 
       it('Get where device_id names one device and dev_addr another is multiple_end_devices', async () => {
         const err = await errorOf(registry.get(getReq(ids('multi-a', { dev_addr: '26000031' }))));
-        expect(err).toMatchObject({ namespace: 'pkg/internal/registry', name: 'multiple_end_devices', code: 3, attributes: { count: 2, device_ids: ['multi-a', 'multi-b'] } });
+        expect(err).toMatchObject({
+          namespace: 'pkg/internal/registry',
+          name: 'multiple_end_devices',
+          code: 3,
+          attributes: { count: 2, device_ids: ['multi-a', 'multi-b'] },
+        });
       });
 
       it('Delete with ambiguous identifiers is multiple_end_devices and deletes nothing', async () => {
-        const ambiguous = [ids('multi-a', { dev_eui: EUI(0x31) }), ids('multi-a', { dev_addr: '26000031' }), ids('multi-b', { dev_eui: EUI(0x30) }), ids('multi-b', { dev_addr: '26000030' })];
+        const ambiguous = [
+          ids('multi-a', { dev_eui: EUI(0x31) }),
+          ids('multi-a', { dev_addr: '26000031' }),
+          ids('multi-b', { dev_eui: EUI(0x30) }),
+          ids('multi-b', { dev_addr: '26000030' }),
+        ];
         for (const lookup of ambiguous) {
-          expect(await errorOf(registry.delete(delReq(lookup), CTX))).toMatchObject({ namespace: 'pkg/internal/registry', name: 'multiple_end_devices', code: 3, attributes: { count: 2, device_ids: ['multi-a', 'multi-b'] } });
+          expect(await errorOf(registry.delete(delReq(lookup), CTX))).toMatchObject({
+            namespace: 'pkg/internal/registry',
+            name: 'multiple_end_devices',
+            code: 3,
+            attributes: { count: 2, device_ids: ['multi-a', 'multi-b'] },
+          });
         }
         expect(await store.get(APP, 'multi-a')).toBeDefined();
         expect(await store.get(APP, 'multi-b')).toBeDefined();
@@ -241,7 +354,12 @@ describe('DeviceRegistry engine (SQLite)', () => {
       });
 
       it('an identifier that matches nothing is not found (Get and Delete), and nothing is deleted', async () => {
-        const lookups = [ids('multi-a', { dev_eui: EUI(0x99) }), ids('multi-a', { dev_addr: '26009999' }), ids('multi-a', { dev_eui: EUI(0x30), join_eui: EUI(5) }), ids('nobody', { dev_eui: EUI(0x30) })];
+        const lookups = [
+          ids('multi-a', { dev_eui: EUI(0x99) }),
+          ids('multi-a', { dev_addr: '26009999' }),
+          ids('multi-a', { dev_eui: EUI(0x30), join_eui: EUI(5) }),
+          ids('nobody', { dev_eui: EUI(0x30) }),
+        ];
         for (const lookup of lookups) {
           expect(await errorOf(registry.get(getReq(lookup)))).toMatchObject({ namespace: 'pkg/test-registry', name: 'device_not_found', code: 5 });
           expect(await errorOf(registry.delete(delReq(lookup), CTX))).toMatchObject({ name: 'device_not_found' });
@@ -259,7 +377,10 @@ describe('DeviceRegistry engine (SQLite)', () => {
 
   describe('data-plane lookups', () => {
     beforeAll(async () => {
-      await registry.set(setReq({ ids: ids('addr-1', { dev_eui: EUI(0x40), join_eui: EUI(4) }), session: { dev_addr: '27000001', keys: {} } }, ['session.dev_addr']), CTX);
+      await registry.set(
+        setReq({ ids: ids('addr-1', { dev_eui: EUI(0x40), join_eui: EUI(4) }), session: { dev_addr: '27000001', keys: {} } }, ['session.dev_addr']),
+        CTX,
+      );
       await registry.set(setReq({ ids: ids('addr-2'), session: { dev_addr: '27000002', keys: {} } }, ['session.dev_addr']), CTX);
       await registry.set(setReq({ ids: ids('addr-3', {}, 'app-engine-2'), session: { dev_addr: '27000002', keys: {} } }, ['session.dev_addr']), CTX);
     });
@@ -304,10 +425,14 @@ describe('DeviceRegistry engine (SQLite)', () => {
     const KEKS = { keks: 'k1=000102030405060708090A0B0C0D0E0F', kekLabels: { ns: 'k1' } };
     const keyPaths = ['session.dev_addr', 'session.keys.f_nwk_s_int_key.key'];
     const keyOf = async (r: DeviceRegistry, dev: string) =>
-      ((await r.get(getReq(ids(dev), ['session.keys.f_nwk_s_int_key']))) as { session?: { keys?: { f_nwk_s_int_key?: unknown } } }).session?.keys?.f_nwk_s_int_key;
+      ((await r.get(getReq(ids(dev), ['session.keys.f_nwk_s_int_key']))) as { session?: { keys?: { f_nwk_s_int_key?: unknown } } }).session?.keys
+        ?.f_nwk_s_int_key;
 
     it('a masked key path absent from the body clears the key, whether keys are wrapped at rest or not', async () => {
-      for (const [dev, sealer] of [['clear-key-plain', keySealerFor('ns', { keks: undefined, kekLabels: {} })], ['clear-key-kek', keySealerFor('ns', KEKS)]] as const) {
+      for (const [dev, sealer] of [
+        ['clear-key-plain', keySealerFor('ns', { keks: undefined, kekLabels: {} })],
+        ['clear-key-kek', keySealerFor('ns', KEKS)],
+      ] as const) {
         const r = new DeviceRegistry(store, POLICY, sealer, events, NO_COPY_SOURCE);
         await r.set(setReq({ ids: ids(dev), session: { dev_addr: '28000001', keys: { f_nwk_s_int_key: { key: KEY } } } }, keyPaths), CTX);
         expect(await keyOf(r, dev)).toEqual({ key: KEY });
@@ -350,14 +475,22 @@ describe('DeviceRegistry engine (SQLite)', () => {
       const stored = (devAddr: string) => [{ device_ids: ids('ev-1', { dev_eui: EUI(0xe1), join_eui: EUI(0), dev_addr: devAddr }) }];
       expect(await recorder.take()).toEqual([
         { name: 'ns.end_device.create', identifiers: stored('27000001'), correlation_ids: create.correlation_ids, visibility },
-        { name: 'ns.end_device.update', identifiers: stored('27000002'), data: { '@type': 'type.googleapis.com/google.protobuf.Value', value: ['session.dev_addr'] }, correlation_ids: update.correlation_ids, visibility },
+        {
+          name: 'ns.end_device.update',
+          identifiers: stored('27000002'),
+          data: { '@type': 'type.googleapis.com/google.protobuf.Value', value: ['session.dev_addr'] },
+          correlation_ids: update.correlation_ids,
+          visibility,
+        },
         { name: 'ns.end_device.delete', identifiers: stored('27000002'), correlation_ids: del.correlation_ids, visibility },
       ]);
     });
 
     it('concurrent Sets of a new device: one create, the others (which lost the creation) updates, each with its own call’s correlation IDs', async () => {
       const ctxs = Array.from({ length: 8 }, () => rpcContext('NsEndDeviceRegistry.Set'));
-      await Promise.all(ctxs.map((ctx, i) => observed.set(setReq({ ids: ids('ev-race'), mac_settings: { rx1_delay: i + 1 } }, ['mac_settings.rx1_delay']), ctx)));
+      await Promise.all(
+        ctxs.map((ctx, i) => observed.set(setReq({ ids: ids('ev-race'), mac_settings: { rx1_delay: i + 1 } }, ['mac_settings.rx1_delay']), ctx)),
+      );
       const published = await recorder.take();
       expect(published.map((e) => e.name).sort()).toEqual(['ns.end_device.create', ...Array(7).fill('ns.end_device.update')]);
       expect(published.map((e) => e.correlation_ids[0]).sort()).toEqual(ctxs.map((c) => c.correlation_ids[0]).sort());
@@ -380,7 +513,9 @@ describe('DeviceRegistry engine (SQLite)', () => {
       jest.spyOn(store, 'replace').mockResolvedValue('stale');
       jest.spyOn(store, 'delete').mockResolvedValue(false);
       try {
-        expect(await errorOf(observed.set(setReq({ ids: ids('ev-fail'), frequency_plan_id: 'EU_863_870' }, ['frequency_plan_id']), ctx))).toMatchObject({ name: 'concurrent_update' });
+        expect(await errorOf(observed.set(setReq({ ids: ids('ev-fail'), frequency_plan_id: 'EU_863_870' }, ['frequency_plan_id']), ctx))).toMatchObject({
+          name: 'concurrent_update',
+        });
         expect(await errorOf(observed.delete(delReq(ids('ev-fail')), ctx))).toMatchObject({ name: 'concurrent_update' });
       } finally {
         jest.restoreAllMocks();

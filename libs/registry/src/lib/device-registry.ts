@@ -89,7 +89,6 @@ export const NO_COPY_SOURCE: CopySource = { template: () => undefined, profile: 
 const ID_PATHS = new Set(['ids', 'ids.application_ids', 'ids.application_ids.application_id', 'ids.device_id', 'ids.dev_eui', 'ids.join_eui', 'ids.dev_addr']);
 const UPDATE_ATTEMPTS = 32;
 
-
 /** The parts of a path (the key envelope paths of the policies, a small fixed set), split once. */
 const PATH_PARTS = new Map<string, readonly string[]>();
 function partsOf(path: string): readonly string[] {
@@ -97,7 +96,6 @@ function partsOf(path: string): readonly string[] {
   if (!parts) PATH_PARTS.set(path, (parts = path.split('.')));
   return parts;
 }
-
 
 function deviceUid(ids: { application_ids: { application_id: string }; device_id: string }): string {
   return `${ids.application_ids.application_id}.${ids.device_id}`;
@@ -274,7 +272,8 @@ export class DeviceRegistry {
     const updated = { ...device, created_at: existing.created_at, updated_at: nowTimestamp() };
     const result = await this.store.replace(toRecord(updated, existing.revision + 1, this.keys, this.policy.keyEnvelopes));
     if (result === 'stale') return undefined;
-    if (result === 'euis') throw ErrEndDeviceEUIsTaken.with({ join_eui: device.ids.join_eui ?? '', dev_eui: device.ids.dev_eui ?? '', device_id: '', application_id: '' });
+    if (result === 'euis')
+      throw ErrEndDeviceEUIsTaken.with({ join_eui: device.ids.join_eui ?? '', dev_eui: device.ids.dev_eui ?? '', device_id: '', application_id: '' });
     return { view: this.view(updated, paths), ids: updated.ids };
   }
 
@@ -286,7 +285,11 @@ export class DeviceRegistry {
    * none), and any envelope that ends up with a plain key holds only that key.
    */
   private applyRequest(target: Device, request: Device, paths: readonly string[]): Device {
-    const device = applyFields(target, request, paths.filter((p) => !ID_PATHS.has(p)));
+    const device = applyFields(
+      target,
+      request,
+      paths.filter((p) => !ID_PATHS.has(p)),
+    );
     for (const envelopePath of this.policy.keyEnvelopes) {
       const keyOnly = paths.includes(`${envelopePath}.key`) && !hasAnyField(paths, envelopePath);
       const key = (getPath(keyOnly ? request : device, partsOf(envelopePath)) as KeyEnvelopeJson | undefined)?.key;

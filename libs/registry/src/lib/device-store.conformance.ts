@@ -16,7 +16,9 @@ export interface DeviceStoreUnderTest {
 let seq = 0;
 function ts(): string {
   seq += 1;
-  return new Date(Date.UTC(2024, 4, 1, 10, 0, 0) + seq).toISOString().replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms}${String(seq % 1000).padStart(3, '0')}Z`);
+  return new Date(Date.UTC(2024, 4, 1, 10, 0, 0) + seq)
+    .toISOString()
+    .replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms}${String(seq % 1000).padStart(3, '0')}Z`);
 }
 
 export function record(app: string, id: string, ids: Partial<DeviceRecord['ids']> = {}, fields: Record<string, unknown> = {}): DeviceRecord {
@@ -37,13 +39,18 @@ export function describeDeviceStoreConformance(name: string, open: () => Promise
     afterAll(async () => sut.close());
 
     it('creates and gets a device, round-tripping ids, timestamps, revision and nested fields exactly', async () => {
-      const r = record('app-rt', 'dev-1', { dev_eui: EUI(1), join_eui: EUI(0), dev_addr: '26011234' }, {
-        frequency_plan_id: 'EU_863_870_TTN',
-        mac_settings: { rx1_delay: 5, rx2_frequency: '869525000', use_adr: true },
-        session: { dev_addr: '26011234', keys: { f_nwk_s_int_key: { kek_label: 'k', encrypted_key: 'AQID' } } },
-        recent_uplinks: [{ raw_payload: 'AQ==' }],
-        name_with_unicode: 'Dévice ✓',
-      });
+      const r = record(
+        'app-rt',
+        'dev-1',
+        { dev_eui: EUI(1), join_eui: EUI(0), dev_addr: '26011234' },
+        {
+          frequency_plan_id: 'EU_863_870_TTN',
+          mac_settings: { rx1_delay: 5, rx2_frequency: '869525000', use_adr: true },
+          session: { dev_addr: '26011234', keys: { f_nwk_s_int_key: { kek_label: 'k', encrypted_key: 'AQID' } } },
+          recent_uplinks: [{ raw_payload: 'AQ==' }],
+          name_with_unicode: 'Dévice ✓',
+        },
+      );
       expect(await store.create(r)).toEqual({ ok: true });
       expect(await store.get('app-rt', 'dev-1')).toEqual(r);
       expect(await sut.rawFields('app-rt', 'dev-1')).toContain('"encrypted_key":"AQID"');
@@ -67,7 +74,11 @@ export function describeDeviceStoreConformance(name: string, open: () => Promise
       expect(await store.create(record('app-e', 'e-1', { dev_eui: EUI(10), join_eui: EUI(0) }))).toEqual({ ok: true });
       const second = await store.create(record('app-e2', 'e-2', { dev_eui: EUI(10), join_eui: EUI(0) }));
       if (sut.uniqueEuis) {
-        expect(second).toEqual({ ok: false, conflict: 'euis', holder: { device_id: 'e-1', application_ids: { application_id: 'app-e' }, dev_eui: EUI(10), join_eui: EUI(0) } });
+        expect(second).toEqual({
+          ok: false,
+          conflict: 'euis',
+          holder: { device_id: 'e-1', application_ids: { application_id: 'app-e' }, dev_eui: EUI(10), join_eui: EUI(0) },
+        });
       } else {
         expect(second).toEqual({ ok: true });
         expect((await store.findByEuis(EUI(0), EUI(10))).map((r) => r.ids.device_id).sort()).toEqual(['e-1', 'e-2']);

@@ -64,7 +64,11 @@ export function describeRegistryEvents(c: RegistryEventsCase): void {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    async function call(method: 'Set' | 'Get' | 'Delete', body: object, caller: CallerIdentity = universal): Promise<{ ctx: RpcContext; ok?: unknown; error?: ErrorDetails }> {
+    async function call(
+      method: 'Set' | 'Get' | 'Delete',
+      body: object,
+      caller: CallerIdentity = universal,
+    ): Promise<{ ctx: RpcContext; ok?: unknown; error?: ErrorDetails }> {
       const name = `${c.service}.${method}` as RpcName;
       const ctx = rpcContext(name, caller);
       const reply = await component.call(name, body, ctx);
@@ -74,7 +78,9 @@ export function describeRegistryEvents(c: RegistryEventsCase): void {
     const del = (caller?: CallerIdentity) => call('Delete', { application_ids: { application_id }, device_id }, caller);
 
     it('the component’s policy names its own events', () => {
-      expect([c.events.create.name, c.events.update.name, c.events.delete.name]).toEqual(['create', 'update', 'delete'].map((op) => `${c.component}.end_device.${op}`));
+      expect([c.events.create.name, c.events.update.name, c.events.delete.name]).toEqual(
+        ['create', 'update', 'delete'].map((op) => `${c.component}.end_device.${op}`),
+      );
     });
 
     it('Set of an absent device: one create event, no data, the call’s correlation ID, the device as stored', async () => {
@@ -102,10 +108,19 @@ export function describeRegistryEvents(c: RegistryEventsCase): void {
       expect((await call('Get', { end_device_ids: c.create.end_device.ids })).error).toBeUndefined();
       expect((await set(c.invalid)).error).toMatchObject({ code: 3 });
       expect((await set({ end_device: c.update.end_device, paths: ['no_such_field'] })).error).toMatchObject({ code: 3 });
-      const reader: CallerIdentity = { ...universal, kind: 'api-key', universal: false, entity: { kind: 'application', id: application_id }, rights: [Right.RIGHT_APPLICATION_DEVICES_READ] };
+      const reader: CallerIdentity = {
+        ...universal,
+        kind: 'api-key',
+        universal: false,
+        entity: { kind: 'application', id: application_id },
+        rights: [Right.RIGHT_APPLICATION_DEVICES_READ],
+      };
       expect((await set(c.update, reader)).error).toMatchObject({ name: 'insufficient_application_rights', code: 7 });
       expect((await del(reader)).error).toMatchObject({ name: 'insufficient_application_rights', code: 7 });
-      expect((await call('Delete', { application_ids: { application_id }, device_id: 'no-such-device' })).error).toMatchObject({ name: 'device_not_found', code: 5 });
+      expect((await call('Delete', { application_ids: { application_id }, device_id: 'no-such-device' })).error).toMatchObject({
+        name: 'device_not_found',
+        code: 5,
+      });
       expect(await events.take()).toEqual([]);
     });
 

@@ -25,7 +25,9 @@ export async function errorOf(promise: Promise<unknown>): Promise<ErrorDetails> 
 
 /** The raw `fields` column of a device's row. */
 export async function rawFieldsOf(ds: DataSource, applicationId: string, deviceId: string): Promise<string | undefined> {
-  const rows = (await ds.query('SELECT fields FROM end_devices WHERE application_id = ? AND device_id = ?', [applicationId, deviceId])) as Array<{ fields: string }>;
+  const rows = (await ds.query('SELECT fields FROM end_devices WHERE application_id = ? AND device_id = ?', [applicationId, deviceId])) as Array<{
+    fields: string;
+  }>;
   return rows[0]?.fields;
 }
 

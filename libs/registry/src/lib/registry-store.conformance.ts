@@ -12,7 +12,11 @@ import { TypeOrmDeviceStore } from './typeorm-device.store';
 type Migrations = Parameters<typeof registryDataSourceOptions>[1];
 
 /** A migrated database of a registry component: MySQL (own database) or SQLite (temporary file). */
-export async function openTestDataSource(component: RegistryComponent, migrations: Migrations, driver: 'mysql' | 'sqlite'): Promise<{ ds: DataSource; close(): Promise<void> }> {
+export async function openTestDataSource(
+  component: RegistryComponent,
+  migrations: Migrations,
+  driver: 'mysql' | 'sqlite',
+): Promise<{ ds: DataSource; close(): Promise<void> }> {
   if (driver === 'mysql') {
     const url = `${TEST_MYSQL_URL}/lw_${uniqueSuffix()}_${component}`;
     await ensureMysqlDatabase(url);

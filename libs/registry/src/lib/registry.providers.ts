@@ -15,7 +15,11 @@ export type RegistryComponent = 'js' | 'ns' | 'as';
 type Migrations = ComponentDataSourceOptions['migrations'];
 
 /** A registry component's own database (`<C>_DATABASE_URL`, or `<c>.sqlite` under DATA_DIR). */
-export function registryDataSourceOptions(component: RegistryComponent, migrations: Migrations, config: Pick<StackConfig, 'databaseUrls' | 'dataDir'>): ComponentDataSourceOptions {
+export function registryDataSourceOptions(
+  component: RegistryComponent,
+  migrations: Migrations,
+  config: Pick<StackConfig, 'databaseUrls' | 'dataDir'>,
+): ComponentDataSourceOptions {
   return { component, url: config.databaseUrls[component], dataDir: config.dataDir, entities: [RegistryDeviceEntity], migrations };
 }
 

@@ -106,7 +106,11 @@ export class TypeOrmDeviceStore implements DeviceStore {
         .createQueryBuilder()
         .update('end_devices')
         .set({ dev_eui, join_eui, dev_addr, updated_at, revision, fields })
-        .where('application_id = :application_id AND device_id = :device_id AND revision = :previous', { application_id, device_id, previous: record.revision - 1 })
+        .where('application_id = :application_id AND device_id = :device_id AND revision = :previous', {
+          application_id,
+          device_id,
+          previous: record.revision - 1,
+        })
         .execute();
       return (result.affected ?? 0) > 0 ? 'ok' : 'stale';
     } catch (err) {

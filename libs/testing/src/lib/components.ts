@@ -26,10 +26,17 @@ export interface TestComponent {
  * (decode pipe, rights guard, error filter) in front of the module under test. Its log lines go
  * to `process.stdout.write` (so a spec can capture them) at the config's LOG_LEVEL.
  */
-export async function startTestComponent(feature: Type<unknown>, options: { component: ComponentName; config: StackConfig; broker?: InProcessBroker }): Promise<TestComponent> {
+export async function startTestComponent(
+  feature: Type<unknown>,
+  options: { component: ComponentName; config: StackConfig; broker?: InProcessBroker },
+): Promise<TestComponent> {
   const broker = options.broker ?? new InProcessBroker();
   const messaging = inProcessMessaging(broker, { rpcTimeoutMs: 5000, shutdownGraceMs: 1000 });
-  const root = createRootLogger({ level: options.config.logLevel, format: 'json' }, { component: options.component }, { write: (line: string) => process.stdout.write(line) });
+  const root = createRootLogger(
+    { level: options.config.logLevel, format: 'json' },
+    { component: options.component },
+    { write: (line: string) => process.stdout.write(line) },
+  );
   const running = await startComponent(feature, { component: options.component, config: options.config, messaging, logger: nestLogger(root) });
   const client = messaging.client();
   return {

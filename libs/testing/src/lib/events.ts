@@ -31,7 +31,8 @@ export function recordEvents(pubsub: PubSub): EventRecorder {
       const fresh = all.slice(taken);
       taken = all.length;
       return fresh.map(({ time, unique_id, origin, ...stable }) => {
-        if (!TIME.test(time) || !ULID.test(unique_id) || !origin) throw new Error(`malformed event ${stable.name}: time ${time}, unique_id ${unique_id}, origin ${origin}`);
+        if (!TIME.test(time) || !ULID.test(unique_id) || !origin)
+          throw new Error(`malformed event ${stable.name}: time ${time}, unique_id ${unique_id}, origin ${origin}`);
         return stable;
       });
     },

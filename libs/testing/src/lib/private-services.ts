@@ -249,7 +249,14 @@ export async function startPrivateMariaDb(): Promise<PrivateService> {
   const dataDir = join(baseDir, 'data');
   const asRoot = process.getuid?.() === 0 ? ['--user=root'] : [];
   try {
-    await run(MARIADB_INSTALL_DB, ['--no-defaults', `--datadir=${dataDir}`, ...asRoot, '--auth-root-authentication-method=normal', '--skip-test-db', ...MARIADB_SERVER_OPTIONS]);
+    await run(MARIADB_INSTALL_DB, [
+      '--no-defaults',
+      `--datadir=${dataDir}`,
+      ...asRoot,
+      '--auth-root-authentication-method=normal',
+      '--skip-test-db',
+      ...MARIADB_SERVER_OPTIONS,
+    ]);
   } catch (err) {
     rmSync(baseDir, { recursive: true, force: true });
     throw err;

@@ -135,7 +135,14 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
     await ensureMysqlDatabase(databases[`${c.toUpperCase()}_DATABASE_URL`]);
   }
   const port = await freePort();
-  const env = { NATS_URL: natsUrl, NATS_SUBJECT_PREFIX: `t${suffix}`, ADMIN_API_KEY: adminKey, PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`, ...databases, ...options.env };
+  const env = {
+    NATS_URL: natsUrl,
+    NATS_SUBJECT_PREFIX: `t${suffix}`,
+    ADMIN_API_KEY: adminKey,
+    PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`,
+    ...databases,
+    ...options.env,
+  };
   const spawned: Spawned[] = [];
   const healthPorts = new Map<string, number>();
   const spawnComponent = (name: string) => spawnApp(name, `apps/${name.split('#')[0]}/src/main.js`, [], { ...env, HEALTH_PORT: String(healthPorts.get(name)) });
@@ -196,7 +203,13 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
   const dataDir = mkdtempSync(join(tmpdir(), 'lw-embedded-'));
   const adminKey = `NNSXS.TEST${randomBytes(16).toString('hex').toUpperCase()}.${randomBytes(24).toString('hex').toUpperCase()}`;
   const port = await freePort();
-  const stack = spawnApp('stack', 'apps/stack/src/main.js', ['start'], { DATA_DIR: dataDir, HTTP_PORT: String(port), ADMIN_API_KEY: adminKey, PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`, ...options.env });
+  const stack = spawnApp('stack', 'apps/stack/src/main.js', ['start'], {
+    DATA_DIR: dataDir,
+    HTTP_PORT: String(port),
+    ADMIN_API_KEY: adminKey,
+    PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`,
+    ...options.env,
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {
     await stopAll([stack]);
@@ -209,7 +222,16 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
     throw err;
   }
   const logs = () => stack.output.join('');
-  return { mode: 'embedded', baseUrl, adminKey, processes: new Map([['stack', stack.child]]), healthPorts: new Map(), logs, logsOf: (name) => (name === 'stack' ? logs() : ''), stop };
+  return {
+    mode: 'embedded',
+    baseUrl,
+    adminKey,
+    processes: new Map([['stack', stack.child]]),
+    healthPorts: new Map(),
+    logs,
+    logsOf: (name) => (name === 'stack' ? logs() : ''),
+    stop,
+  };
 }
 
 /** Deletes the JetStream stream the events service keeps for a subject prefix (`EVENTS_<prefix>`), if any. */

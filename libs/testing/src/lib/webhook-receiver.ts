@@ -97,7 +97,13 @@ export class WebhookReceiver {
     const deadline = Date.now() + timeoutMs;
     while (!predicate()) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`webhook receiver: ${what} not met after ${timeoutMs} ms (${this.requests.length} requests: ${this.requests.map((r) => r.url).slice(-20).join(', ')})`);
+      if (left <= 0)
+        throw new Error(
+          `webhook receiver: ${what} not met after ${timeoutMs} ms (${this.requests.length} requests: ${this.requests
+            .map((r) => r.url)
+            .slice(-20)
+            .join(', ')})`,
+        );
       await new Promise<void>((res) => {
         const timer = setTimeout(res, Math.min(left, 200));
         this.waiters.push(() => {

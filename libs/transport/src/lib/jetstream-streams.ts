@@ -13,7 +13,11 @@ export type StreamSettings = Partial<StreamConfig> & { name: string; subjects: s
  * racing different one is looked at again and updated). Settings JetStream cannot change on an
  * existing stream (retention, storage) are only used on creation.
  */
-export async function ensureStream(jsm: JetStreamManager, config: StreamSettings, updatable: ReadonlyArray<keyof StreamConfig>): Promise<'created' | 'updated' | 'unchanged'> {
+export async function ensureStream(
+  jsm: JetStreamManager,
+  config: StreamSettings,
+  updatable: ReadonlyArray<keyof StreamConfig>,
+): Promise<'created' | 'updated' | 'unchanged'> {
   for (let attempt = 0; ; attempt++) {
     const existing = await jsm.streams.info(config.name).catch((err: NatsError) => {
       if (err.api_error?.err_code === JS_STREAM_NOT_FOUND) return undefined;

@@ -66,7 +66,9 @@ async function bed(mode: 'nats' | 'in-process', replicaCount: number, settings: 
   const prefix = `t${uniqueSuffix()}`;
   const broker = new InProcessBroker();
   const open = async (name: string) =>
-    mode === 'nats' ? connectMessaging({ ...SETTINGS, ...settings, natsUrl: TEST_NATS_URL, natsSubjectPrefix: prefix }, name) : inProcessMessaging(broker, { ...SETTINGS, ...settings });
+    mode === 'nats'
+      ? connectMessaging({ ...SETTINGS, ...settings, natsUrl: TEST_NATS_URL, natsSubjectPrefix: prefix }, name)
+      : inProcessMessaging(broker, { ...SETTINGS, ...settings });
   const messagings: Messaging[] = [];
   const replicas: Replica[] = [];
   const apps: INestMicroservice[] = [];
@@ -199,7 +201,10 @@ describe.each(['nats', 'in-process'] as const)('%s messaging', (mode) => {
     beforeEach(async () => {
       const prefix = `t${uniqueSuffix()}`;
       const broker = new InProcessBroker();
-      const open = (name: string) => (mode === 'nats' ? connectMessaging({ ...SETTINGS, natsUrl: TEST_NATS_URL, natsSubjectPrefix: prefix }, name) : Promise.resolve(inProcessMessaging(broker, SETTINGS)));
+      const open = (name: string) =>
+        mode === 'nats'
+          ? connectMessaging({ ...SETTINGS, natsUrl: TEST_NATS_URL, natsSubjectPrefix: prefix }, name)
+          : Promise.resolve(inProcessMessaging(broker, SETTINGS));
       m = await open('a');
       other = await open('b');
     });

@@ -41,7 +41,11 @@ export async function deleteApplication(client: ApiClient, applicationId: string
 }
 
 /** `POST /applications/{id}/api-keys`: the answer holds the secret (`key`), shown only this once. */
-export async function createApiKey(client: ApiClient, applicationId: string, options: { rights: string[]; name?: string; expiresAt?: string }): Promise<JsonObject> {
+export async function createApiKey(
+  client: ApiClient,
+  applicationId: string,
+  options: { rights: string[]; name?: string; expiresAt?: string },
+): Promise<JsonObject> {
   const body: JsonObject = { rights: options.rights };
   if (options.name !== undefined) body.name = options.name;
   if (options.expiresAt !== undefined) body.expires_at = options.expiresAt;

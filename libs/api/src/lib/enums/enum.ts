@@ -19,7 +19,10 @@ export function defineEnum<N extends string>(
   typeName: string,
   values: Record<N, number>,
   prefix = '',
-  options: { marshalAsNumber?: boolean; /** Further accepted input strings (TTS `<Enum>_customvalue`), alias → name. */ aliases?: Readonly<Record<string, N>> } = {},
+  options: {
+    marshalAsNumber?: boolean;
+    /** Further accepted input strings (TTS `<Enum>_customvalue`), alias → name. */ aliases?: Readonly<Record<string, N>>;
+  } = {},
 ): ProtoEnum<N> {
   const names = Object.keys(values) as N[];
   const byNumber = new Map<number, N>();

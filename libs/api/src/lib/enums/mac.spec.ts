@@ -1,5 +1,18 @@
 import type { ProtoEnum } from './enum';
-import { ADRAckDelayExponent, ADRAckLimitExponent, AggregatedDutyCycle, Class, DataRateIndex, MACCommandIdentifier, PayloadFormatter, PingSlotPeriod, RejoinCountExponent, RejoinTimeExponent, RxDelay, TxSchedulePriority } from './mac';
+import {
+  ADRAckDelayExponent,
+  ADRAckLimitExponent,
+  AggregatedDutyCycle,
+  Class,
+  DataRateIndex,
+  MACCommandIdentifier,
+  PayloadFormatter,
+  PingSlotPeriod,
+  RejoinCountExponent,
+  RejoinTimeExponent,
+  RxDelay,
+  TxSchedulePriority,
+} from './mac';
 
 describe('MAC enumerations (names and numbers as TTS lorawan.proto / messages.proto)', () => {
   it.each([
@@ -29,9 +42,22 @@ describe('MAC enumerations (names and numbers as TTS lorawan.proto / messages.pr
   });
 
   it('has the complete value lists', () => {
-    expect([Class, DataRateIndex, RxDelay, AggregatedDutyCycle, RejoinTimeExponent, RejoinCountExponent, PingSlotPeriod, ADRAckLimitExponent, ADRAckDelayExponent, PayloadFormatter, MACCommandIdentifier, TxSchedulePriority].map((e) => e.names.length)).toEqual([
-      3, 16, 16, 16, 16, 16, 8, 16, 16, 5, 21, 7,
-    ]);
+    expect(
+      [
+        Class,
+        DataRateIndex,
+        RxDelay,
+        AggregatedDutyCycle,
+        RejoinTimeExponent,
+        RejoinCountExponent,
+        PingSlotPeriod,
+        ADRAckLimitExponent,
+        ADRAckDelayExponent,
+        PayloadFormatter,
+        MACCommandIdentifier,
+        TxSchedulePriority,
+      ].map((e) => e.names.length),
+    ).toEqual([3, 16, 16, 16, 16, 16, 8, 16, 16, 5, 21, 7]);
   });
 
   it('accepts TTS aliases: prefix-less names', () => {

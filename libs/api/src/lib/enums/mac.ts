@@ -32,7 +32,14 @@ export const RejoinTimeExponent = defineEnum('RejoinTimeExponent', sequence('REJ
 export const RejoinCountExponent = defineEnum('RejoinCountExponent', sequence('REJOIN_COUNT_', powers(4, 16)), 'REJOIN_COUNT_');
 
 /** PING_EVERY_1S = 0, … PING_EVERY_128S = 7. */
-export const PingSlotPeriod = defineEnum('PingSlotPeriod', sequence('PING_EVERY_', powers(0, 8).map((p) => `${p}S`)), 'PING_EVERY_');
+export const PingSlotPeriod = defineEnum(
+  'PingSlotPeriod',
+  sequence(
+    'PING_EVERY_',
+    powers(0, 8).map((p) => `${p}S`),
+  ),
+  'PING_EVERY_',
+);
 
 /** ADR_ACK_LIMIT_1 = 0, … ADR_ACK_LIMIT_32768 = 15. */
 export const ADRAckLimitExponent = defineEnum('ADRAckLimitExponent', sequence('ADR_ACK_LIMIT_', powers(0, 16)), 'ADR_ACK_LIMIT_');

@@ -37,19 +37,35 @@ export const AS_EVENTS = {
   /** An uplink dropped (unknown device, processing error); data: the error. */
   upDataDrop: defineEvent('as.up.data.drop', 'drop uplink data message', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
   /** An uplink handed to the integrations (webhooks); data: the ApplicationUp. */
-  upDataForward: defineEvent('as.up.data.forward', 'forward uplink data message', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: APPLICATION_UP }),
+  upDataForward: defineEvent('as.up.data.forward', 'forward uplink data message', {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: APPLICATION_UP,
+  }),
   /** A join-accept received; device subscribers only, as TTS. */
   upJoinReceive: defineEvent('as.up.join.receive', 'receive join-accept message', { visibility: TRAFFIC_READ, dataType: APPLICATION_UP }),
   /** A join-accept dropped; data: the error. */
   upJoinDrop: defineEvent('as.up.join.drop', 'drop join-accept message', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
   /** A join-accept handed to the integrations; data: the ApplicationUp. */
-  upJoinForward: defineEvent('as.up.join.forward', 'forward join-accept message', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: APPLICATION_UP }),
+  upJoinForward: defineEvent('as.up.join.forward', 'forward join-accept message', {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: APPLICATION_UP,
+  }),
   /** One failed webhook request (each attempt, and the final give-up); data: the error. */
   webhookFail: defineEvent('as.webhook.fail', 'fail to send webhook', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
   /** Uplink decoding failed (the uplink is still forwarded, without `decoded_payload`). */
-  upDataDecodeFail: defineEvent('as.up.data.decode.fail', 'decode uplink data message failure', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
+  upDataDecodeFail: defineEvent('as.up.data.decode.fail', 'decode uplink data message failure', {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: ERROR_DETAILS,
+  }),
   /** A downlink received for the queue (data: the plaintext downlink). */
-  downDataReceive: defineEvent('as.down.data.receive', 'receive downlink data message', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: APPLICATION_DOWNLINK }),
+  downDataReceive: defineEvent('as.down.data.receive', 'receive downlink data message', {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: APPLICATION_DOWNLINK,
+  }),
   /** A downlink queued (data: the encrypted downlink); device subscribers only, as TTS. */
   downDataForward: defineEvent('as.down.data.forward', 'forward downlink data message', { visibility: TRAFFIC_READ, dataType: APPLICATION_DOWNLINK }),
   /** A downlink dropped (data: the error). */

@@ -14,9 +14,19 @@ export interface EventDefinition {
 
 const registry = new Map<string, EventDefinition>();
 
-export function defineEvent(name: string, description: string, options: { visibility: Right[]; propagateToParent?: boolean; dataType?: string }): EventDefinition {
+export function defineEvent(
+  name: string,
+  description: string,
+  options: { visibility: Right[]; propagateToParent?: boolean; dataType?: string },
+): EventDefinition {
   if (registry.has(name)) throw new Error(`event ${name} is defined twice`);
-  const def: EventDefinition = { name, description, visibility: options.visibility, propagateToParent: options.propagateToParent ?? false, dataType: options.dataType };
+  const def: EventDefinition = {
+    name,
+    description,
+    visibility: options.visibility,
+    propagateToParent: options.propagateToParent ?? false,
+    dataType: options.dataType,
+  };
   registry.set(name, def);
   return def;
 }
@@ -50,7 +60,10 @@ export function entityRegistryEvents(entity: string, visibility: Right[], extra:
     update: defineEvent(`${entity}.update`, `update ${entity}`, { visibility, dataType: VALUE_TYPE }),
     delete: defineEvent(`${entity}.delete`, `delete ${entity}`, { visibility }),
     ...(extra.restore
-      ? { restore: defineEvent(`${entity}.restore`, `restore ${entity}`, { visibility }), purge: defineEvent(`${entity}.purge`, `purge ${entity}`, { visibility }) }
+      ? {
+          restore: defineEvent(`${entity}.restore`, `restore ${entity}`, { visibility }),
+          purge: defineEvent(`${entity}.purge`, `purge ${entity}`, { visibility }),
+        }
       : {}),
   };
 }

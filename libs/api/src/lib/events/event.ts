@@ -60,7 +60,13 @@ export function entityIdentifiers(ref: EntityRef): EntityIdentifiersJson {
 }
 
 /** The identifiers of a device as a registry keeps them (device_id, application_ids, dev_eui, join_eui, dev_addr when set). */
-export function deviceIdentifiers(ids: { device_id: string; application_ids: { application_id: string }; dev_eui?: string; join_eui?: string; dev_addr?: string }): EntityIdentifiersJson {
+export function deviceIdentifiers(ids: {
+  device_id: string;
+  application_ids: { application_id: string };
+  dev_eui?: string;
+  join_eui?: string;
+  dev_addr?: string;
+}): EntityIdentifiersJson {
   return {
     device_ids: {
       device_id: ids.device_id,

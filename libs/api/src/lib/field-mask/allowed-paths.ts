@@ -111,9 +111,22 @@ export const NS_END_DEVICE_FIELDS = [
 ] as const;
 
 /** Top-level EndDevice fields the Application Server stores (`session` only with its AS sub-fields). */
-export const AS_END_DEVICE_FIELDS = ['ids', 'version_ids', 'formatters', 'session', 'pending_session', 'skip_payload_crypto', 'queued_application_downlinks'] as const;
+export const AS_END_DEVICE_FIELDS = [
+  'ids',
+  'version_ids',
+  'formatters',
+  'session',
+  'pending_session',
+  'skip_payload_crypto',
+  'queued_application_downlinks',
+] as const;
 
-const CLAIM_CODE_PATHS = ['claim_authentication_code', 'claim_authentication_code.value', 'claim_authentication_code.valid_from', 'claim_authentication_code.valid_to'];
+const CLAIM_CODE_PATHS = [
+  'claim_authentication_code',
+  'claim_authentication_code.value',
+  'claim_authentication_code.valid_from',
+  'claim_authentication_code.valid_to',
+];
 const DEPRECATED_MAC_PARAMETER_PATHS = ['mac_state', 'pending_mac_state'].flatMap((state) =>
   ['current_parameters', 'desired_parameters'].flatMap((params) =>
     ['adr_ack_limit', 'adr_ack_delay', 'ping_slot_data_rate_index'].map((f) => `${state}.${params}.${f}`),
@@ -151,7 +164,10 @@ export const ALLOWED_PATHS = {
   'JsEndDeviceRegistry.Set': registryPaths('/ttn.lorawan.v3.JsEndDeviceRegistry/Set', JS_END_DEVICE_FIELDS, CLAIM_CODE_PATHS),
   'NsEndDeviceRegistry.Get': registryPaths('/ttn.lorawan.v3.NsEndDeviceRegistry/Get', NS_END_DEVICE_FIELDS, NS_EXTRAS),
   'NsEndDeviceRegistry.Set': registryPaths('/ttn.lorawan.v3.NsEndDeviceRegistry/Set', NS_END_DEVICE_FIELDS, NS_EXTRAS),
-  'AsEndDeviceRegistry.Get': registryPaths('/ttn.lorawan.v3.AsEndDeviceRegistry/Get', AS_END_DEVICE_FIELDS, [...AS_QUEUE_PATHS, 'pending_session.queued_application_downlinks']),
+  'AsEndDeviceRegistry.Get': registryPaths('/ttn.lorawan.v3.AsEndDeviceRegistry/Get', AS_END_DEVICE_FIELDS, [
+    ...AS_QUEUE_PATHS,
+    'pending_session.queued_application_downlinks',
+  ]),
   'AsEndDeviceRegistry.Set': registryPaths('/ttn.lorawan.v3.AsEndDeviceRegistry/Set', AS_END_DEVICE_FIELDS, AS_QUEUE_PATHS),
   'ApplicationRegistry.Get': applicationPaths('/ttn.lorawan.v3.ApplicationRegistry/Get'),
   'ApplicationRegistry.List': applicationPaths('/ttn.lorawan.v3.ApplicationRegistry/List'),

@@ -28,15 +28,21 @@ function refusal(body: unknown): { fields: string[]; reason: string } {
 describe('webhook field_mask: ApplicationUp paths', () => {
   it("holds TTS's ApplicationUp paths, and the oneof's also without `up.`", () => {
     expect(APPLICATION_UP_PATHS).toHaveLength(233);
-    expect(APPLICATION_UP_PATHS).toEqual(expect.arrayContaining(['end_device_ids', 'correlation_ids', 'up', 'up.uplink_message.decoded_payload', 'up.join_accept']));
+    expect(APPLICATION_UP_PATHS).toEqual(
+      expect.arrayContaining(['end_device_ids', 'correlation_ids', 'up', 'up.uplink_message.decoded_payload', 'up.join_accept']),
+    );
     expect(WEBHOOK_FIELD_MASK_PATHS.has('uplink_message.decoded_payload')).toBe(true);
     expect(WEBHOOK_FIELD_MASK_PATHS.has('uplink_message.decoded_payload.temperature')).toBe(false);
     expect(MAX_WEBHOOK_FIELD_MASK_PATHS).toBe(233);
   });
 
   it('accepts every allowed path, as {"paths":[…]} or "a,b", and as many paths as ApplicationUp has', () => {
-    for (const path of WEBHOOK_FIELD_MASK_PATHS) expect(decodeMessage(SetApplicationWebhookRequest, withMask({ paths: [path] })).webhook.field_mask?.paths).toEqual([path]);
-    expect(decodeMessage(SetApplicationWebhookRequest, withMask('end_device_ids,up.uplink_message.f_port')).webhook.field_mask?.paths).toEqual(['end_device_ids', 'up.uplink_message.f_port']);
+    for (const path of WEBHOOK_FIELD_MASK_PATHS)
+      expect(decodeMessage(SetApplicationWebhookRequest, withMask({ paths: [path] })).webhook.field_mask?.paths).toEqual([path]);
+    expect(decodeMessage(SetApplicationWebhookRequest, withMask('end_device_ids,up.uplink_message.f_port')).webhook.field_mask?.paths).toEqual([
+      'end_device_ids',
+      'up.uplink_message.f_port',
+    ]);
     expect(decodeMessage(SetApplicationWebhookRequest, withMask({ paths: APPLICATION_UP_PATHS })).webhook.field_mask?.paths).toHaveLength(233);
   });
 

@@ -52,8 +52,25 @@ describe('contractPaths(EndDevice)', () => {
   });
 
   it('descends into no repeated or map field', () => {
-    const leaves = ['channels', 'recent_uplinks', 'recent_downlinks', 'recent_adr_uplinks', 'queued_application_downlinks', 'queued_responses', 'pending_requests', 'locations', 'attributes', 'factory_preset_frequencies', 'rejected_frequencies'];
-    const below = [...paths].filter((p) => p.split('.').slice(0, -1).some((segment) => leaves.includes(segment)));
+    const leaves = [
+      'channels',
+      'recent_uplinks',
+      'recent_downlinks',
+      'recent_adr_uplinks',
+      'queued_application_downlinks',
+      'queued_responses',
+      'pending_requests',
+      'locations',
+      'attributes',
+      'factory_preset_frequencies',
+      'rejected_frequencies',
+    ];
+    const below = [...paths].filter((p) =>
+      p
+        .split('.')
+        .slice(0, -1)
+        .some((segment) => leaves.includes(segment)),
+    );
     expect(below).toEqual([]);
   });
 
@@ -85,16 +102,26 @@ describe('wrapperPathCanonicaliser(EndDevice)', () => {
     expect(canonical([input])).toEqual([output]);
   });
 
-  it.each(['claim_authentication_code.value', 'claim_authentication_code', 'mac_settings.rx2_frequency', 'name', 'mac_settings', 'unknown.value'])('leaves %s alone', (path) => {
-    expect(canonical([path])).toEqual([path]);
-  });
+  it.each(['claim_authentication_code.value', 'claim_authentication_code', 'mac_settings.rx2_frequency', 'name', 'mac_settings', 'unknown.value'])(
+    'leaves %s alone',
+    (path) => {
+      expect(canonical([path])).toEqual([path]);
+    },
+  );
 
   it('keeps order and drops the duplicates it creates', () => {
-    expect(canonical(['mac_settings.use_adr', 'name', 'mac_settings.use_adr.value', 'claim_authentication_code.value'])).toEqual(['mac_settings.use_adr', 'name', 'claim_authentication_code.value']);
+    expect(canonical(['mac_settings.use_adr', 'name', 'mac_settings.use_adr.value', 'claim_authentication_code.value'])).toEqual([
+      'mac_settings.use_adr',
+      'name',
+      'claim_authentication_code.value',
+    ]);
   });
 
   it('is canonicalEndDevicePaths', () => {
-    expect(canonicalEndDevicePaths(['mac_settings.rx1_delay.value', 'claim_authentication_code.value'])).toEqual(['mac_settings.rx1_delay', 'claim_authentication_code.value']);
+    expect(canonicalEndDevicePaths(['mac_settings.rx1_delay.value', 'claim_authentication_code.value'])).toEqual([
+      'mac_settings.rx1_delay',
+      'claim_authentication_code.value',
+    ]);
   });
 });
 
@@ -108,14 +135,15 @@ describe('allowed paths of the JS, NS and AS registries', () => {
     expect(allowed.filter((p) => !END_DEVICE_PATHS.has(p))).toEqual([]);
   });
 
-  it.each(rpcs)('%s allows only paths of TTS\'s list, apart from the seed\'s extras', (rpc) => {
+  it.each(rpcs)("%s allows only paths of TTS's list, apart from the seed's extras", (rpc) => {
     const tts = new Set(TTS_FIELD_MASK_PATHS[`/ttn.lorawan.v3.${rpc.replace('.', '/')}` as keyof typeof TTS_FIELD_MASK_PATHS] as string[]);
     const extras = [...ALLOWED_PATHS[rpc]].filter((p) => !tts.has(p));
-    const seedExtras = /^(recent_(adr_)?uplinks|recent_downlinks|queued_application_downlinks|(pending_)?session\.queued_application_downlinks|claim_authentication_code(\.\w+)?|(pending_)?mac_state\.(current|desired)_parameters\.(adr_ack_limit|adr_ack_delay|ping_slot_data_rate_index))$/;
+    const seedExtras =
+      /^(recent_(adr_)?uplinks|recent_downlinks|queued_application_downlinks|(pending_)?session\.queued_application_downlinks|claim_authentication_code(\.\w+)?|(pending_)?mac_state\.(current|desired)_parameters\.(adr_ack_limit|adr_ack_delay|ping_slot_data_rate_index))$/;
     expect(extras.filter((p) => !seedExtras.test(p))).toEqual([]);
   });
 
-  it.each(rpcs)('%s keeps wrapper `.value` paths of TTS\'s list', (rpc) => {
+  it.each(rpcs)("%s keeps wrapper `.value` paths of TTS's list", (rpc) => {
     const allowed = ALLOWED_PATHS[rpc];
     for (const path of allowed) {
       if (path.endsWith('.value') && path !== 'claim_authentication_code.value') expect(allowed.has(path.slice(0, -'.value'.length))).toBe(true);

@@ -37,6 +37,10 @@ export function contractPaths(cls: ClassConstructor<object>): string[] {
  * bare values, so `mac_settings.rx1_delay.value` and `mac_settings.rx1_delay` select the same data.
  */
 export function wrapperPathCanonicaliser(cls: ClassConstructor<object>): (paths: readonly string[]) => string[] {
-  const wrapperValuePaths = new Set(walk(cls, '', 0, []).filter((p) => p.wrapper).map((p) => `${p.path}.value`));
+  const wrapperValuePaths = new Set(
+    walk(cls, '', 0, [])
+      .filter((p) => p.wrapper)
+      .map((p) => `${p.path}.value`),
+  );
   return (paths) => [...new Set(paths.map((p) => (wrapperValuePaths.has(p) ? p.slice(0, -'.value'.length) : p)))];
 }

@@ -54,7 +54,8 @@ describe('field masks', () => {
 
   it('IS allowed paths: the seed IS fields only; ids are not updatable', () => {
     const get = ALLOWED_PATHS['EndDeviceRegistry.Get'];
-    for (const p of ['ids', 'ids.dev_eui', 'name', 'description', 'attributes', 'version_ids.brand_id', 'locations', 'picture', 'created_at']) expect(get.has(p)).toBe(true);
+    for (const p of ['ids', 'ids.dev_eui', 'name', 'description', 'attributes', 'version_ids.brand_id', 'locations', 'picture', 'created_at'])
+      expect(get.has(p)).toBe(true);
     for (const p of ['serial_number', 'claim_authentication_code', 'activated_at', 'version_ids.band_id', 'root_keys']) expect(get.has(p)).toBe(false);
     const update = ALLOWED_PATHS['EndDeviceRegistry.Update'];
     for (const p of ['ids', 'ids.device_id', 'created_at', 'updated_at']) expect(update.has(p)).toBe(false);

@@ -36,7 +36,6 @@ export function normalizePaths(paths: readonly string[]): string[] {
   return out.sort();
 }
 
-
 /** A copy of `source` holding only the given paths (a parent path selects the whole subtree). */
 export function selectFields<T extends object>(source: T, paths: readonly string[]): Partial<T> {
   return selectSplitPaths(source, splitPaths(paths));

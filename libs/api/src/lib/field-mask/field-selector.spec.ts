@@ -12,7 +12,7 @@ describe('normalizePaths', () => {
     const pool = [...new Set(Object.values(ALLOWED_PATHS).flatMap((set) => [...set]))];
     pool.push('', '.', 'a.', '.a', 'a..b', 'a', 'a.b', 'ab', 'ab.c', 'a.bc');
     let seed = 7;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
     for (let round = 0; round < 2000; round++) {
       const paths = Array.from({ length: rnd(60) }, () => pool[rnd(pool.length)]);
       expect(normalizePaths(paths)).toEqual(reference(paths));
@@ -23,7 +23,12 @@ describe('normalizePaths', () => {
 
 describe('fieldSelector', () => {
   it('selects as selectFields does', () => {
-    const device = { ids: { device_id: 'd' }, mac_settings: { rx1_delay: 5, use_adr: true }, session: { keys: { f: { key: 'k' } }, dev_addr: '01020304' }, name: 'n' };
+    const device = {
+      ids: { device_id: 'd' },
+      mac_settings: { rx1_delay: 5, use_adr: true },
+      session: { keys: { f: { key: 'k' } }, dev_addr: '01020304' },
+      name: 'n',
+    };
     const paths = ['ids', 'mac_settings.rx1_delay', 'session', 'session.keys.f', 'absent.x', 'name', 'name'];
     const select = fieldSelector<typeof device>(paths);
     expect(select(device)).toEqual(selectFields(device, paths));

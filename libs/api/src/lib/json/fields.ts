@@ -99,17 +99,20 @@ export const AesKey = () => fixedBytes('aes_key', 16);
 /** Other `bytes`: standard base64. */
 export function Base64Bytes(maxBytes?: number, minBytes?: number): PropertyDecorator {
   return compose(
-    Transform(({ value }) => {
-      const out = normalizeBase64(value);
-      if (out instanceof InvalidBytes) return new Invalid(out.reason);
-      if (out !== undefined && maxBytes !== undefined && Buffer.from(out, 'base64').length > maxBytes) {
-        return new Invalid(`value length must be at most ${maxBytes} bytes`);
-      }
-      if (out !== undefined && minBytes !== undefined && Buffer.from(out, 'base64').length < minBytes) {
-        return new Invalid(`value length must be at least ${minBytes} bytes`);
-      }
-      return out;
-    }, { toClassOnly: true }),
+    Transform(
+      ({ value }) => {
+        const out = normalizeBase64(value);
+        if (out instanceof InvalidBytes) return new Invalid(out.reason);
+        if (out !== undefined && maxBytes !== undefined && Buffer.from(out, 'base64').length > maxBytes) {
+          return new Invalid(`value length must be at most ${maxBytes} bytes`);
+        }
+        if (out !== undefined && minBytes !== undefined && Buffer.from(out, 'base64').length < minBytes) {
+          return new Invalid(`value length must be at least ${minBytes} bytes`);
+        }
+        return out;
+      },
+      { toClassOnly: true },
+    ),
     check('bytes', notInvalid, (v) => reasonOf(v, 'invalid bytes')),
   );
 }
@@ -150,13 +153,16 @@ export function EnumName(protoEnum: ProtoEnum, options?: WrapperOption): Propert
 /** Repeated enum by name, with an optional limit on the number of items. */
 export function EnumNames(protoEnum: ProtoEnum, rules: { maxItems?: number } = {}): PropertyDecorator {
   return compose(
-    Transform(({ value }) => {
-      if (value === undefined || value === null) return undefined;
-      const list = listOf(value, rules.maxItems);
-      if (list instanceof Invalid) return list;
-      const out = list.map((v) => parseEnum(protoEnum, v));
-      return out.some((v) => v === undefined) ? new Invalid(`each value must be one of the defined ${protoEnum.typeName} values`) : out;
-    }, { toClassOnly: true }),
+    Transform(
+      ({ value }) => {
+        if (value === undefined || value === null) return undefined;
+        const list = listOf(value, rules.maxItems);
+        if (list instanceof Invalid) return list;
+        const out = list.map((v) => parseEnum(protoEnum, v));
+        return out.some((v) => v === undefined) ? new Invalid(`each value must be one of the defined ${protoEnum.typeName} values`) : out;
+      },
+      { toClassOnly: true },
+    ),
     check('enum', notInvalid, (v) => reasonOf(v, `invalid ${protoEnum.typeName}`)),
   );
 }
@@ -206,7 +212,8 @@ function toUint64(value: unknown): string | undefined | Invalid {
 }
 
 function uint64InRange(range: IntRange): (v: unknown) => boolean {
-  return (v) => typeof v !== 'string' || ((range.min === undefined || BigInt(v) >= BigInt(range.min)) && (range.max === undefined || BigInt(v) <= BigInt(range.max)));
+  return (v) =>
+    typeof v !== 'string' || ((range.min === undefined || BigInt(v) >= BigInt(range.min)) && (range.max === undefined || BigInt(v) <= BigInt(range.max)));
 }
 
 /**
@@ -225,13 +232,16 @@ export function Uint64(range: IntRange & WrapperOption = {}): PropertyDecorator 
 /** repeated uint64: decimal strings, each within the range; at most `maxItems` of them. */
 export function Uint64List(range: IntRange & { maxItems?: number } = {}): PropertyDecorator {
   return compose(
-    Transform(({ value }) => {
-      if (value === undefined || value === null) return undefined;
-      const list = listOf(value, range.maxItems);
-      if (list instanceof Invalid) return list;
-      const out = list.map(toUint64);
-      return out.some((v) => v === undefined || v instanceof Invalid) ? new Invalid('each item must be a uint64') : out;
-    }, { toClassOnly: true }),
+    Transform(
+      ({ value }) => {
+        if (value === undefined || value === null) return undefined;
+        const list = listOf(value, range.maxItems);
+        if (list instanceof Invalid) return list;
+        const out = list.map(toUint64);
+        return out.some((v) => v === undefined || v instanceof Invalid) ? new Invalid('each item must be a uint64') : out;
+      },
+      { toClassOnly: true },
+    ),
     check('uint64_list', notInvalid, (v) => reasonOf(v, 'invalid list')),
     List({ item: uint64InRange(range), itemReason: `each item: ${rangeReason(range)}` }),
   );
@@ -241,12 +251,15 @@ export function Uint64List(range: IntRange & { maxItems?: number } = {}): Proper
 export function Float(range: IntRange & WrapperOption = {}): PropertyDecorator {
   return compose(
     registerWrapper(range),
-    Transform(({ value: input }) => {
-      const value = unwrap(input, range);
-      if (value === undefined || value === null) return undefined;
-      const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-      return typeof n === 'number' && Number.isFinite(n) ? n : new Invalid('value must be a number');
-    }, { toClassOnly: true }),
+    Transform(
+      ({ value: input }) => {
+        const value = unwrap(input, range);
+        if (value === undefined || value === null) return undefined;
+        const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+        return typeof n === 'number' && Number.isFinite(n) ? n : new Invalid('value must be a number');
+      },
+      { toClassOnly: true },
+    ),
     check('float', notInvalid, (v) => reasonOf(v, 'invalid number')),
     check('float_range', rangeCheck(range), () => rangeReason(range)),
   );
@@ -256,11 +269,18 @@ export function Float(range: IntRange & WrapperOption = {}): PropertyDecorator {
 export function Bool(options?: WrapperOption): PropertyDecorator {
   return compose(
     registerWrapper(options),
-    Transform(({ value }) => {
-      const raw = unwrap(value, options);
-      return raw === null ? undefined : raw;
-    }, { toClassOnly: true }),
-    check('bool', (v) => typeof v === 'boolean', () => 'value must be a boolean'),
+    Transform(
+      ({ value }) => {
+        const raw = unwrap(value, options);
+        return raw === null ? undefined : raw;
+      },
+      { toClassOnly: true },
+    ),
+    check(
+      'bool',
+      (v) => typeof v === 'boolean',
+      () => 'value must be a boolean',
+    ),
   );
 }
 
@@ -272,7 +292,11 @@ interface StringRules {
 /** A string with the seed's length / pattern rules (lengths count characters, as protoc-gen-validate does runes). */
 export function Str(rules: StringRules = {}): PropertyDecorator {
   return compose(
-    check('string', (v) => typeof v === 'string', () => 'value must be a string'),
+    check(
+      'string',
+      (v) => typeof v === 'string',
+      () => 'value must be a string',
+    ),
     check(
       'string_rules',
       (v) => typeof v !== 'string' || ((rules.maxLength === undefined || [...v].length <= rules.maxLength) && (!rules.pattern || rules.pattern.test(v))),
@@ -302,7 +326,8 @@ export function StringMap(rules: MapKeyRules & { maxEntries?: number; maxValueLe
       if (badKey !== undefined) return { key, reason: badKey };
       const value = map[key];
       if (typeof value !== 'string') return { key, reason: 'value must be a string' };
-      if (rules.maxValueLength !== undefined && !runesWithin(value, rules.maxValueLength)) return { key, reason: `value length must be at most ${rules.maxValueLength} runes` };
+      if (rules.maxValueLength !== undefined && !runesWithin(value, rules.maxValueLength))
+        return { key, reason: `value length must be at most ${rules.maxValueLength} runes` };
     }
     return undefined;
   });
@@ -316,9 +341,9 @@ export function List(rules: { minItems?: number; maxItems?: number; item?: (v: u
       // A value an element decorator already refused (e.g. an unknown enum name) is reported by that decorator.
       !notInvalid(v) ||
       (Array.isArray(v) &&
-      (rules.minItems === undefined || v.length >= rules.minItems) &&
-      (rules.maxItems === undefined || v.length <= rules.maxItems) &&
-      (!rules.item || v.every(rules.item))),
+        (rules.minItems === undefined || v.length >= rules.minItems) &&
+        (rules.maxItems === undefined || v.length <= rules.maxItems) &&
+        (!rules.item || v.every(rules.item))),
     (v) => {
       if (!Array.isArray(v)) return 'value must be a list';
       if (rules.minItems !== undefined && v.length < rules.minItems) return `value must contain at least ${rules.minItems} item(s)`;
@@ -331,13 +356,16 @@ export function List(rules: { minItems?: number; maxItems?: number; item?: (v: u
 /** Coerces repeated 64-bit / 32-bit integers given as strings or numbers. */
 export function IntegerList(range: IntRange & { minItems?: number; maxItems?: number } = {}): PropertyDecorator {
   return compose(
-    Transform(({ value }) => {
-      if (value === undefined || value === null) return undefined;
-      const list = listOf(value, range.maxItems);
-      if (list instanceof Invalid) return list;
-      const out = list.map((v) => toInteger(v, 0, Number.MAX_SAFE_INTEGER, 'unsigned integer'));
-      return out.some((v) => v instanceof Invalid) ? new Invalid('each item must be an unsigned integer') : out;
-    }, { toClassOnly: true }),
+    Transform(
+      ({ value }) => {
+        if (value === undefined || value === null) return undefined;
+        const list = listOf(value, range.maxItems);
+        if (list instanceof Invalid) return list;
+        const out = list.map((v) => toInteger(v, 0, Number.MAX_SAFE_INTEGER, 'unsigned integer'));
+        return out.some((v) => v instanceof Invalid) ? new Invalid('each item must be an unsigned integer') : out;
+      },
+      { toClassOnly: true },
+    ),
     check('integer_list', notInvalid, (v) => reasonOf(v, 'invalid list')),
     List({ minItems: range.minItems, maxItems: range.maxItems, item: rangeCheck(range), itemReason: `each item: ${rangeReason(range)}` }),
   );
@@ -345,7 +373,15 @@ export function IntegerList(range: IntRange & { minItems?: number; maxItems?: nu
 
 const DURATION_PROTO = /^(-)?(\d+)(?:\.(\d{1,9}))?s$/;
 const DURATION_GO = /^(-)?((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+)$/;
-const DURATION_UNIT_NANOS: Record<string, bigint> = { ns: 1n, us: 1000n, µs: 1000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
+const DURATION_UNIT_NANOS: Record<string, bigint> = {
+  ns: 1n,
+  us: 1000n,
+  µs: 1000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
 /** google.protobuf.Duration's range: ±10,000 years. */
 const DURATION_MAX_NANOS = 315_576_000_000n * 1_000_000_000n + 999_999_999n;
 
@@ -407,7 +443,13 @@ export function Struct(rules: { maxBytes?: number } = {}): PropertyDecorator {
     check('struct', isObject, () => 'value must be an object'),
     ...(maxBytes === undefined
       ? []
-      : [check('struct_size', (v) => !isObject(v) || Buffer.byteLength(JSON.stringify(v), 'utf8') <= maxBytes, () => `value must be at most ${maxBytes} bytes as JSON`)]),
+      : [
+          check(
+            'struct_size',
+            (v) => !isObject(v) || Buffer.byteLength(JSON.stringify(v), 'utf8') <= maxBytes,
+            () => `value must be at most ${maxBytes} bytes as JSON`,
+          ),
+        ]),
   );
 }
 

@@ -23,7 +23,10 @@ export function toFieldMask(value: unknown): unknown {
 }
 
 function splitPaths(values: string[]): string[] {
-  return values.flatMap((v) => v.split(',')).map((p) => p.trim()).filter((p) => p.length > 0);
+  return values
+    .flatMap((v) => v.split(','))
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
 }
 
 /** Rules for a FieldMask held as data in a message (a webhook's `field_mask`), not a request's mask. */

@@ -30,7 +30,8 @@ function FormatterSetTogether(parameterKey: 'up_formatter_parameter' | 'down_for
   return ValidateBy({
     name: IS_DEFINED,
     validator: {
-      validate: (formatter: unknown, args?: ValidationArguments) => formatter !== undefined || !isSetParameter((args?.object as Record<string, unknown>)[parameterKey]),
+      validate: (formatter: unknown, args?: ValidationArguments) =>
+        formatter !== undefined || !isSetParameter((args?.object as Record<string, unknown>)[parameterKey]),
       defaultMessage: () => `value must be set together with \`${parameterKey}\``,
     },
   });
@@ -42,7 +43,8 @@ function FormatterParameter(formatterKey: 'up_formatter' | 'down_formatter'): Pr
       name: 'formatter_parameter',
       validator: {
         validate: (v: unknown) => v === undefined || (typeof v === 'string' && Buffer.byteLength(v, 'utf8') <= MAX_FORMATTER_PARAMETER_BYTES),
-        defaultMessage: (args) => (typeof args?.value !== 'string' ? 'value must be a string' : `value length must be at most ${MAX_FORMATTER_PARAMETER_BYTES} bytes`),
+        defaultMessage: (args) =>
+          typeof args?.value !== 'string' ? 'value must be a string' : `value length must be at most ${MAX_FORMATTER_PARAMETER_BYTES} bytes`,
       },
     })(target, key);
     const setTogether = (v: unknown, args?: ValidationArguments) => {
@@ -51,7 +53,10 @@ function FormatterParameter(formatterKey: 'up_formatter' | 'down_formatter'): Pr
     };
     const defaultMessage = (args?: ValidationArguments) =>
       `value is required when \`${formatterKey}\` is ${String((args?.object as Record<string, unknown>)[formatterKey])}: must be set together with \`${formatterKey}\``;
-    ValidateBy({ name: IS_DEFINED, validator: { validate: (v: unknown, args?: ValidationArguments) => v !== undefined || setTogether(v, args), defaultMessage } })(target, key);
+    ValidateBy({
+      name: IS_DEFINED,
+      validator: { validate: (v: unknown, args?: ValidationArguments) => v !== undefined || setTogether(v, args), defaultMessage },
+    })(target, key);
     ValidateBy({
       name: 'formatter_parameter_set_together',
       validator: { validate: (v: unknown, args?: ValidationArguments) => v === undefined || setTogether(v, args), defaultMessage },

@@ -136,11 +136,7 @@ export class GetGatewayIdentifiersForEUIRequest {
 
 // Users.
 
-export const State = defineEnum(
-  'State',
-  { STATE_REQUESTED: 0, STATE_APPROVED: 1, STATE_REJECTED: 2, STATE_FLAGGED: 3, STATE_SUSPENDED: 4 },
-  'STATE_',
-);
+export const State = defineEnum('State', { STATE_REQUESTED: 0, STATE_APPROVED: 1, STATE_REJECTED: 2, STATE_FLAGGED: 3, STATE_SUSPENDED: 4 }, 'STATE_');
 
 export class User {
   @Required() @Message(() => UserIdentifiers) ids!: UserIdentifiers;

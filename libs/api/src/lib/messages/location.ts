@@ -23,7 +23,12 @@ export class Picture {
   @ValidateBy({
     name: 'picture_sizes',
     validator: {
-      validate: (v) => v === undefined || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.entries(v).every(([k, u]) => /^\d+$/.test(k) && Number(k) <= 0xffffffff && typeof u === 'string')),
+      validate: (v) =>
+        v === undefined ||
+        (typeof v === 'object' &&
+          v !== null &&
+          !Array.isArray(v) &&
+          Object.entries(v).every(([k, u]) => /^\d+$/.test(k) && Number(k) <= 0xffffffff && typeof u === 'string')),
       defaultMessage: () => 'value must be a map of widths (uint32) to URL strings',
     },
   })

@@ -1,7 +1,17 @@
 import { Bool, Duration, EnumName, EnumNames, Float, IntegerList, Timestamp, Uint32, Uint64, Uint64List } from '../json/fields';
 import { Message, Messages, Required } from '../json/nested';
 import { MACVersion } from '../enums/lorawan';
-import { ADRAckDelayExponent, ADRAckLimitExponent, AggregatedDutyCycle, Class, DataRateIndex, PingSlotPeriod, RejoinCountExponent, RejoinTimeExponent, RxDelay } from '../enums/mac';
+import {
+  ADRAckDelayExponent,
+  ADRAckLimitExponent,
+  AggregatedDutyCycle,
+  Class,
+  DataRateIndex,
+  PingSlotPeriod,
+  RejoinCountExponent,
+  RejoinTimeExponent,
+  RxDelay,
+} from '../enums/mac';
 import { ApplicationDownlink, DownlinkMessage, JoinRequest, MACCommand, MACStateJoinAccept, UplinkMessage } from './traffic';
 
 /** The seed's lower bound of every frequency (Hz). */

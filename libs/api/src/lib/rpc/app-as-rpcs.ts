@@ -46,7 +46,9 @@ export function appAsRpcs() {
     'AppAs.SimulateUplink': asRpc({
       service: 'AppAs',
       method: 'SimulateUplink',
-      http: [{ verb: 'POST', path: '/as/applications/{end_device_ids.application_ids.application_id}/devices/{end_device_ids.device_id}/up/simulate', body: '*' }],
+      http: [
+        { verb: 'POST', path: '/as/applications/{end_device_ids.application_ids.application_id}/devices/{end_device_ids.device_id}/up/simulate', body: '*' },
+      ],
       entity: applicationAt('end_device_ids.application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_TRAFFIC_UP_WRITE],
       request: ApplicationUp,

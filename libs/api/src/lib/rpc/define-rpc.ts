@@ -59,7 +59,6 @@ export interface MaskRight {
   rights: Right[];
 }
 
-
 /**
  * Defines an RPC of the table: its subject is derived from the component, service and method
  * (`rpc.<component>.<Service>.<Method>`), so routes, handlers and subjects cannot disagree.
@@ -67,4 +66,3 @@ export interface MaskRight {
 export function defineRpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject'>): RpcDefinition<Req> {
   return { ...def, subject: `rpc.${def.component}.${def.service}.${def.method}` };
 }
-

@@ -6,7 +6,8 @@ import { applicationAt, defineRpc, type RpcDefinition } from './define-rpc';
 const SERVICE = 'As';
 const LINK_PATH = '/as/applications/{application_ids.application_id}/link';
 
-const asRpc = <Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component' | 'service'>) => defineRpc({ ...def, service: SERVICE, component: 'as' });
+const asRpc = <Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component' | 'service'>) =>
+  defineRpc({ ...def, service: SERVICE, component: 'as' });
 
 /**
  * The AS's application link (TTS `applicationserver.proto` service `As`, `grpc.go`): Get, Set

@@ -129,7 +129,9 @@ export function impliedRights(rights: Iterable<Right>): Set<Right> {
  * admin cannot read the keys of devices in applications it does not collaborate on.
  */
 export const ALL_ADMIN_RIGHTS: readonly Right[] = ALL_RIGHTS.filter(
-  (r) => !/_ALL$/.test(r) && !['RIGHT_APPLICATION_DEVICES_READ_KEYS', 'RIGHT_APPLICATION_DEVICES_WRITE_KEYS', 'RIGHT_GATEWAY_READ_SECRETS', 'RIGHT_GATEWAY_WRITE_SECRETS'].includes(r),
+  (r) =>
+    !/_ALL$/.test(r) &&
+    !['RIGHT_APPLICATION_DEVICES_READ_KEYS', 'RIGHT_APPLICATION_DEVICES_WRITE_KEYS', 'RIGHT_GATEWAY_READ_SECRETS', 'RIGHT_GATEWAY_WRITE_SECRETS'].includes(r),
 );
 
 /** Sorted by name, as TTS lists rights. */

@@ -5,7 +5,13 @@ import type { RpcDefinition } from './define-rpc';
 import { RPCS, entityIdOf, healthSubject, requiredRights, type RpcName } from './rpc-table';
 import { Right } from './rights';
 
-const { RIGHT_APPLICATION_DEVICES_READ: READ, RIGHT_APPLICATION_DEVICES_WRITE: WRITE, RIGHT_APPLICATION_DEVICES_READ_KEYS: READ_KEYS, RIGHT_APPLICATION_DEVICES_WRITE_KEYS: WRITE_KEYS, RIGHT_APPLICATION_TRAFFIC_READ: TRAFFIC_READ } = Right;
+const {
+  RIGHT_APPLICATION_DEVICES_READ: READ,
+  RIGHT_APPLICATION_DEVICES_WRITE: WRITE,
+  RIGHT_APPLICATION_DEVICES_READ_KEYS: READ_KEYS,
+  RIGHT_APPLICATION_DEVICES_WRITE_KEYS: WRITE_KEYS,
+  RIGHT_APPLICATION_TRAFFIC_READ: TRAFFIC_READ,
+} = Right;
 
 const entries = Object.entries(RPCS) as [RpcName, RpcDefinition][];
 const ids = { device_id: 'dev-1', application_ids: { application_id: 'app-1' } };

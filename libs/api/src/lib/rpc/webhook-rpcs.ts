@@ -10,7 +10,8 @@ import { applicationAt, defineRpc, type RpcDefinition } from './define-rpc';
 
 const SERVICE = 'ApplicationWebhookRegistry';
 
-const webhookRpc = <Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component' | 'service'>) => defineRpc({ ...def, service: SERVICE, component: 'as' });
+const webhookRpc = <Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component' | 'service'>) =>
+  defineRpc({ ...def, service: SERVICE, component: 'as' });
 
 const app = applicationAt;
 

@@ -15,8 +15,8 @@ describe('rights on the wire', () => {
   });
 
   it('drops bits of rights it does not know, and refuses anything but a hex bitmask', () => {
-    expect(unpackRights((1n << 200n | 1n << 20n).toString(16))).toEqual([]); // too long: not a mask of ours
-    expect(unpackRights((1n << 120n | 1n << 20n).toString(16))).toEqual(['RIGHT_APPLICATION_DEVICES_READ']);
+    expect(unpackRights(((1n << 200n) | (1n << 20n)).toString(16))).toEqual([]); // too long: not a mask of ours
+    expect(unpackRights(((1n << 120n) | (1n << 20n)).toString(16))).toEqual(['RIGHT_APPLICATION_DEVICES_READ']);
     expect(unpackRights('zz')).toEqual([]);
     expect(unpackRights('-1')).toEqual([]);
   });
@@ -41,7 +41,11 @@ describe('rights on the wire', () => {
   });
 
   it('takes a context whose caller has lists (tests, older senders) as it is', () => {
-    const ctx: RpcContext = { request_id: 'r', correlation_ids: [], caller: { kind: 'internal', id: 'x', is_admin: false, key_rights: [], universal: true, rights: [] } };
+    const ctx: RpcContext = {
+      request_id: 'r',
+      correlation_ids: [],
+      caller: { kind: 'internal', id: 'x', is_admin: false, key_rights: [], universal: true, rights: [] },
+    };
     expect(fromWireContext(ctx)).toBe(ctx);
     expect(fromWireContext({ request_id: 'r', correlation_ids: [] })).toEqual({ request_id: 'r', correlation_ids: [] });
   });

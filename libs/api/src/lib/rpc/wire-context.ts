@@ -101,7 +101,9 @@ export function fromWireContext(ctx: RpcContext): RpcContext {
       ...(caller as object),
       rights: unpackRights(caller.rights),
       key_rights: typeof caller.key_rights === 'string' ? unpackRights(caller.key_rights) : [],
-      ...(Array.isArray(caller.entity_rights) ? { entity_rights: caller.entity_rights.map((e) => ({ entity: e.entity, rights: typeof e.rights === 'string' ? unpackRights(e.rights) : [] })) } : {}),
+      ...(Array.isArray(caller.entity_rights)
+        ? { entity_rights: caller.entity_rights.map((e) => ({ entity: e.entity, rights: typeof e.rights === 'string' ? unpackRights(e.rights) : [] })) }
+        : {}),
     } as CallerIdentity,
   };
 }

@@ -73,7 +73,9 @@ describe('decodeMessage: map keys that are also Object.prototype names', () => {
       const decoded = decodeMessage(CreateEndDeviceRequest, body);
       expect(JSON.parse(JSON.stringify(decoded.end_device.locations))).toEqual(own(key, { latitude: 1, longitude: 2 }));
     } else {
-      expect(validationChain(() => decodeMessage(CreateEndDeviceRequest, body)).pop()).toBe(`locations[${key}]: value does not match regex pattern "^[a-z0-9](?:[-]?[a-z0-9]){2,}$"`);
+      expect(validationChain(() => decodeMessage(CreateEndDeviceRequest, body)).pop()).toBe(
+        `locations[${key}]: value does not match regex pattern "^[a-z0-9](?:[-]?[a-z0-9]){2,}$"`,
+      );
     }
   });
 
@@ -109,12 +111,16 @@ describe('decodeMessage: map keys that are also Object.prototype names', () => {
   it.each(PROTOTYPE_KEYS)('key %s where a string, a list or nothing is expected: a validation error or ignored, never a crash', (key) => {
     const value = own(key, { x: own(key, '1') });
     expect(validationChain(() => decodeMessage(CreateEndDeviceRequest, { end_device: { ids, name: value } })).pop()).toBe('name: value must be a string');
-    expect(validationChain(() => decodeMessage(StreamEventsRequest, { identifiers: [{ application_ids: { application_id: 'app-1' } }], names: value })).pop()).toBe('names: value must be a list');
+    expect(
+      validationChain(() => decodeMessage(StreamEventsRequest, { identifiers: [{ application_ids: { application_id: 'app-1' } }], names: value })).pop(),
+    ).toBe('names: value must be a list');
     // Unknown fields are dropped unread, with any key in them.
-    expect(JSON.stringify(decodeMessage(CreateEndDeviceRequest, { end_device: { ids, ...own('unknown', value), ...own(key, value) }, ...own(key, value) }))).toBe(
-      JSON.stringify({ end_device: { ids } }),
-    );
-    expect(decodeMessage(StreamEventsRequest, { identifiers: [{ application_ids: { application_id: 'app-1', ...own(key, value) } }], ...own('other', value) })).toEqual({
+    expect(
+      JSON.stringify(decodeMessage(CreateEndDeviceRequest, { end_device: { ids, ...own('unknown', value), ...own(key, value) }, ...own(key, value) })),
+    ).toBe(JSON.stringify({ end_device: { ids } }));
+    expect(
+      decodeMessage(StreamEventsRequest, { identifiers: [{ application_ids: { application_id: 'app-1', ...own(key, value) } }], ...own('other', value) }),
+    ).toEqual({
       identifiers: [{ application_ids: { application_id: 'app-1' } }],
     });
   });
@@ -126,13 +132,19 @@ describe('decodeMessage: nesting depth', () => {
     const deepest = { end_device: { ids, provisioning_data: nested(MAX_JSON_DEPTH - 2) } };
     expect(decodeMessage(SetEndDeviceRequest, deepest).end_device.provisioning_data).toEqual(nested(MAX_JSON_DEPTH - 2));
     const tooDeep = { end_device: { ids, provisioning_data: nested(MAX_JSON_DEPTH - 1) } };
-    expect(validationChain(() => decodeMessage(SetEndDeviceRequest, tooDeep))).toEqual([`end_device: value nests too deep: a message may have at most ${MAX_JSON_DEPTH} levels of objects and arrays`]);
+    expect(validationChain(() => decodeMessage(SetEndDeviceRequest, tooDeep))).toEqual([
+      `end_device: value nests too deep: a message may have at most ${MAX_JSON_DEPTH} levels of objects and arrays`,
+    ]);
   });
 
   it('refuses 10 000 levels in an unknown field, in formatters or in a list, without overflowing the stack', () => {
     const deep = nested(10_000);
     const lists = JSON.parse(`${'['.repeat(10_000)}${']'.repeat(10_000)}`) as unknown;
-    for (const body of [{ end_device: { ids, unknown: deep } }, { end_device: { ids, formatters: { up_formatter: 'FORMATTER_NONE', x: deep } } }, { end_device: { ids, used_dev_nonces: lists } }]) {
+    for (const body of [
+      { end_device: { ids, unknown: deep } },
+      { end_device: { ids, formatters: { up_formatter: 'FORMATTER_NONE', x: deep } } },
+      { end_device: { ids, used_dev_nonces: lists } },
+    ]) {
       expect(validationChain(() => decodeMessage(SetEndDeviceRequest, body))[0]).toMatch(/^end_device: value nests too deep/);
     }
   });

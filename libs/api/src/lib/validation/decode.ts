@@ -39,7 +39,11 @@ export function decodeMessage<T extends object>(cls: ClassConstructor<T>, plain:
 function checkDepth(cls: ClassConstructor<object>, plain: object): void {
   for (const [field, value] of Object.entries(plain)) {
     if (exceedsJsonDepth(value, MAX_JSON_DEPTH - 1)) {
-      throw ErrValidation.with({ field, name: `${cls.name}ValidationError`, reason: `value nests too deep: a message may have at most ${MAX_JSON_DEPTH} levels of objects and arrays` });
+      throw ErrValidation.with({
+        field,
+        name: `${cls.name}ValidationError`,
+        reason: `value nests too deep: a message may have at most ${MAX_JSON_DEPTH} levels of objects and arrays`,
+      });
     }
   }
 }

@@ -16,7 +16,11 @@ function fieldsOf(cls: ClassConstructor<object>): ClassFields {
   let fields = cache.get(cls);
   if (fields) return fields;
   fields = { camel: new Map(), nested: new Map() };
-  const names = new Set(getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).map((m) => m.propertyName));
+  const names = new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(cls, '', true, false)
+      .map((m) => m.propertyName),
+  );
   for (const name of names) {
     const camel = name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
     if (camel !== name) fields.camel.set(camel, name);

@@ -89,7 +89,8 @@ export function decodeInstance<T extends object>(cls: ClassConstructor<T>, plain
     if (field === undefined) continue;
     let value = source[key];
     if (field.type !== undefined) value = decodeEmbedded(field.type(), value);
-    for (const transformFn of field.transforms) value = transformFn({ value, key, obj: source, type: TransformationType.PLAIN_TO_CLASS, options: TRANSFORM_OPTIONS });
+    for (const transformFn of field.transforms)
+      value = transformFn({ value, key, obj: source, type: TransformationType.PLAIN_TO_CLASS, options: TRANSFORM_OPTIONS });
     if (value !== undefined) instance[key] = value;
   }
   return instance as T;

@@ -44,7 +44,9 @@ describe('validation metadata cache', () => {
 describe('decodeMessage skips the checks of undefined properties', () => {
   it('which is right because every check of the contract but the presence checks accepts undefined', () => {
     const storage = getMetadataStorage();
-    const classes = Object.values(api).filter((v): v is new () => object => typeof v === 'function' && storage.getTargetValidationMetadatas(v, '', false, false).length > 0);
+    const classes = Object.values(api).filter(
+      (v): v is new () => object => typeof v === 'function' && storage.getTargetValidationMetadatas(v, '', false, false).length > 0,
+    );
     expect(classes).toContain(EndDevice);
     let checked = 0;
     for (const cls of classes) {

@@ -6,10 +6,15 @@ describe('ApplicationCache', () => {
   let loads: string[];
   let value: number;
   const cache = (ttlMs = 60_000) => {
-    const c = new ApplicationCache<number>('test', async (app) => {
-      loads.push(app);
-      return value;
-    }, ttlMs, transport);
+    const c = new ApplicationCache<number>(
+      'test',
+      async (app) => {
+        loads.push(app);
+        return value;
+      },
+      ttlMs,
+      transport,
+    );
     c.start();
     return c;
   };
@@ -52,10 +57,15 @@ describe('ApplicationCache', () => {
 
   it('does not keep a failed load', async () => {
     let fail = true;
-    const c = new ApplicationCache<number>('test', async () => {
-      if (fail) throw new Error('database down');
-      return 3;
-    }, 60_000, transport);
+    const c = new ApplicationCache<number>(
+      'test',
+      async () => {
+        if (fail) throw new Error('database down');
+        return 3;
+      },
+      60_000,
+      transport,
+    );
     await expect(c.get('a')).rejects.toThrow('database down');
     fail = false;
     expect(await c.get('a')).toBe(3);

@@ -77,7 +77,12 @@ export const ACTIVE_WEBHOOKS_CACHE = Symbol('ACTIVE_WEBHOOKS_CACHE');
  * The Nest provider of a started cache under `token`: `load` reads an application's value from
  * the store provided under `storeToken`.
  */
-export function applicationCacheProvider<S, T>(token: symbol, name: string, storeToken: symbol, load: (store: S, applicationId: string) => Promise<T>): Provider {
+export function applicationCacheProvider<S, T>(
+  token: symbol,
+  name: string,
+  storeToken: symbol,
+  load: (store: S, applicationId: string) => Promise<T>,
+): Provider {
   return {
     provide: token,
     inject: [storeToken, PUBSUB],

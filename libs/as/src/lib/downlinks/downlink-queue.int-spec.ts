@@ -38,7 +38,17 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
     links.set({ application_ids: { application_id }, link, field_mask: { paths } } as never);
 
   const create = (device_id: string, extra: Json = {}, paths: string[] = SESSION_PATHS) =>
-    registry.set(setReq({ ids: ids(device_id), session: { dev_addr: DEV_ADDR, keys: { session_key_id: 'AQID', app_s_key: { key: APP_S_KEY } }, last_a_f_cnt_down: 4 }, ...extra }, paths), CTX);
+    registry.set(
+      setReq(
+        {
+          ids: ids(device_id),
+          session: { dev_addr: DEV_ADDR, keys: { session_key_id: 'AQID', app_s_key: { key: APP_S_KEY } }, last_a_f_cnt_down: 4 },
+          ...extra,
+        },
+        paths,
+      ),
+      CTX,
+    );
   const stored = async (device_id: string) => JSON.parse((await rawFieldsOf(db.ds, APP, device_id)) ?? 'null') as Json & { session?: Json };
   const storedQueue = async (device_id: string) => (await stored(device_id)).session?.queued_application_downlinks as Json[] | undefined;
 
@@ -57,7 +67,15 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
 
   it('push assigns FCnts from last_a_f_cnt_down, encrypts with the AppSKey, and list decrypts', async () => {
     await create('push-1');
-    expect(await queue.push(req('push-1', [{ f_port: 1, frm_payload: b64('010203'), priority: 'NORMAL' }, { f_port: 2, frm_payload: b64('0405'), confirmed: true }]), CTX)).toEqual({});
+    expect(
+      await queue.push(
+        req('push-1', [
+          { f_port: 1, frm_payload: b64('010203'), priority: 'NORMAL' },
+          { f_port: 2, frm_payload: b64('0405'), confirmed: true },
+        ]),
+        CTX,
+      ),
+    ).toEqual({});
     await queue.push(req('push-1', [{ f_port: 3, frm_payload: b64('06') }]), CTX);
     const raw = await stored('push-1');
     const items = raw.session?.queued_application_downlinks as Json[];
@@ -75,7 +93,10 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
       [7, 3, b64('06'), undefined, undefined],
     ]);
     // The registry shows the queue (encrypted) in the session and the deprecated top-level mirror.
-    const viaRegistry = (await registry.get({ end_device_ids: ids('push-1'), field_mask: { paths: ['session.queued_application_downlinks', 'queued_application_downlinks'] } } as never)) as Json & {
+    const viaRegistry = (await registry.get({
+      end_device_ids: ids('push-1'),
+      field_mask: { paths: ['session.queued_application_downlinks', 'queued_application_downlinks'] },
+    } as never)) as Json & {
       session: Json;
     };
     expect(viaRegistry.queued_application_downlinks).toEqual(viaRegistry.session.queued_application_downlinks);
@@ -84,7 +105,13 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
 
   it('replace restarts the queue with new FCnts; an empty replace clears it; an empty list is {}', async () => {
     await create('rep-1');
-    await queue.push(req('rep-1', [{ f_port: 1, frm_payload: b64('01') }, { f_port: 1, frm_payload: b64('02') }]), CTX);
+    await queue.push(
+      req('rep-1', [
+        { f_port: 1, frm_payload: b64('01') },
+        { f_port: 1, frm_payload: b64('02') },
+      ]),
+      CTX,
+    );
     await queue.replace(req('rep-1', [{ f_port: 9, frm_payload: b64('AA') }]), CTX);
     expect((await storedQueue('rep-1'))?.map((i) => [i.f_cnt, i.f_port, i.frm_payload])).toEqual([[7, 9, enc('AA', 7)]]);
     expect(await queue.replace(req('rep-1', []), CTX)).toEqual({});
@@ -108,7 +135,11 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
   });
 
   it('each bad input fails with its error, stores nothing and drops every item', async () => {
-    await create('bad-1', { formatters: { down_formatter: 'FORMATTER_JAVASCRIPT', down_formatter_parameter: 'function encodeDownlink() { return { errors: ["no led"] }; }' } }, [...SESSION_PATHS, 'formatters']);
+    await create(
+      'bad-1',
+      { formatters: { down_formatter: 'FORMATTER_JAVASCRIPT', down_formatter_parameter: 'function encodeDownlink() { return { errors: ["no led"] }; }' } },
+      [...SESSION_PATHS, 'formatters'],
+    );
     await queue.push(req('bad-1', [{ f_port: 1, frm_payload: b64('01') }]), CTX);
     const before = await stored('bad-1');
     const cases: Array<[Json[], string, number]> = [
@@ -144,7 +175,13 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
 
   it('publishes receive (plaintext) then forward (encrypted) per item, with the as:downlink correlation ID', async () => {
     await create('ev-1');
-    await queue.push(req('ev-1', [{ f_port: 1, frm_payload: b64('0102'), correlation_ids: ['mine:1'] }, { f_port: 2, frm_payload: b64('03') }]), CTX);
+    await queue.push(
+      req('ev-1', [
+        { f_port: 1, frm_payload: b64('0102'), correlation_ids: ['mine:1'] },
+        { f_port: 2, frm_payload: b64('03') },
+      ]),
+      CTX,
+    );
     expect(published.map((e) => e.name)).toEqual(['as.down.data.receive', 'as.down.data.receive', 'as.down.data.forward', 'as.down.data.forward']);
     const [r1, , f1] = published;
     expect(r1.identifiers).toEqual({ device_ids: ids('ev-1') });
@@ -170,7 +207,10 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
   it('unwraps an AppSKey stored wrapped with a KEK', async () => {
     const sealer = keySealerFor('as', { keks: 'k1=000102030405060708090A0B0C0D0E0F', kekLabels: { as: 'k1' } });
     const wrapped = new DeviceRegistry(new TypeOrmDeviceStore(db.ds), AS_REGISTRY_POLICY, sealer, unobservedEvents(), copySourceFor({}));
-    await wrapped.set(setReq({ ids: ids('kek-1'), session: { dev_addr: DEV_ADDR, keys: { session_key_id: 'AQID', app_s_key: { key: APP_S_KEY } } } }, SESSION_PATHS), CTX);
+    await wrapped.set(
+      setReq({ ids: ids('kek-1'), session: { dev_addr: DEV_ADDR, keys: { session_key_id: 'AQID', app_s_key: { key: APP_S_KEY } } } }, SESSION_PATHS),
+      CTX,
+    );
     expect(JSON.stringify(await stored('kek-1'))).not.toContain(APP_S_KEY);
     const kekQueue = new DownlinkQueue(wrapped, new PayloadFormatter(new JavaScriptSandbox()), recorder, links, sink);
     await kekQueue.push(req('kek-1', [{ f_port: 1, frm_payload: b64('0102') }]), CTX);
@@ -182,19 +222,36 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
   it('hands each queued item to the integrations as downlink_queued, in plaintext, with the device identifiers as stored', async () => {
     await registry.set(
       setReq(
-        { ids: { ...ids('up-q1'), dev_eui: '70B3D57ED0000001', join_eui: '0000000000000001' }, session: { dev_addr: DEV_ADDR, keys: { session_key_id: 'AQID', app_s_key: { key: APP_S_KEY } }, last_a_f_cnt_down: 4 } },
+        {
+          ids: { ...ids('up-q1'), dev_eui: '70B3D57ED0000001', join_eui: '0000000000000001' },
+          session: { dev_addr: DEV_ADDR, keys: { session_key_id: 'AQID', app_s_key: { key: APP_S_KEY } }, last_a_f_cnt_down: 4 },
+        },
         SESSION_PATHS,
       ),
       CTX,
     );
-    await queue.push(req('up-q1', [{ f_port: 1, frm_payload: b64('0102'), priority: 'HIGH', confirmed: true, correlation_ids: ['mine:1'] }, { f_port: 2, frm_payload: b64('03') }]), CTX);
+    await queue.push(
+      req('up-q1', [
+        { f_port: 1, frm_payload: b64('0102'), priority: 'HIGH', confirmed: true, correlation_ids: ['mine:1'] },
+        { f_port: 2, frm_payload: b64('03') },
+      ]),
+      CTX,
+    );
     expect(ups).toHaveLength(2);
     const endDeviceIds = { ...ids('up-q1'), dev_eui: '70B3D57ED0000001', join_eui: '0000000000000001', dev_addr: DEV_ADDR };
     expect(ups[0]).toEqual({
       end_device_ids: endDeviceIds,
       correlation_ids: expect.arrayContaining(['mine:1', CTX.correlation_ids[0]]),
       received_at: expect.stringMatching(/Z$/),
-      downlink_queued: { session_key_id: 'AQID', f_port: 1, f_cnt: 5, frm_payload: b64('0102'), confirmed: true, priority: 'HIGH', correlation_ids: ups[0].correlation_ids },
+      downlink_queued: {
+        session_key_id: 'AQID',
+        f_port: 1,
+        f_cnt: 5,
+        frm_payload: b64('0102'),
+        confirmed: true,
+        priority: 'HIGH',
+        correlation_ids: ups[0].correlation_ids,
+      },
     });
     expect(ups[1].downlink_queued).toMatchObject({ f_port: 2, f_cnt: 6, frm_payload: b64('03') });
     expect(ups[0].correlation_ids?.some((c) => c.startsWith('as:downlink:'))).toBe(true);
@@ -212,7 +269,15 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
 
   it('hands each item of a failed request to the integrations as downlink_failed with the error', async () => {
     await create('up-f1');
-    await expect(queue.push(req('up-f1', [{ f_port: 1, frm_payload: b64('01') }, { f_port: 224, frm_payload: b64('02') }]), CTX)).rejects.toMatchObject({ errorName: 'f_port_range' });
+    await expect(
+      queue.push(
+        req('up-f1', [
+          { f_port: 1, frm_payload: b64('01') },
+          { f_port: 224, frm_payload: b64('02') },
+        ]),
+        CTX,
+      ),
+    ).rejects.toMatchObject({ errorName: 'f_port_range' });
     expect(ups.map((u) => Object.keys(u).filter((k) => k.startsWith('downlink')))).toEqual([['downlink_failed'], ['downlink_failed']]);
     expect(ups[0]).toMatchObject({
       end_device_ids: { ...ids('up-f1'), dev_addr: DEV_ADDR },
@@ -223,7 +288,12 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
     // An absent device: the request's identifiers.
     ups.length = 0;
     await expect(queue.push(req('up-absent', [{ f_port: 1, frm_payload: b64('01') }]), CTX)).rejects.toMatchObject({ errorName: 'device_not_found' });
-    expect(ups).toEqual([expect.objectContaining({ end_device_ids: ids('up-absent'), downlink_failed: expect.objectContaining({ error: expect.objectContaining({ name: 'device_not_found' }) }) })]);
+    expect(ups).toEqual([
+      expect.objectContaining({
+        end_device_ids: ids('up-absent'),
+        downlink_failed: expect.objectContaining({ error: expect.objectContaining({ name: 'device_not_found' }) }),
+      }),
+    ]);
   });
 
   it('a sink failure neither undoes the queue nor fails the request', async () => {

@@ -22,7 +22,6 @@ import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/app
 import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
 import { formatterFor, type LinkedDevice } from '../uplinks/link/link-settings';
 
-
 /** Application FPorts (224 is the LoRaWAN test protocol, above are reserved). */
 export const MAX_APPLICATION_F_PORT = 223;
 /** The largest FRMPayload of any data rate (LoRaWAN regional parameters: 250-byte MACPayload − 8). */
@@ -51,7 +50,19 @@ interface Queued {
 }
 
 /** ApplicationDownlink fields in proto order (how a downlink_queued item is written). */
-const DOWNLINK_FIELDS = ['session_key_id', 'f_port', 'f_cnt', 'frm_payload', 'decoded_payload', 'decoded_payload_warnings', 'confirmed', 'class_b_c', 'priority', 'correlation_ids', 'confirmed_retry'];
+const DOWNLINK_FIELDS = [
+  'session_key_id',
+  'f_port',
+  'f_cnt',
+  'frm_payload',
+  'decoded_payload',
+  'decoded_payload_warnings',
+  'confirmed',
+  'class_b_c',
+  'priority',
+  'correlation_ids',
+  'confirmed_retry',
+];
 
 /**
  * The AppAs downlink queue (wire contract §9; TTS `applicationserver.go` downlinkQueueOp): each
@@ -162,7 +173,8 @@ export class DownlinkQueue {
       }
       throw err;
     }
-    for (const item of queued.encrypted) this.events.publish(AS_EVENTS.downDataForward, identifiers, { ctx: withIds(ctx, item.correlation_ids as string[]), data: item });
+    for (const item of queued.encrypted)
+      this.events.publish(AS_EVENTS.downDataForward, identifiers, { ctx: withIds(ctx, item.correlation_ids as string[]), data: item });
     const endDeviceIds = upIdentifiers(queued.ids);
     for (const item of queued.plaintext) {
       await this.publishUp({ end_device_ids: endDeviceIds, correlation_ids: item.correlation_ids as string[], received_at: receivedAt, downlink_queued: item });
@@ -176,7 +188,9 @@ export class DownlinkQueue {
       await this.sink.publish(up);
     } catch (err) {
       const kind = up.downlink_queued ? 'downlink_queued' : 'downlink_failed';
-      this.logger.warn(`${kind} of ${up.end_device_ids.application_ids.application_id}.${up.end_device_ids.device_id} not queued for the integrations: ${(err as Error)?.message ?? String(err)}`);
+      this.logger.warn(
+        `${kind} of ${up.end_device_ids.application_ids.application_id}.${up.end_device_ids.device_id} not queued for the integrations: ${(err as Error)?.message ?? String(err)}`,
+      );
     }
   }
 

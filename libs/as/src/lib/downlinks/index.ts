@@ -6,5 +6,10 @@ import { AppAsController, WebhookDownlinkController } from './downlinks.controll
 import { WebhookDownlinkQueue } from './webhook-downlink-queue.service';
 
 /** Payload formatters, the downlink queue and its webhook-scoped push/replace: Nest providers. */
-export const DOWNLINK_PROVIDERS: Provider[] = [{ provide: JavaScriptSandbox, useFactory: () => new JavaScriptSandbox() }, PayloadFormatter, DownlinkQueue, WebhookDownlinkQueue];
+export const DOWNLINK_PROVIDERS: Provider[] = [
+  { provide: JavaScriptSandbox, useFactory: () => new JavaScriptSandbox() },
+  PayloadFormatter,
+  DownlinkQueue,
+  WebhookDownlinkQueue,
+];
 export const DOWNLINK_CONTROLLERS = [AppAsController, WebhookDownlinkController];

@@ -5,10 +5,24 @@ import type { DownlinkQueue } from './downlink-queue.service';
 import { WebhookDownlinkQueue } from './webhook-downlink-queue.service';
 import { errorOf } from '../testing/as-test-kit';
 
-const ctx: RpcContext = { request_id: 'r', correlation_ids: [], caller: { kind: 'api-key', id: 'k', is_admin: false, key_rights: [], universal: false, rights: [] } };
-const webhook = (paused?: boolean): ApplicationWebhook => ({ ids: { application_ids: { application_id: 'app1' }, webhook_id: 'wh1' }, base_url: 'http://127.0.0.1:9/', ...(paused ? { paused } : {}) }) as ApplicationWebhook;
-const request = (webhook_id = 'wh1'): WebhookDownlinkQueueRequest => ({ application_ids: { application_id: 'app1' }, webhook_id, device_id: 'dev1', downlinks: [{ f_port: 15, frm_payload: 'AQID' }] }) as WebhookDownlinkQueueRequest;
-
+const ctx: RpcContext = {
+  request_id: 'r',
+  correlation_ids: [],
+  caller: { kind: 'api-key', id: 'k', is_admin: false, key_rights: [], universal: false, rights: [] },
+};
+const webhook = (paused?: boolean): ApplicationWebhook =>
+  ({
+    ids: { application_ids: { application_id: 'app1' }, webhook_id: 'wh1' },
+    base_url: 'http://127.0.0.1:9/',
+    ...(paused ? { paused } : {}),
+  }) as ApplicationWebhook;
+const request = (webhook_id = 'wh1'): WebhookDownlinkQueueRequest =>
+  ({
+    application_ids: { application_id: 'app1' },
+    webhook_id,
+    device_id: 'dev1',
+    downlinks: [{ f_port: 15, frm_payload: 'AQID' }],
+  }) as WebhookDownlinkQueueRequest;
 
 describe('WebhookDownlinkQueue', () => {
   let stored: ApplicationWebhook | undefined;
@@ -23,13 +37,19 @@ describe('WebhookDownlinkQueue', () => {
 
   it('pushes to the device of the webhook application, as AppAs does', async () => {
     await expect(service.push(request(), ctx)).resolves.toEqual({});
-    expect(queue.push).toHaveBeenCalledWith({ end_device_ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, downlinks: [{ f_port: 15, frm_payload: 'AQID' }] }, ctx);
+    expect(queue.push).toHaveBeenCalledWith(
+      { end_device_ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, downlinks: [{ f_port: 15, frm_payload: 'AQID' }] },
+      ctx,
+    );
     expect(queue.replace).not.toHaveBeenCalled();
   });
 
   it('replaces the queue', async () => {
     await expect(service.replace(request(), ctx)).resolves.toEqual({});
-    expect(queue.replace).toHaveBeenCalledWith({ end_device_ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, downlinks: [{ f_port: 15, frm_payload: 'AQID' }] }, ctx);
+    expect(queue.replace).toHaveBeenCalledWith(
+      { end_device_ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, downlinks: [{ f_port: 15, frm_payload: 'AQID' }] },
+      ctx,
+    );
   });
 
   it('answers webhook_not_found (404) for a missing webhook and queues nothing', async () => {

@@ -1,4 +1,11 @@
-import { newQuickJSWASMModuleFromVariant, type QuickJSContext, type QuickJSHandle, type QuickJSSyncVariant, type QuickJSWASMModule, shouldInterruptAfterDeadline } from 'quickjs-emscripten';
+import {
+  newQuickJSWASMModuleFromVariant,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSSyncVariant,
+  type QuickJSWASMModule,
+  shouldInterruptAfterDeadline,
+} from 'quickjs-emscripten';
 import type { StackError } from '@lorawan/errors';
 import { ErrScriptMemory, ErrScriptRuntime, ErrScriptTimeout } from './formatter.errors';
 

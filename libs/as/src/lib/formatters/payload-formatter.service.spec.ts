@@ -13,18 +13,29 @@ describe('PayloadFormatter', () => {
 
   it('runs decodeUplink with bytes, fPort and recvTime', async () => {
     const script = `function decodeUplink(input) { return { data: { sum: input.bytes.reduce(function (a, b) { return a + b; }, 0), port: input.fPort, year: input.recvTime.getUTCFullYear() }, warnings: ['low battery'] }; }`;
-    expect(await formatter.decodeUplink(up([1, 2, 3], 7), JS, script)).toEqual({ data: { sum: 6, port: 7, year: 2024 }, warnings: ['low battery'], errors: [] });
+    expect(await formatter.decodeUplink(up([1, 2, 3], 7), JS, script)).toEqual({
+      data: { sum: 6, port: 7, year: 2024 },
+      warnings: ['low battery'],
+      errors: [],
+    });
   });
 
   it('runs encodeDownlink and takes its fPort, else the input fPort', async () => {
     const script = `function encodeDownlink(input) { return { bytes: [input.data.led ? 1 : 0, 255], fPort: input.data.port, warnings: ['w'] }; }`;
-    expect(await formatter.encodeDownlink({ data: { led: true, port: 9 }, fPort: 2 }, JS, script)).toEqual({ bytes: Uint8Array.from([1, 255]), fPort: 9, warnings: ['w'], errors: [] });
+    expect(await formatter.encodeDownlink({ data: { led: true, port: 9 }, fPort: 2 }, JS, script)).toEqual({
+      bytes: Uint8Array.from([1, 255]),
+      fPort: 9,
+      warnings: ['w'],
+      errors: [],
+    });
     expect((await formatter.encodeDownlink({ data: { led: false }, fPort: 2 }, JS, script))?.fPort).toBe(2);
   });
 
   it('supports the legacy Decoder and Encoder functions', async () => {
     expect((await formatter.decodeUplink(up([5]), JS, 'function Decoder(bytes, port) { return { v: bytes[0] * port }; }'))?.data).toEqual({ v: 5 });
-    expect((await formatter.encodeDownlink({ data: { v: 3 }, fPort: 1 }, JS, 'function Encoder(obj, port) { return [obj.v]; }'))?.bytes).toEqual(Uint8Array.from([3]));
+    expect((await formatter.encodeDownlink({ data: { v: 3 }, fPort: 1 }, JS, 'function Encoder(obj, port) { return [obj.v]; }'))?.bytes).toEqual(
+      Uint8Array.from([3]),
+    );
   });
 
   it('reports the script errors, syntax errors, exceptions and bad output', async () => {
@@ -36,7 +47,9 @@ describe('PayloadFormatter', () => {
     expect(thrown?.error?.errorName).toBe('runtime');
     expect(thrown?.errors[0]).toContain('boom');
     expect((await formatter.decodeUplink(up([1]), JS, 'var x = 1;'))?.error?.errorName).toBe('entrypoint_not_found');
-    expect((await formatter.encodeDownlink({ data: {}, fPort: 1 }, JS, 'function encodeDownlink() { return { bytes: [256] }; }'))?.error?.errorName).toBe('output');
+    expect((await formatter.encodeDownlink({ data: {}, fPort: 1 }, JS, 'function encodeDownlink() { return { bytes: [256] }; }'))?.error?.errorName).toBe(
+      'output',
+    );
     expect((await formatter.encodeDownlink({ data: {}, fPort: 1 }, JS, 'function encodeDownlink() { return 5; }'))?.error?.errorName).toBe('output');
   });
 
@@ -44,8 +57,20 @@ describe('PayloadFormatter', () => {
     const script = `function decodeUplink() { return { data: {
       require: typeof require, process: typeof process, module: typeof module, setTimeout: typeof setTimeout,
       buffer: typeof Buffer, fetch: typeof fetch, keys: Object.getOwnPropertyNames(globalThis).filter(function (k) { return /^(process|require|global|Buffer|module)$/.test(k); }) } }; }`;
-    expect((await formatter.decodeUplink(up([]), JS, script))?.data).toEqual({ require: 'undefined', process: 'undefined', module: 'undefined', setTimeout: 'undefined', buffer: 'undefined', fetch: 'undefined', keys: [] });
-    const escape = await formatter.decodeUplink(up([]), JS, `function decodeUplink() { return { data: { v: this.constructor.constructor('return typeof process')() } }; }`);
+    expect((await formatter.decodeUplink(up([]), JS, script))?.data).toEqual({
+      require: 'undefined',
+      process: 'undefined',
+      module: 'undefined',
+      setTimeout: 'undefined',
+      buffer: 'undefined',
+      fetch: 'undefined',
+      keys: [],
+    });
+    const escape = await formatter.decodeUplink(
+      up([]),
+      JS,
+      `function decodeUplink() { return { data: { v: this.constructor.constructor('return typeof process')() } }; }`,
+    );
     expect(escape?.data).toEqual({ v: 'undefined' });
   });
 
@@ -59,7 +84,11 @@ describe('PayloadFormatter', () => {
 
   it('stops a script at its memory limit', async () => {
     const sandboxed = new PayloadFormatter(new JavaScriptSandbox({ timeoutMs: 5000, memoryBytes: 4 * 1024 * 1024, stackBytes: 512 * 1024 }));
-    const bomb = await sandboxed.decodeUplink(up([1]), JS, `function decodeUplink() { var a = []; for (;;) a.push({ x: a.length, y: [1, 2, 3, 4, 5, 6, 7, 8] }); }`);
+    const bomb = await sandboxed.decodeUplink(
+      up([1]),
+      JS,
+      `function decodeUplink() { var a = []; for (;;) a.push({ x: a.length, y: [1, 2, 3, 4, 5, 6, 7, 8] }); }`,
+    );
     expect(bomb?.error?.errorName).toBe('script_memory');
     expect((await sandboxed.decodeUplink(up([2]), JS, 'function decodeUplink(i) { return { data: { ok: i.bytes[0] } }; }'))?.data).toEqual({ ok: 2 });
   });
@@ -71,14 +100,23 @@ describe('PayloadFormatter', () => {
   });
 
   it('decodes CayenneLPP uplinks and encodes CayenneLPP downlinks', async () => {
-    expect((await formatter.decodeUplink(up([0x03, 0x67, 0x01, 0x10, 0x05, 0x67, 0x00, 0xff]), 'FORMATTER_CAYENNELPP', undefined))?.data).toEqual({ temperature_3: 27.2, temperature_5: 25.5 });
-    expect((await formatter.encodeDownlink({ data: { value_2: -50.51 }, fPort: 3 }, 'FORMATTER_CAYENNELPP', undefined))).toMatchObject({ bytes: Uint8Array.from([2, 0xec, 0x45]), fPort: 3 });
+    expect((await formatter.decodeUplink(up([0x03, 0x67, 0x01, 0x10, 0x05, 0x67, 0x00, 0xff]), 'FORMATTER_CAYENNELPP', undefined))?.data).toEqual({
+      temperature_3: 27.2,
+      temperature_5: 25.5,
+    });
+    expect(await formatter.encodeDownlink({ data: { value_2: -50.51 }, fPort: 3 }, 'FORMATTER_CAYENNELPP', undefined)).toMatchObject({
+      bytes: Uint8Array.from([2, 0xec, 0x45]),
+      fPort: 3,
+    });
     expect((await formatter.decodeUplink(up([0x01, 0x99]), 'FORMATTER_CAYENNELPP', undefined))?.error?.errorName).toBe('payload');
-    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([2, 0xec, 0x45]), fPort: 3 }, 'FORMATTER_CAYENNELPP', undefined)).toEqual({ value_2: -50.51 });
+    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([2, 0xec, 0x45]), fPort: 3 }, 'FORMATTER_CAYENNELPP', undefined)).toEqual({
+      value_2: -50.51,
+    });
   });
 
-  it('decodes downlinks with a script\'s decodeDownlink; none, a failing or a missing one give undefined', async () => {
-    const script = 'function decodeDownlink(input) { return input.bytes[0] === 9 ? { errors: ["nine"] } : { data: { first: input.bytes[0], port: input.fPort } }; }';
+  it("decodes downlinks with a script's decodeDownlink; none, a failing or a missing one give undefined", async () => {
+    const script =
+      'function decodeDownlink(input) { return input.bytes[0] === 9 ? { errors: ["nine"] } : { data: { first: input.bytes[0], port: input.fPort } }; }';
     expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7, 8]), fPort: 4 }, JS, script)).toEqual({ first: 7, port: 4 });
     expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([9]), fPort: 4 }, JS, script)).toBeUndefined();
     expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7]), fPort: 4 }, JS, 'function decodeUplink() { return { data: {} }; }')).toBeUndefined();

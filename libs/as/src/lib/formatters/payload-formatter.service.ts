@@ -54,7 +54,11 @@ export class PayloadFormatter {
         return this.guard(() => ({ data: decodeLpp(input.bytes), warnings: [], errors: [] }));
       case 'FORMATTER_JAVASCRIPT':
         return this.guardAsync(async () => {
-          const inputJson = JSON.stringify({ bytes: [...input.bytes], fPort: input.fPort, ...(input.recvTime ? { recvTime: input.recvTime.toISOString() } : {}) });
+          const inputJson = JSON.stringify({
+            bytes: [...input.bytes],
+            fPort: input.fPort,
+            ...(input.recvTime ? { recvTime: input.recvTime.toISOString() } : {}),
+          });
           const out = await this.sandbox.run(
             parameter ?? '',
             inputJson,
@@ -137,7 +141,8 @@ export class PayloadFormatter {
       return this.failed(ErrOutput.with({ reason: '`bytes` must be a list of integers 0..255' }));
     }
     const fPort = out.fPort ?? inputFPort;
-    if (!Number.isInteger(fPort) || (fPort as number) < 0 || (fPort as number) > 255) return this.failed(ErrOutput.with({ reason: '`fPort` must be an integer 0..255' }));
+    if (!Number.isInteger(fPort) || (fPort as number) < 0 || (fPort as number) > 255)
+      return this.failed(ErrOutput.with({ reason: '`fPort` must be an integer 0..255' }));
     return { bytes: Uint8Array.from(bytes as number[]), fPort: fPort as number, warnings, errors };
   }
 

@@ -4,4 +4,9 @@ import { CreateApplicationLinks1732800000000 } from './1732800000000-create-appl
 import { WidenSettingsColumns1732900000000 } from './1732900000000-widen-settings-columns';
 
 /** The Application Server's migrations, in order. */
-export const AS_MIGRATIONS = [CreateAsEndDevices1732500000000, CreateWebhooks1732700000000, CreateApplicationLinks1732800000000, WidenSettingsColumns1732900000000];
+export const AS_MIGRATIONS = [
+  CreateAsEndDevices1732500000000,
+  CreateWebhooks1732700000000,
+  CreateApplicationLinks1732800000000,
+  WidenSettingsColumns1732900000000,
+];

@@ -30,7 +30,8 @@ const JS_DECODER = `function decodeUplink(input) {
 const b64 = (bytes: number[]) => Buffer.from(bytes).toString('base64');
 const ids = (application_id: string, device_id: string) => ({ device_id, application_ids: { application_id } });
 /** The request as the AS gets it: the body decoded, the path's IDs in `end_device_ids`. */
-const simReq = (application_id: string, device_id: string, body: Json) => decodeMessage(ApplicationUp, { ...body, end_device_ids: { ...((body.end_device_ids as Json) ?? {}), ...ids(application_id, device_id) } });
+const simReq = (application_id: string, device_id: string, body: Json) =>
+  decodeMessage(ApplicationUp, { ...body, end_device_ids: { ...((body.end_device_ids as Json) ?? {}), ...ids(application_id, device_id) } });
 
 describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
   let db: Awaited<ReturnType<typeof openTestDataSource>>;
@@ -64,11 +65,23 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
     await create(APP, 'dev-js', { formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: JS_DECODER } }, ['formatters']);
     await create(APP, 'dev-lpp', { formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } }, ['formatters']);
     await create(APP, 'skip', { skip_payload_crypto: true }, ['skip_payload_crypto']);
-    await links.set(decodeMessage(SetApplicationLinkRequest, { application_ids: { application_id: APP_DEFAULTS }, link: { default_formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } }, field_mask: { paths: ['default_formatters'] } }));
+    await links.set(
+      decodeMessage(SetApplicationLinkRequest, {
+        application_ids: { application_id: APP_DEFAULTS },
+        link: { default_formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } },
+        field_mask: { paths: ['default_formatters'] },
+      }),
+    );
     await create(APP_DEFAULTS, 'no-formatters');
     await create(APP_DEFAULTS, 'own-js', { formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: JS_DECODER } }, ['formatters']);
     await create(APP_DEFAULTS, 'own-down-only', { formatters: { down_formatter: 'FORMATTER_CAYENNELPP' } }, ['formatters']);
-    await links.set(decodeMessage(SetApplicationLinkRequest, { application_ids: { application_id: APP_SKIP }, link: { skip_payload_crypto: true }, field_mask: { paths: ['skip_payload_crypto'] } }));
+    await links.set(
+      decodeMessage(SetApplicationLinkRequest, {
+        application_ids: { application_id: APP_SKIP },
+        link: { skip_payload_crypto: true },
+        field_mask: { paths: ['skip_payload_crypto'] },
+      }),
+    );
     await create(APP_SKIP, 'dev');
   });
   afterAll(async () => db.close());
@@ -109,7 +122,12 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
     expect(await simulator.simulate(simReq(APP, 'ghost', { uplink_message: { f_port: 1, frm_payload: b64([1]) } }), CTX)).toEqual({});
     expect(names()).toEqual(['as.up.data.receive', 'as.up.data.drop']);
     expect(published[1].identifiers).toEqual({ device_ids: ids(APP, 'ghost') });
-    expect(published[1].data).toMatchObject({ namespace: 'pkg/applicationserver', name: 'device_not_found', code: 5, attributes: { device_uid: `${APP}.ghost` } });
+    expect(published[1].data).toMatchObject({
+      namespace: 'pkg/applicationserver',
+      name: 'device_not_found',
+      code: 5,
+      attributes: { device_uid: `${APP}.ghost` },
+    });
     expect(published[1].correlation_ids).toContain(RPC_CID);
     published.length = 0;
     expect(await simulator.simulate(simReq(APP_SKIP, 'ghost', { join_accept: { session_key_id: 'AQID' } }), CTX)).toEqual({});
@@ -119,7 +137,17 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
 
   it('forwards an uplink: receive, forward; correlation IDs body + request + as:up; received_at now; simulated; identifiers from the registry', async () => {
     const before = Date.now();
-    const body = { end_device_ids: { dev_eui: '0000000000000000' }, correlation_ids: ['mine:1'], uplink_message: { f_port: 5, f_cnt: 42, frm_payload: b64([1, 2]), rx_metadata: [{ gateway_ids: { gateway_id: 'gw' }, rssi: -40 }], settings: { data_rate: { lora: { spreading_factor: 7 } } } } };
+    const body = {
+      end_device_ids: { dev_eui: '0000000000000000' },
+      correlation_ids: ['mine:1'],
+      uplink_message: {
+        f_port: 5,
+        f_cnt: 42,
+        frm_payload: b64([1, 2]),
+        rx_metadata: [{ gateway_ids: { gateway_id: 'gw' }, rssi: -40 }],
+        settings: { data_rate: { lora: { spreading_factor: 7 } } },
+      },
+    };
     expect(await simulator.simulate(simReq(APP, 'plain', body), CTX)).toEqual({});
     expect(names()).toEqual(['as.up.data.receive', 'as.up.data.forward']);
     expect(ups).toHaveLength(1);
@@ -143,7 +171,13 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
   });
 
   it('keeps a given received_at and an already decoded payload', async () => {
-    await simulator.simulate(simReq(APP, 'dev-js', { received_at: '2024-05-01T10:00:00.123Z', uplink_message: { f_port: 1, frm_payload: b64([1]), decoded_payload: { given: true } } }), CTX);
+    await simulator.simulate(
+      simReq(APP, 'dev-js', {
+        received_at: '2024-05-01T10:00:00.123Z',
+        uplink_message: { f_port: 1, frm_payload: b64([1]), decoded_payload: { given: true } },
+      }),
+      CTX,
+    );
     // Kept (in the contract's canonical form: RFC 3339 UTC with microseconds).
     expect(ups[0].received_at).toBe('2024-05-01T10:00:00.123000Z');
     expect(ups[0].uplink_message?.decoded_payload).toEqual({ given: true });
@@ -151,7 +185,12 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
 
   it('decodes with the device JavaScript formatter (recvTime = received_at), warnings as decoded_payload_warnings', async () => {
     await simulator.simulate(simReq(APP, 'dev-js', { received_at: '2024-05-01T10:00:00Z', uplink_message: { f_port: 3, frm_payload: b64([1, 2, 3]) } }), CTX);
-    expect(ups[0].uplink_message).toEqual({ f_port: 3, frm_payload: b64([1, 2, 3]), decoded_payload: { sum: 6, port: 3, at: '2024-05-01T10:00:00.000Z' }, decoded_payload_warnings: ['long'] });
+    expect(ups[0].uplink_message).toEqual({
+      f_port: 3,
+      frm_payload: b64([1, 2, 3]),
+      decoded_payload: { sum: 6, port: 3, at: '2024-05-01T10:00:00.000Z' },
+      decoded_payload_warnings: ['long'],
+    });
     expect((published[1].data as ApplicationUpJson).uplink_message?.decoded_payload).toEqual({ sum: 6, port: 3, at: '2024-05-01T10:00:00.000Z' });
   });
 
@@ -166,7 +205,8 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
 
   it('uses the application link default formatters when the device has none; the device formatters override them', async () => {
     const bytes = [...encodeLpp({ temperature_1: 21.5 })];
-    for (const dev of ['no-formatters', 'own-js', 'own-down-only']) await simulator.simulate(simReq(APP_DEFAULTS, dev, { uplink_message: { f_port: 2, frm_payload: b64(bytes) } }), CTX);
+    for (const dev of ['no-formatters', 'own-js', 'own-down-only'])
+      await simulator.simulate(simReq(APP_DEFAULTS, dev, { uplink_message: { f_port: 2, frm_payload: b64(bytes) } }), CTX);
     expect(ups.map((u) => u.uplink_message?.decoded_payload)).toEqual([
       { temperature_1: 21.5 },
       { sum: bytes.reduce((a, b) => a + b, 0), port: 2, at: new Date(ups[1].received_at as string).toISOString() },
@@ -190,7 +230,11 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
   it('forwards a join-accept: as.up.join.receive then as.up.join.forward', async () => {
     await simulator.simulate(simReq(APP, 'plain', { join_accept: { session_key_id: 'AQID', received_at: '2024-05-01T10:00:00Z' } }), CTX);
     expect(names()).toEqual(['as.up.join.receive', 'as.up.join.forward']);
-    expect(ups[0]).toMatchObject({ simulated: true, join_accept: { session_key_id: 'AQID', received_at: '2024-05-01T10:00:00.000000Z' }, end_device_ids: { dev_addr: DEV_ADDR } });
+    expect(ups[0]).toMatchObject({
+      simulated: true,
+      join_accept: { session_key_id: 'AQID', received_at: '2024-05-01T10:00:00.000000Z' },
+      end_device_ids: { dev_addr: DEV_ADDR },
+    });
     expect(published[1].data).toEqual(ups[0]);
   });
 

@@ -23,7 +23,6 @@ import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/app
 import { ApplicationLinkRegistry } from './link/application-link.service';
 import { formatterFor, type LinkedDevice, skipsPayloadCrypto } from './link/link-settings';
 
-
 type Json = Record<string, unknown>;
 type Empty = Record<string, never>;
 type UpDevice = Device & LinkedDevice & { session?: { dev_addr?: string } };
@@ -67,7 +66,10 @@ export class SimulateUplink {
     if (request.simulated) throw ErrSimulated.with();
     const up = plainJson(request) as ApplicationUpJson;
     const ids = up.end_device_ids;
-    const [device, link] = await Promise.all([this.device(ids.application_ids.application_id, ids.device_id), this.links.find(ids.application_ids.application_id)]);
+    const [device, link] = await Promise.all([
+      this.device(ids.application_ids.application_id, ids.device_id),
+      this.links.find(ids.application_ids.application_id),
+    ]);
     if (device && skipsPayloadCrypto(device, link)) throw ErrPayloadCryptoSkipped.with();
 
     up.correlation_ids = [...new Set([...(up.correlation_ids ?? []), ...ctx.correlation_ids, `as:up:${newUlid()}`])];
@@ -92,7 +94,9 @@ export class SimulateUplink {
       await this.sink.publish(up);
     } catch (cause) {
       const err = isStackError(cause) ? cause : ErrPublishUp.with({ reason: (cause as Error)?.message ?? String(cause) });
-      this.logger.warn(`simulated ${kind} of ${up.end_device_ids.application_ids.application_id}.${up.end_device_ids.device_id} not queued for the integrations: ${err.message}`);
+      this.logger.warn(
+        `simulated ${kind} of ${up.end_device_ids.application_ids.application_id}.${up.end_device_ids.device_id} not queued for the integrations: ${err.message}`,
+      );
       if (upEvents) this.events.publish(upEvents.drop, identifiers, { ctx: eventCtx, data: err.toDetails() });
       throw err;
     }
@@ -111,13 +115,24 @@ export class SimulateUplink {
   }
 
   /** Decodes the FRMPayload of an uplink without `decoded_payload` (TTS `payload.go` decodeUplink; FPort 0 is not decoded). */
-  private async decode(uplink: Json, receivedAt: string, device: UpDevice, link: ApplicationLink | undefined, identifiers: EntityIdentifiersJson, ctx: RpcContext): Promise<void> {
+  private async decode(
+    uplink: Json,
+    receivedAt: string,
+    device: UpDevice,
+    link: ApplicationLink | undefined,
+    identifiers: EntityIdentifiersJson,
+    ctx: RpcContext,
+  ): Promise<void> {
     if (typeof uplink.frm_payload !== 'string' || uplink.decoded_payload !== undefined) return;
     const fPort = Number(uplink.f_port ?? 0);
     if (!fPort) return;
     const { formatter, parameter } = formatterFor('up', device, link);
     if (!formatter || formatter === 'FORMATTER_NONE') return;
-    const decoded = await this.formatter.decodeUplink({ bytes: Buffer.from(uplink.frm_payload, 'base64'), fPort, recvTime: new Date(receivedAt) }, formatter, parameter);
+    const decoded = await this.formatter.decodeUplink(
+      { bytes: Buffer.from(uplink.frm_payload, 'base64'), fPort, recvTime: new Date(receivedAt) },
+      formatter,
+      parameter,
+    );
     if (!decoded) return;
     if (decoded.error) {
       this.events.publish(AS_EVENTS.upDataDecodeFail, identifiers, { ctx, data: decoded.error.toDetails() });

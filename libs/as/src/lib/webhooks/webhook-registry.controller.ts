@@ -1,5 +1,12 @@
 import { Controller } from '@nestjs/common';
-import { rpcPattern, type ApplicationWebhookIdentifiers, type GetApplicationWebhookRequest, type ListApplicationWebhooksRequest, type RpcContext, type SetApplicationWebhookRequest } from '@lorawan/api';
+import {
+  rpcPattern,
+  type ApplicationWebhookIdentifiers,
+  type GetApplicationWebhookRequest,
+  type ListApplicationWebhooksRequest,
+  type RpcContext,
+  type SetApplicationWebhookRequest,
+} from '@lorawan/api';
 import { RpcCallContext, RpcRequest } from '@lorawan/component';
 import { MessagePattern } from '@nestjs/microservices';
 import { WebhookRegistryService } from './webhook-registry.service';

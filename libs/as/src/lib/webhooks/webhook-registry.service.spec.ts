@@ -28,7 +28,11 @@ class MemoryWebhookStore implements WebhookStore {
   }
 }
 
-const callerWith = (rights: Right[]): RpcContext => ({ request_id: 'r', correlation_ids: [], caller: { kind: 'api-key', id: 'k', is_admin: false, key_rights: [], universal: false, rights } });
+const callerWith = (rights: Right[]): RpcContext => ({
+  request_id: 'r',
+  correlation_ids: [],
+  caller: { kind: 'api-key', id: 'k', is_admin: false, key_rights: [], universal: false, rights },
+});
 const writer = callerWith([Right.RIGHT_APPLICATION_SETTINGS_BASIC, Right.RIGHT_APPLICATION_TRAFFIC_READ, Right.RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE]);
 const reader = callerWith([Right.RIGHT_APPLICATION_TRAFFIC_READ]);
 const ids = (webhook_id = 'wh1') => ({ application_ids: { application_id: 'app1' }, webhook_id });
@@ -36,7 +40,6 @@ const ids = (webhook_id = 'wh1') => ({ application_ids: { application_id: 'app1'
 function setRequest(webhook: Record<string, unknown>, paths: string[]): SetApplicationWebhookRequest {
   return decodeMessage(SetApplicationWebhookRequest, { webhook: { ids: ids(), ...webhook }, field_mask: { paths } });
 }
-
 
 describe('WebhookRegistryService', () => {
   let store: MemoryWebhookStore;
@@ -52,7 +55,13 @@ describe('WebhookRegistryService', () => {
 
   it('creates a webhook with only a base URL: json, uplinks to /up and join-accepts to /join', async () => {
     const created = await service.set(setRequest({ base_url: 'https://example.com/hook' }, ['base_url']), writer);
-    expect(created).toEqual({ ids: ids(), base_url: 'https://example.com/hook', format: 'json', created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(created).toEqual({
+      ids: ids(),
+      base_url: 'https://example.com/hook',
+      format: 'json',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     expect(created.created_at).toEqual(created.updated_at);
     expect(await store.get('app1', 'wh1')).toMatchObject({ uplink_message: { path: '/up' }, join_accept: { path: '/join' }, format: 'json' });
   });
@@ -77,7 +86,10 @@ describe('WebhookRegistryService', () => {
   });
 
   it('resets health_status when it is set to null', async () => {
-    await service.set(setRequest({ base_url: 'https://a.example', health_status: { unhealthy: { failed_attempts: '3' } } }, ['base_url', 'health_status']), writer);
+    await service.set(
+      setRequest({ base_url: 'https://a.example', health_status: { unhealthy: { failed_attempts: '3' } } }, ['base_url', 'health_status']),
+      writer,
+    );
     await service.set(setRequest({ health_status: null }, ['health_status']), writer);
     expect((await store.get('app1', 'wh1'))?.health_status).toBeUndefined();
   });
@@ -106,7 +118,13 @@ describe('WebhookRegistryService', () => {
 
   it('answers Get with the default paths plus the mask, and not found as pkg/redis:not_found', async () => {
     await service.set(setRequest({ base_url: 'https://a.example', paused: true }, ['base_url', 'paused']), writer);
-    expect(await service.get({ ids: ids() }, reader)).toEqual({ ids: ids(), base_url: 'https://a.example', format: 'json', created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(await service.get({ ids: ids() }, reader)).toEqual({
+      ids: ids(),
+      base_url: 'https://a.example',
+      format: 'json',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     expect(await service.get({ ids: ids(), field_mask: { paths: ['paused'] } }, reader)).toMatchObject({ paused: true });
     const missing = await errorOf(service.get({ ids: ids('nope') }, reader));
     expect([missing.namespace, missing.errorName, missing.code]).toEqual(['pkg/redis', 'not_found', 5]);

@@ -66,7 +66,10 @@ export class WebhookRegistryService {
     return present(webhook, paths, ctx);
   }
 
-  async list({ application_ids, field_mask }: ListApplicationWebhooksRequest, ctx: RpcContext): Promise<WithTotal<{ webhooks?: Partial<ApplicationWebhook>[] }>> {
+  async list(
+    { application_ids, field_mask }: ListApplicationWebhooksRequest,
+    ctx: RpcContext,
+  ): Promise<WithTotal<{ webhooks?: Partial<ApplicationWebhook>[] }>> {
     const paths = field_mask?.paths ?? [];
     checkFieldMaskPaths(paths, ALLOWED_PATHS['ApplicationWebhookRegistry.List']);
     const webhooks = (await this.store.list(application_ids.application_id)).map((w) => present(w, paths, ctx));
@@ -86,8 +89,17 @@ export class WebhookRegistryService {
       if (readOnly) throw ErrReadOnlyField.with({ field: readOnly });
       next = { ...applyFields(existing, webhook, paths), ids: existing.ids, created_at: existing.created_at, updated_at: now };
     } else {
-      const fields = applyFields({} as ApplicationWebhook, webhook, paths.filter((p) => !ID_PATHS.includes(p)));
-      next = { ...withDefaults(fields), ids: { application_ids: { application_id: application_ids.application_id }, webhook_id }, created_at: now, updated_at: now };
+      const fields = applyFields(
+        {} as ApplicationWebhook,
+        webhook,
+        paths.filter((p) => !ID_PATHS.includes(p)),
+      );
+      next = {
+        ...withDefaults(fields),
+        ids: { application_ids: { application_id: application_ids.application_id }, webhook_id },
+        created_at: now,
+        updated_at: now,
+      };
     }
     const validated = validateWebhook(next);
     await this.store.put(validated);
@@ -117,9 +129,11 @@ export function validateWebhook(webhook: ApplicationWebhook): ApplicationWebhook
   const plain = JSON.parse(JSON.stringify(dropNulls(webhook))) as Record<string, unknown>;
   const decoded = decodeMessage(ApplicationWebhookMessage, plain);
   if (!decoded.base_url) throw ErrValidation.with({ field: 'base_url', name: 'ApplicationWebhookValidationError', reason: 'value is required' });
-  if (!isHttpUrl(decoded.base_url)) throw ErrValidation.with({ field: 'base_url', name: 'ApplicationWebhookValidationError', reason: 'value must be an absolute http or https URL' });
+  if (!isHttpUrl(decoded.base_url))
+    throw ErrValidation.with({ field: 'base_url', name: 'ApplicationWebhookValidationError', reason: 'value must be an absolute http or https URL' });
   const badHeader = Object.keys(decoded.headers ?? {}).find((name) => !HEADER_NAME.test(name));
-  if (badHeader !== undefined) throw ErrValidation.with({ field: `headers[${badHeader}]`, name: 'ApplicationWebhookValidationError', reason: 'header name must be an HTTP token' });
+  if (badHeader !== undefined)
+    throw ErrValidation.with({ field: `headers[${badHeader}]`, name: 'ApplicationWebhookValidationError', reason: 'header name must be an HTTP token' });
   const format = decoded.format ?? DEFAULT_WEBHOOK_FORMAT;
   // TTS accepts any well-formed format and fails every delivery; this stack delivers JSON only, so it refuses others at once.
   if (!(format in WEBHOOK_FORMATS)) throw ErrWebhookFormatNotFound.with({ format });

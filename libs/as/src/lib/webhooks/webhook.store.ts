@@ -31,7 +31,12 @@ const COLUMNS = 'application_id, webhook_id, fields, created_at, updated_at';
 
 function toWebhook(row: Row): ApplicationWebhook {
   const fields = JSON.parse(row.fields) as Omit<ApplicationWebhook, 'ids' | 'created_at' | 'updated_at'>;
-  return { ids: { application_ids: { application_id: row.application_id }, webhook_id: row.webhook_id }, created_at: row.created_at, updated_at: row.updated_at, ...fields };
+  return {
+    ids: { application_ids: { application_id: row.application_id }, webhook_id: row.webhook_id },
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    ...fields,
+  };
 }
 
 function fieldsOf(webhook: ApplicationWebhook): string {
@@ -44,7 +49,10 @@ export class SqlWebhookStore implements WebhookStore {
   constructor(private readonly dataSource: DataSource) {}
 
   async get(applicationId: string, webhookId: string): Promise<ApplicationWebhook | undefined> {
-    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM webhooks WHERE application_id = ? AND webhook_id = ?`, [applicationId, webhookId])) as Row[];
+    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM webhooks WHERE application_id = ? AND webhook_id = ?`, [
+      applicationId,
+      webhookId,
+    ])) as Row[];
     return rows[0] ? toWebhook(rows[0]) : undefined;
   }
 
@@ -97,4 +105,3 @@ export class SqlWebhookStore implements WebhookStore {
     return true;
   }
 }
-

@@ -53,7 +53,10 @@ describe('RPC pipeline', () => {
   const call = (body: unknown, ctx: RpcContext = admin) => component.call('EndDeviceRegistry.Get', body, ctx);
 
   it('decodes and validates the request into the contract class before the handler runs', async () => {
-    const reply = await call({ end_device_ids: { device_id: 'dev1', application_ids: { application_id: 'app1' }, dev_eui: '70b3d57ed005b59e' }, field_mask: 'name' });
+    const reply = await call({
+      end_device_ids: { device_id: 'dev1', application_ids: { application_id: 'app1' }, dev_eui: '70b3d57ed005b59e' },
+      field_mask: 'name',
+    });
     expect(reply).toEqual({ ok: { body: { ids: { device_id: 'dev1', application_ids: { application_id: 'app1' }, dev_eui: '70B3D57ED005B59E' } }, total: 7 } });
     expect(seen.at(-1)?.req.field_mask?.paths).toEqual(['name']);
     expect(seen.at(-1)?.req.constructor.name).toBe('GetEndDeviceRequest');
@@ -77,9 +80,13 @@ describe('RPC pipeline', () => {
     });
     expect(await call(body, onApp('app1', ['RIGHT_APPLICATION_DEVICES_READ']))).toHaveProperty('ok');
     // Rights resolved on another application count as none: a caller cannot reuse them here.
-    expect(await call(body, onApp('app2', ['RIGHT_APPLICATION_DEVICES_READ']))).toMatchObject({ error: { name: 'no_application_rights', attributes: { uid: 'app1' } } });
+    expect(await call(body, onApp('app2', ['RIGHT_APPLICATION_DEVICES_READ']))).toMatchObject({
+      error: { name: 'no_application_rights', attributes: { uid: 'app1' } },
+    });
     // An invalid request from a caller without rights is a validation error (validated first).
-    expect(await call({ end_device_ids: { device_id: 'Bad_Id', application_ids: { application_id: 'app1' } } }, onApp('app1', []))).toMatchObject({ error: { name: 'validation' } });
+    expect(await call({ end_device_ids: { device_id: 'Bad_Id', application_ids: { application_id: 'app1' } } }, onApp('app1', []))).toMatchObject({
+      error: { name: 'validation' },
+    });
   });
 
   it('asks for the rights the decoded field mask calls for (key material needs the keys right)', async () => {
@@ -107,7 +114,13 @@ describe('RPC pipeline', () => {
     const line = output.map((o) => o.trim()).find((l) => l.includes('request failed unexpectedly'));
     expect(line).toBeDefined();
     const logged = JSON.parse(line as string) as Record<string, unknown>;
-    expect(logged).toMatchObject({ level: 'error', request_id: 'REQ-BOOM', rpc: 'EndDeviceRegistry.Get', component: 'is', correlation_id: (reply as { error: { correlation_id: string } }).error.correlation_id });
+    expect(logged).toMatchObject({
+      level: 'error',
+      request_id: 'REQ-BOOM',
+      rpc: 'EndDeviceRegistry.Get',
+      component: 'is',
+      correlation_id: (reply as { error: { correlation_id: string } }).error.correlation_id,
+    });
   });
 
   it('answers its health check over the transport', async () => {
@@ -125,7 +138,9 @@ describe('RPC pipeline', () => {
 
 describe('handler contract', () => {
   it('refuses to start a component serving another component’s RPC', async () => {
-    await expect(startTestComponent(FakeJsModule, { component: 'is', config: loadConfig({ LOG_LEVEL: 'error' }) })).rejects.toThrow(/JsEndDeviceRegistry\.Get belongs to js, not is/);
+    await expect(startTestComponent(FakeJsModule, { component: 'is', config: loadConfig({ LOG_LEVEL: 'error' }) })).rejects.toThrow(
+      /JsEndDeviceRegistry\.Get belongs to js, not is/,
+    );
   });
 
   it('refuses a pattern that is no RPC of the table', async () => {
@@ -138,6 +153,8 @@ describe('handler contract', () => {
     }
     @Module({ controllers: [Rogue] })
     class RogueModule {}
-    await expect(startTestComponent(RogueModule, { component: 'is', config: loadConfig({ LOG_LEVEL: 'error' }) })).rejects.toThrow(/rpc\.is\.Secret\.Backdoor is not an RPC of the table/);
+    await expect(startTestComponent(RogueModule, { component: 'is', config: loadConfig({ LOG_LEVEL: 'error' }) })).rejects.toThrow(
+      /rpc\.is\.Secret\.Backdoor is not an RPC of the table/,
+    );
   });
 });

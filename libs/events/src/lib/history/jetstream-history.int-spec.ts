@@ -56,19 +56,36 @@ describe('JetStreamEventHistory', () => {
   it('creates the stream: EVENTS_<prefix>, every event subject under the prefix, max_age = retention, file, one replica', async () => {
     const jsm = await admin.jetstreamManager();
     const { config } = await jsm.streams.info(eventStreamName(prefix));
-    expect(config).toMatchObject({ name: `EVENTS_${prefix}`, subjects: [`${prefix}.events.>`], max_age: nanos(3_600_000), storage: StorageType.File, num_replicas: 1 });
+    expect(config).toMatchObject({
+      name: `EVENTS_${prefix}`,
+      subjects: [`${prefix}.events.>`],
+      max_age: nanos(3_600_000),
+      storage: StorageType.File,
+      num_replicas: 1,
+    });
     expect(eventStreamName()).toBe('EVENTS');
   });
 
   it('answers the last `tail` matching events, oldest first', async () => {
-    expect(devices(await history.query(filterFor([dev('app1', 'dev1'), app('app1')], { names: ['end_device.update'] }), { tail: 3 }, 100))).toEqual(['dev7', 'dev8', 'dev9']);
+    expect(devices(await history.query(filterFor([dev('app1', 'dev1'), app('app1')], { names: ['end_device.update'] }), { tail: 3 }, 100))).toEqual([
+      'dev7',
+      'dev8',
+      'dev9',
+    ]);
     expect(devices(await history.query(filterFor([app('app2')]), { tail: 100 }, 1000))).toHaveLength(10);
   });
 
   it('answers the events after `after`, and with both the last `tail` of those', async () => {
     const after = (T0 + 6000) * 1000;
-    expect(devices(await history.query(filterFor([app('app1')], { names: ['end_device.update'] }), { afterMicros: after }, 100))).toEqual(['dev7', 'dev8', 'dev9']);
-    expect(devices(await history.query(filterFor([app('app1')], { names: ['end_device.update'] }), { afterMicros: after, tail: 2 }, 100))).toEqual(['dev8', 'dev9']);
+    expect(devices(await history.query(filterFor([app('app1')], { names: ['end_device.update'] }), { afterMicros: after }, 100))).toEqual([
+      'dev7',
+      'dev8',
+      'dev9',
+    ]);
+    expect(devices(await history.query(filterFor([app('app1')], { names: ['end_device.update'] }), { afterMicros: after, tail: 2 }, 100))).toEqual([
+      'dev8',
+      'dev9',
+    ]);
     expect(await history.query(filterFor([app('app1')]), { afterMicros: (Date.now() + 60_000) * 1000 }, 100)).toEqual([]);
   });
 
@@ -109,8 +126,12 @@ describe('JetStreamEventHistory', () => {
   it('lets replicas starting together all ensure the stream, and updates its retention', async () => {
     const p2 = `t${uniqueSuffix()}`;
     created.push(eventStreamName(p2));
-    const replicas = await Promise.all([1, 2, 3, 4].map(() => JetStreamEventHistory.open({ url: TEST_NATS_URL, subjectPrefix: p2, retentionMs: 60_000, scanMax: 10 })));
-    const racing = await Promise.all([1, 2, 3].map((i) => JetStreamEventHistory.open({ url: TEST_NATS_URL, subjectPrefix: p2, retentionMs: 60_000 * (i + 1), scanMax: 10 })));
+    const replicas = await Promise.all(
+      [1, 2, 3, 4].map(() => JetStreamEventHistory.open({ url: TEST_NATS_URL, subjectPrefix: p2, retentionMs: 60_000, scanMax: 10 })),
+    );
+    const racing = await Promise.all(
+      [1, 2, 3].map((i) => JetStreamEventHistory.open({ url: TEST_NATS_URL, subjectPrefix: p2, retentionMs: 60_000 * (i + 1), scanMax: 10 })),
+    );
     const changed = await JetStreamEventHistory.open({ url: TEST_NATS_URL, subjectPrefix: p2, retentionMs: 120_000, scanMax: 10 });
     const jsm = await admin.jetstreamManager();
     expect((await jsm.streams.info(eventStreamName(p2))).config.max_age).toBe(nanos(120_000));

@@ -114,7 +114,12 @@ export class JetStreamEventHistory implements EventHistory {
       start = Math.max(start, fromTime);
     }
     if (start > last) return collector.result();
-    await this.read(start, last, (event) => collector.offer(event), () => collector.full);
+    await this.read(
+      start,
+      last,
+      (event) => collector.offer(event),
+      () => collector.full,
+    );
     return collector.result();
   }
 

@@ -45,7 +45,12 @@ describe('MemoryEventHistory (embedded mode)', () => {
   it('orders what it answers by event time (the tail is the last received, as JetStream keeps them)', async () => {
     const history = new MemoryEventHistory(10, 3_600_000, clock);
     now = T0 + 10_000;
-    for (const [id, at] of [['late', 3000], ['early', 1000], ['middle', 2000]] as const) history.record(prepare(makeEvent(UPDATE, dev('app1', id), { at: T0 + at })));
+    for (const [id, at] of [
+      ['late', 3000],
+      ['early', 1000],
+      ['middle', 2000],
+    ] as const)
+      history.record(prepare(makeEvent(UPDATE, dev('app1', id), { at: T0 + at })));
     expect(names(await history.query(app1, { afterMicros: 0 }, 100))).toEqual(['early', 'middle', 'late']);
     expect(names(await history.query(app1, { tail: 2 }, 100))).toEqual(['early', 'middle']);
   });

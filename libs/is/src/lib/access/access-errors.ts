@@ -9,4 +9,9 @@ export const ErrInvalidAuthorization = defineError('pkg/identityserver', 'invali
 export const ErrApiKeyExpired = defineError('pkg/identityserver', 'api_key_expired', 'API key expired', Code.Unauthenticated);
 /** An API key ID that the entity in the request does not have (TTS `store.ErrAPIKeyNotFound`). */
 export const ErrStoreApiKeyNotFound = defineError('pkg/identityserver/store', 'api_key_not_found', 'API key not found', Code.NotFound);
-export const ErrApiKeyConcurrentUpdate = defineError('pkg/identityserver/store', 'api_key_concurrent_update', 'API key `{api_key_id}` was changed concurrently; try again', Code.Aborted);
+export const ErrApiKeyConcurrentUpdate = defineError(
+  'pkg/identityserver/store',
+  'api_key_concurrent_update',
+  'API key `{api_key_id}` was changed concurrently; try again',
+  Code.Aborted,
+);

@@ -113,5 +113,15 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
 
 /** A caller as `EntityAccess.Authorize` resolves it (for service specs that skip Authorize). */
 export function caller(entity: EntityRef, rights: Right[], extra: Partial<CallerIdentity> = {}): CallerIdentity {
-  return { kind: 'api-key', id: 'CALLERKEY', owner: { kind: 'user', id: 'someone' }, is_admin: false, key_rights: rights, universal: false, entity, rights, ...extra };
+  return {
+    kind: 'api-key',
+    id: 'CALLERKEY',
+    owner: { kind: 'user', id: 'someone' },
+    is_admin: false,
+    key_rights: rights,
+    universal: false,
+    entity,
+    rights,
+    ...extra,
+  };
 }

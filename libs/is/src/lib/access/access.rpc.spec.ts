@@ -1,5 +1,14 @@
 import { Module, type Provider } from '@nestjs/common';
-import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation, type CallerIdentity, type EntityRef, type RpcContext, type RpcName, rightsOfKind, sortRights } from '@lorawan/api';
+import {
+  ACCESS_INVALIDATION_SUBJECT,
+  type AccessInvalidation,
+  type CallerIdentity,
+  type EntityRef,
+  type RpcContext,
+  type RpcName,
+  rightsOfKind,
+  sortRights,
+} from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
 import { recordEvents, rpcContext, startTestComponent, type TestComponent } from '@lorawan/testing';
@@ -38,7 +47,10 @@ describe('IS access RPCs over the transport', () => {
       jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => output.push(String(chunk)) > 0);
     }
     const providers = (ACCESS_PROVIDERS as Provider[]).filter((p) => !(typeof p === 'object' && 'provide' in p && p.provide === API_KEY_STORE));
-    @Module({ controllers: ACCESS_CONTROLLERS, providers: [...providers, { provide: API_KEY_STORE, useValue: store }, { provide: IDENTITY_DIRECTORY, useValue: directory }] })
+    @Module({
+      controllers: ACCESS_CONTROLLERS,
+      providers: [...providers, { provide: API_KEY_STORE, useValue: store }, { provide: IDENTITY_DIRECTORY, useValue: directory }],
+    })
     class AccessTestModule {}
     component = await startTestComponent(AccessTestModule, { component: 'is', config: loadConfig({ ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'debug' }), broker });
     broker.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => invalidations.push(decode(payload)));
@@ -79,7 +91,12 @@ describe('IS access RPCs over the transport', () => {
 
   it('a full round with an application key: list, get, update, rights, auth_info, delete; invalidations published', async () => {
     const admin = await authorize(ADMIN_KEY, { kind: 'application', id: 'app1' });
-    const key = await createKey('application_ids', 'app1', ['RIGHT_APPLICATION_SETTINGS_API_KEYS', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ'], admin);
+    const key = await createKey(
+      'application_ids',
+      'app1',
+      ['RIGHT_APPLICATION_SETTINGS_API_KEYS', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ'],
+      admin,
+    );
     const me = await authorize(key.key, { kind: 'application', id: 'app1' });
 
     const list = await call('ApplicationAccess.ListAPIKeys', { application_ids: { application_id: 'app1' }, order: '-created_at', limit: 1 }, me);
@@ -91,11 +108,23 @@ describe('IS access RPCs over the transport', () => {
     expect(got.ok).not.toHaveProperty('key');
 
     // Rename, with the key itself.
-    const updated = await call('ApplicationAccess.UpdateAPIKey', { application_ids: { application_id: 'app1' }, api_key: { id: key.id, name: 'renamed' }, field_mask: { paths: ['name'] } }, me);
+    const updated = await call(
+      'ApplicationAccess.UpdateAPIKey',
+      { application_ids: { application_id: 'app1' }, api_key: { id: key.id, name: 'renamed' }, field_mask: { paths: ['name'] } },
+      me,
+    );
     expect(updated.ok).toMatchObject({ id: key.id, name: 'renamed' });
     // Escalation refused: DEVICES_WRITE is not the key's.
-    const escalate = await call('ApplicationAccess.CreateAPIKey', { application_ids: { application_id: 'app1' }, rights: ['RIGHT_APPLICATION_DEVICES_WRITE'] }, me);
-    expect(escalate.error).toMatchObject({ namespace: 'pkg/auth/rights', name: 'insufficient_application_rights', attributes: { uid: 'app1', missing: ['RIGHT_APPLICATION_DEVICES_WRITE'] } });
+    const escalate = await call(
+      'ApplicationAccess.CreateAPIKey',
+      { application_ids: { application_id: 'app1' }, rights: ['RIGHT_APPLICATION_DEVICES_WRITE'] },
+      me,
+    );
+    expect(escalate.error).toMatchObject({
+      namespace: 'pkg/auth/rights',
+      name: 'insufficient_application_rights',
+      attributes: { uid: 'app1', missing: ['RIGHT_APPLICATION_DEVICES_WRITE'] },
+    });
 
     expect((await call('ApplicationAccess.ListRights', { application_id: 'app1' }, me)).ok).toEqual({
       rights: ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_SETTINGS_API_KEYS'],
@@ -114,7 +143,10 @@ describe('IS access RPCs over the transport', () => {
     const admin = await authorize(ADMIN_KEY, { kind: 'application', id: 'app1' });
     const key = await createKey('application_ids', 'app1', ['RIGHT_APPLICATION_INFO'], admin);
     const onOther = await authorize(key.key, { kind: 'application', id: 'app2' });
-    expect((await call('ApplicationAccess.ListAPIKeys', { application_ids: { application_id: 'app2' } }, onOther)).error).toMatchObject({ name: 'no_application_rights', code: 7 });
+    expect((await call('ApplicationAccess.ListAPIKeys', { application_ids: { application_id: 'app2' } }, onOther)).error).toMatchObject({
+      name: 'no_application_rights',
+      code: 7,
+    });
     const onOwn = await authorize(key.key, { kind: 'application', id: 'app1' });
     expect((await call('ApplicationAccess.ListAPIKeys', { application_ids: { application_id: 'app1' } }, onOwn)).error).toMatchObject({
       name: 'insufficient_application_rights',
@@ -124,10 +156,16 @@ describe('IS access RPCs over the transport', () => {
 
   it('admins get 404 for a missing application, others 403', async () => {
     const admin = await authorize(ADMIN_KEY, { kind: 'application', id: 'ghost' });
-    expect((await call('ApplicationAccess.ListAPIKeys', { application_ids: { application_id: 'ghost' } }, admin)).error).toMatchObject({ name: 'application_not_found', code: 5 });
+    expect((await call('ApplicationAccess.ListAPIKeys', { application_ids: { application_id: 'ghost' } }, admin)).error).toMatchObject({
+      name: 'application_not_found',
+      code: 5,
+    });
     const appKey = await createKey('application_ids', 'app1', ['RIGHT_APPLICATION_ALL'], await authorize(ADMIN_KEY, { kind: 'application', id: 'app1' }));
     const other = await authorize(appKey.key, { kind: 'application', id: 'ghost' });
-    expect((await call('ApplicationAccess.ListAPIKeys', { application_ids: { application_id: 'ghost' } }, other)).error).toMatchObject({ name: 'no_application_rights', code: 7 });
+    expect((await call('ApplicationAccess.ListAPIKeys', { application_ids: { application_id: 'ghost' } }, other)).error).toMatchObject({
+      name: 'no_application_rights',
+      code: 7,
+    });
   });
 
   it('an admin hands out another user’s user rights, not the user’s reach', async () => {
@@ -144,13 +182,22 @@ describe('IS access RPCs over the transport', () => {
     const adminSelf = await authorize(ADMIN_KEY, { kind: 'user', id: 'admin' });
     const userKey = await createKey('user_ids', 'admin', ['RIGHT_ALL'], adminSelf);
     const viaUserKey = await authorize(userKey.key, { kind: 'application', id: 'app1' });
-    expect(viaUserKey).toMatchObject({ kind: 'api-key', owner: { kind: 'user', id: 'admin' }, is_admin: true, rights: sortRights(rightsOfKind('application')) });
+    expect(viaUserKey).toMatchObject({
+      kind: 'api-key',
+      owner: { kind: 'user', id: 'admin' },
+      is_admin: true,
+      rights: sortRights(rightsOfKind('application')),
+    });
     const list = await call('UserAccess.ListAPIKeys', { user_ids: { user_id: 'admin' } }, adminSelf);
     expect(list.total).toBe(1);
   });
 
   it('rejects a malformed token with 400 and an unsupported scheme with 401', async () => {
-    expect((await call('EntityAccess.Authorize', { authorization: 'Bearer NNSXS.ABC.DEF' })).error).toMatchObject({ namespace: 'pkg/auth', name: 'token', code: 3 });
+    expect((await call('EntityAccess.Authorize', { authorization: 'Bearer NNSXS.ABC.DEF' })).error).toMatchObject({
+      namespace: 'pkg/auth',
+      name: 'token',
+      code: 3,
+    });
     expect((await call('EntityAccess.Authorize', { authorization: 'Basic abc' })).error).toMatchObject({ name: 'unsupported_authorization', code: 16 });
   });
 
@@ -165,13 +212,25 @@ describe('IS access RPCs over the transport', () => {
     const key = await createKey('gateway_ids', 'gtw1', ['RIGHT_GATEWAY_INFO'], admin);
     expect(await published()).toEqual([['gateway.api-key.create', gtw1, last.correlation_ids, key.id]]);
     expect(last.correlation_ids[0]).toMatch(/^rpc:\/ttn\.lorawan\.v3\.GatewayAccess\/CreateAPIKey:[0-9A-Z]{26}$/);
-    expect((await call('GatewayAccess.UpdateAPIKey', { gateway_ids: { gateway_id: 'gtw1' }, api_key: { id: key.id, name: 'renamed' }, field_mask: { paths: ['name'] } }, admin)).ok).toBeDefined();
+    expect(
+      (
+        await call(
+          'GatewayAccess.UpdateAPIKey',
+          { gateway_ids: { gateway_id: 'gtw1' }, api_key: { id: key.id, name: 'renamed' }, field_mask: { paths: ['name'] } },
+          admin,
+        )
+      ).ok,
+    ).toBeDefined();
     expect(await published()).toEqual([['gateway.api-key.update', gtw1, last.correlation_ids, key.id]]);
     expect((await call('GatewayAccess.DeleteAPIKey', { gateway_ids: { gateway_id: 'gtw1' }, key_id: key.id }, admin)).ok).toEqual({});
     expect(await published()).toEqual([['gateway.api-key.delete', gtw1, last.correlation_ids, undefined]]);
 
-    expect((await call('GatewayAccess.DeleteAPIKey', { gateway_ids: { gateway_id: 'gtw1' }, key_id: key.id }, admin)).error).toMatchObject({ name: 'api_key_not_found' });
-    expect((await call('GatewayAccess.CreateAPIKey', { gateway_ids: { gateway_id: 'gtw1' }, rights: ['RIGHT_GATEWAY_INFO'] }, stranger)).error).toMatchObject({ code: 7 });
+    expect((await call('GatewayAccess.DeleteAPIKey', { gateway_ids: { gateway_id: 'gtw1' }, key_id: key.id }, admin)).error).toMatchObject({
+      name: 'api_key_not_found',
+    });
+    expect((await call('GatewayAccess.CreateAPIKey', { gateway_ids: { gateway_id: 'gtw1' }, rights: ['RIGHT_GATEWAY_INFO'] }, stranger)).error).toMatchObject({
+      code: 7,
+    });
     expect(await published()).toEqual([]);
   });
 

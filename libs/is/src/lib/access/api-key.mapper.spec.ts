@@ -16,7 +16,12 @@ describe('API key mapper', () => {
   it('round-trips a key, rights in the given order, without an expiry', () => {
     const row = toEntity(key);
     expect(row).toBeInstanceOf(ApiKeyEntity);
-    expect(row).toMatchObject({ entity_kind: 'application', entity_id: 'app1', rights: '["RIGHT_APPLICATION_LINK","RIGHT_APPLICATION_INFO"]', expires_at: null });
+    expect(row).toMatchObject({
+      entity_kind: 'application',
+      entity_id: 'app1',
+      rights: '["RIGHT_APPLICATION_LINK","RIGHT_APPLICATION_INFO"]',
+      expires_at: null,
+    });
     expect(toDomain(row)).toEqual(key);
   });
 

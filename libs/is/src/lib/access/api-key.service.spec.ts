@@ -1,4 +1,17 @@
-import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation, type CallerIdentity, decodeMessage, type EntityRef, impliedRights, type Right, rightsOfKind, type RpcContext, sortRights, UpdateApplicationAPIKeyRequest, CreateApplicationAPIKeyRequest } from '@lorawan/api';
+import {
+  ACCESS_INVALIDATION_SUBJECT,
+  type AccessInvalidation,
+  type CallerIdentity,
+  decodeMessage,
+  type EntityRef,
+  impliedRights,
+  type Right,
+  rightsOfKind,
+  type RpcContext,
+  sortRights,
+  UpdateApplicationAPIKeyRequest,
+  CreateApplicationAPIKeyRequest,
+} from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { type EventRecorder, recordEvents, rpcContext } from '@lorawan/testing';
 import { verifySecret } from '@lorawan/crypto';
@@ -57,7 +70,11 @@ describe('ApiKeyService', () => {
   describe('create', () => {
     it('returns the key with its token once; stores the ID in clear and the secret as a PBKDF2 hash', async () => {
       const expires = future();
-      const key = await service.create(app1, createReq({ name: 'my key', rights: ['RIGHT_APPLICATION_LINK', 'RIGHT_APPLICATION_DEVICES_READ'], expires_at: expires }), owner());
+      const key = await service.create(
+        app1,
+        createReq({ name: 'my key', rights: ['RIGHT_APPLICATION_LINK', 'RIGHT_APPLICATION_DEVICES_READ'], expires_at: expires }),
+        owner(),
+      );
       const [, id, secret] = (key.key ?? '').split('.');
       expect(key).toEqual({
         id,
@@ -95,16 +112,22 @@ describe('ApiKeyService', () => {
     });
 
     it('refuses an expiry that is not in the future', async () => {
-      expect(await failure(service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_INFO'], expires_at: '2020-01-01T00:00:00Z' }), owner()))).toMatchObject({
-        name: 'validation',
-        attributes: { field: 'expires_at', reason: 'value must be greater than now' },
-      });
+      expect(await failure(service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_INFO'], expires_at: '2020-01-01T00:00:00Z' }), owner()))).toMatchObject(
+        {
+          name: 'validation',
+          attributes: { field: 'expires_at', reason: 'value must be greater than now' },
+        },
+      );
       expect(store.keys.size).toBe(0);
     });
 
     it('refuses rights the caller does not hold (403 insufficient, missing listed), storing nothing', async () => {
       const limited = ctx(caller(app1, sortRights(impliedRights(['RIGHT_APPLICATION_SETTINGS_API_KEYS', 'RIGHT_APPLICATION_LINK']))));
-      expect(await failure(service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ_KEYS', 'RIGHT_APPLICATION_ALL'] }), limited))).toMatchObject({
+      expect(
+        await failure(
+          service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ_KEYS', 'RIGHT_APPLICATION_ALL'] }), limited),
+        ),
+      ).toMatchObject({
         namespace: 'pkg/auth/rights',
         name: 'insufficient_application_rights',
         code: 7,
@@ -114,16 +137,30 @@ describe('ApiKeyService', () => {
     });
 
     it('an application key holds application rights only', async () => {
-      expect(await failure(service.create(app1, createReq({ rights: ['RIGHT_ALL'] }), owner()))).toMatchObject({ name: 'insufficient_application_rights', attributes: { missing: ['RIGHT_ALL'] } });
-      expect(await failure(service.create(app1, createReq({ rights: ['RIGHT_GATEWAY_INFO'] }), owner()))).toMatchObject({ attributes: { missing: ['RIGHT_GATEWAY_INFO'] } });
+      expect(await failure(service.create(app1, createReq({ rights: ['RIGHT_ALL'] }), owner()))).toMatchObject({
+        name: 'insufficient_application_rights',
+        attributes: { missing: ['RIGHT_ALL'] },
+      });
+      expect(await failure(service.create(app1, createReq({ rights: ['RIGHT_GATEWAY_INFO'] }), owner()))).toMatchObject({
+        attributes: { missing: ['RIGHT_GATEWAY_INFO'] },
+      });
     });
 
     it('a user grants its own key’s reach on a user key; nobody else does', async () => {
       const self = ctx(caller(alice, [...rightsOfKind('user')], { owner: alice, key_rights: sortRights(impliedRights(['RIGHT_ALL'])) }));
       await expect(service.create(alice, { rights: ['RIGHT_ALL'] }, self)).resolves.toMatchObject({ rights: ['RIGHT_ALL'] });
-      const admin = ctx(caller(alice, [...rightsOfKind('user')].filter((r) => r !== 'RIGHT_USER_ALL'), { owner: { kind: 'user', id: 'admin' }, is_admin: true, key_rights: sortRights(impliedRights(['RIGHT_ALL'])) }));
+      const admin = ctx(
+        caller(
+          alice,
+          [...rightsOfKind('user')].filter((r) => r !== 'RIGHT_USER_ALL'),
+          { owner: { kind: 'user', id: 'admin' }, is_admin: true, key_rights: sortRights(impliedRights(['RIGHT_ALL'])) },
+        ),
+      );
       await expect(service.create(alice, { rights: ['RIGHT_USER_INFO'] }, admin)).resolves.toMatchObject({ rights: ['RIGHT_USER_INFO'] });
-      expect(await failure(service.create(alice, { rights: ['RIGHT_USER_INFO', 'RIGHT_APPLICATION_ALL'] }, admin))).toMatchObject({ name: 'insufficient_user_rights', attributes: { uid: 'alice', missing: ['RIGHT_APPLICATION_ALL'] } });
+      expect(await failure(service.create(alice, { rights: ['RIGHT_USER_INFO', 'RIGHT_APPLICATION_ALL'] }, admin))).toMatchObject({
+        name: 'insufficient_user_rights',
+        attributes: { uid: 'alice', missing: ['RIGHT_APPLICATION_ALL'] },
+      });
     });
 
     it('the entity must exist (404 <kind>_not_found)', async () => {
@@ -194,7 +231,11 @@ describe('ApiKeyService', () => {
     let id: string;
     let secret: string;
     beforeEach(async () => {
-      const k = await service.create(app1, createReq({ name: 'old', rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ'], expires_at: future() }), owner());
+      const k = await service.create(
+        app1,
+        createReq({ name: 'old', rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ'], expires_at: future() }),
+        owner(),
+      );
       id = k.id as string;
       secret = (k.key as string).split('.')[2];
       await flush();
@@ -204,7 +245,14 @@ describe('ApiKeyService', () => {
     it('without a field mask updates name and rights (TTS), keeps the expiry, answers the key without its secret and invalidates it', async () => {
       const before = store.keys.get(id);
       const key = await service.update(app1, updateReq({ api_key: { id, name: 'new', rights: ['RIGHT_APPLICATION_LINK'] } }), owner());
-      expect(key).toEqual({ id, name: 'new', rights: ['RIGHT_APPLICATION_LINK'], created_at: before?.created_at, updated_at: expect.any(String), expires_at: before?.expires_at });
+      expect(key).toEqual({
+        id,
+        name: 'new',
+        rights: ['RIGHT_APPLICATION_LINK'],
+        created_at: before?.created_at,
+        updated_at: expect.any(String),
+        expires_at: before?.expires_at,
+      });
       expect((key.updated_at ?? '') > (before?.updated_at ?? '')).toBe(true);
       expect(JSON.stringify(key)).not.toContain(secret);
       expect(store.keys.get(id)?.secret_hash).toBe(before?.secret_hash);
@@ -238,10 +286,16 @@ describe('ApiKeyService', () => {
         attributes: { field: 'api_key', name: 'UpdateApplicationAPIKeyRequestValidationError', reason: 'embedded message failed validation' },
         cause: { name: 'validation', attributes: { field: 'rights', name: 'APIKeyValidationError', reason: 'value must contain at least 1 item(s)' } },
       });
-      expect(await failure(service.update(app1, updateReq({ api_key: { id, rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_INFO'] }, field_mask: 'rights' }), owner()))).toMatchObject({
+      expect(
+        await failure(
+          service.update(app1, updateReq({ api_key: { id, rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_INFO'] }, field_mask: 'rights' }), owner()),
+        ),
+      ).toMatchObject({
         cause: { attributes: { field: 'rights', reason: 'repeated value must contain unique items' } },
       });
-      expect(await failure(service.update(app1, updateReq({ api_key: { id, expires_at: '2021-01-01T00:00:00Z' }, field_mask: 'expires_at' }), owner()))).toMatchObject({
+      expect(
+        await failure(service.update(app1, updateReq({ api_key: { id, expires_at: '2021-01-01T00:00:00Z' }, field_mask: 'expires_at' }), owner())),
+      ).toMatchObject({
         cause: { attributes: { field: 'expires_at', reason: 'value must be greater than now' } },
       });
       expect(store.keys.get(id)).toEqual(before);
@@ -252,26 +306,59 @@ describe('ApiKeyService', () => {
     it('no escalation: the caller must hold every right it adds and every right it removes, not those it keeps', async () => {
       const held = (...rights: Right[]) => ctx(caller(app1, sortRights(impliedRights(['RIGHT_APPLICATION_SETTINGS_API_KEYS', ...rights]))));
       // Adds DEVICES_WRITE, which the caller lacks.
-      expect(await failure(service.update(app1, updateReq({ api_key: { id, rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_DEVICES_WRITE'] }, field_mask: 'rights' }), held('RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ')))).toMatchObject({
+      expect(
+        await failure(
+          service.update(
+            app1,
+            updateReq({
+              api_key: { id, rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_DEVICES_WRITE'] },
+              field_mask: 'rights',
+            }),
+            held('RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ'),
+          ),
+        ),
+      ).toMatchObject({
         name: 'insufficient_application_rights',
         attributes: { missing: ['RIGHT_APPLICATION_DEVICES_WRITE'] },
       });
       // Removes DEVICES_READ, which the caller lacks.
-      expect(await failure(service.update(app1, updateReq({ api_key: { id, rights: ['RIGHT_APPLICATION_INFO'] }, field_mask: 'rights' }), held('RIGHT_APPLICATION_INFO')))).toMatchObject({
+      expect(
+        await failure(
+          service.update(app1, updateReq({ api_key: { id, rights: ['RIGHT_APPLICATION_INFO'] }, field_mask: 'rights' }), held('RIGHT_APPLICATION_INFO')),
+        ),
+      ).toMatchObject({
         attributes: { missing: ['RIGHT_APPLICATION_DEVICES_READ'] },
       });
       expect(store.keys.get(id)?.rights).toEqual(['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ']);
       // Keeps DEVICES_READ (not held), adds TRAFFIC_READ (held): fine.
-      await expect(service.update(app1, updateReq({ api_key: { id, rights: ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'] }, field_mask: 'rights' }), held('RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'))).resolves.toMatchObject({
+      await expect(
+        service.update(
+          app1,
+          updateReq({
+            api_key: { id, rights: ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'] },
+            field_mask: 'rights',
+          }),
+          held('RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'),
+        ),
+      ).resolves.toMatchObject({
         rights: ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'],
       });
       // Renaming needs no rights beyond the RPC's.
-      await expect(service.update(app1, updateReq({ api_key: { id, name: 'renamed' }, field_mask: 'name' }), held())).resolves.toMatchObject({ name: 'renamed' });
+      await expect(service.update(app1, updateReq({ api_key: { id, name: 'renamed' }, field_mask: 'name' }), held())).resolves.toMatchObject({
+        name: 'renamed',
+      });
     });
 
     it('a key of another entity (or none) is not found', async () => {
-      expect(await failure(service.update(app2, updateReq({ api_key: { id, name: 'x', rights: ['RIGHT_APPLICATION_INFO'] } }), owner(app2)))).toMatchObject({ name: 'api_key_not_found', code: 5, attributes: { entity_id: 'app2', api_key_id: id } });
-      expect(await failure(service.update(app1, updateReq({ api_key: { name: 'x' }, field_mask: 'name' }), owner()))).toMatchObject({ name: 'api_key_not_found', attributes: { api_key_id: '' } });
+      expect(await failure(service.update(app2, updateReq({ api_key: { id, name: 'x', rights: ['RIGHT_APPLICATION_INFO'] } }), owner(app2)))).toMatchObject({
+        name: 'api_key_not_found',
+        code: 5,
+        attributes: { entity_id: 'app2', api_key_id: id },
+      });
+      expect(await failure(service.update(app1, updateReq({ api_key: { name: 'x' }, field_mask: 'name' }), owner()))).toMatchObject({
+        name: 'api_key_not_found',
+        attributes: { api_key_id: '' },
+      });
       expect(store.keys.get(id)?.name).toBe('old');
     });
 
@@ -279,13 +366,18 @@ describe('ApiKeyService', () => {
       const replace = store.replace.bind(store);
       let losses = 3;
       jest.spyOn(store, 'replace').mockImplementation(async (k, expected) => (losses-- > 0 ? false : replace(k, expected)));
-      await expect(service.update(app1, updateReq({ api_key: { id, name: 'eventually' }, field_mask: 'name' }), owner())).resolves.toMatchObject({ name: 'eventually' });
+      await expect(service.update(app1, updateReq({ api_key: { id, name: 'eventually' }, field_mask: 'name' }), owner())).resolves.toMatchObject({
+        name: 'eventually',
+      });
       expect(store.replace).toHaveBeenCalledTimes(4);
     });
 
     it('gives up with Aborted when every round is lost', async () => {
       jest.spyOn(store, 'replace').mockResolvedValue(false);
-      expect(await failure(service.update(app1, updateReq({ api_key: { id, name: 'never' }, field_mask: 'name' }), owner()))).toMatchObject({ name: 'api_key_concurrent_update', code: 10 });
+      expect(await failure(service.update(app1, updateReq({ api_key: { id, name: 'never' }, field_mask: 'name' }), owner()))).toMatchObject({
+        name: 'api_key_concurrent_update',
+        code: 10,
+      });
     });
   });
 
@@ -317,7 +409,12 @@ describe('ApiKeyService', () => {
   describe('events (<entity>.api-key.*, published once the operation succeeded, never with the secret)', () => {
     const gtw1: KeyOwner = { kind: 'gateway', id: 'gtw1' };
     const owners = [
-      { owner: app1, ids: { application_ids: { application_id: 'app1' } }, rights: ['RIGHT_APPLICATION_INFO'], visibility: ['RIGHT_APPLICATION_SETTINGS_API_KEYS'] },
+      {
+        owner: app1,
+        ids: { application_ids: { application_id: 'app1' } },
+        rights: ['RIGHT_APPLICATION_INFO'],
+        visibility: ['RIGHT_APPLICATION_SETTINGS_API_KEYS'],
+      },
       { owner: gtw1, ids: { gateway_ids: { gateway_id: 'gtw1' } }, rights: ['RIGHT_GATEWAY_INFO'], visibility: ['RIGHT_GATEWAY_SETTINGS_API_KEYS'] },
       { owner: alice, ids: { user_ids: { user_id: 'alice' } }, rights: ['RIGHT_USER_INFO'], visibility: ['RIGHT_USER_SETTINGS_API_KEYS'] },
     ] as const;
@@ -326,33 +423,50 @@ describe('ApiKeyService', () => {
 
     beforeEach(() => directory.addEntity(gtw1));
 
-    it.each(owners)('$owner.kind keys: create, update and delete each publish once, about the owning entity, data = the key without its secret', async ({ owner: who, ids, rights, visibility }) => {
-      const access = `${who.kind[0].toUpperCase()}${who.kind.slice(1)}Access`;
-      const create = as(who, `${access}.CreateAPIKey`);
-      const expires = future();
-      const key = await service.create(who, { name: 'k', rights: [...rights], expires_at: expires }, create);
-      const { key: token, ...withoutSecret } = key;
-      expect(token).toBeDefined();
-      expect(await events.take()).toEqual([
-        { name: `${who.kind}.api-key.create`, identifiers: [ids], data: { '@type': API_KEY, ...withoutSecret }, correlation_ids: create.correlation_ids, visibility: { rights: visibility } },
-      ]);
-      expect(Object.keys(withoutSecret).sort()).toEqual(['created_at', 'expires_at', 'id', 'name', 'rights', 'updated_at']);
+    it.each(owners)(
+      '$owner.kind keys: create, update and delete each publish once, about the owning entity, data = the key without its secret',
+      async ({ owner: who, ids, rights, visibility }) => {
+        const access = `${who.kind[0].toUpperCase()}${who.kind.slice(1)}Access`;
+        const create = as(who, `${access}.CreateAPIKey`);
+        const expires = future();
+        const key = await service.create(who, { name: 'k', rights: [...rights], expires_at: expires }, create);
+        const { key: token, ...withoutSecret } = key;
+        expect(token).toBeDefined();
+        expect(await events.take()).toEqual([
+          {
+            name: `${who.kind}.api-key.create`,
+            identifiers: [ids],
+            data: { '@type': API_KEY, ...withoutSecret },
+            correlation_ids: create.correlation_ids,
+            visibility: { rights: visibility },
+          },
+        ]);
+        expect(Object.keys(withoutSecret).sort()).toEqual(['created_at', 'expires_at', 'id', 'name', 'rights', 'updated_at']);
 
-      const update = as(who, `${access}.UpdateAPIKey`);
-      const updated = await service.update(who, { api_key: { id: key.id, name: 'renamed' }, field_mask: { paths: ['name'] } }, update);
-      expect(await events.take()).toEqual([
-        { name: `${who.kind}.api-key.update`, identifiers: [ids], data: { '@type': API_KEY, ...updated }, correlation_ids: update.correlation_ids, visibility: { rights: visibility } },
-      ]);
-      expect(updated).toMatchObject({ id: key.id, name: 'renamed' });
+        const update = as(who, `${access}.UpdateAPIKey`);
+        const updated = await service.update(who, { api_key: { id: key.id, name: 'renamed' }, field_mask: { paths: ['name'] } }, update);
+        expect(await events.take()).toEqual([
+          {
+            name: `${who.kind}.api-key.update`,
+            identifiers: [ids],
+            data: { '@type': API_KEY, ...updated },
+            correlation_ids: update.correlation_ids,
+            visibility: { rights: visibility },
+          },
+        ]);
+        expect(updated).toMatchObject({ id: key.id, name: 'renamed' });
 
-      const del = as(who, `${access}.DeleteAPIKey`);
-      await service.delete(who, key.id as string, del);
-      expect(await events.take()).toEqual([{ name: `${who.kind}.api-key.delete`, identifiers: [ids], correlation_ids: del.correlation_ids, visibility: { rights: visibility } }]);
+        const del = as(who, `${access}.DeleteAPIKey`);
+        await service.delete(who, key.id as string, del);
+        expect(await events.take()).toEqual([
+          { name: `${who.kind}.api-key.delete`, identifiers: [ids], correlation_ids: del.correlation_ids, visibility: { rights: visibility } },
+        ]);
 
-      const secret = (token ?? '').split('.')[2];
-      expect(secret).toHaveLength(52);
-      for (const event of events.all) expect(JSON.stringify(event)).not.toMatch(new RegExp(`${secret}|"key"|secret_hash|PBKDF2`));
-    });
+        const secret = (token ?? '').split('.')[2];
+        expect(secret).toHaveLength(52);
+        for (const event of events.all) expect(JSON.stringify(event)).not.toMatch(new RegExp(`${secret}|"key"|secret_hash|PBKDF2`));
+      },
+    );
 
     it('nothing is published for a failed create, update or delete', async () => {
       const key = await service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_INFO'] }), owner());
@@ -361,7 +475,9 @@ describe('ApiKeyService', () => {
       const limited = ctx(caller(app1, sortRights(impliedRights(['RIGHT_APPLICATION_SETTINGS_API_KEYS']))));
       await failure(service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_INFO'] }), owner()));
       await failure(service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_DEVICES_READ'] }), limited));
-      await failure(service.create({ kind: 'application', id: 'ghost' }, createReq({ rights: ['RIGHT_APPLICATION_INFO'] }), owner({ kind: 'application', id: 'ghost' })));
+      await failure(
+        service.create({ kind: 'application', id: 'ghost' }, createReq({ rights: ['RIGHT_APPLICATION_INFO'] }), owner({ kind: 'application', id: 'ghost' })),
+      );
       await failure(service.update(app1, updateReq({ api_key: { id, rights: ['RIGHT_APPLICATION_DEVICES_READ'] }, field_mask: 'rights' }), limited));
       await failure(service.update(app1, updateReq({ api_key: { id: 'NOSUCHKEY', name: 'x' }, field_mask: 'name' }), owner()));
       await failure(service.update(app2, updateReq({ api_key: { id, name: 'x' }, field_mask: 'name' }), owner(app2)));

@@ -1,5 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type APIKey, checkFieldMaskPaths, entityIdentifiers, type EntityRef, type FieldMask, IS_EVENTS, microsToTimestamp, nowTimestamp, type Right, type RpcContext } from '@lorawan/api';
+import {
+  type APIKey,
+  checkFieldMaskPaths,
+  entityIdentifiers,
+  type EntityRef,
+  type FieldMask,
+  IS_EVENTS,
+  microsToTimestamp,
+  nowTimestamp,
+  type Right,
+  type RpcContext,
+} from '@lorawan/api';
 import { EventPublisher, WithTotal } from '@lorawan/component';
 import { hashSecret } from '@lorawan/crypto';
 import { type ErrorDefinition, ErrValidation, type StackError } from '@lorawan/errors';
@@ -16,7 +27,10 @@ export type KeyOwner = EntityRef & { kind: 'application' | 'gateway' | 'user' };
 
 const NOT_FOUND: Record<KeyOwner['kind'], ErrorDefinition> = { application: ErrApplicationNotFound, gateway: ErrGatewayNotFound, user: ErrUserNotFound };
 /** `<entity>.api-key.create|update|delete`, about the owning entity. */
-const EVENTS = { application: IS_EVENTS.applicationApiKey, gateway: IS_EVENTS.gatewayApiKey, user: IS_EVENTS.userApiKey } satisfies Record<KeyOwner['kind'], unknown>;
+const EVENTS = { application: IS_EVENTS.applicationApiKey, gateway: IS_EVENTS.gatewayApiKey, user: IS_EVENTS.userApiKey } satisfies Record<
+  KeyOwner['kind'],
+  unknown
+>;
 const DEFAULT_LIMIT = 100;
 /** Paths of `<Entity>Access.UpdateAPIKey` (TTS `field_mask_validation.go`); no mask means name and rights (TTS, for old clients). */
 const UPDATE_PATHS: ReadonlySet<string> = new Set(['name', 'rights', 'expires_at']);
@@ -58,12 +72,21 @@ export class ApiKeyService implements ApiKeyCleanup {
 
   async create(owner: KeyOwner, req: CreateRequest, ctx: RpcContext): Promise<APIKey> {
     const rights = uniqueRights(req.rights, (reason) => ErrValidation.with({ field: 'rights', name: validationName(req), reason }));
-    if (req.expires_at !== undefined && !isFuture(req.expires_at)) throw ErrValidation.with({ field: 'expires_at', name: validationName(req), reason: 'value must be greater than now' });
+    if (req.expires_at !== undefined && !isFuture(req.expires_at))
+      throw ErrValidation.with({ field: 'expires_at', name: validationName(req), reason: 'value must be greater than now' });
     assertGrantable(owner, rights, ctx.caller);
     await this.mustExist(owner);
     const token = generateApiKeyToken();
     const now = nowTimestamp();
-    const key: ApiKeyRecord = { id: token.id, secret_hash: await hashSecret(token.secret), name: req.name ?? '', rights, owner, created_at: now, updated_at: now };
+    const key: ApiKeyRecord = {
+      id: token.id,
+      secret_hash: await hashSecret(token.secret),
+      name: req.name ?? '',
+      rights,
+      owner,
+      created_at: now,
+      updated_at: now,
+    };
     if (req.expires_at !== undefined) key.expires_at = req.expires_at;
     await this.store.create(key);
     this.logger.log(`created API key ${key.id} of ${owner.kind} ${owner.id}`);
@@ -93,9 +116,13 @@ export class ApiKeyService implements ApiKeyCleanup {
     checkFieldMaskPaths(paths, UPDATE_PATHS);
     const { api_key } = req;
     const invalid = (field: string, reason: string) =>
-      ErrValidation.with({ field: 'api_key', name: validationName(req), reason: 'embedded message failed validation' }, ErrValidation.with({ field, name: 'APIKeyValidationError', reason }));
+      ErrValidation.with(
+        { field: 'api_key', name: validationName(req), reason: 'embedded message failed validation' },
+        ErrValidation.with({ field, name: 'APIKeyValidationError', reason }),
+      );
     const newRights = paths.includes('rights') ? uniqueRights(api_key.rights ?? [], (reason) => invalid('rights', reason)) : undefined;
-    if (paths.includes('expires_at') && api_key.expires_at !== undefined && !isFuture(api_key.expires_at)) throw invalid('expires_at', 'value must be greater than now');
+    if (paths.includes('expires_at') && api_key.expires_at !== undefined && !isFuture(api_key.expires_at))
+      throw invalid('expires_at', 'value must be greater than now');
     await this.mustExist(owner);
     const keyId = api_key.id ?? '';
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {

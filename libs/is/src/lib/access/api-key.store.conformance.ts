@@ -14,7 +14,9 @@ let seq = 0;
 const DIGITS = 'ABCDEFGHIJ';
 /** A distinct 39-character base32 ID that sorts as `n` does (digits written as A–J). */
 export function keyId(n: number): string {
-  return `K${String(n).padStart(6, '0').replace(/\d/g, (d) => DIGITS[Number(d)])}`.padEnd(39, 'Q');
+  return `K${String(n)
+    .padStart(6, '0')
+    .replace(/\d/g, (d) => DIGITS[Number(d)])}`.padEnd(39, 'Q');
 }
 
 /** The `n` of a `keyId(n)`. */
@@ -134,7 +136,10 @@ export function describeApiKeyStoreConformance(name: string, open: () => Promise
       });
 
       it('an entity without keys lists nothing', async () => {
-        expect(await store.list({ kind: 'gateway', id: 'gtw-none' }, { order: 'api_key_id', descending: false, limit: 10, offset: 0 })).toEqual({ keys: [], total: 0 });
+        expect(await store.list({ kind: 'gateway', id: 'gtw-none' }, { order: 'api_key_id', descending: false, limit: 10, offset: 0 })).toEqual({
+          keys: [],
+          total: 0,
+        });
       });
     });
 
@@ -157,7 +162,12 @@ export function describeApiKeyStoreConformance(name: string, open: () => Promise
         const k = apiKey(app2, 301);
         await store.create(k);
         expect(await store.replace({ ...k, owner: app1, name: 'moved', updated_at: '2024-06-01T00:00:00.000000Z' }, k.updated_at)).toBe(false);
-        expect(await store.replace({ ...k, secret_hash: 'other', created_at: '2020-01-01T00:00:00.000000Z', updated_at: '2024-06-01T00:00:00.000000Z' }, k.updated_at)).toBe(true);
+        expect(
+          await store.replace(
+            { ...k, secret_hash: 'other', created_at: '2020-01-01T00:00:00.000000Z', updated_at: '2024-06-01T00:00:00.000000Z' },
+            k.updated_at,
+          ),
+        ).toBe(true);
         expect(await store.findById(k.id)).toMatchObject({ owner: app2, secret_hash: k.secret_hash, created_at: k.created_at });
       });
 

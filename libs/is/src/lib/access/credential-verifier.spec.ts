@@ -23,7 +23,16 @@ describe('CredentialVerifier', () => {
 
   async function addKey(owner: ApiKeyRecord['owner'], extra: Partial<ApiKeyRecord> = {}) {
     const t = generateApiKeyToken();
-    await store.create({ id: t.id, secret_hash: await hashSecret(t.secret, 10), name: '', rights: ['RIGHT_APPLICATION_INFO'], owner, created_at: '2024-05-01T10:00:00.000000Z', updated_at: '2024-05-01T10:00:00.000000Z', ...extra });
+    await store.create({
+      id: t.id,
+      secret_hash: await hashSecret(t.secret, 10),
+      name: '',
+      rights: ['RIGHT_APPLICATION_INFO'],
+      owner,
+      created_at: '2024-05-01T10:00:00.000000Z',
+      updated_at: '2024-05-01T10:00:00.000000Z',
+      ...extra,
+    });
     return t;
   }
 
@@ -45,7 +54,10 @@ describe('CredentialVerifier', () => {
 
   it('accepts a user key with the user attached', async () => {
     const t = await addKey({ kind: 'user', id: 'alice' }, { rights: ['RIGHT_ALL'] });
-    expect(await verifier.verify(`Bearer ${t.token}`)).toMatchObject({ owner: { kind: 'user', id: 'alice' }, user: { user_id: 'alice', admin: false, state: 'STATE_APPROVED' } });
+    expect(await verifier.verify(`Bearer ${t.token}`)).toMatchObject({
+      owner: { kind: 'user', id: 'alice' },
+      user: { user_id: 'alice', admin: false, state: 'STATE_APPROVED' },
+    });
   });
 
   it.each(['bearer', 'BEARER', 'BeArEr'])('the scheme is case-insensitive (%s)', async (scheme) => {
@@ -70,16 +82,22 @@ describe('CredentialVerifier', () => {
     expect(await failure('Bearer ')).toMatchObject({ namespace: 'pkg/auth', name: 'token', code: 3 });
   });
 
-  it.each(['Basic dXNlcjpwYXNz', 'Token abc', 'NNSXS.AAA.BBB', ''])('refuses a scheme other than Bearer (%j): 401 unsupported_authorization', async (header) => {
-    expect(await failure(header)).toMatchObject({ namespace: 'pkg/identityserver', name: 'unsupported_authorization', code: 16 });
-  });
-
-  it.each(['Bearer', 'Bearer not-a-token', 'Bearer NNSXS.ABC.DEF', `Bearer MFRWG.${'A'.repeat(39)}.${'A'.repeat(52)}`, `Bearer NNSXS.${'A'.repeat(39)}.${'a'.repeat(52)}`])(
-    'refuses a malformed token (%j): 400 pkg/auth:token',
+  it.each(['Basic dXNlcjpwYXNz', 'Token abc', 'NNSXS.AAA.BBB', ''])(
+    'refuses a scheme other than Bearer (%j): 401 unsupported_authorization',
     async (header) => {
-      expect(await failure(header)).toMatchObject({ namespace: 'pkg/auth', name: 'token', message_format: 'invalid token', code: 3 });
+      expect(await failure(header)).toMatchObject({ namespace: 'pkg/identityserver', name: 'unsupported_authorization', code: 16 });
     },
   );
+
+  it.each([
+    'Bearer',
+    'Bearer not-a-token',
+    'Bearer NNSXS.ABC.DEF',
+    `Bearer MFRWG.${'A'.repeat(39)}.${'A'.repeat(52)}`,
+    `Bearer NNSXS.${'A'.repeat(39)}.${'a'.repeat(52)}`,
+  ])('refuses a malformed token (%j): 400 pkg/auth:token', async (header) => {
+    expect(await failure(header)).toMatchObject({ namespace: 'pkg/auth', name: 'token', message_format: 'invalid token', code: 3 });
+  });
 
   it('an unknown key ID: 401 api_key_not_found', async () => {
     expect(await failure(`Bearer ${generateApiKeyToken().token}`)).toMatchObject({ namespace: 'pkg/identityserver', name: 'api_key_not_found', code: 16 });

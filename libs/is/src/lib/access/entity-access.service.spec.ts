@@ -33,14 +33,28 @@ describe('EntityAccessService', () => {
     .addEntity({ kind: 'application', id: 'app1' }, { alice: ['RIGHT_APPLICATION_ALL'] })
     .addEntity({ kind: 'application', id: 'app2' });
   const resolver = new RightsResolver(directory);
-  const access = new EntityAccessService(new CredentialVerifier({ adminApiKey: ADMIN_KEY, adminUserId: 'admin' } as StackConfig, store, directory), resolver, store);
+  const access = new EntityAccessService(
+    new CredentialVerifier({ adminApiKey: ADMIN_KEY, adminUserId: 'admin' } as StackConfig, store, directory),
+    resolver,
+    store,
+  );
   const transport = new InProcessBroker();
   const keys = new ApiKeyService(store, directory, new AccessInvalidator(transport), new EventPublisher(transport));
-  const self = (userId: string) => ctx(caller({ kind: 'user', id: userId }, [...rightsOfKind('user')], { owner: { kind: 'user', id: userId }, key_rights: sortRights(impliedRights(['RIGHT_ALL'])) }));
+  const self = (userId: string) =>
+    ctx(
+      caller({ kind: 'user', id: userId }, [...rightsOfKind('user')], {
+        owner: { kind: 'user', id: userId },
+        key_rights: sortRights(impliedRights(['RIGHT_ALL'])),
+      }),
+    );
 
   describe('authorize', () => {
     it('resolves an application key to a caller with its rights on the requested entity', async () => {
-      const key = await keys.create({ kind: 'application', id: 'app1' }, { rights: ['RIGHT_APPLICATION_LINK'] }, ctx(caller({ kind: 'application', id: 'app1' }, [...rightsOfKind('application')])));
+      const key = await keys.create(
+        { kind: 'application', id: 'app1' },
+        { rights: ['RIGHT_APPLICATION_LINK'] },
+        ctx(caller({ kind: 'application', id: 'app1' }, [...rightsOfKind('application')])),
+      );
       const authorization = `Bearer ${key.key}`;
       expect(await access.authorize({ authorization, entity: { kind: 'application', id: 'app1' } })).toEqual({
         kind: 'api-key',
@@ -52,7 +66,10 @@ describe('EntityAccessService', () => {
         entity: { kind: 'application', id: 'app1' },
         rights: sortRights(impliedRights(['RIGHT_APPLICATION_LINK'])),
       });
-      expect(await access.authorize({ authorization, entity: { kind: 'application', id: 'app2' } })).toMatchObject({ entity: { kind: 'application', id: 'app2' }, rights: [] });
+      expect(await access.authorize({ authorization, entity: { kind: 'application', id: 'app2' } })).toMatchObject({
+        entity: { kind: 'application', id: 'app2' },
+        rights: [],
+      });
       const bare = await access.authorize({ authorization });
       expect(bare.rights).toEqual([]);
       expect(bare).not.toHaveProperty('entity');
@@ -79,14 +96,24 @@ describe('EntityAccessService', () => {
       expect(info).toEqual({
         api_key: {
           entity_ids: { application_ids: { application_id: 'app1' } },
-          api_key: { id: key.id, name: 'link', rights: sortRights(impliedRights(['RIGHT_APPLICATION_LINK'])), created_at: key.created_at, updated_at: key.updated_at },
+          api_key: {
+            id: key.id,
+            name: 'link',
+            rights: sortRights(impliedRights(['RIGHT_APPLICATION_LINK'])),
+            created_at: key.created_at,
+            updated_at: key.updated_at,
+          },
         },
       });
       expect(JSON.stringify(info)).not.toContain((key.key as string).split('.')[2]);
     });
 
     it('describes an admin’s user key: universal rights = admin rights ∩ key rights, is_admin', async () => {
-      const key = await keys.create({ kind: 'user', id: 'admin' }, { rights: ['RIGHT_USER_INFO', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ_KEYS'] }, self('admin'));
+      const key = await keys.create(
+        { kind: 'user', id: 'admin' },
+        { rights: ['RIGHT_USER_INFO', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ_KEYS'] },
+        self('admin'),
+      );
       const who = await access.authorize({ authorization: `Bearer ${key.key}` });
       expect(await access.authInfo(ctx(who))).toMatchObject({
         api_key: { entity_ids: { user_ids: { user_id: 'admin' } }, api_key: { id: key.id } },
@@ -98,7 +125,9 @@ describe('EntityAccessService', () => {
     it('describes a non-admin user key without universal rights or is_admin', async () => {
       const key = await keys.create({ kind: 'user', id: 'alice' }, { rights: ['RIGHT_ALL'] }, self('alice'));
       const info = await access.authInfo(ctx(await access.authorize({ authorization: `Bearer ${key.key}` })));
-      expect(info).toEqual({ api_key: { entity_ids: { user_ids: { user_id: 'alice' } }, api_key: expect.objectContaining({ id: key.id, rights: sortRights(ALL_RIGHTS) }) } });
+      expect(info).toEqual({
+        api_key: { entity_ids: { user_ids: { user_id: 'alice' } }, api_key: expect.objectContaining({ id: key.id, rights: sortRights(ALL_RIGHTS) }) },
+      });
     });
 
     it('describes the admin key as admin-api-key of the admin user, with every right', async () => {
@@ -121,9 +150,13 @@ describe('EntityAccessService', () => {
   describe('list rights', () => {
     it('answers the caller’s rights on the entity, sorted; {} for none', () => {
       const who = caller({ kind: 'application', id: 'app1' }, ['RIGHT_APPLICATION_TRAFFIC_READ', 'RIGHT_APPLICATION_INFO']);
-      expect(access.listRights({ kind: 'application', id: 'app1' }, ctx(who))).toEqual({ rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'] });
+      expect(access.listRights({ kind: 'application', id: 'app1' }, ctx(who))).toEqual({
+        rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'],
+      });
       expect(access.listRights({ kind: 'application', id: 'app2' }, ctx(who))).toEqual({});
-      expect(access.listRights({ kind: 'gateway', id: 'g' }, ctx(caller({ kind: 'gateway', id: 'g' }, [], { universal: true })))).toEqual({ rights: sortRights(rightsOfKind('gateway')) });
+      expect(access.listRights({ kind: 'gateway', id: 'g' }, ctx(caller({ kind: 'gateway', id: 'g' }, [], { universal: true })))).toEqual({
+        rights: sortRights(rightsOfKind('gateway')),
+      });
     });
   });
 });

@@ -23,4 +23,9 @@ export const ACCESS_PROVIDERS: unknown[] = [
   ApiKeyService,
   { provide: API_KEY_CLEANUP, useExisting: ApiKeyService },
 ] satisfies Provider[];
-export const ACCESS_CONTROLLERS = [EntityAccessController, entityAccessController('application'), entityAccessController('gateway'), entityAccessController('user')];
+export const ACCESS_CONTROLLERS = [
+  EntityAccessController,
+  entityAccessController('application'),
+  entityAccessController('gateway'),
+  entityAccessController('user'),
+];

@@ -29,7 +29,12 @@ function gtwKey(id: string, rights: Right[]): VerifiedCredential {
   return { kind: 'api-key', id: 'GTWKEY', owner: gtw(id), keyRights: impliedRights(rights) };
 }
 function userKey(userId: string, rights: Right[], kind: VerifiedCredential['kind'] = 'api-key'): VerifiedCredential {
-  const user = { alice: { admin: false, state: 'STATE_APPROVED' }, admin: { admin: true, state: 'STATE_APPROVED' }, pending: { admin: false, state: 'STATE_REQUESTED' }, 'suspended-admin': { admin: true, state: 'STATE_SUSPENDED' } }[userId];
+  const user = {
+    alice: { admin: false, state: 'STATE_APPROVED' },
+    admin: { admin: true, state: 'STATE_APPROVED' },
+    pending: { admin: false, state: 'STATE_REQUESTED' },
+    'suspended-admin': { admin: true, state: 'STATE_SUSPENDED' },
+  }[userId];
   return { kind, id: 'USERKEY', owner: usr(userId), keyRights: impliedRights(rights), user: user && { user_id: userId, ...user } };
 }
 const adminKey = userKey('admin', ['RIGHT_ALL'], 'admin-key');
@@ -45,14 +50,35 @@ describe('RightsResolver: effective rights of a credential on an entity', () => 
     ['RIGHT_ALL app key: scoped to application rights', appKey('alice-app', ['RIGHT_ALL']), app('alice-app'), of('application')],
     ['RIGHT_ALL app key on a gateway with the same ID', appKey('alice-app', ['RIGHT_ALL']), gtw('alice-app'), []],
     ['RIGHT_ALL app key on a user', appKey('alice-app', ['RIGHT_ALL']), usr('alice'), []],
-    ['LINK implies INFO, TRAFFIC_READ, TRAFFIC_DOWN_WRITE', appKey('alice-app', ['RIGHT_APPLICATION_LINK']), app('alice-app'), sortRights(['RIGHT_APPLICATION_LINK', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ', 'RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE'])],
+    [
+      'LINK implies INFO, TRAFFIC_READ, TRAFFIC_DOWN_WRITE',
+      appKey('alice-app', ['RIGHT_APPLICATION_LINK']),
+      app('alice-app'),
+      sortRights(['RIGHT_APPLICATION_LINK', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ', 'RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE']),
+    ],
     ['app key with user rights only', appKey('alice-app', ['RIGHT_USER_ALL']), app('alice-app'), []],
     ['gateway key on its gateway', gtwKey('alice-gtw', ['RIGHT_GATEWAY_LINK']), gtw('alice-gtw'), ['RIGHT_GATEWAY_INFO', 'RIGHT_GATEWAY_LINK']],
     ['gateway key on an application with the same ID', gtwKey('alice-app', ['RIGHT_ALL']), app('alice-app'), []],
     // User keys: membership ∩ key rights ∩ the entity kind's rights.
     ['user key RIGHT_ALL on an app the user owns (APPLICATION_ALL)', userKey('alice', ['RIGHT_ALL']), app('alice-app'), of('application')],
-    ['user key: collaborator rights ∩ key rights', userKey('alice', ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DELETE']), app('shared-app'), ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO']],
-    ['user key: collaborator rights are implied (LINK)', userKey('alice', ['RIGHT_APPLICATION_ALL']), app('shared-app'), sortRights(['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_LINK', 'RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE', 'RIGHT_APPLICATION_TRAFFIC_READ'])],
+    [
+      'user key: collaborator rights ∩ key rights',
+      userKey('alice', ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DELETE']),
+      app('shared-app'),
+      ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO'],
+    ],
+    [
+      'user key: collaborator rights are implied (LINK)',
+      userKey('alice', ['RIGHT_APPLICATION_ALL']),
+      app('shared-app'),
+      sortRights([
+        'RIGHT_APPLICATION_DEVICES_READ',
+        'RIGHT_APPLICATION_INFO',
+        'RIGHT_APPLICATION_LINK',
+        'RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE',
+        'RIGHT_APPLICATION_TRAFFIC_READ',
+      ]),
+    ],
     ['user key with application rights only, on the user', userKey('alice', ['RIGHT_APPLICATION_ALL']), usr('alice'), []],
     ['user key on an app the user does not collaborate on', userKey('alice', ['RIGHT_ALL']), app('other-app'), []],
     ['user key on a missing app (non-admin)', userKey('alice', ['RIGHT_ALL']), app('ghost-app'), []],
@@ -60,18 +86,38 @@ describe('RightsResolver: effective rights of a credential on an entity', () => 
     ['user key RIGHT_USER_INFO on the user itself', userKey('alice', ['RIGHT_USER_INFO']), usr('alice'), ['RIGHT_USER_INFO']],
     ['user key on another user', userKey('alice', ['RIGHT_ALL']), usr('admin'), []],
     ['user key on a gateway the user owns', userKey('alice', ['RIGHT_ALL']), gtw('alice-gtw'), of('gateway')],
-    ['user awaiting approval: its profile and account only (TTS)', userKey('pending', ['RIGHT_ALL']), usr('pending'), ['RIGHT_USER_DELETE', 'RIGHT_USER_INFO', 'RIGHT_USER_SETTINGS_BASIC']],
+    [
+      'user awaiting approval: its profile and account only (TTS)',
+      userKey('pending', ['RIGHT_ALL']),
+      usr('pending'),
+      ['RIGHT_USER_DELETE', 'RIGHT_USER_INFO', 'RIGHT_USER_SETTINGS_BASIC'],
+    ],
     ['user awaiting approval: within its key rights', userKey('pending', ['RIGHT_USER_INFO']), usr('pending'), ['RIGHT_USER_INFO']],
     ['user awaiting approval: nothing on its applications', userKey('pending', ['RIGHT_ALL']), app('pending-app'), []],
     ['admin not approved: no admin rights', userKey('suspended-admin', ['RIGHT_ALL']), app('other-app'), []],
     // Admins: universal ALL_ADMIN_RIGHTS (no *_KEYS, no secrets, no *_ALL) unless a collaborator.
-    ['admin key on an app it does not collaborate on: no device keys', adminKey, app('other-app'), of('application', (r) => ['RIGHT_APPLICATION_DEVICES_READ_KEYS', 'RIGHT_APPLICATION_DEVICES_WRITE_KEYS', 'RIGHT_APPLICATION_ALL'].includes(r))],
+    [
+      'admin key on an app it does not collaborate on: no device keys',
+      adminKey,
+      app('other-app'),
+      of('application', (r) => ['RIGHT_APPLICATION_DEVICES_READ_KEYS', 'RIGHT_APPLICATION_DEVICES_WRITE_KEYS', 'RIGHT_APPLICATION_ALL'].includes(r)),
+    ],
     ['admin key on its own app: every right', adminKey, app('admin-app'), of('application')],
     ['admin key on a missing app: admin rights (so the IS can say 404)', adminKey, app('ghost-app'), adminOf('application')],
-    ['admin key on a gateway: no secrets', adminKey, gtw('other-gtw'), of('gateway', (r) => ['RIGHT_GATEWAY_READ_SECRETS', 'RIGHT_GATEWAY_WRITE_SECRETS', 'RIGHT_GATEWAY_ALL'].includes(r))],
+    [
+      'admin key on a gateway: no secrets',
+      adminKey,
+      gtw('other-gtw'),
+      of('gateway', (r) => ['RIGHT_GATEWAY_READ_SECRETS', 'RIGHT_GATEWAY_WRITE_SECRETS', 'RIGHT_GATEWAY_ALL'].includes(r)),
+    ],
     ['admin key on another user', adminKey, usr('alice'), adminOf('user')],
     ['admin key on itself', adminKey, usr('admin'), of('user')],
-    ['admin user key: universal rights ∩ key rights', userKey('admin', ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ_KEYS']), app('other-app'), ['RIGHT_APPLICATION_INFO']],
+    [
+      'admin user key: universal rights ∩ key rights',
+      userKey('admin', ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ_KEYS']),
+      app('other-app'),
+      ['RIGHT_APPLICATION_INFO'],
+    ],
   ])('%s', async (_, credential, entity, expected) => {
     expect(await resolver.rightsOn(credential, entity)).toEqual(expected);
   });
@@ -103,7 +149,15 @@ describe('RightsResolver: effective rights of a credential on an entity', () => 
 
   it('a user key keeps every right it holds (it reaches other entities through the user)', async () => {
     const caller = await resolver.callerIdentity(userKey('alice', ['RIGHT_USER_INFO', 'RIGHT_APPLICATION_LINK']), usr('alice'));
-    expect(caller.key_rights).toEqual(sortRights(['RIGHT_USER_INFO', 'RIGHT_APPLICATION_LINK', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ', 'RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE']));
+    expect(caller.key_rights).toEqual(
+      sortRights([
+        'RIGHT_USER_INFO',
+        'RIGHT_APPLICATION_LINK',
+        'RIGHT_APPLICATION_INFO',
+        'RIGHT_APPLICATION_TRAFFIC_READ',
+        'RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE',
+      ]),
+    );
     expect(caller.rights).toEqual(['RIGHT_USER_INFO']);
     expect(caller.is_admin).toBe(false);
   });

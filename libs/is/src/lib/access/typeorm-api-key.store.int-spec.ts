@@ -43,7 +43,9 @@ describe('MySQL query plans: key lookup and every List order use indexes', () =>
     for (let a = 0; a < 4; a++) {
       await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
-          store.create(apiKey({ kind: 'application', id: `app-${a}` }, a * 1000 + i, { name: `n${i % 7}`, expires_at: i % 3 ? '2030-01-01T00:00:00.000000Z' : undefined })),
+          store.create(
+            apiKey({ kind: 'application', id: `app-${a}` }, a * 1000 + i, { name: `n${i % 7}`, expires_at: i % 3 ? '2030-01-01T00:00:00.000000Z' : undefined }),
+          ),
         ),
       );
     }
@@ -68,7 +70,10 @@ describe('MySQL query plans: key lookup and every List order use indexes', () =>
   ])('List ordered by %s walks %s without a filesort, both directions', async (column, index) => {
     for (const dir of ['ASC', 'DESC']) {
       const order = column === 'id' ? `id ${dir}` : `${column} ${dir}, id ${dir}`;
-      const [row] = (await ds.query(`EXPLAIN SELECT * FROM api_keys WHERE entity_kind = ? AND entity_id = ? ORDER BY ${order} LIMIT 20 OFFSET 20`, ['application', 'app-2'])) as Array<{
+      const [row] = (await ds.query(`EXPLAIN SELECT * FROM api_keys WHERE entity_kind = ? AND entity_id = ? ORDER BY ${order} LIMIT 20 OFFSET 20`, [
+        'application',
+        'app-2',
+      ])) as Array<{
         type: string;
         key: string | null;
         Extra: string | null;

@@ -1,5 +1,13 @@
 import { Controller } from '@nestjs/common';
-import { rpcPattern, type CreateEndDeviceRequest, type DeleteEndDeviceRequest, type GetEndDeviceRequest, type ListEndDevicesRequest, type RpcContext, type UpdateEndDeviceRequest } from '@lorawan/api';
+import {
+  rpcPattern,
+  type CreateEndDeviceRequest,
+  type DeleteEndDeviceRequest,
+  type GetEndDeviceRequest,
+  type ListEndDevicesRequest,
+  type RpcContext,
+  type UpdateEndDeviceRequest,
+} from '@lorawan/api';
 import { RpcCallContext, RpcRequest } from '@lorawan/component';
 import { MessagePattern } from '@nestjs/microservices';
 import { EndDeviceRegistryService } from './end-device-registry.service';

@@ -60,7 +60,10 @@ describe('EndDeviceRegistryService', () => {
   it('Update retries lost optimistic rounds and applies only the masked paths', async () => {
     const store = storeWith(existing, 10);
     const service = new EndDeviceRegistryService(store, directoryWith('app1'), publisher);
-    const req = decodeMessage(UpdateEndDeviceRequest, { end_device: { ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, name: 'new' }, field_mask: { paths: ['name'] } });
+    const req = decodeMessage(UpdateEndDeviceRequest, {
+      end_device: { ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, name: 'new' },
+      field_mask: { paths: ['name'] },
+    });
     const out = await service.update(req, ctx);
     expect(out).toMatchObject({ name: 'new', created_at: existing.created_at });
     expect(store.replaced).toHaveLength(1);
@@ -85,7 +88,8 @@ describe('EndDeviceRegistryService', () => {
       return { ok: true };
     };
     const service = new EndDeviceRegistryService(store, directoryWith('app1'), publisher);
-    const create = (app: string) => service.create(decodeMessage(CreateEndDeviceRequest, { end_device: { ids: { device_id: 'dev2', application_ids: { application_id: app } } } }), ctx);
+    const create = (app: string) =>
+      service.create(decodeMessage(CreateEndDeviceRequest, { end_device: { ids: { device_id: 'dev2', application_ids: { application_id: app } } } }), ctx);
     await expect(create('gone')).rejects.toMatchObject({
       namespace: 'pkg/identityserver/store',
       errorName: 'application_not_found',
@@ -103,17 +107,31 @@ describe('EndDeviceRegistryService', () => {
     const storedIds = { device_ids: { device_id: 'dev1', application_ids: { application_id: 'app1' }, ...EUIS } };
     const visibility = { rights: ['RIGHT_APPLICATION_DEVICES_READ'] };
     const update = (service: EndDeviceRegistryService, paths: string[], c = ctx) =>
-      service.update(decodeMessage(UpdateEndDeviceRequest, { end_device: { ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, name: 'new' }, field_mask: { paths } }), c);
-    const del = (service: EndDeviceRegistryService, c = ctx) => service.delete(decodeMessage(DeleteEndDeviceRequest, { device_id: 'dev1', application_ids: { application_id: 'app1' } }), c);
+      service.update(
+        decodeMessage(UpdateEndDeviceRequest, {
+          end_device: { ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, name: 'new' },
+          field_mask: { paths },
+        }),
+        c,
+      );
+    const del = (service: EndDeviceRegistryService, c = ctx) =>
+      service.delete(decodeMessage(DeleteEndDeviceRequest, { device_id: 'dev1', application_ids: { application_id: 'app1' } }), c);
 
     it('Create: end_device.create about the device as stored (EUIs canonical), no data, the request’s correlation IDs', async () => {
       const service = new EndDeviceRegistryService(storeWith(existing, 0), directoryWith('app1'), publisher);
       const create = rpcContext('EndDeviceRegistry.Create');
-      await service.create(decodeMessage(CreateEndDeviceRequest, { end_device: { ids: { device_id: 'dev2', application_ids: { application_id: 'app1' }, dev_eui: '70b3d57ed005b59f', join_eui: '0000000000000001' } } }), create);
+      await service.create(
+        decodeMessage(CreateEndDeviceRequest, {
+          end_device: { ids: { device_id: 'dev2', application_ids: { application_id: 'app1' }, dev_eui: '70b3d57ed005b59f', join_eui: '0000000000000001' } },
+        }),
+        create,
+      );
       expect(await events.take()).toEqual([
         {
           name: 'end_device.create',
-          identifiers: [{ device_ids: { device_id: 'dev2', application_ids: { application_id: 'app1' }, dev_eui: '70B3D57ED005B59F', join_eui: '0000000000000001' } }],
+          identifiers: [
+            { device_ids: { device_id: 'dev2', application_ids: { application_id: 'app1' }, dev_eui: '70B3D57ED005B59F', join_eui: '0000000000000001' } },
+          ],
           correlation_ids: create.correlation_ids,
           visibility,
         },
@@ -144,7 +162,8 @@ describe('EndDeviceRegistryService', () => {
     it('nothing is published for a failed operation', async () => {
       const store = storeWith(stored, 0);
       const service = new EndDeviceRegistryService(store, directoryWith('app1'), publisher);
-      const create = (app: string) => service.create(decodeMessage(CreateEndDeviceRequest, { end_device: { ids: { device_id: 'dev1', application_ids: { application_id: app } } } }), ctx);
+      const create = (app: string) =>
+        service.create(decodeMessage(CreateEndDeviceRequest, { end_device: { ids: { device_id: 'dev1', application_ids: { application_id: app } } } }), ctx);
       await expect(create('gone')).rejects.toMatchObject({ errorName: 'application_not_found' });
       store.create = async () => ({ ok: false, conflict: 'id' });
       await expect(create('app1')).rejects.toMatchObject({ errorName: 'id_taken' });

@@ -20,7 +20,15 @@ import {
   plainJson,
 } from '@lorawan/api';
 import { EventPublisher, WithTotal } from '@lorawan/component';
-import { ErrAlreadyExists, ErrApplicationNotFound, ErrConcurrentUpdate, ErrEndDeviceEUIsTaken, ErrEndDeviceNotFound, ErrIdTaken, ErrOrderNotInMask } from '../errors';
+import {
+  ErrAlreadyExists,
+  ErrApplicationNotFound,
+  ErrConcurrentUpdate,
+  ErrEndDeviceEUIsTaken,
+  ErrEndDeviceNotFound,
+  ErrIdTaken,
+  ErrOrderNotInMask,
+} from '../errors';
 import { IDENTITY_DIRECTORY, type IdentityDirectory } from '../identity.contracts';
 import { END_DEVICE_STORE, type EndDeviceStore, type IsEndDevice } from './end-device.model';
 

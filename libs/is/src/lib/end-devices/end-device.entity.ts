@@ -27,5 +27,12 @@ export class EndDeviceEntity {
 /** IS fields kept in the JSON document. */
 export type EndDeviceDocument = Pick<
   IsEndDevice,
-  'attributes' | 'version_ids' | 'service_profile_id' | 'network_server_address' | 'application_server_address' | 'join_server_address' | 'locations' | 'picture'
+  | 'attributes'
+  | 'version_ids'
+  | 'service_profile_id'
+  | 'network_server_address'
+  | 'application_server_address'
+  | 'join_server_address'
+  | 'locations'
+  | 'picture'
 >;

@@ -12,7 +12,9 @@ export interface StoreUnderTest {
 let seq = 0;
 function ts(offsetMs = 0): string {
   seq += 1;
-  return new Date(Date.UTC(2024, 4, 1, 10, 0, 0) + offsetMs).toISOString().replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms}${String(seq % 1000).padStart(3, '0')}Z`);
+  return new Date(Date.UTC(2024, 4, 1, 10, 0, 0) + offsetMs)
+    .toISOString()
+    .replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms}${String(seq % 1000).padStart(3, '0')}Z`);
 }
 
 export function device(app: string, id: string, extra: Partial<IsEndDevice> = {}): IsEndDevice {
@@ -62,7 +64,8 @@ export function describeEndDeviceStoreConformance(name: string, open: () => Prom
     });
 
     it('the (JoinEUI, DevEUI) pair is unique across applications when both are set', async () => {
-      const ids = (app: string, id: string, dev_eui?: string, join_eui?: string) => device(app, id, { ids: { device_id: id, application_ids: { application_id: app }, dev_eui, join_eui } });
+      const ids = (app: string, id: string, dev_eui?: string, join_eui?: string) =>
+        device(app, id, { ids: { device_id: id, application_ids: { application_id: app }, dev_eui, join_eui } });
       expect(await store.create(ids('app-e1', 'holder', '0102030405060708', '1112131415161718'))).toEqual({ ok: true });
       expect(await store.create(ids('app-e2', 'taker', '0102030405060708', '1112131415161718'))).toEqual({
         ok: false,
@@ -87,7 +90,13 @@ export function describeEndDeviceStoreConformance(name: string, open: () => Prom
         let offset = 0;
         for (const [id, name, description, eui] of rows) {
           const now = ts((offset += 1000));
-          await store.create({ ids: { device_id: id, application_ids: { application_id: app }, dev_eui: eui, join_eui: 'FFFFFFFFFFFFFFFF' }, created_at: now, updated_at: now, name: name || undefined, description: description || undefined });
+          await store.create({
+            ids: { device_id: id, application_ids: { application_id: app }, dev_eui: eui, join_eui: 'FFFFFFFFFFFFFFFF' },
+            created_at: now,
+            updated_at: now,
+            name: name || undefined,
+            description: description || undefined,
+          });
         }
         await store.create(device('app-list-other', 'd-z'));
       });

@@ -44,7 +44,13 @@ describe('MySQL query plans: Get, every List order and the EUI lookup use indexe
       await Promise.all(
         Array.from({ length: 250 }, (_, i) => {
           const hex = (a * 1000 + i).toString(16).toUpperCase().padStart(16, '0');
-          return store.create(device(`app-${a}`, `dev-${i}`, { ids: { device_id: `dev-${i}`, application_ids: { application_id: `app-${a}` }, dev_eui: hex, join_eui: hex }, name: `n${i % 17}`, description: `d${i % 13}` }));
+          return store.create(
+            device(`app-${a}`, `dev-${i}`, {
+              ids: { device_id: `dev-${i}`, application_ids: { application_id: `app-${a}` }, dev_eui: hex, join_eui: hex },
+              name: `n${i % 17}`,
+              description: `d${i % 13}`,
+            }),
+          );
         }),
       );
     }

@@ -24,7 +24,18 @@ const INSERT_SQL = `INSERT INTO end_devices (${INSERT_COLUMNS}) VALUES (?, ?, ?,
 /** The entity's column values, as TypeORM writes them (timestamps through the column transformer). */
 function insertParams(row: EndDeviceEntity): unknown[] {
   const time = (value: string) => timestampTransformer.to(value) as unknown;
-  return [row.application_id, row.device_id, row.dev_eui, row.join_eui, row.name, row.description, row.description_key, time(row.created_at), time(row.updated_at), row.fields];
+  return [
+    row.application_id,
+    row.device_id,
+    row.dev_eui,
+    row.join_eui,
+    row.name,
+    row.description,
+    row.description_key,
+    time(row.created_at),
+    time(row.updated_at),
+    row.fields,
+  ];
 }
 
 type RawEndDeviceRow = Omit<EndDeviceEntity, 'created_at' | 'updated_at'> & { created_at: string | Date; updated_at: string | Date };

@@ -29,7 +29,13 @@ describe('IS entity registry events (SQLite)', () => {
   beforeAll(async () => {
     bed = await openIdentityTestBed();
     await bed.users.ensureAdminUser();
-    for (const id of ['alice', 'bob']) await bed.stores.users.create({ ids: { user_id: id }, created_at: '2024-05-01T10:00:00.000000Z', updated_at: '2024-05-01T10:00:00.000000Z', state: 'STATE_APPROVED' });
+    for (const id of ['alice', 'bob'])
+      await bed.stores.users.create({
+        ids: { user_id: id },
+        created_at: '2024-05-01T10:00:00.000000Z',
+        updated_at: '2024-05-01T10:00:00.000000Z',
+        state: 'STATE_APPROVED',
+      });
     await bed.events.take();
   });
   afterAll(async () => bed.close());
@@ -38,9 +44,15 @@ describe('IS entity registry events (SQLite)', () => {
     const appIds = (id: string) => ({ application_ids: { application_id: id } });
     const visibility = { rights: ['RIGHT_APPLICATION_INFO'] };
     const create = (id: string, ctx: RpcContext, userId = 'alice') =>
-      bed.applications.create(decodeMessage(CreateApplicationRequest, { application: { ids: { application_id: id } }, collaborator: { user_ids: { user_id: userId } } }), ctx);
+      bed.applications.create(
+        decodeMessage(CreateApplicationRequest, { application: { ids: { application_id: id } }, collaborator: { user_ids: { user_id: userId } } }),
+        ctx,
+      );
     const update = (id: string, paths: string[], ctx: RpcContext) =>
-      bed.applications.update(decodeMessage(UpdateApplicationRequest, { application: { ids: { application_id: id }, name: 'N', description: 'D' }, field_mask: { paths } }), ctx);
+      bed.applications.update(
+        decodeMessage(UpdateApplicationRequest, { application: { ids: { application_id: id }, name: 'N', description: 'D' }, field_mask: { paths } }),
+        ctx,
+      );
     const ids = (id: string) => decodeMessage(ApplicationIdentifiers, { application_id: id });
 
     it('create, update, delete, restore, delete, purge: one event each, in order', async () => {
@@ -94,7 +106,13 @@ describe('IS entity registry events (SQLite)', () => {
   describe('gateways', () => {
     const visibility = { rights: ['RIGHT_GATEWAY_INFO'] };
     const create = (id: string, eui: string | undefined, ctx: RpcContext) =>
-      bed.gateways.create(decodeMessage(CreateGatewayRequest, { gateway: { ids: { gateway_id: id, ...(eui ? { eui } : {}) } }, collaborator: { user_ids: { user_id: 'alice' } } }), ctx);
+      bed.gateways.create(
+        decodeMessage(CreateGatewayRequest, {
+          gateway: { ids: { gateway_id: id, ...(eui ? { eui } : {}) } },
+          collaborator: { user_ids: { user_id: 'alice' } },
+        }),
+        ctx,
+      );
     const update = (id: string, gateway: object, paths: string[], ctx: RpcContext) =>
       bed.gateways.update(decodeMessage(UpdateGatewayRequest, { gateway: { ids: { gateway_id: id }, ...gateway }, field_mask: { paths } }), ctx);
     const ids = (id: string) => decodeMessage(GatewayIdentifiers, { gateway_id: id });
@@ -159,7 +177,10 @@ describe('IS entity registry events (SQLite)', () => {
     it('create, update, delete: one event each; the password appears in none', async () => {
       const ctxs = ['Create', 'Update', 'Delete'].map((m) => rpcContext(`UserRegistry.${m}`, adminCaller()));
       await bed.users.create(decodeMessage(CreateUserRequest, { user: { ids: { user_id: 'ev-user' }, password: PASSWORD, name: 'Eve' } }), ctxs[0]);
-      await bed.users.update(decodeMessage(UpdateUserRequest, { user: { ids: { user_id: 'ev-user' }, name: 'Eva', admin: true }, field_mask: { paths: ['name', 'admin'] } }), ctxs[1]);
+      await bed.users.update(
+        decodeMessage(UpdateUserRequest, { user: { ids: { user_id: 'ev-user' }, name: 'Eva', admin: true }, field_mask: { paths: ['name', 'admin'] } }),
+        ctxs[1],
+      );
       await bed.users.delete(decodeMessage(UserIdentifiers, { user_id: 'ev-user' }), ctxs[2]);
       const user = { user_ids: { user_id: 'ev-user' } };
       expect(await bed.events.take()).toEqual([
@@ -175,8 +196,12 @@ describe('IS entity registry events (SQLite)', () => {
       await fails(bed.users.create(decodeMessage(CreateUserRequest, { user: { ids: { user_id: 'alice' } } }), admin)); // ID taken.
       await fails(bed.users.create(decodeMessage(CreateUserRequest, { user: { ids: { user_id: 'weak' }, password: 'short' } }), admin));
       const bySelf = rpcContext('UserRegistry.Update', userCaller('bob'));
-      await fails(bed.users.update(decodeMessage(UpdateUserRequest, { user: { ids: { user_id: 'bob' }, admin: true }, field_mask: { paths: ['admin'] } }), bySelf));
-      await fails(bed.users.update(decodeMessage(UpdateUserRequest, { user: { ids: { user_id: 'ghost' }, name: 'x' }, field_mask: { paths: ['name'] } }), admin));
+      await fails(
+        bed.users.update(decodeMessage(UpdateUserRequest, { user: { ids: { user_id: 'bob' }, admin: true }, field_mask: { paths: ['admin'] } }), bySelf),
+      );
+      await fails(
+        bed.users.update(decodeMessage(UpdateUserRequest, { user: { ids: { user_id: 'ghost' }, name: 'x' }, field_mask: { paths: ['name'] } }), admin),
+      );
       await fails(bed.users.delete(decodeMessage(UserIdentifiers, { user_id: ADMIN_USER_ID }), admin));
       await fails(bed.users.delete(decodeMessage(UserIdentifiers, { user_id: 'ghost' }), admin));
       expect(await bed.events.take()).toEqual([]);

@@ -1,4 +1,11 @@
-import { CreateApplicationRequest, CreateEndDeviceRequest, CreateGatewayRequest, decodeMessage, ApplicationIdentifiers, GatewayIdentifiers } from '@lorawan/api';
+import {
+  CreateApplicationRequest,
+  CreateEndDeviceRequest,
+  CreateGatewayRequest,
+  decodeMessage,
+  ApplicationIdentifiers,
+  GatewayIdentifiers,
+} from '@lorawan/api';
 import { EndDeviceRegistryService } from '../end-devices/end-device-registry.service';
 import { CTX, type IdentityTestBed, openIdentityTestBed } from './identity-fixtures.conformance';
 
@@ -7,9 +14,20 @@ describe('IdentityDirectoryService (SQLite)', () => {
   beforeAll(async () => {
     bed = await openIdentityTestBed();
     await bed.users.ensureAdminUser();
-    await bed.stores.users.create({ ids: { user_id: 'alice' }, created_at: '2024-05-01T10:00:00.000000Z', updated_at: '2024-05-01T10:00:00.000000Z', state: 'STATE_APPROVED' });
-    await bed.applications.create(decodeMessage(CreateApplicationRequest, { application: { ids: { application_id: 'app1' } }, collaborator: { user_ids: { user_id: 'alice' } } }), CTX);
-    await bed.gateways.create(decodeMessage(CreateGatewayRequest, { gateway: { ids: { gateway_id: 'gtw1' } }, collaborator: { user_ids: { user_id: 'alice' } } }), CTX);
+    await bed.stores.users.create({
+      ids: { user_id: 'alice' },
+      created_at: '2024-05-01T10:00:00.000000Z',
+      updated_at: '2024-05-01T10:00:00.000000Z',
+      state: 'STATE_APPROVED',
+    });
+    await bed.applications.create(
+      decodeMessage(CreateApplicationRequest, { application: { ids: { application_id: 'app1' } }, collaborator: { user_ids: { user_id: 'alice' } } }),
+      CTX,
+    );
+    await bed.gateways.create(
+      decodeMessage(CreateGatewayRequest, { gateway: { ids: { gateway_id: 'gtw1' } }, collaborator: { user_ids: { user_id: 'alice' } } }),
+      CTX,
+    );
   });
   afterAll(async () => bed.close());
 
@@ -44,7 +62,8 @@ describe('IdentityDirectoryService (SQLite)', () => {
 
   it('lets the end-device registry create devices only in live applications', async () => {
     const devices = new EndDeviceRegistryService(bed.devices, bed.directory, bed.publisher);
-    const create = (app: string, dev: string) => devices.create(decodeMessage(CreateEndDeviceRequest, { end_device: { ids: { device_id: dev, application_ids: { application_id: app } } } }), CTX);
+    const create = (app: string, dev: string) =>
+      devices.create(decodeMessage(CreateEndDeviceRequest, { end_device: { ids: { device_id: dev, application_ids: { application_id: app } } } }), CTX);
     await expect(create('app1', 'dev1')).resolves.toMatchObject({ ids: { device_id: 'dev1' } });
     await expect(create('app-missing', 'dev1')).rejects.toMatchObject({ errorName: 'application_not_found', attributes: { application_id: 'app-missing' } });
     await bed.devices.delete('app1', 'dev1');

@@ -1,4 +1,12 @@
-import { ACCESS_INVALIDATION_SUBJECT, type AccessInvalidation, ALL_RIGHTS, type CallerIdentity, type EntityRef, type Right, type RpcContext } from '@lorawan/api';
+import {
+  ACCESS_INVALIDATION_SUBJECT,
+  type AccessInvalidation,
+  ALL_RIGHTS,
+  type CallerIdentity,
+  type EntityRef,
+  type Right,
+  type RpcContext,
+} from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import type { StackConfig } from '@lorawan/config';
 import { runMigrations } from '@lorawan/persistence';
@@ -48,7 +56,14 @@ export interface IdentityTestBed {
 export const ADMIN_USER_ID = 'admin';
 
 export async function openIdentityTestBed(): Promise<IdentityTestBed> {
-  const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: IS_ENTITIES, migrations: IS_MIGRATIONS, migrationsTableName: 'migrations', synchronize: false });
+  const dataSource = new DataSource({
+    type: 'better-sqlite3',
+    database: ':memory:',
+    entities: IS_ENTITIES,
+    migrations: IS_MIGRATIONS,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+  });
   await dataSource.initialize();
   await runMigrations(dataSource);
   const transport = new InProcessBroker();

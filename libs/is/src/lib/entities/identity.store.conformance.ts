@@ -367,7 +367,11 @@ export function describeIdentityStoreConformance(name: string, open: () => Promi
         expect(await sut.gateways.softDelete('gtw-del', at)).toBe(false);
         expect(await sut.gateways.getByEui('00800000A0000002')).toBeUndefined();
         expect(await sut.gateways.getByEui('00800000A0000002', 'any')).toEqual({ ...gtw, deleted_at: at });
-        expect(await sut.gateways.create(gateway('gtw-new', '00800000A0000002'), owner('gus'))).toMatchObject({ ok: false, conflict: 'eui', holder: { ids: { gateway_id: 'gtw-del' } } });
+        expect(await sut.gateways.create(gateway('gtw-new', '00800000A0000002'), owner('gus'))).toMatchObject({
+          ok: false,
+          conflict: 'eui',
+          holder: { ids: { gateway_id: 'gtw-del' } },
+        });
         expect(await sut.gateways.create(gateway('gtw-del'), owner('gus'))).toEqual({ ok: false, conflict: 'id' });
         expect(await sut.collaborators.rightsOf('gina', { kind: 'gateway', id: 'gtw-del' })).toEqual([]);
         expect(await sut.gateways.restore('gtw-del')).toBe(true);

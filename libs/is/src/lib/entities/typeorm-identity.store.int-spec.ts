@@ -103,7 +103,10 @@ describe('MySQL query plans: Lists of live entities walk an index without sortin
         const at = new Date(Date.UTC(2024, 4, 1) + n * 1000).toISOString().replace('T', ' ').replace('Z', '000');
         return [`app-${n}`, `n${n % 17}`, at, at, n % 10 === 0 ? at : null, '{}'];
       });
-      await ds.query(`INSERT INTO applications (application_id, name, created_at, updated_at, deleted_at, fields) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`, rows.flat());
+      await ds.query(
+        `INSERT INTO applications (application_id, name, created_at, updated_at, deleted_at, fields) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+        rows.flat(),
+      );
     }
     await ds.query('ANALYZE TABLE applications');
   });
@@ -115,7 +118,10 @@ describe('MySQL query plans: Lists of live entities walk an index without sortin
     ['created_at', 'idx_applications_deleted_created_at'],
   ])('ordered by %s: %s', async (column, index) => {
     const order = column === 'application_id' ? 'application_id' : `${column}, application_id`;
-    const [row] = (await ds.query(`EXPLAIN SELECT * FROM applications WHERE deleted_at IS NULL ORDER BY ${order} LIMIT 100 OFFSET 100`)) as Array<{ key: string | null; Extra: string | null }>;
+    const [row] = (await ds.query(`EXPLAIN SELECT * FROM applications WHERE deleted_at IS NULL ORDER BY ${order} LIMIT 100 OFFSET 100`)) as Array<{
+      key: string | null;
+      Extra: string | null;
+    }>;
     expect(row.key).toBe(index);
     expect(row.Extra ?? '').not.toContain('filesort');
   });

@@ -24,7 +24,8 @@ export class CreateIdentityEntities1732600000000 implements MigrationInterface {
     ];
     const orderIndexes = (table: string, idColumn: string, extra: string[] = []) =>
       ['', 'name', 'created_at', ...extra].map(
-        (column) => new TableIndex({ name: `idx_${table}_deleted${column ? `_${column}` : ''}`, columnNames: ['deleted_at', ...(column ? [column] : []), idColumn] }),
+        (column) =>
+          new TableIndex({ name: `idx_${table}_deleted${column ? `_${column}` : ''}`, columnNames: ['deleted_at', ...(column ? [column] : []), idColumn] }),
       );
 
     await queryRunner.createTable(

@@ -15,7 +15,10 @@ describeRegistryEvents({
   events: JS_EVENTS.endDevice,
   create: { end_device: { ids: ids('ev-1', '70b3d57ed00000e1'), root_keys: { app_key: { key: APP_KEY } } }, paths: ['root_keys.app_key.key'] },
   storedIds: ids('ev-1', '70B3D57ED00000E1'),
-  update: { end_device: { ids: ids('ev-1', '70B3D57ED00000E1'), resets_join_nonces: true, root_keys: { nwk_key: { key: NWK_KEY } } }, paths: ['resets_join_nonces', 'root_keys.nwk_key.key'] },
+  update: {
+    end_device: { ids: ids('ev-1', '70B3D57ED00000E1'), resets_join_nonces: true, root_keys: { nwk_key: { key: NWK_KEY } } },
+    paths: ['resets_join_nonces', 'root_keys.nwk_key.key'],
+  },
   invalid: { end_device: { ids: ids('ev-bad', '0000000000000000'), root_keys: { app_key: { key: APP_KEY } } }, paths: ['root_keys.app_key.key'] },
   secrets: [APP_KEY, NWK_KEY],
 });

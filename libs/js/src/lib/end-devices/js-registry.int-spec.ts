@@ -18,13 +18,14 @@ const KEKS = 'k1=000102030405060708090A0B0C0D0E0F';
 /** RFC 3394 §4.1: APP_KEY wrapped with KEK 000102…0F. */
 const WRAPPED_APP_KEY = Buffer.from('1FA68B0A8112B447AEF34BD8FB5A7B829D3E862371D2CFE5', 'hex').toString('base64');
 const EUI = (n: number) => `70B3D57ED0${n.toString(16).toUpperCase().padStart(6, '0')}`;
-const ids = (device_id: string, extra: Record<string, string | undefined> = { dev_eui: EUI(Number.parseInt(device_id.replace(/\D/g, '') || '0', 10)), join_eui: JOIN_EUI }) => ({
+const ids = (
+  device_id: string,
+  extra: Record<string, string | undefined> = { dev_eui: EUI(Number.parseInt(device_id.replace(/\D/g, '') || '0', 10)), join_eui: JOIN_EUI },
+) => ({
   device_id,
   application_ids: { application_id: APP },
   ...extra,
 });
-
-
 
 type Db = Awaited<ReturnType<typeof openTestDataSource>>;
 const rawFields = (db: Db, dev: string) => rawFieldsOf(db.ds, APP, dev);
@@ -45,11 +46,20 @@ describe('JsEndDeviceRegistry (SQLite)', () => {
   afterAll(async () => db.close());
 
   it('creates, gets (root keys only when masked), deletes ({}), then answers pkg/joinserver:device_not_found (404)', async () => {
-    const res = await registry.set(setReq({ ids: ids('dev-1'), root_keys: { root_key_id: 'rk', app_key: { key: APP_KEY.toLowerCase() } } }, ['root_keys.app_key.key', 'root_keys.root_key_id']), CTX);
+    const res = await registry.set(
+      setReq({ ids: ids('dev-1'), root_keys: { root_key_id: 'rk', app_key: { key: APP_KEY.toLowerCase() } } }, [
+        'root_keys.app_key.key',
+        'root_keys.root_key_id',
+      ]),
+      CTX,
+    );
     expect(res).toEqual({ ids: ids('dev-1'), root_keys: { root_key_id: 'rk', app_key: { key: APP_KEY } } });
     expect(await registry.get(getReq(ids('dev-1', {})))).toEqual({ ids: ids('dev-1') });
     expect(await registry.get(getReq(ids('dev-1', {}), ['root_keys.root_key_id']))).toEqual({ ids: ids('dev-1'), root_keys: { root_key_id: 'rk' } });
-    expect(await registry.get(getReq(ids('dev-1', {}), ['root_keys']))).toEqual({ ids: ids('dev-1'), root_keys: { root_key_id: 'rk', app_key: { key: APP_KEY } } });
+    expect(await registry.get(getReq(ids('dev-1', {}), ['root_keys']))).toEqual({
+      ids: ids('dev-1'),
+      root_keys: { root_key_id: 'rk', app_key: { key: APP_KEY } },
+    });
     expect(await registry.delete(delReq(ids('dev-1', {})), CTX)).toEqual({});
     for (const call of [registry.get(getReq(ids('dev-1', {}), ['root_keys'])), registry.delete(delReq(ids('dev-1', {})), CTX)]) {
       expect(await errorOf(call)).toMatchObject({ namespace: 'pkg/joinserver', name: 'device_not_found', code: 5, attributes: { device_uid: `${APP}.dev-1` } });
@@ -62,7 +72,9 @@ describe('JsEndDeviceRegistry (SQLite)', () => {
       expect(err).toMatchObject({ namespace: 'pkg/joinserver', name: 'no_join_eui', code: 3 });
       expect(await store.get(APP, 'dev-10')).toBeUndefined();
       await registry.set(setReq({ ids: ids('dev-10') }, []), CTX);
-      expect(await errorOf(registry.set(setReq({ ids: ids('dev-10', { dev_eui: EUI(10) }), resets_join_nonces: true }, ['resets_join_nonces']), CTX))).toMatchObject({ name: 'no_join_eui' });
+      expect(
+        await errorOf(registry.set(setReq({ ids: ids('dev-10', { dev_eui: EUI(10) }), resets_join_nonces: true }, ['resets_join_nonces']), CTX)),
+      ).toMatchObject({ name: 'no_join_eui' });
     });
 
     it('the zero JoinEUI is allowed', async () => {
@@ -72,14 +84,24 @@ describe('JsEndDeviceRegistry (SQLite)', () => {
     });
 
     it('missing or zero dev_eui → pkg/joinserver:no_dev_eui', async () => {
-      expect(await errorOf(registry.set(setReq({ ids: ids('dev-12', { join_eui: JOIN_EUI }) }, []), CTX))).toMatchObject({ namespace: 'pkg/joinserver', name: 'no_dev_eui', code: 3 });
-      expect(await errorOf(registry.set(setReq({ ids: ids('dev-12', { dev_eui: ZERO_EUI, join_eui: JOIN_EUI }) }, []), CTX))).toMatchObject({ namespace: 'pkg/joinserver', name: 'no_dev_eui', code: 3 });
+      expect(await errorOf(registry.set(setReq({ ids: ids('dev-12', { join_eui: JOIN_EUI }) }, []), CTX))).toMatchObject({
+        namespace: 'pkg/joinserver',
+        name: 'no_dev_eui',
+        code: 3,
+      });
+      expect(await errorOf(registry.set(setReq({ ids: ids('dev-12', { dev_eui: ZERO_EUI, join_eui: JOIN_EUI }) }, []), CTX))).toMatchObject({
+        namespace: 'pkg/joinserver',
+        name: 'no_dev_eui',
+        code: 3,
+      });
       expect(await store.get(APP, 'dev-12')).toBeUndefined();
     });
 
     it('a second device with the same JoinEUI and DevEUI → pkg/internal/registry:end_device_euis_taken (6); another JoinEUI is fine', async () => {
       await registry.set(setReq({ ids: ids('dev-13') }, []), CTX);
-      const err = await errorOf(registry.set(setReq({ ids: { ...ids('dev-14', { dev_eui: EUI(13), join_eui: JOIN_EUI }), application_ids: { application_id: 'app-js-2' } } }, []), CTX));
+      const err = await errorOf(
+        registry.set(setReq({ ids: { ...ids('dev-14', { dev_eui: EUI(13), join_eui: JOIN_EUI }), application_ids: { application_id: 'app-js-2' } } }, []), CTX),
+      );
       expect(err).toMatchObject({
         namespace: 'pkg/internal/registry',
         name: 'end_device_euis_taken',
@@ -102,7 +124,10 @@ describe('JsEndDeviceRegistry (SQLite)', () => {
   describe('root keys', () => {
     it('a masked root key missing from the body counts as zero (as TTS) → field_value; masking the envelope removes it', async () => {
       await registry.set(setReq({ ids: ids('dev-19'), root_keys: { app_key: { key: APP_KEY } } }, ['root_keys.app_key.key']), CTX);
-      expect(await errorOf(registry.set(setReq({ ids: ids('dev-19') }, ['root_keys.app_key.key']), CTX))).toMatchObject({ name: 'field_value', attributes: { field: 'root_keys.app_key.key' } });
+      expect(await errorOf(registry.set(setReq({ ids: ids('dev-19') }, ['root_keys.app_key.key']), CTX))).toMatchObject({
+        name: 'field_value',
+        attributes: { field: 'root_keys.app_key.key' },
+      });
       await registry.set(setReq({ ids: ids('dev-19') }, ['root_keys.app_key']), CTX);
       expect((await registry.get(getReq(ids('dev-19'), ['root_keys']))).root_keys).toEqual({});
     });
@@ -131,14 +156,25 @@ describe('JsEndDeviceRegistry (SQLite)', () => {
     it('a failing update leaves the stored device unchanged (revision and updated_at included)', async () => {
       await registry.set(setReq({ ids: ids('dev-22'), root_keys: { app_key: { key: APP_KEY } } }, ['root_keys.app_key.key']), CTX);
       const before = await store.get(APP, 'dev-22');
-      await errorOf(registry.set(setReq({ ids: ids('dev-22'), resets_join_nonces: true, root_keys: { app_key: { key: ZERO_KEY } } }, ['resets_join_nonces', 'root_keys.app_key.key']), CTX));
+      await errorOf(
+        registry.set(
+          setReq({ ids: ids('dev-22'), resets_join_nonces: true, root_keys: { app_key: { key: ZERO_KEY } } }, ['resets_join_nonces', 'root_keys.app_key.key']),
+          CTX,
+        ),
+      );
       expect(await store.get(APP, 'dev-22')).toEqual(before);
     });
 
     it('both keys and root_key_id round-trip; masking one key leaves the other', async () => {
-      await registry.set(setReq({ ids: ids('dev-23'), root_keys: { root_key_id: 'id-1', app_key: { key: APP_KEY }, nwk_key: { key: NWK_KEY } } }, ['root_keys']), CTX);
+      await registry.set(
+        setReq({ ids: ids('dev-23'), root_keys: { root_key_id: 'id-1', app_key: { key: APP_KEY }, nwk_key: { key: NWK_KEY } } }, ['root_keys']),
+        CTX,
+      );
       await registry.set(setReq({ ids: ids('dev-23'), root_keys: { nwk_key: { key: APP_KEY } } }, ['root_keys.nwk_key.key']), CTX);
-      expect(await registry.get(getReq(ids('dev-23', {}), ['root_keys']))).toEqual({ ids: ids('dev-23'), root_keys: { root_key_id: 'id-1', app_key: { key: APP_KEY }, nwk_key: { key: APP_KEY } } });
+      expect(await registry.get(getReq(ids('dev-23', {}), ['root_keys']))).toEqual({
+        ids: ids('dev-23'),
+        root_keys: { root_key_id: 'id-1', app_key: { key: APP_KEY }, nwk_key: { key: APP_KEY } },
+      });
     });
   });
 
@@ -161,7 +197,12 @@ describe('JsEndDeviceRegistry (SQLite)', () => {
 
     it('is copied from an operator template that sets it', async () => {
       const file = join(dir, 'templates.json');
-      writeFileSync(file, JSON.stringify({ templates: [{ version_ids: { brand_id: 'acme', model_id: 'resetter' }, end_device: { resets_join_nonces: true, supports_join: true } }] }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          templates: [{ version_ids: { brand_id: 'acme', model_id: 'resetter' }, end_device: { resets_join_nonces: true, supports_join: true } }],
+        }),
+      );
       const r = withCopy({ deviceTemplatesFile: file });
       await r.set(setReq({ ids: ids('dev-31'), version_ids: { brand_id: 'acme', model_id: 'resetter', firmware_version: '2.0' } }, []), CTX);
       expect((await store.get(APP, 'dev-31'))?.fields).toEqual({ resets_join_nonces: true });
@@ -169,7 +210,10 @@ describe('JsEndDeviceRegistry (SQLite)', () => {
 
     it('is copied from the default profile when no template matches', async () => {
       const r = withCopy({ defaultDeviceProfile: { resets_join_nonces: true, lorawan_version: 'MAC_V1_0_3' } });
-      expect(await r.set(setReq({ ids: ids('dev-32'), version_ids: { brand_id: 'unknown-brand', model_id: 'model-x' } }, []), CTX)).toEqual({ ids: ids('dev-32'), resets_join_nonces: true });
+      expect(await r.set(setReq({ ids: ids('dev-32'), version_ids: { brand_id: 'unknown-brand', model_id: 'model-x' } }, []), CTX)).toEqual({
+        ids: ids('dev-32'),
+        resets_join_nonces: true,
+      });
       await r.set(setReq({ ids: ids('dev-33') }, []), CTX);
       // Only the JS's Copy field: lorawan_version is not a JS field.
       expect((await store.get(APP, 'dev-33'))?.fields).toEqual({ resets_join_nonces: true });
@@ -203,7 +247,10 @@ for (const driver of ['sqlite', 'mysql'] as const) {
 
     it('with a KEK label the fields column holds kek_label and the RFC 3394 wrap, never the plain key; Get root_keys answers the plain key', async () => {
       const registry = new DeviceRegistry(store, JS_REGISTRY_POLICY, keySealerFor('js', { keks: KEKS, kekLabels: { js: 'k1' } }), events, copySourceFor({}));
-      const res = await registry.set(setReq({ ids: ids('kek-1'), root_keys: { app_key: { key: APP_KEY }, nwk_key: { key: NWK_KEY } } }, ['root_keys.app_key.key', 'root_keys.nwk_key.key']), CTX);
+      const res = await registry.set(
+        setReq({ ids: ids('kek-1'), root_keys: { app_key: { key: APP_KEY }, nwk_key: { key: NWK_KEY } } }, ['root_keys.app_key.key', 'root_keys.nwk_key.key']),
+        CTX,
+      );
       expect(res).toEqual({ ids: ids('kek-1'), root_keys: { app_key: { key: APP_KEY }, nwk_key: { key: NWK_KEY } } });
       const raw = (await rawFields(db, 'kek-1')) ?? '';
       const stored = JSON.parse(raw) as { root_keys: Record<string, Record<string, string>> };
@@ -213,11 +260,17 @@ for (const driver of ['sqlite', 'mysql'] as const) {
         expect(raw.toUpperCase()).not.toContain(key);
         expect(raw).not.toContain(Buffer.from(key, 'hex').toString('base64'));
       }
-      expect(await registry.get(getReq(ids('kek-1', {}), ['root_keys']))).toEqual({ ids: ids('kek-1'), root_keys: { app_key: { key: APP_KEY }, nwk_key: { key: NWK_KEY } } });
+      expect(await registry.get(getReq(ids('kek-1', {}), ['root_keys']))).toEqual({
+        ids: ids('kek-1'),
+        root_keys: { app_key: { key: APP_KEY }, nwk_key: { key: NWK_KEY } },
+      });
       expect(await registry.get(getReq(ids('kek-1', {}), ['root_keys.app_key.key']))).toEqual({ ids: ids('kek-1'), root_keys: { app_key: { key: APP_KEY } } });
       // An update of another field keeps the wrapped key as it was.
       await registry.set(setReq({ ids: ids('kek-1'), resets_join_nonces: true }, ['resets_join_nonces']), CTX);
-      expect((JSON.parse((await rawFields(db, 'kek-1')) ?? '{}') as typeof stored).root_keys['app_key']).toEqual({ kek_label: 'k1', encrypted_key: WRAPPED_APP_KEY });
+      expect((JSON.parse((await rawFields(db, 'kek-1')) ?? '{}') as typeof stored).root_keys['app_key']).toEqual({
+        kek_label: 'k1',
+        encrypted_key: WRAPPED_APP_KEY,
+      });
     });
 
     it('without a KEK label the key is stored plain', async () => {

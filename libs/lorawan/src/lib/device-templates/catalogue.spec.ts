@@ -38,7 +38,10 @@ describe('DeviceTemplateCatalogue', () => {
         max_frequency: '870000000',
       });
       expect(catalogue.find({ brand_id: 'dragino', model_id: 'lt-22222-l' })).toMatchObject({ supports_class_c: true, supports_join: true });
-      expect(catalogue.find({ brand_id: 'the-things-industries', model_id: 'generic-node-sensor-edition', hardware_version: '1.1', firmware_version: '1.0' })?.formatters).toEqual({
+      expect(
+        catalogue.find({ brand_id: 'the-things-industries', model_id: 'generic-node-sensor-edition', hardware_version: '1.1', firmware_version: '1.0' })
+          ?.formatters,
+      ).toEqual({
         up_formatter: 'FORMATTER_CAYENNELPP',
         up_formatter_parameter: '',
         down_formatter: 'FORMATTER_CAYENNELPP',
@@ -108,14 +111,26 @@ describe('DeviceTemplateCatalogue', () => {
       ['a non-object entry', { templates: ['x'] }, ': templates[0]: must be an object'],
       ['an unknown entry field', { templates: [{ ...entry({ brand_id: 'acme', model_id: 'sensor' }), profile: {} }] }, ': templates[0].profile: unknown field'],
       ['a missing model_id', { templates: [entry({ brand_id: 'acme' })] }, ': templates[0].version_ids.model_id: value is required'],
-      ['an invalid brand_id', { templates: [entry({ brand_id: 'ACME', model_id: 'sensor' })] }, ': templates[0].version_ids.brand_id: value does not match regex pattern'],
-      ['an empty firmware_version', { templates: [entry({ brand_id: 'acme', model_id: 'sensor', firmware_version: '' })] }, ': templates[0].version_ids.firmware_version: must not be empty'],
+      [
+        'an invalid brand_id',
+        { templates: [entry({ brand_id: 'ACME', model_id: 'sensor' })] },
+        ': templates[0].version_ids.brand_id: value does not match regex pattern',
+      ],
+      [
+        'an empty firmware_version',
+        { templates: [entry({ brand_id: 'acme', model_id: 'sensor', firmware_version: '' })] },
+        ': templates[0].version_ids.firmware_version: must not be empty',
+      ],
       [
         'an unknown frequency plan',
         { templates: [entry({ brand_id: 'acme', model_id: 'a1b' }), entry({ brand_id: 'acme', model_id: 'sensor' }, { frequency_plan_id: 'EU_868' })] },
         ': templates[1].end_device.frequency_plan_id: value must be one of the known frequency plans',
       ],
-      ['a missing end_device', { templates: [{ version_ids: { brand_id: 'acme', model_id: 'sensor' } }] }, ': templates[0].end_device: a device profile must be a JSON object'],
+      [
+        'a missing end_device',
+        { templates: [{ version_ids: { brand_id: 'acme', model_id: 'sensor' } }] },
+        ': templates[0].end_device: a device profile must be a JSON object',
+      ],
       [
         'a duplicate entry',
         { templates: [entry({ brand_id: 'acme', model_id: 'sensor' }), entry({ brand_id: 'acme', model_id: 'sensor' })] },

@@ -31,7 +31,11 @@ describe('parseDeviceProfile', () => {
     ['a non-boolean', { supports_join: 'yes' }, 'supports_join: value must be a boolean'],
     ['a misspelt field', { suports_join: true }, /^suports_join: unknown field/],
     ['a misspelt formatter field', { formatters: { up_formater: 'FORMATTER_NONE' } }, /^formatters\.up_formater: unknown field/],
-    ['a JavaScript formatter without script', { formatters: { up_formatter: 'FORMATTER_JAVASCRIPT' } }, /^formatters\.up_formatter_parameter: value is required/],
+    [
+      'a JavaScript formatter without script',
+      { formatters: { up_formatter: 'FORMATTER_JAVASCRIPT' } },
+      /^formatters\.up_formatter_parameter: value is required/,
+    ],
     ['min above max frequency', { min_frequency: '870000000', max_frequency: '863000000' }, 'min_frequency: value must not be above max_frequency'],
   ])('refuses %s', (_case, plain, message) => {
     expect(() => parseDeviceProfile(plain)).toThrow(message);

@@ -39,7 +39,11 @@ describe('frequency plan catalogue', () => {
   it('US_902_928_FSB_2: channels 8-15 (903.9-905.3 MHz) and the 904.6 MHz 500 kHz channel; 500 kHz downlinks', () => {
     const us = plan('US_902_928_FSB_2');
     expect(us.uplink_channels).toEqual([
-      ...[903.9, 904.1, 904.3, 904.5, 904.7, 904.9, 905.1, 905.3].map((f) => ({ frequency: String(Math.round(f * 1e6)), min_data_rate_index: 0, max_data_rate_index: 3 })),
+      ...[903.9, 904.1, 904.3, 904.5, 904.7, 904.9, 905.1, 905.3].map((f) => ({
+        frequency: String(Math.round(f * 1e6)),
+        min_data_rate_index: 0,
+        max_data_rate_index: 3,
+      })),
       { frequency: '904600000', min_data_rate_index: 4, max_data_rate_index: 4 },
     ]);
     expect(us.downlink_channels?.map((c) => mhz(c.frequency))).toEqual([923.3, 923.9, 924.5, 925.1, 925.7, 926.3, 926.9, 927.5]);
@@ -99,6 +103,12 @@ describe('bands', () => {
       ['868300000', '868300000'],
       ['868500000', '868500000'],
     ]);
-    expect(eu).toMatchObject({ cf_list_type: 'FREQUENCIES', rx1_delay: 1, join_accept_delay_1: 5, join_accept_delay_2: 6, adr_ack_limit_exponent: 'ADR_ACK_LIMIT_64' });
+    expect(eu).toMatchObject({
+      cf_list_type: 'FREQUENCIES',
+      rx1_delay: 1,
+      join_accept_delay_1: 5,
+      join_accept_delay_2: 6,
+      adr_ack_limit_exponent: 'ADR_ACK_LIMIT_64',
+    });
   });
 });

@@ -23,9 +23,13 @@ const BASE = { frequency_plan_id: 'EU_863_870_TTN', lorawan_version: 'MAC_V1_0_3
 const BASE_PATHS = ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join'];
 const ABP_PATHS = [...BASE_PATHS, 'session.dev_addr', 'session.keys.f_nwk_s_int_key.key'];
 const otaa = (id: string, n: number, extra: object = {}) => ({ ids: ids(id, { dev_eui: EUI(n), join_eui: JOIN_EUI }), ...BASE, supports_join: true, ...extra });
-const abp = (id: string, devAddr: string, extra: object = {}) => ({ ids: ids(id), ...BASE, supports_join: false, session: { dev_addr: devAddr, keys: { f_nwk_s_int_key: { key: KEY_F } } }, ...extra });
-
-
+const abp = (id: string, devAddr: string, extra: object = {}) => ({
+  ids: ids(id),
+  ...BASE,
+  supports_join: false,
+  session: { dev_addr: devAddr, keys: { f_nwk_s_int_key: { key: KEY_F } } },
+  ...extra,
+});
 
 /** `pkg/networkserver:field_value` on `field`, with the given cause (default: field_is_zero naming the field). */
 const fieldValue = (field: string, cause: object = { namespace: 'pkg/networkserver', name: 'field_is_zero', attributes: { name: field } }) => ({
@@ -58,7 +62,10 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
   it('creates an OTAA device, gets it, deletes it ({}), then answers pkg/networkserver:device_not_found (404)', async () => {
     const res = await registry.set(setReq(otaa('dev-1', 1), BASE_PATHS), CTX);
     expect(res).toEqual({ ids: ids('dev-1', { dev_eui: EUI(1), join_eui: JOIN_EUI }), ...BASE, supports_join: true });
-    expect(await get('dev-1', ['frequency_plan_id'])).toEqual({ ids: ids('dev-1', { dev_eui: EUI(1), join_eui: JOIN_EUI }), frequency_plan_id: 'EU_863_870_TTN' });
+    expect(await get('dev-1', ['frequency_plan_id'])).toEqual({
+      ids: ids('dev-1', { dev_eui: EUI(1), join_eui: JOIN_EUI }),
+      frequency_plan_id: 'EU_863_870_TTN',
+    });
     expect(await registry.delete(delReq(ids('dev-1')), CTX)).toEqual({});
     for (const call of [get('dev-1', []), registry.delete(delReq(ids('dev-1')), CTX)]) {
       expect(await errorOf(call)).toMatchObject({ namespace: 'pkg/networkserver', name: 'device_not_found', code: 5 });
@@ -68,7 +75,12 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
   it('a second device with the same JoinEUI and DevEUI → pkg/internal/registry:end_device_euis_taken (6)', async () => {
     await registry.set(setReq(otaa('dev-2', 2), BASE_PATHS), CTX);
     const err = await errorOf(registry.set(setReq(otaa('dev-3', 2), BASE_PATHS), CTX));
-    expect(err).toMatchObject({ namespace: 'pkg/internal/registry', name: 'end_device_euis_taken', code: 6, attributes: { join_eui: JOIN_EUI, dev_eui: EUI(2), device_id: 'dev-2', application_id: APP } });
+    expect(err).toMatchObject({
+      namespace: 'pkg/internal/registry',
+      name: 'end_device_euis_taken',
+      code: 6,
+      attributes: { join_eui: JOIN_EUI, dev_eui: EUI(2), device_id: 'dev-2', application_id: APP },
+    });
     expect(await store.get(APP, 'dev-3')).toBeUndefined();
   });
 
@@ -97,7 +109,9 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
 
     it('OTAA without dev_eui (or zero) or without join_eui; the zero JoinEUI is allowed', async () => {
       expect(await refused({ ...otaa('req-3', 0x103), ids: ids('req-3', { join_eui: JOIN_EUI }) }, BASE_PATHS)).toMatchObject(fieldValue('ids.dev_eui'));
-      expect(await refused({ ...otaa('req-3', 0x103), ids: ids('req-3', { dev_eui: ZERO_EUI, join_eui: JOIN_EUI }) }, BASE_PATHS)).toMatchObject(fieldValue('ids.dev_eui'));
+      expect(await refused({ ...otaa('req-3', 0x103), ids: ids('req-3', { dev_eui: ZERO_EUI, join_eui: JOIN_EUI }) }, BASE_PATHS)).toMatchObject(
+        fieldValue('ids.dev_eui'),
+      );
       expect(await refused({ ...otaa('req-3', 0x103), ids: ids('req-3', { dev_eui: EUI(0x103) }) }, BASE_PATHS)).toMatchObject(fieldValue('ids.join_eui'));
       await registry.set(setReq({ ...otaa('req-3', 0x103), ids: ids('req-3', { dev_eui: EUI(0x103), join_eui: ZERO_EUI }) }, BASE_PATHS), CTX);
       expect((await store.get(APP, 'req-3'))?.ids).toEqual(ids('req-3', { dev_eui: EUI(0x103), join_eui: ZERO_EUI }));
@@ -105,37 +119,57 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
 
     it('ABP without session.dev_addr, with the zero DevAddr, or without (or with a zero) f_nwk_s_int_key', async () => {
       expect(await refused(abp('req-4', '26000001', { session: undefined }), BASE_PATHS)).toMatchObject(fieldValue('session.dev_addr'));
-      expect(await refused(abp('req-4', '26000001', { session: { keys: { f_nwk_s_int_key: { key: KEY_F } } } }), ABP_PATHS)).toMatchObject(fieldValue('session.dev_addr'));
+      expect(await refused(abp('req-4', '26000001', { session: { keys: { f_nwk_s_int_key: { key: KEY_F } } } }), ABP_PATHS)).toMatchObject(
+        fieldValue('session.dev_addr'),
+      );
       expect(await refused(abp('req-4', '00000000'), ABP_PATHS)).toMatchObject(fieldValue('session.dev_addr'));
-      expect(await refused(abp('req-4', '26000001', { session: { dev_addr: '26000001', keys: {} } }), ABP_PATHS)).toMatchObject(fieldValue('session.keys.f_nwk_s_int_key.key'));
-      expect(await refused(abp('req-4', '26000001', { session: { dev_addr: '26000001', keys: { f_nwk_s_int_key: { key: ZERO_KEY } } } }), ABP_PATHS)).toMatchObject(
+      expect(await refused(abp('req-4', '26000001', { session: { dev_addr: '26000001', keys: {} } }), ABP_PATHS)).toMatchObject(
         fieldValue('session.keys.f_nwk_s_int_key.key'),
       );
+      expect(
+        await refused(abp('req-4', '26000001', { session: { dev_addr: '26000001', keys: { f_nwk_s_int_key: { key: ZERO_KEY } } } }), ABP_PATHS),
+      ).toMatchObject(fieldValue('session.keys.f_nwk_s_int_key.key'));
       // The key in the body without its path in the mask is not there.
       expect(await refused(abp('req-4', '26000001'), [...BASE_PATHS, 'session.dev_addr'])).toMatchObject(fieldValue('session.keys.f_nwk_s_int_key.key'));
     });
 
     it('MAC_V1_1 ABP without s_nwk_s_int_key or nwk_s_enc_key', async () => {
-      const v11 = (keys: Json) => abp('req-5', '26000005', { lorawan_version: 'MAC_V1_1', lorawan_phy_version: 'PHY_V1_1_REV_B', session: { dev_addr: '26000005', keys } });
+      const v11 = (keys: Json) =>
+        abp('req-5', '26000005', { lorawan_version: 'MAC_V1_1', lorawan_phy_version: 'PHY_V1_1_REV_B', session: { dev_addr: '26000005', keys } });
       const paths = [...ABP_PATHS, 'session.keys.s_nwk_s_int_key.key', 'session.keys.nwk_s_enc_key.key'];
-      expect(await refused(v11({ f_nwk_s_int_key: { key: KEY_F }, nwk_s_enc_key: { key: KEY_E } }), paths)).toMatchObject(fieldValue('session.keys.s_nwk_s_int_key.key'));
-      expect(await refused(v11({ f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_S } }), paths)).toMatchObject(fieldValue('session.keys.nwk_s_enc_key.key'));
+      expect(await refused(v11({ f_nwk_s_int_key: { key: KEY_F }, nwk_s_enc_key: { key: KEY_E } }), paths)).toMatchObject(
+        fieldValue('session.keys.s_nwk_s_int_key.key'),
+      );
+      expect(await refused(v11({ f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_S } }), paths)).toMatchObject(
+        fieldValue('session.keys.nwk_s_enc_key.key'),
+      );
       expect(await refused(v11({ f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_S }, nwk_s_enc_key: { key: ZERO_KEY } }), paths)).toMatchObject(
         fieldValue('session.keys.nwk_s_enc_key.key'),
       );
       await registry.set(setReq(v11({ f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_S }, nwk_s_enc_key: { key: KEY_E } }), paths), CTX);
-      expect(((await get('req-5', ['session.keys'])) as { session: Json }).session).toEqual({ keys: { f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_S }, nwk_s_enc_key: { key: KEY_E } } });
+      expect(((await get('req-5', ['session.keys'])) as { session: Json }).session).toEqual({
+        keys: { f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_S }, nwk_s_enc_key: { key: KEY_E } },
+      });
     });
 
     it('an update that breaks a requirement is refused and leaves the device byte-for-byte unchanged', async () => {
       await registry.set(setReq(abp('req-6', '26000006'), ABP_PATHS), CTX);
       const before = await store.get(APP, 'req-6');
       const raw = await rawFields('req-6');
-      expect(await errorOf(registry.set(setReq({ ids: ids('req-6'), frequency_plan_id: 'NOT_A_PLAN', mac_settings: { use_adr: true } }, ['frequency_plan_id', 'mac_settings']), CTX))).toMatchObject({
+      expect(
+        await errorOf(
+          registry.set(
+            setReq({ ids: ids('req-6'), frequency_plan_id: 'NOT_A_PLAN', mac_settings: { use_adr: true } }, ['frequency_plan_id', 'mac_settings']),
+            CTX,
+          ),
+        ),
+      ).toMatchObject({
         name: 'field_value',
         attributes: { field: 'frequency_plan_id' },
       });
-      expect(await errorOf(registry.set(setReq({ ids: ids('req-6'), lorawan_version: 'MAC_UNKNOWN' }, ['lorawan_version']), CTX))).toMatchObject(fieldValue('lorawan_version'));
+      expect(await errorOf(registry.set(setReq({ ids: ids('req-6'), lorawan_version: 'MAC_UNKNOWN' }, ['lorawan_version']), CTX))).toMatchObject(
+        fieldValue('lorawan_version'),
+      );
       expect(await store.get(APP, 'req-6')).toEqual(before);
       expect(await rawFields('req-6')).toBe(raw);
     });
@@ -214,7 +248,9 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
 
     it('ABP create builds mac_state: device_class CLASS_A, the MAC version, channels from the frequency plan', async () => {
       await registry.set(setReq(abp('abp-6', '26000106'), ABP_PATHS), CTX);
-      const { mac_state } = (await get('abp-6', ['mac_state'])) as { mac_state: { device_class: string; lorawan_version: string; current_parameters: { channels: Json[] }; desired_parameters: { channels: Json[] } } };
+      const { mac_state } = (await get('abp-6', ['mac_state'])) as {
+        mac_state: { device_class: string; lorawan_version: string; current_parameters: { channels: Json[] }; desired_parameters: { channels: Json[] } };
+      };
       expect(mac_state.device_class).toBe('CLASS_A');
       expect(mac_state.lorawan_version).toBe('MAC_V1_0_3');
       const plan = getFrequencyPlan('EU_863_870_TTN');
@@ -229,8 +265,14 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
       const mac_state = {
         device_class: 'CLASS_C',
         lorawan_version: 'MAC_V1_0_3',
-        current_parameters: { rx1_delay: 5, channels: [{ uplink_frequency: '868100000', downlink_frequency: '868100000', max_data_rate_index: 5, enable_uplink: true }] },
-        desired_parameters: { rx1_delay: 5, channels: [{ uplink_frequency: '868100000', downlink_frequency: '868100000', max_data_rate_index: 5, enable_uplink: true }] },
+        current_parameters: {
+          rx1_delay: 5,
+          channels: [{ uplink_frequency: '868100000', downlink_frequency: '868100000', max_data_rate_index: 5, enable_uplink: true }],
+        },
+        desired_parameters: {
+          rx1_delay: 5,
+          channels: [{ uplink_frequency: '868100000', downlink_frequency: '868100000', max_data_rate_index: 5, enable_uplink: true }],
+        },
       };
       await registry.set(setReq({ ...abp('abp-7', '26000107'), mac_state }, [...ABP_PATHS, 'mac_state']), CTX);
       expect(((await get('abp-7', ['mac_state'])) as Json)['mac_state']).toEqual(mac_state);
@@ -242,8 +284,12 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
     await registry.set(setReq(abp('fixed-2', '26000202'), ABP_PATHS), CTX);
     const before = [await store.get(APP, 'fixed-1'), await store.get(APP, 'fixed-2')];
     const notChangeable = (name: string) => fieldValue(name, { namespace: 'pkg/networkserver', name: 'field_not_changeable', attributes: { name } });
-    expect(await errorOf(registry.set(setReq({ ids: ids('fixed-1'), supports_join: false }, ['supports_join']), CTX))).toMatchObject(notChangeable('supports_join'));
-    expect(await errorOf(registry.set(setReq({ ids: ids('fixed-2'), supports_join: true }, ['supports_join']), CTX))).toMatchObject(notChangeable('supports_join'));
+    expect(await errorOf(registry.set(setReq({ ids: ids('fixed-1'), supports_join: false }, ['supports_join']), CTX))).toMatchObject(
+      notChangeable('supports_join'),
+    );
+    expect(await errorOf(registry.set(setReq({ ids: ids('fixed-2'), supports_join: true }, ['supports_join']), CTX))).toMatchObject(
+      notChangeable('supports_join'),
+    );
     expect(await errorOf(registry.set(setReq({ ids: ids('fixed-1'), multicast: true }, ['multicast']), CTX))).toMatchObject(notChangeable('multicast'));
     expect([await store.get(APP, 'fixed-1'), await store.get(APP, 'fixed-2')]).toEqual(before);
     // The same value again is fine.
@@ -269,8 +315,24 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
       expect(res).toEqual({ ids: ids('copy-1', { dev_eui: EUI(0x301), join_eui: JOIN_EUI }), version_ids: EM300, ...copied });
       expect((await store.get(APP, 'copy-1'))?.fields).toEqual({ version_ids: EM300, ...copied });
 
-      await r.set(setReq({ ids: ids('copy-2', { dev_eui: EUI(0x302), join_eui: JOIN_EUI }), version_ids: EM300, frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_2' }, ['version_ids', 'frequency_plan_id', 'lorawan_version']), CTX);
-      expect((await store.get(APP, 'copy-2'))?.fields).toMatchObject({ frequency_plan_id: 'EU_863_870', lorawan_version: 'MAC_V1_0_2', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true });
+      await r.set(
+        setReq(
+          {
+            ids: ids('copy-2', { dev_eui: EUI(0x302), join_eui: JOIN_EUI }),
+            version_ids: EM300,
+            frequency_plan_id: 'EU_863_870',
+            lorawan_version: 'MAC_V1_0_2',
+          },
+          ['version_ids', 'frequency_plan_id', 'lorawan_version'],
+        ),
+        CTX,
+      );
+      expect((await store.get(APP, 'copy-2'))?.fields).toMatchObject({
+        frequency_plan_id: 'EU_863_870',
+        lorawan_version: 'MAC_V1_0_2',
+        lorawan_phy_version: 'PHY_V1_0_3_REV_A',
+        supports_join: true,
+      });
     });
 
     it('from the default profile when no template matches; per field, the template first and then the profile', async () => {
@@ -279,12 +341,29 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
         NS_REGISTRY_POLICY,
         plain(),
         events,
-        copySourceFor({ defaultDeviceProfile: { frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_0_4', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true, supports_class_c: true } }),
+        copySourceFor({
+          defaultDeviceProfile: {
+            frequency_plan_id: 'US_902_928_FSB_2',
+            lorawan_version: 'MAC_V1_0_4',
+            lorawan_phy_version: 'PHY_V1_0_3_REV_A',
+            supports_join: true,
+            supports_class_c: true,
+          },
+        }),
       );
       await r.set(setReq({ ids: ids('copy-3', { dev_eui: EUI(0x303), join_eui: JOIN_EUI }) }, []), CTX);
-      expect((await store.get(APP, 'copy-3'))?.fields).toEqual({ frequency_plan_id: 'US_902_928_FSB_2', lorawan_version: 'MAC_V1_0_4', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true, supports_class_c: true });
+      expect((await store.get(APP, 'copy-3'))?.fields).toEqual({
+        frequency_plan_id: 'US_902_928_FSB_2',
+        lorawan_version: 'MAC_V1_0_4',
+        lorawan_phy_version: 'PHY_V1_0_3_REV_A',
+        supports_join: true,
+        supports_class_c: true,
+      });
       // dragino/lht65 has no frequency plan: that one comes from the profile, the rest from the template.
-      await r.set(setReq({ ids: ids('copy-4', { dev_eui: EUI(0x304), join_eui: JOIN_EUI }), version_ids: { brand_id: 'dragino', model_id: 'lht65' } }, []), CTX);
+      await r.set(
+        setReq({ ids: ids('copy-4', { dev_eui: EUI(0x304), join_eui: JOIN_EUI }), version_ids: { brand_id: 'dragino', model_id: 'lht65' } }, []),
+        CTX,
+      );
       expect((await store.get(APP, 'copy-4'))?.fields).toEqual({
         frequency_plan_id: 'US_902_928_FSB_2',
         lorawan_version: 'MAC_V1_0_3',
@@ -304,9 +383,18 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
   });
 
   it('stores only its own session fields: an app_s_key in the body with mask `session` is not stored', async () => {
-    const session = { dev_addr: '26000401', last_f_cnt_up: 7, last_a_f_cnt_down: 3, keys: { session_key_id: 'AQID', f_nwk_s_int_key: { key: KEY_F }, app_s_key: { key: APP_S_KEY } } };
+    const session = {
+      dev_addr: '26000401',
+      last_f_cnt_up: 7,
+      last_a_f_cnt_down: 3,
+      keys: { session_key_id: 'AQID', f_nwk_s_int_key: { key: KEY_F }, app_s_key: { key: APP_S_KEY } },
+    };
     const res = await registry.set(setReq({ ...abp('own-1', '26000401'), session }, [...BASE_PATHS, 'session']), CTX);
-    const expected = { dev_addr: '26000401', last_f_cnt_up: 7, keys: { session_key_id: 'AQID', f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_F }, nwk_s_enc_key: { key: KEY_F } } };
+    const expected = {
+      dev_addr: '26000401',
+      last_f_cnt_up: 7,
+      keys: { session_key_id: 'AQID', f_nwk_s_int_key: { key: KEY_F }, s_nwk_s_int_key: { key: KEY_F }, nwk_s_enc_key: { key: KEY_F } },
+    };
     expect(res['session']).toEqual(expected);
     expect(((await get('own-1', ['session'])) as Json)['session']).toEqual(expected);
     const raw = (await rawFields('own-1')) ?? '';
@@ -323,8 +411,12 @@ describe('NsEndDeviceRegistry (SQLite)', () => {
     const wrapped = Buffer.from('1FA68B0A8112B447AEF34BD8FB5A7B829D3E862371D2CFE5', 'hex').toString('base64');
     for (const name of ['f_nwk_s_int_key', 's_nwk_s_int_key', 'nwk_s_enc_key']) expect(keys[name]).toEqual({ kek_label: 'k1', encrypted_key: wrapped });
     expect(raw.toUpperCase()).not.toContain(KEY_F);
-    expect(((await r.get(getReq(ids('kek-1'), ['session.keys.f_nwk_s_int_key.key']))) as Json)['session']).toEqual({ keys: { f_nwk_s_int_key: { key: KEY_F } } });
+    expect(((await r.get(getReq(ids('kek-1'), ['session.keys.f_nwk_s_int_key.key']))) as Json)['session']).toEqual({
+      keys: { f_nwk_s_int_key: { key: KEY_F } },
+    });
     // A registry without the KEK hands out the envelope as stored.
-    expect(((await get('kek-1', ['session.keys.nwk_s_enc_key'])) as Json)['session']).toEqual({ keys: { nwk_s_enc_key: { kek_label: 'k1', encrypted_key: wrapped } } });
+    expect(((await get('kek-1', ['session.keys.nwk_s_enc_key'])) as Json)['session']).toEqual({
+      keys: { nwk_s_enc_key: { kek_label: 'k1', encrypted_key: wrapped } },
+    });
   });
 });

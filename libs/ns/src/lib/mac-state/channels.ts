@@ -18,7 +18,13 @@ export function bootChannels(band: Band, factoryPresets: readonly string[] = [])
     const channel = channels.find((c) => c.uplink_frequency === frequency);
     if (channel) channel.enable_uplink = true;
     else if (band.cf_list_type === 'FREQUENCIES') {
-      channels.push({ uplink_frequency: frequency, downlink_frequency: frequency, min_data_rate_index: 0, max_data_rate_index: band.max_adr_data_rate_index, enable_uplink: true });
+      channels.push({
+        uplink_frequency: frequency,
+        downlink_frequency: frequency,
+        min_data_rate_index: 0,
+        max_data_rate_index: band.max_adr_data_rate_index,
+        enable_uplink: true,
+      });
     }
   }
   return channels;

@@ -32,7 +32,13 @@ describe('newMacState', () => {
       rejoin_count_periodicity: 'REJOIN_COUNT_16',
       ping_slot_frequency: '869525000',
       beacon_frequency: '869525000',
-      channels: ['868100000', '868300000', '868500000'].map((f) => ({ uplink_frequency: f, downlink_frequency: f, min_data_rate_index: 0, max_data_rate_index: 5, enable_uplink: true })),
+      channels: ['868100000', '868300000', '868500000'].map((f) => ({
+        uplink_frequency: f,
+        downlink_frequency: f,
+        min_data_rate_index: 0,
+        max_data_rate_index: 5,
+        enable_uplink: true,
+      })),
       adr_ack_limit_exponent: 'ADR_ACK_LIMIT_64',
       adr_ack_delay_exponent: 'ADR_ACK_DELAY_32',
       ping_slot_data_rate_index_value: 3,
@@ -54,9 +60,31 @@ describe('newMacState', () => {
     expect(state.current_parameters.channels).toHaveLength(72);
     expect(enabled(state.current_parameters.channels)).toHaveLength(72);
     expect(state.desired_parameters.channels).toHaveLength(72);
-    expect(enabled(state.desired_parameters.channels)).toEqual(['903900000', '904100000', '904300000', '904500000', '904700000', '904900000', '905100000', '905300000', '904600000']);
-    expect(state.desired_parameters.channels?.[8]).toEqual({ uplink_frequency: '903900000', downlink_frequency: '923300000', min_data_rate_index: 0, max_data_rate_index: 3, enable_uplink: true });
-    expect(state.desired_parameters.channels?.[65]).toEqual({ uplink_frequency: '904600000', downlink_frequency: '923900000', min_data_rate_index: 4, max_data_rate_index: 4, enable_uplink: true });
+    expect(enabled(state.desired_parameters.channels)).toEqual([
+      '903900000',
+      '904100000',
+      '904300000',
+      '904500000',
+      '904700000',
+      '904900000',
+      '905100000',
+      '905300000',
+      '904600000',
+    ]);
+    expect(state.desired_parameters.channels?.[8]).toEqual({
+      uplink_frequency: '903900000',
+      downlink_frequency: '923300000',
+      min_data_rate_index: 0,
+      max_data_rate_index: 3,
+      enable_uplink: true,
+    });
+    expect(state.desired_parameters.channels?.[65]).toEqual({
+      uplink_frequency: '904600000',
+      downlink_frequency: '923900000',
+      min_data_rate_index: 4,
+      max_data_rate_index: 4,
+      enable_uplink: true,
+    });
     expect(state.current_parameters).toMatchObject({ max_eirp: 30, rx2_frequency: '923300000', rx2_data_rate_index: 8, ping_slot_data_rate_index_value: 8 });
     // Beacons and ping slots hop: no fixed frequency. US devices take no TxParamSetupReq: no dwell time.
     for (const params of [state.current_parameters, state.desired_parameters]) {
@@ -85,7 +113,14 @@ describe('newMacState', () => {
       desired_adr_ack_limit_exponent: 'ADR_ACK_LIMIT_32',
       desired_ping_slot_frequency: '869100000',
     });
-    expect(state.current_parameters).toMatchObject({ rx1_delay: 5, rx1_data_rate_offset: 0, rx2_data_rate_index: 2, rx2_frequency: '869000000', max_duty_cycle: 'DUTY_CYCLE_2', ping_slot_data_rate_index_value: 1 });
+    expect(state.current_parameters).toMatchObject({
+      rx1_delay: 5,
+      rx1_data_rate_offset: 0,
+      rx2_data_rate_index: 2,
+      rx2_frequency: '869000000',
+      max_duty_cycle: 'DUTY_CYCLE_2',
+      ping_slot_data_rate_index_value: 1,
+    });
     expect(state.desired_parameters).toMatchObject({
       rx1_delay: 5,
       rx1_data_rate_offset: 2,
@@ -120,9 +155,12 @@ describe('newMacState', () => {
     expect(enabled(us.current_parameters.channels)).toEqual(['903900000', '904600000']);
   });
 
-  it.each(['EU_863_870', 'EU_863_870_TTN', 'US_902_928_FSB_2', 'AU_915_928_FSB_2', 'AS_923', 'IN_865_867'])('%s: a valid MACState in canonical JSON form', (planId) => {
-    const state = stateFor(planId);
-    expect(state.current_parameters.channels?.length).toBeGreaterThan(0);
-    expect(JSON.parse(JSON.stringify(decodeMessage(MACState, state)))).toEqual(state);
-  });
+  it.each(['EU_863_870', 'EU_863_870_TTN', 'US_902_928_FSB_2', 'AU_915_928_FSB_2', 'AS_923', 'IN_865_867'])(
+    '%s: a valid MACState in canonical JSON form',
+    (planId) => {
+      const state = stateFor(planId);
+      expect(state.current_parameters.channels?.length).toBeGreaterThan(0);
+      expect(JSON.parse(JSON.stringify(decodeMessage(MACState, state)))).toEqual(state);
+    },
+  );
 });

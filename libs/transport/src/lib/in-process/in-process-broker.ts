@@ -29,7 +29,8 @@ export class InProcessBroker implements PubSub {
   /** Sends a request; rejects with RpcTransportError (`unavailable`, `timeout`, `too_large`). */
   request(subject: string, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
     if (this.closed) return Promise.reject(new RpcTransportError('unavailable', 'the in-process broker is closed'));
-    if (payload.byteLength > this.maxPayload) return Promise.reject(new RpcTransportError('too_large', `request of ${payload.byteLength} bytes exceeds ${this.maxPayload}`));
+    if (payload.byteLength > this.maxPayload)
+      return Promise.reject(new RpcTransportError('too_large', `request of ${payload.byteLength} bytes exceeds ${this.maxPayload}`));
     const group = this.subjects.get(subject)?.values().next().value as Group | undefined;
     if (!group || group.handlers.length === 0) return Promise.reject(new RpcTransportError('unavailable', `no responders for ${subject}`));
     const handler = group.handlers[group.next++ % group.handlers.length];

@@ -4,7 +4,15 @@ import type { BaseRpcContext, MessageHandler, WritePacket } from '@nestjs/micros
 import { isObservable, type Observable, type Subscription } from 'rxjs';
 import { fromWireContext } from '@lorawan/api';
 import { Code, defineError, type ErrorDetails, ErrInternal } from '@lorawan/errors';
-import { type CounterSeries, type HistogramSeries, logsAt, rpcServerHandled, rpcServerHandling, setInFlightSource, withLogFields } from '@lorawan/observability';
+import {
+  type CounterSeries,
+  type HistogramSeries,
+  logsAt,
+  rpcServerHandled,
+  rpcServerHandling,
+  setInFlightSource,
+  withLogFields,
+} from '@lorawan/observability';
 import { decodePacket, encodePacket, type ReplyPacket, type RequestPacket } from './rpc-packet';
 
 const ErrMalformedPacket = defineError('pkg/rpc', 'malformed_request', 'the request is not a JSON request packet', Code.InvalidArgument);

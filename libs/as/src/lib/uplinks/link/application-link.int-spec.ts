@@ -10,8 +10,10 @@ import { errorOf } from '../../testing/as-test-kit';
 type Json = Record<string, unknown>;
 const SCRIPT = 'function decodeUplink(input) { return { data: { n: input.bytes.length } }; }';
 const app = (application_id: string) => ({ application_id });
-const getReq = (application_id: string, paths?: string[]) => decodeMessage(GetApplicationLinkRequest, { application_ids: app(application_id), ...(paths ? { field_mask: paths.join(',') } : {}) });
-const setReq = (application_id: string, link: Json, paths: string[]) => decodeMessage(SetApplicationLinkRequest, { application_ids: app(application_id), link, field_mask: { paths } });
+const getReq = (application_id: string, paths?: string[]) =>
+  decodeMessage(GetApplicationLinkRequest, { application_ids: app(application_id), ...(paths ? { field_mask: paths.join(',') } : {}) });
+const setReq = (application_id: string, link: Json, paths: string[]) =>
+  decodeMessage(SetApplicationLinkRequest, { application_ids: app(application_id), link, field_mask: { paths } });
 
 describe('As link RPCs', () => {
   it('are bound as TTS: GET|PUT /as/applications/{application_ids.application_id}/link, DELETE …/{application_id}/link, basic settings', () => {
@@ -63,11 +65,22 @@ describe.each(['sqlite', 'mysql'] as const)('ApplicationLinkRegistry (%s)', (dri
 
   it('Set creates the link with the masked paths and answers the whole link; Get answers the masked paths only', async () => {
     const set = await links.set(
-      setReq('app-1', { default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: SCRIPT, down_formatter: 'FORMATTER_CAYENNELPP' }, skip_payload_crypto: true }, ['default_formatters']),
+      setReq(
+        'app-1',
+        {
+          default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: SCRIPT, down_formatter: 'FORMATTER_CAYENNELPP' },
+          skip_payload_crypto: true,
+        },
+        ['default_formatters'],
+      ),
     );
-    expect(set).toEqual({ default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: SCRIPT, down_formatter: 'FORMATTER_CAYENNELPP' } });
+    expect(set).toEqual({
+      default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: SCRIPT, down_formatter: 'FORMATTER_CAYENNELPP' },
+    });
     expect(await links.get(getReq('app-1'))).toEqual({});
-    expect(await links.get(getReq('app-1', ['default_formatters.up_formatter', 'skip_payload_crypto']))).toEqual({ default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT' } });
+    expect(await links.get(getReq('app-1', ['default_formatters.up_formatter', 'skip_payload_crypto']))).toEqual({
+      default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT' },
+    });
     expect(await links.get(getReq('app-1', ['default_formatters']))).toEqual(set);
     const stored = await store.get('app-1');
     expect(stored?.created_at).toMatch(/Z$/);
@@ -75,15 +88,25 @@ describe.each(['sqlite', 'mysql'] as const)('ApplicationLinkRegistry (%s)', (dri
   });
 
   it('Set updates only the masked paths (sub-paths too), keeps created_at; false is a value of skip_payload_crypto', async () => {
-    await links.set(setReq('app-2', { default_formatters: { up_formatter: 'FORMATTER_CAYENNELPP', down_formatter: 'FORMATTER_CAYENNELPP' } }, ['default_formatters']));
+    await links.set(
+      setReq('app-2', { default_formatters: { up_formatter: 'FORMATTER_CAYENNELPP', down_formatter: 'FORMATTER_CAYENNELPP' } }, ['default_formatters']),
+    );
     const created = await store.get('app-2');
     await new Promise((r) => setTimeout(r, 5));
-    const updated = await links.set(setReq('app-2', { default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: SCRIPT, down_formatter: 'FORMATTER_NONE' }, skip_payload_crypto: false }, [
-      'default_formatters.up_formatter',
-      'default_formatters.up_formatter_parameter',
-      'skip_payload_crypto',
-    ]));
-    expect(updated).toEqual({ default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: SCRIPT, down_formatter: 'FORMATTER_CAYENNELPP' }, skip_payload_crypto: false });
+    const updated = await links.set(
+      setReq(
+        'app-2',
+        {
+          default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: SCRIPT, down_formatter: 'FORMATTER_NONE' },
+          skip_payload_crypto: false,
+        },
+        ['default_formatters.up_formatter', 'default_formatters.up_formatter_parameter', 'skip_payload_crypto'],
+      ),
+    );
+    expect(updated).toEqual({
+      default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: SCRIPT, down_formatter: 'FORMATTER_CAYENNELPP' },
+      skip_payload_crypto: false,
+    });
     const after = await store.get('app-2');
     expect(after?.created_at).toBe(created?.created_at);
     expect(after?.updated_at).not.toBe(created?.updated_at);
@@ -92,7 +115,9 @@ describe.each(['sqlite', 'mysql'] as const)('ApplicationLinkRegistry (%s)', (dri
       default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: SCRIPT },
     });
     // An empty mask changes nothing and answers the link (or {} when there is none).
-    expect(await links.set(setReq('app-2', { skip_payload_crypto: true }, []))).toEqual({ default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: SCRIPT } });
+    expect(await links.set(setReq('app-2', { skip_payload_crypto: true }, []))).toEqual({
+      default_formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: SCRIPT },
+    });
     expect(await links.set(setReq('app-empty', { skip_payload_crypto: true }, []))).toEqual({});
     expect(await store.get('app-empty')).toBeUndefined();
   });
@@ -111,13 +136,20 @@ describe.each(['sqlite', 'mysql'] as const)('ApplicationLinkRegistry (%s)', (dri
       expect([err.namespace, err.errorName, err.code]).toEqual(['pkg/rpcmiddleware/validator', 'field_mask_paths', 3]);
     }
     expect(((await errorOf(links.get(getReq('app-1', ['nope'])))).attributes as Json).forbidden_paths).toEqual(['nope']);
-    expect(await links.set(setReq('app-4', { skip_payload_crypto: true }, ['skip_payload_crypto', 'api_key', 'network_server_address', 'tls']))).toEqual({ skip_payload_crypto: true });
+    expect(await links.set(setReq('app-4', { skip_payload_crypto: true }, ['skip_payload_crypto', 'api_key', 'network_server_address', 'tls']))).toEqual({
+      skip_payload_crypto: true,
+    });
     expect(await links.get(getReq('app-4', ['tls', 'skip_payload_crypto']))).toEqual({ skip_payload_crypto: true });
   });
 
   it('stores the largest link validation lets through: two 40960-byte formatter scripts', async () => {
     const script = (name: string) => `function ${name}(input) { return {}; } //`.padEnd(40960, 'x');
-    const formatters = { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: script('decodeUplink'), down_formatter: 'FORMATTER_JAVASCRIPT', down_formatter_parameter: script('encodeDownlink') };
+    const formatters = {
+      up_formatter: 'FORMATTER_JAVASCRIPT',
+      up_formatter_parameter: script('decodeUplink'),
+      down_formatter: 'FORMATTER_JAVASCRIPT',
+      down_formatter_parameter: script('encodeDownlink'),
+    };
     expect(await links.set(setReq('app-largest', { default_formatters: formatters }, ['default_formatters']))).toEqual({ default_formatters: formatters });
     expect(await links.get(getReq('app-largest', ['default_formatters']))).toEqual({ default_formatters: formatters });
   });
@@ -134,7 +166,9 @@ describe.each(['sqlite', 'mysql'] as const)('ApplicationLinkRegistry (%s)', (dri
 
   it('concurrent Sets of a new link all succeed (single-statement upsert), one wins', async () => {
     const results = await Promise.all(
-      ['FORMATTER_CAYENNELPP', 'FORMATTER_NONE', 'FORMATTER_CAYENNELPP', 'FORMATTER_NONE'].map((f) => links.set(setReq('app-conc', { default_formatters: { down_formatter: f } }, ['default_formatters']))),
+      ['FORMATTER_CAYENNELPP', 'FORMATTER_NONE', 'FORMATTER_CAYENNELPP', 'FORMATTER_NONE'].map((f) =>
+        links.set(setReq('app-conc', { default_formatters: { down_formatter: f } }, ['default_formatters'])),
+      ),
     );
     expect(results).toHaveLength(4);
     expect(['FORMATTER_CAYENNELPP', 'FORMATTER_NONE']).toContain((await links.find('app-conc'))?.default_formatters?.down_formatter);

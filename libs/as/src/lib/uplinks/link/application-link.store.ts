@@ -37,7 +37,9 @@ export class SqlLinkStore implements LinkStore {
   async get(applicationId: string): Promise<StoredLink | undefined> {
     const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM application_links WHERE application_id = ?`, [applicationId])) as Row[];
     const row = rows[0];
-    return row ? { application_id: row.application_id, link: JSON.parse(row.fields) as ApplicationLink, created_at: row.created_at, updated_at: row.updated_at } : undefined;
+    return row
+      ? { application_id: row.application_id, link: JSON.parse(row.fields) as ApplicationLink, created_at: row.created_at, updated_at: row.updated_at }
+      : undefined;
   }
 
   /**

@@ -27,7 +27,9 @@ describe('SSRF guard', () => {
     'not-an-address',
   ])('refuses %s', (address) => expect(isAllowedAddress(address)).toBe(false));
 
-  it.each(['93.184.216.34', '8.8.8.8', '100.128.0.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows %s', (address) => expect(isAllowedAddress(address)).toBe(true));
+  it.each(['93.184.216.34', '8.8.8.8', '100.128.0.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows %s', (address) =>
+    expect(isAllowedAddress(address)).toBe(true),
+  );
 
   it('refuses a name that resolves to a private address', async () => {
     const err = await new Promise<unknown>((res) => guardedLookup('localhost', { all: true }, (e) => res(e)));

@@ -18,7 +18,9 @@ describe('filterByFieldMask', () => {
       end_device_ids: up.end_device_ids,
       uplink_message: { decoded_payload: up.uplink_message.decoded_payload },
     });
-    expect(filterByFieldMask(up, ['uplink_message.decoded_payload.nested', 'uplink_message.f_cnt'])).toEqual({ uplink_message: { f_cnt: 7, decoded_payload: { nested: { a: 1 } } } });
+    expect(filterByFieldMask(up, ['uplink_message.decoded_payload.nested', 'uplink_message.f_cnt'])).toEqual({
+      uplink_message: { f_cnt: 7, decoded_payload: { nested: { a: 1 } } },
+    });
   });
 
   it('a parent path wins over its children, whatever the order', () => {
@@ -27,7 +29,10 @@ describe('filterByFieldMask', () => {
   });
 
   it('skips absent fields and keeps arrays whole', () => {
-    expect(filterByFieldMask(up, ['join_accept', 'end_device_ids.join_eui', 'uplink_message.rx_metadata'])).toEqual({ end_device_ids: {}, uplink_message: { rx_metadata: [{ rssi: -42 }] } });
+    expect(filterByFieldMask(up, ['join_accept', 'end_device_ids.join_eui', 'uplink_message.rx_metadata'])).toEqual({
+      end_device_ids: {},
+      uplink_message: { rx_metadata: [{ rssi: -42 }] },
+    });
     expect(filterByFieldMask(up, ['uplink_message.rx_metadata.rssi'])).toEqual({ uplink_message: {} });
   });
 

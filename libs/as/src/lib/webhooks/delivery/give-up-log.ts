@@ -47,6 +47,7 @@ export class GiveUpLog {
     if (!entry) return;
     clearTimeout(entry.timer);
     this.pending.delete(webhook);
-    if (entry.count > 0) this.logger.warn(`webhook ${webhook}: ${entry.count} more deliveries given up in ${this.intervalMs / 1000} s; the last: ${entry.last}`);
+    if (entry.count > 0)
+      this.logger.warn(`webhook ${webhook}: ${entry.count} more deliveries given up in ${this.intervalMs / 1000} s; the last: ${entry.last}`);
   }
 }

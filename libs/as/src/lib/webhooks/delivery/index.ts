@@ -14,7 +14,12 @@ const WEBHOOK_MAX_IN_FLIGHT = 2000;
 /** The delivery queue of the run mode: JetStream when NATS_URL is set, else in memory. */
 async function openWebhookJobQueue(config: StackConfig): Promise<WebhookJobQueue> {
   if (!config.natsUrl) return new MemoryJobQueue(WEBHOOK_MAX_IN_FLIGHT);
-  return JetStreamJobQueue.open({ url: config.natsUrl, subjectPrefix: config.natsSubjectPrefix, ackWaitMs: config.webhooks.ackWaitMs, maxInFlight: WEBHOOK_MAX_IN_FLIGHT });
+  return JetStreamJobQueue.open({
+    url: config.natsUrl,
+    subjectPrefix: config.natsSubjectPrefix,
+    ackWaitMs: config.webhooks.ackWaitMs,
+    maxInFlight: WEBHOOK_MAX_IN_FLIGHT,
+  });
 }
 
 /** Webhook delivery: the APPLICATION_UP_SINK implementation, its durable job queue and workers. */

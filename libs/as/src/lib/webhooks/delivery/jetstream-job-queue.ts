@@ -87,7 +87,14 @@ export class JetStreamJobQueue implements WebhookJobQueue {
       // Retention and storage are fixed at creation; a newer version may only have added subjects.
       await ensureStream(
         jsm,
-        { name: streamName, description: 'AS webhook delivery jobs', subjects: [`${base}.deliver.>`, `${base}.retry.>`], retention: RetentionPolicy.Workqueue, storage: StorageType.File, num_replicas: 1 },
+        {
+          name: streamName,
+          description: 'AS webhook delivery jobs',
+          subjects: [`${base}.deliver.>`, `${base}.retry.>`],
+          retention: RetentionPolicy.Workqueue,
+          storage: StorageType.File,
+          num_replicas: 1,
+        },
         ['subjects'],
       );
       await ensureConsumer(jsm, streamName, consumerConfig(DELIVER_CONSUMER, `${base}.deliver.>`, o.ackWaitMs, DELIVER_MAX_ACK_PENDING));
@@ -110,7 +117,10 @@ export class JetStreamJobQueue implements WebhookJobQueue {
     for (const name of [DELIVER_CONSUMER, RETRY_CONSUMER]) {
       const puller = new Puller(this.o.maxInFlight, handler, this.logger);
       this.pullers.push(puller);
-      void puller.run(() => this.js.consumers.get(this.streamName, name), () => this.running);
+      void puller.run(
+        () => this.js.consumers.get(this.streamName, name),
+        () => this.running,
+      );
     }
   }
 
@@ -278,7 +288,11 @@ async function ensureConsumer(jsm: JetStreamManager, stream: string, config: Ret
     try {
       if (!existing) await jsm.consumers.add(stream, config);
       else if (existing.config.ack_wait !== config.ack_wait || existing.config.max_ack_pending !== config.max_ack_pending) {
-        await jsm.consumers.update(stream, config.durable_name, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending, max_deliver: config.max_deliver });
+        await jsm.consumers.update(stream, config.durable_name, {
+          ack_wait: config.ack_wait,
+          max_ack_pending: config.max_ack_pending,
+          max_deliver: config.max_deliver,
+        });
       }
       return;
     } catch (err) {

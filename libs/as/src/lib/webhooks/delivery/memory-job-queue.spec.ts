@@ -47,7 +47,11 @@ describe('MemoryJobQueue', () => {
     const got: JobMessage[] = [];
     queue.start((m) => got.push(m));
     await queue.enqueue([job(1), job(2)]);
-    await expect(queue.enqueue([job(3), job(4)])).rejects.toMatchObject({ namespace: 'pkg/applicationserver/io/web', errorName: 'queue_full', attributes: { max_jobs: 3 } });
+    await expect(queue.enqueue([job(3), job(4)])).rejects.toMatchObject({
+      namespace: 'pkg/applicationserver/io/web',
+      errorName: 'queue_full',
+      attributes: { max_jobs: 3 },
+    });
     expect(queue.size).toBe(2);
     await tick();
     got[0].ack();

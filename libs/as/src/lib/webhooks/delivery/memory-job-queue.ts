@@ -93,11 +93,14 @@ export class MemoryJobQueue implements WebhookJobQueue {
       ack: () => void settle(),
       nak: (delayMs) => {
         if (!settle()) return;
-        const timer = setTimeout(() => {
-          this.delayed.delete(timer);
-          this.ready.push(job);
-          this.schedulePump();
-        }, Math.max(0, delayMs));
+        const timer = setTimeout(
+          () => {
+            this.delayed.delete(timer);
+            this.ready.push(job);
+            this.schedulePump();
+          },
+          Math.max(0, delayMs),
+        );
         this.delayed.add(timer);
       },
       working: () => undefined,

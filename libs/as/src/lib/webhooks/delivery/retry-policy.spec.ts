@@ -21,5 +21,7 @@ describe('retry policy', () => {
   });
 
   it.each([500, 502, 503, 504, 599, 408, 425, 429])('retries status %i', (status) => expect(isRetryableStatus(status)).toBe(true));
-  it.each([300, 301, 302, 304, 307, 308, 400, 401, 403, 404, 405, 409, 410, 413, 422])('gives up on status %i', (status) => expect(isRetryableStatus(status)).toBe(false));
+  it.each([300, 301, 302, 304, 307, 308, 400, 401, 403, 404, 405, 409, 410, 413, 422])('gives up on status %i', (status) =>
+    expect(isRetryableStatus(status)).toBe(false),
+  );
 });

@@ -51,7 +51,15 @@ interface RecordedEvent {
   data: Json;
 }
 
-const BASE: WebhookDeliveryConfig = { allowPrivateNetworks: true, timeoutMs: 2000, maxAttempts: 5, retryBaseMs: 50, retryMaxMs: 200, concurrency: 4, ackWaitMs: 1500 };
+const BASE: WebhookDeliveryConfig = {
+  allowPrivateNetworks: true,
+  timeoutMs: 2000,
+  maxAttempts: 5,
+  retryBaseMs: 50,
+  retryMaxMs: 200,
+  concurrency: 4,
+  ackWaitMs: 1500,
+};
 const PUBLIC_URL = 'https://stack.example.com/api/v3';
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 
@@ -92,14 +100,26 @@ class World {
         return undefined as never;
       },
     };
-    const worker = new WebhookDeliveryWorker(queue, this.store as unknown as WebhookStore, events, { publicUrl: PUBLIC_URL, webhooks: { ...BASE, ...config } }, { get: () => this.store.listActive() });
+    const worker = new WebhookDeliveryWorker(
+      queue,
+      this.store as unknown as WebhookStore,
+      events,
+      { publicUrl: PUBLIC_URL, webhooks: { ...BASE, ...config } },
+      { get: () => this.store.listActive() },
+    );
     worker.start();
     this.workers.push(worker);
     return worker;
   }
 
   hook(id: string, baseUrl: string, fields: Partial<ApplicationWebhook> = {}): ApplicationWebhook {
-    const webhook: ApplicationWebhook = { ids: { application_ids: { application_id: 'app1' }, webhook_id: id }, base_url: baseUrl, format: 'json', uplink_message: { path: '/up' }, ...fields };
+    const webhook: ApplicationWebhook = {
+      ids: { application_ids: { application_id: 'app1' }, webhook_id: id },
+      base_url: baseUrl,
+      format: 'json',
+      uplink_message: { path: '/up' },
+      ...fields,
+    };
     this.store.webhooks.push(webhook);
     return webhook;
   }
@@ -116,7 +136,13 @@ class World {
 
 function uplink(fCnt: number, device = 'dev1'): ApplicationUpJson {
   return {
-    end_device_ids: { device_id: device, application_ids: { application_id: 'app1' }, dev_eui: '0011223344556677', join_eui: '70B3D57ED0000000', dev_addr: '26011234' },
+    end_device_ids: {
+      device_id: device,
+      application_ids: { application_id: 'app1' },
+      dev_eui: '0011223344556677',
+      join_eui: '70B3D57ED0000000',
+      dev_addr: '26011234',
+    },
     correlation_ids: [`test:up:${fCnt}`],
     received_at: '2026-11-22T08:00:00Z',
     uplink_message: { f_port: 1, f_cnt: fCnt, frm_payload: 'AQI=', decoded_payload: { n: fCnt } },
@@ -146,7 +172,11 @@ export function describeWebhookDeliveryConformance(name: string, openQueue: Open
     it('POSTs the ApplicationUp with the TTS headers to the expanded URL', async () => {
       world = await new World().open(openQueue);
       const r = await receiver();
-      world.hook('wh1', `${r.url}/hooks{/appID,devID}`, { headers: { Authorization: 'Bearer secret' }, downlink_api_key: 'NNSXS.KEY', uplink_message: { path: 'up{?devEUI}' } });
+      world.hook('wh1', `${r.url}/hooks{/appID,devID}`, {
+        headers: { Authorization: 'Bearer secret' },
+        downlink_api_key: 'NNSXS.KEY',
+        uplink_message: { path: 'up{?devEUI}' },
+      });
       world.hook('masked', `${r.url}/masked`, { field_mask: { paths: ['end_device_ids', 'up.uplink_message.decoded_payload'] } });
       world.hook('joins-only', `${r.url}/joins`, { uplink_message: undefined, join_accept: {} });
       const up = uplink(1);
@@ -196,7 +226,9 @@ export function describeWebhookDeliveryConformance(name: string, openQueue: Open
       });
       const health = world.store.healthOf('flaky');
       expect(health.map((h) => (h?.unhealthy as Json | undefined)?.failed_attempts ?? 'healthy')).toEqual(['1', '2', 'healthy']);
-      expect(health[1]).toMatchObject({ unhealthy: { last_failed_attempt_at: expect.stringMatching(/^\d{4}-.*Z$/), last_failed_attempt_details: { name: 'request' } } });
+      expect(health[1]).toMatchObject({
+        unhealthy: { last_failed_attempt_at: expect.stringMatching(/^\d{4}-.*Z$/), last_failed_attempt_details: { name: 'request' } },
+      });
       expect(health[2]).toEqual({ healthy: {} });
       expect(await world.harness.remaining()).not.toBeGreaterThan(0);
     });
@@ -227,7 +259,9 @@ export function describeWebhookDeliveryConformance(name: string, openQueue: Open
       await wrong.waitFor(() => wrong.requests.length >= 1, 5000, 'the first attempt');
       hook.base_url = `${right.url}/new`;
       await right.waitFor(() => right.requests.length >= 1, 5000, 'the retry to the fixed URL');
-      expect(right.requests.map((q) => [q.url, q.headers.authorization, q.headers['x-downlink-apikey']])).toEqual([['/new/up', 'Bearer hook-secret', 'NNSXS.HOOKKEY']]);
+      expect(right.requests.map((q) => [q.url, q.headers.authorization, q.headers['x-downlink-apikey']])).toEqual([
+        ['/new/up', 'Bearer hook-secret', 'NNSXS.HOOKKEY'],
+      ]);
       expect(wrong.requests).toHaveLength(1);
     });
 
@@ -245,7 +279,9 @@ export function describeWebhookDeliveryConformance(name: string, openQueue: Open
 
     it('gives up at once on 4xx and on redirects (never followed)', async () => {
       world = await new World().open(openQueue);
-      const r = await receiver((req) => (req.url.startsWith('/gone') ? { status: 404 } : req.url.startsWith('/moved') ? { status: 302, headers: { location: '/elsewhere' } } : undefined));
+      const r = await receiver((req) =>
+        req.url.startsWith('/gone') ? { status: 404 } : req.url.startsWith('/moved') ? { status: 302, headers: { location: '/elsewhere' } } : undefined,
+      );
       world.hook('gone', `${r.url}/gone`);
       world.hook('moved', `${r.url}/moved`);
       await world.integration.publish(uplink(4));
@@ -276,8 +312,14 @@ export function describeWebhookDeliveryConformance(name: string, openQueue: Open
       const fast = await receiver();
       world.hook('slow', slow.url, { uplink_message: undefined, join_accept: {} });
       world.hook('fast', fast.url, { uplink_message: undefined, downlink_queued: {} });
-      const join = (i: number): ApplicationUpJson => ({ end_device_ids: { device_id: `dev${i}`, application_ids: { application_id: 'app1' } }, join_accept: { session_key_id: 'AQI=' } });
-      const queued = (i: number): ApplicationUpJson => ({ end_device_ids: { device_id: `dev${i}`, application_ids: { application_id: 'app1' } }, downlink_queued: { f_port: 1, f_cnt: i } });
+      const join = (i: number): ApplicationUpJson => ({
+        end_device_ids: { device_id: `dev${i}`, application_ids: { application_id: 'app1' } },
+        join_accept: { session_key_id: 'AQI=' },
+      });
+      const queued = (i: number): ApplicationUpJson => ({
+        end_device_ids: { device_id: `dev${i}`, application_ids: { application_id: 'app1' } },
+        downlink_queued: { f_port: 1, f_cnt: i },
+      });
       await Promise.all(Array.from({ length: 200 }, (_, i) => world.integration.publish(join(i))));
       await slow.waitFor(() => slow.requests.length >= 4, 5000, 'the slow webhook busy');
       const started = Date.now();
@@ -343,7 +385,9 @@ export function describeWebhookDeliveryConformance(name: string, openQueue: Open
         let stats = await r.stats();
         for (const deadline = Date.now() + 60_000; stats.unique < 5000 && Date.now() < deadline; stats = await r.stats()) await sleep(20);
         const seconds = (Date.now() - started) / 1000;
-        console.log(`webhook delivery (${name}): 5000 deliveries in ${seconds.toFixed(2)} s = ${Math.round(5000 / seconds)}/s (jobs queued in ${queued} ms; ${stats.count - stats.unique} duplicates)`);
+        console.log(
+          `webhook delivery (${name}): 5000 deliveries in ${seconds.toFixed(2)} s = ${Math.round(5000 / seconds)}/s (jobs queued in ${queued} ms; ${stats.count - stats.unique} duplicates)`,
+        );
         expect(stats.unique).toBe(5000);
       } finally {
         r.stop();

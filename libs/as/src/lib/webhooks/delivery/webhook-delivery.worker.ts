@@ -61,7 +61,11 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     @Inject(STACK_CONFIG) private readonly config: WebhookWorkerConfig,
     @Inject(ACTIVE_WEBHOOKS_CACHE) private readonly webhooks: ActiveWebhooks,
   ) {
-    this.sender = new WebhookSender({ publicUrl: config.publicUrl, timeoutMs: config.webhooks.timeoutMs, allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
+    this.sender = new WebhookSender({
+      publicUrl: config.publicUrl,
+      timeoutMs: config.webhooks.timeoutMs,
+      allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+    });
     this.health = new WebhookHealthRecorder(store, this.logger);
   }
 
@@ -210,7 +214,10 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   private recordFailure(job: Delivery, result: Extract<DeliveryResult, { ok: false }>): void {
     this.logger.debug(`webhook ${webhookKey(job.webhook.ids)}: attempt ${job.attempt} failed: ${failureReason(result.error)}`);
     const ids = job.up.end_device_ids as Parameters<typeof deviceIdentifiers>[0];
-    this.events.publish(AS_EVENTS.webhookFail, deviceIdentifiers(ids), { ctx: { request_id: '', correlation_ids: job.up.correlation_ids ?? [] }, data: result.details });
+    this.events.publish(AS_EVENTS.webhookFail, deviceIdentifiers(ids), {
+      ctx: { request_id: '', correlation_ids: job.up.correlation_ids ?? [] },
+      data: result.details,
+    });
     this.health.failed(job.webhook, result.details);
   }
 

@@ -4,8 +4,17 @@ import type { WebhookStore } from '../webhook.store';
 import type { DeliveryErrorDetails } from './delivery.errors';
 import { WebhookHealthRecorder } from './webhook-health';
 
-const hook = (health_status?: Record<string, unknown>): ApplicationWebhook => ({ ids: { application_ids: { application_id: 'app1' }, webhook_id: 'wh1' }, health_status });
-const details = { namespace: 'pkg/applicationserver/io/web/sink', name: 'request', message_format: 'request', correlation_id: 'x', code: 14 } as DeliveryErrorDetails;
+const hook = (health_status?: Record<string, unknown>): ApplicationWebhook => ({
+  ids: { application_ids: { application_id: 'app1' }, webhook_id: 'wh1' },
+  health_status,
+});
+const details = {
+  namespace: 'pkg/applicationserver/io/web/sink',
+  name: 'request',
+  message_format: 'request',
+  correlation_id: 'x',
+  code: 14,
+} as DeliveryErrorDetails;
 
 function setUp(fail = false) {
   const writes: Array<Record<string, unknown> | undefined> = [];

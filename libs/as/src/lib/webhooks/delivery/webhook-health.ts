@@ -30,7 +30,9 @@ export class WebhookHealthRecorder {
     const key = webhookKey(webhook.ids);
     const failedAttempts = (this.known.get(key) ?? fromSnapshot(webhook.health_status)).failedAttempts + 1;
     this.known.set(key, { healthy: false, failedAttempts });
-    this.write(webhook, { unhealthy: { failed_attempts: String(failedAttempts), last_failed_attempt_at: now.toISOString(), last_failed_attempt_details: details } });
+    this.write(webhook, {
+      unhealthy: { failed_attempts: String(failedAttempts), last_failed_attempt_at: now.toISOString(), last_failed_attempt_details: details },
+    });
   }
 
   succeeded(webhook: ApplicationWebhook): void {

@@ -4,8 +4,18 @@ import { buildWebhookRequest, USER_AGENT } from './webhook-request';
 
 function job(webhook: Partial<ApplicationWebhook>): Delivery {
   return {
-    webhook: { ids: { application_ids: { application_id: 'foo-app' }, webhook_id: 'foo-hook' }, base_url: 'https://myapp.com/api/ttn/v3{/appID,devID}', format: 'json', uplink_message: { path: 'up{?devEUI}' }, ...webhook },
-    up: { end_device_ids: { device_id: 'foo-device', application_ids: { application_id: 'foo-app' }, dev_eui: '42FFFFFFFFFFFFFF' }, correlation_ids: ['as:up:1'], uplink_message: { f_port: 42, decoded_payload: { test_key: 42 } } },
+    webhook: {
+      ids: { application_ids: { application_id: 'foo-app' }, webhook_id: 'foo-hook' },
+      base_url: 'https://myapp.com/api/ttn/v3{/appID,devID}',
+      format: 'json',
+      uplink_message: { path: 'up{?devEUI}' },
+      ...webhook,
+    },
+    up: {
+      end_device_ids: { device_id: 'foo-device', application_ids: { application_id: 'foo-app' }, dev_eui: '42FFFFFFFFFFFFFF' },
+      correlation_ids: ['as:up:1'],
+      uplink_message: { f_port: 42, decoded_payload: { test_key: 42 } },
+    },
     kind: 'uplink_message',
     attempt: 1,
   };
@@ -13,7 +23,10 @@ function job(webhook: Partial<ApplicationWebhook>): Delivery {
 
 describe('buildWebhookRequest (wire contract §8.2)', () => {
   it('builds the TTS example: URL, downlink headers from the public address, X-Tts-Domain', () => {
-    const req = buildWebhookRequest(job({ downlink_api_key: 'NNSXS.KEY', headers: { Authorization: 'Bearer abc', 'content-type': 'text/plain' } }), 'https://example.com/api/v3');
+    const req = buildWebhookRequest(
+      job({ downlink_api_key: 'NNSXS.KEY', headers: { Authorization: 'Bearer abc', 'content-type': 'text/plain' } }),
+      'https://example.com/api/v3',
+    );
     expect(req.url.toString()).toBe('https://myapp.com/api/ttn/v3/foo-app/foo-device/up?devEUI=42FFFFFFFFFFFFFF');
     expect(req.headers).toEqual({
       Authorization: 'Bearer abc',
@@ -35,7 +48,10 @@ describe('buildWebhookRequest (wire contract §8.2)', () => {
   });
 
   it('posts an enabled message without a path to the base URL', () => {
-    const req = buildWebhookRequest({ ...job({ base_url: 'https://h.example/hook', uplink_message: undefined, join_accept: {} }), kind: 'join_accept' }, 'https://example.com/api/v3');
+    const req = buildWebhookRequest(
+      { ...job({ base_url: 'https://h.example/hook', uplink_message: undefined, join_accept: {} }), kind: 'join_accept' },
+      'https://example.com/api/v3',
+    );
     expect(req.url.toString()).toBe('https://h.example/hook');
   });
 

@@ -1,7 +1,14 @@
 import { Agent, request } from 'undici';
 import type { StackError } from '@lorawan/errors';
 import { ErrWebhookFormatNotFound } from '../../errors';
-import { deliveryErrorDetails, type DeliveryErrorDetails, ErrForbiddenDestination, ErrRequestTimeout, ErrTransport, ErrWebhookRequest } from './delivery.errors';
+import {
+  deliveryErrorDetails,
+  type DeliveryErrorDetails,
+  ErrForbiddenDestination,
+  ErrRequestTimeout,
+  ErrTransport,
+  ErrWebhookRequest,
+} from './delivery.errors';
 import { ForbiddenDestinationError, guardedConnector } from './destination-guard';
 import { isRetryableStatus } from './retry-policy';
 import type { Delivery } from './webhook-job';
@@ -84,7 +91,9 @@ export function shownUrl(url: URL | string): string {
   try {
     parsed = typeof url === 'string' ? new URL(url) : url;
   } catch {
-    return String(url).replace(/\/\/[^/@]*@/, '//').replace(/\?.*$/, '?…');
+    return String(url)
+      .replace(/\/\/[^/@]*@/, '//')
+      .replace(/\?.*$/, '?…');
   }
   return `${parsed.protocol}//${parsed.host}${parsed.pathname}${parsed.search ? '?…' : ''}`;
 }

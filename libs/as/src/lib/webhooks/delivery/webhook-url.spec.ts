@@ -1,11 +1,19 @@
 import { urlVariables, webhookUrl } from './webhook-url';
 
-const ids = { device_id: 'foo-device', application_ids: { application_id: 'foo-app' }, dev_eui: '42ffffffffffffff', join_eui: '4200000000000000', dev_addr: '01020304' };
+const ids = {
+  device_id: 'foo-device',
+  application_ids: { application_id: 'foo-app' },
+  dev_eui: '42ffffffffffffff',
+  join_eui: '4200000000000000',
+  dev_addr: '01020304',
+};
 const vars = urlVariables(ids);
 
 describe('webhook URL (wire contract §8.2)', () => {
   it('expands and joins the TTS example', () => {
-    expect(webhookUrl('https://myapp.com/api/ttn/v3{/appID,devID}', 'up{?devEUI}', vars).toString()).toBe('https://myapp.com/api/ttn/v3/foo-app/foo-device/up?devEUI=42FFFFFFFFFFFFFF');
+    expect(webhookUrl('https://myapp.com/api/ttn/v3{/appID,devID}', 'up{?devEUI}', vars).toString()).toBe(
+      'https://myapp.com/api/ttn/v3/foo-app/foo-device/up?devEUI=42FFFFFFFFFFFFFF',
+    );
   });
 
   it('offers every variable, EUIs and DevAddr upper-case, appEUI = joinEUI', () => {

@@ -3,7 +3,12 @@ import type { WebhookStore } from '../webhook.store';
 import type { WebhookJob, WebhookJobQueue } from './webhook-job';
 import { WebhookIntegration } from './webhook.integration';
 
-const hook = (id: string, fields: Partial<ApplicationWebhook>): ApplicationWebhook => ({ ids: { application_ids: { application_id: 'app1' }, webhook_id: id }, base_url: 'https://h.example', format: 'json', ...fields });
+const hook = (id: string, fields: Partial<ApplicationWebhook>): ApplicationWebhook => ({
+  ids: { application_ids: { application_id: 'app1' }, webhook_id: id },
+  base_url: 'https://h.example',
+  format: 'json',
+  ...fields,
+});
 const up: ApplicationUpJson = { end_device_ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, uplink_message: { f_port: 1 } };
 
 function setUp(webhooks: ApplicationWebhook[]) {
@@ -16,7 +21,12 @@ function setUp(webhooks: ApplicationWebhook[]) {
 
 describe('WebhookIntegration', () => {
   it('queues one job per webhook with the message kind enabled ({} included), reading the registry once', async () => {
-    const { integration, store, enqueued } = setUp([hook('a', { uplink_message: { path: '/up' } }), hook('b', { uplink_message: {} }), hook('c', { join_accept: {} }), hook('d', {})]);
+    const { integration, store, enqueued } = setUp([
+      hook('a', { uplink_message: { path: '/up' } }),
+      hook('b', { uplink_message: {} }),
+      hook('c', { join_accept: {} }),
+      hook('d', {}),
+    ]);
     await integration.publish(up);
     expect(store.listActive).toHaveBeenCalledTimes(1);
     expect(store.listActive).toHaveBeenCalledWith('app1');

@@ -1,5 +1,13 @@
 import { Controller } from '@nestjs/common';
-import { rpcPattern, type ApplicationIdentifiers, type CreateApplicationRequest, type GetApplicationRequest, type ListApplicationsRequest, type RpcContext, type UpdateApplicationRequest } from '@lorawan/api';
+import {
+  rpcPattern,
+  type ApplicationIdentifiers,
+  type CreateApplicationRequest,
+  type GetApplicationRequest,
+  type ListApplicationsRequest,
+  type RpcContext,
+  type UpdateApplicationRequest,
+} from '@lorawan/api';
 import { RpcCallContext, RpcRequest } from '@lorawan/component';
 import { MessagePattern } from '@nestjs/microservices';
 import { ApplicationRegistryService } from './application-registry.service';

@@ -16,11 +16,21 @@ const ids = (application_id: string) => decodeMessage(ApplicationIdentifiers, { 
 describe('ApplicationRegistryService (SQLite)', () => {
   let bed: IdentityTestBed;
   const create = (id: string, userId: string, application: object = {}) =>
-    bed.applications.create(decodeMessage(CreateApplicationRequest, { application: { ids: { application_id: id }, ...application }, collaborator: { user_ids: { user_id: userId } } }), CTX);
-  const get = (id: string, field_mask?: string) => bed.applications.get(decodeMessage(GetApplicationRequest, { application_ids: { application_id: id }, ...(field_mask ? { field_mask } : {}) }));
+    bed.applications.create(
+      decodeMessage(CreateApplicationRequest, {
+        application: { ids: { application_id: id }, ...application },
+        collaborator: { user_ids: { user_id: userId } },
+      }),
+      CTX,
+    );
+  const get = (id: string, field_mask?: string) =>
+    bed.applications.get(decodeMessage(GetApplicationRequest, { application_ids: { application_id: id }, ...(field_mask ? { field_mask } : {}) }));
   const list = (caller: CallerIdentity, query: object = {}) => bed.applications.list(decodeMessage(ListApplicationsRequest, query), caller);
   const update = (id: string, application: object, paths: string[]) =>
-    bed.applications.update(decodeMessage(UpdateApplicationRequest, { application: { ids: { application_id: id }, ...application }, field_mask: { paths } }), CTX);
+    bed.applications.update(
+      decodeMessage(UpdateApplicationRequest, { application: { ids: { application_id: id }, ...application }, field_mask: { paths } }),
+      CTX,
+    );
 
   beforeAll(async () => {
     bed = await openIdentityTestBed();
@@ -37,7 +47,13 @@ describe('ApplicationRegistryService (SQLite)', () => {
 
   describe('Create', () => {
     it('stores the application with the collaborator holding RIGHT_ALL; contacts default to the collaborator', async () => {
-      const app = await create('app-one', 'alice', { name: 'App 1', description: 'about', attributes: { key: 'v' }, network_server_address: 'ns.example.com', dev_eui_counter: 7 });
+      const app = await create('app-one', 'alice', {
+        name: 'App 1',
+        description: 'about',
+        attributes: { key: 'v' },
+        network_server_address: 'ns.example.com',
+        dev_eui_counter: 7,
+      });
       expect(app).toEqual({
         ids: { application_id: 'app-one' },
         created_at: app.created_at,
@@ -66,8 +82,16 @@ describe('ApplicationRegistryService (SQLite)', () => {
     });
 
     it('needs an existing user as collaborator, and no organization', async () => {
-      await expect(create('app-ghost', 'ghost')).rejects.toMatchObject({ namespace: 'pkg/identityserver/store', errorName: 'user_not_found', code: 5, attributes: { user_id: 'ghost' } });
-      const org = decodeMessage(CreateApplicationRequest, { application: { ids: { application_id: 'app-org' } }, collaborator: { organization_ids: { organization_id: 'org1' } } });
+      await expect(create('app-ghost', 'ghost')).rejects.toMatchObject({
+        namespace: 'pkg/identityserver/store',
+        errorName: 'user_not_found',
+        code: 5,
+        attributes: { user_id: 'ghost' },
+      });
+      const org = decodeMessage(CreateApplicationRequest, {
+        application: { ids: { application_id: 'app-org' } },
+        collaborator: { organization_ids: { organization_id: 'org1' } },
+      });
       await expect(bed.applications.create(org, CTX)).rejects.toMatchObject({ errorName: 'organizations_unsupported', code: 3 });
       expect(await bed.stores.applications.get('app-ghost', 'any')).toBeUndefined();
       expect(await bed.stores.applications.get('app-org', 'any')).toBeUndefined();
@@ -80,7 +104,9 @@ describe('ApplicationRegistryService (SQLite)', () => {
         code: 3,
         attributes: { contact: 'bob' },
       });
-      await expect(create('app-contact', 'alice', { technical_contact: { user_ids: { user_id: 'alice' } } })).resolves.toMatchObject({ technical_contact: { user_ids: { user_id: 'alice' } } });
+      await expect(create('app-contact', 'alice', { technical_contact: { user_ids: { user_id: 'alice' } } })).resolves.toMatchObject({
+        technical_contact: { user_ids: { user_id: 'alice' } },
+      });
     });
   });
 
@@ -106,14 +132,25 @@ describe('ApplicationRegistryService (SQLite)', () => {
     });
 
     it('does not find missing or soft-deleted applications', async () => {
-      await expect(get('app-missing')).rejects.toMatchObject({ namespace: 'pkg/identityserver/store', errorName: 'application_not_found', code: 5, attributes: { application_id: 'app-missing' } });
+      await expect(get('app-missing')).rejects.toMatchObject({
+        namespace: 'pkg/identityserver/store',
+        errorName: 'application_not_found',
+        code: 5,
+        attributes: { application_id: 'app-missing' },
+      });
       await expect(get('app-taken')).rejects.toMatchObject({ errorName: 'application_not_found' });
     });
   });
 
   describe('List', () => {
     beforeAll(async () => {
-      for (const user of ['lina', 'lars']) await bed.stores.users.create({ ids: { user_id: user }, created_at: '2024-05-01T10:00:00.000000Z', updated_at: '2024-05-01T10:00:00.000000Z', state: 'STATE_APPROVED' });
+      for (const user of ['lina', 'lars'])
+        await bed.stores.users.create({
+          ids: { user_id: user },
+          created_at: '2024-05-01T10:00:00.000000Z',
+          updated_at: '2024-05-01T10:00:00.000000Z',
+          state: 'STATE_APPROVED',
+        });
       for (const [id, name] of [
         ['lst-3', 'Charlie'],
         ['lst-1', 'Alpha'],
@@ -141,7 +178,7 @@ describe('ApplicationRegistryService (SQLite)', () => {
       expect(past.body).toEqual({});
     });
 
-    it('GET /users/{id}/applications lists that user\'s applications; deleted ones only when asked', async () => {
+    it("GET /users/{id}/applications lists that user's applications; deleted ones only when asked", async () => {
       const mine = await list(adminCaller(), { collaborator: { user_ids: { user_id: 'lars' } } });
       expect(mine.body.applications?.map((a) => a.ids?.application_id)).toEqual(['lst-lars']);
       const deleted = await list(userCaller('lina'), { collaborator: { user_ids: { user_id: 'lina' } }, deleted: true });
@@ -196,9 +233,17 @@ describe('ApplicationRegistryService (SQLite)', () => {
     });
 
     it('keeps identifiers read-only, ignores server timestamps, refuses paths outside the list', async () => {
-      await expect(update('app-upd', {}, ['ids.application_id'])).rejects.toMatchObject({ namespace: 'pkg/identityserver', errorName: 'read_only_field', code: 3, attributes: { field: 'ids.application_id' } });
+      await expect(update('app-upd', {}, ['ids.application_id'])).rejects.toMatchObject({
+        namespace: 'pkg/identityserver',
+        errorName: 'read_only_field',
+        code: 3,
+        attributes: { field: 'ids.application_id' },
+      });
       await expect(update('app-upd', {}, ['ids'])).rejects.toMatchObject({ errorName: 'read_only_field' });
-      await expect(update('app-upd', { dev_eui_counter: 3 }, ['dev_eui_counter'])).rejects.toMatchObject({ errorName: 'field_mask_paths', attributes: { forbidden_paths: ['dev_eui_counter'] } });
+      await expect(update('app-upd', { dev_eui_counter: 3 }, ['dev_eui_counter'])).rejects.toMatchObject({
+        errorName: 'field_mask_paths',
+        attributes: { forbidden_paths: ['dev_eui_counter'] },
+      });
       const before = await get('app-upd', 'created_at');
       const out = await update('app-upd', { created_at: '2000-01-01T00:00:00Z', name: 'again' }, ['created_at', 'name']);
       expect(out.created_at).toBe(before.created_at);
@@ -206,8 +251,13 @@ describe('ApplicationRegistryService (SQLite)', () => {
     });
 
     it('takes only collaborators as contacts', async () => {
-      await expect(update('app-upd', { technical_contact: { user_ids: { user_id: 'bob' } } }, ['technical_contact'])).rejects.toMatchObject({ errorName: 'contact_no_collaborator', attributes: { contact: 'bob' } });
-      await expect(update('app-upd', { technical_contact: { organization_ids: { organization_id: 'org' } } }, ['technical_contact'])).rejects.toMatchObject({ errorName: 'organizations_unsupported' });
+      await expect(update('app-upd', { technical_contact: { user_ids: { user_id: 'bob' } } }, ['technical_contact'])).rejects.toMatchObject({
+        errorName: 'contact_no_collaborator',
+        attributes: { contact: 'bob' },
+      });
+      await expect(update('app-upd', { technical_contact: { organization_ids: { organization_id: 'org' } } }, ['technical_contact'])).rejects.toMatchObject({
+        errorName: 'organizations_unsupported',
+      });
       const out = await update('app-upd', { administrative_contact: { user_ids: { user_id: 'alice' } } }, ['administrative_contact']);
       expect(out.administrative_contact).toEqual({ user_ids: { user_id: 'alice' } });
     });
@@ -218,7 +268,11 @@ describe('ApplicationRegistryService (SQLite)', () => {
 
     it('applies concurrent updates of different fields without losing one', async () => {
       await create('app-race', 'alice');
-      await Promise.all([update('app-race', { name: 'n' }, ['name']), update('app-race', { description: 'd' }, ['description']), update('app-race', { attributes: { xyz: 'y' } }, ['attributes'])]);
+      await Promise.all([
+        update('app-race', { name: 'n' }, ['name']),
+        update('app-race', { description: 'd' }, ['description']),
+        update('app-race', { attributes: { xyz: 'y' } }, ['attributes']),
+      ]);
       expect(await get('app-race', 'name,description,attributes')).toMatchObject({ name: 'n', description: 'd', attributes: { xyz: 'y' } });
     });
   });

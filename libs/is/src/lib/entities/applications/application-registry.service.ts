@@ -99,7 +99,10 @@ export class ApplicationRegistryService {
     checkFieldMaskPaths(requested, ALLOWED_PATHS['ApplicationRegistry.Update']);
     const paths = effectiveUpdatePaths(requested, UPDATE_RULES);
     const id = application.ids.application_id;
-    const changes = { ...pickApplicationFields(application), ...(await requireContactsAreCollaborators(this.collaborators, { kind: 'application', id }, application, paths)) };
+    const changes = {
+      ...pickApplicationFields(application),
+      ...(await requireContactsAreCollaborators(this.collaborators, { kind: 'application', id }, application, paths)),
+    };
     const updated = await updateOptimistically(
       () => this.mustGet(id),
       (current) => ({ ...applyFields(current, changes, paths), updated_at: nowTimestamp() }),

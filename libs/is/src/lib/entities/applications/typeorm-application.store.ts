@@ -25,7 +25,12 @@ export class TypeOrmApplicationStore implements ApplicationStore {
   private readonly table: EntityTable<ApplicationEntity, ApplicationOrder>;
 
   constructor(private readonly dataSource: DataSource) {
-    this.table = new EntityTable(dataSource, ApplicationEntity, { table: 'applications', id: 'application_id', kind: 'application', orderColumns: ORDER_COLUMNS });
+    this.table = new EntityTable(dataSource, ApplicationEntity, {
+      table: 'applications',
+      id: 'application_id',
+      kind: 'application',
+      orderColumns: ORDER_COLUMNS,
+    });
   }
 
   async create(application: IsApplication, collaborator: Collaborator): Promise<ApplicationCreateResult> {

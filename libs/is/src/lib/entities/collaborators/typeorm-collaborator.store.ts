@@ -59,7 +59,10 @@ export class TypeOrmCollaboratorStore implements CollaboratorStore {
 
   async rightsOn(userId: string, kind: CollaboratedKind, entityIds: readonly string[]): Promise<Map<string, Right[]>> {
     if (entityIds.length === 0) return new Map();
-    const rows = await this.repo.find({ select: { entity_id: true, rights: true }, where: { entity_kind: kind, user_id: userId, entity_id: In([...entityIds]) } });
+    const rows = await this.repo.find({
+      select: { entity_id: true, rights: true },
+      where: { entity_kind: kind, user_id: userId, entity_id: In([...entityIds]) },
+    });
     return new Map(rows.map((row) => [row.entity_id, parseRights(row.rights)]));
   }
 }

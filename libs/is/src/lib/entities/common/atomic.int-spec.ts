@@ -33,26 +33,34 @@ describe.each([
 ])('runAtomically on %s', (_, open) => {
   let ds: DataSource;
   let close: () => Promise<unknown>;
-  const count = async (entityId: string) => Number(((await ds.query('SELECT COUNT(*) AS n FROM collaborators WHERE entity_id = ?', [entityId])) as Array<{ n: number | string }>)[0].n);
+  const count = async (entityId: string) =>
+    Number(((await ds.query('SELECT COUNT(*) AS n FROM collaborators WHERE entity_id = ?', [entityId])) as Array<{ n: number | string }>)[0].n);
   beforeAll(async () => {
     ({ ds, close } = await open());
   });
   afterAll(async () => close());
 
   it('applies every statement and answers the rows each changed', async () => {
-    expect(await runAtomically(ds, [insert('ok', 'a'), insert('ok', 'b'), { sql: 'DELETE FROM collaborators WHERE entity_id = ?', params: ['nothing'] }])).toEqual([1, 1, 0]);
+    expect(
+      await runAtomically(ds, [insert('ok', 'a'), insert('ok', 'b'), { sql: 'DELETE FROM collaborators WHERE entity_id = ?', params: ['nothing'] }]),
+    ).toEqual([1, 1, 0]);
     expect(await count('ok')).toBe(2);
   });
 
   it('applies nothing when a later statement fails', async () => {
     // Matched by code: a native driver error may come from another test file's realm, failing `instanceof Error`.
-    const err = await runAtomically(ds, [insert('half', 'a'), insert('half', 'a')]).then(() => undefined, (e: unknown) => e);
+    const err = await runAtomically(ds, [insert('half', 'a'), insert('half', 'a')]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isDuplicateKeyError(err)).toBe(true);
     expect(await count('half')).toBe(0);
   });
 
   it('runs many batches side by side, each all or nothing', async () => {
-    const batches = Array.from({ length: 20 }, (_, i) => runAtomically(ds, i % 2 === 0 ? [insert(`par-${i}`, 'a'), insert(`par-${i}`, 'b')] : [insert(`par-${i}`, 'a'), insert(`par-${i}`, 'a')]));
+    const batches = Array.from({ length: 20 }, (_, i) =>
+      runAtomically(ds, i % 2 === 0 ? [insert(`par-${i}`, 'a'), insert(`par-${i}`, 'b')] : [insert(`par-${i}`, 'a'), insert(`par-${i}`, 'a')]),
+    );
     const results = await Promise.allSettled(batches);
     for (let i = 0; i < 20; i++) {
       expect(results[i].status).toBe(i % 2 === 0 ? 'fulfilled' : 'rejected');

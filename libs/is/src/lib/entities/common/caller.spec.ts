@@ -1,7 +1,15 @@
 import { ALL_ADMIN_RIGHTS, ALL_RIGHTS, type CallerIdentity, Right } from '@lorawan/api';
 import { callerRightsOn, callerUserId, isAdminCaller } from './caller';
 
-const caller = (extra: Partial<CallerIdentity>): CallerIdentity => ({ kind: 'api-key', id: 'K', is_admin: false, key_rights: [...ALL_RIGHTS], universal: false, rights: [], ...extra });
+const caller = (extra: Partial<CallerIdentity>): CallerIdentity => ({
+  kind: 'api-key',
+  id: 'K',
+  is_admin: false,
+  key_rights: [...ALL_RIGHTS],
+  universal: false,
+  rights: [],
+  ...extra,
+});
 
 describe('caller rights on List entries', () => {
   it('a user key: the implied collaborator rights, as far as the key allows', () => {

@@ -29,4 +29,3 @@ export function fromDocument<T extends object>(target: T, json: string | null | 
 export function withoutZeroValues<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => !isZeroValue(v))) as T;
 }
-

@@ -20,7 +20,8 @@ export async function requireContactsAreCollaborators(
     if (!hasAnyField(paths, field)) continue;
     const contact = toUserContact(source[field]);
     if (!contact) continue;
-    if ((await collaborators.rightsOf(contact.user_ids.user_id, entity)).length === 0) throw ErrContactNoCollaborator.with({ contact: contact.user_ids.user_id });
+    if ((await collaborators.rightsOf(contact.user_ids.user_id, entity)).length === 0)
+      throw ErrContactNoCollaborator.with({ contact: contact.user_ids.user_id });
     out[field] = contact;
   }
   return out;

@@ -1,5 +1,14 @@
 import { Controller } from '@nestjs/common';
-import { rpcPattern, type CreateGatewayRequest, type GatewayIdentifiers, type GetGatewayIdentifiersForEUIRequest, type GetGatewayRequest, type ListGatewaysRequest, type RpcContext, type UpdateGatewayRequest } from '@lorawan/api';
+import {
+  rpcPattern,
+  type CreateGatewayRequest,
+  type GatewayIdentifiers,
+  type GetGatewayIdentifiersForEUIRequest,
+  type GetGatewayRequest,
+  type ListGatewaysRequest,
+  type RpcContext,
+  type UpdateGatewayRequest,
+} from '@lorawan/api';
 import { RpcCallContext, RpcRequest } from '@lorawan/component';
 import { MessagePattern } from '@nestjs/microservices';
 import { GatewayRegistryService } from './gateway-registry.service';

@@ -1,4 +1,13 @@
-import { CreateGatewayRequest, decodeMessage, GatewayIdentifiers, GetGatewayIdentifiersForEUIRequest, GetGatewayRequest, ListGatewaysRequest, Right, UpdateGatewayRequest } from '@lorawan/api';
+import {
+  CreateGatewayRequest,
+  decodeMessage,
+  GatewayIdentifiers,
+  GetGatewayIdentifiersForEUIRequest,
+  GetGatewayRequest,
+  ListGatewaysRequest,
+  Right,
+  UpdateGatewayRequest,
+} from '@lorawan/api';
 import type { StackError } from '@lorawan/errors';
 import { adminCaller, CTX, type IdentityTestBed, openIdentityTestBed, userCaller } from '../identity-fixtures.conformance';
 
@@ -7,20 +16,39 @@ const ids = (gateway_id: string) => decodeMessage(GatewayIdentifiers, { gateway_
 describe('GatewayRegistryService (SQLite)', () => {
   let bed: IdentityTestBed;
   const create = (id: string, eui: string | undefined, userId = 'gina', gateway: object = {}) =>
-    bed.gateways.create(decodeMessage(CreateGatewayRequest, { gateway: { ids: { gateway_id: id, ...(eui ? { eui } : {}) }, ...gateway }, collaborator: { user_ids: { user_id: userId } } }), CTX);
-  const get = (id: string, field_mask?: string) => bed.gateways.get(decodeMessage(GetGatewayRequest, { gateway_ids: { gateway_id: id }, ...(field_mask ? { field_mask } : {}) }));
+    bed.gateways.create(
+      decodeMessage(CreateGatewayRequest, {
+        gateway: { ids: { gateway_id: id, ...(eui ? { eui } : {}) }, ...gateway },
+        collaborator: { user_ids: { user_id: userId } },
+      }),
+      CTX,
+    );
+  const get = (id: string, field_mask?: string) =>
+    bed.gateways.get(decodeMessage(GetGatewayRequest, { gateway_ids: { gateway_id: id }, ...(field_mask ? { field_mask } : {}) }));
   const update = (id: string, gateway: object, paths: string[]) =>
     bed.gateways.update(decodeMessage(UpdateGatewayRequest, { gateway: { ids: { gateway_id: id }, ...gateway }, field_mask: { paths } }), CTX);
   const byEui = (eui: string) => bed.gateways.getIdentifiersForEUI(decodeMessage(GetGatewayIdentifiersForEUIRequest, { eui }));
 
   beforeAll(async () => {
     bed = await openIdentityTestBed();
-    for (const id of ['gina', 'gus']) await bed.stores.users.create({ ids: { user_id: id }, created_at: '2024-05-01T10:00:00.000000Z', updated_at: '2024-05-01T10:00:00.000000Z', state: 'STATE_APPROVED' });
+    for (const id of ['gina', 'gus'])
+      await bed.stores.users.create({
+        ids: { user_id: id },
+        created_at: '2024-05-01T10:00:00.000000Z',
+        updated_at: '2024-05-01T10:00:00.000000Z',
+        state: 'STATE_APPROVED',
+      });
   });
   afterAll(async () => bed.close());
 
   it('creates a gateway: EUI in upper-case hex, frequency_plan_id copied into frequency_plan_ids, contacts from the collaborator', async () => {
-    const gtw = await create('gtw-one', '00800000a0000001', 'gina', { name: 'GW', frequency_plan_id: 'EU_863_870_TTN', gateway_server_address: 'localhost', enforce_duty_cycle: true, status_public: false });
+    const gtw = await create('gtw-one', '00800000a0000001', 'gina', {
+      name: 'GW',
+      frequency_plan_id: 'EU_863_870_TTN',
+      gateway_server_address: 'localhost',
+      enforce_duty_cycle: true,
+      status_public: false,
+    });
     expect(gtw).toEqual({
       ids: { gateway_id: 'gtw-one', eui: '00800000A0000001' },
       created_at: gtw.created_at,
@@ -38,7 +66,10 @@ describe('GatewayRegistryService (SQLite)', () => {
 
   it('frequency_plan_id is always the first of frequency_plan_ids', async () => {
     await create('gtw-plans', undefined, 'gina', { frequency_plan_id: 'US_902_928_FSB_2', frequency_plan_ids: ['EU_863_870', 'EU_863_870_TTN'] });
-    expect(await get('gtw-plans', 'frequency_plan_id')).toMatchObject({ frequency_plan_id: 'EU_863_870', frequency_plan_ids: ['EU_863_870', 'EU_863_870_TTN'] });
+    expect(await get('gtw-plans', 'frequency_plan_id')).toMatchObject({
+      frequency_plan_id: 'EU_863_870',
+      frequency_plan_ids: ['EU_863_870', 'EU_863_870_TTN'],
+    });
     const out = await update('gtw-plans', { frequency_plan_id: 'AU_915_928_FSB_2' }, ['frequency_plan_id']);
     expect(out).toMatchObject({ frequency_plan_id: 'AU_915_928_FSB_2', frequency_plan_ids: ['AU_915_928_FSB_2'] });
     expect(await get('gtw-plans', 'frequency_plan_ids')).toMatchObject({ frequency_plan_id: 'AU_915_928_FSB_2', frequency_plan_ids: ['AU_915_928_FSB_2'] });
@@ -74,7 +105,10 @@ describe('GatewayRegistryService (SQLite)', () => {
 
   it('updates the EUI when it is free; ids.gateway_id is read-only', async () => {
     await create('gtw-move', '00800000A0000002');
-    await expect(update('gtw-move', { ids: { gateway_id: 'gtw-move', eui: '00800000A0000001' } }, ['ids.eui'])).rejects.toMatchObject({ errorName: 'gateway_eui_taken', attributes: { gateway_id: 'gtw-one' } });
+    await expect(update('gtw-move', { ids: { gateway_id: 'gtw-move', eui: '00800000A0000001' } }, ['ids.eui'])).rejects.toMatchObject({
+      errorName: 'gateway_eui_taken',
+      attributes: { gateway_id: 'gtw-one' },
+    });
     expect((await get('gtw-move')).ids).toEqual({ gateway_id: 'gtw-move', eui: '00800000A0000002' });
     const moved = await update('gtw-move', { ids: { gateway_id: 'gtw-move', eui: '00800000A0000003' } }, ['ids.eui']);
     expect(moved.ids).toEqual({ gateway_id: 'gtw-move', eui: '00800000A0000003' });
@@ -91,7 +125,10 @@ describe('GatewayRegistryService (SQLite)', () => {
     await expect(get('gtw-del')).rejects.toMatchObject({ errorName: 'gateway_not_found', attributes: { gateway_id: 'gtw-del' } });
     await expect(byEui('00800000A0000004')).rejects.toMatchObject({ errorName: 'gateway_not_found_by_eui' });
     await expect(create('gtw-del', undefined, 'gus')).rejects.toMatchObject({ errorName: 'id_taken' });
-    await expect(create('gtw-other', '00800000A0000004', 'gus')).rejects.toMatchObject({ errorName: 'gateway_eui_taken', attributes: { gateway_id: 'gtw-del' } });
+    await expect(create('gtw-other', '00800000A0000004', 'gus')).rejects.toMatchObject({
+      errorName: 'gateway_eui_taken',
+      attributes: { gateway_id: 'gtw-del' },
+    });
     expect(await bed.gateways.restore(ids('gtw-del'), CTX)).toEqual({});
     await expect(bed.gateways.restore(ids('gtw-del'), CTX)).rejects.toMatchObject({ errorName: 'gateway_not_found' });
     expect(await bed.gateways.purge(ids('gtw-del'), CTX)).toEqual({});

@@ -22,7 +22,15 @@ import {
 } from '@lorawan/api';
 import { EventPublisher, WithTotal } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
-import { ErrAlreadyExists, ErrEntityConcurrentUpdate, ErrGatewayEUITaken, ErrGatewayNotFound, ErrGatewayNotFoundByEUI, ErrIdTaken, ErrUserNotFound } from '../../errors';
+import {
+  ErrAlreadyExists,
+  ErrEntityConcurrentUpdate,
+  ErrGatewayEUITaken,
+  ErrGatewayNotFound,
+  ErrGatewayNotFoundByEUI,
+  ErrIdTaken,
+  ErrUserNotFound,
+} from '../../errors';
 import { API_KEY_CLEANUP, type ApiKeyCleanup } from '../../identity.contracts';
 import { COLLABORATOR_STORE, type CollaboratorStore } from '../collaborators/collaborator.model';
 import { callerUserId } from '../common/caller';

@@ -57,7 +57,9 @@ export class TypeOrmGatewayStore implements GatewayStore {
   async replace(gateway: IsGateway, expectedUpdatedAt: string): Promise<GatewayReplaceResult> {
     const { eui, name, updated_at, fields } = toEntity(gateway);
     try {
-      return (await this.table.replace(gateway.ids.gateway_id, { eui, name, updated_at, fields }, expectedUpdatedAt)) ? { ok: true } : { ok: false, conflict: 'stale' };
+      return (await this.table.replace(gateway.ids.gateway_id, { eui, name, updated_at, fields }, expectedUpdatedAt))
+        ? { ok: true }
+        : { ok: false, conflict: 'stale' };
     } catch (err) {
       const conflict = isDuplicateKeyError(err) ? await this.euiConflict(eui) : undefined;
       if (conflict) return conflict;

@@ -1,5 +1,13 @@
 import { Controller } from '@nestjs/common';
-import { rpcPattern, type CreateUserRequest, type GetUserRequest, type ListUsersRequest, type RpcContext, type UpdateUserRequest, type UserIdentifiers } from '@lorawan/api';
+import {
+  rpcPattern,
+  type CreateUserRequest,
+  type GetUserRequest,
+  type ListUsersRequest,
+  type RpcContext,
+  type UpdateUserRequest,
+  type UserIdentifiers,
+} from '@lorawan/api';
 import { RpcCallContext, RpcRequest } from '@lorawan/component';
 import { MessagePattern } from '@nestjs/microservices';
 import { UserRegistryService } from './user-registry.service';

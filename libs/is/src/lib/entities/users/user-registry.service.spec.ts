@@ -6,7 +6,8 @@ import { AdminUserBootstrap } from './admin-user.bootstrap';
 describe('UserRegistryService (SQLite)', () => {
   let bed: IdentityTestBed;
   const create = (user: object) => bed.users.create(decodeMessage(CreateUserRequest, { user }), CTX);
-  const get = (id: string, field_mask?: string) => bed.users.get(decodeMessage(GetUserRequest, { user_ids: { user_id: id }, ...(field_mask ? { field_mask } : {}) }));
+  const get = (id: string, field_mask?: string) =>
+    bed.users.get(decodeMessage(GetUserRequest, { user_ids: { user_id: id }, ...(field_mask ? { field_mask } : {}) }));
   const update = (id: string, user: object, paths: string[], caller: CallerIdentity) =>
     bed.users.update(decodeMessage(UpdateUserRequest, { user: { ids: { user_id: id }, ...user }, field_mask: { paths } }), ctxOf(caller));
 
@@ -28,7 +29,13 @@ describe('UserRegistryService (SQLite)', () => {
 
   describe('Create', () => {
     it('stores the password only as a PBKDF2 hash and never returns it', async () => {
-      const user = await create({ ids: { user_id: 'alice' }, name: 'Alice', primary_email_address: 'alice@example.com', password: 'Secret-Passw0rd', state: 'STATE_APPROVED' });
+      const user = await create({
+        ids: { user_id: 'alice' },
+        name: 'Alice',
+        primary_email_address: 'alice@example.com',
+        password: 'Secret-Passw0rd',
+        state: 'STATE_APPROVED',
+      });
       expect(user).toEqual({
         ids: { user_id: 'alice' },
         created_at: user.created_at,
@@ -46,7 +53,11 @@ describe('UserRegistryService (SQLite)', () => {
     });
 
     it('refuses weak passwords and taken IDs, storing nothing', async () => {
-      await expect(create({ ids: { user_id: 'weak' }, password: 'short1A' })).rejects.toMatchObject({ errorName: 'password_strength_min_length', code: 3, attributes: { n: 8 } });
+      await expect(create({ ids: { user_id: 'weak' }, password: 'short1A' })).rejects.toMatchObject({
+        errorName: 'password_strength_min_length',
+        code: 3,
+        attributes: { n: 8 },
+      });
       await expect(create({ ids: { user_id: 'weak' }, password: 'nouppercase1' })).rejects.toMatchObject({ errorName: 'password_strength_uppercase' });
       await expect(create({ ids: { user_id: 'weak' }, password: 'NoDigitsHere' })).rejects.toMatchObject({ errorName: 'password_strength_digits' });
       expect(await bed.stores.users.get('weak', 'any')).toBeUndefined();
@@ -85,15 +96,23 @@ describe('UserRegistryService (SQLite)', () => {
       expect(await bed.directory.user('bob')).toEqual({ user_id: 'bob', admin: true, state: 'STATE_APPROVED' });
     });
 
-    it('a new e-mail address is not validated; identifiers are read-only; timestamps are the server\'s', async () => {
+    it("a new e-mail address is not validated; identifiers are read-only; timestamps are the server's", async () => {
       await update('alice', { primary_email_address_validated_at: '2024-01-01T00:00:00Z' }, ['primary_email_address_validated_at'], adminCaller());
       await update('alice', { primary_email_address: 'alice@example.com' }, ['primary_email_address'], userCaller('alice'));
       expect((await get('alice', 'primary_email_address_validated_at')).primary_email_address_validated_at).toBe('2024-01-01T00:00:00.000000Z');
       await update('alice', { primary_email_address: 'new@example.com' }, ['primary_email_address'], userCaller('alice'));
       expect((await get('alice', 'primary_email_address_validated_at')).primary_email_address_validated_at).toBeUndefined();
-      await expect(update('alice', {}, ['ids.user_id'], adminCaller())).rejects.toMatchObject({ errorName: 'read_only_field', attributes: { field: 'ids.user_id' } });
+      await expect(update('alice', {}, ['ids.user_id'], adminCaller())).rejects.toMatchObject({
+        errorName: 'read_only_field',
+        attributes: { field: 'ids.user_id' },
+      });
       const before = await get('alice', 'password_updated_at');
-      const out = await update('alice', { password_updated_at: '2000-01-01T00:00:00Z', created_at: '2000-01-01T00:00:00Z' }, ['password_updated_at', 'created_at'], adminCaller());
+      const out = await update(
+        'alice',
+        { password_updated_at: '2000-01-01T00:00:00Z', created_at: '2000-01-01T00:00:00Z' },
+        ['password_updated_at', 'created_at'],
+        adminCaller(),
+      );
       expect(out.created_at).toBe(before.created_at);
       expect((await get('alice', 'password_updated_at')).password_updated_at).toBe(before.password_updated_at);
       await expect(update('alice', { password: 'Other-Passw0rd' }, ['password'], adminCaller())).rejects.toMatchObject({ errorName: 'field_mask_paths' });
@@ -105,7 +124,10 @@ describe('UserRegistryService (SQLite)', () => {
       for (const id of ['carl', 'dora', 'eric']) await create({ ids: { user_id: id }, name: id.toUpperCase() });
       const first = await bed.users.list(decodeMessage(ListUsersRequest, { order: '-user_id', limit: 2, field_mask: 'name' }));
       expect(first.total).toBe(6);
-      expect(first.body.users).toEqual([expect.objectContaining({ ids: { user_id: 'eric' }, name: 'ERIC' }), expect.objectContaining({ ids: { user_id: 'dora' }, name: 'DORA' })]);
+      expect(first.body.users).toEqual([
+        expect.objectContaining({ ids: { user_id: 'eric' }, name: 'ERIC' }),
+        expect.objectContaining({ ids: { user_id: 'dora' }, name: 'DORA' }),
+      ]);
       const last = await bed.users.list(decodeMessage(ListUsersRequest, { order: '-user_id', limit: 2, page: 3 }));
       expect(last.body.users?.map((u) => u.ids?.user_id)).toEqual(['alice', 'admin']);
       expect(await bed.users.list(decodeMessage(ListUsersRequest, { deleted: true }))).toEqual({ body: {}, total: 0 });
@@ -121,7 +143,12 @@ describe('UserRegistryService (SQLite)', () => {
       });
       expect(await bed.users.delete(decodeMessage(UserIdentifiers, { user_id: 'carl' }), CTX)).toEqual({});
       expect(bed.invalidations.at(-1)).toEqual({ entity: { kind: 'user', id: 'carl' } });
-      await expect(get('carl')).rejects.toMatchObject({ namespace: 'pkg/identityserver/store', errorName: 'user_not_found', code: 5, attributes: { user_id: 'carl' } });
+      await expect(get('carl')).rejects.toMatchObject({
+        namespace: 'pkg/identityserver/store',
+        errorName: 'user_not_found',
+        code: 5,
+        attributes: { user_id: 'carl' },
+      });
       await expect(bed.users.delete(decodeMessage(UserIdentifiers, { user_id: 'carl' }), CTX)).rejects.toMatchObject({ errorName: 'user_not_found' });
       await expect(create({ ids: { user_id: 'carl' } })).rejects.toMatchObject({ errorName: 'id_taken' });
       expect(await bed.directory.user('carl')).toBeUndefined();

@@ -74,7 +74,14 @@ export class UserRegistryService {
     const { ids, ...fields } = pickUserFields(user);
     // Only admins create users here (no self-registration), so a user they create without a state is approved.
     const state = user.state === undefined ? 'STATE_APPROVED' : fields.state;
-    const created: IsUser = { ids, created_at: now, updated_at: now, ...fields, ...(state ? { state } : {}), ...(user.password ? { password_updated_at: now } : {}) };
+    const created: IsUser = {
+      ids,
+      created_at: now,
+      updated_at: now,
+      ...fields,
+      ...(state ? { state } : {}),
+      ...(user.password ? { password_updated_at: now } : {}),
+    };
     const passwordHash = user.password ? await hashSecret(user.password, PASSWORD_HASH_ITERATIONS) : undefined;
     if (!(await this.store.create(created, passwordHash)).ok) throw ErrIdTaken.with({}, ErrAlreadyExists.with());
     this.events.publish(EVENTS.create, idsOf(ids.user_id), { ctx });
