@@ -281,14 +281,7 @@ export async function startPrivateMariaDb(): Promise<PrivateService> {
       conn.destroy();
     }
   };
-  const service = privateService(url, port, dataDir, baseDir, server, ready);
-  try {
-    await service.start();
-  } catch (err) {
-    await service.stop();
-    throw err;
-  }
-  return service;
+  return started(privateService(url, port, dataDir, baseDir, server, ready));
 }
 
 /**
@@ -318,7 +311,11 @@ export async function startPrivateNats(): Promise<PrivateService> {
   const server = new ServerProcess('nats-server', NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', baseDir]);
   const url = `nats://127.0.0.1:${port}`;
   const ready = () => natsGreets(port);
-  const service = privateService(url, port, baseDir, baseDir, server, ready);
+  return started(privateService(url, port, baseDir, baseDir, server, ready));
+}
+
+/** Starts a service, removing what it left behind when it does not come up. */
+async function started(service: PrivateService): Promise<PrivateService> {
   try {
     await service.start();
   } catch (err) {
