@@ -1,11 +1,17 @@
-import { monotonicFactory } from 'ulid';
-import { type EntityIdentifiersJson, type EventDefinition, type EventJson, impliedRights, microsToTimestamp, nowTimestamp, type Right } from '@lorawan/api';
+import {
+  type EntityIdentifiersJson,
+  type EventDefinition,
+  type EventJson,
+  impliedRights,
+  microsToTimestamp,
+  newUlid,
+  nowTimestamp,
+  type Right,
+} from '@lorawan/api';
 import { PreparedEvent } from './prepared-event';
 import { type SessionRights, StreamFilter } from './stream-filter';
 
 /** Test fixtures of the events specs: identifiers, events as components publish them, filters. */
-
-const ulid = monotonicFactory();
 
 export const app = (id: string): EntityIdentifiersJson => ({ application_ids: { application_id: id } });
 export const dev = (appId: string, devId: string): EntityIdentifiersJson => ({ device_ids: { device_id: devId, application_ids: { application_id: appId } } });
@@ -25,7 +31,7 @@ export function makeEvent(
     correlation_ids: ['rpc:/ttn.lorawan.v3.Test/Test:1'],
     origin: 'test-host',
     visibility: { rights: o.visibility ?? definition.visibility },
-    unique_id: ulid(),
+    unique_id: newUlid(),
   };
 }
 

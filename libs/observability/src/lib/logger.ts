@@ -69,7 +69,7 @@ export function createRootLogger(settings: LogSettings, defaults: LogFields = {}
   let root: Logger;
   if (destination) root = pino(options, destination);
   else if (settings.format === 'text')
-    root = pino(options, pretty({ sync: true, colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+    root = pino(options, pretty({ sync: true, colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true }));
   else root = pino(options, pino.destination({ sync: false, minLength: 0 }));
   // The first is the process's (a process has one; nestjs-pino, too, keeps the first it is given).
   processRoot ??= root;
