@@ -636,8 +636,12 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
       const res = await api.post(devicesPath(app), {
         end_device: { ids: { device_id: 'dev-enum' }, locations: { user: { latitude: 1, longitude: 2, source: 'SOURCE_NOPE' } } },
       });
-      const leaf = expectValidationError(res, /^locations/);
-      expect(`${leaf.attributes?.field} ${leaf.attributes?.reason}`).toContain('source');
+      // As TTS: the map entry (`locations[user]`) fails validation, caused by the Location's `source`.
+      const leaf = expectValidationError(res, 'source');
+      expect(leaf.attributes?.reason).toMatch(/one of the defined LocationSource values/);
+      const fields: unknown[] = [];
+      for (let d = res.json.details[0]; d; d = d.cause) fields.push(d.attributes?.field);
+      expect(fields).toContain('locations[user]');
       await expectNotStored(app, 'dev-enum');
     });
 

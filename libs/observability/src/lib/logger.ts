@@ -59,10 +59,8 @@ export function createRootLogger(settings: LogSettings, defaults: LogFields = {}
     messageKey: 'msg',
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
-    mixin: () => {
-      const fields = currentLogFields();
-      return fields ? { ...defaults, ...fields } : defaults;
-    },
+    // A new object every time: pino merges the line's own fields into what the mixin returns.
+    mixin: () => ({ ...defaults, ...currentLogFields() }),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     serializers: { err: errorFields },
   };
