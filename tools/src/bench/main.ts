@@ -3,7 +3,7 @@ import { startEmbeddedStack } from '@lorawan/testing';
 import { createApplicationApiKey, createApplications } from './applications';
 import { startBaseline, type Baseline } from './baseline/launcher';
 import { figures, type LoadFigures, log, measureInterleaved, round, run, type Target, type TargetFigures } from './load';
-import { pidsByName } from './procs';
+import { pidsByName, profileFlags } from './procs';
 import { registerAbpDevices, registerPhase } from './register';
 import { deviceId, seedDevices } from './seed';
 import { type BenchComponent, type BenchStack, startBenchStack } from './stack';
@@ -222,7 +222,7 @@ async function nsGet(stack: BenchStack, auth: Record<string, string>, pids: Reco
  */
 async function registerEmbeddedPhase(shared: Record<string, number>) {
   log('register_embedded: starting the embedded stack');
-  const embedded = await startEmbeddedStack();
+  const embedded = await startEmbeddedStack({ nodeFlags: profileFlags('stack') });
   try {
     const auth = { authorization: `Bearer ${embedded.adminKey}` };
     await createApplications(embedded.baseUrl, auth, [REGISTER_APP]);

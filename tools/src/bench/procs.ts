@@ -8,9 +8,13 @@ export type Proc = Spawned;
  * `--cpu-prof` (the profile is written when the process exits on SIGTERM).
  */
 export function spawnNode(name: string, script: string, env: Record<string, string>): Proc {
+  return spawnApp(name, script, [], env, profileFlags(name));
+}
+
+/** Node's flags for a CPU profile of the named process when `BENCH_CPU_PROF=<dir>` asks for them. */
+export function profileFlags(name: string): string[] {
   const profDir = process.env.BENCH_CPU_PROF;
-  const flags = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name.replace(/[^a-z0-9-]/gi, '_')}.cpuprofile`] : [];
-  return spawnApp(name, script, [], env, flags);
+  return profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name.replace(/[^a-z0-9-]/gi, '_')}.cpuprofile`] : [];
 }
 
 export const waitHttpReady = (url: string, procs: Proc[], timeoutMs = 60000): Promise<void> => waitReady([url], procs, timeoutMs);

@@ -199,17 +199,23 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
 }
 
 /** The all-in-one process in embedded mode (SQLite under a temporary DATA_DIR, in-process transport). */
-export async function startEmbeddedStack(options: { env?: Record<string, string> } = {}): Promise<StackUnderTest> {
+export async function startEmbeddedStack(options: { env?: Record<string, string>; nodeFlags?: string[] } = {}): Promise<StackUnderTest> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lw-embedded-'));
   const adminKey = `NNSXS.TEST${randomBytes(16).toString('hex').toUpperCase()}.${randomBytes(24).toString('hex').toUpperCase()}`;
   const port = await freePort();
-  const stack = spawnApp('stack', 'apps/stack/src/main.js', ['start'], {
-    DATA_DIR: dataDir,
-    HTTP_PORT: String(port),
-    ADMIN_API_KEY: adminKey,
-    PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`,
-    ...options.env,
-  });
+  const stack = spawnApp(
+    'stack',
+    'apps/stack/src/main.js',
+    ['start'],
+    {
+      DATA_DIR: dataDir,
+      HTTP_PORT: String(port),
+      ADMIN_API_KEY: adminKey,
+      PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`,
+      ...options.env,
+    },
+    options.nodeFlags,
+  );
   const baseUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {
     await stopAll([stack]);
