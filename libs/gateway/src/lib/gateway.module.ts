@@ -1,8 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import type { ClientProxy } from '@nestjs/microservices';
 import type { ComponentName } from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { type PubSub, PUBSUB } from '@lorawan/transport';
+import { type PubSub, PUBSUB, type RpcClient } from '@lorawan/transport';
 import { Authenticator } from './authenticator';
 import { EventStreamRoute } from './event-stream.route';
 import { HealthController } from './health.controller';
@@ -14,7 +13,7 @@ import { GatewayState } from './gateway-state';
 export interface GatewayOptions {
   config: StackConfig;
   /** The client proxy for the components' RPCs (NATS or in-process). */
-  client: ClientProxy;
+  client: RpcClient;
   pubsub: PubSub;
   /** The largest message the transport carries (NATS `max_payload`): request bodies are bounded below it. */
   maxPayload: number;

@@ -1,12 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
-import type { ClientProxy } from '@nestjs/microservices';
-import { lastValueFrom, timeout } from 'rxjs';
 import { type ComponentName, healthSubject, type RpcContext, type RpcDefinition, toWireContext } from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, ErrDeadlineExceeded, ErrRequestTooLarge, ErrUnavailable, type ErrorDetails, StackError } from '@lorawan/errors';
 import { type CounterSeries, type HistogramSeries, rpcClientHandled, rpcClientHandling } from '@lorawan/observability';
-import { type RpcEnvelope, RpcTransportError } from '@lorawan/transport';
+import { type RpcClient, type RpcEnvelope, RpcTransportError } from '@lorawan/transport';
 import { REQUEST_BODY_LIMIT, RPC_CLIENT } from './tokens';
 
 export interface ForwardResult {
@@ -47,7 +45,7 @@ function handledOf(rpc: RpcDefinition, code: number): CounterSeries {
 @Injectable()
 export class RpcForwarder {
   constructor(
-    @Inject(RPC_CLIENT) private readonly client: ClientProxy,
+    @Inject(RPC_CLIENT) private readonly client: RpcClient,
     @Inject(STACK_CONFIG) private readonly config: StackConfig,
     @Inject(REQUEST_BODY_LIMIT) private readonly bodyLimit: number,
   ) {}
@@ -79,8 +77,7 @@ export class RpcForwarder {
 
   private async request(subject: string, component: ComponentName, envelope: RpcEnvelope | object, timeoutMs?: number): Promise<unknown> {
     try {
-      const reply$ = this.client.send<unknown>(subject, envelope);
-      return await lastValueFrom(timeoutMs ? reply$.pipe(timeout(timeoutMs)) : reply$, { defaultValue: {} });
+      return (await this.client.call<unknown>(subject, envelope, timeoutMs)) ?? {};
     } catch (err) {
       throw this.toStackError(err, component, timeoutMs ?? this.config.rpcTimeoutMs);
     }
@@ -98,7 +95,6 @@ export class RpcForwarder {
       }
     }
     if (isErrorDetails(err)) return StackError.fromDetails(err);
-    if ((err as Error)?.name === 'TimeoutError') return ErrDeadlineExceeded.with({ component, timeout_ms: timeoutMs });
     return err;
   }
 }

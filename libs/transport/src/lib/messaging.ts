@@ -23,6 +23,11 @@ export interface MessagingSettings {
  * (one connection per process), the in-process broker otherwise (embedded mode): the same
  * interfaces, so the business code does not know which one it runs on.
  */
+/** A client proxy that also answers one request as a promise (the gateway's hot path: no Observable per request). */
+export type RpcClient = ClientProxy & {
+  call<T = unknown>(pattern: string, data: unknown, timeoutMs?: number): Promise<T>;
+};
+
 export interface Messaging {
   readonly kind: 'nats' | 'in-process';
   readonly pubsub: PubSub;
@@ -30,8 +35,8 @@ export interface Messaging {
   readonly maxPayload: number;
   /** The transport strategy serving a component's `@MessagePattern` handlers. */
   server(component: string): CustomTransportStrategy;
-  /** A client proxy for the components' RPCs (`send(subject, {ctx, body})`). */
-  client(): ClientProxy;
+  /** A client proxy for the components' RPCs (`send(subject, {ctx, body})`, or `call` for a promise). */
+  client(): RpcClient;
   /** Closes the connection (after the applications using it are closed). */
   close(): Promise<void>;
 }
@@ -47,7 +52,7 @@ export async function connectMessaging(settings: MessagingSettings, name: string
       return link.maxPayload;
     },
     server: (component) => new StackServerNats({ link, component, shutdownGraceMs: settings.shutdownGraceMs }),
-    client: () => new StackClientNats({ link, timeoutMs: settings.rpcTimeoutMs }) as unknown as ClientProxy,
+    client: () => new StackClientNats({ link, timeoutMs: settings.rpcTimeoutMs }) as unknown as RpcClient,
     close: () => link.close(),
   };
 }

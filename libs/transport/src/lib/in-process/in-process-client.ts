@@ -1,6 +1,6 @@
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { Observable } from 'rxjs';
-import { decodePacket, encodePacket, nextPacketId, type ReplyPacket, RpcTransportError } from '../rpc/rpc-packet';
+import { decodePacket, encodePacket, nextPacketId, type ReplyPacket, type RequestPacket, RpcTransportError } from '../rpc/rpc-packet';
 import type { InProcessBroker } from './in-process-broker';
 
 /** Embedded mode's @nestjs/microservices client: requests to the in-process broker, JSON both ways, the same errors as over NATS. */
@@ -32,10 +32,20 @@ export class InProcessClient extends ClientProxy {
     return new Observable<TResult>((observer) => this.publish({ pattern, data }, this.createObserver(observer)));
   }
 
+  /** One request as a promise (what `send()` answers, without an Observable per request): the response, or a rejection with the error. */
+  call<T = unknown>(pattern: string, data: unknown, timeoutMs = this.timeoutMs): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.request(pattern, data, timeoutMs, (packet) => (packet.err !== undefined ? reject(packet.err) : resolve(packet.response as T)));
+    });
+  }
+
   protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    return this.request(this.normalizePattern(packet.pattern), packet.data, this.timeoutMs, callback);
+  }
+
+  private request(subject: string, data: unknown, timeoutMs: number, callback: (packet: WritePacket) => void): () => void {
     let done = false;
-    const subject = this.normalizePattern(packet.pattern);
-    this.broker.request(subject, encodePacket({ id: nextPacketId(), data: packet.data }), this.timeoutMs).then(
+    this.broker.request(subject, encodePacket({ id: nextPacketId(), data: data as RequestPacket['data'] }), timeoutMs).then(
       (bytes) => {
         if (done) return;
         const reply = decodePacket<ReplyPacket>(bytes);

@@ -1,7 +1,7 @@
 import { ClientNats, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { ErrorCode, type NatsConnection, type NatsError } from 'nats';
 import { Observable } from 'rxjs';
-import { decodePacket, encodePacket, nextPacketId, type ReplyPacket, RpcTransportError } from '../rpc/rpc-packet';
+import { decodePacket, encodePacket, nextPacketId, type ReplyPacket, type RequestPacket, RpcTransportError } from '../rpc/rpc-packet';
 import type { NatsLink } from './nats-link';
 
 export interface StackClientNatsOptions {
@@ -51,14 +51,24 @@ export class StackClientNats extends ClientNats {
     return new Observable<TResult>((observer) => this.publish({ pattern, data }, this.createObserver(observer)));
   }
 
+  /** One request as a promise (what `send()` answers, without an Observable per request): the response, or a rejection with the error. */
+  call<T = unknown>(pattern: string, data: unknown, timeoutMs = this.stack.timeoutMs): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.request(pattern, data, timeoutMs, (packet) => (packet.err !== undefined ? reject(packet.err) : resolve(packet.response as T)));
+    });
+  }
+
   protected override publish(partialPacket: ReadPacket, callback: Callback): () => void {
+    return this.request(this.normalizePattern(partialPacket.pattern), partialPacket.data, this.stack.timeoutMs, callback);
+  }
+
+  private request(subject: string, data: unknown, timeoutMs: number, callback: Callback): () => void {
     const link = this.stack.link;
-    const subject = this.normalizePattern(partialPacket.pattern);
     if (link.state !== 'connected') {
       callback({ err: new RpcTransportError('unavailable', 'not connected to NATS'), isDisposed: true });
       return () => undefined;
     }
-    const bytes = encodePacket({ id: nextPacketId(), data: partialPacket.data });
+    const bytes = encodePacket({ id: nextPacketId(), data: data as RequestPacket['data'] });
     if (bytes.byteLength > link.maxPayload) {
       callback({ err: new RpcTransportError('too_large', `request of ${bytes.byteLength} bytes exceeds ${link.maxPayload}`), isDisposed: true });
       return () => undefined;
@@ -71,7 +81,7 @@ export class StackClientNats extends ClientNats {
       callback(packet);
     };
     this.inFlight.add(finish);
-    link.connection.request(link.subjectPrefix + subject, bytes, { timeout: this.stack.timeoutMs }).then(
+    link.connection.request(link.subjectPrefix + subject, bytes, { timeout: timeoutMs }).then(
       (msg) => {
         const reply = decodePacket<ReplyPacket>(msg.data);
         if (!reply) return finish({ err: new RpcTransportError('unavailable', `malformed reply from ${subject}`), isDisposed: true });
