@@ -54,6 +54,8 @@ export class NatsLink {
   /** Drains (finishes what was received, flushes what was sent) and closes. */
   async close(): Promise<void> {
     if (this.connection.isClosed()) return;
+    // Draining needs the broker; without it there is nothing left to deliver.
+    if (this.current !== 'connected') return this.connection.close();
     try {
       await this.connection.drain();
     } catch {
