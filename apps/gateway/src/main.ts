@@ -6,7 +6,7 @@ import { connectMessaging } from '@lorawan/transport';
 runMain('gateway', process.env, async ({ config, logger }) => {
   if (!config.natsUrl) throw new Error('the standalone gateway needs NATS_URL; use the stack app for embedded mode');
   const messaging = await connectMessaging(config, 'gateway');
-  const gateway = await startGateway({ config, client: messaging.client(), pubsub: messaging.pubsub, maxPayload: messaging.maxPayload, logger });
+  const gateway = await startGateway({ config, messaging, logger });
   new Logger('gateway').log({ port: gateway.port }, `HTTP API on :${gateway.port}/api/v3`);
   return {
     beginShutdown: () => gateway.beginShutdown(),

@@ -49,8 +49,7 @@ runMain('stack', process.env, async ({ config, logger }) => {
       components.push(await startComponent(MODULES[part], { component: part, config: { ...config, healthPort }, messaging, logger }));
       healthPort = undefined;
     }
-    if (parts.includes('gateway'))
-      gateway = await startGateway({ config, client: messaging.client(), pubsub: messaging.pubsub, maxPayload: messaging.maxPayload, logger });
+    if (parts.includes('gateway')) gateway = await startGateway({ config, messaging, logger });
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

@@ -18,7 +18,6 @@ export interface ProcessRuntime {
   config: StackConfig;
   /** Nest's logger for the process's applications (pino JSON or text lines). */
   logger: LoggerService;
-  root: Pino;
 }
 
 /** Beyond the grace period, how long closing may take before the process exits anyway. */
@@ -51,7 +50,7 @@ export function runMain(name: string, env: Record<string, string | undefined>, s
     process.exit(1);
   });
 
-  start({ config, logger, root }).then(
+  start({ config, logger }).then(
     (running) => {
       let stopping = false;
       const shutdown = (signal: string) => {

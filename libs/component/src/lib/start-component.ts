@@ -29,18 +29,13 @@ export async function startComponent(feature: Type<unknown>, options: ComponentO
     logger: options.logger ?? ['error', 'warn'],
     abortOnError: false,
   });
-  try {
-    await app.listen();
-  } catch (err) {
-    await app.close().catch(() => undefined);
-    throw err;
-  }
   const health = app.get(HealthService);
   let operations: Server | undefined;
   try {
+    await app.listen();
     if (options.config.healthPort) operations = await serveOperations(health, options.config.healthPort);
   } catch (err) {
-    await app.close();
+    await app.close().catch(() => undefined);
     throw err;
   }
   return {

@@ -63,3 +63,8 @@ export function httpStatusFromCode(code: Code): number {
 export function httpStatusOf(error: { code: Code; httpStatus?: number }): number {
   return error.httpStatus ?? httpStatusFromCode(error.code);
 }
+
+/** The canonical code's name (`NotFound`), as metrics and logs label results. */
+export function codeName(code: number): string {
+  return (Code as unknown as Record<number, string | undefined>)[code] ?? String(code);
+}

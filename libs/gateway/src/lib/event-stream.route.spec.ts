@@ -1,14 +1,5 @@
 import { EventEmitter } from 'node:events';
-import {
-  type CallerIdentity,
-  type EventJson,
-  SESSION_ID_PATTERN,
-  STREAM_PING_MS,
-  type StreamControl,
-  type StreamMessage,
-  streamSubject,
-  fromWireContext,
-} from '@lorawan/api';
+import { type CallerIdentity, type EventJson, SESSION_ID_PATTERN, STREAM_PING_MS, type StreamControl, type StreamMessage, streamSubject } from '@lorawan/api';
 import type { StackConfig } from '@lorawan/config';
 import { Code, defineError, type ErrorDetails } from '@lorawan/errors';
 import { serveRpcDouble } from '@lorawan/testing';
@@ -106,8 +97,7 @@ function setup(limits: Partial<StreamLimits> = {}) {
   const requests: Array<{ body: Record<string, unknown>; ctx: RpcEnvelope['ctx'] }> = [];
   let answer: ServiceAnswer = async () => ({ ok: { start: START } });
   const serving = serveRpcDouble(transport, 'Events.Stream', async (envelope) => {
-    // As a component receives it: the caller's rights unpacked from their wire form.
-    const req = { ...envelope, ctx: fromWireContext(envelope.ctx) } as { body: Record<string, unknown>; ctx: RpcEnvelope['ctx'] };
+    const req = envelope as { body: Record<string, unknown>; ctx: RpcEnvelope['ctx'] };
     requests.push(req);
     return answer(req);
   });

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { ComponentName } from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { type PubSub, PUBSUB, type RpcClient } from '@lorawan/transport';
+import { type Messaging, PUBSUB } from '@lorawan/transport';
 import { Authenticator } from './authenticator';
 import { EventStreamRoute } from './event-stream.route';
 import { HealthController } from './health.controller';
@@ -12,11 +12,8 @@ import { GatewayState } from './gateway-state';
 
 export interface GatewayOptions {
   config: StackConfig;
-  /** The client proxy for the components' RPCs (NATS or in-process). */
-  client: RpcClient;
-  pubsub: PubSub;
-  /** The largest message the transport carries (NATS `max_payload`): request bodies are bounded below it. */
-  maxPayload: number;
+  /** How the gateway reaches the components (NATS or in-process): its client proxy, publish/subscribe and message bound. */
+  messaging: Messaging;
   /** Components `/readyz` waits for (default: the Identity Server). */
   readyComponents?: ComponentName[];
 }
@@ -32,10 +29,10 @@ export class GatewayModule {
       controllers: [HealthController],
       providers: [
         { provide: STACK_CONFIG, useValue: options.config },
-        { provide: RPC_CLIENT, useValue: options.client },
-        { provide: PUBSUB, useValue: options.pubsub },
+        { provide: RPC_CLIENT, useValue: options.messaging.client() },
+        { provide: PUBSUB, useValue: options.messaging.pubsub },
         { provide: GATEWAY_READY_COMPONENTS, useValue: options.readyComponents ?? ['is'] },
-        { provide: REQUEST_BODY_LIMIT, useValue: requestBodyLimit(options.maxPayload) },
+        { provide: REQUEST_BODY_LIMIT, useValue: requestBodyLimit(options.messaging.maxPayload) },
         GatewayState,
         Authenticator,
         RpcForwarder,

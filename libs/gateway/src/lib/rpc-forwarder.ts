@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
-import { type ComponentName, healthSubject, type RpcContext, type RpcDefinition, toWireContext } from '@lorawan/api';
+import { type ComponentName, healthSubject, type RpcContext, type RpcDefinition } from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { Code, ErrDeadlineExceeded, ErrRequestTooLarge, ErrUnavailable, type ErrorDetails, StackError } from '@lorawan/errors';
-import { type CounterSeries, type HistogramSeries, rpcClientHandled, rpcClientHandling } from '@lorawan/observability';
+import { Code, codeName, ErrDeadlineExceeded, ErrRequestTooLarge, ErrUnavailable, type ErrorDetails, StackError } from '@lorawan/errors';
+import { RpcMetrics } from '@lorawan/observability';
 import { type RpcClient, type RpcEnvelope, RpcTransportError } from '@lorawan/transport';
 import { REQUEST_BODY_LIMIT, RPC_CLIENT } from './tokens';
 
@@ -14,26 +14,12 @@ export interface ForwardResult {
 
 /** How long a readiness probe waits for a component's health answer. */
 const HEALTH_TIMEOUT_MS = 2000;
-const CODE_NAMES = Code as unknown as Record<number, string>;
+const METRICS = new WeakMap<RpcDefinition, RpcMetrics>();
 
-/** The metric series of an RPC, resolved once. */
-interface RpcSeries {
-  handling: HistogramSeries;
-  handled: Map<number, CounterSeries>;
-}
-const SERIES = new WeakMap<RpcDefinition, RpcSeries>();
-
-function seriesOf(rpc: RpcDefinition): RpcSeries {
-  let series = SERIES.get(rpc);
-  if (!series) SERIES.set(rpc, (series = { handling: rpcClientHandling.with(rpc.component, `${rpc.service}.${rpc.method}`), handled: new Map() }));
-  return series;
-}
-
-function handledOf(rpc: RpcDefinition, code: number): CounterSeries {
-  const series = seriesOf(rpc);
-  let counter = series.handled.get(code);
-  if (!counter) series.handled.set(code, (counter = rpcClientHandled.with(rpc.component, `${rpc.service}.${rpc.method}`, CODE_NAMES[code] ?? String(code))));
-  return counter;
+function metricsOf(rpc: RpcDefinition): RpcMetrics {
+  let metrics = METRICS.get(rpc);
+  if (!metrics) METRICS.set(rpc, (metrics = RpcMetrics.sent(rpc.component, `${rpc.service}.${rpc.method}`)));
+  return metrics;
 }
 
 /**
@@ -54,14 +40,13 @@ export class RpcForwarder {
     const started = performance.now();
     let code = Code.OK;
     try {
-      const response = await this.request(rpc.subject, rpc.component, { ctx: toWireContext(ctx), body });
+      const response = await this.request(rpc.subject, rpc.component, { ctx, body });
       return rpc.paginated ? (response as ForwardResult) : { body: response };
     } catch (err) {
       code = err instanceof StackError ? err.code : Code.Unknown;
       throw err;
     } finally {
-      handledOf(rpc, code).inc();
-      seriesOf(rpc).handling.observe((performance.now() - started) / 1000);
+      metricsOf(rpc).record(codeName(code), (performance.now() - started) / 1000);
     }
   }
 

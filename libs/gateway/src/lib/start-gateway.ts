@@ -36,7 +36,7 @@ export interface RunningGateway {
  * `/metrics`; one access-log line and one metrics sample per request.
  */
 export async function startGateway(options: GatewayOptions & { port?: number; host?: string; logger?: LoggerService | false }): Promise<RunningGateway> {
-  const bodyLimit = requestBodyLimit(options.maxPayload);
+  const bodyLimit = requestBodyLimit(options.messaging.maxPayload);
   const adapter = new FastifyAdapter({ bodyLimit, genReqId: requestId, requestIdHeader: false, logger: false, return503OnClosing: true });
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(options), adapter, {
     bodyParser: false,

@@ -35,12 +35,6 @@ export const REDACTED_PATHS = [
   '*.headers',
 ];
 
-/**
- * The process's root logger: one JSON object per line (`LOG_FORMAT=json`, the default) or
- * coloured text for people (`LOG_FORMAT=text`). Every line carries the fields of the work it was
- * written for (`withLogFields`: request ID, RPC, component), over the process's `defaults` (its
- * component: `stack` for the all-in-one process, whose lines name the component they serve).
- */
 let processRoot: Logger | undefined;
 
 /** Whether the process logs at `level` (to skip building a line nobody will see on a hot path). */
@@ -53,6 +47,12 @@ export function childLogger(bindings: LogFields): Logger | undefined {
   return processRoot?.child(bindings);
 }
 
+/**
+ * The process's root logger: one JSON object per line (`LOG_FORMAT=json`, the default) or
+ * coloured text for people (`LOG_FORMAT=text`). Every line carries the fields of the work it was
+ * written for (`withLogFields`: request ID, RPC, component), over the process's `defaults` (its
+ * component: `stack` for the all-in-one process, whose lines name the component they serve).
+ */
 export function createRootLogger(settings: LogSettings, defaults: LogFields = {}, destination?: DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level: LEVELS[settings.level] ?? 'info',

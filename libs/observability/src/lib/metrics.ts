@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
-import { SeriesCounter, SeriesHistogram } from './series-metrics';
+import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics';
 
 /**
  * Every Prometheus metric of the stack, defined once (names follow Prometheus conventions: a
@@ -140,4 +140,38 @@ export const natsConnectionUp = new Gauge({
 /** The Prometheus text exposition of every metric of the process. */
 export async function metricsText(): Promise<{ contentType: string; body: string }> {
   return { contentType: register.contentType, body: await register.metrics() };
+}
+
+/**
+ * The metrics of one RPC, served (`lorawan_rpc_server_*`) or sent (`lorawan_rpc_client_*`): its
+ * duration and a count by result code, each series resolved once.
+ */
+export class RpcMetrics {
+  private readonly byCode = new Map<string, CounterSeries>();
+  private readonly duration: HistogramSeries;
+
+  private constructor(
+    private readonly handled: SeriesCounter,
+    handling: SeriesHistogram,
+    private readonly component: string,
+    private readonly rpc: string,
+  ) {
+    this.duration = handling.with(component, rpc);
+  }
+
+  static served(component: string, rpc: string): RpcMetrics {
+    return new RpcMetrics(rpcServerHandled, rpcServerHandling, component, rpc);
+  }
+
+  static sent(component: string, rpc: string): RpcMetrics {
+    return new RpcMetrics(rpcClientHandled, rpcClientHandling, component, rpc);
+  }
+
+  /** One RPC answered with `code` (a canonical code name) after `seconds`. */
+  record(code: string, seconds: number): void {
+    let count = this.byCode.get(code);
+    if (!count) this.byCode.set(code, (count = this.handled.with(this.component, this.rpc, code)));
+    count.inc();
+    this.duration.observe(seconds);
+  }
 }

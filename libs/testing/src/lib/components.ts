@@ -6,7 +6,7 @@ import { type RunningComponent, startComponent } from '@lorawan/component';
 import type { StackConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
 import { createRootLogger, nestLogger } from '@lorawan/observability';
-import { decode, encodePacket, InProcessBroker, inProcessMessaging, type RequestPacket, type RpcEnvelope, type Subscription } from '@lorawan/transport';
+import { decodeRequest, encodePacket, InProcessBroker, inProcessMessaging, type RpcEnvelope, type Subscription } from '@lorawan/transport';
 import { rpcContext } from './events';
 
 /** An RPC's answer as a spec sees it: the message (and a List's total), or the error details. */
@@ -62,13 +62,14 @@ export async function callRpc(client: ClientProxy, name: RpcName, body: unknown,
 
 /**
  * Serves an RPC on an in-process broker with a double (specs of the gateway side): `answer` gets
- * the request as the component would (`{ctx, body}`) and returns the reply as data; it is sent
- * the way a component's server strategy sends it.
+ * the request as a component would (`{ctx, body}`, the caller's rights unpacked) and returns the
+ * reply as data; it is sent the way a component's server strategy sends it.
  */
 export function serveRpcDouble(broker: InProcessBroker, name: RpcName, answer: (request: RpcEnvelope) => Promise<RpcReply> | RpcReply): Subscription {
   const rpc = RPCS[name];
   return broker.serve(rpc.subject, rpc.component, (payload, reply) => {
-    const packet = decode<RequestPacket>(payload);
+    const packet = decodeRequest(payload);
+    if (!packet) throw new Error('not a request packet');
     void Promise.resolve(answer(packet.data)).then((out) => {
       if ('error' in out) return reply(encodePacket({ id: packet.id, err: out.error, isDisposed: true }));
       const response = rpc.paginated ? { body: out.ok, total: out.total ?? 0 } : out.ok;

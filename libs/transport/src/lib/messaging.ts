@@ -17,17 +17,17 @@ export interface MessagingSettings {
   shutdownGraceMs: number;
 }
 
+/** A client proxy that also answers one request as a promise (the gateway's hot path: no Observable per request). */
+export type RpcClient = ClientProxy & {
+  call<T = unknown>(pattern: string, data: unknown, timeoutMs?: number): Promise<T>;
+};
+
 /**
  * How a process talks to the others: a @nestjs/microservices transport strategy per component it
  * serves, a client proxy to call components, and publish/subscribe. NATS when NATS_URL is set
  * (one connection per process), the in-process broker otherwise (embedded mode): the same
  * interfaces, so the business code does not know which one it runs on.
  */
-/** A client proxy that also answers one request as a promise (the gateway's hot path: no Observable per request). */
-export type RpcClient = ClientProxy & {
-  call<T = unknown>(pattern: string, data: unknown, timeoutMs?: number): Promise<T>;
-};
-
 export interface Messaging {
   readonly kind: 'nats' | 'in-process';
   readonly pubsub: PubSub;

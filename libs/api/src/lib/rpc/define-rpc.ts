@@ -64,5 +64,16 @@ export interface MaskRight {
  * (`rpc.<component>.<Service>.<Method>`), so routes, handlers and subjects cannot disagree.
  */
 export function defineRpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject'>): RpcDefinition<Req> {
-  return { ...def, subject: `rpc.${def.component}.${def.service}.${def.method}` };
+  return { ...def, subject: rpcSubject(def.component, def.service, def.method) };
+}
+
+/** `rpc.<component>.<Service>.<Method>`: the subject an RPC (or a component's health check) is served on. */
+export function rpcSubject(component: ComponentName, service: string, method: string): string {
+  return `rpc.${component}.${service}.${method}`;
+}
+
+/** The `Service.Method` a subject of `rpcSubject` names (metrics and log lines); other subjects as they are. */
+export function rpcNameOfSubject(subject: string): string {
+  const parts = subject.split('.');
+  return parts.length === 4 && parts[0] === 'rpc' ? `${parts[2]}.${parts[3]}` : subject;
 }

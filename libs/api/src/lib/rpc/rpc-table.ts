@@ -44,7 +44,7 @@ import {
 } from '../messages/identity';
 import { ApplicationIdentifiers, GatewayIdentifiers, UserIdentifiers } from '../messages/identifiers';
 import { Right } from './rights';
-import { applicationAt, type ComponentName, defineRpc, type MaskRight, type RpcDefinition } from './define-rpc';
+import { applicationAt, type ComponentName, defineRpc, type MaskRight, type RpcDefinition, rpcSubject } from './define-rpc';
 import { StreamEventsRequest } from '../events/stream';
 import { webhookRpcs } from './webhook-rpcs';
 import { appAsRpcs } from './app-as-rpcs';
@@ -516,7 +516,7 @@ export type RequestOf<N extends RpcName> = InstanceType<(typeof RPCS)[N]['reques
 
 /** Health of a component (answered by every component; used by readiness probes). */
 export function healthSubject(component: ComponentName): string {
-  return `rpc.${component}.Health.Check`;
+  return rpcSubject(component, 'Health', 'Check');
 }
 
 const ENTITY_PATH_PARTS = new WeakMap<object, readonly string[]>();

@@ -37,10 +37,6 @@ export class HealthService {
     this.stopping = true;
   }
 
-  get shuttingDown(): boolean {
-    return this.stopping;
-  }
-
   async check(): Promise<HealthReport> {
     const results = await Promise.all([
       withinTimeout('transport', () => this.pubsub.healthy()),

@@ -1,6 +1,6 @@
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { Observable } from 'rxjs';
-import { decodePacket, encodePacket, nextPacketId, type ReplyPacket, type RequestPacket, RpcTransportError } from '../rpc/rpc-packet';
+import { encodeRequest, replyToWritePacket, requestAsPromise } from '../rpc/rpc-packet';
 import type { InProcessBroker } from './in-process-broker';
 
 /** Embedded mode's @nestjs/microservices client: requests to the in-process broker, JSON both ways, the same errors as over NATS. */
@@ -34,9 +34,7 @@ export class InProcessClient extends ClientProxy {
 
   /** One request as a promise (what `send()` answers, without an Observable per request): the response, or a rejection with the error. */
   call<T = unknown>(pattern: string, data: unknown, timeoutMs = this.timeoutMs): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.request(pattern, data, timeoutMs, (packet) => (packet.err !== undefined ? reject(packet.err) : resolve(packet.response as T)));
-    });
+    return requestAsPromise((callback) => this.request(pattern, data, timeoutMs, callback));
   }
 
   protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
@@ -45,12 +43,9 @@ export class InProcessClient extends ClientProxy {
 
   private request(subject: string, data: unknown, timeoutMs: number, callback: (packet: WritePacket) => void): () => void {
     let done = false;
-    this.broker.request(subject, encodePacket({ id: nextPacketId(), data: data as RequestPacket['data'] }), timeoutMs).then(
+    this.broker.request(subject, encodeRequest(data), timeoutMs).then(
       (bytes) => {
-        if (done) return;
-        const reply = decodePacket<ReplyPacket>(bytes);
-        if (!reply) return callback({ err: new RpcTransportError('unavailable', `malformed reply from ${subject}`), isDisposed: true });
-        callback(reply.err !== undefined ? { err: reply.err, isDisposed: true } : { response: reply.response, isDisposed: true });
+        if (!done) callback(replyToWritePacket(bytes, subject));
       },
       (err: unknown) => {
         if (!done) callback({ err, isDisposed: true });
@@ -62,7 +57,7 @@ export class InProcessClient extends ClientProxy {
   }
 
   protected async dispatchEvent<T = undefined>(packet: ReadPacket): Promise<T> {
-    this.broker.publish(this.normalizePattern(packet.pattern), encodePacket({ id: nextPacketId(), data: packet.data }));
+    this.broker.publish(this.normalizePattern(packet.pattern), encodeRequest(packet.data));
     return undefined as T;
   }
 }

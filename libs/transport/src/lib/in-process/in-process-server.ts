@@ -1,4 +1,4 @@
-import { BaseRpcContext, type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
+import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
 import type { Subscription } from '../pubsub';
 import { RpcDispatcher } from '../rpc/rpc-dispatcher';
 import type { InProcessBroker } from './in-process-broker';
@@ -38,18 +38,9 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
     callback();
   }
 
-  /**
-   * The handler of a subject. Nest's own lookup first tries `JSON.parse` on the pattern (for object
-   * patterns), which throws (and builds a stack) for every plain subject: ours are all strings.
-   */
-  override getHandlerByPattern(pattern: string): MessageHandler | null {
-    return this.messageHandlers.get(pattern) ?? null;
-  }
-
   async close(): Promise<void> {
     for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
-    const idle = await this.dispatcher.idle(this.shutdownGraceMs);
-    if (!idle) this.logger.warn(`${this.dispatcher.pending} request(s) still in flight after ${this.shutdownGraceMs} ms; closing anyway`);
+    await this.dispatcher.drain(this.shutdownGraceMs);
   }
 
   on(): void {

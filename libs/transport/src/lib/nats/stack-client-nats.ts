@@ -1,7 +1,7 @@
 import { ClientNats, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { ErrorCode, type NatsConnection, type NatsError } from 'nats';
 import { Observable } from 'rxjs';
-import { decodePacket, encodePacket, nextPacketId, type ReplyPacket, type RequestPacket, RpcTransportError } from '../rpc/rpc-packet';
+import { encodeRequest, replyToWritePacket, requestAsPromise, RpcTransportError } from '../rpc/rpc-packet';
 import type { NatsLink } from './nats-link';
 
 export interface StackClientNatsOptions {
@@ -53,9 +53,7 @@ export class StackClientNats extends ClientNats {
 
   /** One request as a promise (what `send()` answers, without an Observable per request): the response, or a rejection with the error. */
   call<T = unknown>(pattern: string, data: unknown, timeoutMs = this.stack.timeoutMs): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.request(pattern, data, timeoutMs, (packet) => (packet.err !== undefined ? reject(packet.err) : resolve(packet.response as T)));
-    });
+    return requestAsPromise((callback) => this.request(pattern, data, timeoutMs, callback));
   }
 
   protected override publish(partialPacket: ReadPacket, callback: Callback): () => void {
@@ -68,7 +66,7 @@ export class StackClientNats extends ClientNats {
       callback({ err: new RpcTransportError('unavailable', 'not connected to NATS'), isDisposed: true });
       return () => undefined;
     }
-    const bytes = encodePacket({ id: nextPacketId(), data: data as RequestPacket['data'] });
+    const bytes = encodeRequest(data);
     if (bytes.byteLength > link.maxPayload) {
       callback({ err: new RpcTransportError('too_large', `request of ${bytes.byteLength} bytes exceeds ${link.maxPayload}`), isDisposed: true });
       return () => undefined;
@@ -82,11 +80,7 @@ export class StackClientNats extends ClientNats {
     };
     this.inFlight.add(finish);
     link.connection.request(link.subjectPrefix + subject, bytes, { timeout: timeoutMs }).then(
-      (msg) => {
-        const reply = decodePacket<ReplyPacket>(msg.data);
-        if (!reply) return finish({ err: new RpcTransportError('unavailable', `malformed reply from ${subject}`), isDisposed: true });
-        finish(reply.err !== undefined ? { err: reply.err, isDisposed: true } : { response: reply.response, isDisposed: true });
-      },
+      (msg) => finish(replyToWritePacket(msg.data, subject)),
       (err: NatsError) => finish({ err: transportError(err, subject), isDisposed: true }),
     );
     return () => {
@@ -98,7 +92,7 @@ export class StackClientNats extends ClientNats {
 
   protected override async dispatchEvent<T = undefined>(packet: ReadPacket): Promise<T> {
     const link = this.stack.link;
-    link.connection.publish(link.subjectPrefix + this.normalizePattern(packet.pattern), encodePacket({ id: nextPacketId(), data: packet.data }));
+    link.connection.publish(link.subjectPrefix + this.normalizePattern(packet.pattern), encodeRequest(packet.data));
     return undefined as T;
   }
 }

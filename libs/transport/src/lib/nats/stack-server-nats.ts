@@ -1,4 +1,4 @@
-import { type MessageHandler, NatsContext, ServerNats } from '@nestjs/microservices';
+import { NatsContext, ServerNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { RpcDispatcher } from '../rpc/rpc-dispatcher';
 import type { NatsLink } from './nats-link';
@@ -57,26 +57,12 @@ export class StackServerNats extends ServerNats {
     await this.dispatcher.dispatch(channel, msg.data, reply, new NatsContext([msg.subject, msg.headers]));
   }
 
-  /** Requests being served now. */
-  get inFlight(): number {
-    return this.dispatcher.pending;
-  }
-
-  /**
-   * The handler of a subject. Nest's own lookup first tries `JSON.parse` on the pattern (for object
-   * patterns), which throws (and builds a stack) for every plain subject: ours are all strings.
-   */
-  override getHandlerByPattern(pattern: string): MessageHandler | null {
-    return this.messageHandlers.get(pattern) ?? null;
-  }
-
   override async close(): Promise<void> {
     const subs = this.stackSubscriptions.splice(0);
     // Draining needs the broker's acknowledgement; while it is away, unsubscribing is all there is.
     const drained = Promise.all(subs.map((sub) => sub.drain().catch(() => sub.unsubscribe())));
     if (!(await settlesWithin(drained, this.stack.shutdownGraceMs))) subs.forEach((sub) => sub.unsubscribe());
-    const idle = await this.dispatcher.idle(this.stack.shutdownGraceMs);
-    if (!idle) this.logger.warn(`${this.dispatcher.pending} request(s) still in flight after ${this.stack.shutdownGraceMs} ms; closing anyway`);
+    await this.dispatcher.drain(this.stack.shutdownGraceMs);
   }
 }
 

@@ -2,18 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { Logger } from '@nestjs/common';
 import type { BaseRpcContext, MessageHandler, WritePacket } from '@nestjs/microservices';
 import { isObservable, type Observable, type Subscription } from 'rxjs';
-import { fromWireContext } from '@lorawan/api';
-import { Code, defineError, type ErrorDetails, ErrInternal } from '@lorawan/errors';
-import {
-  type CounterSeries,
-  type HistogramSeries,
-  logsAt,
-  rpcServerHandled,
-  rpcServerHandling,
-  setInFlightSource,
-  withLogFields,
-} from '@lorawan/observability';
-import { decodePacket, encodePacket, type ReplyPacket, type RequestPacket } from './rpc-packet';
+import { rpcNameOfSubject } from '@lorawan/api';
+import { Code, codeName, defineError, type ErrorDetails, ErrInternal } from '@lorawan/errors';
+import { logsAt, RpcMetrics, setInFlightSource, withLogFields } from '@lorawan/observability';
+import { decodeRequest, encodePacket, type ReplyPacket } from './rpc-packet';
 
 const ErrMalformedPacket = defineError('pkg/rpc', 'malformed_request', 'the request is not a JSON request packet', Code.InvalidArgument);
 const ErrNoHandler = defineError('pkg/rpc', 'unimplemented', '`{subject}` is not served here', Code.Unimplemented);
@@ -24,22 +16,23 @@ const ErrResponseTooLarge = defineError(
   Code.ResourceExhausted,
 );
 
-/** What a server strategy lends the dispatcher: Nest's handler lookup and reply plumbing (`Server`). */
+/**
+ * What a server strategy lends the dispatcher (Nest's `Server`): its handlers by pattern (looked up
+ * directly: `getHandlerByPattern` first tries `JSON.parse` on the pattern, which throws for every
+ * plain subject) and its reply plumbing for Observable results.
+ */
 export interface HandlerHost {
-  getHandlerByPattern(pattern: string): MessageHandler | null;
+  getHandlers(): Map<string, MessageHandler>;
   send(stream$: Observable<unknown>, respond: (data: WritePacket) => Promise<unknown> | void): Subscription;
 }
 
 /** Where a reply goes (a NATS message's reply subject, or an in-process caller). */
 export type Reply = (bytes: Uint8Array) => void;
 
-const CODE_NAMES = Code as unknown as Record<number, string>;
-
 /** What is counted per subject, resolved once. */
 interface Channel {
   rpc: string;
-  handling: HistogramSeries;
-  handled: Map<number, CounterSeries>;
+  metrics: RpcMetrics;
 }
 
 /**
@@ -63,10 +56,6 @@ export class RpcDispatcher {
     setInFlightSource(component, () => this.inFlight);
   }
 
-  get pending(): number {
-    return this.inFlight;
-  }
-
   /** Serves one request on `channel` (the pattern, without subject prefix). */
   async dispatch(channel: string, bytes: Uint8Array, reply: Reply | undefined, transportContext: BaseRpcContext): Promise<void> {
     const started = performance.now();
@@ -77,18 +66,16 @@ export class RpcDispatcher {
       if (replied) return;
       replied = true;
       this.send(reply, out, stats.rpc);
-      const code = out.err?.code ?? Code.OK;
+      const code = codeName(out.err?.code ?? Code.OK);
       const seconds = (performance.now() - started) / 1000;
-      this.handled(stats, code).inc();
-      stats.handling.observe(seconds);
-      if (logsAt('debug')) this.logger.debug({ code: CODE_NAMES[code] ?? code, duration_ms: Math.round(seconds * 100_000) / 100 }, 'handled');
+      stats.metrics.record(code, seconds);
+      if (logsAt('debug')) this.logger.debug({ code, duration_ms: Math.round(seconds * 100_000) / 100 }, 'handled');
       if (--this.inFlight === 0) for (const waiter of this.idleWaiters.splice(0)) waiter();
     };
-    const packet = decodePacket<RequestPacket>(bytes);
-    if (!packet || typeof packet.id !== 'string') return respond({ id: '', err: ErrMalformedPacket.with().toDetails(), isDisposed: true });
-    const handler = this.host.getHandlerByPattern(channel);
+    const packet = decodeRequest(bytes);
+    if (!packet) return respond({ id: '', err: ErrMalformedPacket.with().toDetails(), isDisposed: true });
+    const handler = this.host.getHandlers().get(channel);
     if (!handler) return respond({ id: packet.id, err: ErrNoHandler.with({ subject: channel }).toDetails(), isDisposed: true });
-    if (packet.data?.ctx) packet.data.ctx = fromWireContext(packet.data.ctx);
     const requestId = typeof packet.data?.ctx?.request_id === 'string' ? packet.data.ctx.request_id : undefined;
     await withLogFields({ request_id: requestId, rpc: stats.rpc, component: this.component }, async () => {
       try {
@@ -110,31 +97,29 @@ export class RpcDispatcher {
     });
   }
 
-  /** Resolves when nothing is in flight, or after `timeoutMs`; true when idle. */
-  async idle(timeoutMs: number): Promise<boolean> {
-    if (this.inFlight === 0) return true;
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs);
+  /**
+   * A server's close, once it takes no more requests: waits until nothing is in flight, at most
+   * `graceMs` (SHUTDOWN_GRACE_MS), and says so when it gives up.
+   */
+  async drain(graceMs: number): Promise<void> {
+    if (this.inFlight === 0) return;
+    const idle = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), graceMs);
       this.idleWaiters.push(() => {
         clearTimeout(timer);
         resolve(true);
       });
     });
+    if (!idle) this.logger.warn({ in_flight: this.inFlight, grace_ms: graceMs }, 'requests still in flight after the grace period; closing anyway');
   }
 
   private channel(channel: string): Channel {
     let stats = this.channels.get(channel);
     if (!stats) {
-      const rpc = rpcName(channel);
-      this.channels.set(channel, (stats = { rpc, handling: rpcServerHandling.with(this.component, rpc), handled: new Map() }));
+      const rpc = rpcNameOfSubject(channel);
+      this.channels.set(channel, (stats = { rpc, metrics: RpcMetrics.served(this.component, rpc) }));
     }
     return stats;
-  }
-
-  private handled(stats: Channel, code: number): CounterSeries {
-    let series = stats.handled.get(code);
-    if (!series) stats.handled.set(code, (series = rpcServerHandled.with(this.component, stats.rpc, CODE_NAMES[code] ?? String(code))));
-    return series;
   }
 
   private send(reply: Reply | undefined, packet: ReplyPacket, rpc: string): void {
@@ -153,10 +138,4 @@ export class RpcDispatcher {
       this.logger.warn({ error: (err as Error).message }, `reply of ${rpc} not sent`);
     }
   }
-}
-
-/** `rpc.<component>.<Service>.<Method>` → `<Service>.<Method>`. */
-export function rpcName(channel: string): string {
-  const parts = channel.split('.');
-  return parts.length >= 4 && parts[0] === 'rpc' ? parts.slice(2).join('.') : channel;
 }

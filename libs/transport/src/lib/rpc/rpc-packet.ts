@@ -1,4 +1,5 @@
-import type { RpcContext } from '@lorawan/api';
+import type { WritePacket } from '@nestjs/microservices';
+import { fromWireContext, type RpcContext, toWireContext } from '@lorawan/api';
 import type { ErrorDetails } from '@lorawan/errors';
 import { decode, encode } from '../codec';
 
@@ -65,10 +66,44 @@ export function decodePacket<T extends RequestPacket | ReplyPacket>(bytes: Uint8
   }
 }
 
+/**
+ * A request's bytes: a packet with a fresh ID around `data`, whose context (when it has one)
+ * carries the caller's rights in their wire form (`toWireContext`).
+ */
+export function encodeRequest(data: unknown): Uint8Array {
+  const envelope = data as Partial<RpcEnvelope> | undefined;
+  const wire = envelope?.ctx ? { ...envelope, ctx: toWireContext(envelope.ctx) } : data;
+  return encodePacket({ id: nextPacketId(), data: wire as RpcEnvelope });
+}
+
+/** A received request, its context as the handlers see it (`fromWireContext`); undefined for bytes that are not one. */
+export function decodeRequest(bytes: Uint8Array): RequestPacket | undefined {
+  const packet = decodePacket<RequestPacket>(bytes);
+  if (!packet || typeof packet.id !== 'string') return undefined;
+  if (packet.data?.ctx) packet.data.ctx = fromWireContext(packet.data.ctx);
+  return packet;
+}
+
 let sequence = 0;
 
 /** Packet IDs only pair a reply with its request on one connection: a process-wide counter is enough. */
 export function nextPacketId(): string {
   sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
   return sequence.toString(36);
+}
+
+/** What a client proxy's callback receives for a reply's bytes: the response, the error, or a malformed reply (unavailable). */
+export function replyToWritePacket(bytes: Uint8Array, subject: string): WritePacket {
+  const reply = decodePacket<ReplyPacket>(bytes);
+  if (!reply) return { err: new RpcTransportError('unavailable', `malformed reply from ${subject}`), isDisposed: true };
+  return reply.err !== undefined ? { err: reply.err, isDisposed: true } : { response: reply.response, isDisposed: true };
+}
+
+type StartRequest = (callback: (packet: WritePacket) => void) => () => void;
+
+/** One request as a promise: its response, or a rejection with its error (the clients' `call`). */
+export function requestAsPromise<T>(start: StartRequest): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    start((packet) => (packet.err !== undefined ? reject(packet.err) : resolve(packet.response as T)));
+  });
 }
