@@ -5,6 +5,7 @@ export * from './lib/json/nested';
 export * from './lib/json/plain';
 export * from './lib/json/dotted-path';
 export * from './lib/json/depth';
+export * from './lib/json/json-object';
 export * from './lib/enums/enum';
 export * from './lib/enums/lorawan';
 export * from './lib/validation/decode';

@@ -11,3 +11,4 @@ export * from './lib/in-process/in-process-broker';
 export * from './lib/in-process/in-process-server';
 export * from './lib/in-process/in-process-client';
 export * from './lib/jetstream-streams';
+export * from './lib/settle-within';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type CallerIdentity, type EntityRef, newUlid, RPCS, rpcCorrelationId, type StreamStartReply } from '@lorawan/api';
+import { type CallerIdentity, type EntityRef, isJsonObject, newUlid, RPCS, rpcCorrelationId, type StreamStartReply } from '@lorawan/api';
 import { ErrInternal, ErrUnavailable, StackError } from '@lorawan/errors';
 import { eventStreamsOpen } from '@lorawan/observability';
 import { type PubSub, PUBSUB } from '@lorawan/transport';
@@ -16,7 +16,6 @@ import { framingFor } from './stream-framing';
 export const STREAM_LIMITS = Symbol('STREAM_LIMITS');
 
 const STREAM = RPCS['Events.Stream'];
-const STREAM_NAME = `${STREAM.service}.${STREAM.method}`;
 /** More identifiers than a request may hold: none is resolved, the events service refuses the request. */
 const MAX_IDENTIFIERS = 100;
 
@@ -71,7 +70,7 @@ export class EventStreamRoute implements OnModuleDestroy {
               STREAM.request,
             );
           } catch (err) {
-            return sendError(reply, err, (fields, message) => this.logger.error({ ...fields, request_id: req.id, rpc: STREAM_NAME }, message));
+            return sendError(reply, err, (fields, message) => this.logger.error({ ...fields, request_id: req.id, rpc: STREAM.name }, message));
           }
           // From here the response is written by hand, chunk by chunk, without Fastify's serialization.
           reply.hijack();
@@ -142,7 +141,7 @@ export class EventStreamRoute implements OnModuleDestroy {
   private stackError(err: unknown, requestId: string): StackError {
     if (err instanceof StackError) return err;
     const internal = ErrInternal.with();
-    this.logger.error({ err, correlation_id: internal.correlationId, request_id: requestId, rpc: STREAM_NAME }, 'unhandled error');
+    this.logger.error({ err, correlation_id: internal.correlationId, request_id: requestId, rpc: STREAM.name }, 'unhandled error');
     return internal;
   }
 }
@@ -161,8 +160,6 @@ const ID_FIELDS: Record<string, { kind: EntityRef['kind']; field: string }> = {
   client_ids: { kind: 'client', field: 'client_id' },
 };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The fields of `EntityIdentifiers`, a oneof: keys besides these are unknown fields, which decoding drops. */
 const ENTITY_ID_KEYS = new Set([...Object.keys(ID_FIELDS), 'device_ids']);
 
@@ -175,16 +172,16 @@ export function rightsEntities(identifiers: unknown): EntityRef[] {
   if (!Array.isArray(identifiers) || identifiers.length > MAX_IDENTIFIERS) return [];
   const out = new Map<string, EntityRef>();
   for (const ids of identifiers) {
-    if (!isObject(ids)) continue;
+    if (!isJsonObject(ids)) continue;
     const keys = Object.keys(ids).filter((k) => ENTITY_ID_KEYS.has(k) && ids[k] !== undefined && ids[k] !== null);
     if (keys.length !== 1) continue;
     const [key] = keys;
     const value = ids[key];
-    if (!isObject(value)) continue;
+    if (!isJsonObject(value)) continue;
     let ref: EntityRef | undefined;
     if (key === 'device_ids') {
       const app = value.application_ids;
-      if (isObject(app) && isEntityId(app.application_id)) ref = { kind: 'application', id: app.application_id };
+      if (isJsonObject(app) && isEntityId(app.application_id)) ref = { kind: 'application', id: app.application_id };
     } else {
       const { kind, field } = ID_FIELDS[key];
       const id = value[field];

@@ -18,7 +18,7 @@ const METRICS = new WeakMap<RpcDefinition, RpcMetrics>();
 
 function metricsOf(rpc: RpcDefinition): RpcMetrics {
   let metrics = METRICS.get(rpc);
-  if (!metrics) METRICS.set(rpc, (metrics = RpcMetrics.sent(rpc.component, `${rpc.service}.${rpc.method}`)));
+  if (!metrics) METRICS.set(rpc, (metrics = RpcMetrics.sent(rpc.component, rpc.name)));
   return metrics;
 }
 

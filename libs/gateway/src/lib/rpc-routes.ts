@@ -32,13 +32,13 @@ export class RpcRoutes {
         this.compiled.push(compiled);
         // Streams have their own handler (EventStreamRoute); their paths still count for unknownRoute.
         if (rpc.stream) continue;
-        const name = `${rpc.service}.${rpc.method}`;
+        const route = routeLabel(binding.path);
         fastify.route({
           method: binding.verb,
           url: compiled.fastifyPath,
           bodyLimit,
-          config: { route: routeLabel(binding.path), metrics: new RouteMetrics(binding.verb, routeLabel(binding.path)) },
-          handler: (req: FastifyRequest, reply: FastifyReply) => this.handle(rpc, name, binding, compiled, req, reply),
+          config: { route, metrics: new RouteMetrics(binding.verb, route) },
+          handler: (req: FastifyRequest, reply: FastifyReply) => this.handle(rpc, binding, compiled, req, reply),
         });
       }
     }
@@ -46,7 +46,6 @@ export class RpcRoutes {
 
   private async handle(
     rpc: RpcDefinition,
-    name: string,
     binding: RpcDefinition['http'][number],
     compiled: CompiledBinding,
     req: FastifyRequest,
@@ -73,7 +72,7 @@ export class RpcRoutes {
     } catch (err) {
       const status = rpc.httpStatusFor && err instanceof StackError ? rpc.httpStatusFor[`${err.namespace}:${err.errorName}`] : undefined;
       if (status !== undefined) void reply.code(status).send('');
-      else sendError(reply, err, (fields, message) => this.logger.error({ ...fields, request_id: req.id, rpc: name }, message));
+      else sendError(reply, err, (fields, message) => this.logger.error({ ...fields, request_id: req.id, rpc: rpc.name }, message));
     }
   }
 

@@ -1,11 +1,6 @@
 import { ErrFieldMaskPaths } from '@lorawan/errors';
 import { getPath } from '../json/dotted-path';
-
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isJsonObject, type JsonObject } from '../json/json-object';
 
 /** Rejects paths outside `allowed` with `field_mask_paths` naming them (TTS's validator middleware). */
 export function checkFieldMaskPaths(paths: readonly string[], allowed: ReadonlySet<string>): void {
@@ -55,16 +50,16 @@ function splitPaths(paths: readonly string[]): string[][] {
 }
 
 function selectSplitPaths<T extends object>(source: T, paths: readonly string[][]): Partial<T> {
-  const out: Obj = {};
+  const out: JsonObject = {};
   for (const parts of paths) {
-    const value = getPath(source as Obj, parts);
+    const value = getPath(source as JsonObject, parts);
     if (value === undefined) continue;
     let cur = out;
     const last = parts.length - 1;
     for (let i = 0; i < last; i++) {
       const key = parts[i];
-      if (!isObj(cur[key])) cur[key] = {};
-      cur = cur[key] as Obj;
+      if (!isJsonObject(cur[key])) cur[key] = {};
+      cur = cur[key] as JsonObject;
     }
     cur[parts[last]] = value;
   }
@@ -76,17 +71,17 @@ function selectSplitPaths<T extends object>(source: T, paths: readonly string[][
  * the source's value, and a masked path absent from the source clears the field.
  */
 export function applyFields<T extends object>(target: T, source: object, paths: readonly string[]): T {
-  const out = structuredClone(target) as Obj;
+  const out = structuredClone(target) as JsonObject;
   for (const path of normalizePaths(paths)) {
     const parts = path.split('.');
-    const value = getPath(source as Obj, parts);
+    const value = getPath(source as JsonObject, parts);
     let cur = out;
     for (const key of parts.slice(0, -1)) {
-      if (!isObj(cur[key])) {
+      if (!isJsonObject(cur[key])) {
         if (value === undefined) break;
         cur[key] = {};
       }
-      cur = cur[key] as Obj;
+      cur = cur[key] as JsonObject;
     }
     const leaf = parts[parts.length - 1];
     if (value === undefined) delete cur[leaf];

@@ -3,6 +3,7 @@ import { ValidateBy, type ValidationOptions } from 'class-validator';
 import type { ProtoEnum } from '../enums/enum';
 import { InvalidBytes, normalizeBase64, normalizeFixedBytes } from './bytes';
 import { InvalidTimestamp, normalizeTimestamp } from './timestamp';
+import { isJsonObject } from './json-object';
 import { keyProblem, MapCheck, type MapKeyRules } from './map-fields';
 
 /**
@@ -436,17 +437,16 @@ export function Duration(): PropertyDecorator {
  * validated further except, with `maxBytes`, its size as compact JSON (UTF-8).
  */
 export function Struct(rules: { maxBytes?: number } = {}): PropertyDecorator {
-  const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
   const { maxBytes } = rules;
   return compose(
     Transform(({ value }) => (value === null ? undefined : value), { toClassOnly: true }),
-    check('struct', isObject, () => 'value must be an object'),
+    check('struct', isJsonObject, () => 'value must be an object'),
     ...(maxBytes === undefined
       ? []
       : [
           check(
             'struct_size',
-            (v) => !isObject(v) || Buffer.byteLength(JSON.stringify(v), 'utf8') <= maxBytes,
+            (v) => !isJsonObject(v) || Buffer.byteLength(JSON.stringify(v), 'utf8') <= maxBytes,
             () => `value must be at most ${maxBytes} bytes as JSON`,
           ),
         ]),

@@ -1,4 +1,5 @@
 import { ValidateBy, type ValidationError } from 'class-validator';
+import { isJsonObject, type JsonObject } from './json-object';
 
 /**
  * Checks of map fields (`map<string, T>`). A map is a JSON object whose keys are data: every own
@@ -19,37 +20,31 @@ export interface MapProblem {
   cause?: ValidationError;
 }
 
-export type MapEntries = Record<string, unknown>;
-
 /** The problem the last check of a map value found (cleared when it passes). */
 const problems = new WeakMap<object, MapProblem>();
 
-export function isMapObject(v: unknown): v is MapEntries {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The entry at which the last check of this map value failed, if it failed at an entry. */
 export function mapEntryFailure(value: unknown): (MapProblem & { key: string }) | undefined {
-  const problem = isMapObject(value) ? problems.get(value) : undefined;
+  const problem = isJsonObject(value) ? problems.get(value) : undefined;
   return problem?.key === undefined ? undefined : { ...problem, key: problem.key };
 }
 
 const NOT_A_MAP = 'value must be an object';
 
 /** A map field's check: `problem` finds the first problem of a map, or none. Absent values pass. */
-export function MapCheck(name: string, problem: (map: MapEntries) => MapProblem | undefined): PropertyDecorator {
+export function MapCheck(name: string, problem: (map: JsonObject) => MapProblem | undefined): PropertyDecorator {
   return ValidateBy({
     name,
     validator: {
       validate: (v) => {
         if (v === undefined) return true;
-        if (!isMapObject(v)) return false;
+        if (!isJsonObject(v)) return false;
         const found = problem(v);
         if (found) problems.set(v, found);
         else problems.delete(v);
         return found === undefined;
       },
-      defaultMessage: (args) => (isMapObject(args?.value) ? (problems.get(args.value)?.reason ?? 'invalid map') : NOT_A_MAP),
+      defaultMessage: (args) => (isJsonObject(args?.value) ? (problems.get(args.value)?.reason ?? 'invalid map') : NOT_A_MAP),
     },
   });
 }

@@ -2,7 +2,8 @@ import { Transform, Type, type ClassConstructor } from 'class-transformer';
 import { IsDefined, ValidateBy, ValidateNested, validateSync } from 'class-validator';
 import { decodeInstance } from '../validation/instance-decoder';
 import { VALIDATOR_OPTIONS } from '../validation/validator-options';
-import { isMapObject, keyProblem, MapCheck, type MapKeyRules } from './map-fields';
+import { isJsonObject } from './json-object';
+import { keyProblem, MapCheck, type MapKeyRules } from './map-fields';
 
 function compose(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, key) => decorators.forEach((d) => d(target, key));
@@ -13,16 +14,12 @@ export function Required(): PropertyDecorator {
   return IsDefined({ message: 'value is required' });
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** An embedded message. */
 export function Message(cls: () => ClassConstructor<object>): PropertyDecorator {
   return compose(
     ValidateBy({
       name: 'message',
-      validator: { validate: (v) => v === undefined || v === null || isPlainObject(v), defaultMessage: () => 'value must be an object' },
+      validator: { validate: (v) => v === undefined || v === null || isJsonObject(v), defaultMessage: () => 'value must be an object' },
     }),
     Type(cls),
     ValidateNested(),
@@ -60,8 +57,8 @@ export function MessageMap(cls: () => ClassConstructor<object>, rules: MapKeyRul
   return compose(
     Transform(
       ({ value }) => {
-        if (!isMapObject(value)) return value;
-        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isMapObject(v) ? decodeInstance(cls(), v) : v]));
+        if (!isJsonObject(value)) return value;
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isJsonObject(v) ? decodeInstance(cls(), v) : v]));
       },
       { toClassOnly: true },
     ),
@@ -70,7 +67,7 @@ export function MessageMap(cls: () => ClassConstructor<object>, rules: MapKeyRul
         const badKey = keyProblem(key, rules);
         if (badKey !== undefined) return { key, reason: badKey };
         const item = map[key];
-        if (!isMapObject(item)) return { key, reason: 'value must be an object' };
+        if (!isJsonObject(item)) return { key, reason: 'value must be an object' };
         const cause = validateSync(item, VALIDATOR_OPTIONS)[0];
         if (cause) return { key, reason: 'embedded message failed validation', cause };
       }

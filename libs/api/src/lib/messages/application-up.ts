@@ -2,6 +2,7 @@ import { Base64Bytes, Bool, Duration, List, StringList, Struct, Timestamp, Uint3
 import { Message } from '../json/nested';
 import { EndDeviceIdentifiers } from './identifiers';
 import { ApplicationDownlink } from './traffic';
+import { isJsonObject } from '../json/json-object';
 
 /**
  * `ttn.lorawan.v3.ApplicationUp` and the messages it carries (TTS `messages.proto`), as the AS
@@ -10,7 +11,6 @@ import { ApplicationDownlink } from './traffic';
  * unvalidated objects.
  */
 
-const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
 const CorrelationIds = () => StringList({ maxLength: 100 });
 
 /** The oneof `up` of ApplicationUp, in proto order (also the webhook message fields of the same names). */
@@ -37,8 +37,8 @@ export class ApplicationUplink {
   @Base64Bytes() frm_payload?: string;
   @Struct() decoded_payload?: Record<string, unknown>;
   @List({ item: (v) => typeof v === 'string', itemReason: 'each item must be a string' }) decoded_payload_warnings?: string[];
-  @List({ item: isObject, itemReason: 'each item must be an object' }) normalized_payload?: Record<string, unknown>[];
-  @List({ item: isObject, itemReason: 'each item must be an object' }) rx_metadata?: Record<string, unknown>[];
+  @List({ item: isJsonObject, itemReason: 'each item must be an object' }) normalized_payload?: Record<string, unknown>[];
+  @List({ item: isJsonObject, itemReason: 'each item must be an object' }) rx_metadata?: Record<string, unknown>[];
   @Struct() settings?: Record<string, unknown>;
   @Timestamp() received_at?: string;
   @Bool() confirmed?: boolean;
@@ -52,7 +52,7 @@ export class ApplicationUplink {
 /** `ttn.lorawan.v3.ApplicationJoinAccept` (without `app_s_key`: a simulated join-accept carries no key). */
 export class ApplicationJoinAccept {
   @Base64Bytes(2048) session_key_id?: string;
-  @List({ item: isObject, itemReason: 'each item must be an object' }) invalidated_downlinks?: Record<string, unknown>[];
+  @List({ item: isJsonObject, itemReason: 'each item must be an object' }) invalidated_downlinks?: Record<string, unknown>[];
   @Bool() pending_session?: boolean;
   @Timestamp() received_at?: string;
 }

@@ -5,14 +5,13 @@ import { MACVersion } from '../enums/lorawan';
 import { CFListType, DataRateIndex, DataRateOffset, MACCommandIdentifier, RxDelay, TxSchedulePriority } from '../enums/mac';
 import { EndDeviceIdentifiers, GatewayIdentifiers } from './identifiers';
 import { SessionKeys } from './keys';
+import { isJsonObject } from '../json/json-object';
 
 /**
  * Traffic messages the registries store (TTS `messages.proto`, `lorawan.proto`, `mac.proto`): a
  * reasonable subset of their fields. Keys not declared here are dropped on decoding, as unknown
  * keys are; nested radio metadata and data rates are kept as unvalidated objects.
  */
-
-const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Correlation IDs: each at most 100 characters (TTS `repeated.items.string.max_len = 100`). */
 const CorrelationIds = (maxItems?: number) => StringList({ maxLength: 100, maxItems });
@@ -35,7 +34,7 @@ export class UplinkMessage {
   /** The decoded LoRaWAN `Message`, kept as an object. */
   @Struct() payload?: Record<string, unknown>;
   @Message(() => TxSettings) settings?: TxSettings;
-  @List({ item: isObject, itemReason: 'each item must be an object' }) rx_metadata?: Record<string, unknown>[];
+  @List({ item: isJsonObject, itemReason: 'each item must be an object' }) rx_metadata?: Record<string, unknown>[];
   @Timestamp() received_at?: string;
   @CorrelationIds() correlation_ids?: string[];
   @Uint32({ max: 255 }) device_channel_index?: number;

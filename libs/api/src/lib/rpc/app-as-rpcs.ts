@@ -2,14 +2,14 @@ import { EndDeviceIdentifiers } from '../messages/identifiers';
 import { DownlinkQueueRequest, WebhookDownlinkQueueRequest } from '../messages/downlinks';
 import { ApplicationUp } from '../messages/application-up';
 import { Right } from './rights';
-import { applicationAt, defineRpc, type RpcDefinition } from './define-rpc';
+import { applicationAt, defineRpc, type RpcSpec } from './define-rpc';
 
 const QUEUE_PATH = '/as/applications/{end_device_ids.application_ids.application_id}/devices/{end_device_ids.device_id}/down';
 /** The error a paused webhook answers push/replace with (TTS answers 406 with an empty body). */
 export const WEBHOOK_PAUSED = 'pkg/applicationserver/io/web:webhook_paused';
 const WEBHOOK_QUEUE_PATH = '/as/applications/{application_ids.application_id}/webhooks/{webhook_id}/devices/{device_id}/down';
 
-const asRpc = <Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component'>) => defineRpc({ ...def, component: 'as' });
+const asRpc = <Req extends object>(def: Omit<RpcSpec<Req>, 'component'>) => defineRpc({ ...def, component: 'as' });
 
 /**
  * The AS's AppAs downlink queue (wire contract §9) and the webhook-scoped push/replace (§8.3).

@@ -17,6 +17,8 @@ export interface HttpBinding {
 export interface RpcDefinition<Req extends object = object> {
   service: string;
   method: string;
+  /** `Service.Method`: the RPC's key in the table, and its label in logs and metrics. */
+  name: string;
   component: ComponentName;
   /** `rpc.<component>.<Service>.<Method>`: the transport subject (queue group = component). */
   subject: string;
@@ -59,12 +61,15 @@ export interface MaskRight {
   rights: Right[];
 }
 
+/** An RPC as the table writes it: everything but what `defineRpc` derives. */
+export type RpcSpec<Req extends object = object> = Omit<RpcDefinition<Req>, 'name' | 'subject'>;
+
 /**
- * Defines an RPC of the table: its subject is derived from the component, service and method
- * (`rpc.<component>.<Service>.<Method>`), so routes, handlers and subjects cannot disagree.
+ * Defines an RPC of the table: its name and subject are derived from the component, service and
+ * method (`rpc.<component>.<Service>.<Method>`), so routes, handlers and subjects cannot disagree.
  */
-export function defineRpc<Req extends object>(def: Omit<RpcDefinition<Req>, 'subject'>): RpcDefinition<Req> {
-  return { ...def, subject: rpcSubject(def.component, def.service, def.method) };
+export function defineRpc<Req extends object>(def: RpcSpec<Req>): RpcDefinition<Req> {
+  return { ...def, name: `${def.service}.${def.method}`, subject: rpcSubject(def.component, def.service, def.method) };
 }
 
 /** `rpc.<component>.<Service>.<Method>`: the subject an RPC (or a component's health check) is served on. */

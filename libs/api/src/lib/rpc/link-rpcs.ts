@@ -1,13 +1,12 @@
 import { ApplicationIdentifiers } from '../messages/identifiers';
 import { GetApplicationLinkRequest, SetApplicationLinkRequest } from '../messages/application-link';
 import { Right } from './rights';
-import { applicationAt, defineRpc, type RpcDefinition } from './define-rpc';
+import { applicationAt, defineRpc, type RpcSpec } from './define-rpc';
 
 const SERVICE = 'As';
 const LINK_PATH = '/as/applications/{application_ids.application_id}/link';
 
-const asRpc = <Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component' | 'service'>) =>
-  defineRpc({ ...def, service: SERVICE, component: 'as' });
+const asRpc = <Req extends object>(def: Omit<RpcSpec<Req>, 'component' | 'service'>) => defineRpc({ ...def, service: SERVICE, component: 'as' });
 
 /**
  * The AS's application link (TTS `applicationserver.proto` service `As`, `grpc.go`): Get, Set

@@ -6,12 +6,11 @@ import {
   SetApplicationWebhookRequest,
 } from '../messages/webhooks';
 import { Right } from './rights';
-import { applicationAt, defineRpc, type RpcDefinition } from './define-rpc';
+import { applicationAt, defineRpc, type RpcSpec } from './define-rpc';
 
 const SERVICE = 'ApplicationWebhookRegistry';
 
-const webhookRpc = <Req extends object>(def: Omit<RpcDefinition<Req>, 'subject' | 'component' | 'service'>) =>
-  defineRpc({ ...def, service: SERVICE, component: 'as' });
+const webhookRpc = <Req extends object>(def: Omit<RpcSpec<Req>, 'component' | 'service'>) => defineRpc({ ...def, service: SERVICE, component: 'as' });
 
 const app = applicationAt;
 

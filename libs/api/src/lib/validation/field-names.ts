@@ -2,6 +2,7 @@ import { getMetadataStorage } from 'class-validator';
 // class-transformer keeps @Type metadata in this storage; it has no public accessor for it.
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import type { ClassConstructor } from 'class-transformer';
+import { isJsonObject } from '../json/json-object';
 
 interface ClassFields {
   /** lowerCamelCase JSON name → proto (snake_case) name. */
@@ -31,10 +32,6 @@ function fieldsOf(cls: ClassConstructor<object>): ClassFields {
   return fields;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /**
  * TTS accepts both the proto names (`end_device`) and their lowerCamelCase JSON names
  * (`endDevice`) in requests. Renames the latter in place, message by message, following the
@@ -43,7 +40,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
  */
 export function normalizeFieldNames<T>(cls: ClassConstructor<object>, input: T): T {
   const value: unknown = input;
-  if (!isObject(value)) return input;
+  if (!isJsonObject(value)) return input;
   const fields = fieldsOf(cls);
   for (const key of Object.keys(value)) {
     const proto = fields.camel.get(key);

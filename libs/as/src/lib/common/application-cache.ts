@@ -86,8 +86,8 @@ export function applicationCacheProvider<S, T>(
   return {
     provide: token,
     inject: [storeToken, PUBSUB],
-    useFactory: (store: S, transport: PubSub) => {
-      const cache = new ApplicationCache<T>(name, (app) => load(store, app), APPLICATION_CACHE_TTL_MS, transport);
+    useFactory: (store: S, pubsub: PubSub) => {
+      const cache = new ApplicationCache<T>(name, (app) => load(store, app), APPLICATION_CACHE_TTL_MS, pubsub);
       cache.start();
       return cache;
     },

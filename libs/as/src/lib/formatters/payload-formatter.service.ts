@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isJsonObject } from '@lorawan/api';
 import { isStackError, type StackError } from '@lorawan/errors';
 import { decodeLpp, decodeLppDownlink, encodeLppDownlink } from './cayenne-lpp';
 import { ErrEntrypointNotFound, ErrOutput, ErrOutputErrors, ErrScriptRuntime, ErrUnsupportedFormatter } from './formatter.errors';
@@ -33,7 +34,6 @@ export interface EncodedPayload {
 /** Failed: `errors` non-empty, `error` the typed error; otherwise the result. */
 export type Formatted<T> = T & { error?: StackError };
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const stringList = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => String(x)) : []);
 
 /**
@@ -121,17 +121,17 @@ export class PayloadFormatter {
   }
 
   private decoded(out: unknown, entrypoint = 'decodeUplink'): Formatted<DecodedPayload> {
-    if (!isObject(out)) return this.failed(ErrOutput.with({ reason: `${entrypoint} must return an object` }));
+    if (!isJsonObject(out)) return this.failed(ErrOutput.with({ reason: `${entrypoint} must return an object` }));
     if (typeof out.__missing === 'string') return this.failed(ErrEntrypointNotFound.with({ name: out.__missing }));
     const warnings = stringList(out.warnings);
     const errors = stringList(out.errors);
     if (errors.length) return { warnings, errors, error: ErrOutputErrors.with({ errors: errors.join(', ') }) };
-    if (out.data !== undefined && !isObject(out.data)) return this.failed(ErrOutput.with({ reason: '`data` must be an object' }));
+    if (out.data !== undefined && !isJsonObject(out.data)) return this.failed(ErrOutput.with({ reason: '`data` must be an object' }));
     return { data: (out.data as Json | undefined) ?? {}, warnings, errors };
   }
 
   private encoded(out: unknown, inputFPort: number): Formatted<EncodedPayload> {
-    if (!isObject(out)) return this.failed(ErrOutput.with({ reason: 'encodeDownlink must return an object' }));
+    if (!isJsonObject(out)) return this.failed(ErrOutput.with({ reason: 'encodeDownlink must return an object' }));
     if (typeof out.__missing === 'string') return this.failed(ErrEntrypointNotFound.with({ name: out.__missing }));
     const warnings = stringList(out.warnings);
     const errors = stringList(out.errors);

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type PubSub, PUBSUB } from '@lorawan/transport';
+import { type PubSub, PUBSUB, settleWithin } from '@lorawan/transport';
 
 export interface HealthIndicator {
   readonly name: string;
@@ -38,23 +38,11 @@ export class HealthService {
   }
 
   async check(): Promise<HealthReport> {
-    const results = await Promise.all([
-      withinTimeout('transport', () => this.pubsub.healthy()),
-      ...this.indicators.map((i) => withinTimeout(i.name, () => i.isHealthy())),
-    ]);
+    const probes = [{ name: 'transport', isHealthy: () => this.pubsub.healthy() }, ...this.indicators];
+    const results = await Promise.all(probes.map((p) => settleWithin(p.isHealthy(), CHECK_TIMEOUT_MS, false)));
     const checks: HealthReport['checks'] = {};
-    for (const [name, ok] of results) checks[name] = ok ? 'ok' : 'unavailable';
+    probes.forEach((p, i) => (checks[p.name] = results[i] ? 'ok' : 'unavailable'));
     if (this.stopping) checks['shutdown'] = 'unavailable';
     return { status: Object.values(checks).every((c) => c === 'ok') ? 'ok' : 'unavailable', checks };
-  }
-}
-
-async function withinTimeout(name: string, check: () => Promise<boolean>): Promise<readonly [string, boolean]> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS)));
-  try {
-    return [name, await Promise.race([check().catch(() => false), timeout])] as const;
-  } finally {
-    clearTimeout(timer);
   }
 }

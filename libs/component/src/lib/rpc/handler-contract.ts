@@ -29,8 +29,7 @@ export class HandlerContractCheck implements OnApplicationBootstrap {
           if (typeof pattern !== 'string') throw new Error(`${where}: message patterns are RPC subjects (strings)`);
           const rpc = rpcBySubject(pattern);
           if (!rpc && pattern !== healthSubject(this.component)) throw new Error(`${where}: ${pattern} is not an RPC of the table`);
-          if (rpc && rpc.component !== this.component)
-            throw new Error(`${where}: ${rpc.service}.${rpc.method} belongs to ${rpc.component}, not ${this.component}`);
+          if (rpc && rpc.component !== this.component) throw new Error(`${where}: ${rpc.name} belongs to ${rpc.component}, not ${this.component}`);
           const other = served.get(pattern);
           if (other) throw new Error(`${where}: ${pattern} is already served by ${other}`);
           served.set(pattern, where);

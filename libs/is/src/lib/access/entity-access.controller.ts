@@ -15,7 +15,7 @@ export class EntityAccessController {
   }
 
   @MessagePattern(rpcPattern('EntityAccess.AuthInfo'))
-  authInfo(@RpcRequest() _req: object, @RpcCallContext() ctx: RpcContext) {
+  authInfo(@RpcCallContext() ctx: RpcContext) {
     return this.access.authInfo(ctx);
   }
 }

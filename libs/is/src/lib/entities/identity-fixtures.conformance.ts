@@ -55,7 +55,8 @@ export interface IdentityTestBed {
 
 export const ADMIN_USER_ID = 'admin';
 
-export async function openIdentityTestBed(): Promise<IdentityTestBed> {
+/** The IS's schema, by its migrations, on a new in-memory SQLite database. */
+export async function openIdentityDatabase(): Promise<DataSource> {
   const dataSource = new DataSource({
     type: 'better-sqlite3',
     database: ':memory:',
@@ -66,6 +67,11 @@ export async function openIdentityTestBed(): Promise<IdentityTestBed> {
   });
   await dataSource.initialize();
   await runMigrations(dataSource);
+  return dataSource;
+}
+
+export async function openIdentityTestBed(): Promise<IdentityTestBed> {
+  const dataSource = await openIdentityDatabase();
   const transport = new InProcessBroker();
   const invalidations: AccessInvalidation[] = [];
   transport.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => invalidations.push(decode<AccessInvalidation>(payload)));

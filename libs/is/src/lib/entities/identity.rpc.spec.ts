@@ -2,14 +2,12 @@ import { Module, type Provider } from '@nestjs/common';
 import { ALL_ADMIN_RIGHTS, ALL_RIGHTS, type CallerIdentity, type EntityRef, type Right, type RpcContext, type RpcName } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
-import { runMigrations } from '@lorawan/persistence';
 import { recordEvents, rpcContext, startTestComponent, type TestComponent } from '@lorawan/testing';
 import { InProcessBroker } from '@lorawan/transport';
 import { DataSource } from 'typeorm';
 import { AccessInvalidator } from '../access-invalidator';
 import { API_KEY_CLEANUP } from '../identity.contracts';
-import { IS_ENTITIES } from '../is-data-source';
-import { IS_MIGRATIONS } from '../migrations';
+import { openIdentityDatabase } from './identity-fixtures.conformance';
 import { IDENTITY_CONTROLLERS, IDENTITY_PROVIDERS } from './index';
 
 /**
@@ -19,22 +17,14 @@ import { IDENTITY_CONTROLLERS, IDENTITY_PROVIDERS } from './index';
  */
 describe('IS entity RPCs over the transport', () => {
   const broker = new InProcessBroker();
-  const dataSource = new DataSource({
-    type: 'better-sqlite3',
-    database: ':memory:',
-    entities: IS_ENTITIES,
-    migrations: IS_MIGRATIONS,
-    migrationsTableName: 'migrations',
-    synchronize: false,
-  });
+  let dataSource: DataSource;
   const purgedKeys: EntityRef[] = [];
   const events = recordEvents(broker);
   let component: TestComponent;
 
   beforeAll(async () => {
     jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    await dataSource.initialize();
-    await runMigrations(dataSource);
+    dataSource = await openIdentityDatabase();
     @Module({
       controllers: IDENTITY_CONTROLLERS,
       providers: [

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { decodeMessage, EndDeviceVersionIdentifiers } from '@lorawan/api';
+import { decodeMessage, EndDeviceVersionIdentifiers, isJsonObject } from '@lorawan/api';
 import bundled from './catalogue.json';
 import { checkKnownKeys, type DeviceProfile, parseDeviceProfile } from './device-profile';
 import { validationMessage } from './validation-message';
@@ -24,10 +24,6 @@ interface Template {
 const ENTRY_FIELDS = ['version_ids', 'end_device'];
 const VERSION_ID_FIELDS = ['brand_id', 'model_id', 'hardware_version', 'firmware_version'];
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Identity of a template: a later file's entry with the same key replaces an earlier one. */
 function keyOf(t: Pick<Template, 'brand_id' | 'model_id' | 'hardware_version' | 'firmware_version'>): string {
   return JSON.stringify([t.brand_id, t.model_id, t.hardware_version ?? null, t.firmware_version ?? null]);
@@ -39,7 +35,7 @@ function specificity(t: Template): number {
 }
 
 function parseVersionIds(value: unknown): Omit<Template, 'profile'> {
-  if (!isObject(value)) throw new Error('version_ids: must be an object');
+  if (!isJsonObject(value)) throw new Error('version_ids: must be an object');
   checkKnownKeys(value, VERSION_ID_FIELDS, 'version_ids.');
   let ids: EndDeviceVersionIdentifiers;
   try {
@@ -62,11 +58,11 @@ function under(path: string, message: string): string {
 /** Parses one catalogue document; errors name the file and the entry. */
 function parseCatalogue(document: unknown, file: string): Template[] {
   const prefix = `device template catalogue ${file}`;
-  if (!isObject(document) || !Array.isArray(document['templates'])) throw new Error(`${prefix}: must be a JSON object with a "templates" array`);
+  if (!isJsonObject(document) || !Array.isArray(document['templates'])) throw new Error(`${prefix}: must be a JSON object with a "templates" array`);
   const seen = new Map<string, number>();
   return document['templates'].map((entry: unknown, index) => {
     try {
-      if (!isObject(entry)) throw new Error('must be an object');
+      if (!isJsonObject(entry)) throw new Error('must be an object');
       checkKnownKeys(entry, ENTRY_FIELDS);
       const ids = parseVersionIds(entry['version_ids']);
       let profile: DeviceProfile;

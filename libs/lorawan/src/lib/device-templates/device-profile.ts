@@ -1,5 +1,5 @@
 import { ValidateBy } from 'class-validator';
-import { Bool, decodeMessage, EnumName, MACVersion, Message, MessagePayloadFormatters, PHYVersion, Str, Uint64 } from '@lorawan/api';
+import { Bool, decodeMessage, EnumName, isJsonObject, MACVersion, Message, MessagePayloadFormatters, PHYVersion, Str, Uint64 } from '@lorawan/api';
 import { deepFreeze } from '../deep-freeze';
 import { FREQUENCY_PLAN_IDS, getFrequencyPlan } from '../frequency-plans/catalogue';
 import { validationMessage } from './validation-message';
@@ -49,10 +49,6 @@ export const DEVICE_PROFILE_FIELDS = [
 
 const FORMATTER_FIELDS = ['up_formatter', 'up_formatter_parameter', 'down_formatter', 'down_formatter_parameter'];
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Hand-written configuration should not lose a misspelt field silently (decodeMessage drops unknown keys). */
 export function checkKnownKeys(value: Record<string, unknown>, allowed: readonly string[], path = ''): void {
   const unknown = Object.keys(value).find((k) => !allowed.includes(k));
@@ -65,9 +61,9 @@ export function checkKnownKeys(value: Record<string, unknown>, allowed: readonly
  * `field: reason`; callers prefix where the profile came from.
  */
 export function parseDeviceProfile(plain: unknown): DeviceProfile {
-  if (!isObject(plain)) throw new Error('a device profile must be a JSON object');
+  if (!isJsonObject(plain)) throw new Error('a device profile must be a JSON object');
   checkKnownKeys(plain, DEVICE_PROFILE_FIELDS);
-  if (isObject(plain['formatters'])) checkKnownKeys(plain['formatters'], FORMATTER_FIELDS, 'formatters.');
+  if (isJsonObject(plain['formatters'])) checkKnownKeys(plain['formatters'], FORMATTER_FIELDS, 'formatters.');
   let profile: DeviceProfile;
   try {
     profile = decodeMessage(DeviceProfile, plain);

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { connect, type ConnectionOptions, type NatsConnection } from 'nats';
 import { natsConnectionUp } from '@lorawan/observability';
+import { DEFAULT_MAX_PAYLOAD } from '../rpc/rpc-packet';
 
 export type NatsLinkState = 'connected' | 'disconnected' | 'closed';
 
@@ -43,7 +44,7 @@ export class NatsLink {
 
   /** Largest message the broker accepts (its `max_payload`). */
   get maxPayload(): number {
-    return this.connection.info?.max_payload ?? 1024 * 1024;
+    return this.connection.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
   }
 
   onStateChange(listener: (state: NatsLinkState) => void): () => void {

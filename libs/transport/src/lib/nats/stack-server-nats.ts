@@ -1,6 +1,7 @@
 import { NatsContext, ServerNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { RpcDispatcher } from '../rpc/rpc-dispatcher';
+import { settleWithin } from '../settle-within';
 import type { NatsLink } from './nats-link';
 
 export interface StackServerNatsOptions {
@@ -61,24 +62,14 @@ export class StackServerNats extends ServerNats {
     const subs = this.stackSubscriptions.splice(0);
     // Draining needs the broker's acknowledgement; while it is away, unsubscribing is all there is.
     const drained = Promise.all(subs.map((sub) => sub.drain().catch(() => sub.unsubscribe())));
-    if (!(await settlesWithin(drained, this.stack.shutdownGraceMs))) subs.forEach((sub) => sub.unsubscribe());
+    if (
+      !(await settleWithin(
+        drained.then(() => true),
+        this.stack.shutdownGraceMs,
+        false,
+      ))
+    )
+      subs.forEach((sub) => sub.unsubscribe());
     await this.dispatcher.drain(this.stack.shutdownGraceMs);
-  }
-}
-
-/** True when `promise` settles within `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([
-      promise.then(
-        () => true,
-        () => true,
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }

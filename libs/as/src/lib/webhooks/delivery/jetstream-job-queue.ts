@@ -14,7 +14,7 @@ import {
   RetentionPolicy,
   StorageType,
 } from 'nats';
-import { ensureStream, JS_CONSUMER_NOT_FOUND } from '@lorawan/transport';
+import { ensureStream, JS_CONSUMER_NOT_FOUND, settleWithin } from '@lorawan/transport';
 import { AckedPublisher } from './acked-publisher';
 import type { JobMessage, WebhookJob, WebhookJobQueue } from './webhook-job';
 
@@ -138,10 +138,7 @@ export class JetStreamJobQueue implements WebhookJobQueue {
     }
     this.publisher.close();
     if (this.nc.isClosed()) return;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise((res) => (timer = setTimeout(res, CLOSE_FLUSH_TIMEOUT_MS)));
-    await Promise.race([this.nc.flush().catch(() => undefined), timeout]);
-    clearTimeout(timer);
+    await settleWithin(this.nc.flush(), CLOSE_FLUSH_TIMEOUT_MS, undefined);
     await this.nc.close();
   }
 
