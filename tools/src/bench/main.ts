@@ -5,6 +5,7 @@ import { startBaseline, type Baseline } from './baseline/launcher';
 import { figures, type LoadFigures, log, measureInterleaved, round, run, type Target, type TargetFigures } from './load';
 import { pidsByName, profileFlags } from './procs';
 import { registerAbpDevices, registerPhase } from './register';
+import { rpcOverheadPhase } from './rpc-overhead';
 import { deviceId, seedDevices } from './seed';
 import { type BenchComponent, type BenchStack, startBenchStack } from './stack';
 import { eventsPhase } from './events';
@@ -17,7 +18,8 @@ import { webhooksPhase } from './webhooks';
  * Get. One JSON document on stdout; progress on stderr. Knobs (env): BENCH_DEVICES,
  * BENCH_CONNECTIONS, BENCH_WARMUP_S, BENCH_DURATION_S, BENCH_ROUNDS, BENCH_CREATES,
  * BENCH_REGISTRATIONS, BENCH_REGISTER_WARMUP, BENCH_REGISTER_CLIENTS, BENCH_NS_DEVICES,
- * BENCH_PHASES (default get,get_device_app_key,list,create,register,ns_get,events,webhooks,register_embedded),
+ * BENCH_PHASES (default get,get_device_app_key,list,create,register,ns_get,events,webhooks,register_embedded,rpc_overhead),
+ * BENCH_RPC_CALLS, BENCH_RPC_CONCURRENCY,
  * BENCH_EVENT_STREAMS (1,1000), BENCH_EVENT_WRITES, BENCH_EVENT_BURST, BENCH_WEBHOOK_UPLINKS,
  * BENCH_WEBHOOK_WARMUP, BENCH_WEBHOOKS (webhooks per application), BENCH_WEBHOOK_DEVICES,
  * BENCH_CPU_PROF=<dir> (CPU profiles of every spawned process, written when they stop).
@@ -27,7 +29,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,get_device_app_key,list,create,register,ns_get,events,webhooks,register_embedded').split(','));
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,get_device_app_key,list,create,register,ns_get,events,webhooks,register_embedded,rpc_overhead').split(','));
 const WEBHOOK_UPLINKS = Number(process.env.BENCH_WEBHOOK_UPLINKS ?? 20000);
 const WEBHOOK_WARMUP = Number(process.env.BENCH_WEBHOOK_WARMUP ?? 1000);
 /** Webhooks per application, one run each: deliveries per simulated uplink. */
@@ -368,6 +370,8 @@ async function main(): Promise<void> {
     await stack.stop();
     stack = undefined;
     const registerEmbedded = PHASES.has('register_embedded') ? await registerEmbeddedPhase(shared) : null;
+    const rpcOverhead = PHASES.has('rpc_overhead') ? await rpcOverheadPhase() : null;
+    if (rpcOverhead) log(`rpc_overhead: ${JSON.stringify(rpcOverhead)}`);
 
     const result = {
       ratio: get && base ? round(get.req_per_s / base.req_per_s, 3) : null,
@@ -380,6 +384,7 @@ async function main(): Promise<void> {
       list_devices: list,
       register: register,
       register_embedded: registerEmbedded,
+      rpc_overhead: rpcOverhead,
       ns_get: nsGetFigures,
       events,
       webhooks,

@@ -7,6 +7,8 @@ import { CreateEndDeviceRequest, SetEndDeviceRequest } from '../messages/end-dev
 import { UpdateApplicationRequest } from '../messages/identity';
 import { SetApplicationWebhookRequest } from '../messages/webhooks';
 import { StreamEventsRequest } from '../events/stream';
+import { getMetadataStorage } from 'class-validator';
+import * as api from '../../index';
 import { decodeMessage } from './decode';
 
 type Json = Record<string, unknown>;
@@ -158,5 +160,31 @@ describe('decodeMessage: the decoding plan of a class', () => {
     expect(decodeMessage(Late, { a: 'x' }).a).toBe('x');
     Transform(({ value }) => (typeof value === 'string' ? value.toUpperCase() : value), { toClassOnly: true })(Late.prototype, 'a');
     expect(decodeMessage(Late, { a: 'x' }).a).toBe('X');
+  });
+});
+
+describe('decodeMessage: the instances', () => {
+  it('are of the contract class and hold the fields the message sets, nothing else', () => {
+    const request = decodeMessage(SetEndDeviceRequest, {
+      end_device: { ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, supports_join: true, unknown: 1 },
+      field_mask: { paths: ['supports_join'] },
+    });
+    expect(request).toBeInstanceOf(SetEndDeviceRequest);
+    expect(request.end_device.ids.constructor.name).toBe('EndDeviceIdentifiers');
+    expect(Object.keys(request.end_device)).toEqual(['ids', 'supports_join']);
+    expect(Object.keys(request.end_device.ids)).toEqual(['device_id', 'application_ids']);
+  });
+
+  it('need no constructor: no contract class has constructor logic, field initialisers or methods', () => {
+    const storage = getMetadataStorage();
+    const classes = Object.entries(api).filter(
+      (entry): entry is [string, new () => object] =>
+        typeof entry[1] === 'function' && storage.getTargetValidationMetadatas(entry[1], undefined as unknown as string, false, false, undefined).length > 0,
+    );
+    expect(classes.length).toBeGreaterThan(50);
+    for (const [name, cls] of classes) {
+      expect([name, Object.entries(new cls()).filter(([, value]) => value !== undefined)]).toEqual([name, []]);
+      expect([name, Object.getOwnPropertyNames(cls.prototype)]).toEqual([name, ['constructor']]);
+    }
   });
 });

@@ -79,10 +79,16 @@ function planOf(cls: ClassConstructor<object>): ClassPlan {
   return plan;
 }
 
-/** A new instance of `cls` with the declared fields of `plain` decoded (see above). */
+/**
+ * A new instance of `cls` with the declared fields of `plain` decoded (see above). Made on the
+ * class's prototype without running its constructor, so it holds the fields the message sets and
+ * nothing else: `new cls()` would define every declared field (undefined) as an own property,
+ * which every later walk of the message (validation, JSON, copies) visits. Contract classes have
+ * no constructor logic and no field initialisers (checked by the spec).
+ */
 export function decodeInstance<T extends object>(cls: ClassConstructor<T>, plain: object): T {
   const { fields } = planOf(cls);
-  const instance = new cls() as Record<string, unknown>;
+  const instance = Object.create(cls.prototype) as Record<string, unknown>;
   const source = plain as Record<string, unknown>;
   for (const key of Object.keys(source)) {
     const field = fields.get(key);

@@ -1,10 +1,12 @@
-import { getMetadataStorage, MetadataStorage, ValidateBy, ValidationTypes } from 'class-validator';
+import { getMetadataStorage, MetadataStorage, ValidateBy, ValidateIf, ValidationTypes, validateSync } from 'class-validator';
 import * as api from '../../index';
 import { EndDevice } from '../messages/end-device';
 import { Str } from '../json/fields';
 import { Required } from '../json/nested';
 import { decodeMessage } from './decode';
 import { installValidationMetadataCache } from './metadata-cache';
+import { decodeInstance } from './instance-decoder';
+import { VALIDATOR_OPTIONS } from './validator-options';
 
 describe('validation metadata cache', () => {
   it('is installed on the global storage by decodeMessage and answers as the uncached storage', () => {
@@ -63,5 +65,83 @@ describe('decodeMessage skips the checks of undefined properties', () => {
       }
     }
     expect(checked).toBeGreaterThan(200);
+  });
+});
+
+describe('an object is checked on the properties it defines', () => {
+  const storage = getMetadataStorage();
+  /** The lengths of the metadata lists the executor groups while validating `object`. */
+  function groupedLengths(object: object): number[] {
+    const lengths: number[] = [];
+    const group = storage.groupByPropertyName;
+    storage.groupByPropertyName = (metadata) => {
+      lengths.push(metadata.length);
+      return group.call(storage, metadata);
+    };
+    try {
+      validateSync(object, VALIDATOR_OPTIONS);
+    } finally {
+      storage.groupByPropertyName = group;
+    }
+    return lengths;
+  }
+  const all = (cls: new () => object) => storage.getTargetValidationMetadatas(cls, undefined as unknown as string, false, false, undefined).length;
+
+  it('with VALIDATOR_OPTIONS: only the defined properties and the presence checks (class-validator internals still where they were)', () => {
+    const device = decodeInstance(EndDevice, { ids: { device_id: 'dev1', application_ids: { application_id: 'app1' } }, name: 'n' });
+    const [deviceList, idsList] = groupedLengths(device);
+    expect(all(EndDevice)).toBeGreaterThan(50);
+    expect(deviceList).toBeLessThan(10);
+    expect(idsList).toBeLessThan(all(device.ids.constructor as new () => object));
+    // Any other options (here whitelist, which strips what a lookup leaves out): the whole class.
+    const lengths: number[] = [];
+    const group = storage.groupByPropertyName;
+    storage.groupByPropertyName = (metadata) => (lengths.push(metadata.length), group.call(storage, metadata));
+    validateSync(device, { ...VALIDATOR_OPTIONS, whitelist: true });
+    storage.groupByPropertyName = group;
+    expect(lengths[0]).toBe(all(EndDevice));
+  });
+
+  it('gives the errors the whole class gives: presence checks of absent properties (with their ValidateIf), checks of defined ones', () => {
+    class Gated {
+      @Required() a?: string;
+      @ValidateIf((o: Gated) => o.c === 'needs-b') @Required() b?: string;
+      @Str({ maxLength: 3 }) c?: string;
+      @Str({ maxLength: 3 }) d?: string;
+    }
+    const cases: Array<Record<string, unknown>> = [
+      {},
+      { a: 'x' },
+      { a: 'x', c: 'needs-b' },
+      { a: 'x', c: 'needs-b', b: 'y' },
+      { a: 'x', d: 'long' },
+      { c: 'long' },
+      { a: null },
+    ];
+    for (const plain of cases) {
+      const instance = decodeInstance(Gated, plain);
+      // The whitelist makes the executor look up the whole class; it strips nothing from a decoded instance.
+      const whole = validateSync(instance, { ...VALIDATOR_OPTIONS, whitelist: true });
+      const subset = validateSync(instance, VALIDATOR_OPTIONS);
+      expect([plain, subset.map((e) => [e.property, e.constraints])]).toEqual([plain, whole.map((e) => [e.property, e.constraints])]);
+    }
+    expect(() => decodeMessage(Gated, { a: 'x', c: 'needs-b' })).toThrow('value is required');
+    expect(decodeMessage(Gated, { a: 'x', c: 'abc' })).toEqual({ a: 'x', c: 'abc' });
+  });
+
+  it('past the cached subsets of a class, still checks each object on what it defines', () => {
+    class Wide {
+      @Required() id?: string;
+    }
+    const names = Array.from({ length: 10 }, (_, i) => `f${i}`);
+    for (const name of names) Str({ maxLength: 2 })(Wide.prototype, name);
+    // 2^10 sets of defined fields, beyond what is cached.
+    for (let mask = 0; mask < 1024; mask++) {
+      const plain: Record<string, string> = { id: 'x' };
+      names.forEach((name, i) => (mask & (1 << i) ? (plain[name] = i === mask % 10 ? 'too long' : 'ok') : undefined));
+      const failing = names.filter((name, i) => mask & (1 << i) && i === mask % 10);
+      const errors = validateSync(decodeInstance(Wide, plain), VALIDATOR_OPTIONS).map((e) => e.property);
+      expect([mask, errors]).toEqual([mask, failing]);
+    }
   });
 });
