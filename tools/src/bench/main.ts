@@ -29,7 +29,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PHASES = new Set((process.env.BENCH_PHASES ?? 'get,get_device_app_key,list,create,register,ns_get,events,webhooks,register_embedded,rpc_overhead').split(','));
+const PHASES = new Set(
+  (process.env.BENCH_PHASES ?? 'get,get_device_app_key,list,create,register,ns_get,events,webhooks,register_embedded,rpc_overhead').split(','),
+);
 const WEBHOOK_UPLINKS = Number(process.env.BENCH_WEBHOOK_UPLINKS ?? 20000);
 const WEBHOOK_WARMUP = Number(process.env.BENCH_WEBHOOK_WARMUP ?? 1000);
 /** Webhooks per application, one run each: deliveries per simulated uplink. */
