@@ -48,12 +48,15 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
   const accessLog = childLogger({ context: 'Access' });
 
   fastify.decorateRequest('callerId', undefined);
-  fastify.addHook('onRequest', async (req, reply) => {
+  // Callback hooks, not async ones: no promise per request and hook.
+  fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    done();
   });
   fastify.addHook('onResponse', (req, reply, done) => {
-    const config = req.routeOptions.config;
-    const route = config.route ?? req.routeOptions.url ?? 'unmatched';
+    const options = req.routeOptions; // a new object per read
+    const config = options.config;
+    const route = config.route ?? options.url ?? 'unmatched';
     (config.metrics ?? metricsOf(req.method, route)).record(reply.statusCode, reply.elapsedTime / 1000);
     // One line per request: never the Authorization header, only the key's ID. Probes and scrapes only at debug.
     const level = OPERATIONS_ROUTES.has(route) ? 'debug' : 'info';
