@@ -24,11 +24,11 @@ export class IdentityDirectoryService implements IdentityDirectory {
   async exists(entity: EntityRef): Promise<boolean> {
     switch (entity.kind) {
       case 'user':
-        return (await this.users.get(entity.id)) !== undefined;
+        return this.users.exists(entity.id);
       case 'application':
-        return (await this.applications.get(entity.id)) !== undefined;
+        return this.applications.exists(entity.id);
       case 'gateway':
-        return (await this.gateways.get(entity.id)) !== undefined;
+        return this.gateways.exists(entity.id);
       case 'organization':
       case 'client':
         return false;

@@ -92,8 +92,11 @@ export function describeIdentityStoreConformance(name: string, open: () => Promi
       it('soft-deletes: gone from the live scope, still there deleted, the ID still taken', async () => {
         const u = user('usr-del');
         await sut.users.create(u);
+        expect(await sut.users.exists('usr-del')).toBe(true);
         const at = ts(1000);
         expect(await sut.users.softDelete('usr-del', at)).toBe(true);
+        expect(await sut.users.exists('usr-del')).toBe(false);
+        expect(await sut.users.exists('usr-nope')).toBe(false);
         expect(await sut.users.softDelete('usr-del', at)).toBe(false);
         expect(await sut.users.get('usr-del')).toBeUndefined();
         expect(await sut.users.get('usr-del', 'deleted')).toEqual({ ...u, deleted_at: at });
@@ -181,7 +184,9 @@ export function describeIdentityStoreConformance(name: string, open: () => Promi
         await sut.removeDevice('app-del', 'dev-1');
         await sut.removeDevice('app-del', 'dev-2');
         const at = ts();
+        expect(await sut.applications.exists('app-del')).toBe(true);
         expect(await sut.applications.softDelete('app-del', at)).toEqual({ ok: true });
+        expect(await sut.applications.exists('app-del')).toBe(false);
         expect(await sut.applications.softDelete('app-del', at)).toEqual({ ok: false, reason: 'not_found' });
         expect(await sut.applications.get('app-del')).toBeUndefined();
         expect(await sut.applications.get('app-del', 'deleted')).toEqual({ ...app, deleted_at: at });
@@ -362,8 +367,10 @@ export function describeIdentityStoreConformance(name: string, open: () => Promi
       it('a soft-deleted gateway keeps its ID and EUI until purged', async () => {
         const gtw = gateway('gtw-del', '00800000A0000002');
         await sut.gateways.create(gtw, owner('gina'));
+        expect(await sut.gateways.exists('gtw-del')).toBe(true);
         const at = ts();
         expect(await sut.gateways.softDelete('gtw-del', at)).toBe(true);
+        expect(await sut.gateways.exists('gtw-del')).toBe(false);
         expect(await sut.gateways.softDelete('gtw-del', at)).toBe(false);
         expect(await sut.gateways.getByEui('00800000A0000002')).toBeUndefined();
         expect(await sut.gateways.getByEui('00800000A0000002', 'any')).toEqual({ ...gtw, deleted_at: at });
@@ -375,6 +382,7 @@ export function describeIdentityStoreConformance(name: string, open: () => Promi
         expect(await sut.gateways.create(gateway('gtw-del'), owner('gus'))).toEqual({ ok: false, conflict: 'id' });
         expect(await sut.collaborators.rightsOf('gina', { kind: 'gateway', id: 'gtw-del' })).toEqual([]);
         expect(await sut.gateways.restore('gtw-del')).toBe(true);
+        expect(await sut.gateways.exists('gtw-del')).toBe(true);
         expect(await sut.collaborators.rightsOf('gina', { kind: 'gateway', id: 'gtw-del' })).toEqual(['RIGHT_ALL']);
         await sut.gateways.softDelete('gtw-del', ts());
         expect(await sut.gateways.purge('gtw-del')).toBe(true);

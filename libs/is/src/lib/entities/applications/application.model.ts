@@ -31,6 +31,8 @@ export interface ApplicationStore {
   /** Stores a new application and its first collaborator, both or neither. Soft-deleted applications keep their IDs taken. */
   create(application: IsApplication, collaborator: Collaborator): Promise<ApplicationCreateResult>;
   get(applicationId: string, scope?: Scope): Promise<IsApplication | undefined>;
+  /** Whether a live (not deleted) application has the ID. */
+  exists(applicationId: string): Promise<boolean>;
   list(query: EntityListQuery<ApplicationOrder>): Promise<{ applications: IsApplication[]; total: number }>;
   /** Replaces the live application if it still has `expectedUpdatedAt`; false when it changed meanwhile or is gone. */
   replace(application: IsApplication, expectedUpdatedAt: string): Promise<boolean>;

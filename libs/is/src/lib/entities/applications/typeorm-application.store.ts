@@ -49,6 +49,10 @@ export class TypeOrmApplicationStore implements ApplicationStore {
     }
   }
 
+  exists(applicationId: string): Promise<boolean> {
+    return this.table.exists(applicationId);
+  }
+
   async get(applicationId: string, scope?: Scope): Promise<IsApplication | undefined> {
     const row = await this.table.find(applicationId, scope);
     return row ? toDomain(row) : undefined;

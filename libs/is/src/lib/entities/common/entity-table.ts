@@ -20,13 +20,21 @@ export interface EntityTableSpec<O extends string> {
  */
 export class EntityTable<Row extends ObjectLiteral, O extends string> {
   readonly repo: Repository<Row>;
+  /** One fixed statement: an existence check needs neither a query builder nor a row. */
+  private readonly existsSql: string;
 
   constructor(
-    dataSource: DataSource,
+    private readonly dataSource: DataSource,
     entity: new () => Row,
     private readonly spec: EntityTableSpec<O>,
   ) {
     this.repo = dataSource.getRepository(entity);
+    this.existsSql = `SELECT 1 AS found FROM ${spec.table} WHERE ${spec.id} = ? AND deleted_at IS NULL LIMIT 1`;
+  }
+
+  /** Whether a live (not deleted) row has the ID: the check of every device Create, API key and rights lookup. */
+  async exists(id: string): Promise<boolean> {
+    return ((await this.dataSource.query(this.existsSql, [id])) as unknown[]).length > 0;
   }
 
   async find(id: string, scope: Scope = 'active'): Promise<Row | undefined> {

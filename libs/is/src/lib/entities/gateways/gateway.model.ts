@@ -45,6 +45,8 @@ export interface GatewayStore {
   /** Stores a new gateway and its first collaborator, both or neither. IDs and EUIs stay taken until a purge. */
   create(gateway: IsGateway, collaborator: Collaborator): Promise<GatewayCreateResult>;
   get(gatewayId: string, scope?: Scope): Promise<IsGateway | undefined>;
+  /** Whether a live (not deleted) gateway has the ID. */
+  exists(gatewayId: string): Promise<boolean>;
   /** The gateway registered with the EUI (upper-case hex). */
   getByEui(eui: string, scope?: Scope): Promise<IsGateway | undefined>;
   list(query: EntityListQuery<GatewayOrder>): Promise<{ gateways: IsGateway[]; total: number }>;

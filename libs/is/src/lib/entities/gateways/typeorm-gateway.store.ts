@@ -39,6 +39,10 @@ export class TypeOrmGatewayStore implements GatewayStore {
     }
   }
 
+  exists(gatewayId: string): Promise<boolean> {
+    return this.table.exists(gatewayId);
+  }
+
   async get(gatewayId: string, scope?: Scope): Promise<IsGateway | undefined> {
     const row = await this.table.find(gatewayId, scope);
     return row ? toDomain(row) : undefined;

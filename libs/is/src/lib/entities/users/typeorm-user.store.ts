@@ -32,6 +32,10 @@ export class TypeOrmUserStore implements UserStore {
     }
   }
 
+  exists(userId: string): Promise<boolean> {
+    return this.table.exists(userId);
+  }
+
   async get(userId: string, scope?: Scope): Promise<IsUser | undefined> {
     const row = await this.table.find(userId, scope);
     return row ? toDomain(row) : undefined;

@@ -33,6 +33,8 @@ export interface UserStore {
   /** Stores a new user; its ID must never have been used (soft-deleted users keep theirs). */
   create(user: IsUser, passwordHash?: string): Promise<UserCreateResult>;
   get(userId: string, scope?: Scope): Promise<IsUser | undefined>;
+  /** Whether a live (not deleted) user has the ID. */
+  exists(userId: string): Promise<boolean>;
   passwordHash(userId: string): Promise<string | undefined>;
   list(query: EntityListQuery<UserOrder>): Promise<{ users: IsUser[]; total: number }>;
   /** Replaces the live user if it still has `expectedUpdatedAt`; false when it changed meanwhile or is gone. The password stays. */
