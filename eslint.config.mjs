@@ -36,6 +36,7 @@ export default [
             { sourceTag: 'scope:ns', onlyDependOnLibsWithTags: ['scope:ns', 'scope:shared'] },
             { sourceTag: 'scope:as', onlyDependOnLibsWithTags: ['scope:as', 'scope:shared'] },
             { sourceTag: 'scope:events', onlyDependOnLibsWithTags: ['scope:events', 'scope:shared'] },
+            { sourceTag: 'scope:gs', onlyDependOnLibsWithTags: ['scope:gs', 'scope:shared'] },
             { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared'] },
             // The all-in-one entry point and the tools (migrations, benchmarks) start components.
             { sourceTag: 'scope:stack', onlyDependOnLibsWithTags: ['*'] },

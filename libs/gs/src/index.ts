@@ -1,0 +1,3 @@
+export * from './lib/udp/packet';
+export * from './lib/udp/packet-data';
+export * from './lib/udp/translation';

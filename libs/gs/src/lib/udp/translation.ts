@@ -1,0 +1,140 @@
+import type { GatewayStat, RxPacket } from './packet-data';
+
+/**
+ * rxpk → UplinkMessage and stat → GatewayStatus as TTS writes them in JSON
+ * (`pkg/ttnpb/udp/translation.go`, dataplane-notes §1.5): frequencies in Hz as 64-bit strings,
+ * one RxMetadata per antenna (`rsig`, else the packet itself), signal figures as the gateway gave
+ * them, CRC status.
+ */
+
+export interface GatewayIds {
+  gateway_id: string;
+  eui: string;
+}
+
+export interface RxMetadata {
+  gateway_ids: GatewayIds;
+  antenna_index?: number;
+  time?: string;
+  timestamp: number;
+  gps_time?: string;
+  fine_timestamp?: string;
+  rssi?: number;
+  channel_rssi?: number;
+  signal_rssi?: number;
+  snr?: number;
+  channel_index?: number;
+  frequency_offset?: string;
+}
+
+export interface UplinkMessageJson {
+  raw_payload: string;
+  settings: {
+    data_rate: { lora: { spreading_factor: number; bandwidth: number; coding_rate?: string } } | { fsk: { bit_rate: number } };
+    frequency: string;
+    timestamp: number;
+    time?: string;
+  };
+  rx_metadata: RxMetadata[];
+  received_at: string;
+  crc_status?: boolean;
+  correlation_ids: string[];
+}
+
+/** GPS epoch (1980-01-06T00:00:00Z) in Unix ms; `tmms` counts from it. */
+const GPS_EPOCH_MS = Date.UTC(1980, 0, 6);
+
+function gpsTime(tmms: number): string {
+  return new Date(GPS_EPOCH_MS + tmms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/** The UplinkMessage of one received copy. */
+export function toUplinkMessage(rx: RxPacket, gateway: GatewayIds, receivedAt: string, correlationId: string): UplinkMessageJson {
+  const common = { gateway_ids: gateway, time: rx.time, timestamp: rx.tmst, gps_time: rx.tmms === undefined ? undefined : gpsTime(rx.tmms) };
+  const metadata: RxMetadata[] = rx.rsig?.length
+    ? rx.rsig.map((s) => ({
+        ...common,
+        antenna_index: s.ant ?? 0,
+        fine_timestamp: s.ftime === undefined ? undefined : String(s.ftime),
+        rssi: s.rssic ?? rx.rssi,
+        channel_rssi: s.rssic ?? rx.rssi,
+        signal_rssi: s.rssis,
+        snr: s.lsnr,
+        channel_index: s.chan ?? rx.chan,
+        frequency_offset: s.foff === undefined ? undefined : String(s.foff),
+      }))
+    : [
+        {
+          ...common,
+          antenna_index: 0,
+          fine_timestamp: rx.ftime === undefined ? undefined : String(rx.ftime),
+          rssi: rx.rssi,
+          channel_rssi: rx.rssi,
+          snr: rx.lsnr,
+          channel_index: rx.chan,
+          frequency_offset: rx.foff === undefined ? undefined : String(rx.foff),
+        },
+      ];
+  const dataRate =
+    'spreadingFactor' in rx.dataRate
+      ? { lora: { spreading_factor: rx.dataRate.spreadingFactor, bandwidth: rx.dataRate.bandwidth, coding_rate: rx.codingRate } }
+      : { fsk: { bit_rate: rx.dataRate.bitRate } };
+  return stripUndefined({
+    raw_payload: rx.payload.toString('base64'),
+    settings: { data_rate: dataRate, frequency: String(rx.frequency), timestamp: rx.tmst, time: rx.time },
+    rx_metadata: metadata,
+    received_at: receivedAt,
+    crc_status: rx.stat === 0 ? undefined : rx.stat === 1,
+    correlation_ids: [correlationId],
+  });
+}
+
+/** Of the copies of one frame in a datagram (several channels or boards), the one with the best RSSI (TTS `UniqueUplinkMessagesByRSSI`). */
+export function uniqueByRssi(packets: RxPacket[]): RxPacket[] {
+  const best = new Map<string, RxPacket>();
+  for (const p of packets) {
+    const key = p.payload.toString('base64');
+    const kept = best.get(key);
+    if (!kept || p.rssi > kept.rssi) best.set(key, p);
+  }
+  return [...best.values()];
+}
+
+export interface GatewayStatusJson {
+  time?: string;
+  antenna_locations?: Array<{ latitude: number; longitude: number; altitude: number; source: 'SOURCE_GPS' }>;
+  metrics: Record<string, number>;
+}
+
+/** TTS's placeholder locations that packet forwarders report without a GPS fix. */
+const INVALID_LOCATIONS = [
+  [0, 0],
+  [10, 20],
+];
+
+export function toGatewayStatus(stat: GatewayStat): GatewayStatusJson {
+  const metrics: Record<string, number> = {};
+  const names: Array<[keyof GatewayStat, string]> = [
+    ['rxnb', 'rxin'],
+    ['rxok', 'rxok'],
+    ['rxfw', 'rxfw'],
+    ['ackr', 'ackr'],
+    ['dwnb', 'txin'],
+    ['txnb', 'txok'],
+    ['temp', 'temp'],
+  ];
+  for (const [from, to] of names) if (stat[from] !== undefined) metrics[to] = stat[from] as number;
+  const located = stat.lati !== undefined && stat.long !== undefined && !INVALID_LOCATIONS.some(([la, lo]) => la === stat.lati && lo === stat.long);
+  return stripUndefined({
+    time: stat.time,
+    antenna_locations: located
+      ? [{ latitude: stat.lati as number, longitude: stat.long as number, altitude: Math.round(stat.alti ?? 0), source: 'SOURCE_GPS' as const }]
+      : undefined,
+    metrics,
+  });
+}
+
+/** JSON without the `undefined` members (events and RPCs carry what is there). */
+function stripUndefined<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
