@@ -1,0 +1,27 @@
+import { getBand } from './bands';
+import type { FrequencyPlan } from './types';
+
+/**
+ * The CFList a join-accept carries for a frequency plan (LoRaWAN 1.0.2+ §6.2.5, RP002 §2.x.4):
+ * EU-like bands list up to five channels beyond the band's defaults (frequency / 100 Hz, 24-bit
+ * little-endian, type 0); US915/AU915 send the channel masks of the plan's 72 channels (five
+ * 16-bit ChMasks, type 1). Undefined when the plan adds nothing to the band's defaults.
+ */
+export function cfList(plan: FrequencyPlan): Buffer | undefined {
+  const band = getBand(plan.band_id);
+  const out = Buffer.alloc(16);
+  if (band.cf_list_type === 'FREQUENCIES') {
+    const defaults = new Set(band.default_channels.map((c) => c.uplink_frequency));
+    const extra = plan.uplink_channels.filter((c) => !defaults.has(c.frequency)).slice(0, 5);
+    if (extra.length === 0) return undefined;
+    extra.forEach((c, i) => out.writeUIntLE(Math.round(Number(c.frequency) / 100), 3 * i, 3));
+    out[15] = 0;
+    return out;
+  }
+  const enabled = new Set(plan.uplink_channels.map((c) => c.frequency));
+  band.default_channels.forEach((c, i) => {
+    if (enabled.has(c.uplink_frequency)) out[i >> 3] |= 1 << (i & 7);
+  });
+  out[15] = 1;
+  return out;
+}
