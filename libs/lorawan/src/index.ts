@@ -1,2 +1,3 @@
 export * from './lib/frequency-plans';
 export * from './lib/device-templates';
+export * from './lib/frames';
