@@ -1,1 +1,2 @@
 export * from './phy-payload';
+export * from './dev-addr';
