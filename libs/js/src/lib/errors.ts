@@ -18,3 +18,4 @@ export const ErrNoNwkKey = defineError('pkg/joinserver', 'no_nwk_key', 'no NwkKe
 export const ErrUnsupportedMACVersion = defineError('pkg/joinserver', 'mac_version', 'unsupported MAC version: `{version}`', Code.InvalidArgument);
 export const ErrWrongPayloadType = defineError('pkg/joinserver', 'payload_type', 'wrong payload type: {type}', Code.InvalidArgument);
 export const ErrDecodePayload = defineError('pkg/joinserver', 'decode_payload', 'failed to decode payload', Code.InvalidArgument);
+export const ErrWrapKey = defineError('pkg/joinserver', 'wrap_key', 'failed to wrap key with KEK label `{label}`', Code.FailedPrecondition);

@@ -49,6 +49,7 @@ import { StreamEventsRequest } from '../events/stream';
 import { webhookRpcs } from './webhook-rpcs';
 import { appAsRpcs } from './app-as-rpcs';
 import { linkRpcs } from './link-rpcs';
+import { dataplaneRpcs } from './dataplane-rpcs';
 
 const app = applicationAt;
 const gtw = (path: string) => ({ kind: 'gateway' as const, path });
@@ -108,6 +109,7 @@ export const RPCS = {
   ...webhookRpcs(),
   ...appAsRpcs(),
   ...linkRpcs(),
+  ...dataplaneRpcs(),
   'Events.Stream': rpc({
     service: 'Events',
     method: 'Stream',

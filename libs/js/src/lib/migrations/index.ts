@@ -1,4 +1,5 @@
 import { CreateJsEndDevices1732500000000 } from './1732500000000-create-js-end-devices';
+import { CreateJsSessionKeys1732600000000 } from './1732600000000-create-js-session-keys';
 
 /** The Join Server's migrations, in order. */
-export const JS_MIGRATIONS = [CreateJsEndDevices1732500000000];
+export const JS_MIGRATIONS = [CreateJsEndDevices1732500000000, CreateJsSessionKeys1732600000000];

@@ -25,3 +25,27 @@ export function cfList(plan: FrequencyPlan): Buffer | undefined {
   out[15] = 1;
   return out;
 }
+
+/** TTS's structured CFList (`ttn.lorawan.v3.CFList`): frequencies in units of 100 Hz, or channel mask bits. */
+export interface CFListMessage {
+  type?: string;
+  freq?: number[];
+  ch_masks?: boolean[];
+}
+
+/** The 16 bytes of a structured CFList; undefined when it has nothing to say. */
+export function cfListBytes(message: CFListMessage | undefined): Buffer | undefined {
+  if (!message) return undefined;
+  const out = Buffer.alloc(16);
+  if ((message.type ?? 'FREQUENCIES') === 'FREQUENCIES') {
+    const freq = (message.freq ?? []).slice(0, 5);
+    if (freq.length === 0) return undefined;
+    freq.forEach((f, i) => out.writeUIntLE(f & 0xffffff, 3 * i, 3));
+    return out;
+  }
+  (message.ch_masks ?? []).slice(0, 80).forEach((on, i) => {
+    if (on) out[i >> 3] |= 1 << (i & 7);
+  });
+  out[15] = 1;
+  return out;
+}

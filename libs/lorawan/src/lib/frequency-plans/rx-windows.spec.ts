@@ -1,5 +1,5 @@
 import { getFrequencyPlan, listFrequencyPlans } from './catalogue';
-import { cfList } from './cf-list';
+import { cfList, cfListBytes } from './cf-list';
 import { dataRate, dataRateIndexOf, rx1DataRateIndex } from './data-rates';
 import { classARxWindows, downlinkEirp } from './rx-windows';
 import type { FrequencyPlan } from './types';
@@ -125,5 +125,15 @@ describe('CFList', () => {
   it('none where the plan only has the band defaults (AS923 default channels)', () => {
     expect(cfList(plan('AS_923'))).toBeUndefined();
     expect(cfList(plan('IN_865_867'))?.subarray(0, 3).readUIntLE(0, 3)).toBe(8652325);
+  });
+});
+
+describe('CFList bytes of the structured CFList (TTS)', () => {
+  it('frequencies in 100 Hz units (type 0) and channel masks (type 1), as the plans give them', () => {
+    expect(cfListBytes({ type: 'FREQUENCIES', freq: [8671000, 8673000, 8675000, 8677000, 8679000] })).toEqual(cfList(plan('EU_863_870_TTN')));
+    const masks = Array.from({ length: 72 }, (_, i) => (i >= 8 && i < 16) || i === 65);
+    expect(cfListBytes({ type: 'CHANNEL_MASKS', ch_masks: masks })).toEqual(cfList(plan('US_902_928_FSB_2')));
+    expect(cfListBytes(undefined)).toBeUndefined();
+    expect(cfListBytes({ type: 'FREQUENCIES', freq: [] })).toBeUndefined();
   });
 });
