@@ -3,3 +3,4 @@ export * from './lib/events';
 export * from './lib/webhook-receiver';
 export * from './lib/components';
 export * from './lib/private-services';
+export * from './lib/udp-gateway';

@@ -1,0 +1,209 @@
+import loraPacket from 'lora-packet';
+import { SimulatedUdpGateway } from '@lorawan/testing';
+import type { UplinkMessageJson } from './translation';
+import { type GatewayConnection, type GatewayResolver, type PendingDownlink, UdpGatewayServer, type UdpServerOptions } from './udp-server';
+
+/** The UDP frontend on a loopback port, driven by the simulated packet forwarder; frames built by lora-packet. */
+const REGISTERED = 'AA555A0000000101';
+const OTHER = 'AA555A0000000102';
+const UNKNOWN = 'AA555A00000000FF';
+
+const joinRequest = loraPacket
+  .fromFields(
+    {
+      MType: 'Join Request',
+      AppEUI: Buffer.from('70B3D57ED0000001', 'hex'),
+      DevEUI: Buffer.from('0004A30B001C0530', 'hex'),
+      DevNonce: Buffer.from('0102', 'hex'),
+    },
+    undefined,
+    undefined,
+    Buffer.alloc(16, 7),
+  )
+  .getPHYPayload() as Buffer;
+
+function recorder() {
+  const log = {
+    connected: [] as string[],
+    disconnected: [] as Array<[string, string]>,
+    refused: [] as Array<[string, string]>,
+    uplinks: [] as Array<[string, UplinkMessageJson]>,
+    statuses: [] as unknown[],
+    acks: [] as Array<[PendingDownlink, string]>,
+    dropped: [] as Array<[string, string | undefined]>,
+  };
+  const handlers = {
+    connected: (c: GatewayConnection) => log.connected.push(c.ids.gateway_id),
+    disconnected: (c: GatewayConnection, reason: string) => log.disconnected.push([c.ids.gateway_id, reason]),
+    refused: (eui: string, reason: string) => log.refused.push([eui, reason]),
+    uplink: (c: GatewayConnection, m: UplinkMessageJson) => log.uplinks.push([c.ids.gateway_id, m]),
+    status: (_c: GatewayConnection, s: unknown) => log.statuses.push(s),
+    txAck: (_c: GatewayConnection, d: PendingDownlink, r: string) => log.acks.push([d, r]),
+    dropped: (reason: string, detail?: string) => log.dropped.push([reason, detail]),
+  };
+  return { log, handlers };
+}
+
+const until = async (check: () => boolean, ms = 2000) => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe('UdpGatewayServer', () => {
+  let server: UdpGatewayServer;
+  let port: number;
+  let lookups: string[];
+  let rec: ReturnType<typeof recorder>;
+  const gateways: SimulatedUdpGateway[] = [];
+
+  async function start(options: Partial<UdpServerOptions> = {}, resolver?: GatewayResolver) {
+    lookups = [];
+    rec = recorder();
+    const resolve: GatewayResolver =
+      resolver ??
+      (async (eui) => {
+        lookups.push(eui);
+        return eui === REGISTERED || eui === OTHER ? { ids: { gateway_id: `gtw-${eui.slice(-2)}`, eui }, frequency_plan_ids: ['EU_863_870_TTN'] } : undefined;
+      });
+    server = new UdpGatewayServer({ port: 0, host: '127.0.0.1', requireRegistered: true, ...options }, resolve, rec.handlers);
+    port = await server.start();
+  }
+  async function gateway(eui: string): Promise<SimulatedUdpGateway> {
+    const g = new SimulatedUdpGateway(eui, { host: '127.0.0.1', port });
+    await g.open();
+    gateways.push(g);
+    return g;
+  }
+  afterEach(async () => {
+    for (const g of gateways.splice(0)) g.close();
+    await server.stop();
+  });
+
+  it('acks PUSH_DATA and PULL_DATA with their tokens, connects a registered gateway once, and hands over its uplinks', async () => {
+    await start();
+    const g = await gateway(REGISTERED);
+    expect(await g.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { freq: 868.3, rssi: -42 })] })).toBe(0x01);
+    expect(await g.pull()).toBe(0x04);
+    await until(() => rec.log.uplinks.length === 1);
+    expect(rec.log.connected).toEqual(['gtw-01']);
+    expect(lookups).toEqual([REGISTERED]);
+    const [gatewayId, message] = rec.log.uplinks[0];
+    expect(gatewayId).toBe('gtw-01');
+    expect(Buffer.from(message.raw_payload, 'base64')).toEqual(joinRequest);
+    expect(message.settings.frequency).toBe('868300000');
+    expect(message.rx_metadata[0]).toMatchObject({ gateway_ids: { gateway_id: 'gtw-01', eui: REGISTERED }, rssi: -42 });
+    expect(message.correlation_ids[0]).toMatch(/^gs:uplink:[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+
+  it('acks an unknown gateway too, but refuses it and does not look it up again for a while', async () => {
+    await start();
+    const g = await gateway(UNKNOWN);
+    for (let i = 0; i < 3; i++) expect(await g.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest)] })).toBe(0x01);
+    await until(() => rec.log.refused.length === 1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(rec.log.refused).toEqual([[UNKNOWN, 'gateway_eui_not_registered']]);
+    expect(lookups).toEqual([UNKNOWN]);
+    expect(rec.log.uplinks).toEqual([]);
+  });
+
+  it('connects an unknown gateway as eui-<eui> with the fallback plan when registration is not required', async () => {
+    await start({ requireRegistered: false, fallbackFrequencyPlan: 'EU_863_870' });
+    const g = await gateway(UNKNOWN);
+    await g.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest)] });
+    await until(() => rec.log.uplinks.length === 1);
+    expect(rec.log.connected).toEqual([`eui-${UNKNOWN.toLowerCase()}`]);
+    expect(server.connection(UNKNOWN)?.frequency_plan_ids).toEqual(['EU_863_870']);
+  });
+
+  it('sends downlinks on the path of the latest PULL_DATA, with fresh tokens matched by TX_ACK', async () => {
+    await start();
+    const g = await gateway(REGISTERED);
+    await g.push({ stat: { rxnb: 1 } });
+    await until(() => rec.log.statuses.length === 1);
+    expect(server.sendDownlink(REGISTERED, { imme: true })).toBeUndefined(); // no PULL_DATA yet: no downlink path
+    await g.pull();
+    await until(() => server.connection(REGISTERED) !== undefined);
+    const first = server.sendDownlink(REGISTERED, { tmst: 6_000_000, freq: 868.1 }, 'first');
+    const second = server.sendDownlink(REGISTERED, { tmst: 7_000_000, freq: 869.525 }, 'second');
+    const received = await g.waitForDownlinks(2);
+    expect(received.map((d) => d.token)).toEqual([first?.token, second?.token]);
+    expect(received[0].txpk).toEqual({ tmst: 6_000_000, freq: 868.1 });
+    g.txAck(received[1].token, 'TOO_LATE');
+    g.txAck(received[0].token);
+    g.txAck(12345 === received[0].token ? 12346 : 12345);
+    await until(() => rec.log.acks.length === 2 && rec.log.dropped.length === 1);
+    expect(rec.log.acks.map(([d, r]) => [d.context, r])).toEqual([
+      ['second', 'TOO_LATE'],
+      ['first', 'SUCCESS'],
+    ]);
+    expect(rec.log.dropped[0][0]).toBe('unknown_token');
+  });
+
+  it('drops malformed datagrams and rxpks with a reason, keeps serving, and keeps the best copy of a frame', async () => {
+    await start();
+    const g = await gateway(REGISTERED);
+    g.sendRaw(Buffer.from([2, 0]));
+    g.sendRaw(Buffer.from([9, 0, 1, 0, ...Buffer.from(REGISTERED, 'hex')]));
+    g.sendRaw(Buffer.from([2, 0, 1, 7, ...Buffer.from(REGISTERED, 'hex')]));
+    g.sendRaw(Buffer.from([2, 0, 1, 0, 1, 2]));
+    g.sendRaw(Buffer.concat([Buffer.from([2, 0, 9, 0]), Buffer.from(REGISTERED, 'hex'), Buffer.from('{not json')]));
+    await g.push({
+      rxpk: [
+        { ...SimulatedUdpGateway.rxpk(joinRequest), data: '%%%' },
+        SimulatedUdpGateway.rxpk(joinRequest, { rssi: -90 }),
+        SimulatedUdpGateway.rxpk(joinRequest, { rssi: -30, chan: 4 }),
+      ],
+    });
+    await until(() => rec.log.uplinks.length === 1 && rec.log.dropped.length === 6);
+    expect(rec.log.dropped.map(([r]) => r).sort()).toEqual([
+      'bad_push_data',
+      'bad_rxpk',
+      'no_gateway_eui',
+      'too_short',
+      'unexpected_identifier',
+      'unsupported_version',
+    ]);
+    expect(rec.log.uplinks[0][1].rx_metadata[0]).toMatchObject({ rssi: -30, channel_index: 4 });
+  });
+
+  it('cuts a flood from one EUI (the 10th previous datagram less than the window ago), not the others', async () => {
+    await start({ floodWindowMs: 1000 });
+    const flooding = await gateway(REGISTERED);
+    const other = await gateway(OTHER);
+    // Ten PULL_DATAs (tokens the simulator does not wait for), then an eleventh within the window.
+    for (let i = 0; i < 10; i++) flooding.sendRaw(Buffer.concat([Buffer.from([2, 0x80, i, 2]), Buffer.from(REGISTERED, 'hex')]));
+    await expect(flooding.pull(300)).rejects.toThrow('no ack');
+    expect(await other.pull()).toBe(0x04);
+    expect(rec.log.dropped.filter(([r]) => r === 'rate_limited')).toEqual([['rate_limited', REGISTERED]]);
+  });
+
+  it('expires the downlink path and then the connection', async () => {
+    await start({ downlinkPathExpiresMs: 100, connectionExpiresMs: 300 });
+    const g = await gateway(REGISTERED);
+    await g.pull();
+    await until(() => server.connection(REGISTERED) !== undefined);
+    expect(server.sendDownlink(REGISTERED, { imme: true })).toBeDefined();
+    await new Promise((r) => setTimeout(r, 250));
+    expect(server.sendDownlink(REGISTERED, { imme: true })).toBeUndefined();
+    await until(() => rec.log.disconnected.length === 1, 2000);
+    expect(rec.log.disconnected).toEqual([['gtw-01', 'expired']]);
+    expect(server.connection(REGISTERED)).toBeUndefined();
+  });
+
+  it('refuses (and retries later) when the registry is away, instead of failing the socket', async () => {
+    let calls = 0;
+    await start({}, async () => {
+      calls++;
+      throw new Error('registry unavailable');
+    });
+    const g = await gateway(REGISTERED);
+    expect(await g.pull()).toBe(0x04);
+    expect(await g.pull()).toBe(0x04);
+    await until(() => rec.log.refused.length === 2);
+    expect(rec.log.refused[0]).toEqual([REGISTERED, 'gateway lookup failed: registry unavailable']);
+    expect(calls).toBe(2);
+  });
+});

@@ -1,0 +1,274 @@
+import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import { randomInt } from 'node:crypto';
+import { newUlid, nowTimestamp } from '@lorawan/api';
+import { ackFor, type DropReason, PacketType, parseUpstream, pullResp, type ProtocolVersion, type UpstreamPacket } from './packet';
+import { isRxPacket, parsePushData, parseTxAck, type TxAckResult } from './packet-data';
+import { type GatewayIds, type GatewayStatusJson, toGatewayStatus, toUplinkMessage, uniqueByRssi, type UplinkMessageJson } from './translation';
+
+/**
+ * The Gateway Server's Semtech UDP frontend (TTS `pkg/gatewayserver/io/udp`, dataplane-notes §1.4):
+ * acks every PUSH_DATA and PULL_DATA before any lookup, connects a gateway on its first datagram
+ * (registered gateways by EUI; unknown ones refused, or connected as `eui-<eui>` with the fallback
+ * frequency plan when registration is not required), keeps the source of the latest PULL_DATA as
+ * the downlink path, sends PULL_RESPs with fresh tokens and matches TX_ACKs to them, and expires
+ * downlink paths and connections. Malformed datagrams are counted and dropped; a flood of datagrams
+ * from one EUI is cut as TTS's per-EUI filter does. What to do with uplinks, status and
+ * acknowledgments is the caller's (`UdpHandlers`).
+ */
+
+export interface GatewayResolution {
+  ids: GatewayIds;
+  frequency_plan_ids: string[];
+}
+
+/** Looks a gateway up by EUI: undefined for an unknown EUI. */
+export type GatewayResolver = (eui: string) => Promise<GatewayResolution | undefined>;
+
+export interface GatewayConnection {
+  readonly ids: GatewayIds;
+  readonly frequency_plan_ids: string[];
+  readonly connected_at: string;
+  /** The address datagrams last came from. */
+  remote: { address: string; port: number };
+  version: ProtocolVersion;
+}
+
+export interface UdpHandlers {
+  connected(conn: GatewayConnection): void;
+  disconnected(conn: GatewayConnection, reason: 'expired' | 'stopped'): void;
+  /** A connection refused (unknown gateway, lookup failed); acks were sent all the same. */
+  refused(eui: string, reason: string): void;
+  /** One received copy of a frame (CRC failures included: `crc_status: false`). */
+  uplink(conn: GatewayConnection, message: UplinkMessageJson): void;
+  status(conn: GatewayConnection, status: GatewayStatusJson): void;
+  txAck(conn: GatewayConnection, downlink: PendingDownlink, result: TxAckResult): void;
+  /** A datagram or rxpk dropped: the reason (a metric label) and, for an rxpk, what was wrong. */
+  dropped(
+    reason: DropReason | 'rate_limited' | 'bad_push_data' | 'bad_rxpk' | 'unknown_token' | 'socket_error',
+    detail?: string,
+    conn?: GatewayConnection,
+  ): void;
+}
+
+export interface UdpServerOptions {
+  port: number;
+  host: string;
+  requireRegistered: boolean;
+  fallbackFrequencyPlan?: string;
+  /** Without PULL_DATA (or TX_ACK) for this long, a gateway has no downlink path (TTS 90 s). */
+  downlinkPathExpiresMs?: number;
+  /** Without any datagram for this long, a connection ends (TTS 3 min). */
+  connectionExpiresMs?: number;
+  /** A refused connection is not looked up again for this long (TTS 5 min). */
+  refusalExpiresMs?: number;
+  /** The flood filter: a datagram is dropped when the `floodCount`-th previous one from the EUI came less than `floodWindowMs` before. */
+  floodCount?: number;
+  floodWindowMs?: number;
+}
+
+export interface PendingDownlink {
+  token: number;
+  txpk: Record<string, unknown>;
+  /** What the caller passes along to match the acknowledgment (correlation IDs, the NS's request). */
+  context?: unknown;
+  sent_at: number;
+}
+
+interface ConnectionState extends GatewayConnection {
+  lastSeen: number;
+  downlinkPathAt?: number;
+  pending: Map<number, PendingDownlink>;
+}
+
+const PENDING_TTL_MS = 60_000;
+
+export class UdpGatewayServer {
+  private socket?: Socket;
+  private readonly connections = new Map<string, ConnectionState>();
+  private readonly connecting = new Map<string, Promise<ConnectionState | undefined>>();
+  private readonly refusals = new Map<string, number>();
+  private readonly recent = new Map<string, number[]>();
+  private sweeper?: NodeJS.Timeout;
+  private readonly o: Required<Omit<UdpServerOptions, 'fallbackFrequencyPlan'>> & { fallbackFrequencyPlan?: string };
+
+  constructor(
+    options: UdpServerOptions,
+    private readonly resolve: GatewayResolver,
+    private readonly on: UdpHandlers,
+  ) {
+    this.o = {
+      downlinkPathExpiresMs: 90_000,
+      connectionExpiresMs: 180_000,
+      refusalExpiresMs: 300_000,
+      floodCount: 10,
+      floodWindowMs: 10,
+      ...options,
+    };
+  }
+
+  /** Binds the socket; resolves with the port (useful with port 0). */
+  async start(): Promise<number> {
+    const socket = createSocket({ type: 'udp4', reuseAddr: false });
+    this.socket = socket;
+    socket.on('message', (msg, rinfo) => this.receive(msg, rinfo));
+    // A send to an unreachable gateway must not take the socket down.
+    socket.on('error', (err) => this.on.dropped('socket_error', err.message));
+    await new Promise<void>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind(this.o.port, this.o.host, () => {
+        socket.off('error', reject);
+        resolve();
+      });
+    });
+    this.sweeper = setInterval(() => this.sweep(), Math.min(1000, this.o.downlinkPathExpiresMs / 2));
+    this.sweeper.unref();
+    return socket.address().port;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.sweeper);
+    for (const conn of this.connections.values()) this.on.disconnected(conn, 'stopped');
+    this.connections.clear();
+    const socket = this.socket;
+    this.socket = undefined;
+    if (socket) await new Promise<void>((resolve) => socket.close(() => resolve()));
+  }
+
+  connection(eui: string): GatewayConnection | undefined {
+    return this.connections.get(eui.toUpperCase());
+  }
+
+  /**
+   * Sends a `txpk` to a connected gateway on its downlink path, with a fresh token that its TX_ACK
+   * will carry. Undefined when the gateway is not connected or has no downlink path.
+   */
+  sendDownlink(eui: string, txpk: Record<string, unknown>, context?: unknown): PendingDownlink | undefined {
+    const conn = this.connections.get(eui.toUpperCase());
+    if (!conn || conn.downlinkPathAt === undefined || !this.socket) return undefined;
+    let token = randomInt(1, 0x10000);
+    while (conn.pending.has(token)) token = randomInt(1, 0x10000);
+    const downlink: PendingDownlink = { token, txpk, context, sent_at: Date.now() };
+    conn.pending.set(token, downlink);
+    this.socket.send(pullResp(conn.version, token, txpk), conn.remote.port, conn.remote.address);
+    return downlink;
+  }
+
+  private receive(msg: Buffer, rinfo: RemoteInfo): void {
+    const packet = parseUpstream(msg);
+    if (typeof packet === 'string') return this.on.dropped(packet);
+    if (this.flooded(packet.gatewayEui)) return this.on.dropped('rate_limited', packet.gatewayEui);
+    // Ack first, before any lookup: an unknown gateway is acked too (TTS).
+    const ack = ackFor(packet);
+    if (ack) this.socket?.send(ack, rinfo.port, rinfo.address);
+    this.connect(packet.gatewayEui)
+      .then((conn) => conn && this.handle(conn, packet, rinfo))
+      // A handler that throws must not take the process down: the datagram is dropped.
+      .catch((err: unknown) => this.on.dropped('bad_push_data', (err as Error).message));
+  }
+
+  /** Whether the `floodCount`-th previous datagram of the EUI came less than `floodWindowMs` ago (every datagram counts, dropped ones too). */
+  private flooded(eui: string): boolean {
+    const now = Date.now();
+    let previous = this.recent.get(eui);
+    if (!previous) this.recent.set(eui, (previous = []));
+    const flooded = previous.length === this.o.floodCount && now - previous[0] < this.o.floodWindowMs;
+    previous.push(now);
+    if (previous.length > this.o.floodCount) previous.shift();
+    return flooded;
+  }
+
+  private connect(eui: string): Promise<ConnectionState | undefined> {
+    const existing = this.connections.get(eui);
+    if (existing) return Promise.resolve(existing);
+    const refusedAt = this.refusals.get(eui);
+    if (refusedAt !== undefined && Date.now() - refusedAt < this.o.refusalExpiresMs) return Promise.resolve(undefined);
+    let pending = this.connecting.get(eui);
+    if (!pending) {
+      pending = this.establish(eui).finally(() => this.connecting.delete(eui));
+      this.connecting.set(eui, pending);
+    }
+    return pending;
+  }
+
+  private async establish(eui: string): Promise<ConnectionState | undefined> {
+    let resolution: GatewayResolution | undefined;
+    try {
+      resolution = await this.resolve(eui);
+    } catch (err) {
+      // The registry is away: refuse this datagram, look again on the next one.
+      this.on.refused(eui, `gateway lookup failed: ${(err as Error).message}`);
+      return undefined;
+    }
+    if (!resolution) {
+      if (this.o.requireRegistered) return this.refuse(eui, 'gateway_eui_not_registered');
+      if (!this.o.fallbackFrequencyPlan) return this.refuse(eui, 'no_fallback_frequency_plan');
+      resolution = { ids: { gateway_id: `eui-${eui.toLowerCase()}`, eui }, frequency_plan_ids: [this.o.fallbackFrequencyPlan] };
+    }
+    const conn: ConnectionState = {
+      ids: resolution.ids,
+      frequency_plan_ids: resolution.frequency_plan_ids,
+      connected_at: nowTimestamp(),
+      remote: { address: '', port: 0 },
+      version: 2,
+      lastSeen: Date.now(),
+      pending: new Map(),
+    };
+    this.connections.set(eui, conn);
+    this.refusals.delete(eui);
+    this.on.connected(conn);
+    return conn;
+  }
+
+  private refuse(eui: string, reason: string): undefined {
+    this.refusals.set(eui, Date.now());
+    this.on.refused(eui, reason);
+    return undefined;
+  }
+
+  private handle(conn: ConnectionState, packet: UpstreamPacket, rinfo: RemoteInfo): void {
+    const now = Date.now();
+    conn.lastSeen = now;
+    conn.version = packet.version;
+    conn.remote = { address: rinfo.address, port: rinfo.port };
+    switch (packet.type) {
+      case PacketType.PullData:
+        conn.downlinkPathAt = now;
+        return;
+      case PacketType.TxAck: {
+        conn.downlinkPathAt = now;
+        const downlink = conn.pending.get(packet.token);
+        if (!downlink) return this.on.dropped('unknown_token', `TX_ACK with token ${packet.token}`, conn);
+        conn.pending.delete(packet.token);
+        return this.on.txAck(conn, downlink, parseTxAck(packet.body));
+      }
+      case PacketType.PushData: {
+        const data = parsePushData(packet.body);
+        if ('error' in data) return this.on.dropped('bad_push_data', data.error, conn);
+        const receivedAt = nowTimestamp();
+        const valid = data.rxpk.filter((p) => {
+          if (isRxPacket(p)) return true;
+          this.on.dropped('bad_rxpk', p.error, conn);
+          return false;
+        });
+        for (const rx of uniqueByRssi(valid.filter(isRxPacket))) this.on.uplink(conn, toUplinkMessage(rx, conn.ids, receivedAt, `gs:uplink:${newUlid()}`));
+        if (data.stat) this.on.status(conn, toGatewayStatus(data.stat));
+        return;
+      }
+    }
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [eui, conn] of this.connections) {
+      if (now - conn.lastSeen > this.o.connectionExpiresMs) {
+        this.connections.delete(eui);
+        this.on.disconnected(conn, 'expired');
+        continue;
+      }
+      if (conn.downlinkPathAt !== undefined && now - conn.downlinkPathAt > this.o.downlinkPathExpiresMs) conn.downlinkPathAt = undefined;
+      for (const [token, d] of conn.pending) if (now - d.sent_at > PENDING_TTL_MS) conn.pending.delete(token);
+    }
+    for (const [eui, at] of this.refusals) if (now - at > this.o.refusalExpiresMs) this.refusals.delete(eui);
+    for (const [eui, times] of this.recent) if (now - times[times.length - 1] > 60_000) this.recent.delete(eui);
+  }
+}

@@ -1,0 +1,147 @@
+import { createSocket, type Socket } from 'node:dgram';
+
+/**
+ * A Semtech UDP packet forwarder (GWMP v2) for tests and the CLI simulator: pushes `rxpk`s and
+ * status, keeps its downlink path open with PULL_DATA, collects PULL_RESPs and answers them with
+ * TX_ACK. Written from PROTOCOL.TXT, independently of the GS's parser.
+ */
+export interface ReceivedDownlink {
+  token: number;
+  txpk: Record<string, unknown>;
+  at: number;
+}
+
+export interface RxpkOptions {
+  /** MHz. */
+  freq?: number;
+  datr?: string;
+  rssi?: number;
+  lsnr?: number;
+  tmst?: number;
+  stat?: number;
+  chan?: number;
+}
+
+export class SimulatedUdpGateway {
+  private socket?: Socket;
+  private token = 1;
+  private readonly acks = new Map<number, (type: number) => void>();
+  readonly downlinks: ReceivedDownlink[] = [];
+  private downlinkWaiters: Array<() => void> = [];
+  private pullTimer?: NodeJS.Timeout;
+
+  constructor(
+    /** 16 hex digits. */
+    readonly eui: string,
+    private readonly server: { host: string; port: number },
+    private readonly version = 2,
+  ) {}
+
+  async open(): Promise<void> {
+    const socket = createSocket('udp4');
+    this.socket = socket;
+    socket.on('message', (msg) => this.onMessage(msg));
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  }
+
+  close(): void {
+    clearInterval(this.pullTimer);
+    this.socket?.close();
+    this.socket = undefined;
+  }
+
+  /** Sends raw bytes (malformed datagrams in tests). */
+  sendRaw(bytes: Buffer): void {
+    this.socket?.send(bytes, this.server.port, this.server.host);
+  }
+
+  /** PUSH_DATA with frames (each an rxpk) and/or a status; resolves with the PUSH_ACK's identifier (0x01), rejects after `timeoutMs`. */
+  push(body: { rxpk?: Array<Record<string, unknown>>; stat?: Record<string, unknown> }, timeoutMs = 2000): Promise<number> {
+    return this.request(0x00, Buffer.from(JSON.stringify(body)), timeoutMs);
+  }
+
+  /** One frame as an rxpk: `data` base64, frequency in MHz, a LoRa data rate. */
+  static rxpk(frame: Buffer, o: RxpkOptions = {}): Record<string, unknown> {
+    return {
+      tmst: o.tmst ?? 1_000_000,
+      chan: o.chan ?? 0,
+      rfch: 0,
+      freq: o.freq ?? 868.1,
+      stat: o.stat ?? 1,
+      modu: 'LORA',
+      datr: o.datr ?? 'SF7BW125',
+      codr: '4/5',
+      rssi: o.rssi ?? -50,
+      lsnr: o.lsnr ?? 9.5,
+      size: frame.length,
+      data: frame.toString('base64'),
+    };
+  }
+
+  /** PULL_DATA; resolves on PULL_ACK. */
+  pull(timeoutMs = 2000): Promise<number> {
+    return this.request(0x02, Buffer.alloc(0), timeoutMs);
+  }
+
+  /** PULL_DATA every `intervalMs` (a forwarder's keep-alive). */
+  keepAlive(intervalMs: number): void {
+    clearInterval(this.pullTimer);
+    this.pullTimer = setInterval(() => void this.pull().catch(() => undefined), intervalMs);
+  }
+
+  /** TX_ACK for a PULL_RESP token: success without a body, else `{txpk_ack:{error}}`. */
+  txAck(token: number, error?: string): void {
+    const body = error ? Buffer.from(JSON.stringify({ txpk_ack: { error } })) : Buffer.alloc(0);
+    this.sendRaw(Buffer.concat([this.header(token, 0x05), body]));
+  }
+
+  /** Resolves once `count` PULL_RESPs have arrived in all. */
+  async waitForDownlinks(count: number, timeoutMs = 2000): Promise<ReceivedDownlink[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.downlinks.length < count) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`${this.downlinks.length} of ${count} downlinks after ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.downlinkWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.downlinks.slice(0, count);
+  }
+
+  private header(token: number, type: number): Buffer {
+    return Buffer.concat([Buffer.from([this.version, token >> 8, token & 0xff, type]), Buffer.from(this.eui, 'hex')]);
+  }
+
+  private request(type: number, body: Buffer, timeoutMs: number): Promise<number> {
+    const token = (this.token = (this.token % 0xffff) + 1);
+    return new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.acks.delete(token);
+        reject(new Error(`no ack for token ${token} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.acks.set(token, (ackType) => {
+        clearTimeout(timer);
+        resolve(ackType);
+      });
+      this.sendRaw(Buffer.concat([this.header(token, type), body]));
+    });
+  }
+
+  private onMessage(msg: Buffer): void {
+    if (msg.length < 4) return;
+    const token = msg.readUInt16BE(1);
+    const type = msg[3];
+    if (type === 0x01 || type === 0x04) {
+      this.acks.get(token)?.(type);
+      this.acks.delete(token);
+    } else if (type === 0x03) {
+      const json = JSON.parse(msg.subarray(4).toString()) as { txpk: Record<string, unknown> };
+      this.downlinks.push({ token, txpk: json.txpk, at: Date.now() });
+      for (const w of this.downlinkWaiters.splice(0)) w();
+    }
+  }
+}
