@@ -5,17 +5,18 @@ import { type RunningGateway, startGateway } from '@lorawan/gateway';
 import { connectMessaging } from '@lorawan/transport';
 import { AsModule } from '@lorawan/as';
 import { EventsModule } from '@lorawan/events';
+import { GsModule } from '@lorawan/gs';
 import { IsModule } from '@lorawan/is';
 import { JsModule } from '@lorawan/js';
 import { NsModule } from '@lorawan/ns';
 import { embeddedAdminKey } from './admin-key';
 
-const MODULES: Record<ComponentName, Type<unknown>> = { is: IsModule, js: JsModule, ns: NsModule, as: AsModule, events: EventsModule };
-const ALL = ['is', 'js', 'ns', 'as', 'events', 'gateway'] as const;
+const MODULES: Record<ComponentName, Type<unknown>> = { is: IsModule, js: JsModule, ns: NsModule, as: AsModule, events: EventsModule, gs: GsModule };
+const ALL = ['is', 'js', 'ns', 'as', 'events', 'gs', 'gateway'] as const;
 type Part = (typeof ALL)[number];
 
 /**
- * All-in-one entry point, like TTS's single binary: `stack start [is js ns as events gateway]`
+ * All-in-one entry point, like TTS's single binary: `stack start [is js ns as events gs gateway]`
  * runs the named components (default: all) in one process. Without NATS_URL they talk over the
  * in-process transport and keep SQLite files under DATA_DIR: the embedded default of `npm start`.
  */

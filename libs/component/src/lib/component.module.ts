@@ -11,7 +11,7 @@ import { RequestDecoder } from './rpc/request-decoder';
 import { DecodeRequestPipe } from './rpc/rpc-request.decorator';
 import { RightsGuard } from './rpc/rights.guard';
 import { StackErrorFilter } from './rpc/stack-error.filter';
-import { COMPONENT_NAME } from './tokens';
+import { COMPONENT_NAME, COMPONENT_RPC_CLIENT } from './tokens';
 
 export interface ComponentOptions {
   component: ComponentName;
@@ -38,6 +38,7 @@ export class ComponentModule {
         { provide: STACK_CONFIG, useValue: options.config },
         { provide: PUBSUB, useValue: options.messaging.pubsub },
         { provide: COMPONENT_NAME, useValue: options.component },
+        { provide: COMPONENT_RPC_CLIENT, useFactory: () => options.messaging.client() },
         HealthService,
         EventPublisher,
         RequestDecoder,
@@ -46,7 +47,7 @@ export class ComponentModule {
         { provide: APP_GUARD, useClass: RightsGuard },
         { provide: APP_FILTER, useClass: StackErrorFilter },
       ],
-      exports: [STACK_CONFIG, PUBSUB, COMPONENT_NAME, HealthService, EventPublisher, RequestDecoder, DecodeRequestPipe],
+      exports: [STACK_CONFIG, PUBSUB, COMPONENT_NAME, COMPONENT_RPC_CLIENT, HealthService, EventPublisher, RequestDecoder, DecodeRequestPipe],
     };
   }
 }

@@ -36,6 +36,12 @@ export class Environment {
   @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'PUBLIC_URL must be an absolute http(s) URL' }) PUBLIC_URL?: string;
   /** SSRF guard switch: allow webhook destinations in loopback, private and link-local ranges. */
   @IsOptional() @Transform(toBool) @IsBoolean() WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
+  /** The Gateway Server's Semtech UDP port (0: any free port) and address. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) GS_UDP_PORT = 1700;
+  @IsOptional() @IsString() GS_UDP_HOST = '0.0.0.0';
+  /** Refuse gateways the IS does not know (else they connect as `eui-<eui>` with the fallback plan). */
+  @IsOptional() @Transform(toBool) @IsBoolean() GS_REQUIRE_REGISTERED_GATEWAYS = true;
+  @IsOptional() @Matches(/^[A-Z0-9_]{1,64}$/, { message: 'GS_FALLBACK_FREQUENCY_PLAN must be a frequency plan ID' }) GS_FALLBACK_FREQUENCY_PLAN?: string;
   /** Timeout of one webhook request (connect to end of response). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(300_000) WEBHOOK_TIMEOUT_MS = 5000;
   /** Attempts per webhook delivery before it is given up (1 = no retry). */
@@ -85,6 +91,7 @@ export interface StackConfig {
   /** PUBLIC_URL without a trailing slash (default `http://localhost:<HTTP_PORT>/api/v3`). */
   publicUrl: string;
   webhooks: WebhookDeliveryConfig;
+  gs: GatewayServerConfig;
   rpcTimeoutMs: number;
   shutdownGraceMs: number;
   logLevel: string;
@@ -96,6 +103,14 @@ export interface StackConfig {
   deviceTemplatesFile?: string;
   /** Parsed DEFAULT_DEVICE_PROFILE (validated by the registries at boot). */
   defaultDeviceProfile?: Record<string, unknown>;
+}
+
+/** The Gateway Server's UDP frontend (GS_*). */
+export interface GatewayServerConfig {
+  udpPort: number;
+  udpHost: string;
+  requireRegisteredGateways: boolean;
+  fallbackFrequencyPlan?: string;
 }
 
 /** Webhook delivery settings (WEBHOOK_*). */
@@ -142,6 +157,12 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       retryMaxMs: Math.max(e.WEBHOOK_RETRY_MAX_MS, e.WEBHOOK_RETRY_BASE_MS),
       concurrency: e.WEBHOOK_CONCURRENCY,
       ackWaitMs: e.WEBHOOK_ACK_WAIT_MS,
+    },
+    gs: {
+      udpPort: e.GS_UDP_PORT,
+      udpHost: e.GS_UDP_HOST,
+      requireRegisteredGateways: e.GS_REQUIRE_REGISTERED_GATEWAYS,
+      fallbackFrequencyPlan: e.GS_FALLBACK_FREQUENCY_PLAN,
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

@@ -132,6 +132,24 @@ export const webhookQueueDepth = new Gauge({
   },
 });
 
+export const gsConnectedGateways = new Gauge({
+  name: 'lorawan_gs_connected_gateways',
+  help: 'Gateways connected to this Gateway Server replica, by protocol.',
+  labelNames: ['protocol'] as const,
+});
+
+export const gsUplinks = new Counter({
+  name: 'lorawan_gs_uplinks_total',
+  help: 'Uplinks a Gateway Server received from gateways, by result: forwarded (to the NS), dropped (CRC failed, NS refused or away).',
+  labelNames: ['result'] as const,
+});
+
+export const gsDatagramsDropped = new Counter({
+  name: 'lorawan_gs_udp_dropped_total',
+  help: 'Semtech UDP datagrams (or rxpk items) dropped before any processing, by reason (malformed, flood filter, unknown token).',
+  labelNames: ['reason'] as const,
+});
+
 export const natsConnectionUp = new Gauge({
   name: 'lorawan_nats_connected',
   help: '1 while the process is connected to NATS, 0 while it is reconnecting.',

@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram';
 import { connect } from 'nats';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -6,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { dropMysqlDatabase, ensureMysqlDatabase } from '@lorawan/persistence';
+import type { ComponentName } from '@lorawan/api';
 
 /** Where the machine's services are (README "Tests"): overridable for other machines. */
 export const TEST_MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
@@ -31,6 +33,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** A UDP port free on loopback now (the Gateway Server's GS_UDP_PORT of a test stack). */
+export async function freeUdpPort(): Promise<number> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((res, rej) => {
+    socket.once('error', rej);
+    socket.bind(0, '127.0.0.1', res);
+  });
+  const { port } = socket.address();
+  await new Promise<void>((res) => socket.close(() => res()));
+  return port;
+}
+
 /** A unique, SQL- and NATS-safe suffix for one suite's databases and subjects. */
 export function uniqueSuffix(): string {
   return `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -43,6 +57,8 @@ export interface StackUnderTest {
   processes: Map<string, ChildProcess>;
   /** HEALTH_PORT of each component process (distributed mode). */
   healthPorts: Map<string, number>;
+  /** The Gateway Server's Semtech UDP port on 127.0.0.1 (embedded, or distributed with `gs`); of the first replica. */
+  udpPort?: number;
   /** Output of every process, for failure diagnostics and log assertions. */
   logs(): string;
   /** Output of one process (`gateway`, `is#0`, … distributed; `stack` embedded). */
@@ -111,7 +127,7 @@ export async function stopAll(spawned: Spawned[]): Promise<void> {
 
 export interface DistributedOptions {
   /** Components to run as separate processes (default: is). The gateway always runs. */
-  components?: Array<'is' | 'js' | 'ns' | 'as' | 'events'>;
+  components?: ComponentName[];
   /** Replicas per component (default 1). */
   replicas?: number;
   env?: Record<string, string>;
@@ -130,7 +146,7 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
   const natsUrl = options.natsUrl ?? TEST_NATS_URL;
   const databases: Record<string, string> = {};
   for (const c of components) {
-    if (c === 'events') continue;
+    if (c === 'events' || c === 'gs') continue;
     databases[`${c.toUpperCase()}_DATABASE_URL`] = `${mysqlUrl}/lw_${suffix}_${c}`;
     await ensureMysqlDatabase(databases[`${c.toUpperCase()}_DATABASE_URL`]);
   }
@@ -145,11 +161,18 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
   };
   const spawned: Spawned[] = [];
   const healthPorts = new Map<string, number>();
-  const spawnComponent = (name: string) => spawnApp(name, `apps/${name.split('#')[0]}/src/main.js`, [], { ...env, HEALTH_PORT: String(healthPorts.get(name)) });
+  const udpPorts = new Map<string, number>();
+  const spawnComponent = (name: string) =>
+    spawnApp(name, `apps/${name.split('#')[0]}/src/main.js`, [], {
+      ...env,
+      HEALTH_PORT: String(healthPorts.get(name)),
+      ...(udpPorts.has(name) ? { GS_UDP_PORT: String(udpPorts.get(name)), GS_UDP_HOST: '127.0.0.1' } : {}),
+    });
   for (const c of components) {
     for (let i = 0; i < (options.replicas ?? 1); i++) {
       const name = `${c}#${i}`;
       healthPorts.set(name, await freePort());
+      if (c === 'gs') udpPorts.set(name, await freeUdpPort());
       spawned.push(spawnComponent(name));
     }
   }
@@ -191,6 +214,7 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
     adminKey,
     processes,
     healthPorts,
+    udpPort: udpPorts.get('gs#0'),
     logs: () => spawned.map((s) => s.output.join('')).join('\n'),
     logsOf: (name) => spawned.find((s) => s.name === name)?.output.join('') ?? '',
     restart,
@@ -203,12 +227,15 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
   const dataDir = mkdtempSync(join(tmpdir(), 'lw-embedded-'));
   const adminKey = `NNSXS.TEST${randomBytes(16).toString('hex').toUpperCase()}.${randomBytes(24).toString('hex').toUpperCase()}`;
   const port = await freePort();
+  const udpPort = await freeUdpPort();
   const stack = spawnApp(
     'stack',
     'apps/stack/src/main.js',
     ['start'],
     {
       DATA_DIR: dataDir,
+      GS_UDP_PORT: String(udpPort),
+      GS_UDP_HOST: '127.0.0.1',
       HTTP_PORT: String(port),
       ADMIN_API_KEY: adminKey,
       PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`,
@@ -234,6 +261,7 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
     adminKey,
     processes: new Map([['stack', stack.child]]),
     healthPorts: new Map(),
+    udpPort,
     logs,
     logsOf: (name) => (name === 'stack' ? logs() : ''),
     stop,

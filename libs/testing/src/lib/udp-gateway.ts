@@ -145,3 +145,30 @@ export class SimulatedUdpGateway {
     }
   }
 }
+
+/** A join-request as a device sends it, built by lora-packet (never by the stack's own code); DevNonce `0102`. */
+export async function loraJoinRequest(o: { joinEui?: string; devEui?: string; devNonce?: string; appKey?: Buffer } = {}): Promise<Buffer> {
+  const { default: loraPacket } = await import('lora-packet');
+  return loraPacket
+    .fromFields(
+      {
+        MType: 'Join Request',
+        AppEUI: Buffer.from(o.joinEui ?? '70B3D57ED0000001', 'hex'),
+        DevEUI: Buffer.from(o.devEui ?? '0004A30B001C0530', 'hex'),
+        DevNonce: Buffer.from(o.devNonce ?? '0102', 'hex'),
+      },
+      undefined,
+      undefined,
+      o.appKey ?? Buffer.alloc(16, 7),
+    )
+    .getPHYPayload() as Buffer;
+}
+
+/** Polls `check` every few milliseconds until it holds; fails after `timeoutMs`. */
+export async function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -30,6 +30,31 @@ export const JS_EVENTS = {
   }),
 };
 
+/** Gateway Server (TTS `pkg/gatewayserver/observability.go`; identifiers: the gateway's). */
+const GATEWAY_TRAFFIC = [Right.RIGHT_GATEWAY_TRAFFIC_READ];
+export const GS_EVENTS = {
+  connect: defineEvent('gs.gateway.connect', 'connect gateway', {
+    visibility: [Right.RIGHT_GATEWAY_LINK, Right.RIGHT_GATEWAY_STATUS_READ],
+    dataType: 'ttn.lorawan.v3.GatewayConnectionStats',
+  }),
+  disconnect: defineEvent('gs.gateway.disconnect', 'disconnect gateway', {
+    visibility: [Right.RIGHT_GATEWAY_LINK, Right.RIGHT_GATEWAY_STATUS_READ],
+    dataType: 'ttn.lorawan.v3.ErrorDetails',
+  }),
+  statusReceive: defineEvent('gs.status.receive', 'receive gateway status', {
+    visibility: [Right.RIGHT_GATEWAY_STATUS_READ],
+    dataType: 'ttn.lorawan.v3.GatewayStatus',
+  }),
+  upReceive: defineEvent('gs.up.receive', 'receive uplink message', { visibility: GATEWAY_TRAFFIC, dataType: 'ttn.lorawan.v3.GatewayUplinkMessage' }),
+  upDrop: defineEvent('gs.up.drop', 'drop uplink message', { visibility: GATEWAY_TRAFFIC, dataType: 'ttn.lorawan.v3.ErrorDetails' }),
+  upForward: defineEvent('gs.up.forward', 'forward uplink message', { visibility: GATEWAY_TRAFFIC, dataType: 'google.protobuf.Value' }),
+  downSend: defineEvent('gs.down.send', 'send downlink message', { visibility: GATEWAY_TRAFFIC, dataType: 'ttn.lorawan.v3.DownlinkMessage' }),
+  txAckReceive: defineEvent('gs.txack.receive', 'receive transmission acknowledgement', {
+    visibility: GATEWAY_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.TxAcknowledgment',
+  }),
+};
+
 /** Network Server. */
 export const NS_EVENTS = { endDevice: deviceRegistryEvents('ns.end_device', 'Network Server') };
 

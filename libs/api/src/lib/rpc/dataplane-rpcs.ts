@@ -1,5 +1,6 @@
+import { Eui64 } from '../json/fields';
 import { Required } from '../json/nested';
-import { JoinRequest } from '../messages/traffic';
+import { JoinRequest, UplinkMessage } from '../messages/traffic';
 import { defineRpc } from './define-rpc';
 
 /** `NsJs.HandleJoin`'s request: TTS's JoinRequest, with what the JS cannot do without required. */
@@ -11,6 +12,11 @@ export class HandleJoinRequest extends JoinRequest {
 }
 for (const field of ['raw_payload', 'dev_addr', 'net_id', 'selected_mac_version']) Required()(HandleJoinRequest.prototype, field);
 
+/** `GsIs.GetGatewayForEUI`'s request: the EUI a Semtech UDP gateway sent. */
+export class GetGatewayForEUIRequest {
+  @Required() @Eui64() eui!: string;
+}
+
 /**
  * The data plane's internal RPCs, named by caller and callee as in TTS (`NsJs`, `GsNs`, `NsGs`,
  * `NsAs`, `AsJs`): component to component over the transport, never bound to HTTP.
@@ -18,6 +24,26 @@ for (const field of ['raw_payload', 'dev_addr', 'net_id', 'selected_mac_version'
 export function dataplaneRpcs() {
   return {
     /** The NS hands a join-request to the JS: a join-accept and session keys, or the refusal. */
+    /** The GS resolves a gateway's EUI to its identifiers and frequency plans (TTS `GetIdentifiersForEUI` plus the gateway's plans). */
+    'GsIs.GetGatewayForEUI': defineRpc({
+      service: 'GsIs',
+      method: 'GetGatewayForEUI',
+      component: 'is',
+      http: [],
+      rights: [],
+      unauthenticated: true,
+      request: GetGatewayForEUIRequest,
+    }),
+    /** The GS hands a received uplink to the NS. */
+    'GsNs.HandleUplink': defineRpc({
+      service: 'GsNs',
+      method: 'HandleUplink',
+      component: 'ns',
+      http: [],
+      rights: [],
+      unauthenticated: true,
+      request: UplinkMessage,
+    }),
     'NsJs.HandleJoin': defineRpc({
       service: 'NsJs',
       method: 'HandleJoin',

@@ -1,8 +1,8 @@
 import type { ClassConstructor } from 'class-transformer';
 import type { EntityKind, Right } from './rights';
 
-export type ComponentName = 'is' | 'js' | 'ns' | 'as' | 'events';
-export const COMPONENTS: readonly ComponentName[] = ['is', 'js', 'ns', 'as', 'events'];
+export type ComponentName = 'is' | 'js' | 'ns' | 'as' | 'events' | 'gs';
+export const COMPONENTS: readonly ComponentName[] = ['is', 'js', 'ns', 'as', 'events', 'gs'];
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 

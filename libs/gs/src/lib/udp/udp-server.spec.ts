@@ -1,5 +1,4 @@
-import loraPacket from 'lora-packet';
-import { SimulatedUdpGateway } from '@lorawan/testing';
+import { eventually, loraJoinRequest, SimulatedUdpGateway } from '@lorawan/testing';
 import type { UplinkMessageJson } from './translation';
 import { type GatewayConnection, type GatewayResolver, type PendingDownlink, UdpGatewayServer, type UdpServerOptions } from './udp-server';
 
@@ -7,20 +6,6 @@ import { type GatewayConnection, type GatewayResolver, type PendingDownlink, Udp
 const REGISTERED = 'AA555A0000000101';
 const OTHER = 'AA555A0000000102';
 const UNKNOWN = 'AA555A00000000FF';
-
-const joinRequest = loraPacket
-  .fromFields(
-    {
-      MType: 'Join Request',
-      AppEUI: Buffer.from('70B3D57ED0000001', 'hex'),
-      DevEUI: Buffer.from('0004A30B001C0530', 'hex'),
-      DevNonce: Buffer.from('0102', 'hex'),
-    },
-    undefined,
-    undefined,
-    Buffer.alloc(16, 7),
-  )
-  .getPHYPayload() as Buffer;
 
 function recorder() {
   const log = {
@@ -44,15 +29,11 @@ function recorder() {
   return { log, handlers };
 }
 
-const until = async (check: () => boolean, ms = 2000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
-
 describe('UdpGatewayServer', () => {
+  let joinRequest: Buffer;
+  beforeAll(async () => {
+    joinRequest = await loraJoinRequest();
+  });
   let server: UdpGatewayServer;
   let port: number;
   let lookups: string[];
@@ -87,7 +68,7 @@ describe('UdpGatewayServer', () => {
     const g = await gateway(REGISTERED);
     expect(await g.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { freq: 868.3, rssi: -42 })] })).toBe(0x01);
     expect(await g.pull()).toBe(0x04);
-    await until(() => rec.log.uplinks.length === 1);
+    await eventually(() => rec.log.uplinks.length === 1);
     expect(rec.log.connected).toEqual(['gtw-01']);
     expect(lookups).toEqual([REGISTERED]);
     const [gatewayId, message] = rec.log.uplinks[0];
@@ -102,7 +83,7 @@ describe('UdpGatewayServer', () => {
     await start();
     const g = await gateway(UNKNOWN);
     for (let i = 0; i < 3; i++) expect(await g.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest)] })).toBe(0x01);
-    await until(() => rec.log.refused.length === 1);
+    await eventually(() => rec.log.refused.length === 1);
     await new Promise((r) => setTimeout(r, 50));
     expect(rec.log.refused).toEqual([[UNKNOWN, 'gateway_eui_not_registered']]);
     expect(lookups).toEqual([UNKNOWN]);
@@ -113,7 +94,7 @@ describe('UdpGatewayServer', () => {
     await start({ requireRegistered: false, fallbackFrequencyPlan: 'EU_863_870' });
     const g = await gateway(UNKNOWN);
     await g.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest)] });
-    await until(() => rec.log.uplinks.length === 1);
+    await eventually(() => rec.log.uplinks.length === 1);
     expect(rec.log.connected).toEqual([`eui-${UNKNOWN.toLowerCase()}`]);
     expect(server.connection(UNKNOWN)?.frequency_plan_ids).toEqual(['EU_863_870']);
   });
@@ -122,10 +103,10 @@ describe('UdpGatewayServer', () => {
     await start();
     const g = await gateway(REGISTERED);
     await g.push({ stat: { rxnb: 1 } });
-    await until(() => rec.log.statuses.length === 1);
+    await eventually(() => rec.log.statuses.length === 1);
     expect(server.sendDownlink(REGISTERED, { imme: true })).toBeUndefined(); // no PULL_DATA yet: no downlink path
     await g.pull();
-    await until(() => server.connection(REGISTERED) !== undefined);
+    await eventually(() => server.connection(REGISTERED) !== undefined);
     const first = server.sendDownlink(REGISTERED, { tmst: 6_000_000, freq: 868.1 }, 'first');
     const second = server.sendDownlink(REGISTERED, { tmst: 7_000_000, freq: 869.525 }, 'second');
     const received = await g.waitForDownlinks(2);
@@ -134,7 +115,7 @@ describe('UdpGatewayServer', () => {
     g.txAck(received[1].token, 'TOO_LATE');
     g.txAck(received[0].token);
     g.txAck(12345 === received[0].token ? 12346 : 12345);
-    await until(() => rec.log.acks.length === 2 && rec.log.dropped.length === 1);
+    await eventually(() => rec.log.acks.length === 2 && rec.log.dropped.length === 1);
     expect(rec.log.acks.map(([d, r]) => [d.context, r])).toEqual([
       ['second', 'TOO_LATE'],
       ['first', 'SUCCESS'],
@@ -157,7 +138,7 @@ describe('UdpGatewayServer', () => {
         SimulatedUdpGateway.rxpk(joinRequest, { rssi: -30, chan: 4 }),
       ],
     });
-    await until(() => rec.log.uplinks.length === 1 && rec.log.dropped.length === 6);
+    await eventually(() => rec.log.uplinks.length === 1 && rec.log.dropped.length === 6);
     expect(rec.log.dropped.map(([r]) => r).sort()).toEqual([
       'bad_push_data',
       'bad_rxpk',
@@ -184,11 +165,11 @@ describe('UdpGatewayServer', () => {
     await start({ downlinkPathExpiresMs: 100, connectionExpiresMs: 300 });
     const g = await gateway(REGISTERED);
     await g.pull();
-    await until(() => server.connection(REGISTERED) !== undefined);
+    await eventually(() => server.connection(REGISTERED) !== undefined);
     expect(server.sendDownlink(REGISTERED, { imme: true })).toBeDefined();
     await new Promise((r) => setTimeout(r, 250));
     expect(server.sendDownlink(REGISTERED, { imme: true })).toBeUndefined();
-    await until(() => rec.log.disconnected.length === 1, 2000);
+    await eventually(() => rec.log.disconnected.length === 1, 2000);
     expect(rec.log.disconnected).toEqual([['gtw-01', 'expired']]);
     expect(server.connection(REGISTERED)).toBeUndefined();
   });
@@ -202,7 +183,7 @@ describe('UdpGatewayServer', () => {
     const g = await gateway(REGISTERED);
     expect(await g.pull()).toBe(0x04);
     expect(await g.pull()).toBe(0x04);
-    await until(() => rec.log.refused.length === 2);
+    await eventually(() => rec.log.refused.length === 2);
     expect(rec.log.refused[0]).toEqual([REGISTERED, 'gateway lookup failed: registry unavailable']);
     expect(calls).toBe(2);
   });

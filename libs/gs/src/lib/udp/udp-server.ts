@@ -134,6 +134,11 @@ export class UdpGatewayServer {
     if (socket) await new Promise<void>((resolve) => socket.close(() => resolve()));
   }
 
+  /** The bound UDP port (after `start`). */
+  get port(): number | undefined {
+    return this.socket?.address().port;
+  }
+
   connection(eui: string): GatewayConnection | undefined {
     return this.connections.get(eui.toUpperCase());
   }
@@ -160,7 +165,7 @@ export class UdpGatewayServer {
     // Ack first, before any lookup: an unknown gateway is acked too (TTS).
     const ack = ackFor(packet);
     if (ack) this.socket?.send(ack, rinfo.port, rinfo.address);
-    this.connect(packet.gatewayEui)
+    this.connect(packet, rinfo)
       .then((conn) => conn && this.handle(conn, packet, rinfo))
       // A handler that throws must not take the process down: the datagram is dropped.
       .catch((err: unknown) => this.on.dropped('bad_push_data', (err as Error).message));
@@ -177,20 +182,22 @@ export class UdpGatewayServer {
     return flooded;
   }
 
-  private connect(eui: string): Promise<ConnectionState | undefined> {
+  private connect(packet: UpstreamPacket, rinfo: RemoteInfo): Promise<ConnectionState | undefined> {
+    const eui = packet.gatewayEui;
     const existing = this.connections.get(eui);
     if (existing) return Promise.resolve(existing);
     const refusedAt = this.refusals.get(eui);
     if (refusedAt !== undefined && Date.now() - refusedAt < this.o.refusalExpiresMs) return Promise.resolve(undefined);
     let pending = this.connecting.get(eui);
     if (!pending) {
-      pending = this.establish(eui).finally(() => this.connecting.delete(eui));
+      pending = this.establish(eui, { address: rinfo.address, port: rinfo.port }, packet.version).finally(() => this.connecting.delete(eui));
       this.connecting.set(eui, pending);
     }
     return pending;
   }
 
-  private async establish(eui: string): Promise<ConnectionState | undefined> {
+  /** Connects on the first datagram, from where it came (the address `gs.gateway.connect` reports). */
+  private async establish(eui: string, remote: GatewayConnection['remote'], version: ProtocolVersion): Promise<ConnectionState | undefined> {
     let resolution: GatewayResolution | undefined;
     try {
       resolution = await this.resolve(eui);
@@ -208,8 +215,8 @@ export class UdpGatewayServer {
       ids: resolution.ids,
       frequency_plan_ids: resolution.frequency_plan_ids,
       connected_at: nowTimestamp(),
-      remote: { address: '', port: 0 },
-      version: 2,
+      remote,
+      version,
       lastSeen: Date.now(),
       pending: new Map(),
     };

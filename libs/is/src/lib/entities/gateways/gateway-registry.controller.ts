@@ -3,6 +3,7 @@ import {
   rpcPattern,
   type CreateGatewayRequest,
   type GatewayIdentifiers,
+  type GetGatewayForEUIRequest,
   type GetGatewayIdentifiersForEUIRequest,
   type GetGatewayRequest,
   type ListGatewaysRequest,
@@ -31,6 +32,11 @@ export class GatewayRegistryController {
   @MessagePattern(rpcPattern('GatewayRegistry.GetIdentifiersForEUI'))
   getIdentifiersForEUI(@RpcRequest() req: GetGatewayIdentifiersForEUIRequest) {
     return this.registry.getIdentifiersForEUI(req);
+  }
+
+  @MessagePattern(rpcPattern('GsIs.GetGatewayForEUI'))
+  forEui(@RpcRequest() req: GetGatewayForEUIRequest) {
+    return this.registry.forEui(req);
   }
 
   @MessagePattern(rpcPattern('GatewayRegistry.List'))

@@ -8,6 +8,7 @@ import {
   type EntityIdentifiersJson,
   type Gateway,
   type GatewayIdentifiers,
+  type GetGatewayForEUIRequest,
   type GetGatewayIdentifiersForEUIRequest,
   type GetGatewayRequest,
   hasAnyField,
@@ -103,6 +104,14 @@ export class GatewayRegistryService {
     const gateway = await this.store.getByEui(eui.toUpperCase());
     if (!gateway) throw ErrGatewayNotFoundByEUI.with({ gateway_eui: eui.toUpperCase() });
     return { gateway_id: gateway.ids.gateway_id, eui: eui.toUpperCase() };
+  }
+
+  /** The Gateway Server's lookup (`GsIs.GetGatewayForEUI`): a live gateway's identifiers and frequency plans by EUI. */
+  async forEui({ eui }: GetGatewayForEUIRequest): Promise<{ ids: { gateway_id: string; eui: string }; frequency_plan_ids: string[] }> {
+    const gateway = await this.store.getByEui(eui.toUpperCase());
+    if (!gateway) throw ErrGatewayNotFoundByEUI.with({ gateway_eui: eui.toUpperCase() });
+    const plans = gateway.frequency_plan_ids?.length ? gateway.frequency_plan_ids : gateway.frequency_plan_id ? [gateway.frequency_plan_id] : [];
+    return { ids: { gateway_id: gateway.ids.gateway_id, eui: eui.toUpperCase() }, frequency_plan_ids: plans };
   }
 
   async list(req: ListGatewaysRequest, caller: CallerIdentity | undefined): Promise<WithTotal<{ gateways?: Partial<IsGateway>[] }>> {
