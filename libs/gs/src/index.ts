@@ -5,3 +5,4 @@ export * from './lib/udp/udp-server';
 export * from './lib/gs.module';
 export * from './lib/errors';
 export * from './lib/server/gateway-server.service';
+export * from './lib/udp/txpk';
