@@ -19,3 +19,4 @@ export const ErrUnsupportedMACVersion = defineError('pkg/joinserver', 'mac_versi
 export const ErrWrongPayloadType = defineError('pkg/joinserver', 'payload_type', 'wrong payload type: {type}', Code.InvalidArgument);
 export const ErrDecodePayload = defineError('pkg/joinserver', 'decode_payload', 'failed to decode payload', Code.InvalidArgument);
 export const ErrWrapKey = defineError('pkg/joinserver', 'wrap_key', 'failed to wrap key with KEK label `{label}`', Code.FailedPrecondition);
+export const ErrSessionKeysNotFound = defineError('pkg/joinserver', 'session_keys_not_found', 'session keys `{session_key_id}` not found', Code.NotFound);

@@ -1,4 +1,4 @@
-import { Eui64 } from '../json/fields';
+import { Base64Bytes, Eui64 } from '../json/fields';
 import { Required } from '../json/nested';
 import { JoinRequest, UplinkMessage } from '../messages/traffic';
 import { defineRpc } from './define-rpc';
@@ -15,6 +15,13 @@ for (const field of ['raw_payload', 'dev_addr', 'net_id', 'selected_mac_version'
 /** `GsIs.GetGatewayForEUI`'s request: the EUI a Semtech UDP gateway sent. */
 export class GetGatewayForEUIRequest {
   @Required() @Eui64() eui!: string;
+}
+
+/** `ttn.lorawan.v3.SessionKeyRequest`: the session keys of one join of a device, by the ID the JS gave them. */
+export class SessionKeyRequest {
+  @Required() @Base64Bytes(2048, 1) session_key_id!: string;
+  @Required() @Eui64() dev_eui!: string;
+  @Required() @Eui64() join_eui!: string;
 }
 
 /**
@@ -43,6 +50,16 @@ export function dataplaneRpcs() {
       rights: [],
       unauthenticated: true,
       request: UplinkMessage,
+    }),
+    /** The AS fetches the AppSKey of a session it does not have (TTS `AsJs.GetAppSKey`), wrapped for it. */
+    'AsJs.GetAppSKey': defineRpc({
+      service: 'AsJs',
+      method: 'GetAppSKey',
+      component: 'js',
+      http: [],
+      rights: [],
+      unauthenticated: true,
+      request: SessionKeyRequest,
     }),
     'NsJs.HandleJoin': defineRpc({
       service: 'NsJs',

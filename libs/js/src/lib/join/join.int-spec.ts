@@ -158,6 +158,28 @@ describe('NsJs.HandleJoin (SQLite)', () => {
     expect(JSON.stringify(reply)).not.toMatch(/"key":/);
   });
 
+  it('AsJs.GetAppSKey answers the AppSKey of an accepted join by its session key ID, wrapped as the join answered it', async () => {
+    await register(4);
+    const joined = await js.call('NsJs.HandleJoin', handleJoin(joinRequest(devEui(4), 0x0404)));
+    if (!('ok' in joined)) throw new Error(JSON.stringify(joined));
+    const { session_keys } = joined.ok as { session_keys: { session_key_id: string; app_s_key: { key: string } } };
+    const fetched = await js.call('AsJs.GetAppSKey', { session_key_id: session_keys.session_key_id, dev_eui: devEui(4), join_eui: JOIN_EUI });
+    expect(fetched).toEqual({ ok: { app_s_key: session_keys.app_s_key } });
+    // Wrapped for the AS when the device names its KEK label (device 3 of the previous test).
+    const wrapped = await js.call('NsJs.HandleJoin', handleJoin(joinRequest(devEui(3), 2)));
+    const id = (wrapped as { ok: { session_keys: { session_key_id: string } } }).ok.session_keys.session_key_id;
+    expect(await js.call('AsJs.GetAppSKey', { session_key_id: id, dev_eui: devEui(3), join_eui: JOIN_EUI })).toMatchObject({
+      ok: { app_s_key: { kek_label: 'as-kek', encrypted_key: expect.any(String) } },
+    });
+    // Another device's ID, or one never given: not found.
+    expect(await js.call('AsJs.GetAppSKey', { session_key_id: id, dev_eui: devEui(4), join_eui: JOIN_EUI })).toMatchObject({
+      error: { namespace: 'pkg/joinserver', name: 'session_keys_not_found', code: 5 },
+    });
+    expect(await js.call('AsJs.GetAppSKey', { session_key_id: 'AQID', dev_eui: devEui(4), join_eui: JOIN_EUI })).toMatchObject({
+      error: { name: 'session_keys_not_found' },
+    });
+  });
+
   it('refuses requests that are not a join-request of a known device', async () => {
     expect(await js.call('NsJs.HandleJoin', { ...handleJoin(joinRequest(devEui(1), 9)), raw_payload: undefined })).toMatchObject({
       error: { name: 'validation' },

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type HandleJoinRequest, JS_EVENTS, newUlid, nowTimestamp, type RpcContext } from '@lorawan/api';
+import { type HandleJoinRequest, JS_EVENTS, newUlid, nowTimestamp, type RpcContext, type SessionKeyRequest } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { KeyVault, parseKeks } from '@lorawan/crypto';
 import { isStackError } from '@lorawan/errors';
 import { cfListBytes } from '@lorawan/lorawan';
 import { DeviceRegistry, type KeyEnvelopeJson, type KeySealer, keySealerFor } from '@lorawan/registry';
-import { ErrWrapKey } from '../errors';
+import { ErrSessionKeysNotFound, ErrWrapKey } from '../errors';
 import { acceptJoin, type JoinAcceptance, type JoinDevice, joinRequestIds } from './join-accept';
 import { SESSION_KEY_STORE, type SessionKeyStore } from './session-key.store';
 
@@ -107,6 +107,14 @@ export class JoinService {
       },
       correlation_ids: correlationIds,
     };
+  }
+
+  /** `AsJs.GetAppSKey`: the AppSKey of one accepted join, wrapped for the device's Application Server. */
+  async appSKey({ session_key_id, dev_eui, join_eui }: SessionKeyRequest): Promise<{ app_s_key: KeyEnvelopeJson }> {
+    const [stored, device] = await Promise.all([this.sessionKeys.get(join_eui, dev_eui, session_key_id), this.registry.getByEuis(join_eui, dev_eui)]);
+    const key = stored?.keys.app_s_key ? this.sealer.open(stored.keys.app_s_key).key : undefined;
+    if (!key) throw ErrSessionKeysNotFound.with({ session_key_id });
+    return { app_s_key: this.wrapper((device as Device).application_server_kek_label as string | undefined)(key) };
   }
 
   /** A key for its receiver: wrapped with the KEK `label` names, clear without a label. */
