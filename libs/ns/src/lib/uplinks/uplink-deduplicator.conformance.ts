@@ -1,0 +1,76 @@
+import type { UplinkDeduplicator } from './uplink-deduplicator';
+import { uplinkKey } from './uplink-deduplicator';
+
+export interface DeduplicatorsUnderTest {
+  /** Two handles on the same shared state (two NS replicas). */
+  a: UplinkDeduplicator;
+  b: UplinkDeduplicator;
+  close(): Promise<void>;
+}
+
+const timing = { windowMs: 200, cooldownMs: 300 };
+let n = 0;
+const freshKey = () => uplinkKey({ raw_payload: `frame-${Date.now()}-${n++}`, settings: { frequency: '868100000' } });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What every UplinkDeduplicator does (in memory and on JetStream KV). */
+export function describeDeduplicatorConformance(name: string, open: () => Promise<DeduplicatorsUnderTest>): void {
+  describe(`UplinkDeduplicator (${name})`, () => {
+    let sut: DeduplicatorsUnderTest;
+    beforeAll(async () => {
+      sut = await open();
+    });
+    afterAll(async () => sut.close());
+
+    it('lets the first copy claim the uplink, counts the others as duplicates and keeps every copy’s metadata', async () => {
+      const key = freshKey();
+      expect(await sut.a.deduplicate(key, [{ gateway: 'g1', rssi: -40 }], timing)).toBe(true);
+      expect(await sut.b.deduplicate(key, [{ gateway: 'g2', rssi: -80 }], timing)).toBe(false);
+      expect(
+        await sut.a.deduplicate(
+          key,
+          [
+            { gateway: 'g3', rssi: -90 },
+            { gateway: 'g3', antenna: 1 },
+          ],
+          timing,
+        ),
+      ).toBe(false);
+      const merged = await sut.b.accumulated(key);
+      expect(merged).toHaveLength(4);
+      expect(merged).toEqual(
+        expect.arrayContaining([
+          { gateway: 'g1', rssi: -40 },
+          { gateway: 'g2', rssi: -80 },
+          { gateway: 'g3', antenna: 1 },
+        ]),
+      );
+    });
+
+    it('keeps copies apart by payload, frequency and data rate', async () => {
+      const payload = `frame-${Date.now()}-${n++}`;
+      const k1 = uplinkKey({ raw_payload: payload, settings: { frequency: '868100000' } });
+      const k2 = uplinkKey({ raw_payload: payload, settings: { frequency: '868300000' } });
+      const k3 = uplinkKey({ raw_payload: payload, settings: { frequency: '868100000', data_rate: { lora: { spreading_factor: 9 } } } });
+      expect(new Set([k1, k2, k3]).size).toBe(3);
+      for (const k of [k1, k2, k3]) expect(await sut.a.deduplicate(k, [], timing)).toBe(true);
+    });
+
+    it('is claimed again after the window and the cooldown, with fresh metadata', async () => {
+      const key = freshKey();
+      expect(await sut.a.deduplicate(key, [{ copy: 1 }], timing)).toBe(true);
+      await sleep(timing.windowMs + 50);
+      expect(await sut.a.deduplicate(key, [{ copy: 2 }], timing)).toBe(false); // in the cooldown
+      await sleep(timing.cooldownMs + 50);
+      expect(await sut.a.deduplicate(key, [{ copy: 3 }], timing)).toBe(true);
+      expect(await sut.a.accumulated(key)).toEqual([{ copy: 3 }]);
+    });
+
+    it('gives exactly one of many racing replicas the claim', async () => {
+      const key = freshKey();
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? sut.a : sut.b).deduplicate(key, [{ copy: i }], timing)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await sut.a.accumulated(key)).toHaveLength(20);
+    });
+  });
+}
