@@ -63,7 +63,7 @@ describe.each(MODES)('Gateway Server (%s)', (_mode, start) => {
     // TTS's first message of every stream, whatever its name filter.
     expect((await stream.nextEvent()).name).toBe('events.stream.start');
     const gateway = await forwarder(eui);
-    const frame = await loraJoinRequest();
+    const frame = loraJoinRequest();
     expect(await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { freq: 868.1, rssi: -40 })] })).toBe(0x01);
     const [connect, receive, drop] = await stream.nextEvents(3);
     expect([connect.name, receive.name, drop.name]).toEqual(['gs.gateway.connect', 'gs.up.receive', 'gs.up.drop']);
@@ -89,7 +89,7 @@ describe.each(MODES)('Gateway Server (%s)', (_mode, start) => {
 
   it('acks an unregistered gateway but connects nothing; malformed datagrams are dropped and the port keeps serving', async () => {
     const stranger = await forwarder(randomEui());
-    expect(await stranger.push({ rxpk: [SimulatedUdpGateway.rxpk(await loraJoinRequest())] })).toBe(0x01);
+    expect(await stranger.push({ rxpk: [SimulatedUdpGateway.rxpk(loraJoinRequest())] })).toBe(0x01);
     expect(await stranger.pull()).toBe(0x04);
     stranger.sendRaw(Buffer.from([2, 0]));
     stranger.sendRaw(Buffer.from('{"not":"gwmp"}'));

@@ -3,6 +3,7 @@ export * from './lib/keks';
 export * from './lib/key-vault';
 export * from './lib/secret-hash';
 export * from './lib/lorawan/aes';
+export * from './lib/lorawan/bytes';
 export * from './lib/lorawan/frm-payload';
 export * from './lib/lorawan/join-messages';
 export * from './lib/lorawan/data-messages';

@@ -9,6 +9,12 @@ export interface ErrorDetails {
   code: number;
 }
 
+/** Error details as they cross the transport (a component's error reply), as opposed to anything else a call may reject with. */
+export function isErrorDetails(err: unknown): err is ErrorDetails {
+  const e = err as Partial<ErrorDetails> | undefined;
+  return typeof e === 'object' && e !== null && typeof e.namespace === 'string' && typeof e.name === 'string' && typeof e.code === 'number';
+}
+
 export const ERROR_DETAILS_TYPE = 'type.googleapis.com/ttn.lorawan.v3.ErrorDetails';
 
 /** `google.rpc.Status` body written by the HTTP gateway. */

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { type ComponentName, healthSubject, type RpcContext, type RpcDefinition } from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { Code, codeName, ErrDeadlineExceeded, ErrRequestTooLarge, ErrUnavailable, type ErrorDetails, StackError } from '@lorawan/errors';
+import { Code, codeName, ErrDeadlineExceeded, ErrRequestTooLarge, ErrUnavailable, isErrorDetails, StackError } from '@lorawan/errors';
 import { RpcMetrics } from '@lorawan/observability';
 import { type RpcClient, type RpcEnvelope, RpcTransportError } from '@lorawan/transport';
 import { REQUEST_BODY_LIMIT, RPC_CLIENT } from './tokens';
@@ -82,9 +82,4 @@ export class RpcForwarder {
     if (isErrorDetails(err)) return StackError.fromDetails(err);
     return err;
   }
-}
-
-function isErrorDetails(err: unknown): err is ErrorDetails {
-  const e = err as Partial<ErrorDetails> | undefined;
-  return typeof e === 'object' && e !== null && typeof e.namespace === 'string' && typeof e.name === 'string' && typeof e.code === 'number';
 }

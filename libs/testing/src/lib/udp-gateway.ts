@@ -1,4 +1,5 @@
 import { createSocket, type Socket } from 'node:dgram';
+import loraPacket from 'lora-packet';
 
 /**
  * A Semtech UDP packet forwarder (GWMP v2) for tests and the CLI simulator: pushes `rxpk`s and
@@ -147,8 +148,7 @@ export class SimulatedUdpGateway {
 }
 
 /** A join-request as a device sends it, built by lora-packet (never by the stack's own code); DevNonce `0102`. */
-export async function loraJoinRequest(o: { joinEui?: string; devEui?: string; devNonce?: string; appKey?: Buffer } = {}): Promise<Buffer> {
-  const { default: loraPacket } = await import('lora-packet');
+export function loraJoinRequest(o: { joinEui?: string; devEui?: string; devNonce?: string; appKey?: Buffer } = {}): Buffer {
   return loraPacket
     .fromFields(
       {

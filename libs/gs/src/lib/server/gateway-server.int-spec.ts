@@ -26,16 +26,16 @@ const UNKNOWN = 'AA555A00000000FF';
 const GATEWAY_EUI_NOT_FOUND = defineError('pkg/identityserver/store', 'gateway_eui_not_found', 'gateway with EUI `{eui}` not found', Code.NotFound);
 const DEVICE_NOT_FOUND = defineError('pkg/networkserver', 'device_not_found', 'device not found', Code.NotFound);
 
+const joinRequest = loraJoinRequest();
+
 describe('Gateway Server (in-process)', () => {
   let gs: TestComponent;
   let events: EventRecorder;
   let gateway: SimulatedUdpGateway;
   const uplinksAtNs: RpcEnvelope[] = [];
   let nsUp = true;
-  let joinRequest: Buffer;
 
   beforeAll(async () => {
-    joinRequest = await loraJoinRequest();
     gs = await startTestComponent(GsModule, { component: 'gs', config: loadConfig({ GS_UDP_PORT: '0', GS_UDP_HOST: '127.0.0.1', LOG_LEVEL: 'error' }) });
     events = recordEvents(gs.broker);
     serveRpcDouble(gs.broker, 'GsIs.GetGatewayForEUI', (req) =>

@@ -2,7 +2,7 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnAppl
 import { GS_EVENTS, newUlid, RPCS, type RpcContext } from '@lorawan/api';
 import { COMPONENT_RPC_CLIENT, EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { Code, type ErrorDetails, isStackError } from '@lorawan/errors';
+import { Code, type ErrorDetails, isErrorDetails } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
 import { gsConnectedGateways, gsDatagramsDropped, gsUplinks } from '@lorawan/observability';
 import type { RpcClient } from '@lorawan/transport';
@@ -54,8 +54,9 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     try {
       return await this.rpc.call<GatewayResolution>(RPCS['GsIs.GetGatewayForEUI'].subject, { ctx: this.context([]), body: { eui } });
     } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err instanceof Error ? err : new Error(describe(err));
+      // A component's error reply is its details; anything else is the transport's.
+      if (isErrorDetails(err) && err.code === Code.NotFound) return undefined;
+      throw isErrorDetails(err) ? new Error(`${err.namespace}:${err.name}`) : err;
     }
   }
 
@@ -82,7 +83,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
       uplink: (conn, message) => void this.uplink(conn, message),
       status: (conn, status) => this.events.publish(GS_EVENTS.statusReceive, gatewayIds(conn), { data: status }),
       txAck: (conn, downlink: PendingDownlink, result) =>
-        this.events.publish(GS_EVENTS.txAckReceive, gatewayIds(conn), { data: { result, downlink_message: downlink.context ?? undefined } }),
+        this.events.publish(GS_EVENTS.txAckReceive, gatewayIds(conn), { data: { result, downlink_message: downlink.context } }),
       dropped: (reason, detail) => {
         gsDatagramsDropped.inc({ reason });
         this.logger.debug?.({ reason, detail }, 'datagram dropped');
@@ -102,7 +103,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
       this.events.publish(GS_EVENTS.upForward, ids, { ctx, data: 'cluster' });
     } catch (err) {
       // The NS refused the uplink or is away: dropped here, as TTS's GS does.
-      this.drop(ids, ctx, isStackError(err) ? err.toDetails() : isErrorDetails(err) ? err : ErrNoNetworkServer.with().toDetails());
+      this.drop(ids, ctx, isErrorDetails(err) ? err : ErrNoNetworkServer.with().toDetails());
     }
   }
 
@@ -110,17 +111,4 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     gsUplinks.inc({ result: 'dropped' });
     this.events.publish(GS_EVENTS.upDrop, ids, { ctx, data: error });
   }
-}
-
-function isErrorDetails(err: unknown): err is ErrorDetails {
-  const e = err as Partial<ErrorDetails> | undefined;
-  return typeof e === 'object' && e !== null && typeof e.namespace === 'string' && typeof e.name === 'string' && typeof e.code === 'number';
-}
-
-function isNotFound(err: unknown): boolean {
-  return (isStackError(err) && err.code === Code.NotFound) || (isErrorDetails(err) && err.code === Code.NotFound);
-}
-
-function describe(err: unknown): string {
-  return isErrorDetails(err) ? `${err.namespace}:${err.name}` : String(err);
 }

@@ -1,3 +1,4 @@
+import { plainJson } from '@lorawan/api';
 import type { GatewayStat, RxPacket } from './packet-data';
 
 /**
@@ -79,7 +80,7 @@ export function toUplinkMessage(rx: RxPacket, gateway: GatewayIds, receivedAt: s
     'spreadingFactor' in rx.dataRate
       ? { lora: { spreading_factor: rx.dataRate.spreadingFactor, bandwidth: rx.dataRate.bandwidth, coding_rate: rx.codingRate } }
       : { fsk: { bit_rate: rx.dataRate.bitRate } };
-  return stripUndefined({
+  return plainJson({
     raw_payload: rx.payload.toString('base64'),
     settings: { data_rate: dataRate, frequency: String(rx.frequency), timestamp: rx.tmst, time: rx.time },
     rx_metadata: metadata,
@@ -125,16 +126,11 @@ export function toGatewayStatus(stat: GatewayStat): GatewayStatusJson {
   ];
   for (const [from, to] of names) if (stat[from] !== undefined) metrics[to] = stat[from] as number;
   const located = stat.lati !== undefined && stat.long !== undefined && !INVALID_LOCATIONS.some(([la, lo]) => la === stat.lati && lo === stat.long);
-  return stripUndefined({
+  return plainJson({
     time: stat.time,
     antenna_locations: located
       ? [{ latitude: stat.lati as number, longitude: stat.long as number, altitude: Math.round(stat.alti ?? 0), source: 'SOURCE_GPS' as const }]
       : undefined,
     metrics,
   });
-}
-
-/** JSON without the `undefined` members (events and RPCs carry what is there). */
-function stripUndefined<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }

@@ -1,3 +1,4 @@
+import { type DataRate, ERP_TO_EIRP } from '@lorawan/lorawan';
 /**
  * DownlinkMessage settings → PULL_RESP `txpk` (PROTOCOL.TXT §6; TTS `pkg/ttnpb/udp/translation.go`
  * FromDownlinkMessage, dataplane-notes §1.3): frequency in MHz, power as ERP (the stack carries
@@ -7,13 +8,11 @@
  * "immediately" when neither is given.
  */
 
-export type TxDataRate = { lora: { spreading_factor: number; bandwidth: number } } | { fsk: { bit_rate: number } };
-
 export interface TxRequest {
   payload: Buffer;
   /** Hz. */
   frequency: number | string;
-  data_rate: TxDataRate;
+  data_rate: DataRate;
   /** LoRa coding rate (default 4/5). */
   coding_rate?: string;
   /** dBm EIRP. */
@@ -25,8 +24,6 @@ export interface TxRequest {
   /** GPS time (ms since 1980-01-06) to send at, when the gateway is GPS-synchronised. */
   gps_time_ms?: number;
 }
-
-const ERP_TO_EIRP = 2.15;
 
 export function toTxpk(tx: TxRequest): Record<string, unknown> {
   if (tx.payload.length === 0 || tx.payload.length > 255) throw new Error('a downlink PHYPayload is 1 to 255 bytes');

@@ -29,11 +29,9 @@ function recorder() {
   return { log, handlers };
 }
 
+const joinRequest = loraJoinRequest();
+
 describe('UdpGatewayServer', () => {
-  let joinRequest: Buffer;
-  beforeAll(async () => {
-    joinRequest = await loraJoinRequest();
-  });
   let server: UdpGatewayServer;
   let port: number;
   let lookups: string[];

@@ -56,7 +56,6 @@ export class JoinService {
     const correlationIds = [...new Set([...(request.correlation_ids ?? []), ...ctx.correlation_ids])];
     const eventCtx = { ...ctx, correlation_ids: correlationIds };
     const deviceIds = { device_ids: found.ids };
-    const sessionKeyId = Buffer.from(newUlid()).toString('base64');
     let accepted: JoinAcceptance | undefined;
     try {
       await this.registry.modify({ application_id: found.ids.application_ids.application_id, device_id: found.ids.device_id }, async (device, openKey) => {
@@ -85,6 +84,7 @@ export class JoinService {
       throw err;
     }
     const done = accepted as JoinAcceptance;
+    const sessionKeyId = Buffer.from(newUlid()).toString('base64');
     // Stored once the nonces are: should this fail, the join is refused (no join-accept goes out) and the device joins again with its next DevNonce.
     await this.sessionKeys.put({
       join_eui,

@@ -1,3 +1,5 @@
+import { leBytes } from '@lorawan/crypto';
+
 /**
  * LoRaWAN PHYPayload encoding (LoRaWAN 1.0.x/1.1 §4, §6.2; TTS `pkg/encoding/lorawan`), in the
  * JSON shape of TTS's `ttnpb.Message`: identifiers in the API's big-endian hex (they travel
@@ -142,18 +144,13 @@ export function joinAcceptPayload(f: JoinAcceptFields): Buffer {
   ) {
     throw new Error('DLSettings or RxDelay out of range');
   }
-  const le = (hex: string, n: number) => {
-    const b = Buffer.from(hex, 'hex');
-    if (b.length !== n) throw new Error(`expected ${n} bytes, got ${hex}`);
-    return b.reverse();
-  };
   const dlSettings = (f.opt_neg ? 0x80 : 0) | (f.rx1_data_rate_offset << 4) | f.rx2_data_rate_index;
   if (f.cf_list && f.cf_list.length !== 16) throw new Error('a CFList is 16 bytes');
   return Buffer.concat([
     Buffer.of(mhdrByte('JOIN_ACCEPT')),
-    le(f.join_nonce, 3),
-    le(f.net_id, 3),
-    le(f.dev_addr, 4),
+    leBytes(f.join_nonce, 3, 'JoinNonce'),
+    leBytes(f.net_id, 3, 'NetID'),
+    leBytes(f.dev_addr, 4, 'DevAddr'),
     Buffer.of(dlSettings, f.rx_delay),
     f.cf_list ?? Buffer.alloc(0),
   ]);

@@ -8,7 +8,8 @@ import type { Band, BandChannel, BandId, FrequencyPlanChannel, Hz } from './type
  */
 export const hz = (n: number): Hz => String(n);
 
-const ERP_TO_EIRP = 2.15;
+/** dB between EIRP and ERP (a half-wave dipole's gain): regulators give ERP, the stack carries EIRP. */
+export const ERP_TO_EIRP = 2.15;
 
 /** Delays and ADR defaults shared by every band (RP002 "default settings"). */
 const COMMON = {

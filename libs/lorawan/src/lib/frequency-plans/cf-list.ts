@@ -2,28 +2,25 @@ import { getBand } from './bands';
 import type { FrequencyPlan } from './types';
 
 /**
- * The CFList a join-accept carries for a frequency plan (LoRaWAN 1.0.2+ §6.2.5, RP002 §2.x.4):
- * EU-like bands list up to five channels beyond the band's defaults (frequency / 100 Hz, 24-bit
- * little-endian, type 0); US915/AU915 send the channel masks of the plan's 72 channels (five
- * 16-bit ChMasks, type 1). Undefined when the plan adds nothing to the band's defaults.
+ * The CFList a join-accept carries for a frequency plan (LoRaWAN 1.0.2+ §6.2.5, RP002 §2.x.4), as
+ * TTS's structured message: EU-like bands list up to five channels beyond the band's defaults
+ * (frequency / 100 Hz); US915/AU915 send the masks of the plan's 72 channels. Undefined when the
+ * plan adds nothing to the band's defaults.
  */
-export function cfList(plan: FrequencyPlan): Buffer | undefined {
+export function cfListMessage(plan: FrequencyPlan): CFListMessage | undefined {
   const band = getBand(plan.band_id);
-  const out = Buffer.alloc(16);
   if (band.cf_list_type === 'FREQUENCIES') {
     const defaults = new Set(band.default_channels.map((c) => c.uplink_frequency));
     const extra = plan.uplink_channels.filter((c) => !defaults.has(c.frequency)).slice(0, 5);
-    if (extra.length === 0) return undefined;
-    extra.forEach((c, i) => out.writeUIntLE(Math.round(Number(c.frequency) / 100), 3 * i, 3));
-    out[15] = 0;
-    return out;
+    return extra.length === 0 ? undefined : { type: 'FREQUENCIES', freq: extra.map((c) => Math.round(Number(c.frequency) / 100)) };
   }
   const enabled = new Set(plan.uplink_channels.map((c) => c.frequency));
-  band.default_channels.forEach((c, i) => {
-    if (enabled.has(c.uplink_frequency)) out[i >> 3] |= 1 << (i & 7);
-  });
-  out[15] = 1;
-  return out;
+  return { type: 'CHANNEL_MASKS', ch_masks: band.default_channels.map((c) => enabled.has(c.uplink_frequency)) };
+}
+
+/** The CFList bytes of a plan: `cfListMessage` on the air (24-bit little-endian frequencies and type 0, or five 16-bit ChMasks and type 1). */
+export function cfList(plan: FrequencyPlan): Buffer | undefined {
+  return cfListBytes(cfListMessage(plan));
 }
 
 /** TTS's structured CFList (`ttn.lorawan.v3.CFList`): frequencies in units of 100 Hz, or channel mask bits. */

@@ -1,5 +1,5 @@
 export * from './types';
-export { getBand } from './bands';
+export { ERP_TO_EIRP, getBand } from './bands';
 export * from './catalogue';
 export * from './data-rates';
 export * from './rx-windows';

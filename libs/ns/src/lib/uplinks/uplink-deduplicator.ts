@@ -37,7 +37,6 @@ export function uplinkKey(up: { raw_payload: string; settings?: { frequency?: st
 }
 
 interface Claim {
-  id: string;
   at: number;
   metadata: unknown[][];
 }
@@ -55,7 +54,7 @@ export class InMemoryUplinkDeduplicator implements UplinkDeduplicator {
       current.metadata.push([...metadata]);
       return false;
     }
-    this.claims.set(key, { id: String(now), at: now, metadata: [[...metadata]] });
+    this.claims.set(key, { at: now, metadata: [[...metadata]] });
     return true;
   }
 

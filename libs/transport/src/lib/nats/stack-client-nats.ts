@@ -30,14 +30,10 @@ export class StackClientNats extends ClientNats {
   private readonly inbox = `${createInbox()}.`;
   private nextToken = 0;
 
+  private listening = false;
+
   constructor(private readonly stack: StackClientNatsOptions) {
     super({});
-    // Lives as long as the connection (and is subscribed again after a reconnect, by nats.js).
-    stack.link.connection.subscribe(`${this.inbox}*`, {
-      callback: (err, msg) => {
-        if (!err) this.awaiting.get(msg.subject.slice(this.inbox.length))?.(msg);
-      },
-    });
     stack.link.onStateChange((state) => {
       if (state === 'connected') return;
       const failed = [...this.inFlight];
@@ -98,6 +94,7 @@ export class StackClientNats extends ClientNats {
     };
     const timer = setTimeout(() => finish({ err: new RpcTransportError('timeout', `request to ${subject} timed out`), isDisposed: true }), timeoutMs);
     this.inFlight.add(finish);
+    this.listen();
     this.awaiting.set(token, (msg) =>
       // The broker answers a request nobody serves with an empty 503 status message.
       finish(
@@ -113,6 +110,21 @@ export class StackClientNats extends ClientNats {
     }
     // Unsubscribed before the reply (e.g. a shorter timeout of the caller): the reply is ignored.
     return forget;
+  }
+
+  /**
+   * Subscribes the reply inbox at the first request (a component that never calls another costs
+   * no subscription). It lives as long as the connection and nats.js subscribes it again after a
+   * reconnect; the SUB goes out before the request's PUB on the same connection, so no reply is missed.
+   */
+  private listen(): void {
+    if (this.listening) return;
+    this.listening = true;
+    this.stack.link.connection.subscribe(`${this.inbox}*`, {
+      callback: (err, msg) => {
+        if (!err) this.awaiting.get(msg.subject.slice(this.inbox.length))?.(msg);
+      },
+    });
   }
 
   protected override async dispatchEvent<T = undefined>(packet: ReadPacket): Promise<T> {
