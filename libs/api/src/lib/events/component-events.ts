@@ -48,6 +48,14 @@ export const GS_EVENTS = {
   upReceive: defineEvent('gs.up.receive', 'receive uplink message', { visibility: GATEWAY_TRAFFIC, dataType: 'ttn.lorawan.v3.GatewayUplinkMessage' }),
   upDrop: defineEvent('gs.up.drop', 'drop uplink message', { visibility: GATEWAY_TRAFFIC, dataType: 'ttn.lorawan.v3.ErrorDetails' }),
   upForward: defineEvent('gs.up.forward', 'forward uplink message', { visibility: GATEWAY_TRAFFIC, dataType: 'google.protobuf.Value' }),
+  downScheduleAttempt: defineEvent('gs.down.schedule.attempt', 'schedule downlink for transmission', {
+    visibility: GATEWAY_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.DownlinkMessage',
+  }),
+  downScheduleFail: defineEvent('gs.down.schedule.fail', 'fail to schedule downlink for transmission', {
+    visibility: GATEWAY_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.ErrorDetails',
+  }),
   downSend: defineEvent('gs.down.send', 'send downlink message', { visibility: GATEWAY_TRAFFIC, dataType: 'ttn.lorawan.v3.DownlinkMessage' }),
   txAckReceive: defineEvent('gs.txack.receive', 'receive transmission acknowledgement', {
     visibility: GATEWAY_TRAFFIC,
@@ -55,8 +63,42 @@ export const GS_EVENTS = {
   }),
 };
 
-/** Network Server. */
-export const NS_EVENTS = { endDevice: deviceRegistryEvents('ns.end_device', 'Network Server') };
+/** Network Server (TTS `pkg/networkserver/observability.go`, plus the seed's `ns.up.join.forward` and `ns.up.merge_metadata`; identifiers: the device's). */
+const NS_TRAFFIC = { visibility: [Right.RIGHT_APPLICATION_TRAFFIC_READ], propagateToParent: true };
+export const NS_EVENTS = {
+  endDevice: deviceRegistryEvents('ns.end_device', 'Network Server'),
+  joinReceive: defineEvent('ns.up.join.receive', 'receive join-request', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.UplinkMessage' }),
+  joinDrop: defineEvent('ns.up.join.drop', 'drop join-request', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.ErrorDetails' }),
+  joinClusterAttempt: defineEvent('ns.up.join.cluster.attempt', 'send join-request to cluster-local Join Server', {
+    ...NS_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.JoinRequest',
+  }),
+  joinClusterSuccess: defineEvent('ns.up.join.cluster.success', 'join-request to cluster-local Join Server succeeded', {
+    ...NS_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.JoinResponse',
+  }),
+  joinClusterFail: defineEvent('ns.up.join.cluster.fail', 'join-request to cluster-local Join Server failed', {
+    ...NS_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.ErrorDetails',
+  }),
+  /** The seed's: the metadata of every gateway's copy merged; data: a value holding the number of gateways. */
+  mergeMetadata: defineEvent('ns.up.merge_metadata', 'merge metadata of uplink copies', { ...NS_TRAFFIC, dataType: 'google.protobuf.Value' }),
+  joinProcess: defineEvent('ns.up.join.process', 'successfully processed join-request', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.UplinkMessage' }),
+  joinScheduleAttempt: defineEvent('ns.down.join.schedule.attempt', 'schedule join-accept for transmission on Gateway Server', {
+    ...NS_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.DownlinkMessage',
+  }),
+  joinScheduleSuccess: defineEvent('ns.down.join.schedule.success', 'successfully scheduled join-accept for transmission on Gateway Server', {
+    ...NS_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.ScheduleDownlinkResponse',
+  }),
+  joinScheduleFail: defineEvent('ns.down.join.schedule.fail', 'failed to schedule join-accept for transmission on Gateway Server', {
+    ...NS_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.ErrorDetails',
+  }),
+  /** The seed's: the join-accept was forwarded to the Application Server and accepted (TTS `ns.up.join.accept.forward`). */
+  joinForward: defineEvent('ns.up.join.forward', 'forward join-accept to Application Server', { ...NS_TRAFFIC }),
+};
 
 /** Application Server. */
 const TRAFFIC_READ = [Right.RIGHT_APPLICATION_TRAFFIC_READ];

@@ -1,5 +1,9 @@
-import { Base64Bytes, Eui64 } from '../json/fields';
-import { Required } from '../json/nested';
+import { Class, RxDelay, TxSchedulePriority } from '../enums/mac';
+import { Base64Bytes, EnumName, Eui64, Str, StringList, Struct, Timestamp, Uint64 } from '../json/fields';
+import { Message, Messages, Required } from '../json/nested';
+import { ApplicationJoinAccept, ApplicationUp } from '../messages/application-up';
+import { EndDeviceIdentifiers } from '../messages/identifiers';
+import { KeyEnvelope } from '../messages/keys';
 import { JoinRequest, UplinkMessage } from '../messages/traffic';
 import { defineRpc } from './define-rpc';
 
@@ -24,13 +28,62 @@ export class SessionKeyRequest {
   @Required() @Eui64() join_eui!: string;
 }
 
+/** `ttn.lorawan.v3.DownlinkPath`: the uplink token of a received copy (class A: the gateway, antenna and concentrator time it was heard at). */
+export class DownlinkPath {
+  @Required() @Base64Bytes(2048, 1) uplink_token!: string;
+}
+
+/** `ttn.lorawan.v3.TxRequest` (class A): where and how the NS wants a downlink sent; the GS picks the receive window. */
+export class TxRequest {
+  @EnumName(Class) class?: string;
+  @Required() @Messages(() => DownlinkPath) downlink_paths!: DownlinkPath[];
+  @EnumName(RxDelay) rx1_delay?: number;
+  /** `ttn.lorawan.v3.DataRate` (`lora` or `fsk`). */
+  @Struct() rx1_data_rate?: Record<string, unknown>;
+  @Uint64({ min: 100000 }) rx1_frequency?: string;
+  @Struct() rx2_data_rate?: Record<string, unknown>;
+  @Uint64({ min: 100000 }) rx2_frequency?: string;
+  @EnumName(TxSchedulePriority) priority?: string;
+  @Timestamp() absolute_time?: string;
+  @Str({ maxLength: 64 }) frequency_plan_id?: string;
+}
+
+/** `NsGs.ScheduleDownlink`'s request: TTS's DownlinkMessage with a TxRequest. */
+export class ScheduleDownlinkRequest {
+  @Required() @Base64Bytes(255, 1) raw_payload!: string;
+  @Message(() => EndDeviceIdentifiers) end_device_ids?: EndDeviceIdentifiers;
+  @Required() @Message(() => TxRequest) request!: TxRequest;
+  @StringList({ maxLength: 100 }) correlation_ids?: string[];
+  @Base64Bytes(2048) session_key_id?: string;
+}
+
+/** A join-accept as the NS hands it to the AS: with the AppSKey the JS wrapped for the AS (never published). */
+export class NsApplicationJoinAccept extends ApplicationJoinAccept {
+  @Message(() => KeyEnvelope) app_s_key?: KeyEnvelope;
+}
+
+/** An ApplicationUp from the NS: a join-accept may carry its AppSKey. */
+export class NsApplicationUp extends ApplicationUp {
+  declare join_accept?: NsApplicationJoinAccept;
+}
+Message(() => NsApplicationJoinAccept)(NsApplicationUp.prototype, 'join_accept');
+
+/** `NsAs.HandleUplink`'s request (TTS `NsAsHandleUplinkRequest`). */
+export class NsAsHandleUplinkRequest {
+  @Required() @Messages(() => NsApplicationUp) application_ups!: NsApplicationUp[];
+}
+
+/** The per-gateway subject `NsGs.ScheduleDownlink` is served on by the GS replica a gateway is connected to. */
+export function gatewayDownlinkSubject(subject: string, gatewayId: string): string {
+  return `${subject}.${gatewayId}`;
+}
+
 /**
  * The data plane's internal RPCs, named by caller and callee as in TTS (`NsJs`, `GsNs`, `NsGs`,
  * `NsAs`, `AsJs`): component to component over the transport, never bound to HTTP.
  */
 export function dataplaneRpcs() {
   return {
-    /** The NS hands a join-request to the JS: a join-accept and session keys, or the refusal. */
     /** The GS resolves a gateway's EUI to its identifiers and frequency plans (TTS `GetIdentifiersForEUI` plus the gateway's plans). */
     'GsIs.GetGatewayForEUI': defineRpc({
       service: 'GsIs',
@@ -61,6 +114,27 @@ export function dataplaneRpcs() {
       unauthenticated: true,
       request: SessionKeyRequest,
     }),
+    /** The NS asks the GS replica holding a gateway's downlink path (on the gateway's own subject, `gatewayDownlinkSubject`) to send a downlink. */
+    'NsGs.ScheduleDownlink': defineRpc({
+      service: 'NsGs',
+      method: 'ScheduleDownlink',
+      component: 'gs',
+      http: [],
+      rights: [],
+      unauthenticated: true,
+      request: ScheduleDownlinkRequest,
+    }),
+    /** The NS hands application messages (join-accepts; data uplinks later) to the AS. */
+    'NsAs.HandleUplink': defineRpc({
+      service: 'NsAs',
+      method: 'HandleUplink',
+      component: 'as',
+      http: [],
+      rights: [],
+      unauthenticated: true,
+      request: NsAsHandleUplinkRequest,
+    }),
+    /** The NS hands a join-request to the JS: a join-accept and session keys, or the refusal. */
     'NsJs.HandleJoin': defineRpc({
       service: 'NsJs',
       method: 'HandleJoin',
