@@ -29,7 +29,7 @@ describe('RPC table', () => {
   it.each(entries)('%s: subject is rpc.<component>.<Service>.<Method>', (name, def) => {
     expect(name).toBe(`${def.service}.${def.method}`);
     expect(def.subject).toBe(`rpc.${def.component}.${def.service}.${def.method}`);
-    expect(def.subject).toMatch(/^rpc\.(is|js|ns|as|events)\.[A-Z][A-Za-z]+\.[A-Z][A-Za-z]+$/);
+    expect(def.subject).toMatch(/^rpc\.(is|js|ns|as|events|gs)\.[A-Z][A-Za-z]+\.[A-Z][A-Za-z]+$/);
   });
 
   it('has unique subjects and unique HTTP bindings', () => {
