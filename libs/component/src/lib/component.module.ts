@@ -2,7 +2,7 @@ import { type DynamicModule, Global, type LoggerService, Module } from '@nestjs/
 import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import type { ComponentName } from '@lorawan/api';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { type Messaging, PUBSUB } from '@lorawan/transport';
+import { type Messaging, PUBSUB, type SubjectRouter, SUBJECT_ROUTER } from '@lorawan/transport';
 import { EventPublisher } from './event-publisher';
 import { healthController } from './health/health.controller';
 import { HealthService } from './health/health.service';
@@ -29,7 +29,8 @@ export interface ComponentOptions {
 @Global()
 @Module({})
 export class ComponentModule {
-  static forRoot(options: ComponentOptions): DynamicModule {
+  /** `router`: the component's transport strategy, for handlers served on further subjects (SUBJECT_ROUTER). */
+  static forRoot(options: ComponentOptions, router: SubjectRouter): DynamicModule {
     return {
       module: ComponentModule,
       imports: [DiscoveryModule],
@@ -39,6 +40,7 @@ export class ComponentModule {
         { provide: PUBSUB, useValue: options.messaging.pubsub },
         { provide: COMPONENT_NAME, useValue: options.component },
         { provide: COMPONENT_RPC_CLIENT, useFactory: () => options.messaging.client() },
+        { provide: SUBJECT_ROUTER, useValue: router },
         HealthService,
         EventPublisher,
         RequestDecoder,
@@ -47,7 +49,7 @@ export class ComponentModule {
         { provide: APP_GUARD, useClass: RightsGuard },
         { provide: APP_FILTER, useClass: StackErrorFilter },
       ],
-      exports: [STACK_CONFIG, PUBSUB, COMPONENT_NAME, COMPONENT_RPC_CLIENT, HealthService, EventPublisher, RequestDecoder, DecodeRequestPipe],
+      exports: [STACK_CONFIG, PUBSUB, COMPONENT_NAME, COMPONENT_RPC_CLIENT, SUBJECT_ROUTER, HealthService, EventPublisher, RequestDecoder, DecodeRequestPipe],
     };
   }
 }

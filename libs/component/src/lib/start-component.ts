@@ -20,12 +20,13 @@ export interface RunningComponent {
  * with its operations port (HEALTH_PORT: health, readiness, metrics) when configured.
  */
 export async function startComponent(feature: Type<unknown>, options: ComponentOptions): Promise<RunningComponent> {
-  @Module({ imports: [ComponentModule.forRoot(options), feature] })
+  const strategy = options.messaging.server(options.component);
+  @Module({ imports: [ComponentModule.forRoot(options, strategy), feature] })
   class RootModule {}
   Object.defineProperty(RootModule, 'name', { value: `${options.component.toUpperCase()}RootModule` });
 
   const app = await NestFactory.createMicroservice(RootModule, {
-    strategy: options.messaging.server(options.component),
+    strategy,
     logger: options.logger ?? ['error', 'warn'],
     abortOnError: false,
   });

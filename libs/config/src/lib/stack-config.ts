@@ -42,6 +42,14 @@ export class Environment {
   /** Refuse gateways the IS does not know (else they connect as `eui-<eui>` with the fallback plan). */
   @IsOptional() @Transform(toBool) @IsBoolean() GS_REQUIRE_REGISTERED_GATEWAYS = true;
   @IsOptional() @Matches(/^[A-Z0-9_]{1,64}$/, { message: 'GS_FALLBACK_FREQUENCY_PLAN must be a frequency plan ID' }) GS_FALLBACK_FREQUENCY_PLAN?: string;
+  /** The Network Server's NetID (6 hex digits): joined devices get DevAddrs of its prefix. */
+  @IsOptional() @Matches(/^[0-9A-Fa-f]{6}$/, { message: 'NS_NET_ID must be 6 hex digits' }) NS_NET_ID = '000000';
+  /** DevAddr prefixes to allocate from instead of the NetID's (`26011000/20,26012000/20`). */
+  @IsOptional()
+  @Matches(/^[0-9A-Fa-f]{8}\/\d{1,2}(,[0-9A-Fa-f]{8}\/\d{1,2})*$/, {
+    message: 'NS_DEV_ADDR_PREFIXES must be a comma-separated list of DevAddr prefixes (26000000/7)',
+  })
+  NS_DEV_ADDR_PREFIXES?: string;
   /** Timeout of one webhook request (connect to end of response). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(300_000) WEBHOOK_TIMEOUT_MS = 5000;
   /** Attempts per webhook delivery before it is given up (1 = no retry). */
@@ -92,6 +100,7 @@ export interface StackConfig {
   publicUrl: string;
   webhooks: WebhookDeliveryConfig;
   gs: GatewayServerConfig;
+  ns: NetworkServerConfig;
   rpcTimeoutMs: number;
   shutdownGraceMs: number;
   logLevel: string;
@@ -111,6 +120,14 @@ export interface GatewayServerConfig {
   udpHost: string;
   requireRegisteredGateways: boolean;
   fallbackFrequencyPlan?: string;
+}
+
+/** The Network Server's network (NS_*). */
+export interface NetworkServerConfig {
+  /** Upper-case hex. */
+  netId: string;
+  /** DevAddr prefixes as given (`26000000/7`); empty: the NetID's. */
+  devAddrPrefixes: string[];
 }
 
 /** Webhook delivery settings (WEBHOOK_*). */
@@ -164,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       requireRegisteredGateways: e.GS_REQUIRE_REGISTERED_GATEWAYS,
       fallbackFrequencyPlan: e.GS_FALLBACK_FREQUENCY_PLAN,
     },
+    ns: { netId: e.NS_NET_ID.toUpperCase(), devAddrPrefixes: e.NS_DEV_ADDR_PREFIXES ? e.NS_DEV_ADDR_PREFIXES.split(',') : [] },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     logLevel: e.LOG_LEVEL,

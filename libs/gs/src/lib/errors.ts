@@ -5,3 +5,36 @@ export const ErrMessageCRC = defineError('pkg/gatewayserver/io', 'message_crc', 
 export const ErrConnectionExpired = defineError('pkg/gatewayserver/io/udp', 'connection_expired', 'connection expired', Code.Unavailable);
 export const ErrServerStopped = defineError('pkg/gatewayserver', 'server_stopped', 'the Gateway Server stopped', Code.Unavailable);
 export const ErrNoNetworkServer = defineError('pkg/gatewayserver', 'network_server_unavailable', 'no Network Server took the uplink', Code.Unavailable);
+export const ErrUplinkToken = defineError('pkg/gatewayserver', 'uplink_token', 'invalid uplink token', Code.InvalidArgument);
+export const ErrGatewayNotConnected = defineError('pkg/gatewayserver', 'not_connected', 'gateway `{gateway_uid}` not connected', Code.NotFound);
+export const ErrNoDownlinkPath = defineError(
+  'pkg/gatewayserver/io/udp',
+  'no_downlink_path',
+  'gateway `{gateway_uid}` has no downlink path (no recent PULL_DATA)',
+  Code.FailedPrecondition,
+);
+export const ErrNoRxWindow = defineError('pkg/gatewayserver/io', 'no_rx_window', 'the request names no receive window', Code.InvalidArgument);
+export const ErrTooLate = defineError(
+  'pkg/gatewayserver/io',
+  'too_late',
+  'too late to transmit in any receive window ({delay_ms} ms after the uplink)',
+  Code.FailedPrecondition,
+);
+export const ErrDataRate = defineError(
+  'pkg/gatewayserver/io',
+  'data_rate',
+  'the data rate is not a downlink data rate of band `{band_id}`',
+  Code.InvalidArgument,
+);
+export const ErrFrequencyNotAllowed = defineError(
+  'pkg/gatewayserver/io',
+  'frequency_not_allowed',
+  'frequency `{frequency}` is outside the sub-bands of frequency plan `{frequency_plan_id}`',
+  Code.FailedPrecondition,
+);
+export const ErrFrequencyPlan = defineError(
+  'pkg/gatewayserver',
+  'frequency_plan',
+  'gateway `{gateway_uid}` has no known frequency plan',
+  Code.FailedPrecondition,
+);

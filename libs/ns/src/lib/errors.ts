@@ -12,3 +12,31 @@ export const ErrFieldNotChangeable = defineError(
   Code.InvalidArgument,
 );
 export const ErrFrequencyPlanNotFound = defineError('pkg/networkserver', 'frequency_plan_not_found', 'frequency plan `{id}` not found', Code.InvalidArgument);
+export const ErrDecodePayload = defineError('pkg/networkserver', 'decode_payload', 'failed to decode the uplink payload: {reason}', Code.InvalidArgument);
+export const ErrUnsupportedMType = defineError(
+  'pkg/networkserver',
+  'unsupported_m_type',
+  'MType `{m_type}` is not an uplink the Network Server handles',
+  Code.InvalidArgument,
+);
+export const ErrDataUplinkUnsupported = defineError(
+  'pkg/networkserver',
+  'data_uplink_unsupported',
+  'data uplinks are not handled by this Network Server yet',
+  Code.Unimplemented,
+);
+export const ErrJoinUnsupported = defineError('pkg/networkserver', 'abp_join_request', 'device `{device_uid}` does not join (ABP)', Code.FailedPrecondition);
+export const ErrUnknownDataRate = defineError(
+  'pkg/networkserver',
+  'data_rate_not_found',
+  'the uplink data rate is not one of band `{band_id}`',
+  Code.InvalidArgument,
+);
+export const ErrJoinServerUnavailable = defineError('pkg/networkserver', 'join_server_unavailable', 'no Join Server answered: {reason}', Code.Unavailable);
+export const ErrUnwrapKey = defineError(
+  'pkg/networkserver',
+  'unwrap_key',
+  'cannot unwrap the `{key}` the Join Server issued (KEK `{kek_label}`)',
+  Code.FailedPrecondition,
+);
+export const ErrNoDownlinkPath = defineError('pkg/networkserver', 'no_downlink_path', 'no gateway can send the downlink', Code.FailedPrecondition);

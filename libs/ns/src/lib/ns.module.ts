@@ -1,11 +1,26 @@
 import { Module } from '@nestjs/common';
 import { endDeviceRegistryController, registryProviders } from '@lorawan/registry';
+import { GatewayDownlinks } from './downlinks/gateway-downlinks.service';
 import { NS_REGISTRY_POLICY } from './end-devices/ns-registry.policy';
+import { JoinRequestService } from './joins/join-request.service';
 import { NS_MIGRATIONS } from './migrations';
+import { UPLINK_DEDUPLICATOR_PROVIDERS } from './uplinks/uplink-deduplicator.provider';
+import { UplinkService } from './uplinks/uplink.service';
+import { UplinksController } from './uplinks/uplinks.controller';
 
-/** The Network Server: MAC settings and state, network session keys (NsEndDeviceRegistry). */
+/**
+ * The Network Server: MAC settings and state, network session keys (NsEndDeviceRegistry), and
+ * the data plane's uplinks from the Gateway Servers (`GsNs.HandleUplink`: join-requests, through
+ * the JS to a join-accept sent by the best gateway).
+ */
 @Module({
-  controllers: [endDeviceRegistryController('NsEndDeviceRegistry')],
-  providers: registryProviders('ns', NS_MIGRATIONS, () => NS_REGISTRY_POLICY),
+  controllers: [endDeviceRegistryController('NsEndDeviceRegistry'), UplinksController],
+  providers: [
+    ...registryProviders('ns', NS_MIGRATIONS, () => NS_REGISTRY_POLICY),
+    ...UPLINK_DEDUPLICATOR_PROVIDERS,
+    GatewayDownlinks,
+    JoinRequestService,
+    UplinkService,
+  ],
 })
 export class NsModule {}

@@ -138,6 +138,18 @@ export const gsConnectedGateways = new Gauge({
   labelNames: ['protocol'] as const,
 });
 
+export const nsJoins = new Counter({
+  name: 'lorawan_ns_join_requests_total',
+  help: 'Join-requests a Network Server handled, by result: accepted (by the JS), refused (JS or device), unknown_device, duplicate (a copy of one being handled), not_scheduled (no gateway could send the join-accept).',
+  labelNames: ['result'] as const,
+});
+
+export const gsDownlinks = new Counter({
+  name: 'lorawan_gs_downlinks_total',
+  help: 'Downlinks the Network Server asked a Gateway Server to send, by result: sent (PULL_RESP to the gateway), failed (too late, no downlink path, bad request).',
+  labelNames: ['result'] as const,
+});
+
 export const gsUplinks = new Counter({
   name: 'lorawan_gs_uplinks_total',
   help: 'Uplinks a Gateway Server received from gateways, by result: forwarded (to the NS), dropped (CRC failed, NS refused or away).',

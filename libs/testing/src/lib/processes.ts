@@ -59,6 +59,8 @@ export interface StackUnderTest {
   healthPorts: Map<string, number>;
   /** The Gateway Server's Semtech UDP port on 127.0.0.1 (embedded, or distributed with `gs`); of the first replica. */
   udpPort?: number;
+  /** Distributed mode: the UDP port of each Gateway Server replica (`gs#0`, `gs#1`, …). */
+  udpPorts?: Map<string, number>;
   /** Output of every process, for failure diagnostics and log assertions. */
   logs(): string;
   /** Output of one process (`gateway`, `is#0`, … distributed; `stack` embedded). */
@@ -185,6 +187,7 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
     // The events service keeps history in a JetStream stream of the subject prefix: not left behind.
     if (components.includes('events')) await deleteJetStreamStream(`EVENTS_${env.NATS_SUBJECT_PREFIX}`, natsUrl);
     if (components.includes('as')) await deleteJetStreamStream(`WEBHOOKS_${env.NATS_SUBJECT_PREFIX}`, natsUrl);
+    if (components.includes('ns')) await deleteJetStreamStream(`KV_NS_UPLINKS_${env.NATS_SUBJECT_PREFIX}`, natsUrl);
   };
   const processes = new Map(spawned.map((s) => [s.name, s.child]));
   const restart = async (name: string) => {
@@ -215,6 +218,7 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
     processes,
     healthPorts,
     udpPort: udpPorts.get('gs#0'),
+    udpPorts,
     logs: () => spawned.map((s) => s.output.join('')).join('\n'),
     logsOf: (name) => spawned.find((s) => s.name === name)?.output.join('') ?? '',
     restart,

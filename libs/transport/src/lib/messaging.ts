@@ -6,7 +6,7 @@ import { NatsLink } from './nats/nats-link';
 import { NatsPubSub } from './nats/nats-pubsub';
 import { StackClientNats } from './nats/stack-client-nats';
 import { StackServerNats } from './nats/stack-server-nats';
-import type { PubSub } from './pubsub';
+import type { PubSub, SubjectRouter } from './pubsub';
 
 export interface MessagingSettings {
   natsUrl?: string;
@@ -34,7 +34,7 @@ export interface Messaging {
   /** The largest message the transport carries (NATS `max_payload`; the same 1 MiB in process). */
   readonly maxPayload: number;
   /** The transport strategy serving a component's `@MessagePattern` handlers. */
-  server(component: string): CustomTransportStrategy;
+  server(component: string): CustomTransportStrategy & SubjectRouter;
   /** A client proxy for the components' RPCs (`send(subject, {ctx, body})`, or `call` for a promise). */
   client(): RpcClient;
   /** Closes the connection (after the applications using it are closed). */

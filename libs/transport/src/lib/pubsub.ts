@@ -25,3 +25,15 @@ export interface Subscription {
 }
 
 export const PUBSUB = Symbol('PUBSUB');
+
+/**
+ * Serves further concrete subjects with the handler of one of the component's patterns: a GS
+ * replica serves `NsGs.ScheduleDownlink` on the subject of each gateway it holds, so any NS
+ * replica reaches the one replica with that gateway's downlink path. Requests on a routed subject
+ * go through the same pipeline (decoding, guard, filter, metrics) as the pattern's own subject.
+ */
+export interface SubjectRouter {
+  route(pattern: string, subject: string): Subscription;
+}
+
+export const SUBJECT_ROUTER = Symbol('SUBJECT_ROUTER');

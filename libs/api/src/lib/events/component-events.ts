@@ -97,7 +97,7 @@ export const NS_EVENTS = {
     dataType: 'ttn.lorawan.v3.ErrorDetails',
   }),
   /** The seed's: the join-accept was forwarded to the Application Server and accepted (TTS `ns.up.join.accept.forward`). */
-  joinForward: defineEvent('ns.up.join.forward', 'forward join-accept to Application Server', { ...NS_TRAFFIC }),
+  joinForward: defineEvent('ns.up.join.forward', 'forward join-accept to Application Server', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.ApplicationUp' }),
 };
 
 /** Application Server. */

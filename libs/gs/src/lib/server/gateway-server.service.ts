@@ -1,30 +1,59 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { GS_EVENTS, newUlid, RPCS, type RpcContext } from '@lorawan/api';
+import { gatewayDownlinkSubject, GS_EVENTS, newUlid, plainJson, RPCS, rpcPattern, type RpcContext, type ScheduleDownlinkRequest } from '@lorawan/api';
 import { COMPONENT_RPC_CLIENT, EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { Code, type ErrorDetails, isErrorDetails } from '@lorawan/errors';
+import { Code, type ErrorDetails, isErrorDetails, isStackError, type StackError } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
-import { gsConnectedGateways, gsDatagramsDropped, gsUplinks } from '@lorawan/observability';
-import type { RpcClient } from '@lorawan/transport';
-import { ErrConnectionExpired, ErrMessageCRC, ErrNoNetworkServer, ErrServerStopped } from '../errors';
+import { gsConnectedGateways, gsDatagramsDropped, gsDownlinks, gsUplinks } from '@lorawan/observability';
+import { type RpcClient, type SubjectRouter, SUBJECT_ROUTER, type Subscription } from '@lorawan/transport';
+import {
+  ErrConnectionExpired,
+  ErrFrequencyPlan,
+  ErrGatewayNotConnected,
+  ErrMessageCRC,
+  ErrNoDownlinkPath,
+  ErrNoNetworkServer,
+  ErrServerStopped,
+  ErrUplinkToken,
+} from '../errors';
 import type { UplinkMessageJson } from '../udp/translation';
+import { decodeUplinkToken } from '../udp/uplink-token';
+import { planClassADownlink } from './class-a-downlink';
 import { type GatewayConnection, type GatewayResolution, type PendingDownlink, UdpGatewayServer, type UdpHandlers } from '../udp/udp-server';
+
+/** `NsGs.ScheduleDownlink`'s answer (TTS `ScheduleDownlinkResponse`). */
+export interface ScheduleDownlinkResponseJson {
+  /** How long until the gateway transmits. */
+  delay: string;
+  downlink_path: { uplink_token: string };
+  rx1?: boolean;
+  rx2?: boolean;
+}
+
+/** TTS's GS forwards an uplink when the NS answered, and drops it when the NS call failed with one of these. */
+const DROP_CODES = new Set<number>([Code.Canceled, Code.DeadlineExceeded, Code.Unknown, Code.Internal, Code.Unimplemented, Code.Unavailable]);
 
 /**
  * The Gateway Server: the Semtech UDP frontend on GS_UDP_PORT, gateways resolved by EUI through
  * the Identity Server (`GsIs.GetGatewayForEUI`), every received copy handed to the Network Server
- * (`GsNs.HandleUplink`), and TTS's events on the way: `gs.gateway.connect|disconnect`,
- * `gs.up.receive`, `gs.up.forward` or `gs.up.drop`, `gs.status.receive`, `gs.txack.receive`. Each
- * copy carries its own `gs:uplink:<ULID>` correlation ID.
+ * (`GsNs.HandleUplink`), class A downlinks from the NS (`NsGs.ScheduleDownlink`, served on each
+ * connected gateway's own subject so the NS reaches the replica holding its downlink path), and
+ * TTS's events on the way: `gs.gateway.connect|disconnect`, `gs.up.receive`, `gs.up.forward` or
+ * `gs.up.drop`, `gs.down.schedule.attempt`, `gs.down.send` or `gs.down.schedule.fail`,
+ * `gs.status.receive`, `gs.txack.receive`. Each copy carries its own `gs:uplink:<ULID>`
+ * correlation ID.
  */
 @Injectable()
 export class GatewayServerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('GatewayServer');
   private server?: UdpGatewayServer;
+  /** The per-gateway `NsGs.ScheduleDownlink` subjects this replica serves, by gateway EUI. */
+  private readonly routes = new Map<string, Subscription>();
 
   constructor(
     @Inject(STACK_CONFIG) private readonly config: StackConfig,
     @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
+    @Inject(SUBJECT_ROUTER) private readonly router: SubjectRouter,
     private readonly events: EventPublisher,
   ) {}
 
@@ -43,6 +72,49 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.server?.stop();
+  }
+
+  /**
+   * `NsGs.ScheduleDownlink` (class A): sends the downlink on the gateway the uplink token names,
+   * in RX1 if it can still make it, else RX2 (`planClassADownlink`), as a PULL_RESP on the
+   * gateway's downlink path.
+   */
+  scheduleDownlink(request: ScheduleDownlinkRequest, ctx: RpcContext): ScheduleDownlinkResponseJson {
+    const path = request.request.downlink_paths[0];
+    const token = path ? decodeUplinkToken(path.uplink_token) : undefined;
+    if (!token) throw ErrUplinkToken.with();
+    const conn = this.server?.connection(token.eui);
+    if (!conn) throw ErrGatewayNotConnected.with({ gateway_uid: token.gateway_id });
+    const ids = { gateway_ids: conn.ids };
+    const eventCtx = { ...ctx, correlation_ids: [...new Set([...(request.correlation_ids ?? []), ...ctx.correlation_ids])] };
+    const message = plainJson(request);
+    this.events.publish(GS_EVENTS.downScheduleAttempt, ids, { ctx: eventCtx, data: message });
+    const fail = (err: StackError): never => {
+      gsDownlinks.inc({ result: 'failed' });
+      this.events.publish(GS_EVENTS.downScheduleFail, ids, { ctx: eventCtx, data: err.toDetails() });
+      throw err;
+    };
+    const plan = getFrequencyPlan(conn.frequency_plan_ids[0] ?? '');
+    if (!plan) return fail(ErrFrequencyPlan.with({ gateway_uid: conn.ids.gateway_id }));
+    const now = Date.now();
+    const planned = planClassADownlink(Buffer.from(request.raw_payload, 'base64'), request.request, token, plan, now);
+    if (isStackError(planned)) return fail(planned);
+    const sent = this.server?.sendDownlink(token.eui, planned.txpk, { correlation_ids: eventCtx.correlation_ids });
+    if (!sent) return fail(ErrNoDownlinkPath.with({ gateway_uid: conn.ids.gateway_id }));
+    gsDownlinks.inc({ result: 'sent' });
+    const scheduled = {
+      data_rate: planned.data_rate,
+      frequency: planned.frequency,
+      timestamp: planned.txpk.tmst,
+      downlink: { tx_power: planned.eirp, invert_polarization: true, antenna_index: token.antenna_index },
+    };
+    const { request: _request, ...rest } = message;
+    this.events.publish(GS_EVENTS.downSend, ids, { ctx: eventCtx, data: { ...rest, scheduled, correlation_ids: eventCtx.correlation_ids } });
+    return {
+      delay: `${Math.max(0, planned.transmit_at_ms - now) / 1000}s`,
+      downlink_path: { uplink_token: path.uplink_token },
+      ...(planned.window === 'rx1' ? { rx1: true } : { rx2: true }),
+    };
   }
 
   /** The UDP frontend (tests and the downlink path to come). */
@@ -69,12 +141,15 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     return {
       connected: (conn) => {
         gsConnectedGateways.inc({ protocol: 'udp' });
+        this.serveDownlinks(conn);
         this.events.publish(GS_EVENTS.connect, gatewayIds(conn), {
           data: { connected_at: conn.connected_at, protocol: 'udp', gateway_remote_address: { ip: conn.remote.address } },
         });
       },
       disconnected: (conn, reason) => {
         gsConnectedGateways.dec({ protocol: 'udp' });
+        this.routes.get(conn.ids.eui)?.unsubscribe();
+        this.routes.delete(conn.ids.eui);
         this.events.publish(GS_EVENTS.disconnect, gatewayIds(conn), {
           data: (reason === 'expired' ? ErrConnectionExpired : ErrServerStopped).with().toDetails(),
         });
@@ -91,6 +166,13 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     };
   }
 
+  /** Serves `NsGs.ScheduleDownlink` on the gateway's own subject while this replica holds it. */
+  private serveDownlinks(conn: GatewayConnection): void {
+    const rpc = RPCS['NsGs.ScheduleDownlink'];
+    this.routes.get(conn.ids.eui)?.unsubscribe();
+    this.routes.set(conn.ids.eui, this.router.route(rpcPattern('NsGs.ScheduleDownlink'), gatewayDownlinkSubject(rpc.subject, conn.ids.gateway_id)));
+  }
+
   private async uplink(conn: GatewayConnection, message: UplinkMessageJson): Promise<void> {
     const ids = { gateway_ids: conn.ids };
     const ctx = this.context(message.correlation_ids);
@@ -99,12 +181,12 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     if (message.crc_status === false) return this.drop(ids, ctx, ErrMessageCRC.with().toDetails());
     try {
       await this.rpc.call(RPCS['GsNs.HandleUplink'].subject, { ctx, body: message });
-      gsUplinks.inc({ result: 'forwarded' });
-      this.events.publish(GS_EVENTS.upForward, ids, { ctx, data: 'cluster' });
     } catch (err) {
-      // The NS refused the uplink or is away: dropped here, as TTS's GS does.
-      this.drop(ids, ctx, isErrorDetails(err) ? err : ErrNoNetworkServer.with().toDetails());
+      // As TTS's GS: an answer from the NS (no such device, …) means the NS has it; a failed call (or a busy or absent NS) drops it.
+      if (!isErrorDetails(err) || DROP_CODES.has(err.code)) return this.drop(ids, ctx, isErrorDetails(err) ? err : ErrNoNetworkServer.with().toDetails());
     }
+    gsUplinks.inc({ result: 'forwarded' });
+    this.events.publish(GS_EVENTS.upForward, ids, { ctx, data: 'cluster' });
   }
 
   private drop(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: RpcContext, error: ErrorDetails): void {

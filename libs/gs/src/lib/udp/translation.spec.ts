@@ -1,6 +1,7 @@
 import loraPacket from 'lora-packet';
 import type { RxPacket } from './packet-data';
 import { toGatewayStatus, toUplinkMessage, uniqueByRssi } from './translation';
+import { decodeUplinkToken } from './uplink-token';
 
 const frame = loraPacket
   .fromFields(
@@ -40,6 +41,7 @@ describe('rxpk → UplinkMessage (dataplane-notes §1.5)', () => {
         {
           gateway_ids: gateway,
           antenna_index: 0,
+          uplink_token: expect.any(String),
           time: '2026-11-24T10:00:00.123456Z',
           timestamp: 1000,
           gps_time: '1980-01-06T00:16:40.000000Z',
@@ -77,6 +79,7 @@ describe('rxpk → UplinkMessage (dataplane-notes §1.5)', () => {
       {
         gateway_ids: gateway,
         antenna_index: 0,
+        uplink_token: expect.any(String),
         timestamp: 1000,
         rssi: -70,
         channel_rssi: -70,
@@ -85,8 +88,15 @@ describe('rxpk → UplinkMessage (dataplane-notes §1.5)', () => {
         channel_index: 3,
         fine_timestamp: '42',
       },
-      { gateway_ids: gateway, antenna_index: 1, timestamp: 1000, rssi: -90, channel_rssi: -90, channel_index: 3 },
+      { gateway_ids: gateway, antenna_index: 1, uplink_token: expect.any(String), timestamp: 1000, rssi: -90, channel_rssi: -90, channel_index: 3 },
     ]);
+    // Each antenna's uplink token names the gateway, the antenna, the concentrator time and the server time of reception.
+    expect(msg.rx_metadata.map((md) => decodeUplinkToken(md.uplink_token))).toEqual([
+      { gateway_id: 'gtw-1', eui: 'AA555A0000000101', antenna_index: 0, timestamp: 1000, received_ms: Date.parse('2026-11-24T10:00:00.000Z') },
+      { gateway_id: 'gtw-1', eui: 'AA555A0000000101', antenna_index: 1, timestamp: 1000, received_ms: Date.parse('2026-11-24T10:00:00.000Z') },
+    ]);
+    expect(decodeUplinkToken('not a token')).toBeUndefined();
+    expect(decodeUplinkToken(Buffer.from('["g","aa",0,1,2]').toString('base64'))).toBeUndefined();
     expect(toUplinkMessage(rx({ stat: 0 }), gateway, '2026-11-24T10:00:00.000000Z', 'x').crc_status).toBeUndefined();
   });
 

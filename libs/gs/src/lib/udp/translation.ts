@@ -1,5 +1,6 @@
 import { plainJson } from '@lorawan/api';
 import type { GatewayStat, RxPacket } from './packet-data';
+import { encodeUplinkToken } from './uplink-token';
 
 /**
  * rxpk → UplinkMessage and stat → GatewayStatus as TTS writes them in JSON
@@ -26,6 +27,8 @@ export interface RxMetadata {
   snr?: number;
   channel_index?: number;
   frequency_offset?: string;
+  /** Opaque to all but the GS: where and when this copy was heard (the NS hands it back to send a class A downlink). */
+  uplink_token: string;
 }
 
 export interface UplinkMessageJson {
@@ -52,10 +55,14 @@ function gpsTime(tmms: number): string {
 /** The UplinkMessage of one received copy. */
 export function toUplinkMessage(rx: RxPacket, gateway: GatewayIds, receivedAt: string, correlationId: string): UplinkMessageJson {
   const common = { gateway_ids: gateway, time: rx.time, timestamp: rx.tmst, gps_time: rx.tmms === undefined ? undefined : gpsTime(rx.tmms) };
+  const receivedMs = Date.parse(receivedAt);
+  const token = (antenna: number) =>
+    encodeUplinkToken({ gateway_id: gateway.gateway_id, eui: gateway.eui, antenna_index: antenna, timestamp: rx.tmst, received_ms: receivedMs });
   const metadata: RxMetadata[] = rx.rsig?.length
     ? rx.rsig.map((s) => ({
         ...common,
         antenna_index: s.ant ?? 0,
+        uplink_token: token(s.ant ?? 0),
         fine_timestamp: s.ftime === undefined ? undefined : String(s.ftime),
         rssi: s.rssic ?? rx.rssi,
         channel_rssi: s.rssic ?? rx.rssi,
@@ -68,6 +75,7 @@ export function toUplinkMessage(rx: RxPacket, gateway: GatewayIds, receivedAt: s
         {
           ...common,
           antenna_index: 0,
+          uplink_token: token(0),
           fine_timestamp: rx.ftime === undefined ? undefined : String(rx.ftime),
           rssi: rx.rssi,
           channel_rssi: rx.rssi,

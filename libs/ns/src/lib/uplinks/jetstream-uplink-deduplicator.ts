@@ -1,13 +1,13 @@
 import { connect, type KV, type NatsConnection, StorageType } from 'nats';
-import { newUlid } from '@lorawan/api';
 import type { DedupTiming, UplinkDeduplicator } from './uplink-deduplicator';
 
 /**
- * The distributed deduplicator, on a JetStream key-value bucket every NS replica shares:
- * `<key>.claim` holds the current claim (its ID and time); the first copy creates it, and a copy
- * past the claim's window and cooldown replaces it with a compare-and-set on its revision, so
- * among racing replicas exactly one wins. Every copy puts its metadata under
- * `<key>.<claim ID>.<ULID>`. Entries expire with the bucket's TTL, far beyond any window.
+ * The distributed deduplicator, on a JetStream key-value bucket every NS replica shares: the
+ * uplink's key holds its current claim (when it was made, and the metadata of every copy so far).
+ * The first copy creates it; a later copy appends its metadata with a compare-and-set on the
+ * entry's revision (retried when another copy got there first), or, past the claim's window and
+ * cooldown, replaces the claim the same way, so among racing replicas exactly one wins. Entries
+ * expire with the bucket's TTL, far beyond any window. One read gives the merged metadata.
  */
 export interface JetStreamDedupOptions {
   natsUrl: string;
@@ -18,11 +18,13 @@ export interface JetStreamDedupOptions {
 }
 
 interface Claim {
-  id: string;
   at: number;
+  metadata: unknown[][];
 }
 
 const ENTRY_TTL_MS = 5 * 60_000;
+/** Attempts to record one copy while other copies race for the same entry. */
+const MAX_ROUNDS = 50;
 const codec = { encode: (v: unknown) => Buffer.from(JSON.stringify(v)), decode: <T>(b: Uint8Array) => JSON.parse(Buffer.from(b).toString()) as T };
 
 export function dedupBucketName(subjectPrefix?: string): string {
@@ -47,51 +49,38 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
   }
 
   async deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming): Promise<boolean> {
-    const { first, claim } = await this.claim(key, timing);
-    await this.kv.put(`${key}.${claim.id}.${newUlid()}`, codec.encode(metadata));
-    return first;
+    const copy = [...metadata];
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const now = Date.now();
+      try {
+        await this.kv.create(key, codec.encode({ at: now, metadata: [copy] } satisfies Claim));
+        return true;
+      } catch {
+        // Someone holds it (or held it): join the live claim, or renew a stale one.
+      }
+      const entry = await this.kv.get(key);
+      if (!entry || entry.operation !== 'PUT') continue;
+      const current = codec.decode<Claim>(entry.value);
+      const live = now - current.at <= timing.windowMs + timing.cooldownMs;
+      const next: Claim = live ? { at: current.at, metadata: [...current.metadata, copy] } : { at: now, metadata: [copy] };
+      try {
+        await this.kv.update(key, codec.encode(next), entry.revision);
+        return !live;
+      } catch {
+        // Another copy changed it first: read it again (after a moment, so racing copies spread out).
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
+      }
+    }
+    throw new Error(`could not record a copy of uplink ${key}: the entry kept changing`);
   }
 
   async accumulated(key: string): Promise<unknown[]> {
-    const entry = await this.kv.get(`${key}.claim`);
+    const entry = await this.kv.get(key);
     if (!entry || entry.operation !== 'PUT') return [];
-    const { id } = codec.decode<Claim>(entry.value);
-    const keys: string[] = [];
-    for await (const k of await this.kv.keys(`${key}.${id}.*`)) keys.push(k);
-    const out: unknown[] = [];
-    for (const k of keys.sort()) {
-      const e = await this.kv.get(k);
-      if (e && e.operation === 'PUT') out.push(...codec.decode<unknown[]>(e.value));
-    }
-    return out;
+    return codec.decode<Claim>(entry.value).metadata.flat();
   }
 
   async close(): Promise<void> {
     if (!this.nc.isClosed()) await this.nc.close();
-  }
-
-  /** Claims the uplink, or joins the live claim (a few rounds when the key changes under us). */
-  private async claim(key: string, timing: DedupTiming): Promise<{ first: boolean; claim: Claim }> {
-    const claimKey = `${key}.claim`;
-    for (let round = 0; round < 5; round++) {
-      const mine: Claim = { id: newUlid(), at: Date.now() };
-      try {
-        await this.kv.create(claimKey, codec.encode(mine));
-        return { first: true, claim: mine };
-      } catch {
-        // Someone holds it (or held it): is the claim still live?
-      }
-      const entry = await this.kv.get(claimKey);
-      if (!entry || entry.operation !== 'PUT') continue;
-      const current = codec.decode<Claim>(entry.value);
-      if (mine.at - current.at <= timing.windowMs + timing.cooldownMs) return { first: false, claim: current };
-      try {
-        await this.kv.update(claimKey, codec.encode(mine), entry.revision);
-        return { first: true, claim: mine };
-      } catch {
-        // Another replica renewed it first: the next round joins its claim.
-      }
-    }
-    throw new Error(`could not claim uplink ${key}: the claim kept changing`);
   }
 }

@@ -1,5 +1,5 @@
 import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
-import type { Subscription } from '../pubsub';
+import type { SubjectRouter, Subscription } from '../pubsub';
 import { RpcDispatcher } from '../rpc/rpc-dispatcher';
 import type { InProcessBroker } from './in-process-broker';
 
@@ -15,7 +15,7 @@ export class InProcessContext extends BaseRpcContext<[string]> {
  * served on the in-process broker in the component's queue group, through the same
  * `RpcDispatcher` as the NATS server, with the same graceful close.
  */
-export class InProcessServer extends Server implements CustomTransportStrategy {
+export class InProcessServer extends Server implements CustomTransportStrategy, SubjectRouter {
   private readonly dispatcher: RpcDispatcher;
   private readonly subscriptions: Subscription[] = [];
 
@@ -36,6 +36,24 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
       );
     }
     callback();
+  }
+
+  /** Serves `subject` with the handler of `pattern` (see SubjectRouter). */
+  route(pattern: string, subject: string): Subscription {
+    if (!this.messageHandlers.has(pattern)) throw new Error(`no handler for ${pattern} to route ${subject} to`);
+    const sub = this.broker.serve(
+      subject,
+      this.component,
+      (payload, reply) => void this.dispatcher.dispatch(pattern, payload, reply, new InProcessContext([subject])),
+    );
+    this.subscriptions.push(sub);
+    return {
+      unsubscribe: () => {
+        const i = this.subscriptions.indexOf(sub);
+        if (i >= 0) this.subscriptions.splice(i, 1);
+        sub.unsubscribe();
+      },
+    };
   }
 
   async close(): Promise<void> {

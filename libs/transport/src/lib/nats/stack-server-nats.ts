@@ -1,5 +1,6 @@
 import { NatsContext, ServerNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection, Subscription } from 'nats';
+import type { SubjectRouter, Subscription as StackSubscription } from '../pubsub';
 import { RpcDispatcher } from '../rpc/rpc-dispatcher';
 import { settleWithin } from '../settle-within';
 import type { NatsLink } from './nats-link';
@@ -21,7 +22,7 @@ export interface StackServerNatsOptions {
  * requests in flight to be answered. The connection itself belongs to the process and is closed
  * after the application.
  */
-export class StackServerNats extends ServerNats {
+export class StackServerNats extends ServerNats implements SubjectRouter {
   private readonly dispatcher: RpcDispatcher;
   private readonly stackSubscriptions: Subscription[] = [];
 
@@ -51,6 +52,25 @@ export class StackServerNats extends ServerNats {
       this.stackSubscriptions.push(sub);
       this.logger.debug?.(`serving ${channel}`);
     }
+  }
+
+  /** Serves `subject` (in the component's queue group) with the handler of `pattern`; see SubjectRouter. */
+  route(pattern: string, subject: string): StackSubscription {
+    if (!this.messageHandlers.has(pattern)) throw new Error(`no handler for ${pattern} to route ${subject} to`);
+    const sub = this.stack.link.connection.subscribe(this.stack.link.subjectPrefix + subject, {
+      queue: this.stack.component,
+      callback: (err, msg) => {
+        if (!err) void this.handleMessage(pattern, msg);
+      },
+    });
+    this.stackSubscriptions.push(sub);
+    return {
+      unsubscribe: () => {
+        const i = this.stackSubscriptions.indexOf(sub);
+        if (i >= 0) this.stackSubscriptions.splice(i, 1);
+        sub.unsubscribe();
+      },
+    };
   }
 
   override async handleMessage(channel: string, msg: Msg): Promise<void> {

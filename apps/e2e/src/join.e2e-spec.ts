@@ -1,0 +1,268 @@
+/**
+ * OTAA joins end to end, GS → NS → JS → AS, in each run mode and with two replicas of every
+ * component: devices registered through the HTTP API, simulated Semtech packet forwarders on the
+ * Gateway Server's UDP port(s), join-requests and join-accepts built and checked by `lora-packet`
+ * (never by the stack's own crypto), and what a user sees: the join-accept on the gateway with the
+ * better signal timed for RX1, the join-flow events of the seed with a shared correlation ID, the
+ * `/join` webhook, and the registries after the join. Refusals (replayed DevNonce, bad MIC,
+ * unknown device) send nothing.
+ */
+import loraPacket from 'lora-packet';
+import type { EventJson } from '@lorawan/api';
+import { SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
+import { Registries, randomEui, randomKey, uid } from './devices';
+import { EventStream } from './event-stream';
+import { ADMIN_USER_ID, Api, createApplications, expectStatus, sleep } from './http-client';
+
+type Start = () => Promise<StackUnderTest>;
+const ALL = ['is', 'js', 'ns', 'as', 'events', 'gs'] as const;
+const MODES: Array<[string, Start, { replicas: boolean }]> = [
+  ['distributed', () => startDistributedStack({ components: [...ALL] }), { replicas: false }],
+  ['distributed, two replicas of each component', () => startDistributedStack({ components: [...ALL], replicas: 2 }), { replicas: true }],
+  ['embedded', () => startEmbeddedStack(), { replicas: false }],
+];
+
+const JOIN_FLOW = [
+  'gs.up.receive',
+  'gs.up.forward',
+  'gs.down.send',
+  'js.join.accept',
+  'ns.up.join.forward',
+  'ns.up.merge_metadata',
+  'as.up.join.receive',
+  'as.up.join.forward',
+];
+
+/** The join-accept as the device reads it: decrypted by lora-packet. */
+function openJoinAccept(phy: Buffer, key: Buffer): ReturnType<typeof loraPacket.fromWire> {
+  return loraPacket.fromWire(loraPacket.decryptJoinAccept(loraPacket.fromWire(phy), key));
+}
+
+function joinRequest(o: { joinEui: string; devEui: string; devNonce: string; key: string }): Buffer {
+  return loraPacket
+    .fromFields(
+      { MType: 'Join Request', AppEUI: Buffer.from(o.joinEui, 'hex'), DevEUI: Buffer.from(o.devEui, 'hex'), DevNonce: Buffer.from(o.devNonce, 'hex') },
+      undefined,
+      undefined,
+      Buffer.from(o.key, 'hex'),
+    )
+    .getPHYPayload() as Buffer;
+}
+
+describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas }) => {
+  let stack: StackUnderTest;
+  let api: Api;
+  let reg: Registries;
+  let receiver: WebhookReceiver;
+  const app = uid('app');
+  const opened: Array<{ close(): void }> = [];
+  const gateways: Array<{ id: string; eui: string; udp: SimulatedUdpGateway }> = [];
+
+  beforeAll(async () => {
+    stack = await start();
+    api = new Api(() => stack);
+    reg = new Registries(api);
+    await createApplications(api, [app]);
+    receiver = await new WebhookReceiver().start();
+    expectStatus(
+      await api.put(`/api/v3/as/webhooks/${app}/join-hook`, {
+        webhook: {
+          ids: { webhook_id: 'join-hook', application_ids: { application_id: app } },
+          base_url: receiver.url,
+          format: 'json',
+          join_accept: { path: '/join' },
+        },
+        field_mask: { paths: ['base_url', 'format', 'join_accept'] },
+      }),
+      200,
+    );
+    // Two gateways; with replicas, each on its own Gateway Server.
+    const ports = replicas ? [stack.udpPorts?.get('gs#0'), stack.udpPorts?.get('gs#1')] : [stack.udpPort, stack.udpPort];
+    for (const [i, port] of ports.entries()) {
+      if (!port) throw new Error('the stack has no Gateway Server UDP port');
+      const eui = randomEui();
+      const id = uid(`gtw${i}`);
+      expectStatus(
+        await api.post(`/api/v3/users/${ADMIN_USER_ID}/gateways`, { gateway: { ids: { gateway_id: id, eui }, frequency_plan_id: 'EU_863_870_TTN' } }),
+        200,
+      );
+      const udp = new SimulatedUdpGateway(eui, { host: '127.0.0.1', port });
+      await udp.open();
+      opened.push(udp);
+      // The downlink path: a PULL_DATA (and keep-alives).
+      expect(await udp.pull()).toBe(0x04);
+      udp.keepAlive(2000);
+      gateways.push({ id, eui, udp });
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const o of opened) o.close();
+    await receiver?.stop();
+    await stack?.stop();
+  });
+
+  async function stream(identifiers: unknown[]): Promise<EventStream> {
+    const s = await EventStream.open(stack.baseUrl, { authorization: `Bearer ${stack.adminKey}`, body: { identifiers } });
+    opened.push(s);
+    expect((await s.nextEvent()).name).toBe('events.stream.start');
+    return s;
+  }
+
+  /** An OTAA device in all four registries; 1.1 devices also get a NwkKey. */
+  async function device(version: 'MAC_V1_0_3' | 'MAC_V1_0_4' | 'MAC_V1_1') {
+    const dev = uid('dev');
+    const ids = { device_id: dev, dev_eui: randomEui(), join_eui: randomEui() };
+    const appKey = randomKey();
+    const nwkKey = version === 'MAC_V1_1' ? randomKey() : undefined;
+    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
+    const rootKeys = { app_key: { key: appKey }, ...(nwkKey ? { nwk_key: { key: nwkKey } } : {}) };
+    await reg.setOk('js', app, dev, { ids, root_keys: rootKeys }, ['root_keys.app_key.key', ...(nwkKey ? ['root_keys.nwk_key.key'] : [])]);
+    const phy = version === 'MAC_V1_1' ? 'PHY_V1_1_REV_B' : 'PHY_V1_0_3_REV_A';
+    const ns = { ids, frequency_plan_id: 'EU_863_870_TTN', lorawan_version: version, lorawan_phy_version: phy, supports_join: true };
+    await reg.setOk('ns', app, dev, ns, ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join']);
+    await reg.setOk('as', app, dev, { ids }, []);
+    return { dev, ...ids, appKey, nwkKey, version };
+  }
+
+  function uplinkIdOf(event: EventJson): string {
+    const id = event.correlation_ids.find((c) => c.startsWith('gs:uplink:'));
+    if (!id) throw new Error(`${event.name} has no gs:uplink correlation ID`);
+    return id;
+  }
+
+  it('two gateways hear a 1.0.3 join-request: one join-accept via the better gateway, timed for RX1, with the join-flow events, the webhook and the registries after it', async () => {
+    const d = await device('MAC_V1_0_3');
+    const [weak, strong] = gateways;
+    const events = await stream([
+      { device_ids: { device_id: d.dev, application_ids: { application_id: app } } },
+      ...gateways.map((g) => ({ gateway_ids: { gateway_id: g.id } })),
+    ]);
+    const frame = joinRequest({ joinEui: d.join_eui, devEui: d.dev_eui, devNonce: '1A2B', key: d.appKey });
+    const sentAt = Date.now();
+    await weak.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { tmst: 3_000_000_000, rssi: -110, lsnr: -5 })] });
+    await strong.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { tmst: 100_000, rssi: -45, lsnr: 9 })] });
+
+    const [down] = await strong.udp.waitForDownlinks(1, 5000);
+    // Sent well before RX1 (5 s after the uplink), and for RX1: the uplink's concentrator time + 5 s, the uplink's channel and data rate.
+    expect(down.at - sentAt).toBeLessThan(4000);
+    expect(down.txpk).toMatchObject({ tmst: 5_100_000, freq: 868.1, datr: 'SF7BW125', codr: '4/5', ipol: true, modu: 'LORA', powe: 14 });
+    const accept = openJoinAccept(Buffer.from(down.txpk.data as string, 'base64'), Buffer.from(d.appKey, 'hex'));
+    expect(accept.getMType()).toBe('Join Accept');
+    expect(loraPacket.verifyMIC(accept, undefined, Buffer.from(d.appKey, 'hex'))).toBe(true);
+    const devAddr = (accept.DevAddr as Buffer).toString('hex').toUpperCase();
+    // NetID 000000 (the default): DevAddr prefix 00000000/7.
+    expect((accept.NetID as Buffer).toString('hex')).toBe('000000');
+    expect(parseInt(devAddr.slice(0, 2), 16) >> 1).toBe(0);
+    // EU_863_870_TTN: RX1 delay 1 s (the plan's), RX2 SF9 (DR3), a CFList with 867.1–867.9 MHz.
+    expect((accept.RxDelay as Buffer)[0]).toBe(1);
+    expect((accept.DLSettings as Buffer)[0]).toBe(0x03);
+    expect((accept.CFList as Buffer).toString('hex')).toBe('184f84e85684b85e84886684586e8400');
+    strong.udp.txAck(down.token);
+    // Exactly one join-accept: none on the weaker gateway.
+    await sleep(1500);
+    expect(weak.udp.downlinks).toHaveLength(0);
+    expect(strong.udp.downlinks).toHaveLength(1);
+
+    // The join flow's events, each sharing the first copy's gs:uplink ID; the merge counts both gateways.
+    const seen: EventJson[] = [];
+    while (!JOIN_FLOW.every((n) => seen.some((e) => e.name === n))) seen.push(await events.nextEvent(10_000));
+    const first = seen.find((e) => e.name === 'gs.up.receive') as EventJson;
+    const firstId = uplinkIdOf(first);
+    for (const name of JOIN_FLOW) {
+      const event = seen.find((e) => e.name === name && e.correlation_ids.includes(firstId));
+      expect([name, event?.correlation_ids.includes(firstId)]).toEqual([name, true]);
+    }
+    const merge = seen.find((e) => e.name === 'ns.up.merge_metadata') as EventJson;
+    expect(merge.data).toEqual({ '@type': 'type.googleapis.com/google.protobuf.Value', value: 2 });
+    // Merged events hold the IDs of both copies.
+    expect(merge.correlation_ids.filter((c) => c.startsWith('gs:uplink:'))).toHaveLength(2);
+    const send = seen.find((e) => e.name === 'gs.down.send') as EventJson;
+    expect(send.identifiers).toEqual([{ gateway_ids: { gateway_id: strong.id, eui: strong.eui } }]);
+    for (const name of ['as.up.join.receive', 'as.up.join.forward']) {
+      expect(seen.find((e) => e.name === name)?.identifiers).toEqual([
+        { device_ids: { device_id: d.dev, application_ids: { application_id: app }, dev_eui: d.dev_eui, join_eui: d.join_eui, dev_addr: devAddr } },
+      ]);
+    }
+    expect(JSON.stringify(seen)).not.toContain(d.appKey);
+
+    // The webhook's join_accept, without the key.
+    await receiver.waitFor(() => receiver.to('/join').some((r) => r.json?.end_device_ids?.device_id === d.dev), 10_000, 'the /join webhook');
+    const hook = receiver.to('/join').find((r) => r.json?.end_device_ids?.device_id === d.dev);
+    expect(hook?.json).toMatchObject({
+      end_device_ids: { dev_addr: devAddr },
+      join_accept: { session_key_id: expect.any(String), received_at: expect.any(String) },
+    });
+    expect(hook?.json.join_accept.app_s_key).toBeUndefined();
+    expect(hook?.json.correlation_ids).toContain(firstId);
+
+    // The registries after the join.
+    const ns = await reg.getOk('ns', app, d.dev, ['pending_session', 'pending_mac_state', 'session']);
+    const nsDevice = ns.json as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(nsDevice.pending_session).toMatchObject({ dev_addr: devAddr, keys: { session_key_id: hook?.json.join_accept.session_key_id } });
+    expect(nsDevice.pending_session.keys.f_nwk_s_int_key.key).toMatch(/^[0-9A-F]{32}$/);
+    expect(nsDevice.pending_mac_state.queued_join_accept).toBeUndefined();
+    expect(nsDevice.pending_mac_state.pending_join_request).toMatchObject({ downlink_settings: { rx2_dr: 3 }, rx_delay: 1 });
+    expect(nsDevice.pending_mac_state).toMatchObject({ device_class: 'CLASS_A', lorawan_version: 'MAC_V1_0_3', rx_windows_available: false });
+    const js = await reg.getOk('js', app, d.dev, ['used_dev_nonces', 'last_join_nonce']);
+    expect(js.json).toMatchObject({ used_dev_nonces: [0x1a2b], last_join_nonce: 1 });
+    const as = await reg.getOk('as', app, d.dev, ['pending_session', 'session']);
+    const asDevice = as.json as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const asSession = asDevice.pending_session ?? asDevice.session;
+    expect(asSession).toMatchObject({ dev_addr: devAddr, keys: { session_key_id: hook?.json.join_accept.session_key_id } });
+  }, 60_000);
+
+  if (replicas) return;
+
+  it.each(['MAC_V1_0_4', 'MAC_V1_1'] as const)(
+    'joins a %s device (DevNonce a counter; 1.1: NwkKey)',
+    async (version) => {
+      const d = await device(version);
+      const key = d.nwkKey ?? d.appKey;
+      const [, gw] = gateways;
+      const before = gw.udp.downlinks.length;
+      await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest({ joinEui: d.join_eui, devEui: d.dev_eui, devNonce: '0001', key }), { tmst: 42_000 })] });
+      const downs = await gw.udp.waitForDownlinks(before + 1, 5000);
+      const down = downs[before];
+      expect(down.txpk.tmst).toBe(5_042_000);
+      const accept = openJoinAccept(Buffer.from(down.txpk.data as string, 'base64'), Buffer.from(key, 'hex'));
+      expect(accept.getMType()).toBe('Join Accept');
+      // OptNeg set for 1.1 (its MIC is over JSIntKey, checked by the simulator's unit tests); 1.0.4's MIC with the AppKey.
+      expect(((accept.DLSettings as Buffer)[0] & 0x80) !== 0).toBe(version === 'MAC_V1_1');
+      if (version === 'MAC_V1_0_4') expect(loraPacket.verifyMIC(accept, undefined, Buffer.from(key, 'hex'))).toBe(true);
+      const js = await reg.getOk('js', app, d.dev, ['last_dev_nonce']);
+      expect(js.json).toMatchObject({ last_dev_nonce: 1 });
+    },
+    30_000,
+  );
+
+  it('refuses a replayed DevNonce, a bad MIC and an unknown device: js.join.reject or nothing, and no join-accept', async () => {
+    const d = await device('MAC_V1_0_3');
+    const [, gw] = gateways;
+    const events = await stream([{ device_ids: { device_id: d.dev, application_ids: { application_id: app } } }]);
+    const frame = joinRequest({ joinEui: d.join_eui, devEui: d.dev_eui, devNonce: '7777', key: d.appKey });
+    const expected = gw.udp.downlinks.length + 1;
+    await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { tmst: 1000 })] });
+    await gw.udp.waitForDownlinks(expected, 5000);
+    // The same join-request again (on another channel, so it is not a copy of the first): a replay.
+    await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { tmst: 9_000_000, freq: 868.3 })] });
+    // A bad MIC (another key).
+    await gw.udp.push({
+      rxpk: [SimulatedUdpGateway.rxpk(joinRequest({ joinEui: d.join_eui, devEui: d.dev_eui, devNonce: '7778', key: randomKey() }), { tmst: 2000 })],
+    });
+    // An unknown device.
+    await gw.udp.push({
+      rxpk: [SimulatedUdpGateway.rxpk(joinRequest({ joinEui: randomEui(), devEui: randomEui(), devNonce: '0001', key: d.appKey }), { tmst: 3000 })],
+    });
+    const rejects: EventJson[] = [];
+    while (rejects.length < 2) {
+      const e = await events.nextEvent(10_000);
+      if (e.name === 'js.join.reject') rejects.push(e);
+    }
+    expect(rejects.map((e) => (e.data as { name: string }).name).sort()).toEqual(['mic_mismatch', 'reuse_dev_nonce']);
+    await sleep(1500);
+    expect(gw.udp.downlinks).toHaveLength(expected);
+    const js = await reg.getOk('js', app, d.dev, ['used_dev_nonces', 'last_join_nonce']);
+    expect(js.json).toMatchObject({ used_dev_nonces: [0x7777], last_join_nonce: 1 });
+  }, 30_000);
+});

@@ -1,0 +1,351 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  type EntityIdentifiersJson,
+  type HandleJoinRequest,
+  NS_EVENTS,
+  nowTimestamp,
+  RPCS,
+  type RpcContext,
+  type ScheduleDownlinkRequest,
+  type UplinkMessage,
+} from '@lorawan/api';
+import { COMPONENT_RPC_CLIENT, EventPublisher } from '@lorawan/component';
+import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
+import { KeyVault, parseKeks } from '@lorawan/crypto';
+import { isErrorDetails, isStackError, StackError } from '@lorawan/errors';
+import {
+  cfListMessage,
+  classARxWindows,
+  dataRateIndexOf,
+  type DataRate,
+  devAddrPrefixOf,
+  type DevAddrPrefix,
+  type FrequencyPlan,
+  getBand,
+  getFrequencyPlan,
+  type JoinRequestPayload,
+  parseDevAddrPrefix,
+  randomDevAddr,
+} from '@lorawan/lorawan';
+import { nsJoins } from '@lorawan/observability';
+import { type Device, DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
+import type { RpcClient } from '@lorawan/transport';
+import { GatewayDownlinks, type ScheduledDownlink } from '../downlinks/gateway-downlinks.service';
+import { ErrDeviceNotFound, ErrFrequencyPlanNotFound, ErrJoinServerUnavailable, ErrJoinUnsupported, ErrUnknownDataRate, ErrUnwrapKey } from '../errors';
+import { newMacState } from '../mac-state';
+import { type DedupTiming, UPLINK_DEDUPLICATOR, type UplinkDeduplicator, uplinkKey } from '../uplinks/uplink-deduplicator';
+import { downlinkPaths, type MergedUplink, mergeCopies, type UplinkCopy } from '../uplinks/merged-uplink';
+
+/**
+ * Join-requests are deduplicated as TTS does: copies within 200 ms are merged into the first, and
+ * the same join-request is a duplicate for 6 s (`joinRequestCollectionWindow`: the JS may be slow,
+ * and a late copy must not start a second join).
+ */
+export const JOIN_DEDUP: DedupTiming = { windowMs: 200, cooldownMs: 6000 };
+
+type Json = Record<string, unknown>;
+type NsDevice = Device & {
+  supports_join?: boolean;
+  lorawan_version?: string;
+  frequency_plan_id?: string;
+  mac_settings?: Json;
+  session?: { dev_addr?: string };
+  pending_mac_state?: Json & { queued_join_accept?: Json & { keys?: { session_key_id?: string } } };
+};
+
+/** `NsJs.HandleJoin`'s answer. */
+interface JoinResponse {
+  raw_payload: string;
+  session_keys: {
+    session_key_id: string;
+    f_nwk_s_int_key: KeyEnvelopeJson;
+    s_nwk_s_int_key?: KeyEnvelopeJson;
+    nwk_s_enc_key?: KeyEnvelopeJson;
+    app_s_key?: KeyEnvelopeJson;
+  };
+  correlation_ids?: string[];
+}
+
+/** What the first copy's handling hands to the join-accept's scheduling. */
+interface AcceptedJoin {
+  ids: Device['ids'];
+  plan: FrequencyPlan;
+  uplink: { frequency: string; data_rate_index: number };
+  up: Json;
+  request: HandleJoinRequest;
+  response: JoinResponse;
+}
+
+const NETWORK_KEYS = ['f_nwk_s_int_key', 's_nwk_s_int_key', 'nwk_s_enc_key'] as const;
+
+/**
+ * The Network Server's join handling (TTS `grpc_gsns.go` handleJoinRequest, dataplane-notes §3.1):
+ * 1. the first copy of a join-request claims it (copies heard by other gateways, through any GS
+ *    or NS replica, only leave their metadata: `JOIN_DEDUP`);
+ * 2. the device is found by (JoinEUI, DevEUI); a fresh MAC state is built for its frequency plan,
+ *    a DevAddr drawn from the NetID's prefix (or NS_DEV_ADDR_PREFIXES), and the JS asked
+ *    (`NsJs.HandleJoin`) with the DLSettings, RxDelay and CFList the network wants;
+ * 3. the accepted join is stored as `pending_mac_state` (the reset MAC state) with
+ *    `queued_join_accept` (the join-accept and the network session keys, kept sealed with the
+ *    NS's KEK by the registry);
+ * 4. after the window, the metadata of every copy is merged (`ns.up.merge_metadata` with the
+ *    number of gateways, `ns.up.join.process`) and the call returns;
+ * 5. then, in the background, the join-accept goes to the best gateway (by SNR) for RX1, else
+ *    RX2, else the next gateway; once a GS took it, `queued_join_accept` gives way to
+ *    `pending_join_request` and `pending_session` (the new session, current from the device's
+ *    first uplink), and the AS gets the join-accept with the AppSKey the JS wrapped for it
+ *    (`NsAs.HandleUplink`), after which `ns.up.join.forward` is published.
+ */
+@Injectable()
+export class JoinRequestService implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Joins');
+  private readonly vault: KeyVault;
+  private readonly prefixes: DevAddrPrefix[];
+  private readonly netId: string;
+  private readonly scheduling = new Set<Promise<void>>();
+
+  constructor(
+    private readonly registry: DeviceRegistry,
+    @Inject(UPLINK_DEDUPLICATOR) private readonly dedup: UplinkDeduplicator,
+    @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
+    private readonly downlinks: GatewayDownlinks,
+    private readonly events: EventPublisher,
+    @Inject(STACK_CONFIG) config: StackConfig,
+  ) {
+    this.vault = new KeyVault(parseKeks(config.keks));
+    this.netId = config.ns.netId;
+    this.prefixes = config.ns.devAddrPrefixes.length ? config.ns.devAddrPrefixes.map(parsePrefix) : [devAddrPrefixOf(this.netId)];
+  }
+
+  /** Lets join-accepts being scheduled finish before the component closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.scheduling]);
+  }
+
+  async handle(up: UplinkMessage, payload: JoinRequestPayload, ctx: RpcContext): Promise<Record<string, never>> {
+    const receivedAtMs = Date.now();
+    const message: Json = { ...up, received_at: nowTimestamp() };
+    const key = uplinkKey({ raw_payload: up.raw_payload ?? '', settings: up.settings as Json | undefined });
+    const copy: UplinkCopy = { rx_metadata: (up.rx_metadata ?? []) as Array<Record<string, unknown>>, correlation_ids: up.correlation_ids ?? [] };
+    if (!(await this.dedup.deduplicate(key, [copy], JOIN_DEDUP))) {
+      nsJoins.inc({ result: 'duplicate' });
+      return {};
+    }
+    const device = await this.device(payload);
+    const ids = { device_ids: device.ids };
+    const eventCtx: RpcContext = { ...ctx, correlation_ids: [...new Set([...copy.correlation_ids, ...ctx.correlation_ids])] };
+    this.events.publish(NS_EVENTS.joinReceive, ids, { ctx: eventCtx, data: message });
+    let accepted: AcceptedJoin;
+    try {
+      accepted = await this.join(device, message, payload, eventCtx);
+    } catch (err) {
+      nsJoins.inc({ result: 'refused' });
+      throw err;
+    }
+    const wait = receivedAtMs + JOIN_DEDUP.windowMs - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const merged = mergeCopies(copy, await this.dedup.accumulated(key));
+    const mergedCtx: RpcContext = { ...eventCtx, correlation_ids: [...new Set([...merged.correlation_ids, ...eventCtx.correlation_ids])] };
+    this.events.publish(NS_EVENTS.mergeMetadata, ids, { ctx: mergedCtx, data: merged.gateway_count });
+    accepted.up = { ...message, rx_metadata: merged.rx_metadata, correlation_ids: mergedCtx.correlation_ids };
+    this.events.publish(NS_EVENTS.joinProcess, ids, { ctx: mergedCtx, data: accepted.up });
+    const task = this.sendJoinAccept(accepted, merged, mergedCtx).finally(() => this.scheduling.delete(task));
+    this.scheduling.add(task);
+    return {};
+  }
+
+  private async device(payload: JoinRequestPayload): Promise<NsDevice> {
+    try {
+      return (await this.registry.getByEuis(payload.join_eui, payload.dev_eui)) as NsDevice;
+    } catch (err) {
+      if (ErrDeviceNotFound.matches(err)) nsJoins.inc({ result: 'unknown_device' });
+      throw err;
+    }
+  }
+
+  /** Steps 2 and 3: the JS's answer stored with the device; `ns.up.join.drop` when the device cannot join. */
+  private async join(device: NsDevice, up: Json, payload: JoinRequestPayload, ctx: RpcContext): Promise<AcceptedJoin> {
+    const ids = { device_ids: device.ids };
+    const drop = (err: StackError): never => {
+      this.events.publish(NS_EVENTS.joinDrop, ids, { ctx, data: err.toDetails() });
+      throw err;
+    };
+    const uid = `${device.ids.application_ids.application_id}.${device.ids.device_id}`;
+    if (!device.supports_join) return drop(ErrJoinUnsupported.with({ device_uid: uid }));
+    const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
+    if (!plan || !device.lorawan_version) return drop(ErrFrequencyPlanNotFound.with({ id: device.frequency_plan_id ?? '' }));
+    const settings = (up.settings ?? {}) as { frequency?: string; data_rate?: DataRate };
+    const dataRateIndex = settings.data_rate ? dataRateIndexOf(plan.band_id, settings.data_rate) : undefined;
+    if (dataRateIndex === undefined || !settings.frequency) return drop(ErrUnknownDataRate.with({ band_id: plan.band_id }));
+
+    const macState = newMacState({ lorawan_version: device.lorawan_version, frequencyPlan: plan, mac_settings: device.mac_settings as never });
+    const desired = macState.desired_parameters;
+    const request: HandleJoinRequest = {
+      raw_payload: up.raw_payload as string,
+      dev_addr: randomDevAddr(this.prefixes, device.session?.dev_addr),
+      net_id: this.netId,
+      selected_mac_version: device.lorawan_version,
+      downlink_settings: {
+        rx1_dr_offset: desired.rx1_data_rate_offset ?? 0,
+        rx2_dr: desired.rx2_data_rate_index ?? 0,
+        opt_neg: device.lorawan_version === 'MAC_V1_1',
+      },
+      rx_delay: desired.rx1_delay ?? getBand(plan.band_id).join_accept_delay_1,
+      // Bands with a downlink dwell-time limit cannot carry a 33-byte join-accept at every data rate (TTS leaves the CFList out).
+      cf_list: plan.dwell_time?.downlinks ? undefined : cfListMessage(plan),
+      correlation_ids: ctx.correlation_ids,
+    } as HandleJoinRequest;
+    this.events.publish(NS_EVENTS.joinClusterAttempt, ids, { ctx, data: request });
+    let response: JoinResponse;
+    try {
+      response = await this.rpc.call<JoinResponse>(RPCS['NsJs.HandleJoin'].subject, { ctx, body: request });
+    } catch (err) {
+      const error = isErrorDetails(err) ? StackError.fromDetails(err) : ErrJoinServerUnavailable.with({ reason: (err as Error).message });
+      this.events.publish(NS_EVENTS.joinClusterFail, ids, { ctx, data: error.toDetails() });
+      throw error;
+    }
+    this.events.publish(NS_EVENTS.joinClusterSuccess, ids, {
+      ctx,
+      // Never the keys (TTS `joinResponseWithoutKeys`).
+      data: { raw_payload: response.raw_payload, session_keys: { session_key_id: response.session_keys.session_key_id }, correlation_ids: ctx.correlation_ids },
+    });
+    let keys: Record<string, KeyEnvelopeJson | string>;
+    try {
+      keys = this.networkKeys(response, device.lorawan_version);
+    } catch (err) {
+      return drop(isStackError(err) ? err : ErrUnwrapKey.with({ key: 'network key', kek_label: '' }));
+    }
+    await this.registry.modify({ application_id: device.ids.application_ids.application_id, device_id: device.ids.device_id }, (stored) => ({
+      device: {
+        ...stored,
+        pending_mac_state: {
+          ...macState,
+          queued_join_accept: {
+            payload: response.raw_payload,
+            request: withoutCorrelationIds(request),
+            keys,
+            dev_addr: request.dev_addr,
+            net_id: request.net_id,
+            correlation_ids: ctx.correlation_ids,
+          },
+        },
+      },
+      result: undefined,
+    }));
+    nsJoins.inc({ result: 'accepted' });
+    return {
+      ids: device.ids,
+      plan,
+      uplink: { frequency: settings.frequency, data_rate_index: dataRateIndex },
+      up,
+      request,
+      response,
+    };
+  }
+
+  /** The network session keys for the NS's registry: opened from the NS's KEK (the registry seals them again); before 1.1 one key serves as all three. */
+  private networkKeys(response: JoinResponse, version: string): Record<string, KeyEnvelopeJson | string> {
+    const open = (name: string, envelope: KeyEnvelopeJson | undefined): KeyEnvelopeJson | undefined => {
+      if (!envelope || envelope.key) return envelope;
+      const key = envelope.kek_label && this.vault.has(envelope.kek_label) ? this.vault.unwrap(envelope) : undefined;
+      if (!key) throw ErrUnwrapKey.with({ key: name, kek_label: envelope.kek_label ?? '' });
+      return { key };
+    };
+    const f = open('f_nwk_s_int_key', response.session_keys.f_nwk_s_int_key) as KeyEnvelopeJson;
+    const keys: Record<string, KeyEnvelopeJson | string> = { session_key_id: response.session_keys.session_key_id };
+    for (const name of NETWORK_KEYS) {
+      const envelope = version === 'MAC_V1_1' ? open(name, response.session_keys[name]) : f;
+      if (envelope) keys[name] = envelope;
+    }
+    return keys;
+  }
+
+  /** Step 5. Failures are events and logs: the device will send another join-request. */
+  private async sendJoinAccept(join: AcceptedJoin, merged: MergedUplink, ctx: RpcContext): Promise<void> {
+    const ids = { device_ids: join.ids };
+    const { rx1, rx2 } = classARxWindows(join.plan, join.uplink, { join: true });
+    const band = getBand(join.plan.band_id);
+    const downlink = {
+      raw_payload: join.response.raw_payload,
+      end_device_ids: join.ids,
+      request: {
+        class: 'CLASS_A',
+        rx1_delay: band.join_accept_delay_1,
+        ...(rx1 ? { rx1_data_rate: rx1.data_rate, rx1_frequency: rx1.frequency } : {}),
+        ...(rx2 ? { rx2_data_rate: rx2.data_rate, rx2_frequency: rx2.frequency } : {}),
+        priority: 'HIGHEST',
+        frequency_plan_id: join.plan.id,
+      },
+      correlation_ids: ctx.correlation_ids,
+    } as unknown as Omit<ScheduleDownlinkRequest, 'request'> & { request: Omit<ScheduleDownlinkRequest['request'], 'downlink_paths'> };
+    this.events.publish(NS_EVENTS.joinScheduleAttempt, ids, { ctx, data: downlink });
+    let scheduled: ScheduledDownlink;
+    try {
+      scheduled = await this.downlinks.schedule(downlink, downlinkPaths(merged.rx_metadata), ctx);
+    } catch (err) {
+      const error = isStackError(err) ? err : ErrJoinServerUnavailable.with({ reason: (err as Error).message });
+      nsJoins.inc({ result: 'not_scheduled' });
+      this.events.publish(NS_EVENTS.joinScheduleFail, ids, { ctx, data: error.toDetails() });
+      this.logger.warn({ device_id: join.ids.device_id, error: error.message }, 'join-accept not scheduled');
+      return;
+    }
+    this.events.publish(NS_EVENTS.joinScheduleSuccess, ids, { ctx, data: scheduled });
+    const sessionKeyId = join.response.session_keys.session_key_id;
+    try {
+      const current = await this.registry.modify({ application_id: join.ids.application_ids.application_id, device_id: join.ids.device_id }, (stored) => {
+        const device = stored as NsDevice;
+        const pending = device.pending_mac_state;
+        // A later join-request may have replaced this join while it was being sent.
+        if (pending?.queued_join_accept?.keys?.session_key_id !== sessionKeyId) return { device: stored, result: false };
+        const { queued_join_accept: queued, ...rest } = pending;
+        const keys = queued?.keys as Json;
+        return {
+          device: {
+            ...stored,
+            pending_mac_state: { ...rest, pending_join_request: queued?.request, rx_windows_available: false },
+            pending_session: { dev_addr: join.request.dev_addr, keys, started_at: nowTimestamp() },
+          },
+          result: true,
+        };
+      });
+      if (!current) return;
+    } catch (err) {
+      this.logger.warn({ device_id: join.ids.device_id, error: (err as Error).message }, 'join-accept sent, device not updated');
+      return;
+    }
+    await this.forwardToApplicationServer(join, ctx);
+  }
+
+  /** The join-accept for the AS (TTS ApplicationUp `join_accept`), with the AppSKey the JS wrapped for it. */
+  private async forwardToApplicationServer(join: AcceptedJoin, ctx: RpcContext): Promise<void> {
+    const deviceIds: EntityIdentifiersJson = { device_ids: { ...join.ids, dev_addr: join.request.dev_addr } };
+    const up = {
+      end_device_ids: { ...join.ids, dev_addr: join.request.dev_addr },
+      correlation_ids: ctx.correlation_ids,
+      join_accept: {
+        session_key_id: join.response.session_keys.session_key_id,
+        ...(join.response.session_keys.app_s_key ? { app_s_key: join.response.session_keys.app_s_key } : {}),
+        received_at: join.up.received_at,
+      },
+    };
+    try {
+      await this.rpc.call(RPCS['NsAs.HandleUplink'].subject, { ctx, body: { application_ups: [up] } });
+    } catch (err) {
+      const reason = isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message;
+      this.logger.warn({ device_id: join.ids.device_id, error: reason }, 'join-accept not forwarded to the Application Server');
+      return;
+    }
+    const { app_s_key: _key, ...joinAccept } = up.join_accept as Json;
+    this.events.publish(NS_EVENTS.joinForward, deviceIds, { ctx, data: { ...up, join_accept: joinAccept } });
+  }
+}
+
+function withoutCorrelationIds({ correlation_ids: _ids, ...request }: HandleJoinRequest): Omit<HandleJoinRequest, 'correlation_ids'> {
+  return request;
+}
+
+function parsePrefix(text: string): DevAddrPrefix {
+  const prefix = parseDevAddrPrefix(text);
+  if (!prefix) throw new Error(`NS_DEV_ADDR_PREFIXES: "${text}" is not a DevAddr prefix (bits below its length must be zero)`);
+  return prefix;
+}

@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import type { RpcContext, UplinkMessage } from '@lorawan/api';
+import { parsePhyPayload } from '@lorawan/lorawan';
+import { ErrDataUplinkUnsupported, ErrDecodePayload, ErrUnsupportedMType } from '../errors';
+import { JoinRequestService } from '../joins/join-request.service';
+
+/**
+ * `GsNs.HandleUplink` (TTS `grpc_gsns.go` HandleUplink): the frame is parsed and routed by MType.
+ * Join-requests go to the join handling; data uplinks are the next issue's.
+ */
+@Injectable()
+export class UplinkService {
+  constructor(private readonly joins: JoinRequestService) {}
+
+  async handle(up: UplinkMessage, ctx: RpcContext): Promise<Record<string, never>> {
+    const parsed = parsePhyPayload(Buffer.from(up.raw_payload ?? '', 'base64'));
+    if ('error' in parsed) throw ErrDecodePayload.with({ reason: parsed.error });
+    switch (parsed.mhdr.m_type) {
+      case 'JOIN_REQUEST':
+        return this.joins.handle(up, parsed.join_request_payload as NonNullable<typeof parsed.join_request_payload>, ctx);
+      case 'UNCONFIRMED_UP':
+      case 'CONFIRMED_UP':
+        throw ErrDataUplinkUnsupported.with();
+      default:
+        throw ErrUnsupportedMType.with({ m_type: parsed.mhdr.m_type });
+    }
+  }
+}
