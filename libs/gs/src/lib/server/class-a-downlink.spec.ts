@@ -1,0 +1,44 @@
+import { isStackError } from '@lorawan/errors';
+import { getFrequencyPlan } from '@lorawan/lorawan';
+import { planClassADownlink, SCHEDULE_MARGIN_MS } from './class-a-downlink';
+
+const plan = getFrequencyPlan('EU_863_870_TTN');
+if (!plan) throw new Error('EU_863_870_TTN missing from the catalogue');
+const token = { gateway_id: 'gtw', eui: 'AA555A0000000101', antenna_index: 0, timestamp: 4_294_000_000, received_ms: 1_000_000 };
+const payload = Buffer.alloc(17, 1);
+const request = {
+  downlink_paths: [{ uplink_token: 'x' }],
+  rx1_delay: 5,
+  rx1_frequency: '868100000',
+  rx1_data_rate: { lora: { spreading_factor: 7, bandwidth: 125000 } },
+  rx2_frequency: '869525000',
+  rx2_data_rate: { lora: { spreading_factor: 9, bandwidth: 125000 } },
+};
+
+describe('class A downlink window (GS)', () => {
+  it('takes RX1 while there is time: the uplink concentrator time + delay (wrapping at 2^32), the sub-band limit as power', () => {
+    const planned = planClassADownlink(payload, request, token, plan, token.received_ms + 1000);
+    if (isStackError(planned)) throw planned;
+    expect(planned).toMatchObject({ window: 'rx1', delay: 5, frequency: '868100000', eirp: 16.15, transmit_at_ms: token.received_ms + 5000 });
+    expect(planned.txpk).toMatchObject({ tmst: (4_294_000_000 + 5_000_000) % 2 ** 32, freq: 868.1, datr: 'SF7BW125', powe: 14, ipol: true, size: 17 });
+  });
+
+  it('falls back to RX2 (its channel, 27 dBm ERP on 869.525 MHz) once RX1 is too close, and fails when both are', () => {
+    const late = planClassADownlink(payload, request, token, plan, token.received_ms + 5000 - SCHEDULE_MARGIN_MS + 1);
+    if (isStackError(late)) throw late;
+    expect(late).toMatchObject({ window: 'rx2', delay: 6, frequency: '869525000' });
+    expect(late.txpk).toMatchObject({ tmst: (4_294_000_000 + 6_000_000) % 2 ** 32, datr: 'SF9BW125', powe: 27 });
+    const tooLate = planClassADownlink(payload, request, token, plan, token.received_ms + 6000);
+    expect(isStackError(tooLate) && tooLate.toDetails().name).toBe('too_late');
+  });
+
+  it('refuses a frequency outside the plan’s sub-bands, a rate of no band table, and a request without windows', () => {
+    const now = token.received_ms;
+    const off = planClassADownlink(payload, { ...request, rx1_frequency: '915000000' }, token, plan, now);
+    expect(isStackError(off) && off.toDetails().name).toBe('frequency_not_allowed');
+    const rate = planClassADownlink(payload, { ...request, rx1_data_rate: { lora: { spreading_factor: 12, bandwidth: 500000 } } }, token, plan, now);
+    expect(isStackError(rate) && rate.toDetails().name).toBe('data_rate');
+    const none = planClassADownlink(payload, { downlink_paths: [] }, token, plan, now);
+    expect(isStackError(none) && none.toDetails().name).toBe('no_rx_window');
+  });
+});
