@@ -1,12 +1,13 @@
-import { GS_EVENTS } from '@lorawan/api';
+import { gatewayDownlinkSubject, GS_EVENTS, RPCS } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
 import { Code, defineError } from '@lorawan/errors';
-import type { RpcEnvelope } from '@lorawan/transport';
+import { inProcessMessaging, type RpcEnvelope } from '@lorawan/transport';
 import {
   eventually,
   type EventRecorder,
   loraJoinRequest,
   recordEvents,
+  rpcContext,
   serveRpcDouble,
   SimulatedUdpGateway,
   startTestComponent,
@@ -25,6 +26,7 @@ const UNKNOWN = 'AA555A00000000FF';
 /** The answers of the doubles (the IS's and NS's own errors). */
 const GATEWAY_EUI_NOT_FOUND = defineError('pkg/identityserver/store', 'gateway_eui_not_found', 'gateway with EUI `{eui}` not found', Code.NotFound);
 const DEVICE_NOT_FOUND = defineError('pkg/networkserver', 'device_not_found', 'device not found', Code.NotFound);
+const NS_UNAVAILABLE = defineError('pkg/networkserver', 'join_server_unavailable', 'no Join Server answered', Code.Unavailable);
 
 const joinRequest = loraJoinRequest();
 
@@ -33,7 +35,7 @@ describe('Gateway Server (in-process)', () => {
   let events: EventRecorder;
   let gateway: SimulatedUdpGateway;
   const uplinksAtNs: RpcEnvelope[] = [];
-  let nsUp = true;
+  let nsAnswer: 'ok' | 'not_found' | 'unavailable' = 'ok';
 
   beforeAll(async () => {
     gs = await startTestComponent(GsModule, { component: 'gs', config: loadConfig({ GS_UDP_PORT: '0', GS_UDP_HOST: '127.0.0.1', LOG_LEVEL: 'error' }) });
@@ -44,7 +46,8 @@ describe('Gateway Server (in-process)', () => {
         : { error: GATEWAY_EUI_NOT_FOUND.with({ eui: (req.body as { eui: string }).eui }).toDetails() },
     );
     serveRpcDouble(gs.broker, 'GsNs.HandleUplink', (req) => {
-      if (!nsUp) return { error: DEVICE_NOT_FOUND.with().toDetails() };
+      if (nsAnswer === 'not_found') return { error: DEVICE_NOT_FOUND.with().toDetails() };
+      if (nsAnswer === 'unavailable') return { error: NS_UNAVAILABLE.with().toDetails() };
       uplinksAtNs.push(req);
       return { ok: {} };
     });
@@ -81,15 +84,80 @@ describe('Gateway Server (in-process)', () => {
     expect(published[2]).toMatchObject({ correlation_ids: [correlation], data: { value: 'cluster' } });
   });
 
-  it('drops a CRC failure and what the NS refuses, with gs.up.drop naming why', async () => {
+  it('drops a CRC failure and what the NS could not take (TTS: Unavailable, Internal, …) with gs.up.drop naming why; an NS answer (no such device) is forwarded', async () => {
     await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { stat: -1 })] });
     await eventually(() => events.all.filter((e) => e.name === GS_EVENTS.upDrop.name).length === 1);
-    nsUp = false;
+    nsAnswer = 'unavailable';
     await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest)] });
     await eventually(() => events.all.filter((e) => e.name === GS_EVENTS.upDrop.name).length === 2);
-    nsUp = true;
-    const drops = (await events.take()).filter((e) => e.name === GS_EVENTS.upDrop.name);
-    expect(drops.map((e) => (e.data as { name?: string }).name)).toEqual(['message_crc', 'device_not_found']);
+    nsAnswer = 'not_found';
+    await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { freq: 868.3 })] });
+    await eventually(() => events.all.some((e) => e.name === GS_EVENTS.upForward.name));
+    nsAnswer = 'ok';
+    const published = await events.take();
+    const drops = published.filter((e) => e.name === GS_EVENTS.upDrop.name);
+    expect(drops.map((e) => (e.data as { name?: string }).name)).toEqual(['message_crc', 'join_server_unavailable']);
+    expect(published.filter((e) => e.name === GS_EVENTS.upForward.name)).toHaveLength(1);
+  });
+
+  it('sends the downlink an NS schedules on the gateway’s own subject: RX1 as a PULL_RESP on the downlink path, gs.down.schedule.attempt then gs.down.send; TX_ACK received', async () => {
+    const client = inProcessMessaging(gs.broker, { rpcTimeoutMs: 2000, shutdownGraceMs: 0 }).client();
+    const subject = gatewayDownlinkSubject(RPCS['NsGs.ScheduleDownlink'].subject, 'gtw-1');
+    const body = (uplinkToken: string) => ({
+      raw_payload: Buffer.alloc(17, 9).toString('base64'),
+      request: {
+        class: 'CLASS_A',
+        downlink_paths: [{ uplink_token: uplinkToken }],
+        rx1_delay: 5,
+        rx1_frequency: '868100000',
+        rx1_data_rate: { lora: { spreading_factor: 7, bandwidth: 125000 } },
+        rx2_frequency: '869525000',
+        rx2_data_rate: { lora: { spreading_factor: 9, bandwidth: 125000 } },
+      },
+      correlation_ids: ['ns:downlink:TEST'],
+    });
+    // No downlink path before the first PULL_DATA.
+    await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { tmst: 7_000_000, freq: 868.5 })] });
+    await eventually(() => uplinksAtNs.some((u) => (u.body as { settings: { frequency: string } }).settings.frequency === '868500000'));
+    const up = uplinksAtNs.find((u) => (u.body as { settings: { frequency: string } }).settings.frequency === '868500000')?.body as {
+      rx_metadata: Array<{ uplink_token: string }>;
+    };
+    const token = up.rx_metadata[0].uplink_token;
+    await expect(client.call(subject, { ctx: rpcContext('NsGs.ScheduleDownlink'), body: body(token) })).rejects.toMatchObject({ name: 'no_downlink_path' });
+    expect(await gateway.pull()).toBe(0x04);
+    const answer = await client.call(subject, { ctx: rpcContext('NsGs.ScheduleDownlink'), body: body(token) });
+    expect(answer).toMatchObject({ rx1: true, downlink_path: { uplink_token: token } });
+    const [down] = await gateway.waitForDownlinks(1);
+    expect(down.txpk).toMatchObject({
+      tmst: 12_000_000,
+      freq: 868.1,
+      datr: 'SF7BW125',
+      powe: 14,
+      ipol: true,
+      size: 17,
+      data: Buffer.alloc(17, 9).toString('base64'),
+    });
+    gateway.txAck(down.token);
+    await eventually(() => events.all.some((e) => e.name === GS_EVENTS.txAckReceive.name));
+    const published = (await events.take()).filter((e) => e.name.startsWith('gs.down') || e.name === GS_EVENTS.txAckReceive.name);
+    expect(published.map((e) => e.name)).toEqual([
+      'gs.down.schedule.attempt',
+      'gs.down.schedule.fail',
+      'gs.down.schedule.attempt',
+      'gs.down.send',
+      'gs.txack.receive',
+    ]);
+    expect(published[3]).toMatchObject({
+      correlation_ids: expect.arrayContaining(['ns:downlink:TEST']),
+      data: { scheduled: { frequency: '868100000', timestamp: 12_000_000, downlink: { tx_power: 16.15 } } },
+    });
+    // A gateway this replica does not hold has no subject here.
+    await expect(
+      client.call(gatewayDownlinkSubject(RPCS['NsGs.ScheduleDownlink'].subject, 'gtw-elsewhere'), {
+        ctx: rpcContext('NsGs.ScheduleDownlink'),
+        body: body(token),
+      }),
+    ).rejects.toThrow(/no responders/);
   });
 
   it('reports gateway status, and acks but refuses an unknown gateway', async () => {
