@@ -7,19 +7,25 @@
  * `/join` webhook, and the registries after the join. Refusals (replayed DevNonce, bad MIC,
  * unknown device) send nothing.
  */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import loraPacket from 'lora-packet';
 import type { EventJson } from '@lorawan/api';
-import { SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
+import { SimulatedOtaaDevice, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
 import { Registries, randomEui, randomKey, uid } from './devices';
 import { EventStream } from './event-stream';
 import { ADMIN_USER_ID, Api, createApplications, expectStatus, sleep } from './http-client';
 
 type Start = () => Promise<StackUnderTest>;
+const CLI = join(process.env.LW_DIST_DIR ?? join(__dirname, '../../../dist'), 'tools/src/cli/main.js');
 const ALL = ['is', 'js', 'ns', 'as', 'events', 'gs'] as const;
+/** The webhook receiver listens on loopback. */
+const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
 const MODES: Array<[string, Start, { replicas: boolean }]> = [
-  ['distributed', () => startDistributedStack({ components: [...ALL] }), { replicas: false }],
-  ['distributed, two replicas of each component', () => startDistributedStack({ components: [...ALL], replicas: 2 }), { replicas: true }],
-  ['embedded', () => startEmbeddedStack(), { replicas: false }],
+  ['distributed', () => startDistributedStack({ components: [...ALL], env }), { replicas: false }],
+  ['distributed, two replicas of each component', () => startDistributedStack({ components: [...ALL], replicas: 2, env }), { replicas: true }],
+  ['embedded', () => startEmbeddedStack({ env }), { replicas: false }],
 ];
 
 const JOIN_FLOW = [
@@ -215,26 +221,67 @@ describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas }) => {
   if (replicas) return;
 
   it.each(['MAC_V1_0_4', 'MAC_V1_1'] as const)(
-    'joins a %s device (DevNonce a counter; 1.1: NwkKey)',
+    'joins a %s device (DevNonce a counter; 1.1: NwkKey and OptNeg): the keys the device derives (lora-packet) are those the NS and the AS hold',
     async (version) => {
       const d = await device(version);
-      const key = d.nwkKey ?? d.appKey;
+      const sim = new SimulatedOtaaDevice({ joinEui: d.join_eui, devEui: d.dev_eui, appKey: d.appKey, nwkKey: d.nwkKey, macVersion: version });
       const [, gw] = gateways;
       const before = gw.udp.downlinks.length;
-      await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest({ joinEui: d.join_eui, devEui: d.dev_eui, devNonce: '0001', key }), { tmst: 42_000 })] });
-      const downs = await gw.udp.waitForDownlinks(before + 1, 5000);
-      const down = downs[before];
+      await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(sim.joinRequest(1), { tmst: 42_000 })] });
+      const down = (await gw.udp.waitForDownlinks(before + 1, 5000))[before];
       expect(down.txpk.tmst).toBe(5_042_000);
-      const accept = openJoinAccept(Buffer.from(down.txpk.data as string, 'base64'), Buffer.from(key, 'hex'));
-      expect(accept.getMType()).toBe('Join Accept');
-      // OptNeg set for 1.1 (its MIC is over JSIntKey, checked by the simulator's unit tests); 1.0.4's MIC with the AppKey.
-      expect(((accept.DLSettings as Buffer)[0] & 0x80) !== 0).toBe(version === 'MAC_V1_1');
-      if (version === 'MAC_V1_0_4') expect(loraPacket.verifyMIC(accept, undefined, Buffer.from(key, 'hex'))).toBe(true);
+      // Decrypted and its MIC checked by the simulator (1.1: over JSIntKey, OptNeg set).
+      const joined = sim.acceptJoin(Buffer.from(down.txpk.data as string, 'base64'));
+      expect(joined.dlSettings.optNeg).toBe(version === 'MAC_V1_1');
       const js = await reg.getOk('js', app, d.dev, ['last_dev_nonce']);
       expect(js.json).toMatchObject({ last_dev_nonce: 1 });
+      const keys = joined.keys as Record<string, string>;
+      const ns = (await reg.getOk('ns', app, d.dev, ['pending_session'])).json as {
+        pending_session: { dev_addr: string; keys: Record<string, { key: string }> };
+      };
+      expect(ns.pending_session.dev_addr).toBe(joined.devAddr);
+      if (version === 'MAC_V1_1') {
+        expect(ns.pending_session.keys.f_nwk_s_int_key.key).toBe(keys.fNwkSIntKey);
+        expect(ns.pending_session.keys.s_nwk_s_int_key.key).toBe(keys.sNwkSIntKey);
+        expect(ns.pending_session.keys.nwk_s_enc_key.key).toBe(keys.nwkSEncKey);
+      } else {
+        for (const k of ['f_nwk_s_int_key', 's_nwk_s_int_key', 'nwk_s_enc_key']) expect(ns.pending_session.keys[k].key).toBe(keys.nwkSKey);
+      }
+      const as = (await reg.getOk('as', app, d.dev, ['pending_session'])).json as { pending_session: { keys: { app_s_key: { key: string } } } };
+      expect(as.pending_session.keys.app_s_key.key).toBe(keys.appSKey);
     },
     30_000,
   );
+
+  it('`npm run cli -- simulate join` joins a device against the running stack', async () => {
+    const d = await device('MAC_V1_0_3');
+    // The CLI is its own packet forwarder: a gateway of its own.
+    const eui = randomEui();
+    expectStatus(
+      await api.post(`/api/v3/users/${ADMIN_USER_ID}/gateways`, { gateway: { ids: { gateway_id: uid('gtw-cli'), eui }, frequency_plan_id: 'EU_863_870_TTN' } }),
+      200,
+    );
+    const args = [
+      'simulate',
+      'join',
+      '--udp',
+      `127.0.0.1:${stack.udpPort}`,
+      '--gateway-eui',
+      eui,
+      '--join-eui',
+      d.join_eui,
+      '--dev-eui',
+      d.dev_eui,
+      '--app-key',
+      d.appKey,
+    ];
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...args], { timeout: 20_000 });
+    const result = JSON.parse(stdout) as { dev_addr: string; rx_window: string; session_keys: { app_s_key: string } };
+    expect(result.rx_window).toBe('RX1');
+    const as = (await reg.getOk('as', app, d.dev, ['pending_session'])).json as { pending_session: { dev_addr: string; keys: { app_s_key: { key: string } } } };
+    expect(as.pending_session.dev_addr).toBe(result.dev_addr);
+    expect(as.pending_session.keys.app_s_key.key).toBe(result.session_keys.app_s_key);
+  }, 30_000);
 
   it('refuses a replayed DevNonce, a bad MIC and an unknown device: js.join.reject or nothing, and no join-accept', async () => {
     const d = await device('MAC_V1_0_3');

@@ -40,6 +40,88 @@ describe('parseCommandLine', () => {
     });
   });
 
+  const SIMULATE = [
+    'simulate',
+    'join',
+    '--gateway-eui',
+    '0102030405060708',
+    '--join-eui',
+    '70b3d57ed0000001',
+    '--dev-eui',
+    '0004A30B001C0530',
+    '--app-key',
+    '2B7E151628AED2A6ABF7158809CF4F3C',
+  ];
+
+  it('parses simulate join with its defaults', () => {
+    expect(parseCommandLine(SIMULATE)).toEqual({
+      command: {
+        name: 'simulate join',
+        options: {
+          udp: { host: '127.0.0.1', port: 1700 },
+          gatewayEui: '0102030405060708',
+          joinEui: '70B3D57ED0000001',
+          devEui: '0004A30B001C0530',
+          appKey: '2B7E151628AED2A6ABF7158809CF4F3C',
+          macVersion: 'MAC_V1_0_3',
+          frequency: 868.1,
+          dataRate: 'SF7BW125',
+          timeoutMs: 8000,
+        },
+      },
+      flags: { url: undefined, apiKey: undefined },
+    });
+  });
+
+  it('parses every simulate join option', () => {
+    const argv = [...SIMULATE, '--nwk-key', '000102030405060708090a0b0c0d0e0f', '--mac-version', 'MAC_V1_1', '--dev-nonce', '00ff'];
+    const more = ['--udp', 'gs.example.com:1800', '--frequency', '867.5', '--data-rate', 'SF12BW125', '--timeout', '2.5'];
+    expect(parseCommandLine([...argv, ...more]).command).toEqual({
+      name: 'simulate join',
+      options: {
+        udp: { host: 'gs.example.com', port: 1800 },
+        gatewayEui: '0102030405060708',
+        joinEui: '70B3D57ED0000001',
+        devEui: '0004A30B001C0530',
+        appKey: '2B7E151628AED2A6ABF7158809CF4F3C',
+        nwkKey: '000102030405060708090A0B0C0D0E0F',
+        macVersion: 'MAC_V1_1',
+        devNonce: 0xff,
+        frequency: 867.5,
+        dataRate: 'SF12BW125',
+        timeoutMs: 2500,
+      },
+    });
+  });
+
+  it.each([
+    [['simulate'], /simulate: which command\? join/],
+    [['simulate', 'uplink'], /unknown command "simulate uplink"/],
+    [[...SIMULATE, 'extra'], /takes no arguments/],
+    [SIMULATE.slice(0, 2), /needs --gateway-eui \(16 hex digits\)/],
+    [SIMULATE.filter((a) => a !== '--dev-eui' && a !== '0004A30B001C0530'), /needs --dev-eui/],
+    [SIMULATE.filter((a) => !a.startsWith('2B7E') && a !== '--app-key'), /needs --app-key \(32 hex digits\)/],
+    [[...SIMULATE, '--gateway-eui', '01020304'], /--gateway-eui must be 16 hex digits, got "01020304"/],
+    [[...SIMULATE, '--app-key', 'zz'.repeat(16)], /--app-key must be 32 hex digits/],
+    [[...SIMULATE, '--mac-version', 'MAC_V1_1'], /needs --nwk-key/],
+    [[...SIMULATE, '--nwk-key', '00'.repeat(16)], /--nwk-key applies to MAC_V1_1 only/],
+    [[...SIMULATE, '--mac-version', '1.0.3'], /--mac-version must be one of MAC_V1_0, .*MAC_V1_1, got "1.0.3"/],
+    [[...SIMULATE, '--dev-nonce', '12345'], /--dev-nonce must be 4 hex digits/],
+    [[...SIMULATE, '--udp', '1700'], /--udp must be host:port/],
+    [[...SIMULATE, '--udp', 'localhost:70000'], /--udp must be host:port/],
+    [[...SIMULATE, '--udp', ':1700'], /--udp must be host:port/],
+    [[...SIMULATE, '--frequency', '868,1'], /--frequency must be a positive number/],
+    [[...SIMULATE, '--timeout', '0'], /--timeout must be a positive number/],
+    [[...SIMULATE, '--data-rate', 'SF13BW125'], /--data-rate must be a LoRa data rate/],
+    [[...SIMULATE, '--limit', '1'], /--limit does not apply to simulate join/],
+    [[...SIMULATE, '--url', 'http://h:1'], /--url and --api-key do not apply to simulate join/],
+    [['devices', 'get', 'a', 'b', '--gateway-eui', '0102030405060708'], /--gateway-eui does not apply to devices get/],
+    [['applications', 'list', '--timeout', '1'], /--timeout does not apply to applications list/],
+  ])('simulate: %j is refused', (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(CommandLineError);
+    expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+
   it.each([
     [[], /no command/],
     [['foo'], /unknown command "foo"/],

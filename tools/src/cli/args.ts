@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { SimulateJoinOptions } from './commands/simulate';
 import { UsageError } from './errors';
 import type { DeviceRef } from './split';
 
@@ -19,7 +20,8 @@ export type Command =
   | { name: 'applications create'; applicationId: string; userId?: string; appName?: string }
   | { name: 'applications get' | 'applications delete'; applicationId: string }
   | { name: 'applications list'; limit?: number; page?: number }
-  | { name: 'api-keys create'; applicationId: string; rights: string[]; keyName?: string; expiresAt?: string };
+  | { name: 'api-keys create'; applicationId: string; rights: string[]; keyName?: string; expiresAt?: string }
+  | { name: 'simulate join'; options: SimulateJoinOptions };
 
 const OPTIONS = {
   url: { type: 'string' },
@@ -30,8 +32,46 @@ const OPTIONS = {
   name: { type: 'string' },
   rights: { type: 'string' },
   'expires-at': { type: 'string' },
+  udp: { type: 'string' },
+  'gateway-eui': { type: 'string' },
+  'join-eui': { type: 'string' },
+  'dev-eui': { type: 'string' },
+  'app-key': { type: 'string' },
+  'nwk-key': { type: 'string' },
+  'mac-version': { type: 'string' },
+  'dev-nonce': { type: 'string' },
+  frequency: { type: 'string' },
+  'data-rate': { type: 'string' },
+  timeout: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** The options of `simulate join`; no other command takes them. */
+const SIMULATE_OPTIONS = [
+  'udp',
+  'gateway-eui',
+  'join-eui',
+  'dev-eui',
+  'app-key',
+  'nwk-key',
+  'mac-version',
+  'dev-nonce',
+  'frequency',
+  'data-rate',
+  'timeout',
+] as const;
+
+/** The options that belong to one command or another (not the connection flags). */
+const COMMAND_OPTIONS = ['limit', 'page', 'user', 'name', 'rights', 'expires-at', ...SIMULATE_OPTIONS];
+
+export const SIMULATE_MAC_VERSIONS: ReadonlyArray<SimulateJoinOptions['macVersion']> = [
+  'MAC_V1_0',
+  'MAC_V1_0_1',
+  'MAC_V1_0_2',
+  'MAC_V1_0_3',
+  'MAC_V1_0_4',
+  'MAC_V1_1',
+];
 
 function count(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
@@ -48,7 +88,7 @@ type Values = Record<string, string | boolean | undefined>;
 
 /** Options that belong to other commands than the one given. */
 function refuseOptions(values: Values, command: string, allowed: readonly string[]): void {
-  for (const option of ['limit', 'page', 'user', 'name', 'rights', 'expires-at']) {
+  for (const option of COMMAND_OPTIONS) {
     if (values[option] !== undefined && !allowed.includes(option)) throw new CommandLineError(`--${option} does not apply to ${command}`);
   }
 }
@@ -88,6 +128,73 @@ function parseAccessCommand(group: 'applications' | 'api-keys', name: string | u
   }
 }
 
+function isMacVersion(value: string): value is SimulateJoinOptions['macVersion'] {
+  return (SIMULATE_MAC_VERSIONS as readonly string[]).includes(value);
+}
+
+function hexOption(values: Values, option: string, digits: number): string | undefined {
+  const raw = values[option] as string | undefined;
+  if (raw !== undefined && !new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(raw))
+    throw new CommandLineError(`--${option} must be ${digits} hex digits, got "${raw}"`);
+  return raw?.toUpperCase();
+}
+
+function requiredHexOption(values: Values, option: string, digits: number): string {
+  const value = hexOption(values, option, digits);
+  if (value === undefined) throw new CommandLineError(`simulate join needs --${option} (${digits} hex digits)`);
+  return value;
+}
+
+function positiveNumber(option: string, raw: string): number {
+  if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) <= 0) throw new CommandLineError(`--${option} must be a positive number, got "${raw}"`);
+  return Number(raw);
+}
+
+/** `simulate join`: one OTAA join through the Gateway Server's UDP listener, as a gateway and a device. */
+function parseSimulateCommand(name: string | undefined, args: string[], values: Values, flags: GlobalFlags): Command {
+  if (name !== 'join') throw new CommandLineError(name === undefined ? 'simulate: which command? join' : `unknown command "simulate ${name}"`);
+  if (args.length > 0) throw new CommandLineError('simulate join takes no arguments, only options');
+  refuseOptions(values, 'simulate join', SIMULATE_OPTIONS);
+  if (flags.url !== undefined || flags.apiKey !== undefined)
+    throw new CommandLineError('--url and --api-key do not apply to simulate join (it speaks UDP: --udp)');
+  const str = (option: string) => values[option] as string | undefined;
+
+  const udp = str('udp') ?? '127.0.0.1:1700';
+  const at = udp.lastIndexOf(':');
+  const host = udp.slice(0, at);
+  const port = Number(udp.slice(at + 1));
+  if (at < 1 || !/^\d+$/.test(udp.slice(at + 1)) || port < 1 || port > 65535) throw new CommandLineError(`--udp must be host:port, got "${udp}"`);
+
+  const macVersion = str('mac-version') ?? 'MAC_V1_0_3';
+  if (!isMacVersion(macVersion)) {
+    throw new CommandLineError(`--mac-version must be one of ${SIMULATE_MAC_VERSIONS.join(', ')}, got "${macVersion}"`);
+  }
+  const is11 = macVersion === 'MAC_V1_1';
+  if (!is11 && values['nwk-key'] !== undefined) throw new CommandLineError(`--nwk-key applies to MAC_V1_1 only (${macVersion} joins with the AppKey)`);
+  const devNonce = hexOption(values, 'dev-nonce', 4);
+
+  const dataRate = str('data-rate') ?? 'SF7BW125';
+  if (!/^SF([5-9]|1[0-2])BW(125|250|500)$/.test(dataRate))
+    throw new CommandLineError(`--data-rate must be a LoRa data rate such as SF7BW125, got "${dataRate}"`);
+
+  return {
+    name: 'simulate join',
+    options: {
+      udp: { host, port },
+      gatewayEui: requiredHexOption(values, 'gateway-eui', 16),
+      joinEui: requiredHexOption(values, 'join-eui', 16),
+      devEui: requiredHexOption(values, 'dev-eui', 16),
+      appKey: requiredHexOption(values, 'app-key', 32),
+      ...(is11 ? { nwkKey: requiredHexOption(values, 'nwk-key', 32) } : {}),
+      macVersion,
+      ...(devNonce !== undefined ? { devNonce: parseInt(devNonce, 16) } : {}),
+      frequency: positiveNumber('frequency', str('frequency') ?? '868.1'),
+      dataRate,
+      timeoutMs: Math.round(positiveNumber('timeout', str('timeout') ?? '8') * 1000),
+    },
+  };
+}
+
 /** The command line → a command and the connection flags; throws CommandLineError. */
 export function parseCommandLine(argv: string[]): { command: Command; flags: GlobalFlags } {
   let parsed;
@@ -103,6 +210,7 @@ export function parseCommandLine(argv: string[]): { command: Command; flags: Glo
   const [group, name, ...args] = positionals;
   if (group === undefined) throw new CommandLineError('no command given');
   if (group === 'applications' || group === 'api-keys') return { command: parseAccessCommand(group, name, args, values), flags };
+  if (group === 'simulate') return { command: parseSimulateCommand(name, args, values, flags), flags };
   // `end-devices` as ttn-lw-cli names the group.
   if (group !== 'devices' && group !== 'end-devices') throw new CommandLineError(`unknown command "${group}"`);
   if (name === undefined) throw new CommandLineError('devices: which command? register, get, list or delete');

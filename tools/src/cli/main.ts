@@ -16,8 +16,9 @@ import { SYNOPSIS, USAGE } from './usage';
 
 /**
  * `npm run cli -- devices register|get|list|delete …`: registers devices across the IS, JS, NS and
- * AS from one JSON description, over HTTP like any TTS client. Results (JSON) go to stdout,
- * progress and errors to stderr. Exit codes: 0 done, 1 failed, 2 usage.
+ * AS from one JSON description, over HTTP like any TTS client. `simulate join` instead plays a
+ * gateway and an OTAA device against the Gateway Server's UDP listener. Results (JSON) go to
+ * stdout, progress and errors to stderr. Exit codes: 0 done, 1 failed, 2 usage.
  */
 
 function print(value: unknown): void {
@@ -70,7 +71,7 @@ async function readDescription(source: string): Promise<ReturnType<typeof parseD
   }
 }
 
-async function execute(command: Command, client: ApiClient): Promise<void> {
+async function execute(command: Exclude<Command, { name: 'simulate join' }>, client: ApiClient): Promise<void> {
   switch (command.name) {
     case 'help':
       return;
@@ -123,6 +124,12 @@ async function run(argv: string[]): Promise<void> {
   const { command, flags } = parseCommandLine(argv);
   if (command.name === 'help') {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (command.name === 'simulate join') {
+    // Loaded only here: the simulator comes with the test kit, which other commands do not need.
+    const { simulateJoin } = await import('./commands/simulate');
+    print(await simulateJoin(command.options, note));
     return;
   }
   const config = resolveConfig({ flags, env: process.env, readFile: readTextFile });

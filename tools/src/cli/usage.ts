@@ -20,6 +20,13 @@ Commands:
   applications delete <application-id>       Delete (refused while it has devices).
   api-keys create <application-id> --rights RIGHT_A,RIGHT_B [--name NAME] [--expires-at RFC3339]
                                              An application API key; its secret is printed once.
+  simulate join --gateway-eui EUI --join-eui EUI --dev-eui EUI --app-key KEY [--nwk-key KEY]
+                [--mac-version V] [--dev-nonce HEX4] [--udp HOST:PORT] [--frequency MHZ]
+                [--data-rate SFxBWy] [--timeout S]
+                                             One OTAA join through the Gateway Server's UDP
+                                             listener, as a Semtech packet forwarder and a device
+                                             (lora-packet): prints the decrypted join-accept, its
+                                             RX window and the session keys the device derived.
 
 Options:
   --url URL        The stack's HTTP API (env LORAWAN_API_URL; default http://localhost:1885)
@@ -27,6 +34,17 @@ Options:
                    <DATA_DIR or ./data>/admin-api-key)
   --limit N        devices list, applications list: entries per page (at most 1000, default 100)
   --page N         devices list, applications list: page number, from 1
+  simulate join (no --url or --api-key: it speaks UDP, not HTTP):
+  --udp HOST:PORT  The Gateway Server's UDP listener (default 127.0.0.1:1700)
+  --gateway-eui    The simulated gateway's EUI (16 hex digits, required)
+  --join-eui, --dev-eui, --app-key
+                   The device (required); --nwk-key too for MAC_V1_1, and only then
+  --mac-version V  MAC_V1_0, MAC_V1_0_1, MAC_V1_0_2, MAC_V1_0_3 (default), MAC_V1_0_4, MAC_V1_1
+  --dev-nonce HEX4 Default: random before 1.0.4; 0000 for 1.0.4 and 1.1, where the Join Server
+                   wants each DevNonce above the last one it accepted
+  --frequency MHZ  Uplink frequency (default 868.1)
+  --data-rate DR   Uplink LoRa data rate (default SF7BW125)
+  --timeout S      Seconds to wait for the join-accept (default 8)
   -h, --help       Help, with the description format
 `;
 
@@ -54,5 +72,12 @@ session keys (ABP); the AS formatters, session.dev_addr and session.keys.app_s_k
     "root_keys": { "app_key": { "key": "00112233445566778899AABBCCDDEEFF" } }
   }
 
-Exit codes: 0 done, 1 failed (the server's error on stderr), 2 usage error.
+simulate join prints one JSON object: dev_addr, net_id, join_nonce, dev_nonce, dl_settings,
+rx_delay, cf_list (when sent), rx_window (RX1: txpk tmst 5 s after the join-request's, RX2: 6 s),
+the txpk's freq, datr, powe and tmst, and session_keys (nwk_s_key and app_s_key for a 1.0 session;
+f_nwk_s_int_key, s_nwk_s_int_key, nwk_s_enc_key and app_s_key for 1.1). The join-accept is
+acknowledged with TX_ACK, then decrypted and its MIC checked; a bad one fails the command.
+
+Exit codes: 0 done, 1 failed (the server's error on stderr; for simulate join: no ack, no
+join-accept within the timeout, or a join-accept the device refuses), 2 usage error.
 `;

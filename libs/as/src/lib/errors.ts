@@ -1,4 +1,4 @@
-import { Code, defineError } from '@lorawan/errors';
+import { Code, defineError, type ErrorDetails, StackError } from '@lorawan/errors';
 
 /** Application Server errors (TTS `pkg/applicationserver` names, so clients match them). */
 export const ErrDeviceNotFound = defineError('pkg/applicationserver', 'device_not_found', 'device `{device_uid}` not found', Code.NotFound);
@@ -41,3 +41,31 @@ export const ErrPayloadCryptoSkipped = defineError(
 );
 /** An application message could not be handed to the integrations (their delivery jobs could not be queued). */
 export const ErrPublishUp = defineError('pkg/applicationserver', 'publish_up', 'could not queue the message for the integrations: {reason}', Code.Unavailable);
+/** NsAs.HandleUplink of an application message kind the AS does not handle yet (only join-accepts so far). */
+export const ErrUpNotSupported = defineError(
+  'pkg/applicationserver',
+  'up_not_supported',
+  'application message `{kind}` from the Network Server is not supported',
+  Code.Unimplemented,
+);
+/** Fetching an AppSKey from the Join Server without the device's EUIs (TTS names). */
+export const ErrNoDevEUI = defineError('pkg/applicationserver', 'no_dev_eui', 'no device EUI provided', Code.InvalidArgument);
+export const ErrNoJoinEUI = defineError('pkg/applicationserver', 'no_join_eui', 'no join EUI provided', Code.InvalidArgument);
+/** No Join Server answered for the keys (none reachable, or it does not know them; TTS: the cluster JS, then interop). */
+export const ErrJoinServerUnavailable = defineError(
+  'pkg/applicationserver',
+  'join_server_unavailable',
+  'Join Server unavailable for JoinEUI `{join_eui}`',
+  Code.Unavailable,
+);
+/**
+ * The AppSKey of a session could not be had from the Join Server (TTS `app_s_key`, defined without
+ * a code: it takes its cause's). Raise it with `fetchAppSKeyError(cause)`.
+ */
+export const ErrFetchAppSKey = defineError('pkg/applicationserver', 'app_s_key', 'get AppSKey', Code.Unknown);
+
+/** ErrFetchAppSKey with its cause, and the cause's code (as TTS gives an error of unknown code). */
+export function fetchAppSKeyError(cause: StackError | ErrorDetails): StackError {
+  const { namespace, name, messageFormat } = ErrFetchAppSKey;
+  return new StackError({ namespace, name, messageFormat, code: cause.code }, {}, cause);
+}

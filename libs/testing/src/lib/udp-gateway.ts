@@ -8,8 +8,10 @@ import loraPacket from 'lora-packet';
  */
 export interface ReceivedDownlink {
   token: number;
+  /** Empty when the PULL_RESP's body is not `{"txpk":{…}}` (then `body` has the text). */
   txpk: Record<string, unknown>;
   at: number;
+  body?: string;
 }
 
 export interface RxpkOptions {
@@ -30,6 +32,9 @@ export class SimulatedUdpGateway {
   readonly downlinks: ReceivedDownlink[] = [];
   private downlinkWaiters: Array<() => void> = [];
   private pullTimer?: NodeJS.Timeout;
+  /** Datagrams handed to the socket and not yet sent, and the socket to close once they are. */
+  private sending = 0;
+  private closing?: Socket;
 
   constructor(
     /** 16 hex digits. */
@@ -42,18 +47,35 @@ export class SimulatedUdpGateway {
     const socket = createSocket('udp4');
     this.socket = socket;
     socket.on('message', (msg) => this.onMessage(msg));
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    // Loopback for a server on this machine (tests); all interfaces to reach another host (the CLI).
+    const loopback = this.server.host === 'localhost' || this.server.host.startsWith('127.');
+    await new Promise<void>((resolve) => socket.bind(0, loopback ? '127.0.0.1' : '0.0.0.0', resolve));
   }
 
+  /** Stops the keep-alive; the socket closes once the datagrams handed to it are sent (a TX_ACK just before). */
   close(): void {
     clearInterval(this.pullTimer);
-    this.socket?.close();
+    const socket = this.socket;
     this.socket = undefined;
+    if (!socket) return;
+    // Closing a dgram socket drops the sends it has not done yet.
+    if (this.sending === 0) socket.close();
+    else this.closing = socket;
   }
 
-  /** Sends raw bytes (malformed datagrams in tests). */
-  sendRaw(bytes: Buffer): void {
-    this.socket?.send(bytes, this.server.port, this.server.host);
+  /** Sends raw bytes (malformed datagrams in tests); `onError` hears of a failed send (unknown host, no route). */
+  sendRaw(bytes: Buffer, onError?: (err: Error) => void): void {
+    const socket = this.socket;
+    if (!socket) return;
+    this.sending++;
+    socket.send(bytes, this.server.port, this.server.host, (err) => {
+      this.sending--;
+      if (err) onError?.(err);
+      if (this.sending === 0 && this.closing === socket) {
+        this.closing = undefined;
+        socket.close();
+      }
+    });
   }
 
   /** PUSH_DATA with frames (each an rxpk) and/or a status; resolves with the PUSH_ACK's identifier (0x01), rejects after `timeoutMs`. */
@@ -128,7 +150,11 @@ export class SimulatedUdpGateway {
         clearTimeout(timer);
         resolve(ackType);
       });
-      this.sendRaw(Buffer.concat([this.header(token, type), body]));
+      this.sendRaw(Buffer.concat([this.header(token, type), body]), (err) => {
+        clearTimeout(timer);
+        this.acks.delete(token);
+        reject(new Error(`cannot send to ${this.server.host}:${this.server.port}: ${err.message}`));
+      });
     });
   }
 
@@ -140,11 +166,20 @@ export class SimulatedUdpGateway {
       this.acks.get(token)?.(type);
       this.acks.delete(token);
     } else if (type === 0x03) {
-      const json = JSON.parse(msg.subarray(4).toString()) as { txpk: Record<string, unknown> };
-      this.downlinks.push({ token, txpk: json.txpk, at: Date.now() });
+      this.downlinks.push({ token, ...parseTxpk(msg.subarray(4).toString()), at: Date.now() });
       for (const w of this.downlinkWaiters.splice(0)) w();
     }
   }
+}
+
+function parseTxpk(body: string): { txpk: Record<string, unknown>; body?: string } {
+  try {
+    const { txpk } = JSON.parse(body) as { txpk?: unknown };
+    if (typeof txpk === 'object' && txpk !== null && !Array.isArray(txpk)) return { txpk: txpk as Record<string, unknown> };
+  } catch {
+    // Not JSON: reported below like any other body without a txpk.
+  }
+  return { txpk: {}, body };
 }
 
 /** A join-request as a device sends it, built by lora-packet (never by the stack's own code); DevNonce `0102`. */

@@ -1,9 +1,14 @@
 import type { Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { applicationCacheProvider, LINK_CACHE } from '../common/application-cache';
+import { AppSKeys } from './app-s-keys.service';
+import { ApplicationUpForwarder } from './application-up-forwarder.service';
+import { JoinAccepts } from './join-accept.service';
 import { ApplicationLinkController } from './link/application-link.controller';
 import { ApplicationLinkRegistry } from './link/application-link.service';
 import { LINK_STORE, type LinkStore, SqlLinkStore } from './link/application-link.store';
+import { NsAsController } from './ns-as.controller';
+import { NsUplinks } from './ns-uplinks.service';
 import { SimulateUplinkController } from './simulate-uplink.controller';
 import { SimulateUplink } from './simulate-uplink.service';
 
@@ -12,11 +17,19 @@ export * from './link/application-link.service';
 export * from './link/link-settings';
 export * from './simulate-uplink.service';
 
-/** Simulated uplinks (AppAs.SimulateUplink) and the application link (As.GetLink|SetLink|DeleteLink: default formatters). */
+/**
+ * Application messages: the Network Server's (NsAs.HandleUplink: join-accepts), simulated ones
+ * (AppAs.SimulateUplink), both passed on to the integrations by one ApplicationUpForwarder; and the
+ * application link (As.GetLink|SetLink|DeleteLink: default formatters).
+ */
 export const UPLINK_PROVIDERS: Provider[] = [
   { provide: LINK_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new SqlLinkStore(ds) },
   applicationCacheProvider(LINK_CACHE, 'link', LINK_STORE, async (store: LinkStore, app) => (await store.get(app))?.link),
   ApplicationLinkRegistry,
+  ApplicationUpForwarder,
   SimulateUplink,
+  AppSKeys,
+  JoinAccepts,
+  NsUplinks,
 ];
-export const UPLINK_CONTROLLERS = [ApplicationLinkController, SimulateUplinkController];
+export const UPLINK_CONTROLLERS = [ApplicationLinkController, SimulateUplinkController, NsAsController];

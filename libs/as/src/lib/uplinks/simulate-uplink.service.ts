@@ -3,35 +3,25 @@ import {
   type ApplicationLink,
   type ApplicationUp,
   type ApplicationUpJson,
-  type ApplicationUpKind,
-  APPLICATION_UP_KINDS,
-  AS_EVENTS,
   deviceIdentifiers,
   type EntityIdentifiersJson,
-  type EventDefinition,
   nowTimestamp,
   type RpcContext,
-  newUlid,
   plainJson,
+  AS_EVENTS,
 } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
-import { ErrValidation, isStackError } from '@lorawan/errors';
+import { ErrValidation } from '@lorawan/errors';
 import { type Device, DeviceRegistry } from '@lorawan/registry';
-import { ErrDeviceNotFound, ErrPayloadCryptoSkipped, ErrPublishUp, ErrSimulated } from '../errors';
+import { ErrDeviceNotFound, ErrPayloadCryptoSkipped, ErrSimulated } from '../errors';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
-import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/application-up-sink';
+import { ApplicationUpForwarder, requireUpKind } from './application-up-forwarder.service';
 import { ApplicationLinkRegistry } from './link/application-link.service';
 import { formatterFor, type LinkedDevice, skipsPayloadCrypto } from './link/link-settings';
 
 type Json = Record<string, unknown>;
 type Empty = Record<string, never>;
 type UpDevice = Device & LinkedDevice & { session?: { dev_addr?: string } };
-
-/** The `as.up.*` events of the kinds TTS publishes them for (`observability.go` registerReceiveUp/DropUp/ForwardUp). */
-const UP_EVENTS: Partial<Record<ApplicationUpKind, { receive: EventDefinition; drop: EventDefinition; forward: EventDefinition }>> = {
-  uplink_message: { receive: AS_EVENTS.upDataReceive, drop: AS_EVENTS.upDataDrop, forward: AS_EVENTS.upDataForward },
-  join_accept: { receive: AS_EVENTS.upJoinReceive, drop: AS_EVENTS.upJoinDrop, forward: AS_EVENTS.upJoinForward },
-};
 
 /**
  * AppAs.SimulateUplink (wire contract §9; TTS `io/grpc/grpc.go` SimulateUplink and
@@ -41,7 +31,8 @@ const UP_EVENTS: Partial<Record<ApplicationUpKind, { receive: EventDefinition; d
  * `simulated: true` and the device's identifiers as the AS registry has them. An uplink is decoded
  * with the device's up formatter, else the application link's default (unless it already carries
  * `decoded_payload`); a failure publishes `as.up.data.decode.fail` and the uplink goes on without
- * `decoded_payload`. The message is then handed to the integrations (APPLICATION_UP_SINK).
+ * `decoded_payload`. The message is then handed to the integrations, with its `as.up.*` events
+ * (ApplicationUpForwarder).
  *
  * Unlike TTS, which answers `{}` at once and processes asynchronously, this answers once the
  * message is processed and its deliveries are durably queued: `{}` means nothing will be lost, and
@@ -57,11 +48,11 @@ export class SimulateUplink {
     @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
     @Inject(PayloadFormatter) private readonly formatter: PayloadFormatter,
     @Inject(EventPublisher) private readonly events: EventPublisher,
-    @Inject(APPLICATION_UP_SINK) private readonly sink: ApplicationUpSink,
+    @Inject(ApplicationUpForwarder) private readonly upstream: ApplicationUpForwarder,
   ) {}
 
   async simulate(request: ApplicationUp, ctx: RpcContext): Promise<Empty> {
-    const kind = kindOf(request);
+    const kind = requireUpKind(request);
     if (!request.end_device_ids) throw ErrValidation.with({ field: 'end_device_ids', name: 'ApplicationUpValidationError', reason: 'value is required' });
     if (request.simulated) throw ErrSimulated.with();
     const up = plainJson(request) as ApplicationUpJson;
@@ -72,35 +63,22 @@ export class SimulateUplink {
     ]);
     if (device && skipsPayloadCrypto(device, link)) throw ErrPayloadCryptoSkipped.with();
 
-    up.correlation_ids = [...new Set([...(up.correlation_ids ?? []), ...ctx.correlation_ids, `as:up:${newUlid()}`])];
+    const eventCtx = this.upstream.correlate(up, ctx);
     up.received_at ??= nowTimestamp();
     up.simulated = true;
     // The registry's identifiers, with the session's DevAddr (as on real uplinks; also the `{devAddr}` of webhook templates).
     if (device) up.end_device_ids = { ...device.ids, ...(device.session?.dev_addr && !device.ids.dev_addr ? { dev_addr: device.session.dev_addr } : {}) };
-    const identifiers = deviceIdentifiers(up.end_device_ids);
-    const eventCtx: RpcContext = { ...ctx, correlation_ids: up.correlation_ids };
-    const upEvents = UP_EVENTS[kind];
-    if (upEvents) this.events.publish(upEvents.receive, identifiers, { ctx: eventCtx });
+    this.upstream.received(up, eventCtx);
 
     if (!device) {
       const err = ErrDeviceNotFound.with({ device_uid: `${ids.application_ids.application_id}.${ids.device_id}` });
-      this.logger.debug(`simulated ${kind} dropped: ${err.message}`);
-      if (upEvents) this.events.publish(upEvents.drop, identifiers, { ctx: eventCtx, data: err.toDetails() });
+      this.logger.debug({ kind, error: err.message }, 'simulated message dropped');
+      this.upstream.dropped(up, eventCtx, err);
       return {};
     }
-    if (kind === 'uplink_message' && up.uplink_message) await this.decode(up.uplink_message, up.received_at, device, link, identifiers, eventCtx);
-
-    try {
-      await this.sink.publish(up);
-    } catch (cause) {
-      const err = isStackError(cause) ? cause : ErrPublishUp.with({ reason: (cause as Error)?.message ?? String(cause) });
-      this.logger.warn(
-        `simulated ${kind} of ${up.end_device_ids.application_ids.application_id}.${up.end_device_ids.device_id} not queued for the integrations: ${err.message}`,
-      );
-      if (upEvents) this.events.publish(upEvents.drop, identifiers, { ctx: eventCtx, data: err.toDetails() });
-      throw err;
-    }
-    if (upEvents) this.events.publish(upEvents.forward, identifiers, { ctx: eventCtx, data: up });
+    if (kind === 'uplink_message' && up.uplink_message)
+      await this.decode(up.uplink_message, up.received_at, device, link, deviceIdentifiers(up.end_device_ids), eventCtx);
+    await this.upstream.forward(up, eventCtx);
     return {};
   }
 
@@ -141,12 +119,4 @@ export class SimulateUplink {
     uplink.decoded_payload = decoded.data ?? {};
     if (decoded.warnings.length > 0) uplink.decoded_payload_warnings = decoded.warnings;
   }
-}
-
-/** The kind of the message: exactly one of ApplicationUp's `up` oneof (TTS validation: `up` is required). */
-function kindOf(up: ApplicationUp): ApplicationUpKind {
-  const set = APPLICATION_UP_KINDS.filter((k) => up[k] !== undefined && up[k] !== null);
-  if (set.length === 1) return set[0];
-  const reason = set.length === 0 ? 'value is required' : `only one of ${set.map((k) => `\`${k}\``).join(', ')} may be set`;
-  throw ErrValidation.with({ field: 'up', name: 'ApplicationUpValidationError', reason });
 }

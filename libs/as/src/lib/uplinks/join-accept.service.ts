@@ -1,0 +1,92 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type ApplicationUpJson, type NsApplicationUp, nowTimestamp, plainJson, type RpcContext } from '@lorawan/api';
+import { isStackError } from '@lorawan/errors';
+import { type Device, DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
+import { AppSKeys } from './app-s-keys.service';
+import { ApplicationUpForwarder } from './application-up-forwarder.service';
+
+type Json = Record<string, unknown>;
+interface AsSession {
+  dev_addr?: string;
+  keys?: { session_key_id?: string; app_s_key?: KeyEnvelopeJson };
+  last_a_f_cnt_down?: number;
+  queued_application_downlinks?: Json[];
+}
+type AsDevice = Device & { session?: AsSession; pending_session?: AsSession };
+/** A join-accept as the NS sends it, checked by NsUplinks: the new DevAddr and the session key ID are there. */
+export type NsJoinAccept = NsApplicationUp & {
+  end_device_ids: NonNullable<NsApplicationUp['end_device_ids']> & { dev_addr: string };
+  join_accept: NonNullable<NsApplicationUp['join_accept']> & { session_key_id: string };
+};
+
+/**
+ * A join-accept from the Network Server (TTS `applicationserver.go` handleJoinAccept): the new
+ * session becomes the device's `pending_session` (its DevAddr, session key ID and AppSKey: the
+ * envelope the NS brought, opened with the AS's KEKs, else fetched from the JS; sealed at rest by
+ * the registry). As TTS, the current `session` and `ids.dev_addr` stay until the device's first
+ * uplink in the new session confirms it, and a previous pending session is replaced. The
+ * downlink queue of the current session is dropped: it is encrypted for a session the device has
+ * left by joining (TTS's NS hands that queue back in the join-accept and its AS re-encrypts it for
+ * the pending session; our AS holds the queue itself and does not carry it over).
+ *
+ * Events: `as.up.join.receive` (the device's identifiers with the new DevAddr), then
+ * `as.up.join.forward` with the ApplicationUp handed to the integrations, or `as.up.join.drop`
+ * with the error, which is also the caller's. The ApplicationUp never holds the AppSKey:
+ * `received_at` is now, `join_accept` keeps `session_key_id`, `received_at` (the NS's) and
+ * `pending_session`.
+ */
+@Injectable()
+export class JoinAccepts {
+  private readonly logger = new Logger('JoinAccepts');
+
+  constructor(
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(AppSKeys) private readonly keys: AppSKeys,
+    @Inject(ApplicationUpForwarder) private readonly upstream: ApplicationUpForwarder,
+  ) {}
+
+  async handle(request: NsJoinAccept, ctx: RpcContext): Promise<void> {
+    const { app_s_key: envelope, session_key_id, received_at, pending_session } = plainJson(request.join_accept);
+    const up: ApplicationUpJson = {
+      end_device_ids: { ...plainJson(request.end_device_ids) },
+      correlation_ids: request.correlation_ids ?? [],
+      received_at: nowTimestamp(),
+      join_accept: { session_key_id, ...(received_at ? { received_at } : {}), ...(pending_session ? { pending_session } : {}) },
+    };
+    const eventCtx = this.upstream.correlate(up, ctx);
+    const ids = request.end_device_ids;
+    const log = { device_uid: `${ids.application_ids.application_id}.${ids.device_id}`, session_key_id, correlation_ids: up.correlation_ids };
+    this.upstream.received(up, eventCtx);
+    try {
+      const dropped = await this.storeSession(request, envelope, eventCtx);
+      if (dropped > 0) this.logger.log({ ...log, count: dropped }, 'downlink queue of the previous session dropped');
+    } catch (err) {
+      // Only our own errors' messages (never a driver's, which may quote what was written); the RPC filter logs the others.
+      this.logger.warn({ ...log, error: isStackError(err) ? err.fullMessage : 'internal' }, 'join-accept dropped');
+      this.upstream.dropped(up, eventCtx, err);
+      throw err;
+    }
+    await this.upstream.forward(up, eventCtx);
+  }
+
+  /** Stores the pending session and drops the current session's queue; returns how many downlinks that queue held. */
+  private storeSession(request: NsJoinAccept, envelope: KeyEnvelopeJson | undefined, ctx: RpcContext): Promise<number> {
+    const ids = request.end_device_ids;
+    const sessionKeyId = request.join_accept.session_key_id;
+    // Opened (or fetched) once, in the first round: a lost optimistic round does not ask the JS again.
+    let appSKey: Promise<string> | undefined;
+    return this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, async (stored) => {
+      const device = stored as AsDevice;
+      appSKey ??= this.keys.appSKey(
+        envelope,
+        { session_key_id: sessionKeyId, dev_eui: ids.dev_eui ?? device.ids.dev_eui, join_eui: ids.join_eui ?? device.ids.join_eui },
+        ctx,
+      );
+      const key = await appSKey;
+      const dropped = device.session?.queued_application_downlinks?.length ?? 0;
+      if (device.session) delete device.session.queued_application_downlinks;
+      device.pending_session = { dev_addr: ids.dev_addr, keys: { session_key_id: sessionKeyId, app_s_key: { key } } };
+      return { device, result: dropped };
+    });
+  }
+}
