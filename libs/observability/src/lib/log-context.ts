@@ -2,8 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
  * The fields every log line written on behalf of one piece of work carries: an HTTP request
- * (`request_id`), an RPC a component serves (`request_id`, `rpc`, `component`), later an uplink
- * (its `gs:uplink:` correlation ID). Held in an AsyncLocalStorage, so code far below the handler
+ * (`request_id`), an RPC a component serves (`request_id`, `rpc`, `component`), and the radio
+ * uplink it belongs to (`uplink_id`: its `gs:uplink:` correlation ID). Held in an AsyncLocalStorage, so code far below the handler
  * (a store, a formatter) logs with them without passing a logger around.
  */
 export interface LogFields {

@@ -134,6 +134,17 @@ describe('RPC pipeline', () => {
     expect(lines.length).toBeGreaterThan(0);
     for (const l of lines) expect(JSON.parse(l)).toMatchObject({ request_id: 'REQ-TRACE', rpc: 'EndDeviceRegistry.Get', component: 'is' });
   });
+
+  it('writes the lines of a request made for a radio uplink with the uplink’s gs:uplink ID', async () => {
+    const uplink = 'gs:uplink:01JTESTUPLINK00000000000000';
+    await call(
+      { end_device_ids: { device_id: 'boom', application_ids: { application_id: 'app1' } } },
+      { ...admin, request_id: 'REQ-UPLINK', correlation_ids: ['rpc:x', uplink] },
+    );
+    const lines = output.flatMap((o) => o.split('\n')).filter((l) => l.includes('REQ-UPLINK'));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) expect(JSON.parse(l)).toMatchObject({ request_id: 'REQ-UPLINK', uplink_id: uplink });
+  });
 });
 
 describe('handler contract', () => {

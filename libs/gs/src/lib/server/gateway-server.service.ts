@@ -4,7 +4,7 @@ import { COMPONENT_RPC_CLIENT, EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, type ErrorDetails, isErrorDetails, isStackError, type StackError } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
-import { gsConnectedGateways, gsDatagramsDropped, gsDownlinks, gsUplinks } from '@lorawan/observability';
+import { gsConnectedGateways, gsDatagramsDropped, gsDownlinks, gsUplinks, withLogFields } from '@lorawan/observability';
 import { type RpcClient, type SubjectRouter, SUBJECT_ROUTER, type Subscription } from '@lorawan/transport';
 import {
   ErrConnectionExpired,
@@ -155,7 +155,9 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
         });
       },
       refused: (eui, reason) => this.logger.warn({ gateway_eui: eui, reason }, 'gateway connection refused'),
-      uplink: (conn, message) => void this.uplink(conn, message),
+      // Every line of an uplink's handling carries its gs:uplink ID.
+      uplink: (conn, message) =>
+        void withLogFields({ component: 'gs', gateway_id: conn.ids.gateway_id, uplink_id: message.correlation_ids[0] }, () => this.uplink(conn, message)),
       status: (conn, status) => this.events.publish(GS_EVENTS.statusReceive, gatewayIds(conn), { data: status }),
       txAck: (conn, downlink: PendingDownlink, result) =>
         this.events.publish(GS_EVENTS.txAckReceive, gatewayIds(conn), { data: { result, downlink_message: downlink.context } }),

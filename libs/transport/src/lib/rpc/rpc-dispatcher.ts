@@ -77,7 +77,8 @@ export class RpcDispatcher {
     const handler = this.host.getHandlers().get(channel);
     if (!handler) return respond({ id: packet.id, err: ErrNoHandler.with({ subject: channel }).toDetails(), isDisposed: true });
     const requestId = typeof packet.data?.ctx?.request_id === 'string' ? packet.data.ctx.request_id : undefined;
-    await withLogFields({ request_id: requestId, rpc: stats.rpc, component: this.component }, async () => {
+    const fields = { request_id: requestId, rpc: stats.rpc, component: this.component, ...uplinkOf(packet.data?.ctx?.correlation_ids) };
+    await withLogFields(fields, async () => {
       try {
         const result: unknown = await handler(packet.data, transportContext);
         // Nest answers a failure (its exception filter's) and an Observable handler as Observables;
@@ -138,4 +139,11 @@ export class RpcDispatcher {
       this.logger.warn({ error: (err as Error).message }, `reply of ${rpc} not sent`);
     }
   }
+}
+
+/** The radio uplink a request belongs to (its first `gs:uplink:` correlation ID), so every line of the uplink's handling carries it. */
+function uplinkOf(correlationIds: unknown): { uplink_id?: string } {
+  if (!Array.isArray(correlationIds)) return {};
+  const id = correlationIds.find((c): c is string => typeof c === 'string' && c.startsWith('gs:uplink:'));
+  return id ? { uplink_id: id } : {};
 }
