@@ -40,3 +40,9 @@ export const ErrUnwrapKey = defineError(
   Code.FailedPrecondition,
 );
 export const ErrNoDownlinkPath = defineError('pkg/networkserver', 'no_downlink_path', 'no gateway can send the downlink', Code.FailedPrecondition);
+export const ErrDeduplication = defineError(
+  'pkg/networkserver',
+  'deduplication_unavailable',
+  'uplink deduplication state unavailable: {reason}',
+  Code.Unavailable,
+);

@@ -31,7 +31,16 @@ import { nsJoins } from '@lorawan/observability';
 import { type Device, DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
 import type { RpcClient } from '@lorawan/transport';
 import { GatewayDownlinks, type ScheduledDownlink } from '../downlinks/gateway-downlinks.service';
-import { ErrDeviceNotFound, ErrFrequencyPlanNotFound, ErrJoinServerUnavailable, ErrJoinUnsupported, ErrUnknownDataRate, ErrUnwrapKey } from '../errors';
+import {
+  ErrDeduplication,
+  ErrDeviceNotFound,
+  ErrFrequencyPlanNotFound,
+  ErrJoinServerUnavailable,
+  ErrJoinUnsupported,
+  ErrNoDownlinkPath,
+  ErrUnknownDataRate,
+  ErrUnwrapKey,
+} from '../errors';
 import { newMacState } from '../mac-state';
 import { type DedupTiming, UPLINK_DEDUPLICATOR, type UplinkDeduplicator, uplinkKey } from '../uplinks/uplink-deduplicator';
 import { downlinkPaths, type MergedUplink, mergeCopies, type UplinkCopy } from '../uplinks/merged-uplink';
@@ -127,7 +136,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     const message: Json = { ...up, received_at: nowTimestamp() };
     const key = uplinkKey({ raw_payload: up.raw_payload ?? '', settings: up.settings as Json | undefined });
     const copy: UplinkCopy = { rx_metadata: (up.rx_metadata ?? []) as Array<Record<string, unknown>>, correlation_ids: up.correlation_ids ?? [] };
-    if (!(await this.dedup.deduplicate(key, [copy], JOIN_DEDUP))) {
+    if (!(await this.claim(key, copy))) {
       nsJoins.inc({ result: 'duplicate' });
       return {};
     }
@@ -144,7 +153,8 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     }
     const wait = receivedAtMs + JOIN_DEDUP.windowMs - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const merged = mergeCopies(copy, await this.dedup.accumulated(key));
+    // Without the other copies' metadata the join-accept still goes out, through this copy's gateway.
+    const merged = mergeCopies(copy, await this.dedup.accumulated(key).catch(() => []));
     const mergedCtx: RpcContext = { ...eventCtx, correlation_ids: [...new Set([...merged.correlation_ids, ...eventCtx.correlation_ids])] };
     this.events.publish(NS_EVENTS.mergeMetadata, ids, { ctx: mergedCtx, data: merged.gateway_count });
     accepted.up = { ...message, rx_metadata: merged.rx_metadata, correlation_ids: mergedCtx.correlation_ids };
@@ -152,6 +162,15 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     const task = this.sendJoinAccept(accepted, merged, mergedCtx).finally(() => this.scheduling.delete(task));
     this.scheduling.add(task);
     return {};
+  }
+
+  /** Whether this copy claims the join-request; the shared deduplication state being away is the NS being unavailable. */
+  private async claim(key: string, copy: UplinkCopy): Promise<boolean> {
+    try {
+      return await this.dedup.deduplicate(key, [copy], JOIN_DEDUP);
+    } catch (err) {
+      throw ErrDeduplication.with({ reason: (err as Error).message });
+    }
   }
 
   private async device(payload: JoinRequestPayload): Promise<NsDevice> {
@@ -283,7 +302,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     try {
       scheduled = await this.downlinks.schedule(downlink, downlinkPaths(merged.rx_metadata), ctx);
     } catch (err) {
-      const error = isStackError(err) ? err : ErrJoinServerUnavailable.with({ reason: (err as Error).message });
+      const error = isStackError(err) ? err : ErrNoDownlinkPath.with();
       nsJoins.inc({ result: 'not_scheduled' });
       this.events.publish(NS_EVENTS.joinScheduleFail, ids, { ctx, data: error.toDetails() });
       this.logger.warn({ device_id: join.ids.device_id, error: error.message }, 'join-accept not scheduled');
