@@ -84,19 +84,24 @@ describe('Gateway Server (in-process)', () => {
     expect(published[2]).toMatchObject({ correlation_ids: [correlation], data: { value: 'cluster' } });
   });
 
-  it('drops a CRC failure and what the NS could not take (TTS: Unavailable, Internal, …) with gs.up.drop naming why; an NS answer (no such device) is forwarded', async () => {
+  it('drops a CRC failure, a frame that is no LoRaWAN frame and what the NS could not take (TTS: Unavailable, Internal, …) with gs.up.drop naming why; an NS answer (no such device) is forwarded', async () => {
+    const handed = uplinksAtNs.length;
     await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { stat: -1 })] });
     await eventually(() => events.all.filter((e) => e.name === GS_EVENTS.upDrop.name).length === 1);
+    // Major version 1 (RFU), and too short to hold an MHDR and a MIC.
+    await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(Buffer.from([0x01, 1, 2, 3, 4, 5])), SimulatedUdpGateway.rxpk(Buffer.from([0x40, 1]))] });
+    await eventually(() => events.all.filter((e) => e.name === GS_EVENTS.upDrop.name).length === 3);
+    expect(uplinksAtNs.length).toBe(handed);
     nsAnswer = 'unavailable';
     await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest)] });
-    await eventually(() => events.all.filter((e) => e.name === GS_EVENTS.upDrop.name).length === 2);
+    await eventually(() => events.all.filter((e) => e.name === GS_EVENTS.upDrop.name).length === 4);
     nsAnswer = 'not_found';
     await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { freq: 868.3 })] });
     await eventually(() => events.all.some((e) => e.name === GS_EVENTS.upForward.name));
     nsAnswer = 'ok';
     const published = await events.take();
     const drops = published.filter((e) => e.name === GS_EVENTS.upDrop.name);
-    expect(drops.map((e) => (e.data as { name?: string }).name)).toEqual(['message_crc', 'join_server_unavailable']);
+    expect(drops.map((e) => (e.data as { name?: string }).name)).toEqual(['message_crc', 'unmarshal_payload', 'unmarshal_payload', 'join_server_unavailable']);
     expect(published.filter((e) => e.name === GS_EVENTS.upForward.name)).toHaveLength(1);
   });
 

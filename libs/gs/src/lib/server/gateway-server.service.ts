@@ -3,13 +3,14 @@ import { gatewayDownlinkSubject, GS_EVENTS, newUlid, plainJson, RPCS, rpcPattern
 import { COMPONENT_RPC_CLIENT, EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, type ErrorDetails, isErrorDetails, isStackError, type StackError } from '@lorawan/errors';
-import { getFrequencyPlan } from '@lorawan/lorawan';
+import { getFrequencyPlan, parsePhyPayload } from '@lorawan/lorawan';
 import { gsConnectedGateways, gsDatagramsDropped, gsDownlinks, gsUplinks, withLogFields } from '@lorawan/observability';
 import { type RpcClient, type SubjectRouter, SUBJECT_ROUTER, type Subscription } from '@lorawan/transport';
 import {
   ErrConnectionExpired,
   ErrFrequencyPlan,
   ErrGatewayNotConnected,
+  ErrInvalidPayload,
   ErrMessageCRC,
   ErrNoDownlinkPath,
   ErrNoNetworkServer,
@@ -181,6 +182,9 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     const bandId = getFrequencyPlan(conn.frequency_plan_ids[0] ?? '')?.band_id;
     this.events.publish(GS_EVENTS.upReceive, ids, { ctx, data: { message, ...(bandId ? { band_id: bandId } : {}) } });
     if (message.crc_status === false) return this.drop(ids, ctx, ErrMessageCRC.with().toDetails());
+    // A frame that is no LoRaWAN PHYPayload goes no further (TTS's GS unmarshals it first).
+    const frame = parsePhyPayload(Buffer.from(message.raw_payload, 'base64'));
+    if ('error' in frame) return this.drop(ids, ctx, ErrInvalidPayload.with({ reason: frame.error }).toDetails());
     try {
       await this.rpc.call(RPCS['GsNs.HandleUplink'].subject, { ctx, body: message });
     } catch (err) {
