@@ -22,10 +22,15 @@ const CLI = join(process.env.LW_DIST_DIR ?? join(__dirname, '../../../dist'), 't
 const ALL = ['is', 'js', 'ns', 'as', 'events', 'gs'] as const;
 /** The webhook receiver listens on loopback. */
 const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
-const MODES: Array<[string, Start, { replicas: boolean }]> = [
-  ['distributed', () => startDistributedStack({ components: [...ALL], env }), { replicas: false }],
-  ['distributed, two replicas of each component', () => startDistributedStack({ components: [...ALL], replicas: 2, env }), { replicas: true }],
-  ['embedded', () => startEmbeddedStack({ env }), { replicas: false }],
+/** Distributed with the default NetID (000000: DevAddrs 00000000/7), embedded with TTN's (000013: 26000000/7). */
+const MODES: Array<[string, Start, { replicas: boolean; netId: string; devAddrTop7: number }]> = [
+  ['distributed', () => startDistributedStack({ components: [...ALL], env }), { replicas: false, netId: '000000', devAddrTop7: 0x00 }],
+  [
+    'distributed, two replicas of each component',
+    () => startDistributedStack({ components: [...ALL], replicas: 2, env }),
+    { replicas: true, netId: '000000', devAddrTop7: 0x00 },
+  ],
+  ['embedded', () => startEmbeddedStack({ env: { ...env, NS_NET_ID: '000013' } }), { replicas: false, netId: '000013', devAddrTop7: 0x26 >> 1 }],
 ];
 
 const JOIN_FLOW = [
@@ -55,7 +60,7 @@ function joinRequest(o: { joinEui: string; devEui: string; devNonce: string; key
     .getPHYPayload() as Buffer;
 }
 
-describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas }) => {
+describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas, netId, devAddrTop7 }) => {
   let stack: StackUnderTest;
   let api: Api;
   let reg: Registries;
@@ -157,9 +162,9 @@ describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas }) => {
     expect(accept.getMType()).toBe('Join Accept');
     expect(loraPacket.verifyMIC(accept, undefined, Buffer.from(d.appKey, 'hex'))).toBe(true);
     const devAddr = (accept.DevAddr as Buffer).toString('hex').toUpperCase();
-    // NetID 000000 (the default): DevAddr prefix 00000000/7.
-    expect((accept.NetID as Buffer).toString('hex')).toBe('000000');
-    expect(parseInt(devAddr.slice(0, 2), 16) >> 1).toBe(0);
+    // The NetID's DevAddr prefix (type 0: 7 bits).
+    expect((accept.NetID as Buffer).toString('hex')).toBe(netId);
+    expect(parseInt(devAddr.slice(0, 2), 16) >> 1).toBe(devAddrTop7);
     // EU_863_870_TTN: RX1 delay 1 s (the plan's), RX2 SF9 (DR3), a CFList with 867.1–867.9 MHz.
     expect((accept.RxDelay as Buffer)[0]).toBe(1);
     expect((accept.DLSettings as Buffer)[0]).toBe(0x03);

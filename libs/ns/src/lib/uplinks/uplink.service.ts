@@ -21,7 +21,12 @@ export class UplinkService {
       case 'UNCONFIRMED_UP':
       case 'CONFIRMED_UP':
         throw ErrDataUplinkUnsupported.with();
-      default:
+      // Downlink frames are no uplinks; rejoin-requests and proprietary frames are not handled (TTS neither).
+      case 'JOIN_ACCEPT':
+      case 'UNCONFIRMED_DOWN':
+      case 'CONFIRMED_DOWN':
+      case 'REJOIN_REQUEST':
+      case 'PROPRIETARY':
         throw ErrUnsupportedMType.with({ m_type: parsed.mhdr.m_type });
     }
   }
