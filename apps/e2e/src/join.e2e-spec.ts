@@ -178,8 +178,8 @@ describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas, netId, devAddr
     // The join flow's events, each sharing the first copy's gs:uplink ID; the merge counts both gateways.
     const seen: EventJson[] = [];
     while (!JOIN_FLOW.every((n) => seen.some((e) => e.name === n))) seen.push(await events.nextEvent(10_000));
-    const first = seen.find((e) => e.name === 'gs.up.receive') as EventJson;
-    const firstId = uplinkIdOf(first);
+    // The copy that claimed the join-request (with two GS and NS replicas, either gateway's may be first to the NS) is the JS's.
+    const firstId = uplinkIdOf(seen.find((e) => e.name === 'js.join.accept') as EventJson);
     for (const name of JOIN_FLOW) {
       const event = seen.find((e) => e.name === name && e.correlation_ids.includes(firstId));
       expect([name, event?.correlation_ids.includes(firstId)]).toEqual([name, true]);

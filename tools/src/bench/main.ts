@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { startEmbeddedStack } from '@lorawan/testing';
+import { startEmbeddedStack, TEST_NATS_URL } from '@lorawan/testing';
 import { createApplicationApiKey, createApplications } from './applications';
 import { startBaseline, type Baseline } from './baseline/launcher';
 import { figures, type LoadFigures, log, measureInterleaved, round, run, type Target, type TargetFigures } from './load';
@@ -10,18 +10,23 @@ import { deviceId, seedDevices } from './seed';
 import { type BenchComponent, type BenchStack, startBenchStack } from './stack';
 import { eventsPhase } from './events';
 import { webhooksPhase } from './webhooks';
+import { joinsPhase } from './joins';
 
 /**
  * `npm run bench`: the distributed stack (gateway + IS, JS, NS, AS processes over NATS and
  * MariaDB) against a hand-written Fastify → NATS → mysql2 baseline on the same 100k rows, plus
- * the same Get with an application API key, full device registrations (IS + JS + NS + AS) and NS
- * Get. One JSON document on stdout; progress on stderr. Knobs (env): BENCH_DEVICES,
+ * the same Get with an application API key, full device registrations (IS + JS + NS + AS), NS
+ * Get, events, webhooks, and OTAA joins through the Gateway Server's Semtech UDP frontend
+ * (simulated gateways → GS → NS → JS, join-accept back as a PULL_RESP). One JSON document on
+ * stdout; progress on stderr. Knobs (env): BENCH_DEVICES,
  * BENCH_CONNECTIONS, BENCH_WARMUP_S, BENCH_DURATION_S, BENCH_ROUNDS, BENCH_CREATES,
  * BENCH_REGISTRATIONS, BENCH_REGISTER_WARMUP, BENCH_REGISTER_CLIENTS, BENCH_NS_DEVICES,
- * BENCH_PHASES (default get,get_device_app_key,list,create,register,ns_get,events,webhooks,register_embedded,rpc_overhead),
+ * BENCH_PHASES (default get,get_device_app_key,list,create,register,ns_get,events,webhooks,joins,register_embedded,rpc_overhead),
  * BENCH_RPC_CALLS, BENCH_RPC_CONCURRENCY,
  * BENCH_EVENT_STREAMS (1,1000), BENCH_EVENT_WRITES, BENCH_EVENT_BURST, BENCH_WEBHOOK_UPLINKS,
  * BENCH_WEBHOOK_WARMUP, BENCH_WEBHOOKS (webhooks per application), BENCH_WEBHOOK_DEVICES,
+ * BENCH_JOIN_DEVICES, BENCH_JOIN_GATEWAYS, BENCH_JOIN_RATE, BENCH_JOIN_DURATION_S, BENCH_JOIN_WARMUP,
+ * BENCH_JOIN_JITTER_MS, BENCH_JOIN_FETCH_MS, BENCH_JOIN_TRACE_MERGES, BENCH_GS_REPLICAS, BENCH_NS_REPLICAS,
  * BENCH_CPU_PROF=<dir> (CPU profiles of every spawned process, written when they stop).
  */
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
@@ -30,7 +35,7 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PHASES = new Set(
-  (process.env.BENCH_PHASES ?? 'get,get_device_app_key,list,create,register,ns_get,events,webhooks,register_embedded,rpc_overhead').split(','),
+  (process.env.BENCH_PHASES ?? 'get,get_device_app_key,list,create,register,ns_get,events,webhooks,joins,register_embedded,rpc_overhead').split(','),
 );
 const WEBHOOK_UPLINKS = Number(process.env.BENCH_WEBHOOK_UPLINKS ?? 20000);
 const WEBHOOK_WARMUP = Number(process.env.BENCH_WEBHOOK_WARMUP ?? 1000);
@@ -40,6 +45,19 @@ const WEBHOOK_DEVICES = Number(process.env.BENCH_WEBHOOK_DEVICES ?? 50);
 const WEBHOOKS_APP = 'bench-webhooks-app';
 /** AS processes (replicas share the RPC queue group and the webhook JetStream consumers). */
 const AS_REPLICAS = Number(process.env.BENCH_AS_REPLICAS ?? 1);
+/** Gateway Server processes (each its own UDP port; the join gateways are spread over them) and NS processes. */
+const GS_REPLICAS = Number(process.env.BENCH_GS_REPLICAS ?? 1);
+const NS_REPLICAS = Number(process.env.BENCH_NS_REPLICAS ?? 1);
+const JOIN_DEVICES = Number(process.env.BENCH_JOIN_DEVICES ?? 1000);
+const JOIN_GATEWAYS = Number(process.env.BENCH_JOIN_GATEWAYS ?? 4);
+/** Just above the issue's target of 200 joins/s, so a run shows whether it is sustained. */
+const JOIN_RATE = Number(process.env.BENCH_JOIN_RATE ?? 220);
+const JOIN_DURATION_S = Number(process.env.BENCH_JOIN_DURATION_S ?? 20);
+const JOIN_WARMUP = Number(process.env.BENCH_JOIN_WARMUP ?? 100);
+const JOIN_JITTER_MS = Number(process.env.BENCH_JOIN_JITTER_MS ?? 5);
+const JOIN_FETCH_MS = Number(process.env.BENCH_JOIN_FETCH_MS ?? 10);
+const JOIN_TRACE_MERGES = process.env.BENCH_JOIN_TRACE_MERGES === '1';
+const JOINS_APP = 'bench-joins-app';
 const EVENT_STREAMS = (process.env.BENCH_EVENT_STREAMS ?? '1,1000').split(',').map(Number);
 const EVENT_WRITES = Number(process.env.BENCH_EVENT_WRITES ?? 200);
 const EVENT_BURST = Number(process.env.BENCH_EVENT_BURST ?? 3000);
@@ -250,31 +268,37 @@ async function main(): Promise<void> {
   let stack: BenchStack | undefined;
   let baseline: Baseline | undefined;
   try {
-    const registries = PHASES.has('register') || PHASES.has('ns_get');
+    const registries = PHASES.has('register') || PHASES.has('ns_get') || PHASES.has('joins');
     const components: BenchComponent[] = [
       'is',
       ...(registries ? (['js', 'ns', 'as'] as const) : PHASES.has('webhooks') ? (['as'] as const) : []),
       ...(PHASES.has('events') ? (['events'] as const) : []),
+      ...(PHASES.has('joins') ? (['gs'] as const) : []),
     ];
     log(`starting distributed stack (gateway + ${components.join(' + ')})`);
-    stack = await startBenchStack(components, { as: AS_REPLICAS });
+    stack = await startBenchStack(components, { as: AS_REPLICAS, gs: GS_REPLICAS, ns: NS_REPLICAS });
     const running = stack;
     const auth = { authorization: `Bearer ${stack.adminKey}` };
     // As the admin, before any device: the IS needs the applications, and the admin key reads and
     // writes device keys (register, ns_get) only in applications the admin collaborates on.
     await createApplications(stack.baseUrl, auth, [APP, CREATE_APP, REGISTER_APP, NS_APP, EVENTS_APP]);
-    log(`seeding ${DEVICES} devices into ${stack.isDatabaseUrl}`);
-    const t = Date.now();
-    await seedDevices(stack.isDatabaseUrl, APP, DEVICES);
-    const seedS = (Date.now() - t) / 1000;
-    log(`seeded in ${seedS}s`);
-    baseline = await startBaseline(stack.isDatabaseUrl, `bench${stack.suffix}`, stack.adminKey);
-
+    // The seeded devices and the baseline serve get, get_device_app_key and list only.
+    const seeded = PHASES.has('get') || PHASES.has('get_device_app_key') || PHASES.has('list');
+    let seedS = 0;
+    let fromStack: unknown;
     const probe = `/api/v3/applications/${APP}/devices/${deviceId(DEVICES - 1)}`;
-    const fromStack = await sanity(stack.baseUrl + probe, auth);
-    const fromBaseline = await sanity(baseline.baseUrl + probe, auth);
-    if (canonical(fromStack) !== canonical(fromBaseline)) {
-      log(`note: responses differ: stack ${JSON.stringify(fromStack)} baseline ${JSON.stringify(fromBaseline)}`);
+    if (seeded) {
+      log(`seeding ${DEVICES} devices into ${stack.isDatabaseUrl}`);
+      const t = Date.now();
+      await seedDevices(stack.isDatabaseUrl, APP, DEVICES);
+      seedS = (Date.now() - t) / 1000;
+      log(`seeded in ${seedS}s`);
+      baseline = await startBaseline(stack.isDatabaseUrl, `bench${stack.suffix}`, stack.adminKey);
+      fromStack = await sanity(stack.baseUrl + probe, auth);
+      const fromBaseline = await sanity(baseline.baseUrl + probe, auth);
+      if (canonical(fromStack) !== canonical(fromBaseline)) {
+        log(`note: responses differ: stack ${JSON.stringify(fromStack)} baseline ${JSON.stringify(fromBaseline)}`);
+      }
     }
     let appKeyAuth: Record<string, string> | undefined;
     if (PHASES.has('get_device_app_key')) {
@@ -290,7 +314,7 @@ async function main(): Promise<void> {
     let get: TargetFigures | null = null;
     let base: TargetFigures | null = null;
     let getAppKey: TargetFigures | null = null;
-    if (PHASES.has('get') || appKeyAuth) {
+    if (baseline && (PHASES.has('get') || appKeyAuth)) {
       // get_device, baseline and get_device_app_key interleaved round by round (each of them the
       // same warm-up, rounds and seconds), so that other load on the machine hits them alike.
       const targets: Target[] = [];
@@ -303,7 +327,7 @@ async function main(): Promise<void> {
       base = measured.baseline;
       getAppKey = measured.get_device_app_key ?? null;
     }
-    await baseline.stop();
+    await baseline?.stop();
     baseline = undefined;
     let list: Awaited<ReturnType<typeof listDevices>> | null = null;
     if (PHASES.has('list')) {
@@ -365,6 +389,29 @@ async function main(): Promise<void> {
         log(`webhooks (${count} per application): ${JSON.stringify(webhooks[`webhooks_${count}`])}`);
       }
     }
+    let joins: Awaited<ReturnType<typeof joinsPhase>> | null = null;
+    if (PHASES.has('joins')) {
+      const replicas = (c: string, n: number) => [c, ...Array.from({ length: n - 1 }, (_, i) => `${c}#${i + 1}`)];
+      const joinProcs = ['is', 'js', ...replicas('ns', NS_REPLICAS), ...replicas('as', AS_REPLICAS), ...replicas('gs', GS_REPLICAS)];
+      joins = await joinsPhase({
+        baseUrl: stack.baseUrl,
+        auth,
+        applicationId: JOINS_APP,
+        devices: JOIN_DEVICES,
+        gateways: JOIN_GATEWAYS,
+        rate: JOIN_RATE,
+        durationS: JOIN_DURATION_S,
+        warmup: JOIN_WARMUP,
+        jitterMs: JOIN_JITTER_MS,
+        fetchMs: JOIN_FETCH_MS,
+        clients: REGISTER_CLIENTS,
+        udpPorts: [...stack.udpPorts.values()],
+        metricsUrls: Object.fromEntries(joinProcs.map((n) => [n, `http://127.0.0.1:${running.healthPorts.get(n)}/metrics`])),
+        pids: { ...pidsOf(...joinProcs), ...shared },
+        logs: running.logs,
+        traceMerges: JOIN_TRACE_MERGES ? { natsUrl: TEST_NATS_URL, subjectPrefix: `t${stack.suffix}` } : undefined,
+      });
+    }
     // The load phases threw on any failed request; the register phase tolerates 0.1 %.
     const failures = register ? register.failures + register.warmup_failures : 0;
     if (failures > 0) log(`${failures} failed registrations; stack logs:\n${stack.logs().slice(-4000)}`);
@@ -390,6 +437,7 @@ async function main(): Promise<void> {
       ns_get: nsGetFigures,
       events,
       webhooks,
+      joins,
       setup: {
         devices: DEVICES,
         connections: CONNECTIONS,

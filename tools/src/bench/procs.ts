@@ -38,6 +38,14 @@ export function cpuMs(pid: number): number | undefined {
   }
 }
 
+/** CPU time (user + system + irq) all cores of the machine have been busy so far, in ms (from /proc/stat). */
+export function machineBusyMs(): number {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal …: busy = all but idle and iowait.
+  const busy = fields.slice(0, 8).reduce((a, b) => a + b, 0) - fields[3] - fields[4];
+  return (busy * 1000) / CLOCK_TICKS_PER_S;
+}
+
 /** Pids of processes whose command name is one of `names` (e.g. the machine's mariadbd and nats-server). */
 export function pidsByName(names: string[]): Record<string, number> {
   const found: Record<string, number> = {};

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { deleteEventStream, deleteJetStreamStream, freePort, TEST_MYSQL_URL, TEST_NATS_URL, uniqueSuffix, waitReady } from '@lorawan/testing';
+import { deleteEventStream, deleteJetStreamStream, freePort, freeUdpPort, TEST_MYSQL_URL, TEST_NATS_URL, uniqueSuffix, waitReady } from '@lorawan/testing';
 import { dropMysqlDatabase, ensureMysqlDatabase } from '@lorawan/persistence';
 import { logsOf, type Proc, spawnNode, stopProcs } from './procs';
 
-export type BenchComponent = 'is' | 'js' | 'ns' | 'as' | 'events';
+export type BenchComponent = 'is' | 'js' | 'ns' | 'as' | 'events' | 'gs';
 
 export interface BenchStack {
   suffix: string;
@@ -11,8 +11,12 @@ export interface BenchStack {
   adminKey: string;
   /** mysql:// URL of the IS database (created here, dropped by stop()). */
   isDatabaseUrl: string;
-  /** Component processes (named `is`, `js`, `ns`, `as`) and the `gateway`. */
+  /** Component processes (named `is`, `js`, `ns`, `as`, `gs`; extra replicas `<component>#<n>`) and the `gateway`. */
   procs: Proc[];
+  /** HEALTH_PORT (health, readiness, `/metrics`) of each component process, by process name. */
+  healthPorts: Map<string, number>;
+  /** The Semtech UDP port (GS_UDP_PORT on 127.0.0.1) of each Gateway Server process, by process name (`gs`, `gs#1`, …). */
+  udpPorts: Map<string, number>;
   /** Pid of the named process (0 when not running). */
   pid(name: string): number;
   logs(): string;
@@ -34,7 +38,7 @@ export async function startBenchStack(
   const all: BenchComponent[] = ['is', ...components.filter((c) => c !== 'is')];
   const databases: Record<string, string> = {};
   for (const c of all) {
-    if (c === 'events') continue; // no database: history lives in JetStream
+    if (c === 'events' || c === 'gs') continue; // no database: history lives in JetStream, the GS keeps no state
     databases[`${c.toUpperCase()}_DATABASE_URL`] = `${TEST_MYSQL_URL}/lw_${suffix}_${c}`;
     await ensureMysqlDatabase(databases[`${c.toUpperCase()}_DATABASE_URL`]);
   }
@@ -51,12 +55,22 @@ export async function startBenchStack(
   };
   const procs: Proc[] = [];
   const readyUrls: string[] = [];
+  const healthPorts = new Map<string, number>();
+  const udpPorts = new Map<string, number>();
   for (const c of all) {
     // Extra replicas (same queue groups and JetStream consumers) are named `<component>#<n>`.
     for (let i = 0; i < (replicas[c] ?? 1); i++) {
+      const name = i === 0 ? c : `${c}#${i}`;
       const healthPort = await freePort();
+      healthPorts.set(name, healthPort);
       readyUrls.push(`http://127.0.0.1:${healthPort}/readyz`);
-      procs.push(spawnNode(i === 0 ? c : `${c}#${i}`, `apps/${c}/src/main.js`, { ...env, HEALTH_PORT: String(healthPort) }));
+      // Each Gateway Server replica serves its own Semtech UDP port on loopback.
+      const udp: Record<string, string> = {};
+      if (c === 'gs') {
+        udpPorts.set(name, await freeUdpPort());
+        Object.assign(udp, { GS_UDP_PORT: String(udpPorts.get(name)), GS_UDP_HOST: '127.0.0.1' });
+      }
+      procs.push(spawnNode(name, `apps/${c}/src/main.js`, { ...env, ...udp, HEALTH_PORT: String(healthPort) }));
     }
   }
   procs.push(spawnNode('gateway', 'apps/gateway/src/main.js', { ...env, HTTP_PORT: String(port) }));
@@ -66,6 +80,8 @@ export async function startBenchStack(
     for (const url of Object.values(databases)) await dropMysqlDatabase(url);
     if (all.includes('events')) await deleteEventStream(env.NATS_SUBJECT_PREFIX);
     if (all.includes('as')) await deleteJetStreamStream(`WEBHOOKS_${env.NATS_SUBJECT_PREFIX}`);
+    // The NS replicas' uplink deduplication bucket (JetStream KV).
+    if (all.includes('ns')) await deleteJetStreamStream(`KV_NS_UPLINKS_${env.NATS_SUBJECT_PREFIX}`);
   };
   try {
     await waitReady([`${baseUrl}/readyz`, ...readyUrls], procs, 60000);
@@ -74,5 +90,5 @@ export async function startBenchStack(
     throw err;
   }
   const pid = (name: string) => procs.find((p) => p.name === name)?.child.pid ?? 0;
-  return { suffix, baseUrl, adminKey, isDatabaseUrl, procs, pid, logs: () => logsOf(procs), stop };
+  return { suffix, baseUrl, adminKey, isDatabaseUrl, procs, healthPorts, udpPorts, pid, logs: () => logsOf(procs), stop };
 }

@@ -46,3 +46,9 @@ export const ErrDeduplication = defineError(
   'uplink deduplication state unavailable: {reason}',
   Code.Unavailable,
 );
+export const ErrUplinkTooLate = defineError(
+  'pkg/networkserver',
+  'uplink_too_late',
+  'the uplink was received {age_ms} ms ago: too late to answer',
+  Code.DeadlineExceeded,
+);

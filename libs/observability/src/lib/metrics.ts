@@ -140,7 +140,7 @@ export const gsConnectedGateways = new Gauge({
 
 export const nsJoins = new Counter({
   name: 'lorawan_ns_join_requests_total',
-  help: 'Join-requests a Network Server handled, by result: accepted (by the JS), refused (JS or device), unknown_device, duplicate (a copy of one being handled), not_scheduled (no gateway could send the join-accept).',
+  help: 'Join-requests a Network Server handled, by result: accepted (by the JS), refused (JS or device), unknown_device, duplicate (a copy of one being handled), too_late (too old to be answered in time), not_scheduled (no gateway could send the join-accept).',
   labelNames: ['result'] as const,
 });
 

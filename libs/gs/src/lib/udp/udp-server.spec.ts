@@ -149,7 +149,7 @@ describe('UdpGatewayServer', () => {
   });
 
   it('cuts a flood from one EUI (the 10th previous datagram less than the window ago), not the others', async () => {
-    await start({ floodWindowMs: 1000 });
+    await start({ floodCount: 10, floodWindowMs: 1000 });
     const flooding = await gateway(REGISTERED);
     const other = await gateway(OTHER);
     // Ten PULL_DATAs (tokens the simulator does not wait for), then an eleventh within the window.

@@ -100,8 +100,11 @@ export class UdpGatewayServer {
       downlinkPathExpiresMs: 90_000,
       connectionExpiresMs: 180_000,
       refusalExpiresMs: 300_000,
-      floodCount: 10,
-      floodWindowMs: 10,
+      // TTS's rate (10 datagrams in 10 ms: 1000/s per EUI) with ten times its burst: TTS stamps a
+      // datagram when a dedicated reader takes it off the socket, we when the event loop does, so a
+      // pause of the loop (GC, a burst of work) must not make a busy gateway's queued datagrams a flood.
+      floodCount: 100,
+      floodWindowMs: 100,
       ...options,
     };
   }

@@ -39,6 +39,7 @@ import {
   ErrJoinUnsupported,
   ErrNoDownlinkPath,
   ErrUnknownDataRate,
+  ErrUplinkTooLate,
   ErrUnwrapKey,
 } from '../errors';
 import { newMacState } from '../mac-state';
@@ -51,6 +52,14 @@ import { downlinkPaths, type MergedUplink, mergeCopies, type UplinkCopy } from '
  * and a late copy must not start a second join).
  */
 export const JOIN_DEDUP: DedupTiming = { windowMs: 200, cooldownMs: 6000 };
+
+/**
+ * A join-request older than this (since the GS received it) cannot be answered in time: RX2 of a
+ * join-accept opens 6 s after it, and the JS, the merge window and the GS still need their share.
+ * It is dropped before any work, so an NS that falls behind sheds load instead of spending it on
+ * answers no device will hear (and on DevNonces the device would then have used for nothing).
+ */
+export const JOIN_MAX_AGE_MS = 5000;
 
 type Json = Record<string, unknown>;
 type NsDevice = Device & {
@@ -133,6 +142,11 @@ export class JoinRequestService implements BeforeApplicationShutdown {
 
   async handle(up: UplinkMessage, payload: JoinRequestPayload, ctx: RpcContext): Promise<Record<string, never>> {
     const receivedAtMs = Date.now();
+    const age = up.received_at ? receivedAtMs - Date.parse(up.received_at) : 0;
+    if (age > JOIN_MAX_AGE_MS) {
+      nsJoins.inc({ result: 'too_late' });
+      throw ErrUplinkTooLate.with({ age_ms: age });
+    }
     const message: Json = { ...up, received_at: nowTimestamp() };
     const key = uplinkKey({ raw_payload: up.raw_payload ?? '', settings: up.settings as Json | undefined });
     const copy: UplinkCopy = { rx_metadata: (up.rx_metadata ?? []) as Array<Record<string, unknown>>, correlation_ids: up.correlation_ids ?? [] };

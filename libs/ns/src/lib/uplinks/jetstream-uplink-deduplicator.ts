@@ -1,30 +1,41 @@
-import { connect, type KV, type NatsConnection, StorageType } from 'nats';
+import { connect, type KV, type NatsConnection, StorageType, type Subscription } from 'nats';
+import { newUlid } from '@lorawan/api';
 import type { DedupTiming, UplinkDeduplicator } from './uplink-deduplicator';
 
 /**
- * The distributed deduplicator, on a JetStream key-value bucket every NS replica shares: the
- * uplink's key holds its current claim (when it was made, and the metadata of every copy so far).
- * The first copy creates it; a later copy appends its metadata with a compare-and-set on the
- * entry's revision (retried when another copy got there first), or, past the claim's window and
- * cooldown, replaces the claim the same way, so among racing replicas exactly one wins. Entries
- * expire with the bucket's TTL, far beyond any window. One read gives the merged metadata.
+ * The distributed deduplicator. The claim lives in a JetStream key-value bucket every NS replica
+ * shares: the uplink's key holds when it was claimed and by which replica. The first copy creates
+ * the entry (a create succeeds once, so among racing replicas exactly one wins); past the claim's
+ * window and cooldown, a copy renews it with a compare-and-set on its revision. A duplicate reads
+ * the claim and sends its metadata straight to the claiming replica's inbox (core NATS), where
+ * the claimer collects it for the merge: per copy one read (and a message), no contended writes,
+ * so copies arriving within the same milliseconds never retry. Entries expire with the bucket's
+ * TTL, far beyond any window.
  */
 export interface JetStreamDedupOptions {
   natsUrl: string;
   /** The bucket (one per NATS_SUBJECT_PREFIX, as the stack's other streams). */
   bucket: string;
+  /** NATS_SUBJECT_PREFIX: the replicas' inboxes are below it. */
+  subjectPrefix?: string;
   /** How long entries are kept (the bucket's max age). */
   ttlMs?: number;
 }
 
 interface Claim {
   at: number;
-  metadata: unknown[][];
+  /** The inbox of the replica that claimed it. */
+  owner: string;
+}
+
+interface Collected {
+  metadata: unknown[];
+  timer: NodeJS.Timeout;
 }
 
 const ENTRY_TTL_MS = 5 * 60_000;
-/** Attempts to record one copy while other copies race for the same entry. */
-const MAX_ROUNDS = 50;
+/** Rounds of create / read when the entry changes between them (a claim renewed, or deleted). */
+const MAX_ROUNDS = 10;
 const codec = { encode: (v: unknown) => Buffer.from(JSON.stringify(v)), decode: <T>(b: Uint8Array) => JSON.parse(Buffer.from(b).toString()) as T };
 
 export function dedupBucketName(subjectPrefix?: string): string {
@@ -32,16 +43,33 @@ export function dedupBucketName(subjectPrefix?: string): string {
 }
 
 export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
+  /** The metadata of the uplinks this replica claimed, kept until their window and cooldown are over. */
+  private readonly collected = new Map<string, Collected>();
+  private readonly subscription: Subscription;
+
   private constructor(
     private readonly nc: NatsConnection,
     private readonly kv: KV,
-  ) {}
+    private readonly inbox: string,
+  ) {
+    this.subscription = nc.subscribe(inbox, {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          const { key, metadata } = codec.decode<{ key: string; metadata: unknown[] }>(msg.data);
+          this.collected.get(key)?.metadata.push(...metadata);
+        } catch {
+          // Not a copy's metadata: nothing to merge.
+        }
+      },
+    });
+  }
 
   static async open(o: JetStreamDedupOptions): Promise<JetStreamUplinkDeduplicator> {
     const nc = await connect({ servers: o.natsUrl, name: 'ns-uplink-dedup', noAsyncTraces: true });
     try {
       const kv = await nc.jetstream().views.kv(o.bucket, { history: 1, ttl: o.ttlMs ?? ENTRY_TTL_MS, storage: StorageType.Memory });
-      return new JetStreamUplinkDeduplicator(nc, kv);
+      return new JetStreamUplinkDeduplicator(nc, kv, `${o.subjectPrefix ?? ''}ns.dedup.${newUlid()}`);
     } catch (err) {
       await nc.close();
       throw err;
@@ -49,38 +77,46 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
   }
 
   async deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming): Promise<boolean> {
-    const copy = [...metadata];
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const now = Date.now();
-      try {
-        await this.kv.create(key, codec.encode({ at: now, metadata: [copy] } satisfies Claim));
-        return true;
-      } catch {
-        // Someone holds it (or held it): join the live claim, or renew a stale one.
-      }
       const entry = await this.kv.get(key);
-      if (!entry || entry.operation !== 'PUT') continue;
-      const current = codec.decode<Claim>(entry.value);
-      const live = now - current.at <= timing.windowMs + timing.cooldownMs;
-      const next: Claim = live ? { at: current.at, metadata: [...current.metadata, copy] } : { at: now, metadata: [copy] };
-      try {
-        await this.kv.update(key, codec.encode(next), entry.revision);
-        return !live;
-      } catch {
-        // Another copy changed it first: read it again (after a moment, so racing copies spread out).
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
+      const current = entry?.operation === 'PUT' ? codec.decode<Claim>(entry.value) : undefined;
+      if (current && now - current.at <= timing.windowMs + timing.cooldownMs) {
+        if (current.owner === this.inbox) this.collected.get(key)?.metadata.push(...metadata);
+        else this.nc.publish(current.owner, codec.encode({ key, metadata }));
+        return false;
       }
+      const claim = codec.encode({ at: now, owner: this.inbox } satisfies Claim);
+      try {
+        // No entry: create it (fails if another copy just did); a stale or deleted one: replace exactly that revision.
+        if (entry && current) await this.kv.update(key, claim, entry.revision);
+        else await this.kv.create(key, claim);
+      } catch {
+        continue; // another copy claimed it in between: read its claim
+      }
+      this.hold(key, [...metadata], timing);
+      return true;
     }
-    throw new Error(`could not record a copy of uplink ${key}: the entry kept changing`);
+    throw new Error(`could not record a copy of uplink ${key}: the claim kept changing`);
   }
 
   async accumulated(key: string): Promise<unknown[]> {
-    const entry = await this.kv.get(key);
-    if (!entry || entry.operation !== 'PUT') return [];
-    return codec.decode<Claim>(entry.value).metadata.flat();
+    return [...(this.collected.get(key)?.metadata ?? [])];
   }
 
   async close(): Promise<void> {
-    if (!this.nc.isClosed()) await this.nc.close();
+    for (const { timer } of this.collected.values()) clearTimeout(timer);
+    this.collected.clear();
+    if (!this.nc.isClosed()) {
+      this.subscription.unsubscribe();
+      await this.nc.close();
+    }
+  }
+
+  private hold(key: string, metadata: unknown[], timing: DedupTiming): void {
+    clearTimeout(this.collected.get(key)?.timer);
+    const timer = setTimeout(() => this.collected.delete(key), timing.windowMs + timing.cooldownMs + 1000);
+    timer.unref();
+    this.collected.set(key, { metadata, timer });
   }
 }

@@ -13,6 +13,14 @@ let n = 0;
 const freshKey = () => uplinkKey({ raw_payload: `frame-${Date.now()}-${n++}`, settings: { frequency: '868100000' } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+async function eventually(check: () => Promise<boolean>, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(5);
+  }
+}
+
 /** What every UplinkDeduplicator does (in memory and on JetStream KV). */
 export function describeDeduplicatorConformance(name: string, open: () => Promise<DeduplicatorsUnderTest>): void {
   describe(`UplinkDeduplicator (${name})`, () => {
@@ -36,8 +44,9 @@ export function describeDeduplicatorConformance(name: string, open: () => Promis
           timing,
         ),
       ).toBe(false);
-      const merged = await sut.b.accumulated(key);
-      expect(merged).toHaveLength(4);
+      // The claimer merges (the others' metadata may take a moment to reach it).
+      await eventually(async () => (await sut.a.accumulated(key)).length === 4);
+      const merged = await sut.a.accumulated(key);
       expect(merged).toEqual(
         expect.arrayContaining([
           { gateway: 'g1', rssi: -40 },
@@ -68,9 +77,12 @@ export function describeDeduplicatorConformance(name: string, open: () => Promis
 
     it('gives exactly one of many racing replicas the claim', async () => {
       const key = freshKey();
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? sut.a : sut.b).deduplicate(key, [{ copy: i }], timing)));
+      const replica = (i: number) => (i % 2 ? sut.a : sut.b);
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => replica(i).deduplicate(key, [{ copy: i }], timing)));
       expect(results.filter(Boolean)).toHaveLength(1);
-      expect(await sut.a.accumulated(key)).toHaveLength(20);
+      const claimer = replica(results.indexOf(true));
+      await eventually(async () => (await claimer.accumulated(key)).length === 20);
+      expect((await claimer.accumulated(key)).map((m) => (m as { copy: number }).copy).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     });
   });
 }

@@ -20,7 +20,11 @@ export const UPLINK_DEDUPLICATOR_PROVIDERS: Provider[] = [
     inject: [STACK_CONFIG],
     useFactory: (config: StackConfig): Promise<UplinkDeduplicator> | UplinkDeduplicator =>
       config.natsUrl
-        ? JetStreamUplinkDeduplicator.open({ natsUrl: config.natsUrl, bucket: dedupBucketName(config.natsSubjectPrefix) })
+        ? JetStreamUplinkDeduplicator.open({
+            natsUrl: config.natsUrl,
+            bucket: dedupBucketName(config.natsSubjectPrefix),
+            subjectPrefix: config.natsSubjectPrefix ? `${config.natsSubjectPrefix}.` : undefined,
+          })
         : new InMemoryUplinkDeduplicator(),
   },
   UplinkDeduplicatorLifecycle,

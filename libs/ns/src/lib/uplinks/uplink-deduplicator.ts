@@ -11,7 +11,10 @@ import { createHash } from 'node:crypto';
 export interface UplinkDeduplicator {
   /** Records this copy's metadata; true for the copy that claims the uplink, false for a duplicate. */
   deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming): Promise<boolean>;
-  /** The metadata every copy of the uplink's current claim left (read after the window). */
+  /**
+   * The metadata every copy of the uplink's current claim left, as the replica whose copy claimed
+   * it sees it (it is the one to merge them, after the window); other replicas get nothing.
+   */
   accumulated(key: string): Promise<unknown[]>;
   close(): Promise<void>;
 }
