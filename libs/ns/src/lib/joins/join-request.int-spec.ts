@@ -1,0 +1,254 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import loraPacket from 'lora-packet';
+import { type CallerIdentity, gatewayDownlinkSubject, NS_EVENTS, nowTimestamp, RPCS } from '@lorawan/api';
+import { loadConfig } from '@lorawan/config';
+import { Code, defineError } from '@lorawan/errors';
+import {
+  type EventRecorder,
+  eventually,
+  loraJoinRequest,
+  recordEvents,
+  rpcContext,
+  serveRpcDouble,
+  startTestComponent,
+  type TestComponent,
+} from '@lorawan/testing';
+import { decodeRequest, encodePacket, type RpcEnvelope } from '@lorawan/transport';
+import { NsModule } from '../ns.module';
+
+/**
+ * The Network Server's join handling on the in-process transport (SQLite): the JS, the Gateway
+ * Servers (one subject per gateway) and the AS are doubles on the broker, so what the NS sends
+ * each of them, and when, is visible.
+ */
+const APP = 'app-ns-join';
+const universal: CallerIdentity = { kind: 'internal', id: 'spec', is_admin: false, key_rights: [], universal: true, rights: [] };
+const JS_REFUSAL = defineError('pkg/joinserver', 'mic_mismatch', 'MIC mismatch', Code.InvalidArgument);
+const GATEWAY_TOO_LATE = defineError('pkg/gatewayserver/io', 'too_late', 'too late', Code.FailedPrecondition);
+
+let n = 0;
+const eui = () => `70B3D57ED00000${(++n).toString(16).toUpperCase().padStart(2, '0')}`;
+
+function uplink(frame: Buffer, copies: Array<{ gateway: string; snr: number }>, receivedAt = nowTimestamp()) {
+  return copies.map(({ gateway, snr }, i) => ({
+    raw_payload: frame.toString('base64'),
+    settings: { data_rate: { lora: { spreading_factor: 7, bandwidth: 125000, coding_rate: '4/5' } }, frequency: '868100000', timestamp: 1000 + i },
+    rx_metadata: [{ gateway_ids: { gateway_id: gateway, eui: 'AA555A0000000001' }, timestamp: 1000 + i, snr, rssi: -50, uplink_token: `token-${gateway}` }],
+    received_at: receivedAt,
+    correlation_ids: [`gs:uplink:COPY${gateway.toUpperCase()}`],
+  }));
+}
+
+describe('Network Server joins (in-process)', () => {
+  let ns: TestComponent;
+  let events: EventRecorder;
+  let dir: string;
+  const joinsAtJs: RpcEnvelope[] = [];
+  const downlinks: Array<{ gateway: string; body: RpcEnvelope }> = [];
+  const atAs: RpcEnvelope[] = [];
+  let jsAnswer: 'accept' | 'refuse' = 'accept';
+  const refusingGateways = new Set<string>();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lw-ns-join-'));
+    ns = await startTestComponent(NsModule, { component: 'ns', config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error', NS_NET_ID: '000013' }) });
+    events = recordEvents(ns.broker);
+    serveRpcDouble(ns.broker, 'NsJs.HandleJoin', (req) => {
+      joinsAtJs.push(req);
+      if (jsAnswer === 'refuse') return { error: JS_REFUSAL.with().toDetails() };
+      return {
+        ok: {
+          raw_payload: Buffer.alloc(17, 0x20).toString('base64'),
+          session_keys: {
+            session_key_id: 'AQID',
+            f_nwk_s_int_key: { key: '0102030405060708090A0B0C0D0E0F10' },
+            app_s_key: { key: 'A0A1A2A3A4A5A6A7A8A9AAABACADAEAF' },
+          },
+        },
+      };
+    });
+    serveRpcDouble(ns.broker, 'NsAs.HandleUplink', (req) => {
+      atAs.push(req);
+      return { ok: {} };
+    });
+    for (const gateway of ['gtw-weak', 'gtw-strong']) {
+      ns.broker.serve(gatewayDownlinkSubject(RPCS['NsGs.ScheduleDownlink'].subject, gateway), 'gs', (payload, reply) => {
+        const packet = decodeRequest(payload);
+        if (!packet) return;
+        downlinks.push({ gateway, body: packet.data });
+        const refuse = refusingGateways.has(gateway);
+        reply(
+          encodePacket(
+            refuse
+              ? { id: packet.id, err: GATEWAY_TOO_LATE.with().toDetails(), isDisposed: true }
+              : { id: packet.id, response: { delay: '4.7s', downlink_path: { uplink_token: `token-${gateway}` }, rx1: true }, isDisposed: true },
+          ),
+        );
+      });
+    }
+  });
+  afterAll(async () => {
+    await ns?.close();
+    ns?.broker.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function device(o: { supportsJoin?: boolean } = {}) {
+    const ids = { device_id: `dev-${++n}`, application_ids: { application_id: APP }, dev_eui: eui(), join_eui: eui() };
+    const otaa = o.supportsJoin ?? true;
+    const end_device = {
+      ids,
+      frequency_plan_id: 'EU_863_870_TTN',
+      lorawan_version: 'MAC_V1_0_3',
+      lorawan_phy_version: 'PHY_V1_0_3_REV_A',
+      supports_join: otaa,
+      ...(otaa ? {} : { session: { dev_addr: '26000001', keys: { f_nwk_s_int_key: { key: '0102030405060708090A0B0C0D0E0F10' } } } }),
+    };
+    const paths = [
+      'frequency_plan_id',
+      'lorawan_version',
+      'lorawan_phy_version',
+      'supports_join',
+      ...(otaa ? [] : ['session.dev_addr', 'session.keys.f_nwk_s_int_key.key']),
+    ];
+    const res = await ns.call('NsEndDeviceRegistry.Set', { end_device, field_mask: { paths } }, rpcContext('NsEndDeviceRegistry.Set', universal));
+    if ('error' in res) throw new Error(JSON.stringify(res.error));
+    return ids;
+  }
+
+  const handle = (up: unknown) => ns.call('GsNs.HandleUplink', up, rpcContext('GsNs.HandleUplink'));
+  const get = async (ids: { device_id: string }, paths: string[]) =>
+    (await ns.call(
+      'NsEndDeviceRegistry.Get',
+      { end_device_ids: { ...ids, application_ids: { application_id: APP } }, field_mask: { paths } },
+      rpcContext('NsEndDeviceRegistry.Get', universal),
+    )) as {
+      ok: Record<string, unknown>;
+    };
+
+  it('handles two copies once: one JS call with a DevAddr of the NetID, the join-accept to the best gateway, the pending session, the AS told', async () => {
+    const ids = await device();
+    const frame = loraJoinRequest({ joinEui: ids.join_eui, devEui: ids.dev_eui });
+    const [weak, strong] = uplink(frame, [
+      { gateway: 'gtw-weak', snr: -3 },
+      { gateway: 'gtw-strong', snr: 8 },
+    ]);
+    const before = joinsAtJs.length;
+    expect(await Promise.all([handle(weak), handle(strong)])).toEqual([{ ok: {} }, { ok: {} }]);
+    expect(joinsAtJs.length).toBe(before + 1);
+    const request = joinsAtJs[joinsAtJs.length - 1].body as {
+      dev_addr: string;
+      net_id: string;
+      downlink_settings: unknown;
+      rx_delay: number;
+      cf_list: unknown;
+    };
+    expect(request.net_id).toBe('000013');
+    expect(parseInt(request.dev_addr.slice(0, 2), 16) >> 1).toBe(0x13);
+    expect(request).toMatchObject({
+      downlink_settings: { rx1_dr_offset: 0, rx2_dr: 3 },
+      cf_list: { type: 'FREQUENCIES', freq: [8671000, 8673000, 8675000, 8677000, 8679000] },
+    });
+    await eventually(() => atAs.length > 0 && downlinks.length > 0, 3000);
+    const [first] = downlinks.slice(-1);
+    expect(first.gateway).toBe('gtw-strong');
+    expect(first.body.body).toMatchObject({
+      raw_payload: Buffer.alloc(17, 0x20).toString('base64'),
+      request: {
+        class: 'CLASS_A',
+        rx1_delay: 5,
+        rx1_frequency: '868100000',
+        rx2_frequency: '869525000',
+        priority: 'HIGHEST',
+        downlink_paths: [{ uplink_token: 'token-gtw-strong' }],
+      },
+    });
+    const merge = events.all.find((e) => e.name === NS_EVENTS.mergeMetadata.name);
+    expect(merge?.data).toMatchObject({ value: 2 });
+    expect(merge?.correlation_ids).toEqual(expect.arrayContaining(['gs:uplink:COPYGTW-WEAK', 'gs:uplink:COPYGTW-STRONG']));
+    const up = atAs[atAs.length - 1].body as { application_ups: Array<{ end_device_ids: { dev_addr: string }; join_accept: { app_s_key: { key: string } } }> };
+    expect(up.application_ups[0]).toMatchObject({
+      end_device_ids: { dev_addr: request.dev_addr },
+      join_accept: { session_key_id: 'AQID', app_s_key: { key: 'A0A1A2A3A4A5A6A7A8A9AAABACADAEAF' } },
+    });
+    const stored = await get(ids, ['pending_session', 'pending_mac_state']);
+    expect(stored.ok).toMatchObject({
+      pending_session: { dev_addr: request.dev_addr, keys: { session_key_id: 'AQID', nwk_s_enc_key: { key: '0102030405060708090A0B0C0D0E0F10' } } },
+      pending_mac_state: { pending_join_request: { dev_addr: request.dev_addr }, rx_windows_available: false },
+    });
+    expect(JSON.stringify(stored.ok)).not.toContain('A0A1A2A3A4A5A6A7A8A9AAABACADAEAF');
+    // No event holds a key.
+    expect(JSON.stringify(events.all)).not.toMatch(/0102030405060708090A0B0C0D0E0F10|A0A1A2A3A4A5A6A7A8A9AAABACADAEAF/);
+    await events.take();
+  });
+
+  it('tries the next gateway when the best one cannot send, and fails with ns.down.join.schedule.fail when none can', async () => {
+    const ids = await device();
+    refusingGateways.add('gtw-strong');
+    try {
+      const copies = uplink(loraJoinRequest({ joinEui: ids.join_eui, devEui: ids.dev_eui, devNonce: '0A0B' }), [
+        { gateway: 'gtw-weak', snr: -3 },
+        { gateway: 'gtw-strong', snr: 8 },
+      ]);
+      const before = downlinks.length;
+      await Promise.all(copies.map(handle));
+      await eventually(() => downlinks.length === before + 2, 3000);
+      expect(downlinks.slice(before).map((d) => d.gateway)).toEqual(['gtw-strong', 'gtw-weak']);
+      refusingGateways.add('gtw-weak');
+      const other = await device();
+      await Promise.all(uplink(loraJoinRequest({ joinEui: other.join_eui, devEui: other.dev_eui }), [{ gateway: 'gtw-weak', snr: 1 }]).map(handle));
+      await eventually(() => events.all.some((e) => e.name === NS_EVENTS.joinScheduleFail.name), 3000);
+      const stored = await get(other, ['pending_session', 'pending_mac_state']);
+      expect(stored.ok.pending_session).toBeUndefined();
+      expect(stored.ok.pending_mac_state).toMatchObject({ queued_join_accept: { dev_addr: expect.any(String) } });
+    } finally {
+      refusingGateways.clear();
+      await events.take();
+    }
+  });
+
+  it('refuses what it cannot join: unknown device, ABP device (ns.up.join.drop), JS refusal (ns.up.join.cluster.fail), a join-request too old to answer; nothing stored', async () => {
+    expect(await handle(uplink(loraJoinRequest({ joinEui: eui(), devEui: eui() }), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({
+      error: { name: 'device_not_found', code: 5 },
+    });
+    const abp = await device({ supportsJoin: false });
+    expect(await handle(uplink(loraJoinRequest({ joinEui: abp.join_eui, devEui: abp.dev_eui }), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({
+      error: { name: 'abp_join_request', code: 9 },
+    });
+    expect(events.all.find((e) => e.name === NS_EVENTS.joinDrop.name)?.identifiers).toEqual([{ device_ids: { ...abp, dev_addr: '26000001' } }]);
+    const refused = await device();
+    jsAnswer = 'refuse';
+    try {
+      const res = await handle(uplink(loraJoinRequest({ joinEui: refused.join_eui, devEui: refused.dev_eui }), [{ gateway: 'gtw-weak', snr: 0 }])[0]);
+      expect(res).toMatchObject({ error: { namespace: 'pkg/joinserver', name: 'mic_mismatch', code: 3 } });
+    } finally {
+      jsAnswer = 'accept';
+    }
+    expect(events.all.map((e) => e.name)).toEqual(expect.arrayContaining([NS_EVENTS.joinClusterFail.name]));
+    expect((await get(refused, ['pending_mac_state'])).ok.pending_mac_state).toBeUndefined();
+    const old = await device();
+    const calls = joinsAtJs.length;
+    const stale = new Date(Date.now() - 5500).toISOString();
+    expect(await handle(uplink(loraJoinRequest({ joinEui: old.join_eui, devEui: old.dev_eui }), [{ gateway: 'gtw-weak', snr: 0 }], stale)[0])).toMatchObject({
+      error: { name: 'uplink_too_late', code: 4 },
+    });
+    expect(joinsAtJs.length).toBe(calls);
+  });
+
+  it('answers what is no join-request: a data uplink (not handled yet), a downlink frame, bytes that are no frame', async () => {
+    const data = loraPacket
+      .fromFields(
+        { MType: 'Unconfirmed Data Up', DevAddr: Buffer.from('26011BDA', 'hex'), FCnt: 1, FPort: 1, payload: Buffer.from('hi') },
+        Buffer.alloc(16, 1),
+        Buffer.alloc(16, 2),
+      )
+      .getPHYPayload() as Buffer;
+    expect(await handle(uplink(data, [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({ error: { name: 'data_uplink_unsupported', code: 12 } });
+    const down = Buffer.from(data);
+    down[0] = 0x60;
+    expect(await handle(uplink(down, [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({ error: { name: 'unsupported_m_type', code: 3 } });
+    expect(await handle(uplink(Buffer.from([0x00, 1]), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({ error: { name: 'decode_payload', code: 3 } });
+  });
+});
