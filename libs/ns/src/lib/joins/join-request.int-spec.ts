@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import loraPacket from 'lora-packet';
+import { DataSource } from 'typeorm';
 import { type CallerIdentity, gatewayDownlinkSubject, NS_EVENTS, nowTimestamp, RPCS } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
+import { KeyVault, parseKeks } from '@lorawan/crypto';
+import { rawFieldsOf } from '@lorawan/registry/conformance';
 import { Code, defineError } from '@lorawan/errors';
 import {
   type EventRecorder,
@@ -26,6 +29,10 @@ import { NsModule } from '../ns.module';
 const APP = 'app-ns-join';
 const universal: CallerIdentity = { kind: 'internal', id: 'spec', is_admin: false, key_rights: [], universal: true, rights: [] };
 const JS_REFUSAL = defineError('pkg/joinserver', 'mic_mismatch', 'MIC mismatch', Code.InvalidArgument);
+/** `ns-kek`: what the JS wraps network keys for this NS with; `ns-rest`: the NS's own, for keys at rest (NS_KEK_LABEL). */
+const KEKS = 'ns-kek=000102030405060708090A0B0C0D0E0F,ns-rest=0F0E0D0C0B0A09080706050403020100';
+const NWK_KEY = '0102030405060708090A0B0C0D0E0F10';
+const wrappedForNs = new KeyVault(parseKeks(KEKS)).wrap(NWK_KEY, 'ns-kek');
 const GATEWAY_TOO_LATE = defineError('pkg/gatewayserver/io', 'too_late', 'too late', Code.FailedPrecondition);
 
 let n = 0;
@@ -48,12 +55,15 @@ describe('Network Server joins (in-process)', () => {
   const joinsAtJs: RpcEnvelope[] = [];
   const downlinks: Array<{ gateway: string; body: RpcEnvelope }> = [];
   const atAs: RpcEnvelope[] = [];
-  let jsAnswer: 'accept' | 'refuse' = 'accept';
+  let jsAnswer: 'accept' | 'refuse' | 'foreign_kek' = 'accept';
   const refusingGateways = new Set<string>();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lw-ns-join-'));
-    ns = await startTestComponent(NsModule, { component: 'ns', config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error', NS_NET_ID: '000013' }) });
+    ns = await startTestComponent(NsModule, {
+      component: 'ns',
+      config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error', NS_NET_ID: '000013', KEKS, NS_KEK_LABEL: 'ns-rest' }),
+    });
     events = recordEvents(ns.broker);
     serveRpcDouble(ns.broker, 'NsJs.HandleJoin', (req) => {
       joinsAtJs.push(req);
@@ -63,7 +73,7 @@ describe('Network Server joins (in-process)', () => {
           raw_payload: Buffer.alloc(17, 0x20).toString('base64'),
           session_keys: {
             session_key_id: 'AQID',
-            f_nwk_s_int_key: { key: '0102030405060708090A0B0C0D0E0F10' },
+            f_nwk_s_int_key: jsAnswer === 'foreign_kek' ? { ...wrappedForNs, kek_label: 'other-ns' } : wrappedForNs,
             app_s_key: { key: 'A0A1A2A3A4A5A6A7A8A9AAABACADAEAF' },
           },
         },
@@ -179,6 +189,10 @@ describe('Network Server joins (in-process)', () => {
       pending_mac_state: { pending_join_request: { dev_addr: request.dev_addr }, rx_windows_available: false },
     });
     expect(JSON.stringify(stored.ok)).not.toContain('A0A1A2A3A4A5A6A7A8A9AAABACADAEAF');
+    // Opened from the JS's wrapping, stored wrapped with the NS's own KEK.
+    const raw = (await rawFieldsOf(ns.running.app.get(DataSource), APP, ids.device_id)) ?? '';
+    expect(raw).toContain('ns-rest');
+    expect(raw).not.toContain(NWK_KEY);
     // No event holds a key.
     expect(JSON.stringify(events.all)).not.toMatch(/0102030405060708090A0B0C0D0E0F10|A0A1A2A3A4A5A6A7A8A9AAABACADAEAF/);
     await events.take();
@@ -209,7 +223,7 @@ describe('Network Server joins (in-process)', () => {
     }
   });
 
-  it('refuses what it cannot join: unknown device, ABP device (ns.up.join.drop), JS refusal (ns.up.join.cluster.fail), a join-request too old to answer; nothing stored', async () => {
+  it('refuses what it cannot join: unknown device, ABP device (ns.up.join.drop), JS refusal (ns.up.join.cluster.fail), keys wrapped for another NS, a join-request too old to answer; nothing stored', async () => {
     expect(await handle(uplink(loraJoinRequest({ joinEui: eui(), devEui: eui() }), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({
       error: { name: 'device_not_found', code: 5 },
     });
@@ -228,6 +242,16 @@ describe('Network Server joins (in-process)', () => {
     }
     expect(events.all.map((e) => e.name)).toEqual(expect.arrayContaining([NS_EVENTS.joinClusterFail.name]));
     expect((await get(refused, ['pending_mac_state'])).ok.pending_mac_state).toBeUndefined();
+    // Keys wrapped for another NS (a KEK this one does not have): dropped, nothing stored.
+    const foreign = await device();
+    jsAnswer = 'foreign_kek';
+    try {
+      const res = await handle(uplink(loraJoinRequest({ joinEui: foreign.join_eui, devEui: foreign.dev_eui }), [{ gateway: 'gtw-weak', snr: 0 }])[0]);
+      expect(res).toMatchObject({ error: { name: 'unwrap_key', code: 9, attributes: { kek_label: 'other-ns' } } });
+    } finally {
+      jsAnswer = 'accept';
+    }
+    expect((await get(foreign, ['pending_mac_state'])).ok.pending_mac_state).toBeUndefined();
     const old = await device();
     const calls = joinsAtJs.length;
     const stale = new Date(Date.now() - 5500).toISOString();
