@@ -407,6 +407,20 @@ describe('DeviceRegistry engine (SQLite)', () => {
       expect((await registry.getByDevAddr('27000009')).ids.device_id).toBe('addr-1');
       expect(await errorOf(registry.getByDevAddr('27000001'))).toMatchObject({ name: 'device_not_found' });
     });
+
+    it('modify may move a device to a new DevAddr (a session becoming current), never change its other identifiers', async () => {
+      await registry.modify({ application_id: APP, device_id: 'addr-1' }, (device) => ({
+        device: {
+          ...device,
+          ids: { ...device.ids, dev_addr: '2700000A', device_id: 'renamed', dev_eui: EUI(0x99) },
+          session: { dev_addr: '2700000A', keys: {} },
+        },
+        result: undefined,
+      }));
+      const moved = await registry.getByDevAddr('2700000A');
+      expect(moved.ids).toMatchObject({ device_id: 'addr-1', dev_eui: EUI(0x40), dev_addr: '2700000A' });
+      expect(await errorOf(registry.getByDevAddr('27000009'))).toMatchObject({ name: 'device_not_found' });
+    });
   });
 
   it('refuses a second device with the same JoinEUI and DevEUI: end_device_euis_taken (code 6) naming the holder', async () => {

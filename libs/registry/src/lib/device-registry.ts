@@ -174,7 +174,8 @@ export class DeviceRegistry {
    * optimistic concurrency as Set: `mutate` gets the device as stored (its key envelopes as stored;
    * `openKey` opens one) and returns the device to store, or throws to store nothing. It may run
    * more than once when a concurrent write wins a round. Publishes no registry event. Returns
-   * what `mutate` returned for the round that was stored.
+   * what `mutate` returned for the round that was stored. Of the identifiers only `dev_addr` may
+   * change (a session becoming current); the others stay as stored.
    */
   async modify<T>(
     ids: { application_id: string; device_id: string },
@@ -185,7 +186,9 @@ export class DeviceRegistry {
       const existing = await this.store.get(ids.application_id, ids.device_id);
       if (!existing) throw this.policy.errors.notFound.with({ device_uid: `${ids.application_id}.${ids.device_id}` });
       const { device, result } = await mutate(structuredClone(toDevice(existing)), openKey);
-      const updated = { ...this.keepStored(device), ids: existing.ids, created_at: existing.created_at, updated_at: nowTimestamp() };
+      const { dev_addr: _stored, ...fixedIds } = existing.ids;
+      const storedIds = device.ids?.dev_addr ? { ...fixedIds, dev_addr: device.ids.dev_addr } : fixedIds;
+      const updated = { ...this.keepStored(device), ids: storedIds, created_at: existing.created_at, updated_at: nowTimestamp() };
       const written = await this.store.replace(toRecord(updated, existing.revision + 1, this.keys, this.policy.keyEnvelopes));
       if (written === 'ok') return result;
       if (written === 'euis') throw ErrConcurrentUpdate.with({ device_id: ids.device_id });
