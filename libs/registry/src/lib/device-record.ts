@@ -46,6 +46,11 @@ export interface DeviceStore {
   findCandidates(lookup: DeviceLookup): Promise<DeviceRecord[]>;
   /** All devices with this DevAddr, in any application (the data plane's lookup). */
   findByDevAddr(devAddr: string): Promise<DeviceRecord[]>;
+  /**
+   * The data plane's candidates for an uplink from `devAddr`: devices whose current session or
+   * pending session has it (any application; DevAddrs are not unique), at most `limit`.
+   */
+  findBySessionDevAddr(devAddr: string, limit: number): Promise<DeviceRecord[]>;
   /** All devices with this JoinEUI and DevEUI, in any application. */
   findByEuis(joinEui: string, devEui: string): Promise<DeviceRecord[]>;
   create(record: DeviceRecord): Promise<CreateResult>;

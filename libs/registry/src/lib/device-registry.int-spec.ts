@@ -5,7 +5,7 @@ import { Code, defineError } from '@lorawan/errors';
 import { recordEvents, rpcContext } from '@lorawan/testing';
 import { InProcessBroker } from '@lorawan/transport';
 import { type CopySource, type Device, DeviceRegistry, NO_COPY_SOURCE, type RegistryPolicy } from './device-registry';
-import { createDevicesTable, dropDevicesTable } from './devices-table';
+import { addPendingDevAddrColumn, createDevicesTable, dropDevicesTable } from './devices-table';
 import { keySealerFor } from './registry.providers';
 import { CTX, delReq, errorOf, getReq, rawFieldsOf, setReq, unobservedEvents } from './registry-requests.conformance';
 import { openTestDataSource } from './registry-store.conformance';
@@ -21,6 +21,7 @@ class CreateEngineTestDevices1700000000000 implements MigrationInterface {
   name = 'CreateEngineTestDevices1700000000000';
   async up(queryRunner: QueryRunner): Promise<void> {
     await createDevicesTable(queryRunner, { uniqueEuis: true });
+    await addPendingDevAddrColumn(queryRunner);
   }
   async down(queryRunner: QueryRunner): Promise<void> {
     await dropDevicesTable(queryRunner);

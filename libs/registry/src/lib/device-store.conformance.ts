@@ -111,6 +111,22 @@ export function describeDeviceStoreConformance(name: string, open: () => Promise
       expect((await store.findByDevAddr('26000001')).map((d) => d.ids.device_id)).toEqual(['dev']);
     });
 
+    it('finds an uplink’s candidates by the DevAddr of their session or of their pending session (any application), and follows both on replace', async () => {
+      await store.create(record('app-s', 'current', { dev_addr: '02000001' }));
+      await store.create(record('app-s2', 'pending', { dev_addr: '02000009' }, { pending_session: { dev_addr: '02000001' } }));
+      await store.create(record('app-s', 'other', { dev_addr: '02000002' }));
+      const ids = async (addr: string, limit = 16) => (await store.findBySessionDevAddr(addr, limit)).map((r) => r.ids.device_id).sort();
+      expect(await ids('02000001')).toEqual(['current', 'pending']);
+      expect(await ids('02000001', 1)).toHaveLength(1);
+      expect(await ids('02000009')).toEqual(['pending']);
+      expect(await ids('0200000F')).toEqual([]);
+      // The pending session becomes current: found by its DevAddr once, no longer by a pending one.
+      const pending = (await store.get('app-s2', 'pending')) as DeviceRecord;
+      await store.replace({ ...pending, revision: pending.revision + 1, ids: { ...pending.ids, dev_addr: '02000001' }, fields: {} });
+      expect(await ids('02000001')).toEqual(['current', 'pending']);
+      expect(await ids('02000009')).toEqual([]);
+    });
+
     it('delete with a revision only deletes that revision', async () => {
       await store.create(record('app-d', 'dev'));
       expect(await store.delete('app-d', 'dev', 7)).toBe(false);

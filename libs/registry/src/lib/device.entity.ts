@@ -13,6 +13,8 @@ export class RegistryDeviceEntity {
   @Column({ type: 'varchar', length: 16, nullable: true }) dev_eui!: string | null;
   @Column({ type: 'varchar', length: 16, nullable: true }) join_eui!: string | null;
   @Column({ type: 'varchar', length: 8, nullable: true }) dev_addr!: string | null;
+  /** The pending session's DevAddr (derived from `fields` on every write). */
+  @Column({ type: 'varchar', length: 8, nullable: true }) pending_dev_addr!: string | null;
   @Column({ type: 'varchar', length: 32, transformer: timestampTransformer }) created_at!: string;
   @Column({ type: 'varchar', length: 32, transformer: timestampTransformer }) updated_at!: string;
   @Column({ type: 'int' }) revision!: number;

@@ -1,4 +1,4 @@
-import { type QueryRunner, Table, TableIndex } from 'typeorm';
+import { type QueryRunner, Table, TableColumn, TableIndex } from 'typeorm';
 
 export interface DevicesTableOptions {
   /**
@@ -40,6 +40,22 @@ export async function createDevicesTable(queryRunner: QueryRunner, options: Devi
   for (const [name, columnNames, isUnique] of indexes) {
     await queryRunner.createIndex('end_devices', new TableIndex({ name: isUnique ? name.replace('idx_', 'uq_') : name, columnNames, isUnique }));
   }
+}
+
+/**
+ * `pending_dev_addr`: the DevAddr of the device's pending session (a join-accept sent, the device
+ * not heard in its new session yet), indexed like `dev_addr`: the data plane looks a device up by
+ * either, since its first uplink after a join comes from the pending DevAddr.
+ */
+export async function addPendingDevAddrColumn(queryRunner: QueryRunner): Promise<void> {
+  const hex = queryRunner.connection.options.type === 'mysql' ? 'char' : 'varchar';
+  await queryRunner.addColumn('end_devices', new TableColumn({ name: 'pending_dev_addr', type: hex, length: '8', isNullable: true }));
+  await queryRunner.createIndex('end_devices', new TableIndex({ name: 'idx_end_devices_pending_dev_addr', columnNames: ['pending_dev_addr'] }));
+}
+
+export async function dropPendingDevAddrColumn(queryRunner: QueryRunner): Promise<void> {
+  await queryRunner.dropIndex('end_devices', 'idx_end_devices_pending_dev_addr');
+  await queryRunner.dropColumn('end_devices', 'pending_dev_addr');
 }
 
 export async function dropDevicesTable(queryRunner: QueryRunner): Promise<void> {

@@ -3,7 +3,7 @@ import { sqlToTimestamp, timestampToSql } from '@lorawan/api';
 import { isDuplicateKeyError } from '@lorawan/persistence';
 import type { CreateResult, DeviceLookup, DeviceRecord, DeviceStore, ReplaceResult } from './device-record';
 
-const COLUMNS = 'application_id, device_id, dev_eui, join_eui, dev_addr, created_at, updated_at, revision, fields';
+const COLUMNS = 'application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, created_at, updated_at, revision, fields';
 /** Enough to tell "one" from "several" without reading a whole DevAddr block. */
 const CANDIDATE_LIMIT = 16;
 
@@ -13,6 +13,7 @@ interface Row {
   dev_eui: string | null;
   join_eui: string | null;
   dev_addr: string | null;
+  pending_dev_addr: string | null;
   created_at: string | Date;
   updated_at: string | Date;
   revision: number | string;
@@ -40,11 +41,18 @@ function toParams(r: DeviceRecord): unknown[] {
     r.ids.dev_eui ?? null,
     r.ids.join_eui ?? null,
     r.ids.dev_addr ?? null,
+    pendingDevAddrOf(r),
     timestampToSql(r.created_at),
     timestampToSql(r.updated_at),
     r.revision,
     JSON.stringify(r.fields),
   ];
+}
+
+/** The DevAddr of the record's pending session, if any (kept in its own indexed column). */
+function pendingDevAddrOf(r: DeviceRecord): string | null {
+  const pending = r.fields.pending_session as { dev_addr?: unknown } | undefined;
+  return typeof pending?.dev_addr === 'string' ? pending.dev_addr : null;
 }
 
 /**
@@ -82,13 +90,17 @@ export class TypeOrmDeviceStore implements DeviceStore {
     return this.select('dev_addr = ?', [devAddr], CANDIDATE_LIMIT);
   }
 
+  findBySessionDevAddr(devAddr: string, limit: number): Promise<DeviceRecord[]> {
+    return this.select('dev_addr = ? OR pending_dev_addr = ?', [devAddr, devAddr], limit);
+  }
+
   findByEuis(joinEui: string, devEui: string): Promise<DeviceRecord[]> {
     return this.select('join_eui = ? AND dev_eui = ?', [joinEui, devEui], CANDIDATE_LIMIT);
   }
 
   async create(record: DeviceRecord): Promise<CreateResult> {
     try {
-      await this.dataSource.query(`INSERT INTO end_devices (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, toParams(record));
+      await this.dataSource.query(`INSERT INTO end_devices (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, toParams(record));
       return { ok: true };
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
@@ -100,12 +112,12 @@ export class TypeOrmDeviceStore implements DeviceStore {
   }
 
   async replace(record: DeviceRecord): Promise<ReplaceResult> {
-    const [application_id, device_id, dev_eui, join_eui, dev_addr, , updated_at, revision, fields] = toParams(record);
+    const [application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, , updated_at, revision, fields] = toParams(record);
     try {
       const result = await this.dataSource
         .createQueryBuilder()
         .update('end_devices')
-        .set({ dev_eui, join_eui, dev_addr, updated_at, revision, fields })
+        .set({ dev_eui, join_eui, dev_addr, pending_dev_addr, updated_at, revision, fields })
         .where('application_id = :application_id AND device_id = :device_id AND revision = :previous', {
           application_id,
           device_id,

@@ -1,3 +1,4 @@
+import { AddAsPendingDevAddr1733000000000 } from './1733000000000-add-pending-dev-addr';
 import { CreateAsEndDevices1732500000000 } from './1732500000000-create-as-end-devices';
 import { CreateWebhooks1732700000000 } from './1732700000000-create-webhooks';
 import { CreateApplicationLinks1732800000000 } from './1732800000000-create-application-links';
@@ -9,4 +10,5 @@ export const AS_MIGRATIONS = [
   CreateWebhooks1732700000000,
   CreateApplicationLinks1732800000000,
   WidenSettingsColumns1732900000000,
+  AddAsPendingDevAddr1733000000000,
 ];
