@@ -19,12 +19,6 @@ export const ErrUnsupportedMType = defineError(
   'MType `{m_type}` is not an uplink the Network Server handles',
   Code.InvalidArgument,
 );
-export const ErrDataUplinkUnsupported = defineError(
-  'pkg/networkserver',
-  'data_uplink_unsupported',
-  'data uplinks are not handled by this Network Server yet',
-  Code.Unimplemented,
-);
 export const ErrJoinUnsupported = defineError('pkg/networkserver', 'abp_join_request', 'device `{device_uid}` does not join (ABP)', Code.FailedPrecondition);
 export const ErrUnknownDataRate = defineError(
   'pkg/networkserver',
@@ -52,3 +46,4 @@ export const ErrUplinkTooLate = defineError(
   'the uplink was received {age_ms} ms ago: too late to answer',
   Code.DeadlineExceeded,
 );
+export const ErrFCntReplay = defineError('pkg/networkserver', 'f_cnt_replay', 'FCnt {f_cnt} was already handled (last {last_f_cnt_up})', Code.AlreadyExists);

@@ -4,6 +4,8 @@ import { GatewayDownlinks } from './downlinks/gateway-downlinks.service';
 import { NS_REGISTRY_POLICY } from './end-devices/ns-registry.policy';
 import { JoinRequestService } from './joins/join-request.service';
 import { NS_MIGRATIONS } from './migrations';
+import { DataUplinkService } from './uplinks/data-uplink.service';
+import { UplinkCopies } from './uplinks/uplink-copies.service';
 import { UPLINK_DEDUPLICATOR_PROVIDERS } from './uplinks/uplink-deduplicator.provider';
 import { UplinkService } from './uplinks/uplink.service';
 import { UplinksController } from './uplinks/uplinks.controller';
@@ -19,7 +21,9 @@ import { UplinksController } from './uplinks/uplinks.controller';
     ...registryProviders('ns', NS_MIGRATIONS, () => NS_REGISTRY_POLICY),
     ...UPLINK_DEDUPLICATOR_PROVIDERS,
     GatewayDownlinks,
+    UplinkCopies,
     JoinRequestService,
+    DataUplinkService,
     UplinkService,
   ],
 })

@@ -144,6 +144,12 @@ export const nsJoins = new Counter({
   labelNames: ['result'] as const,
 });
 
+export const nsDataUplinks = new Counter({
+  name: 'lorawan_ns_data_uplinks_total',
+  help: 'Data uplinks a Network Server handled, by result: processed, retransmission, duplicate (a copy of one being handled), no_match (no device session with a matching MIC), dropped (FCnt replayed or the device changed meanwhile).',
+  labelNames: ['result'] as const,
+});
+
 export const gsDownlinks = new Counter({
   name: 'lorawan_gs_downlinks_total',
   help: 'Downlinks the Network Server asked a Gateway Server to send, by result: sent (PULL_RESP to the gateway), failed (too late, no downlink path, bad request).',

@@ -214,6 +214,11 @@ export class DeviceRegistry {
     return toDevice(this.single(await this.store.findByDevAddr(devAddr), { dev_addr: devAddr }));
   }
 
+  /** The data plane's candidates for an uplink: devices whose session or pending session has this DevAddr, as stored (at most `limit`). */
+  async bySessionDevAddr(devAddr: string, limit = 16): Promise<Device[]> {
+    return (await this.store.findBySessionDevAddr(devAddr, limit)).map(toDevice);
+  }
+
   /** The data plane's lookup by JoinEUI and DevEUI: exactly one device, else not found or several-match. */
   async getByEuis(joinEui: string, devEui: string): Promise<Device> {
     return toDevice(this.single(await this.store.findByEuis(joinEui, devEui), { join_eui: joinEui, dev_eui: devEui }));

@@ -96,6 +96,13 @@ export const NS_EVENTS = {
     ...NS_TRAFFIC,
     dataType: 'ttn.lorawan.v3.ErrorDetails',
   }),
+  /** A data uplink matched to a device and session (before the merge window ends: the first copy's metadata). */
+  dataReceive: defineEvent('ns.up.data.receive', 'receive data message', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.UplinkMessage' }),
+  dataDrop: defineEvent('ns.up.data.drop', 'drop data message', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.ErrorDetails' }),
+  /** The device stored after a data uplink; data: the uplink with every copy's metadata. */
+  dataProcess: defineEvent('ns.up.data.process', 'successfully processed data message', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.UplinkMessage' }),
+  /** The uplink handed to the Application Server, which accepted it; data: the ApplicationUp. */
+  dataForward: defineEvent('ns.up.data.forward', 'forward data message to Application Server', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.ApplicationUp' }),
   /** The seed's: the join-accept was forwarded to the Application Server and accepted (TTS `ns.up.join.accept.forward`). */
   joinForward: defineEvent('ns.up.join.forward', 'forward join-accept to Application Server', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.ApplicationUp' }),
 };

@@ -1,2 +1,3 @@
 export * from './phy-payload';
 export * from './dev-addr';
+export * from './f-cnt';

@@ -32,7 +32,6 @@ import { type Device, DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/regi
 import type { RpcClient } from '@lorawan/transport';
 import { GatewayDownlinks, type ScheduledDownlink } from '../downlinks/gateway-downlinks.service';
 import {
-  ErrDeduplication,
   ErrDeviceNotFound,
   ErrFrequencyPlanNotFound,
   ErrJoinServerUnavailable,
@@ -43,8 +42,9 @@ import {
   ErrUnwrapKey,
 } from '../errors';
 import { newMacState } from '../mac-state';
-import { type DedupTiming, UPLINK_DEDUPLICATOR, type UplinkDeduplicator, uplinkKey } from '../uplinks/uplink-deduplicator';
-import { downlinkPaths, type MergedUplink, mergeCopies, type UplinkCopy } from '../uplinks/merged-uplink';
+import type { DedupTiming } from '../uplinks/uplink-deduplicator';
+import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
+import { UplinkCopies } from '../uplinks/uplink-copies.service';
 
 /**
  * Join-requests are deduplicated as TTS does: copies within 200 ms are merged into the first, and
@@ -124,7 +124,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
 
   constructor(
     private readonly registry: DeviceRegistry,
-    @Inject(UPLINK_DEDUPLICATOR) private readonly dedup: UplinkDeduplicator,
+    private readonly copies: UplinkCopies,
     @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
     private readonly downlinks: GatewayDownlinks,
     private readonly events: EventPublisher,
@@ -141,16 +141,15 @@ export class JoinRequestService implements BeforeApplicationShutdown {
   }
 
   async handle(up: UplinkMessage, payload: JoinRequestPayload, ctx: RpcContext): Promise<Record<string, never>> {
-    const receivedAtMs = Date.now();
-    const age = up.received_at ? receivedAtMs - Date.parse(up.received_at) : 0;
+    const age = up.received_at ? Date.now() - Date.parse(up.received_at) : 0;
     if (age > JOIN_MAX_AGE_MS) {
       nsJoins.inc({ result: 'too_late' });
       throw ErrUplinkTooLate.with({ age_ms: age });
     }
     const message: Json = { ...up, received_at: nowTimestamp() };
-    const key = uplinkKey({ raw_payload: up.raw_payload ?? '', settings: up.settings as Json | undefined });
-    const copy: UplinkCopy = { rx_metadata: (up.rx_metadata ?? []) as Array<Record<string, unknown>>, correlation_ids: up.correlation_ids ?? [] };
-    if (!(await this.claim(key, copy))) {
+    const claimed = await this.copies.claim(up, JOIN_DEDUP);
+    const { copy } = claimed;
+    if (!claimed.first) {
       nsJoins.inc({ result: 'duplicate' });
       return {};
     }
@@ -165,10 +164,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
       nsJoins.inc({ result: 'refused' });
       throw err;
     }
-    const wait = receivedAtMs + JOIN_DEDUP.windowMs - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    // Without the other copies' metadata the join-accept still goes out, through this copy's gateway.
-    const merged = mergeCopies(copy, await this.dedup.accumulated(key).catch(() => []));
+    const merged = await this.copies.merged(claimed, JOIN_DEDUP);
     const mergedCtx: RpcContext = { ...eventCtx, correlation_ids: [...new Set([...merged.correlation_ids, ...eventCtx.correlation_ids])] };
     this.events.publish(NS_EVENTS.mergeMetadata, ids, { ctx: mergedCtx, data: merged.gateway_count });
     accepted.up = { ...message, rx_metadata: merged.rx_metadata, correlation_ids: mergedCtx.correlation_ids };
@@ -176,15 +172,6 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     const task = this.sendJoinAccept(accepted, merged, mergedCtx).finally(() => this.scheduling.delete(task));
     this.scheduling.add(task);
     return {};
-  }
-
-  /** Whether this copy claims the join-request; the shared deduplication state being away is the NS being unavailable. */
-  private async claim(key: string, copy: UplinkCopy): Promise<boolean> {
-    try {
-      return await this.dedup.deduplicate(key, [copy], JOIN_DEDUP);
-    } catch (err) {
-      throw ErrDeduplication.with({ reason: (err as Error).message });
-    }
   }
 
   private async device(payload: JoinRequestPayload): Promise<NsDevice> {

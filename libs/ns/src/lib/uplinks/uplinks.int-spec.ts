@@ -22,7 +22,7 @@ import { decodeRequest, encodePacket, type RpcEnvelope } from '@lorawan/transpor
 import { NsModule } from '../ns.module';
 
 /**
- * The Network Server's join handling on the in-process transport (SQLite): the JS, the Gateway
+ * The Network Server's uplink handling (joins, data) on the in-process transport (SQLite): the JS, the Gateway
  * Servers (one subject per gateway) and the AS are doubles on the broker, so what the NS sends
  * each of them, and when, is visible.
  */
@@ -48,7 +48,7 @@ function uplink(frame: Buffer, copies: Array<{ gateway: string; snr: number }>, 
   }));
 }
 
-describe('Network Server joins (in-process)', () => {
+describe('Network Server uplinks (in-process)', () => {
   let ns: TestComponent;
   let events: EventRecorder;
   let dir: string;
@@ -261,7 +261,7 @@ describe('Network Server joins (in-process)', () => {
     expect(joinsAtJs.length).toBe(calls);
   });
 
-  it('answers what is no join-request: a data uplink (not handled yet), a downlink frame, bytes that are no frame', async () => {
+  it('answers what is no uplink of a device: a data uplink no session matches, a downlink frame, bytes that are no frame', async () => {
     const data = loraPacket
       .fromFields(
         { MType: 'Unconfirmed Data Up', DevAddr: Buffer.from('26011BDA', 'hex'), FCnt: 1, FPort: 1, payload: Buffer.from('hi') },
@@ -269,10 +269,128 @@ describe('Network Server joins (in-process)', () => {
         Buffer.alloc(16, 2),
       )
       .getPHYPayload() as Buffer;
-    expect(await handle(uplink(data, [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({ error: { name: 'data_uplink_unsupported', code: 12 } });
+    expect(await handle(uplink(data, [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({ error: { name: 'device_not_found', code: 5 } });
     const down = Buffer.from(data);
     down[0] = 0x60;
     expect(await handle(uplink(down, [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({ error: { name: 'unsupported_m_type', code: 3 } });
     expect(await handle(uplink(Buffer.from([0x00, 1]), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({ error: { name: 'decode_payload', code: 3 } });
+  });
+
+  describe('data uplinks', () => {
+    const APP_S_KEY = Buffer.from('A0A1A2A3A4A5A6A7A8A9AAABACADAEAF', 'hex');
+    /** A data uplink as the device sends it, built by lora-packet (the FCnt's high bytes only in the MIC). */
+    function dataUp(devAddr: string, fCnt: number, o: { fPort?: number; payload?: string; nwkKey?: string; confirmed?: boolean } = {}): Buffer {
+      const high = Buffer.alloc(2);
+      high.writeUInt16LE(fCnt >>> 16); // lora-packet appends it to the little-endian 16 bits as given
+      return loraPacket
+        .fromFields(
+          {
+            MType: o.confirmed ? 'Confirmed Data Up' : 'Unconfirmed Data Up',
+            DevAddr: Buffer.from(devAddr, 'hex'),
+            FCnt: fCnt & 0xffff,
+            FPort: o.fPort ?? 1,
+            payload: Buffer.from(o.payload ?? 'hello'),
+          },
+          APP_S_KEY,
+          Buffer.from(o.nwkKey ?? NWK_KEY, 'hex'),
+          undefined,
+          high,
+        )
+        .getPHYPayload() as Buffer;
+    }
+
+    async function joined(): Promise<{ ids: { device_id: string }; devAddr: string }> {
+      const ids = await device();
+      const before = atAs.length;
+      await handle(uplink(loraJoinRequest({ joinEui: ids.join_eui, devEui: ids.dev_eui }), [{ gateway: 'gtw-strong', snr: 5 }])[0]);
+      await eventually(() => atAs.length > before, 3000);
+      const request = joinsAtJs[joinsAtJs.length - 1].body as { dev_addr: string };
+      return { ids, devAddr: request.dev_addr };
+    }
+
+    const lastUplinkAtAs = () =>
+      (atAs[atAs.length - 1].body as { application_ups: Array<{ uplink_message?: Record<string, unknown>; end_device_ids: Record<string, unknown> }> })
+        .application_ups[0];
+
+    it('matches the first uplink of a join’s pending session: the session becomes current, the uplink goes to the AS still encrypted', async () => {
+      const { ids, devAddr } = await joined();
+      const frame = dataUp(devAddr, 0, { fPort: 2, payload: 'hi there' });
+      const before = atAs.length;
+      expect(
+        await handle(
+          uplink(frame, [
+            { gateway: 'gtw-strong', snr: 7 },
+            { gateway: 'gtw-weak', snr: -2 },
+          ])[0],
+        ),
+      ).toEqual({ ok: {} });
+      await eventually(() => atAs.length === before + 1, 3000);
+      const up = lastUplinkAtAs();
+      expect(up.end_device_ids).toMatchObject({ device_id: ids.device_id, dev_addr: devAddr });
+      const sent = loraPacket.fromWire(frame);
+      expect(up.uplink_message).toMatchObject({ session_key_id: 'AQID', f_port: 2, f_cnt: 0, frm_payload: (sent.FRMPayload as Buffer).toString('base64') });
+      const stored = await get(ids, ['session', 'pending_session', 'mac_state', 'pending_mac_state', 'recent_adr_uplinks']);
+      expect(stored.ok).toMatchObject({ ids: { dev_addr: devAddr }, session: { dev_addr: devAddr, last_f_cnt_up: 0, keys: { session_key_id: 'AQID' } } });
+      expect(stored.ok.pending_session).toBeUndefined();
+      expect(stored.ok.pending_mac_state).toBeUndefined();
+      const macState = stored.ok.mac_state as { rx_windows_available: boolean; recent_uplinks: unknown[]; pending_join_request?: unknown };
+      expect(macState.rx_windows_available).toBe(true);
+      expect(macState.recent_uplinks).toHaveLength(1);
+      expect(macState.pending_join_request).toBeUndefined();
+      // No ADR bit: the ADR uplinks are reset.
+      expect(stored.ok.recent_adr_uplinks ?? []).toEqual([]);
+      const names = events.all.filter((e) => JSON.stringify(e.identifiers).includes(ids.device_id)).map((e) => e.name);
+      expect(names).toEqual(expect.arrayContaining(['ns.up.data.receive', 'ns.up.merge_metadata', 'ns.up.data.process', 'ns.up.data.forward']));
+      await events.take();
+    });
+
+    it('a retransmission (the same FCnt again) is recognised and not forwarded again; an older FCnt and a bad MIC match no session', async () => {
+      const { ids, devAddr } = await joined();
+      const frame = dataUp(devAddr, 0);
+      await handle(uplink(frame, [{ gateway: 'gtw-strong', snr: 7 }])[0]);
+      await handle(uplink(dataUp(devAddr, 1), [{ gateway: 'gtw-strong', snr: 7 }])[0]);
+      const forwardsOf = () => events.all.filter((e) => e.name === 'ns.up.data.forward' && JSON.stringify(e.identifiers).includes(ids.device_id)).length;
+      await eventually(() => forwardsOf() === 2, 3000);
+      const forwarded = atAs.length;
+      // The same frame on another channel is no copy of the first: a retransmission of FCnt 1.
+      const again = dataUp(devAddr, 1);
+      const [retry] = uplink(again, [{ gateway: 'gtw-strong', snr: 7 }]);
+      expect(await handle({ ...retry, settings: { ...retry.settings, frequency: '868300000' } })).toEqual({ ok: {} });
+      // FCnt 0 again, after FCnt 1 (on another channel: within the cooldown the same bytes on the same channel are a copy).
+      const [replay] = uplink(frame, [{ gateway: 'gtw-weak', snr: 1 }]);
+      expect(await handle({ ...replay, settings: { ...replay.settings, frequency: '868500000' } })).toMatchObject({ error: { name: 'device_not_found' } });
+      expect(await handle(uplink(dataUp(devAddr, 2, { nwkKey: '11'.repeat(16) }), [{ gateway: 'gtw-weak', snr: 1 }])[0])).toMatchObject({
+        error: { name: 'device_not_found' },
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(atAs.length).toBe(forwarded);
+      await events.take();
+    });
+
+    it('recovers the 32-bit FCnt past 0xFFFF (an ABP session at FCnt 65535), and keeps FPort 0 uplinks in the NS', async () => {
+      const abp = await device({ supportsJoin: false });
+      const set = await ns.call(
+        'NsEndDeviceRegistry.Set',
+        {
+          end_device: {
+            ids: abp,
+            session: { dev_addr: '26000001', last_f_cnt_up: 0xffff, keys: { f_nwk_s_int_key: { key: NWK_KEY }, session_key_id: 'ABP1' } },
+          },
+          field_mask: { paths: ['session.last_f_cnt_up', 'session.keys.session_key_id'] },
+        },
+        rpcContext('NsEndDeviceRegistry.Set', universal),
+      );
+      expect(set).not.toHaveProperty('error');
+      const before = atAs.length;
+      expect(await handle(uplink(dataUp('26000001', 0x10001), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+      await eventually(() => atAs.length === before + 1, 3000);
+      expect(lastUplinkAtAs().uplink_message).toMatchObject({ f_cnt: 0x10001, session_key_id: 'ABP1' });
+      expect((await get(abp, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 0x10001 } });
+      expect(await handle(uplink(dataUp('26000001', 0x10002, { fPort: 0, payload: '\u0002' }), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(atAs.length).toBe(before + 1);
+      expect((await get(abp, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 0x10002 } });
+      await events.take();
+    });
   });
 });

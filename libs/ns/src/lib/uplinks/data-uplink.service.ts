@@ -1,0 +1,196 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { NS_EVENTS, nowTimestamp, RPCS, type RpcContext, type UplinkMessage } from '@lorawan/api';
+import { COMPONENT_RPC_CLIENT, EventPublisher } from '@lorawan/component';
+import { isErrorDetails, isStackError } from '@lorawan/errors';
+import { type DataRate, dataRateIndexOf, getFrequencyPlan, type MACPayload } from '@lorawan/lorawan';
+import { nsDataUplinks } from '@lorawan/observability';
+import { DeviceRegistry } from '@lorawan/registry';
+import type { RpcClient } from '@lorawan/transport';
+import { ErrDeviceNotFound, ErrFCntReplay } from '../errors';
+import { type DataFrame, matchSession, type NsDataDevice, type NsMacState, type SessionMatch } from './session-match';
+import { UplinkCopies } from './uplink-copies.service';
+import type { DedupTiming } from './uplink-deduplicator';
+
+/** Data uplinks (TTS `config.go`): copies within 200 ms are merged; 1 s more they are still duplicates. */
+export const DATA_DEDUP: DedupTiming = { windowMs: 200, cooldownMs: 1000 };
+/** How many uplinks the MAC state (`recent_uplinks`) and the device (`recent_uplinks`, `recent_adr_uplinks`) keep (TTS: 20). */
+export const RECENT_UPLINKS = 20;
+
+type Json = Record<string, unknown>;
+
+/**
+ * The Network Server's data uplinks (TTS `grpc_gsns.go` handleDataUplink, dataplane-notes §4):
+ * 1. the first copy claims the uplink (the deduplication of the joins; later copies only leave
+ *    their metadata);
+ * 2. the candidates are the devices whose session or pending session has the frame's DevAddr; the
+ *    sender is the one whose MIC holds with the recovered 32-bit FCnt (`matchSession`), else the
+ *    uplink is no device's (`device_not_found`);
+ * 3. `ns.up.data.receive`; the device is updated under optimistic concurrency, checked again
+ *    against what is stored then (another NS replica may have handled the same FCnt:
+ *    `ns.up.data.drop`): a pending session becomes the session (its MAC state the MAC state, the
+ *    join request done), `last_f_cnt_up`, `rx_windows_available`, the recent uplinks (20) and ADR
+ *    uplinks (reset by an uplink without the ADR bit);
+ * 4. after the window, every copy's metadata is merged (`ns.up.merge_metadata`, `ns.up.data.process`);
+ * 5. an uplink with an FPort other than 0 goes to the AS, FRMPayload still encrypted
+ *    (`NsAs.HandleUplink`), then `ns.up.data.forward`; retransmissions are not forwarded again.
+ */
+@Injectable()
+export class DataUplinkService implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('DataUplinks');
+  private readonly forwarding = new Set<Promise<void>>();
+
+  constructor(
+    private readonly registry: DeviceRegistry,
+    private readonly copies: UplinkCopies,
+    @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
+    private readonly events: EventPublisher,
+  ) {}
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.forwarding]);
+  }
+
+  async handle(up: UplinkMessage, mType: string, payload: MACPayload, ctx: RpcContext): Promise<Record<string, never>> {
+    const message: Json = { ...up, received_at: nowTimestamp() };
+    const claimed = await this.copies.claim(up, DATA_DEDUP);
+    const { copy } = claimed;
+    if (!claimed.first) {
+      nsDataUplinks.inc({ result: 'duplicate' });
+      return {};
+    }
+    const match = await this.match(up, payload);
+    if (!match) {
+      nsDataUplinks.inc({ result: 'no_match' });
+      throw ErrDeviceNotFound.with({ device_uid: payload.f_hdr.dev_addr });
+    }
+    const devAddr = payload.f_hdr.dev_addr;
+    const ids = { device_ids: { ...match.device.ids, dev_addr: devAddr } };
+    const eventCtx: RpcContext = { ...ctx, correlation_ids: [...new Set([...copy.correlation_ids, ...ctx.correlation_ids])] };
+    const fullFrame = { ...message, payload: { m_hdr: { m_type: mType }, mac_payload: { f_port: payload.f_port, full_f_cnt: match.f_cnt } } };
+    this.events.publish(NS_EVENTS.dataReceive, ids, { ctx: eventCtx, data: fullFrame });
+    try {
+      await this.store(match, message, payload);
+    } catch (err) {
+      nsDataUplinks.inc({ result: 'dropped' });
+      if (isStackError(err)) this.events.publish(NS_EVENTS.dataDrop, ids, { ctx: eventCtx, data: err.toDetails() });
+      throw err;
+    }
+    const merged = await this.copies.merged(claimed, DATA_DEDUP);
+    const mergedCtx: RpcContext = { ...eventCtx, correlation_ids: [...new Set([...merged.correlation_ids, ...eventCtx.correlation_ids])] };
+    this.events.publish(NS_EVENTS.mergeMetadata, ids, { ctx: mergedCtx, data: merged.gateway_count });
+    const processed = { ...fullFrame, rx_metadata: merged.rx_metadata, correlation_ids: mergedCtx.correlation_ids };
+    this.events.publish(NS_EVENTS.dataProcess, ids, { ctx: mergedCtx, data: processed });
+    nsDataUplinks.inc({ result: match.retransmission ? 'retransmission' : 'processed' });
+    // FPort 0 (MAC commands only) and frames without FPort stay in the NS; a retransmission was forwarded the first time.
+    if (payload.f_port && !match.retransmission) {
+      const task = this.forward(match, devAddr, processed, payload, mType, mergedCtx).finally(() => this.forwarding.delete(task));
+      this.forwarding.add(task);
+    }
+    return {};
+  }
+
+  private async match(up: UplinkMessage, payload: MACPayload): Promise<SessionMatch | undefined> {
+    const candidates = (await this.registry.bySessionDevAddr(payload.f_hdr.dev_addr)) as NsDataDevice[];
+    const settings = (up.settings ?? {}) as { frequency?: string; data_rate?: DataRate };
+    for (const device of candidates) {
+      const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
+      const dataRateIndex = plan && settings.data_rate ? dataRateIndexOf(plan.band_id, settings.data_rate) : undefined;
+      if (dataRateIndex === undefined && plan) continue;
+      const frame: DataFrame = {
+        raw: Buffer.from(up.raw_payload ?? '', 'base64'),
+        dev_addr: payload.f_hdr.dev_addr,
+        f_cnt: payload.f_hdr.f_cnt,
+        ack: payload.f_hdr.f_ctrl.ack,
+        frequency: settings.frequency ?? '',
+        data_rate_index: dataRateIndex ?? 0,
+      };
+      const match = matchSession(frame, device, (e) => this.registry.openKey(e));
+      if (match) return match;
+    }
+    return undefined;
+  }
+
+  /** Step 3: the device after the uplink, against what is stored now. */
+  private async store(match: SessionMatch, message: Json, payload: MACPayload): Promise<void> {
+    const { ids } = match.device;
+    await this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, (stored) => {
+      const device = stored as NsDataDevice;
+      const current = device[match.which];
+      // Another replica (or an earlier copy's handling) may have moved the session on since the match.
+      if (!current || current.dev_addr !== match.session.dev_addr || current.keys?.session_key_id !== match.session.keys?.session_key_id) {
+        throw ErrFCntReplay.with({ f_cnt: match.f_cnt, last_f_cnt_up: current?.last_f_cnt_up ?? -1 });
+      }
+      if (current.last_f_cnt_up !== undefined && match.f_cnt <= current.last_f_cnt_up && !match.retransmission) {
+        throw ErrFCntReplay.with({ f_cnt: match.f_cnt, last_f_cnt_up: current.last_f_cnt_up });
+      }
+      const session = { ...current, last_f_cnt_up: match.f_cnt };
+      let macState: NsMacState = (match.which === 'pending_session' ? device.pending_mac_state : device.mac_state) ?? ({} as NsMacState);
+      const next: NsDataDevice & Json = { ...device, session };
+      if (match.which === 'pending_session') {
+        // The join is done: the pending session and MAC state become current (TTS; 1.1's RekeyInd comes with the MAC layer).
+        const { pending_join_request: _request, queued_join_accept: _accept, ...rest } = macState;
+        macState = rest;
+        delete next.pending_session;
+        delete next.pending_mac_state;
+        next.ids = { ...device.ids, dev_addr: session.dev_addr };
+      }
+      const recent = recentUplink(message, payload);
+      next.mac_state = {
+        ...macState,
+        rx_windows_available: true,
+        recent_uplinks: [...((macState.recent_uplinks as Json[] | undefined) ?? []), recent].slice(-RECENT_UPLINKS),
+      };
+      next.recent_uplinks = [...(((device as Json).recent_uplinks as Json[] | undefined) ?? []), recent].slice(-RECENT_UPLINKS);
+      // The seed's rule: at most 20, reset by every uplink without the ADR bit.
+      next.recent_adr_uplinks = payload.f_hdr.f_ctrl.adr
+        ? [...(((device as Json).recent_adr_uplinks as Json[] | undefined) ?? []), recent].slice(-RECENT_UPLINKS)
+        : [];
+      return { device: next, result: undefined };
+    });
+  }
+
+  /** Step 5 (in the background: the GS has its answer). */
+  private async forward(match: SessionMatch, devAddr: string, processed: Json, payload: MACPayload, mType: string, ctx: RpcContext): Promise<void> {
+    const ids = { ...match.device.ids, dev_addr: devAddr };
+    const up = {
+      end_device_ids: ids,
+      correlation_ids: ctx.correlation_ids,
+      uplink_message: {
+        session_key_id: match.session.keys?.session_key_id,
+        f_port: payload.f_port,
+        f_cnt: match.f_cnt,
+        frm_payload: payload.frm_payload.toString('base64'),
+        rx_metadata: processed.rx_metadata,
+        settings: processed.settings,
+        received_at: processed.received_at,
+        ...(mType === 'CONFIRMED_UP' ? { confirmed: true } : {}),
+        ...(processed.consumed_airtime ? { consumed_airtime: processed.consumed_airtime } : {}),
+      },
+    };
+    try {
+      await this.rpc.call(RPCS['NsAs.HandleUplink'].subject, { ctx, body: { application_ups: [up] } });
+    } catch (err) {
+      const reason = isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message;
+      this.logger.warn({ device_id: ids.device_id, error: reason }, 'uplink not forwarded to the Application Server');
+      return;
+    }
+    this.events.publish(NS_EVENTS.dataForward, { device_ids: ids }, { ctx, data: up });
+  }
+}
+
+/** An uplink as the MAC state keeps it (TTS `MACState.UplinkMessage`: what ADR and downlink paths need). */
+function recentUplink(message: Json, payload: MACPayload): Json {
+  const settings = (message.settings ?? {}) as Json;
+  return {
+    payload: { mac_payload: { f_hdr: { f_ctrl: payload.f_hdr.f_ctrl, f_cnt: payload.f_hdr.f_cnt }, f_port: payload.f_port } },
+    settings: { data_rate: settings.data_rate, frequency: settings.frequency },
+    rx_metadata: ((message.rx_metadata ?? []) as Json[]).map((md) => ({
+      gateway_ids: md.gateway_ids,
+      channel_rssi: md.channel_rssi,
+      snr: md.snr,
+      uplink_token: md.uplink_token,
+    })),
+    received_at: message.received_at,
+    correlation_ids: message.correlation_ids,
+  };
+}
