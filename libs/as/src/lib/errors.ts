@@ -41,7 +41,7 @@ export const ErrPayloadCryptoSkipped = defineError(
 );
 /** An application message could not be handed to the integrations (their delivery jobs could not be queued). */
 export const ErrPublishUp = defineError('pkg/applicationserver', 'publish_up', 'could not queue the message for the integrations: {reason}', Code.Unavailable);
-/** NsAs.HandleUplink of an application message kind the AS does not handle yet (only join-accepts so far). */
+/** NsAs.HandleUplink of an application message kind the AS does not handle yet (it handles join-accepts and data uplinks). */
 export const ErrUpNotSupported = defineError(
   'pkg/applicationserver',
   'up_not_supported',

@@ -124,7 +124,7 @@ export function dataplaneRpcs() {
       unauthenticated: true,
       request: ScheduleDownlinkRequest,
     }),
-    /** The NS hands application messages (join-accepts; data uplinks later) to the AS. */
+    /** The NS hands application messages (join-accepts, data uplinks with the FRMPayload still encrypted) to the AS. */
     'NsAs.HandleUplink': defineRpc({
       service: 'NsAs',
       method: 'HandleUplink',

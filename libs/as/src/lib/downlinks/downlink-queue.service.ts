@@ -15,12 +15,13 @@ import {
 import { EventPublisher } from '@lorawan/component';
 import { encryptFrmPayload } from '@lorawan/crypto';
 import { isStackError, type StackError } from '@lorawan/errors';
-import { type Device, type DeviceIds, DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
+import { type DeviceIds, DeviceRegistry } from '@lorawan/registry';
+import type { AsDevice, AsSession } from '../end-devices/as-device';
 import { ErrEncodePayload, ErrFPortRange, ErrNoAppSKey, ErrNoDeviceSession, ErrNoFPort, ErrPayloadTooLarge } from '../errors';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
 import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/application-up-sink';
 import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
-import { formatterFor, type LinkedDevice } from '../uplinks/link/link-settings';
+import { formatterFor } from '../uplinks/link/link-settings';
 
 /** Application FPorts (224 is the LoRaWAN test protocol, above are reserved). */
 export const MAX_APPLICATION_F_PORT = 223;
@@ -28,13 +29,6 @@ export const MAX_APPLICATION_F_PORT = 223;
 export const MAX_DOWNLINK_PAYLOAD = 242;
 
 type Json = Record<string, unknown>;
-interface AsSession {
-  dev_addr?: string;
-  keys?: { session_key_id?: string; app_s_key?: KeyEnvelopeJson };
-  last_a_f_cnt_down?: number;
-  queued_application_downlinks?: Json[];
-}
-type AsDevice = Device & LinkedDevice & { session?: AsSession };
 
 /** A downlink as received, with its correlation IDs and its payload (plain bytes), ready to be queued. */
 interface Prepared {

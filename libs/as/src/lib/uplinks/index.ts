@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { applicationCacheProvider, LINK_CACHE } from '../common/application-cache';
 import { AppSKeys } from './app-s-keys.service';
 import { ApplicationUpForwarder } from './application-up-forwarder.service';
+import { DataUplinks } from './data-uplink.service';
 import { JoinAccepts } from './join-accept.service';
 import { ApplicationLinkController } from './link/application-link.controller';
 import { ApplicationLinkRegistry } from './link/application-link.service';
@@ -11,6 +12,7 @@ import { NsAsController } from './ns-as.controller';
 import { NsUplinks } from './ns-uplinks.service';
 import { SimulateUplinkController } from './simulate-uplink.controller';
 import { SimulateUplink } from './simulate-uplink.service';
+import { UplinkDecoder } from './uplink-decoder.service';
 
 export * from './link/application-link.store';
 export * from './link/application-link.service';
@@ -18,7 +20,7 @@ export * from './link/link-settings';
 export * from './simulate-uplink.service';
 
 /**
- * Application messages: the Network Server's (NsAs.HandleUplink: join-accepts), simulated ones
+ * Application messages: the Network Server's (NsAs.HandleUplink: join-accepts, data uplinks), simulated ones
  * (AppAs.SimulateUplink), both passed on to the integrations by one ApplicationUpForwarder; and the
  * application link (As.GetLink|SetLink|DeleteLink: default formatters).
  */
@@ -27,9 +29,11 @@ export const UPLINK_PROVIDERS: Provider[] = [
   applicationCacheProvider(LINK_CACHE, 'link', LINK_STORE, async (store: LinkStore, app) => (await store.get(app))?.link),
   ApplicationLinkRegistry,
   ApplicationUpForwarder,
+  UplinkDecoder,
   SimulateUplink,
   AppSKeys,
   JoinAccepts,
+  DataUplinks,
   NsUplinks,
 ];
 export const UPLINK_CONTROLLERS = [ApplicationLinkController, SimulateUplinkController, NsAsController];

@@ -1,18 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type ApplicationUpJson, type NsApplicationUp, nowTimestamp, plainJson, type RpcContext } from '@lorawan/api';
 import { isStackError } from '@lorawan/errors';
-import { type Device, DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
+import { DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
+import type { AsDevice } from '../end-devices/as-device';
 import { AppSKeys } from './app-s-keys.service';
 import { ApplicationUpForwarder } from './application-up-forwarder.service';
 
-type Json = Record<string, unknown>;
-interface AsSession {
-  dev_addr?: string;
-  keys?: { session_key_id?: string; app_s_key?: KeyEnvelopeJson };
-  last_a_f_cnt_down?: number;
-  queued_application_downlinks?: Json[];
-}
-type AsDevice = Device & { session?: AsSession; pending_session?: AsSession };
 /** A join-accept as the NS sends it, checked by NsUplinks: the new DevAddr and the session key ID are there. */
 export type NsJoinAccept = NsApplicationUp & {
   end_device_ids: NonNullable<NsApplicationUp['end_device_ids']> & { dev_addr: string };

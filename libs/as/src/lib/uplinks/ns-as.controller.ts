@@ -4,7 +4,7 @@ import { type NsAsHandleUplinkRequest, type RpcContext, rpcPattern } from '@lora
 import { RpcCallContext, RpcRequest } from '@lorawan/component';
 import { NsUplinks } from './ns-uplinks.service';
 
-/** NsAs.HandleUplink: the Network Server's application messages (join-accepts), delegated to NsUplinks. */
+/** NsAs.HandleUplink: the Network Server's application messages (join-accepts, data uplinks), delegated to NsUplinks. */
 @Controller()
 export class NsAsController {
   constructor(@Inject(NsUplinks) private readonly uplinks: NsUplinks) {}

@@ -3,40 +3,54 @@ import type { NsApplicationUp, NsAsHandleUplinkRequest, RpcContext } from '@lora
 import { ErrValidation } from '@lorawan/errors';
 import { ErrUpNotSupported } from '../errors';
 import { requireUpKind } from './application-up-forwarder.service';
+import { DataUplinks, type NsDataUplink } from './data-uplink.service';
 import { JoinAccepts, type NsJoinAccept } from './join-accept.service';
 
 type Empty = Record<string, never>;
+/** A message the AS handles, checked. */
+type Checked = { kind: 'join_accept'; up: NsJoinAccept } | { kind: 'uplink_message'; up: NsDataUplink };
 
 /**
  * NsAs.HandleUplink (TTS `grpc.go` HandleUplink, `applicationserver.go` processUp / handleUp): the
- * application messages of the Network Server, handled one after the other, each received now.
- * Join-accepts only, so far (JoinAccepts); every message is checked before any is handled, and a
- * kind the AS does not handle yet refuses the request (`up_not_supported`, Unimplemented).
+ * application messages of the Network Server, handled one after the other in the request's order,
+ * each received now: join-accepts (JoinAccepts) and data uplinks (DataUplinks). Every message is
+ * checked before any is handled, and a kind the AS does not handle yet refuses the request
+ * (`up_not_supported`, Unimplemented).
  *
  * Unlike TTS, whose AS logs a message it could not handle, publishes its drop event and still
  * answers OK, the first failure (unknown device, AppSKey not to be had, integrations unavailable)
  * is the answer, after its `as.up.*.drop` event: the NS then does not report the message as
- * forwarded (`ns.up.join.forward`), and its log says why.
+ * forwarded (`ns.up.join.forward`, `ns.up.data.forward`), and its log says why.
  */
 @Injectable()
 export class NsUplinks {
-  constructor(@Inject(JoinAccepts) private readonly joins: JoinAccepts) {}
+  constructor(
+    @Inject(JoinAccepts) private readonly joins: JoinAccepts,
+    @Inject(DataUplinks) private readonly uplinks: DataUplinks,
+  ) {}
 
   async handle({ application_ups }: NsAsHandleUplinkRequest, ctx: RpcContext): Promise<Empty> {
     const ups = application_ups.map(checked);
-    for (const up of ups) await this.joins.handle(up, ctx);
+    for (const { kind, up } of ups) {
+      if (kind === 'join_accept') await this.joins.handle(up, ctx);
+      else await this.uplinks.handle(up, ctx);
+    }
     return {};
   }
 }
 
 /** The message as the AS can handle it, or the reason it cannot. */
-function checked(up: NsApplicationUp): NsJoinAccept {
+function checked(up: NsApplicationUp): Checked {
   const kind = requireUpKind(up);
-  if (kind !== 'join_accept') throw ErrUpNotSupported.with({ kind });
+  if (kind !== 'join_accept' && kind !== 'uplink_message') throw ErrUpNotSupported.with({ kind });
   if (!up.end_device_ids) throw invalid('end_device_ids');
   if (!up.end_device_ids.dev_addr) throw invalid('end_device_ids.dev_addr');
-  if (!up.join_accept?.session_key_id) throw invalid('join_accept.session_key_id');
-  return up as NsJoinAccept;
+  if (kind === 'join_accept') {
+    if (!up.join_accept?.session_key_id) throw invalid('join_accept.session_key_id');
+    return { kind, up: up as NsJoinAccept };
+  }
+  if (!up.uplink_message?.session_key_id) throw invalid('uplink_message.session_key_id');
+  return { kind, up: up as NsDataUplink };
 }
 
 function invalid(field: string) {

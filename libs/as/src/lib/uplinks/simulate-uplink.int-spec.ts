@@ -11,6 +11,7 @@ import { ApplicationLinkRegistry } from './link/application-link.service';
 import { SqlLinkStore } from './link/application-link.store';
 import { SimulateUplink } from './simulate-uplink.service';
 import { ApplicationUpForwarder } from './application-up-forwarder.service';
+import { UplinkDecoder } from './uplink-decoder.service';
 
 /** AppAs.SimulateUplink on a real AS store (SQLite and MariaDB), with a recording sink and event publisher. */
 
@@ -61,7 +62,8 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
     db = await openTestDataSource('as', AS_MIGRATIONS, driver);
     registry = asRegistry(db.ds, unobservedEvents());
     links = new ApplicationLinkRegistry(new SqlLinkStore(db.ds));
-    simulator = new SimulateUplink(registry, links, new PayloadFormatter(new JavaScriptSandbox()), recorder, new ApplicationUpForwarder(recorder, sink));
+    const decoder = new UplinkDecoder(new PayloadFormatter(new JavaScriptSandbox()), recorder);
+    simulator = new SimulateUplink(registry, links, decoder, new ApplicationUpForwarder(recorder, sink));
     await create(APP, 'plain');
     await create(APP, 'dev-js', { formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: JS_DECODER } }, ['formatters']);
     await create(APP, 'dev-lpp', { formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } }, ['formatters']);

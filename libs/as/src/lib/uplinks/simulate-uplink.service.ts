@@ -1,27 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  type ApplicationLink,
-  type ApplicationUp,
-  type ApplicationUpJson,
-  deviceIdentifiers,
-  type EntityIdentifiersJson,
-  nowTimestamp,
-  type RpcContext,
-  plainJson,
-  AS_EVENTS,
-} from '@lorawan/api';
-import { EventPublisher } from '@lorawan/component';
+import { type ApplicationUp, type ApplicationUpJson, nowTimestamp, type RpcContext, plainJson } from '@lorawan/api';
 import { ErrValidation } from '@lorawan/errors';
-import { type Device, DeviceRegistry } from '@lorawan/registry';
+import { DeviceRegistry } from '@lorawan/registry';
+import type { AsDevice } from '../end-devices/as-device';
 import { ErrDeviceNotFound, ErrPayloadCryptoSkipped, ErrSimulated } from '../errors';
-import { PayloadFormatter } from '../formatters/payload-formatter.service';
 import { ApplicationUpForwarder, requireUpKind } from './application-up-forwarder.service';
 import { ApplicationLinkRegistry } from './link/application-link.service';
-import { formatterFor, type LinkedDevice, skipsPayloadCrypto } from './link/link-settings';
+import { skipsPayloadCrypto } from './link/link-settings';
+import { UplinkDecoder } from './uplink-decoder.service';
 
-type Json = Record<string, unknown>;
 type Empty = Record<string, never>;
-type UpDevice = Device & LinkedDevice & { session?: { dev_addr?: string } };
 
 /**
  * AppAs.SimulateUplink (wire contract §9; TTS `io/grpc/grpc.go` SimulateUplink and
@@ -46,8 +34,7 @@ export class SimulateUplink {
   constructor(
     @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
     @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
-    @Inject(PayloadFormatter) private readonly formatter: PayloadFormatter,
-    @Inject(EventPublisher) private readonly events: EventPublisher,
+    @Inject(UplinkDecoder) private readonly decoder: UplinkDecoder,
     @Inject(ApplicationUpForwarder) private readonly upstream: ApplicationUpForwarder,
   ) {}
 
@@ -76,47 +63,18 @@ export class SimulateUplink {
       this.upstream.dropped(up, eventCtx, err);
       return {};
     }
-    if (kind === 'uplink_message' && up.uplink_message)
-      await this.decode(up.uplink_message, up.received_at, device, link, deviceIdentifiers(up.end_device_ids), eventCtx);
+    if (kind === 'uplink_message') await this.decoder.decode(up, device, link, eventCtx);
     await this.upstream.forward(up, eventCtx);
     return {};
   }
 
   /** The device as the AS registry stores it, or undefined when it has none. */
-  private async device(applicationId: string, deviceId: string): Promise<UpDevice | undefined> {
+  private async device(applicationId: string, deviceId: string): Promise<AsDevice | undefined> {
     try {
-      return (await this.registry.stored({ application_id: applicationId, device_id: deviceId })) as UpDevice;
+      return (await this.registry.stored({ application_id: applicationId, device_id: deviceId })) as AsDevice;
     } catch (err) {
       if (ErrDeviceNotFound.matches(err)) return undefined;
       throw err;
     }
-  }
-
-  /** Decodes the FRMPayload of an uplink without `decoded_payload` (TTS `payload.go` decodeUplink; FPort 0 is not decoded). */
-  private async decode(
-    uplink: Json,
-    receivedAt: string,
-    device: UpDevice,
-    link: ApplicationLink | undefined,
-    identifiers: EntityIdentifiersJson,
-    ctx: RpcContext,
-  ): Promise<void> {
-    if (typeof uplink.frm_payload !== 'string' || uplink.decoded_payload !== undefined) return;
-    const fPort = Number(uplink.f_port ?? 0);
-    if (!fPort) return;
-    const { formatter, parameter } = formatterFor('up', device, link);
-    if (!formatter || formatter === 'FORMATTER_NONE') return;
-    const decoded = await this.formatter.decodeUplink(
-      { bytes: Buffer.from(uplink.frm_payload, 'base64'), fPort, recvTime: new Date(receivedAt) },
-      formatter,
-      parameter,
-    );
-    if (!decoded) return;
-    if (decoded.error) {
-      this.events.publish(AS_EVENTS.upDataDecodeFail, identifiers, { ctx, data: decoded.error.toDetails() });
-      return;
-    }
-    uplink.decoded_payload = decoded.data ?? {};
-    if (decoded.warnings.length > 0) uplink.decoded_payload_warnings = decoded.warnings;
   }
 }

@@ -1,0 +1,155 @@
+/**
+ * Data uplinks end to end, in both run modes: a device joins over the simulated gateways (the
+ * frames built and checked by `lora-packet` through `SimulatedOtaaDevice`), then sends data
+ * uplinks heard by two gateways; the application's webhook gets each once at `/up`, decrypted and
+ * decoded, with both gateways' metadata. Retransmissions are delivered once; the NS keeps FPort 0.
+ */
+import loraPacket from 'lora-packet';
+import type { EventJson } from '@lorawan/api';
+import { SimulatedOtaaDevice, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
+import { Registries, randomEui, randomKey, uid } from './devices';
+import { EventStream } from './event-stream';
+import { ADMIN_USER_ID, Api, createApplications, expectStatus, sleep } from './http-client';
+
+type Start = () => Promise<StackUnderTest>;
+const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+const MODES: Array<[string, Start]> = [
+  ['distributed', () => startDistributedStack({ components: ['is', 'js', 'ns', 'as', 'events', 'gs'], env })],
+  ['embedded', () => startEmbeddedStack({ env })],
+];
+
+/** A data uplink as the device sends it, built by lora-packet with the session keys the device derived. */
+function dataUplink(keys: { nwkSKey: string; appSKey: string }, devAddr: string, fCnt: number, fPort: number, payload: Buffer): Buffer {
+  const high = Buffer.alloc(2);
+  high.writeUInt16LE(fCnt >>> 16);
+  return loraPacket
+    .fromFields(
+      { MType: 'Unconfirmed Data Up', DevAddr: Buffer.from(devAddr, 'hex'), FCnt: fCnt & 0xffff, FPort: fPort, payload },
+      Buffer.from(keys.appSKey, 'hex'),
+      Buffer.from(keys.nwkSKey, 'hex'),
+      undefined,
+      high,
+    )
+    .getPHYPayload() as Buffer;
+}
+
+describe.each(MODES)('data uplinks (%s)', (_mode, start) => {
+  let stack: StackUnderTest;
+  let api: Api;
+  let reg: Registries;
+  let receiver: WebhookReceiver;
+  const app = uid('app');
+  const opened: Array<{ close(): void }> = [];
+  const gateways: Array<{ id: string; eui: string; udp: SimulatedUdpGateway }> = [];
+
+  beforeAll(async () => {
+    stack = await start();
+    api = new Api(() => stack);
+    reg = new Registries(api);
+    await createApplications(api, [app]);
+    receiver = await new WebhookReceiver().start();
+    expectStatus(
+      await api.put(`/api/v3/as/webhooks/${app}/hook`, {
+        webhook: { ids: { webhook_id: 'hook', application_ids: { application_id: app } }, base_url: receiver.url, format: 'json' },
+        field_mask: { paths: ['base_url', 'format'] },
+      }),
+      200,
+    );
+    for (let i = 0; i < 2; i++) {
+      const eui = randomEui();
+      const id = uid(`gtw${i}`);
+      expectStatus(
+        await api.post(`/api/v3/users/${ADMIN_USER_ID}/gateways`, { gateway: { ids: { gateway_id: id, eui }, frequency_plan_id: 'EU_863_870_TTN' } }),
+        200,
+      );
+      const udp = new SimulatedUdpGateway(eui, { host: '127.0.0.1', port: stack.udpPort as number });
+      await udp.open();
+      opened.push(udp);
+      expect(await udp.pull()).toBe(0x04);
+      udp.keepAlive(2000);
+      gateways.push({ id, eui, udp });
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const o of opened) o.close();
+    await receiver?.stop();
+    await stack?.stop();
+  });
+
+  /** An OTAA device (CayenneLPP uplink formatter in the AS), joined through the strong gateway. */
+  async function joinedDevice() {
+    const dev = uid('dev');
+    const ids = { device_id: dev, dev_eui: randomEui(), join_eui: randomEui() };
+    const appKey = randomKey();
+    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
+    await reg.setOk('js', app, dev, { ids, root_keys: { app_key: { key: appKey } } }, ['root_keys.app_key.key']);
+    const ns = { ids, frequency_plan_id: 'EU_863_870_TTN', lorawan_version: 'MAC_V1_0_3', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true };
+    await reg.setOk('ns', app, dev, ns, ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join']);
+    await reg.setOk('as', app, dev, { ids, formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } }, ['formatters']);
+    const sim = new SimulatedOtaaDevice({ joinEui: ids.join_eui, devEui: ids.dev_eui, appKey, macVersion: 'MAC_V1_0_3' });
+    const gw = gateways[1];
+    const before = gw.udp.downlinks.length;
+    await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(sim.joinRequest(), { tmst: 1_000_000 })] });
+    const down = (await gw.udp.waitForDownlinks(before + 1, 5000))[before];
+    const joined = sim.acceptJoin(Buffer.from(down.txpk.data as string, 'base64'));
+    return { dev, ids, devAddr: joined.devAddr, keys: joined.keys as { nwkSKey: string; appSKey: string } };
+  }
+
+  const uplinksOf = (dev: string) => receiver.to('/up').filter((r) => r.json?.end_device_ids?.device_id === dev);
+
+  it('an uplink heard by two gateways reaches the webhook once at /up: decrypted, CayenneLPP-decoded, with both gateways', async () => {
+    const d = await joinedDevice();
+    const events = await EventStream.open(stack.baseUrl, {
+      authorization: `Bearer ${stack.adminKey}`,
+      body: { identifiers: [{ device_ids: { device_id: d.dev, application_ids: { application_id: app } } }] },
+    });
+    opened.push(events);
+    expect((await events.nextEvent()).name).toBe('events.stream.start');
+    // CayenneLPP: channel 3, temperature 27.2 °C.
+    const frame = dataUplink(d.keys, d.devAddr, 0, 1, Buffer.from('03670110', 'hex'));
+    await gateways[0].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { tmst: 2_000_000, lsnr: -3, rssi: -100 })] });
+    await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { tmst: 3_000_000, lsnr: 8, rssi: -50 })] });
+    await receiver.waitFor(() => uplinksOf(d.dev).length === 1, 10_000, 'the /up webhook');
+    const up = uplinksOf(d.dev)[0].json;
+    expect(up.end_device_ids).toMatchObject({ device_id: d.dev, dev_addr: d.devAddr });
+    expect(up.uplink_message).toMatchObject({
+      f_port: 1,
+      f_cnt: 0,
+      frm_payload: Buffer.from('03670110', 'hex').toString('base64'),
+      decoded_payload: { temperature_3: 27.2 },
+    });
+    expect(up.uplink_message.rx_metadata.map((m: { gateway_ids: { gateway_id: string } }) => m.gateway_ids.gateway_id).sort()).toEqual(
+      gateways.map((g) => g.id).sort(),
+    );
+    const seen: EventJson[] = [];
+    const wanted = ['ns.up.data.receive', 'ns.up.data.process', 'as.up.data.receive', 'as.up.data.forward', 'ns.up.data.forward'];
+    while (!wanted.every((n) => seen.some((e) => e.name === n))) seen.push(await events.nextEvent(10_000));
+    expect(JSON.stringify(seen)).not.toContain(d.keys.appSKey);
+    // The NS: the pending session is the session now.
+    const ns = (await reg.getOk('ns', app, d.dev, ['session', 'pending_session'])).json as {
+      session?: { dev_addr: string; last_f_cnt_up: number };
+      pending_session?: unknown;
+    };
+    expect(ns.session).toMatchObject({ dev_addr: d.devAddr, last_f_cnt_up: 0 });
+    expect(ns.pending_session).toBeUndefined();
+  }, 60_000);
+
+  it('a retransmission is delivered once; the next FCnt is delivered; an FPort 0 uplink stays in the NS', async () => {
+    const d = await joinedDevice();
+    const first = dataUplink(d.keys, d.devAddr, 0, 2, Buffer.from('one'));
+    await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(first, { tmst: 4_000_000 })] });
+    await receiver.waitFor(() => uplinksOf(d.dev).length === 1, 10_000, 'the first uplink');
+    // The device repeats it on another channel (no ACK came), then goes on.
+    await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(first, { tmst: 6_000_000, freq: 868.3 })] });
+    await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(d.keys, d.devAddr, 1, 0, Buffer.from([0x02])), { tmst: 7_000_000 })] });
+    await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(d.keys, d.devAddr, 2, 2, Buffer.from('two')), { tmst: 8_000_000 })] });
+    await receiver.waitFor(() => uplinksOf(d.dev).length === 2, 10_000, 'the FCnt 2 uplink');
+    await sleep(1000);
+    const delivered = uplinksOf(d.dev).map((r) => [r.json.uplink_message.f_cnt, Buffer.from(r.json.uplink_message.frm_payload, 'base64').toString()]);
+    expect(delivered).toEqual([
+      [0, 'one'],
+      [2, 'two'],
+    ]);
+  }, 60_000);
+});
