@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { endDeviceRegistryController, registryProviders } from '@lorawan/registry';
+import { DataDownlinkService } from './downlinks/data-downlink.service';
 import { GatewayDownlinks } from './downlinks/gateway-downlinks.service';
 import { NS_REGISTRY_POLICY } from './end-devices/ns-registry.policy';
 import { JoinRequestService } from './joins/join-request.service';
@@ -21,6 +22,7 @@ import { UplinksController } from './uplinks/uplinks.controller';
     ...registryProviders('ns', NS_MIGRATIONS, () => NS_REGISTRY_POLICY),
     ...UPLINK_DEDUPLICATOR_PROVIDERS,
     GatewayDownlinks,
+    DataDownlinkService,
     UplinkCopies,
     JoinRequestService,
     DataUplinkService,

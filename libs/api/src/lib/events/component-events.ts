@@ -103,6 +103,18 @@ export const NS_EVENTS = {
   dataProcess: defineEvent('ns.up.data.process', 'successfully processed data message', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.UplinkMessage' }),
   /** The uplink handed to the Application Server, which accepted it; data: the ApplicationUp. */
   dataForward: defineEvent('ns.up.data.forward', 'forward data message to Application Server', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.ApplicationUp' }),
+  dataScheduleAttempt: defineEvent('ns.down.data.schedule.attempt', 'schedule data downlink for transmission on Gateway Server', {
+    ...NS_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.DownlinkMessage',
+  }),
+  dataScheduleSuccess: defineEvent('ns.down.data.schedule.success', 'successfully scheduled data downlink for transmission on Gateway Server', {
+    ...NS_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.ScheduleDownlinkResponse',
+  }),
+  dataScheduleFail: defineEvent('ns.down.data.schedule.fail', 'failed to schedule data downlink for transmission on Gateway Server', {
+    ...NS_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.ErrorDetails',
+  }),
   /** The seed's: the join-accept was forwarded to the Application Server and accepted (TTS `ns.up.join.accept.forward`). */
   joinForward: defineEvent('ns.up.join.forward', 'forward join-accept to Application Server', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.ApplicationUp' }),
 };

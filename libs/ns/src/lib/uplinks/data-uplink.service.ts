@@ -6,6 +6,7 @@ import { type DataRate, dataRateIndexOf, getFrequencyPlan, type MACPayload } fro
 import { nsDataUplinks } from '@lorawan/observability';
 import { DeviceRegistry } from '@lorawan/registry';
 import type { RpcClient } from '@lorawan/transport';
+import { DataDownlinkService, type QueuedDownlink } from '../downlinks/data-downlink.service';
 import { ErrDeviceNotFound, ErrFCntReplay } from '../errors';
 import { type DataFrame, matchSession, type NsDataDevice, type NsMacState, type SessionMatch } from './session-match';
 import { UplinkCopies } from './uplink-copies.service';
@@ -17,6 +18,31 @@ export const DATA_DEDUP: DedupTiming = { windowMs: 200, cooldownMs: 1000 };
 export const RECENT_UPLINKS = 20;
 
 type Json = Record<string, unknown>;
+interface JoinRequestJson {
+  downlink_settings?: { rx1_dr_offset?: number; rx2_dr?: number };
+  rx_delay?: number;
+  cf_list?: unknown;
+}
+
+/** The device after an uplink, and the confirmed downlink the uplink answered (if one was waiting). */
+interface Stored {
+  device: NsDataDevice;
+  answered?: { downlink: QueuedDownlink; acked: boolean };
+}
+
+/** The MAC parameters a device uses once it took its join-accept: its RX1 delay, RX1 DR offset, RX2 data rate and (with a CFList) the plan's channels. */
+function joinedParameters(macState: NsMacState, request: JoinRequestJson | undefined): Json {
+  const current = (macState.current_parameters ?? {}) as Json;
+  if (!request) return current;
+  const desired = (macState.desired_parameters ?? {}) as Json;
+  return {
+    ...current,
+    ...(request.rx_delay !== undefined ? { rx1_delay: request.rx_delay } : {}),
+    ...(request.downlink_settings?.rx1_dr_offset !== undefined ? { rx1_data_rate_offset: request.downlink_settings.rx1_dr_offset } : {}),
+    ...(request.downlink_settings?.rx2_dr !== undefined ? { rx2_data_rate_index: request.downlink_settings.rx2_dr } : {}),
+    ...(request.cf_list && desired.channels ? { channels: desired.channels } : {}),
+  };
+}
 
 /**
  * The Network Server's data uplinks (TTS `grpc_gsns.go` handleDataUplink, dataplane-notes §4):
@@ -42,6 +68,7 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   constructor(
     private readonly registry: DeviceRegistry,
     private readonly copies: UplinkCopies,
+    private readonly downlinks: DataDownlinkService,
     @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
     private readonly events: EventPublisher,
   ) {}
@@ -68,8 +95,9 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     const eventCtx: RpcContext = { ...ctx, correlation_ids: [...new Set([...copy.correlation_ids, ...ctx.correlation_ids])] };
     const fullFrame = { ...message, payload: { m_hdr: { m_type: mType }, mac_payload: { f_port: payload.f_port, full_f_cnt: match.f_cnt } } };
     this.events.publish(NS_EVENTS.dataReceive, ids, { ctx: eventCtx, data: fullFrame });
+    let stored: Stored;
     try {
-      await this.store(match, message, payload);
+      stored = await this.store(match, message, payload);
     } catch (err) {
       nsDataUplinks.inc({ result: 'dropped' });
       if (isStackError(err)) this.events.publish(NS_EVENTS.dataDrop, ids, { ctx: eventCtx, data: err.toDetails() });
@@ -81,15 +109,27 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     const processed = { ...fullFrame, rx_metadata: merged.rx_metadata, correlation_ids: mergedCtx.correlation_ids };
     this.events.publish(NS_EVENTS.dataProcess, ids, { ctx: mergedCtx, data: processed });
     nsDataUplinks.inc({ result: match.retransmission ? 'retransmission' : 'processed' });
-    // FPort 0 (MAC commands only) and frames without FPort stay in the NS; a retransmission was forwarded the first time.
-    if (payload.f_port && !match.retransmission) {
-      const task = this.forward(match, devAddr, processed, payload, mType, mergedCtx).finally(() => this.forwarding.delete(task));
-      this.forwarding.add(task);
-    }
+    const settings = (up.settings ?? {}) as { frequency?: string };
+    const answered = {
+      confirmed: mType === 'CONFIRMED_UP',
+      adr: payload.f_hdr.f_ctrl.adr,
+      adr_ack_req: payload.f_hdr.f_ctrl.adr_ack_req ?? false,
+      f_cnt: match.f_cnt,
+      frequency: settings.frequency ?? '',
+      data_rate_index: match.data_rate_index,
+    };
+    const task = Promise.all([
+      // The receive windows first: RX1 opens a second after the uplink.
+      this.downlinks.classA(stored.device, answered, merged, mergedCtx),
+      this.forward(match, devAddr, processed, payload, mType, stored.answered, mergedCtx),
+    ])
+      .then(() => undefined)
+      .finally(() => this.forwarding.delete(task));
+    this.forwarding.add(task);
     return {};
   }
 
-  private async match(up: UplinkMessage, payload: MACPayload): Promise<SessionMatch | undefined> {
+  private async match(up: UplinkMessage, payload: MACPayload): Promise<(SessionMatch & { data_rate_index: number }) | undefined> {
     const candidates = (await this.registry.bySessionDevAddr(payload.f_hdr.dev_addr)) as NsDataDevice[];
     const settings = (up.settings ?? {}) as { frequency?: string; data_rate?: DataRate };
     for (const device of candidates) {
@@ -105,15 +145,15 @@ export class DataUplinkService implements BeforeApplicationShutdown {
         data_rate_index: dataRateIndex ?? 0,
       };
       const match = matchSession(frame, device, (e) => this.registry.openKey(e));
-      if (match) return match;
+      if (match) return { ...match, data_rate_index: frame.data_rate_index };
     }
     return undefined;
   }
 
   /** Step 3: the device after the uplink, against what is stored now. */
-  private async store(match: SessionMatch, message: Json, payload: MACPayload): Promise<void> {
+  private async store(match: SessionMatch, message: Json, payload: MACPayload): Promise<Stored> {
     const { ids } = match.device;
-    await this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, (stored) => {
+    return this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, (stored) => {
       const device = stored as NsDataDevice;
       const current = device[match.which];
       // Another replica (or an earlier copy's handling) may have moved the session on since the match.
@@ -127,9 +167,9 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       let macState: NsMacState = (match.which === 'pending_session' ? device.pending_mac_state : device.mac_state) ?? ({} as NsMacState);
       const next: NsDataDevice & Json = { ...device, session };
       if (match.which === 'pending_session') {
-        // The join is done: the pending session and MAC state become current (TTS; 1.1's RekeyInd comes with the MAC layer).
-        const { pending_join_request: _request, queued_join_accept: _accept, ...rest } = macState;
-        macState = rest;
+        // The join is done: the pending session and MAC state become current, with what the join-accept told the device (TTS; 1.1's RekeyInd comes with the MAC layer).
+        const { pending_join_request: request, queued_join_accept: _accept, ...rest } = macState;
+        macState = { ...rest, current_parameters: joinedParameters(rest, request as JoinRequestJson | undefined) };
         delete next.pending_session;
         delete next.pending_mac_state;
         next.ids = { ...device.ids, dev_addr: session.dev_addr };
@@ -145,14 +185,47 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       next.recent_adr_uplinks = payload.f_hdr.f_ctrl.adr
         ? [...(((device as Json).recent_adr_uplinks as Json[] | undefined) ?? []), recent].slice(-RECENT_UPLINKS)
         : [];
-      return { device: next, result: undefined };
+      // A confirmed downlink waiting for the device's answer: this uplink's ACK bit is it (TTS: downlink_ack or downlink_nack).
+      const pending = (next.mac_state as Json).pending_application_downlink as QueuedDownlink | undefined;
+      let answered: Stored['answered'];
+      if (pending && !match.retransmission) {
+        answered = { downlink: pending, acked: payload.f_hdr.f_ctrl.ack };
+        delete (next.mac_state as Json).pending_application_downlink;
+      }
+      return { device: next, result: { device: next, answered } };
     });
   }
 
   /** Step 5 (in the background: the GS has its answer). */
-  private async forward(match: SessionMatch, devAddr: string, processed: Json, payload: MACPayload, mType: string, ctx: RpcContext): Promise<void> {
+  private async forward(
+    match: SessionMatch,
+    devAddr: string,
+    processed: Json,
+    payload: MACPayload,
+    mType: string,
+    answered: Stored['answered'],
+    ctx: RpcContext,
+  ): Promise<void> {
     const ids = { ...match.device.ids, dev_addr: devAddr };
-    const up = {
+    const ups: Json[] = [];
+    if (answered)
+      ups.push({ end_device_ids: ids, correlation_ids: ctx.correlation_ids, [answered.acked ? 'downlink_ack' : 'downlink_nack']: answered.downlink });
+    // FPort 0 (MAC commands only) and frames without FPort stay in the NS; a retransmission was forwarded the first time.
+    const forwardUplink = Boolean(payload.f_port) && !match.retransmission;
+    if (forwardUplink) ups.push(this.applicationUplink(match, ids, processed, payload, mType, ctx));
+    if (ups.length === 0) return;
+    try {
+      await this.rpc.call(RPCS['NsAs.HandleUplink'].subject, { ctx, body: { application_ups: ups } });
+    } catch (err) {
+      const reason = isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message;
+      this.logger.warn({ device_id: ids.device_id, error: reason }, 'uplink not forwarded to the Application Server');
+      return;
+    }
+    if (forwardUplink) this.events.publish(NS_EVENTS.dataForward, { device_ids: ids }, { ctx, data: ups[ups.length - 1] });
+  }
+
+  private applicationUplink(match: SessionMatch, ids: Json, processed: Json, payload: MACPayload, mType: string, ctx: RpcContext): Json {
+    return {
       end_device_ids: ids,
       correlation_ids: ctx.correlation_ids,
       uplink_message: {
@@ -167,14 +240,6 @@ export class DataUplinkService implements BeforeApplicationShutdown {
         ...(processed.consumed_airtime ? { consumed_airtime: processed.consumed_airtime } : {}),
       },
     };
-    try {
-      await this.rpc.call(RPCS['NsAs.HandleUplink'].subject, { ctx, body: { application_ups: [up] } });
-    } catch (err) {
-      const reason = isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message;
-      this.logger.warn({ device_id: ids.device_id, error: reason }, 'uplink not forwarded to the Application Server');
-      return;
-    }
-    this.events.publish(NS_EVENTS.dataForward, { device_ids: ids }, { ctx, data: up });
   }
 }
 

@@ -392,5 +392,70 @@ describe('Network Server uplinks (in-process)', () => {
       expect((await get(abp, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 0x10002 } });
       await events.take();
     });
+
+    it('answers a confirmed uplink in its receive windows with the queue head: ACK, the AS’s FCnt and FRMPayload, a MIC lora-packet verifies; the queue moves on', async () => {
+      const abp = await device({ supportsJoin: false });
+      const queued = loraPacket.fromFields(
+        { MType: 'Unconfirmed Data Down', DevAddr: Buffer.from('26000002', 'hex'), FCnt: 0, FPort: 5, payload: Buffer.from('down!') },
+        APP_S_KEY,
+        Buffer.from(NWK_KEY, 'hex'),
+      );
+      const set = await ns.call(
+        'NsEndDeviceRegistry.Set',
+        {
+          end_device: {
+            ids: abp,
+            session: {
+              dev_addr: '26000002',
+              keys: { f_nwk_s_int_key: { key: NWK_KEY }, session_key_id: 'ABP2' },
+              queued_application_downlinks: [{ session_key_id: 'ABP2', f_port: 5, f_cnt: 0, frm_payload: (queued.FRMPayload as Buffer).toString('base64') }],
+            },
+          },
+          field_mask: { paths: ['session.dev_addr', 'session.keys.session_key_id', 'session.queued_application_downlinks'] },
+        },
+        rpcContext('NsEndDeviceRegistry.Set', universal),
+      );
+      expect(set).not.toHaveProperty('error');
+      const before = downlinks.length;
+      const copies = uplink(dataUp('26000002', 1, { confirmed: true }), [
+        { gateway: 'gtw-weak', snr: -1 },
+        { gateway: 'gtw-strong', snr: 6 },
+      ]);
+      expect(await Promise.all(copies.map(handle))).toEqual([{ ok: {} }, { ok: {} }]);
+      await eventually(() => downlinks.length === before + 1, 3000);
+      const sent = downlinks[before];
+      expect(sent.gateway).toBe('gtw-strong');
+      const request = sent.body.body as { raw_payload: string; request: Record<string, unknown> };
+      // EU_863_870_TTN, uplink SF7 on 868.1 MHz: RX1 the same channel and rate 1 s later, RX2 869.525 MHz SF12.
+      expect(request.request).toMatchObject({
+        class: 'CLASS_A',
+        rx1_delay: 1,
+        rx1_frequency: '868100000',
+        rx1_data_rate: { lora: { spreading_factor: 7, bandwidth: 125000 } },
+        rx2_frequency: '869525000',
+        rx2_data_rate: { lora: { spreading_factor: 12, bandwidth: 125000 } },
+      });
+      const frame = loraPacket.fromWire(Buffer.from(request.raw_payload, 'base64'));
+      expect(frame.getMType()).toBe('Unconfirmed Data Down');
+      expect(frame.getFCtrlACK()).toBe(true);
+      expect(frame.getFCnt()).toBe(0);
+      expect(frame.getFPort()).toBe(5);
+      expect(loraPacket.verifyMIC(frame, Buffer.from(NWK_KEY, 'hex'))).toBe(true);
+      expect(loraPacket.decrypt(frame, APP_S_KEY, Buffer.from(NWK_KEY, 'hex')).toString()).toBe('down!');
+      for (let i = 0; ; i++) {
+        const st = (await get(abp, ['session'])).ok as { session: { queued_application_downlinks?: unknown[]; last_n_f_cnt_down?: number } };
+        if ((st.session.queued_application_downlinks ?? []).length === 0 && st.session.last_n_f_cnt_down === 0) break;
+        if (i > 100) throw new Error(`the queue did not move on: ${JSON.stringify(st.session)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const after = (await get(abp, ['mac_state'])).ok as { mac_state: { rx_windows_available: boolean; recent_downlinks: unknown[] } };
+      expect(after.mac_state.rx_windows_available).toBe(false);
+      expect(after.mac_state.recent_downlinks).toHaveLength(1);
+      // An unconfirmed uplink with nothing queued gets no downlink.
+      await handle(uplink(dataUp('26000002', 2), [{ gateway: 'gtw-strong', snr: 6 }])[0]);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(downlinks.length).toBe(before + 1);
+      await events.take();
+    });
   });
 });
