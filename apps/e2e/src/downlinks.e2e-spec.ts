@@ -1,7 +1,7 @@
 /**
  * The AppAs downlink queue (push / replace / list under /api/v3/as/applications/{app}/devices/{dev}/down)
  * over HTTP, end to end, in both run modes (wire contract §9): FCnts from the AS session, payloads
- * encrypted at rest with the AppSKey (wrapped with a KEK) and listed decrypted, formatter encoding,
+ * encrypted with the AppSKey (wrapped with a KEK) into the NS's queue and listed decrypted, formatter encoding,
  * and the errors of bad input; and the webhook-scoped push/replace (§8.3: empty bodies, 406 when paused).
  */
 import { createCipheriv } from 'node:crypto';
@@ -88,15 +88,16 @@ describe.each(MODES)('AppAs downlink queue over HTTP (%s)', (_mode, start) => {
       [2, 3, 'Bg==', undefined, undefined, 'AQID'],
     ]);
     for (const d of downlinks) expect((d.correlation_ids as string[]).some((c) => /^as:downlink:[0-9A-Z]{26}$/.test(c))).toBe(true);
-    // The AS registry keeps the encrypted queue (session and the deprecated mirror).
-    const got = await reg.getOk('as', app, dev, ['session.queued_application_downlinks', 'queued_application_downlinks']);
+    // The queue is the NS's (as in TTS): its registry holds it encrypted; the AS keeps its FCnt only.
+    const got = await reg.getOk('ns', app, dev, ['session.queued_application_downlinks']);
     const stored = (got.json.session as { queued_application_downlinks: Json[] }).queued_application_downlinks;
     expect(stored.map((d) => d.frm_payload)).toEqual([
       frmDown(appSKey, devAddr, 1, Buffer.from('010203', 'hex')),
       frmDown(appSKey, devAddr, 2, Buffer.from('0405', 'hex')),
       frmDown(appSKey, devAddr, 3, Buffer.from('06', 'hex')),
     ]);
-    expect(got.json.queued_application_downlinks).toEqual(stored);
+    const atAs = await reg.getOk('as', app, dev, ['session.queued_application_downlinks', 'session.last_a_f_cnt_down']);
+    expect(atAs.json.session).toEqual({ last_a_f_cnt_down: 3 });
   });
 
   it('replace swaps the queue (FCnts go on); an empty replace clears it and list answers {}', async () => {

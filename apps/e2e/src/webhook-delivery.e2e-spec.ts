@@ -12,7 +12,7 @@ import { startDistributedStack, startEmbeddedStack, type StackUnderTest, Webhook
 import { Access, bearer } from './access';
 import { Api, createApplications, expectTtsError, expectValidationError, sleep, TIMESTAMP_6 } from './http-client';
 import { EventStream } from './event-stream';
-import { abpAsDevice, expectOk, isDevicesPath, randomDevAddr, randomEui, randomKey, Registries, uid } from './devices';
+import { abpAsDevice, abpNsDevice, expectOk, isDevicesPath, randomDevAddr, randomEui, randomKey, Registries, uid } from './devices';
 
 /** Short retries and timeouts so that the failure cases run in seconds; loopback receivers allowed. */
 const WEBHOOK_ENV = {
@@ -24,7 +24,8 @@ const WEBHOOK_ENV = {
 };
 type Start = () => Promise<StackUnderTest>;
 const MODES: Array<[string, Start]> = [
-  ['distributed', () => startDistributedStack({ components: ['is', 'as', 'events'], env: WEBHOOK_ENV })],
+  // The NS holds the downlink queue the webhooks' X-Downlink-Push/Replace fill.
+  ['distributed', () => startDistributedStack({ components: ['is', 'ns', 'as', 'events'], env: WEBHOOK_ENV })],
   ['embedded', () => startEmbeddedStack({ env: WEBHOOK_ENV })],
 ];
 
@@ -43,6 +44,8 @@ class WebhookWorld {
   constructor(
     private readonly stack: () => StackUnderTest,
     readonly app: string,
+    /** Whether the stack runs an NS (which holds the downlink queue): devices with a session get one there too. */
+    private readonly withNs = true,
   ) {
     this.api = new Api(stack);
     this.reg = new Registries(this.api);
@@ -54,7 +57,7 @@ class WebhookWorld {
     this.downlinkKey = (await this.access.createKey('application', this.app, ['RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE', 'RIGHT_APPLICATION_TRAFFIC_READ'])).token;
   }
 
-  /** A device in the IS and the AS (ABP session, EUIs, CayenneLPP or the given up formatter). */
+  /** A device in the IS and the AS, and with a session in the NS too (ABP session, EUIs, CayenneLPP or the given up formatter). */
   async device(
     formatters: Json = { up_formatter: 'FORMATTER_CAYENNELPP' },
     session = true,
@@ -69,6 +72,10 @@ class WebhookWorld {
     const device = session ? { ...as.device, formatters } : { ids, formatters };
     const paths = [...(session ? as.paths : []), ...Object.keys(formatters).map((k) => `formatters.${k}`)];
     await this.reg.setOk('as', this.app, dev, device, paths);
+    if (session && this.withNs) {
+      const ns = abpNsDevice(ids, devAddr, randomKey());
+      await this.reg.setOk('ns', this.app, dev, ns.device, ns.paths);
+    }
     return { dev, devEui, joinEui, devAddr };
   }
 
@@ -440,7 +447,7 @@ describe.each(MODES)('webhook delivery to a real receiver (%s)', (_mode, start) 
 
 describe('an AS killed in the middle of webhook deliveries (distributed)', () => {
   let stack: StackUnderTest;
-  const world = new WebhookWorld(() => stack, uid('kill-app'));
+  const world = new WebhookWorld(() => stack, uid('kill-app'), false);
   // 150 ms per request and 4 at a time: 60 deliveries take about 2 s, so the kill lands mid-way.
   const receiver = new WebhookReceiver(() => ({ delayMs: 150 }));
 

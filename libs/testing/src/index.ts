@@ -6,3 +6,4 @@ export * from './lib/private-services';
 export * from './lib/udp-gateway';
 export * from './lib/otaa-device';
 export * from './lib/lora-join-accept';
+export * from './lib/lora-payloads';

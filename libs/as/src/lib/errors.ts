@@ -41,7 +41,7 @@ export const ErrPayloadCryptoSkipped = defineError(
 );
 /** An application message could not be handed to the integrations (their delivery jobs could not be queued). */
 export const ErrPublishUp = defineError('pkg/applicationserver', 'publish_up', 'could not queue the message for the integrations: {reason}', Code.Unavailable);
-/** NsAs.HandleUplink of an application message kind the AS does not handle yet (it handles join-accepts and data uplinks). */
+/** NsAs.HandleUplink of an application message kind the AS does not take from the NS (it takes join-accepts, data uplinks and downlink reports). */
 export const ErrUpNotSupported = defineError(
   'pkg/applicationserver',
   'up_not_supported',
@@ -69,3 +69,23 @@ export function fetchAppSKeyError(cause: StackError | ErrorDetails): StackError 
   const { namespace, name, messageFormat } = ErrFetchAppSKey;
   return new StackError({ namespace, name, messageFormat, code: cause.code }, {}, cause);
 }
+/** No Network Server answered a downlink queue operation (TTS: the cluster's NS peer, `pkg/cluster:peer_unavailable`). */
+export const ErrPeerUnavailable = defineError('pkg/cluster', 'peer_unavailable', '{cluster_role} cluster peer unavailable', Code.Unavailable);
+/** A downlink of a session the device has neither as current nor as pending (TTS `applicationserver.go`). */
+export const ErrUnknownSession = defineError('pkg/applicationserver', 'unknown_session', 'unknown session', Code.NotFound);
+/** The NS named a session without its session key ID: the AS cannot rebuild it (TTS buildSessionsFromError). */
+export const ErrRebuild = defineError('pkg/applicationserver', 'rebuild', 'rebuild device session; check device address', Code.Aborted);
+/** A confirmed downlink not acknowledged after its last attempt (TTS handleDownlinkNack). */
+export const ErrMaxRetriesReached = defineError(
+  'pkg/applicationserver',
+  'max_retries_reached',
+  'maximum number of retries ({max_retries}) reached',
+  Code.Aborted,
+);
+/** A confirmed downlink asking for more attempts than the AS allows (TTS initAndValidateConfirmationRetriesConfig). */
+export const ErrDownlinkMaxRetriesInvalid = defineError(
+  'pkg/applicationserver',
+  'downlink_max_retries_invalid',
+  'downlink maximum retries exceed configured maximum of {max}',
+  Code.InvalidArgument,
+);

@@ -7,7 +7,12 @@ export interface ErrorDetails {
   correlation_id: string;
   cause?: ErrorDetails;
   code: number;
+  /** Further typed messages about the error (TTS `details`, `google.protobuf.Any` JSON: `@type` and the fields). */
+  details?: TypedDetail[];
 }
+
+/** A message in an error's `details`: its `@type` URL and its fields (`google.protobuf.Any` JSON). */
+export type TypedDetail = { '@type': string } & Record<string, unknown>;
 
 /** Error details as they cross the transport (a component's error reply), as opposed to anything else a call may reject with. */
 export function isErrorDetails(err: unknown): err is ErrorDetails {

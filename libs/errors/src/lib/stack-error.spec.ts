@@ -56,6 +56,19 @@ describe('StackError', () => {
     expect(back.toDetails().cause).toMatchObject({ namespace: 'pkg/y', name: 'inner', attributes: { n: 1 } });
   });
 
+  it('carries typed details (TTS WithDetails) in its ErrorDetails, across the transport and into the status body', () => {
+    const detail = { '@type': 'type.googleapis.com/ttn.lorawan.v3.DownlinkQueueOperationErrorDetails', min_f_cnt_down: 6 };
+    const err = ErrNotFound.with({ id: 'a', app: 'b' }).withDetails(detail);
+    expect([err.errorName, err.code, err.attributes]).toEqual(['thing_not_found', 5, { id: 'a', app: 'b' }]);
+    expect(err.toDetails().details).toEqual([detail]);
+    const back = StackError.fromDetails(JSON.parse(JSON.stringify(err.toDetails())));
+    expect(back.correlationId).toBe(err.correlationId);
+    expect(back.detailOfType(detail['@type'])).toEqual(detail);
+    expect(back.detailOfType('type.googleapis.com/other')).toBeUndefined();
+    expect(back.toStatus().details?.[0].details).toEqual([detail]);
+    expect(ErrNotFound.with({ id: 'a', app: 'b' }).toDetails()).not.toHaveProperty('details');
+  });
+
   it('leaves unknown placeholders and renders non-strings as JSON', () => {
     expect(formatMessage('{a} {b} {c}', { a: 'x', b: ['p', 'q'] })).toBe('x ["p","q"] {c}');
   });

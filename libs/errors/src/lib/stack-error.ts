@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Code } from './codes';
-import { type ErrorDetails, ERROR_DETAILS_TYPE, type StatusBody } from './error-details';
+import { type ErrorDetails, ERROR_DETAILS_TYPE, type StatusBody, type TypedDetail } from './error-details';
 
 export type ErrorAttributes = Record<string, unknown>;
 
@@ -50,12 +50,15 @@ export class StackError extends Error {
   readonly correlationId: string;
   readonly details?: ErrorDetails;
   readonly httpStatus?: number;
+  /** Typed messages about the error (TTS `WithDetails`): they cross the transport in the ErrorDetails' `details`. */
+  readonly typedDetails?: readonly TypedDetail[];
 
   constructor(
     definition: Pick<ErrorDefinition, 'namespace' | 'name' | 'messageFormat' | 'code'> & { httpStatus?: number },
     readonly attributes: ErrorAttributes = {},
     cause?: StackError | ErrorDetails,
     correlationId: string = randomUUID().replace(/-/g, ''),
+    typedDetails?: readonly TypedDetail[],
   ) {
     super(formatMessage(definition.messageFormat, attributes));
     this.name = 'StackError';
@@ -66,6 +69,18 @@ export class StackError extends Error {
     this.httpStatus = definition.httpStatus;
     this.correlationId = correlationId;
     if (cause) this.details = cause instanceof StackError ? cause.toDetails() : cause;
+    if (typedDetails?.length) this.typedDetails = typedDetails;
+  }
+
+  /** This error with typed messages about it (TTS `WithDetails`), e.g. what a client needs to retry. */
+  withDetails(...typedDetails: TypedDetail[]): StackError {
+    const definition = { namespace: this.namespace, name: this.errorName, messageFormat: this.messageFormat, code: this.code, httpStatus: this.httpStatus };
+    return new StackError(definition, this.attributes, this.details, this.correlationId, [...(this.typedDetails ?? []), ...typedDetails]);
+  }
+
+  /** The first of the error's typed messages with this `@type`, if any. */
+  detailOfType(type: string): TypedDetail | undefined {
+    return this.typedDetails?.find((d) => d['@type'] === type);
   }
 
   /** `error:<namespace>:<name> (<formatted message>)`, the TTS `message` string. */
@@ -83,6 +98,7 @@ export class StackError extends Error {
     };
     if (Object.keys(this.attributes).length > 0) details.attributes = this.attributes;
     if (this.details) details.cause = this.details;
+    if (this.typedDetails) details.details = [...this.typedDetails];
     return details;
   }
 
@@ -92,6 +108,7 @@ export class StackError extends Error {
       details.attributes ?? {},
       details.cause,
       details.correlation_id,
+      details.details,
     );
   }
 

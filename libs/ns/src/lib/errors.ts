@@ -47,3 +47,4 @@ export const ErrUplinkTooLate = defineError(
   Code.DeadlineExceeded,
 );
 export const ErrFCntReplay = defineError('pkg/networkserver', 'f_cnt_replay', 'FCnt {f_cnt} was already handled (last {last_f_cnt_up})', Code.AlreadyExists);
+export const ErrTransmission = defineError('pkg/networkserver', 'transmission', 'the gateway did not transmit the downlink: {result}', Code.Aborted);

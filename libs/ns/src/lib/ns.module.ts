@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
 import { endDeviceRegistryController, registryProviders } from '@lorawan/registry';
 import { DataDownlinkService } from './downlinks/data-downlink.service';
+import { AsNsController } from './downlinks/downlink-queue.controller';
+import { NsDownlinkQueue } from './downlinks/downlink-queue.service';
 import { GatewayDownlinks } from './downlinks/gateway-downlinks.service';
+import { TxAcknowledgments } from './downlinks/tx-acknowledgments.service';
 import { NS_REGISTRY_POLICY } from './end-devices/ns-registry.policy';
 import { JoinRequestService } from './joins/join-request.service';
 import { NS_MIGRATIONS } from './migrations';
@@ -17,12 +20,14 @@ import { UplinksController } from './uplinks/uplinks.controller';
  * the JS to a join-accept sent by the best gateway).
  */
 @Module({
-  controllers: [endDeviceRegistryController('NsEndDeviceRegistry'), UplinksController],
+  controllers: [endDeviceRegistryController('NsEndDeviceRegistry'), UplinksController, AsNsController],
   providers: [
     ...registryProviders('ns', NS_MIGRATIONS, () => NS_REGISTRY_POLICY),
     ...UPLINK_DEDUPLICATOR_PROVIDERS,
     GatewayDownlinks,
+    NsDownlinkQueue,
     DataDownlinkService,
+    TxAcknowledgments,
     UplinkCopies,
     JoinRequestService,
     DataUplinkService,

@@ -57,6 +57,10 @@ export const GS_EVENTS = {
     dataType: 'ttn.lorawan.v3.ErrorDetails',
   }),
   downSend: defineEvent('gs.down.send', 'send downlink message', { visibility: GATEWAY_TRAFFIC, dataType: 'ttn.lorawan.v3.DownlinkMessage' }),
+  downTxSuccess: defineEvent('gs.down.tx.success', 'transmit downlink message successful', { visibility: GATEWAY_TRAFFIC }),
+  downTxFail: defineEvent('gs.down.tx.fail', 'transmit downlink message failure', { visibility: GATEWAY_TRAFFIC, dataType: 'google.protobuf.Value' }),
+  txAckForward: defineEvent('gs.txack.forward', 'forward transmission acknowledgement', { visibility: GATEWAY_TRAFFIC }),
+  txAckDrop: defineEvent('gs.txack.drop', 'drop transmission acknowledgement', { visibility: GATEWAY_TRAFFIC, dataType: 'ttn.lorawan.v3.ErrorDetails' }),
   txAckReceive: defineEvent('gs.txack.receive', 'receive transmission acknowledgement', {
     visibility: GATEWAY_TRAFFIC,
     dataType: 'ttn.lorawan.v3.TxAcknowledgment',
@@ -103,6 +107,9 @@ export const NS_EVENTS = {
   dataProcess: defineEvent('ns.up.data.process', 'successfully processed data message', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.UplinkMessage' }),
   /** The uplink handed to the Application Server, which accepted it; data: the ApplicationUp. */
   dataForward: defineEvent('ns.up.data.forward', 'forward data message to Application Server', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.ApplicationUp' }),
+  /** The gateway's TX acknowledgment of a downlink: sent (data: none), or not (data: the error). */
+  transmissionSuccess: defineEvent('ns.down.transmission.success', 'successfully transmitted downlink', { ...NS_TRAFFIC }),
+  transmissionFail: defineEvent('ns.down.transmission.fail', 'failed to transmit downlink', { ...NS_TRAFFIC, dataType: 'ttn.lorawan.v3.ErrorDetails' }),
   dataScheduleAttempt: defineEvent('ns.down.data.schedule.attempt', 'schedule data downlink for transmission on Gateway Server', {
     ...NS_TRAFFIC,
     dataType: 'ttn.lorawan.v3.DownlinkMessage',
@@ -125,6 +132,11 @@ const ERROR_DETAILS = 'ttn.lorawan.v3.ErrorDetails';
 const APPLICATION_DOWNLINK = 'ttn.lorawan.v3.ApplicationDownlink';
 const APPLICATION_UP = 'ttn.lorawan.v3.ApplicationUp';
 const APPLICATION_UPLINK = 'ttn.lorawan.v3.ApplicationUplink';
+
+/** `as.down.data.<report>.forward`: one of the NS's reports on a downlink, handed to the integrations (TTS `observability.go`). */
+function downlinkReportForward(report: string, description: string) {
+  return defineEvent(`as.down.data.${report}.forward`, description, { visibility: TRAFFIC_READ, propagateToParent: true, dataType: APPLICATION_UP });
+}
 
 export const AS_EVENTS = {
   endDevice: deviceRegistryEvents('as.end_device', 'Application Server'),
@@ -166,6 +178,24 @@ export const AS_EVENTS = {
   downDataForward: defineEvent('as.down.data.forward', 'forward downlink data message', { visibility: TRAFFIC_READ, dataType: APPLICATION_DOWNLINK }),
   /** A downlink dropped (data: the error). */
   downDataDrop: defineEvent('as.down.data.drop', 'drop downlink data message', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
+  /** Decoding a downlink the NS reported failed (data: the error); it still goes on, without `decoded_payload`. */
+  downDataDecodeFail: defineEvent('as.down.data.decode.fail', 'decode downlink data message failure', {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: ERROR_DETAILS,
+  }),
+  /** Decoding a downlink gave warnings (data: the downlink). */
+  downDataDecodeWarning: defineEvent('as.down.data.decode.warning', 'decode downlink data message warning', {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: APPLICATION_DOWNLINK,
+  }),
+  /** The NS's reports on downlinks handed to the integrations (data: the ApplicationUp, FRMPayload decrypted). */
+  downDataQueueInvalidatedForward: downlinkReportForward('queue.invalidated', 'forward downlink queue invalidated'),
+  downDataFailedForward: downlinkReportForward('failed', 'forward downlink failed'),
+  downDataSentForward: downlinkReportForward('sent', 'forward downlink sent'),
+  downDataAckForward: downlinkReportForward('ack', 'forward downlink acknowledged'),
+  downDataNackForward: downlinkReportForward('nack', 'forward downlink not acknowledged'),
 };
 
 /** The events service itself: the first message of every stream (no visibility: always shown). */

@@ -1,5 +1,5 @@
 import { Base64Bytes, Bool, Duration, List, StringList, Struct, Timestamp, Uint32 } from '../json/fields';
-import { Message } from '../json/nested';
+import { Message, Messages } from '../json/nested';
 import { EndDeviceIdentifiers } from './identifiers';
 import { ApplicationDownlink } from './traffic';
 import { isJsonObject } from '../json/json-object';
@@ -64,6 +64,16 @@ export class ApplicationDownlinkFailed {
 }
 
 /**
+ * `ttn.lorawan.v3.ApplicationInvalidatedDownlinks`: the NS's queue of a session it can no longer
+ * send (the FCnt moved past it), with the last FCnt used, for the AS to encrypt again.
+ */
+export class ApplicationInvalidatedDownlinks {
+  @Messages(() => ApplicationDownlink) downlinks?: ApplicationDownlink[];
+  @Uint32() last_f_cnt_down?: number;
+  @Base64Bytes(2048) session_key_id?: string;
+}
+
+/**
  * `ttn.lorawan.v3.ApplicationUp`: the body of `AppAs.SimulateUplink` (the path's IDs win) and the
  * JSON delivered to webhooks. Exactly one of APPLICATION_UP_KINDS must be set (checked by the AS).
  */
@@ -80,7 +90,7 @@ export class ApplicationUp {
   @Message(() => ApplicationDownlink) downlink_sent?: ApplicationDownlink;
   @Message(() => ApplicationDownlinkFailed) downlink_failed?: ApplicationDownlinkFailed;
   @Message(() => ApplicationDownlink) downlink_queued?: ApplicationDownlink;
-  @Struct() downlink_queue_invalidated?: Record<string, unknown>;
+  @Message(() => ApplicationInvalidatedDownlinks) downlink_queue_invalidated?: ApplicationInvalidatedDownlinks;
   @Struct() location_solved?: Record<string, unknown>;
   @Struct() service_data?: Record<string, unknown>;
 }

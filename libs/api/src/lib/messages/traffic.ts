@@ -66,6 +66,12 @@ export class ApplicationDownlinkClassBC {
   @Timestamp() absolute_time?: string;
 }
 
+/** `ttn.lorawan.v3.ApplicationDownlink.ConfirmedRetry`: the attempts of a confirmed downlink (`max_attempts` null: the AS's default). */
+export class ApplicationDownlinkConfirmedRetry {
+  @Uint32() attempt?: number;
+  @Uint32({ min: 1, max: 100 }) max_attempts?: number;
+}
+
 /** `ttn.lorawan.v3.ApplicationDownlink` (subset). */
 export class ApplicationDownlink {
   @Base64Bytes(2048) session_key_id?: string;
@@ -73,11 +79,13 @@ export class ApplicationDownlink {
   @Uint32() f_cnt?: number;
   @Base64Bytes() frm_payload?: string;
   @Struct() decoded_payload?: Record<string, unknown>;
+  @List({ item: (v) => typeof v === 'string', itemReason: 'each item must be a string' }) decoded_payload_warnings?: string[];
   @Bool() confirmed?: boolean;
   @Message(() => ApplicationDownlinkClassBC) class_b_c?: ApplicationDownlinkClassBC;
   @EnumName(TxSchedulePriority) priority?: string;
   /** At most 100 IDs of at most 100 characters each. */
   @CorrelationIds(100) correlation_ids?: string[];
+  @Message(() => ApplicationDownlinkConfirmedRetry) confirmed_retry?: ApplicationDownlinkConfirmedRetry;
 }
 
 /** `ttn.lorawan.v3.MACCommand`: the CID and its raw payload (typed payloads are not kept). */

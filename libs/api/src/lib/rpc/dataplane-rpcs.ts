@@ -1,7 +1,9 @@
+import { ValidateBy } from 'class-validator';
 import { Class, RxDelay, TxSchedulePriority } from '../enums/mac';
 import { Base64Bytes, EnumName, Eui64, Str, StringList, Struct, Timestamp, Uint64 } from '../json/fields';
 import { Message, Messages, Required } from '../json/nested';
 import { ApplicationJoinAccept, ApplicationUp } from '../messages/application-up';
+import { AsNsDownlinkQueueRequest } from '../messages/downlinks';
 import { EndDeviceIdentifiers } from '../messages/identifiers';
 import { KeyEnvelope } from '../messages/keys';
 import { JoinRequest, UplinkMessage } from '../messages/traffic';
@@ -73,6 +75,40 @@ export class NsAsHandleUplinkRequest {
   @Required() @Messages(() => NsApplicationUp) application_ups!: NsApplicationUp[];
 }
 
+/** TTS `TxAcknowledgment.Result` names. */
+export const TX_ACK_RESULTS = [
+  'SUCCESS',
+  'UNKNOWN_ERROR',
+  'TOO_LATE',
+  'TOO_EARLY',
+  'COLLISION_PACKET',
+  'COLLISION_BEACON',
+  'TX_FREQ',
+  'TX_POWER',
+  'GPS_UNLOCKED',
+] as const;
+
+/** The downlink a TX acknowledgment is about, as the GS got it from the NS (its device and correlation IDs). */
+export class AcknowledgedDownlink {
+  @Message(() => EndDeviceIdentifiers) end_device_ids?: EndDeviceIdentifiers;
+  @StringList({ maxLength: 100 }) correlation_ids?: string[];
+  @Base64Bytes(2048) session_key_id?: string;
+}
+
+/** `GsNs.ReportTxAcknowledgment`'s request (TTS `GatewayTxAcknowledgment`): the gateway's answer to a downlink. */
+export class TxAcknowledgmentRequest {
+  @Required()
+  @ValidateBy({
+    name: 'tx_ack_result',
+    validator: {
+      validate: (v) => v === undefined || (TX_ACK_RESULTS as readonly unknown[]).includes(v),
+      defaultMessage: () => 'value must be a TxAcknowledgment result',
+    },
+  })
+  result!: string;
+  @Required() @Message(() => AcknowledgedDownlink) downlink_message!: AcknowledgedDownlink;
+}
+
 /** The per-gateway subject `NsGs.ScheduleDownlink` is served on by the GS replica a gateway is connected to. */
 export function gatewayDownlinkSubject(subject: string, gatewayId: string): string {
   return `${subject}.${gatewayId}`;
@@ -104,6 +140,16 @@ export function dataplaneRpcs() {
       unauthenticated: true,
       request: UplinkMessage,
     }),
+    /** The GS reports a gateway's TX_ACK of a downlink the NS scheduled (TTS `GsNs.ReportTxAcknowledgment`). */
+    'GsNs.ReportTxAcknowledgment': defineRpc({
+      service: 'GsNs',
+      method: 'ReportTxAcknowledgment',
+      component: 'ns',
+      http: [],
+      rights: [],
+      unauthenticated: true,
+      request: TxAcknowledgmentRequest,
+    }),
     /** The AS fetches the AppSKey of a session it does not have (TTS `AsJs.GetAppSKey`), wrapped for it. */
     'AsJs.GetAppSKey': defineRpc({
       service: 'AsJs',
@@ -133,6 +179,40 @@ export function dataplaneRpcs() {
       rights: [],
       unauthenticated: true,
       request: NsAsHandleUplinkRequest,
+    }),
+    /**
+     * The AS adds application downlinks, encrypted and counted for a session, to the NS's queue of
+     * that session (the device's current or pending one); refused with DownlinkQueueOperationErrorDetails
+     * when their session or FCnt does not fit, so the AS can encrypt them again (TTS `AsNs.DownlinkQueuePush`).
+     */
+    'AsNs.DownlinkQueuePush': defineRpc({
+      service: 'AsNs',
+      method: 'DownlinkQueuePush',
+      component: 'ns',
+      http: [],
+      rights: [],
+      unauthenticated: true,
+      request: AsNsDownlinkQueueRequest,
+    }),
+    /** As Push, after emptying both sessions' queues (TTS `AsNs.DownlinkQueueReplace`); no downlinks: the queues cleared. */
+    'AsNs.DownlinkQueueReplace': defineRpc({
+      service: 'AsNs',
+      method: 'DownlinkQueueReplace',
+      component: 'ns',
+      http: [],
+      rights: [],
+      unauthenticated: true,
+      request: AsNsDownlinkQueueRequest,
+    }),
+    /** The NS's queue of the device: the current session's downlinks, then the pending session's, as the AS encrypted them (TTS `AsNs.DownlinkQueueList`). */
+    'AsNs.DownlinkQueueList': defineRpc({
+      service: 'AsNs',
+      method: 'DownlinkQueueList',
+      component: 'ns',
+      http: [],
+      rights: [],
+      unauthenticated: true,
+      request: EndDeviceIdentifiers,
     }),
     /** The NS hands a join-request to the JS: a join-accept and session keys, or the refusal. */
     'NsJs.HandleJoin': defineRpc({

@@ -3,15 +3,16 @@ import { encryptFrmPayload } from '@lorawan/crypto';
 import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
 import { CTX, openTestDataSource, rawFieldsOf, setReq, unobservedEvents } from '@lorawan/registry/conformance';
 import { AS_REGISTRY_POLICY } from '../end-devices/as-registry.policy';
-import { JavaScriptSandbox } from '../formatters/javascript-sandbox';
-import { PayloadFormatter } from '../formatters/payload-formatter.service';
 import { AS_MIGRATIONS } from '../migrations';
-import { asRegistry, errorOf, type RecordedEvent, recordingPublisher, RecordingSink } from '../testing/as-test-kit';
+import { asDownlinkServices, asRegistry, errorOf, NsQueueDouble, type RecordedEvent, recordingPublisher, RecordingSink } from '../testing/as-test-kit';
 import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
 import { SqlLinkStore } from '../uplinks/link/application-link.store';
-import { DownlinkQueue } from './downlink-queue.service';
+import type { DownlinkQueue } from './downlink-queue.service';
 
-/** The AppAs downlink queue on a real AS store (SQLite and MariaDB). */
+/**
+ * The AppAs downlink queue on a real AS store (SQLite and MariaDB), the Network Server's queue
+ * (where the downlinks go, encrypted) a double that refuses FCnts as the NS does.
+ */
 
 type Json = Record<string, unknown>;
 const APP = 'app-down';
@@ -33,6 +34,7 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
   const sink = new RecordingSink();
   /** What the queue handed to the integrations. */
   const ups = sink.ups;
+  const ns = new NsQueueDouble(() => ({ dev_addr: DEV_ADDR, session_key_id: 'AQID' }));
 
   const setLink = (application_id: string, link: Json, paths: string[]) =>
     links.set({ application_ids: { application_id }, link, field_mask: { paths } } as never);
@@ -50,22 +52,28 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
       CTX,
     );
   const stored = async (device_id: string) => JSON.parse((await rawFieldsOf(db.ds, APP, device_id)) ?? 'null') as Json & { session?: Json };
-  const storedQueue = async (device_id: string) => (await stored(device_id)).session?.queued_application_downlinks as Json[] | undefined;
+  /** The NS's queue of the device (undefined: never pushed). */
+  const storedQueue = async (device_id: string) => ns.queues.get(device_id);
+  /** The AS device as stored and the NS's queue. */
+  const state = async (device_id: string) => ({ device: await stored(device_id), queue: ns.queues.get(device_id) });
 
   beforeAll(async () => {
     db = await openTestDataSource('as', AS_MIGRATIONS, driver);
     registry = asRegistry(db.ds, unobservedEvents());
     links = new ApplicationLinkRegistry(new SqlLinkStore(db.ds));
-    queue = new DownlinkQueue(registry, new PayloadFormatter(new JavaScriptSandbox()), recorder, links, sink);
+    queue = asDownlinkServices({ registry, links, events: recorder, sink, rpc: ns.client() }).queue;
   });
   afterAll(async () => db.close());
   beforeEach(() => {
     published.length = 0;
     ups.length = 0;
     sink.failWith = undefined;
+    ns.requests.length = 0;
+    ns.unreachable = false;
+    ns.refuseNext = [];
   });
 
-  it('push assigns FCnts from last_a_f_cnt_down, encrypts with the AppSKey, and list decrypts', async () => {
+  it("push assigns FCnts from last_a_f_cnt_down, encrypts with the AppSKey, pushes to the NS's queue, and list decrypts the NS's queue", async () => {
     await create('push-1');
     expect(
       await queue.push(
@@ -78,7 +86,8 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
     ).toEqual({});
     await queue.push(req('push-1', [{ f_port: 3, frm_payload: b64('06') }]), CTX);
     const raw = await stored('push-1');
-    const items = raw.session?.queued_application_downlinks as Json[];
+    const items = (await storedQueue('push-1')) as Json[];
+    expect(ns.requests.map((r) => r.operation)).toEqual(['push', 'push']);
     expect(items.map((i) => [i.f_cnt, i.f_port, i.frm_payload, i.session_key_id])).toEqual([
       [5, 1, enc('010203', 5), 'AQID'],
       [6, 2, enc('0405', 6), 'AQID'],
@@ -86,21 +95,15 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
     ]);
     expect(raw.session?.last_a_f_cnt_down).toBe(7);
     for (const item of items) expect((item.correlation_ids as string[]).some((c) => /^as:downlink:[0-9A-Z]{26}$/.test(c))).toBe(true);
-    const list = await queue.list(ids('push-1'));
+    const list = await queue.list(ids('push-1'), CTX);
     expect(list.downlinks?.map((d) => [d.f_cnt, d.f_port, d.frm_payload, d.confirmed, d.priority])).toEqual([
       [5, 1, b64('010203'), undefined, 'NORMAL'],
       [6, 2, b64('0405'), true, undefined],
       [7, 3, b64('06'), undefined, undefined],
     ]);
-    // The registry shows the queue (encrypted) in the session and the deprecated top-level mirror.
-    const viaRegistry = (await registry.get({
-      end_device_ids: ids('push-1'),
-      field_mask: { paths: ['session.queued_application_downlinks', 'queued_application_downlinks'] },
-    } as never)) as Json & {
-      session: Json;
-    };
-    expect(viaRegistry.queued_application_downlinks).toEqual(viaRegistry.session.queued_application_downlinks);
-    expect((viaRegistry.queued_application_downlinks as Json[]).map((d) => d.frm_payload)).toEqual([enc('010203', 5), enc('0405', 6), enc('06', 7)]);
+    expect(ns.requests.map((r) => r.operation)).toEqual(['push', 'push', 'list']);
+    // The queue is the NS's: the AS keeps its FCnt only.
+    expect(raw.session?.queued_application_downlinks).toBeUndefined();
   });
 
   it('replace restarts the queue with new FCnts; an empty replace clears it; an empty list is {}', async () => {
@@ -115,8 +118,13 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
     await queue.replace(req('rep-1', [{ f_port: 9, frm_payload: b64('AA') }]), CTX);
     expect((await storedQueue('rep-1'))?.map((i) => [i.f_cnt, i.f_port, i.frm_payload])).toEqual([[7, 9, enc('AA', 7)]]);
     expect(await queue.replace(req('rep-1', []), CTX)).toEqual({});
-    expect(await storedQueue('rep-1')).toBeUndefined();
-    expect(await queue.list(ids('rep-1'))).toEqual({});
+    expect(await storedQueue('rep-1')).toEqual([]);
+    expect(ns.requests.map((r) => [r.operation, (r.body.downlinks as Json[]).length])).toEqual([
+      ['push', 2],
+      ['replace', 1],
+      ['replace', 0],
+    ]);
+    expect(await queue.list(ids('rep-1'), CTX)).toEqual({});
     await queue.push(req('rep-1', [{ f_port: 1, frm_payload: b64('03') }]), CTX);
     expect((await storedQueue('rep-1'))?.map((i) => i.f_cnt)).toEqual([8]);
   });
@@ -130,7 +138,7 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
     expect(item.decoded_payload).toBeUndefined();
     await create('fmt-lpp', { formatters: { down_formatter: 'FORMATTER_CAYENNELPP' } }, [...SESSION_PATHS, 'formatters']);
     await queue.push(req('fmt-lpp', [{ f_port: 2, decoded_payload: { value_1: 1.5 } }]), CTX);
-    const list = await queue.list(ids('fmt-lpp'));
+    const list = await queue.list(ids('fmt-lpp'), CTX);
     expect(list.downlinks?.[0]).toMatchObject({ f_port: 2, frm_payload: b64('010096'), decoded_payload: { value_1: 1.5 } });
   });
 
@@ -141,7 +149,7 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
       [...SESSION_PATHS, 'formatters'],
     );
     await queue.push(req('bad-1', [{ f_port: 1, frm_payload: b64('01') }]), CTX);
-    const before = await stored('bad-1');
+    const before = await state('bad-1');
     const cases: Array<[Json[], string, number]> = [
       [[{ f_port: 1, frm_payload: b64('02') }, { frm_payload: b64('03') }], 'no_f_port', 3],
       [[{ f_port: 0, frm_payload: b64('03') }], 'no_f_port', 3],
@@ -153,12 +161,13 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
       published.length = 0;
       const err = await errorOf(queue.push(req('bad-1', downlinks), CTX));
       expect([err.errorName, err.code]).toEqual([name, code]);
-      expect(await stored('bad-1')).toEqual(before);
+      expect(await state('bad-1')).toEqual(before);
       expect(published.map((e) => e.name)).toEqual([...downlinks.map(() => 'as.down.data.receive'), ...downlinks.map(() => 'as.down.data.drop')]);
     }
     const encodeErr = await errorOf(queue.replace(req('bad-1', [{ f_port: 1, decoded_payload: { led: 1 } }]), CTX));
     expect(encodeErr.toDetails().cause).toMatchObject({ name: 'output_errors', attributes: { errors: 'no led' } });
-    expect(await stored('bad-1')).toEqual(before);
+    expect(await state('bad-1')).toEqual(before);
+    expect(ns.requests.map((r) => r.operation)).toEqual(['push']);
     await queue.push(req('bad-1', [{ f_port: 223, frm_payload: Buffer.alloc(242).toString('base64') }]), CTX);
     expect((await storedQueue('bad-1'))?.length).toBe(2);
   });
@@ -169,8 +178,9 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
     expect([noSession.namespace, noSession.errorName, noSession.code]).toEqual(['pkg/applicationserver', 'no_device_session', 9]);
     const missing = await errorOf(queue.push(req('absent', [{ f_port: 1 }]), CTX));
     expect([missing.errorName, missing.code, missing.attributes]).toEqual(['device_not_found', 5, { device_uid: `${APP}.absent` }]);
-    expect((await errorOf(queue.list(ids('absent')))).errorName).toBe('device_not_found');
-    expect(await queue.list(ids('nosess'))).toEqual({});
+    expect((await errorOf(queue.list(ids('absent'), CTX))).errorName).toBe('device_not_found');
+    expect(await queue.list(ids('nosess'), CTX)).toEqual({});
+    expect(ns.requests.map((r) => r.operation)).toEqual(['list']);
   });
 
   it('publishes receive (plaintext) then forward (encrypted) per item, with the as:downlink correlation ID', async () => {
@@ -194,13 +204,14 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
     expect(AS_EVENTS.downDataForward.visibility).toEqual(['RIGHT_APPLICATION_TRAFFIC_READ']);
   });
 
-  it('concurrent pushes each get their own FCnts (optimistic concurrency, nothing lost)', async () => {
+  it('concurrent pushes each get their own FCnts: the NS refuses the FCnts taken, the AS encrypts again from its minimum; nothing lost', async () => {
     await create('conc-1');
     await Promise.all([1, 2, 3, 4, 5].map((n) => queue.push(req('conc-1', [{ f_port: n, frm_payload: b64('0' + n) }]), CTX)));
     const items = (await storedQueue('conc-1')) as Json[];
     expect(items.map((i) => i.f_cnt)).toEqual([5, 6, 7, 8, 9]);
     expect(items.map((i) => i.f_port).sort()).toEqual([1, 2, 3, 4, 5]);
-    const listed = await queue.list(ids('conc-1'));
+    expect((await stored('conc-1')).session?.last_a_f_cnt_down).toBe(9);
+    const listed = await queue.list(ids('conc-1'), CTX);
     for (const d of listed.downlinks ?? []) expect(d.frm_payload).toBe(b64('0' + String(d.f_port)));
   });
 
@@ -212,10 +223,10 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
       CTX,
     );
     expect(JSON.stringify(await stored('kek-1'))).not.toContain(APP_S_KEY);
-    const kekQueue = new DownlinkQueue(wrapped, new PayloadFormatter(new JavaScriptSandbox()), recorder, links, sink);
+    const kekQueue = asDownlinkServices({ registry: wrapped, links, events: recorder, sink, rpc: ns.client() }).queue;
     await kekQueue.push(req('kek-1', [{ f_port: 1, frm_payload: b64('0102') }]), CTX);
     expect((await storedQueue('kek-1'))?.[0].frm_payload).toBe(enc('0102', 1));
-    expect((await kekQueue.list(ids('kek-1'))).downlinks?.[0].frm_payload).toBe(b64('0102'));
+    expect((await kekQueue.list(ids('kek-1'), CTX)).downlinks?.[0].frm_payload).toBe(b64('0102'));
     // Without the KEK the AS cannot encrypt: nothing is stored.
     expect((await errorOf(queue.push(req('kek-1', [{ f_port: 1, frm_payload: b64('03') }]), CTX))).errorName).toBe('no_app_s_key');
   });
@@ -251,6 +262,8 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
         confirmed: true,
         priority: 'HIGH',
         correlation_ids: ups[0].correlation_ids,
+        // A confirmed downlink's first attempt (TTS initAndValidateConfirmationRetriesConfig).
+        confirmed_retry: { attempt: 1 },
       },
     });
     expect(ups[1].downlink_queued).toMatchObject({ f_port: 2, f_cnt: 6, frm_payload: b64('03') });
@@ -311,13 +324,13 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
       await create('link-1');
       await queue.push(req('link-1', [{ f_port: 3, decoded_payload: { value_2: 2 } }]), CTX);
       expect((await storedQueue('link-1'))?.[0]).toMatchObject({ f_port: 3, frm_payload: enc('0200C8', 5) });
-      expect((await queue.list(ids('link-1'))).downlinks?.[0]).toMatchObject({ frm_payload: b64('0200C8'), decoded_payload: { value_2: 2 } });
+      expect((await queue.list(ids('link-1'), CTX)).downlinks?.[0]).toMatchObject({ frm_payload: b64('0200C8'), decoded_payload: { value_2: 2 } });
       // The device's own formatters (even without a down formatter) win over the link's.
       const script = 'function encodeDownlink(input) { return { bytes: [7] }; }';
       await create('link-2', { formatters: { down_formatter: 'FORMATTER_JAVASCRIPT', down_formatter_parameter: script } }, [...SESSION_PATHS, 'formatters']);
       await queue.push(req('link-2', [{ f_port: 3, decoded_payload: { value_2: 2 } }]), CTX);
       expect((await storedQueue('link-2'))?.[0]).toMatchObject({ frm_payload: enc('07', 5) });
-      expect((await queue.list(ids('link-2'))).downlinks?.[0].decoded_payload).toBeUndefined();
+      expect((await queue.list(ids('link-2'), CTX)).downlinks?.[0].decoded_payload).toBeUndefined();
       await create('link-3', { formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } }, [...SESSION_PATHS, 'formatters']);
       await queue.push(req('link-3', [{ f_port: 3, decoded_payload: { value_2: 2 } }]), CTX);
       // No down formatter of its own: the decoded payload is not encoded (an empty FRMPayload).
@@ -325,5 +338,83 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
     } finally {
       await links.delete({ application_id: app });
     }
+  });
+  it('the NS refuses the FCnt (f_cnt_too_low, its minimum 20): the AS encrypts again from 20, stores it, and the application sees FCnt 20', async () => {
+    await create('min-1');
+    ns.minFCnt.set('min-1', 20);
+    expect(await queue.push(req('min-1', [{ f_port: 1, frm_payload: b64('0A0B') }]), CTX)).toEqual({});
+    expect(ns.requests.map((r) => (r.body.downlinks as Json[]).map((d) => [d.f_cnt, d.frm_payload]))).toEqual([[[5, enc('0A0B', 5)]], [[20, enc('0A0B', 20)]]]);
+    expect((await storedQueue('min-1'))?.map((d) => d.f_cnt)).toEqual([20]);
+    expect((await stored('min-1')).session?.last_a_f_cnt_down).toBe(20);
+    expect(ups.map((u) => u.downlink_queued?.f_cnt)).toEqual([20]);
+    expect(published.filter((e) => e.name === 'as.down.data.forward').map((e) => (e.data as Json).f_cnt)).toEqual([20]);
+  });
+
+  it('gives up after 50 refusals with the last one as the answer; nothing stored', async () => {
+    await create('min-50');
+    ns.refuseNext = Array.from({ length: 60 }, () => ns.fCntTooLow('min-50', 5, 5));
+    const err = await errorOf(queue.push(req('min-50', [{ f_port: 1, frm_payload: b64('01') }]), CTX));
+    expect([err.namespace, err.errorName, err.code]).toEqual(['pkg/networkserver', 'f_cnt_too_low', 3]);
+    expect(ns.requests).toHaveLength(50);
+    expect((await stored('min-50')).session?.last_a_f_cnt_down).toBe(4);
+  });
+
+  it("the NS's other refusals are the answer as it gave them, not tried again; downlink_failed and as.down.data.drop; nothing stored", async () => {
+    await create('ns-no');
+    ns.refuseNext = [
+      {
+        namespace: 'pkg/networkserver',
+        name: 'application_downlink_too_long',
+        message_format: 'x',
+        code: 3,
+        correlation_id: 'c',
+        attributes: { length: 200, max: 51 },
+      },
+    ];
+    const err = await errorOf(queue.push(req('ns-no', [{ f_port: 1, frm_payload: b64('01') }]), CTX));
+    expect([err.namespace, err.errorName, err.attributes]).toEqual(['pkg/networkserver', 'application_downlink_too_long', { length: 200, max: 51 }]);
+    expect(ns.requests).toHaveLength(1);
+    expect((await stored('ns-no')).session?.last_a_f_cnt_down).toBe(4);
+    expect(published.map((e) => e.name)).toEqual(['as.down.data.receive', 'as.down.data.drop']);
+    expect(ups[0].downlink_failed).toMatchObject({ downlink: { f_port: 1, frm_payload: b64('01') }, error: { name: 'application_downlink_too_long' } });
+  });
+
+  it('without a Network Server: peer_unavailable (503), nothing stored, downlink_failed and as.down.data.drop', async () => {
+    await create('no-ns');
+    ns.unreachable = true;
+    for (const op of ['push', 'replace'] as const) {
+      const err = await errorOf(queue[op](req('no-ns', [{ f_port: 1, frm_payload: b64('01') }]), CTX));
+      expect([err.namespace, err.errorName, err.code, err.attributes]).toEqual(['pkg/cluster', 'peer_unavailable', 14, { cluster_role: 'NETWORK_SERVER' }]);
+    }
+    expect((await stored('no-ns')).session?.last_a_f_cnt_down).toBe(4);
+    expect(ups.map((u) => (u.downlink_failed as { error: Json } | undefined)?.error?.name)).toEqual(['peer_unavailable', 'peer_unavailable']);
+    expect(published.map((e) => e.name)).toEqual(['as.down.data.receive', 'as.down.data.drop', 'as.down.data.receive', 'as.down.data.drop']);
+    expect((await errorOf(queue.list(ids('no-ns'), CTX))).errorName).toBe('peer_unavailable');
+  });
+
+  it("encrypts for the pending session too (each session's AppSKey, DevAddr and FCnt); the application sees the current session's", async () => {
+    const PENDING_KEY = 'F0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF';
+    const pending = { dev_addr: '26022222', keys: { session_key_id: 'BAUG', app_s_key: { key: PENDING_KEY } } };
+    /** As a join-accept does: the pending session next to the device's session (the AS registry's Set takes no pending session). */
+    const addPending = (device_id: string) =>
+      registry.modify({ application_id: APP, device_id }, (device) => ({ device: { ...device, pending_session: pending }, result: undefined }));
+    await create('pend-1');
+    await addPending('pend-1');
+    await queue.push(req('pend-1', [{ f_port: 7, frm_payload: b64('C0FFEE') }]), CTX);
+    const pendingEnc = encryptFrmPayload(PENDING_KEY, '26022222', 1, false, Buffer.from('C0FFEE', 'hex')).toString('base64');
+    expect((await storedQueue('pend-1'))?.map((d) => [d.session_key_id, d.f_cnt, d.frm_payload])).toEqual([
+      ['AQID', 5, enc('C0FFEE', 5)],
+      ['BAUG', 1, pendingEnc],
+    ]);
+    const raw = await stored('pend-1');
+    expect([raw.session?.last_a_f_cnt_down, (raw.pending_session as Json).last_a_f_cnt_down]).toEqual([5, 1]);
+    expect(ups.map((u) => [u.downlink_queued?.session_key_id, u.downlink_queued?.f_cnt])).toEqual([['AQID', 5]]);
+    expect(published.filter((e) => e.name === 'as.down.data.forward')).toHaveLength(2);
+    // Only a pending session (joined, no uplink yet): queued for it.
+    await registry.set(setReq({ ids: ids('pend-2'), formatters: {} }, ['formatters']), CTX);
+    await addPending('pend-2');
+    await queue.push(req('pend-2', [{ f_port: 7, frm_payload: b64('C0FFEE') }]), CTX);
+    expect((await storedQueue('pend-2'))?.map((d) => [d.session_key_id, d.f_cnt, d.frm_payload])).toEqual([['BAUG', 1, pendingEnc]]);
+    expect((await queue.list(ids('pend-2'), CTX)).downlinks?.map((d) => d.frm_payload)).toEqual([b64('C0FFEE')]);
   });
 });

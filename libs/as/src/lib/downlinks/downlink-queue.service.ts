@@ -1,10 +1,9 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   AS_EVENTS,
   type ApplicationDownlink,
   type ApplicationDownlinksJson,
   type ApplicationLink,
-  type ApplicationUpJson,
   deviceIdentifiers,
   type DownlinkQueueRequest,
   type EndDeviceIdentifiers,
@@ -13,198 +12,142 @@ import {
   newUlid,
 } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
-import { encryptFrmPayload } from '@lorawan/crypto';
-import { isStackError, type StackError } from '@lorawan/errors';
-import { type DeviceIds, DeviceRegistry } from '@lorawan/registry';
-import type { AsDevice, AsSession } from '../end-devices/as-device';
-import { ErrEncodePayload, ErrFPortRange, ErrNoAppSKey, ErrNoDeviceSession, ErrNoFPort, ErrPayloadTooLarge } from '../errors';
+import { DeviceRegistry } from '@lorawan/registry';
+import type { AsDevice } from '../end-devices/as-device';
+import { ErrDownlinkMaxRetriesInvalid, ErrEncodePayload, ErrFPortRange, ErrNoDeviceSession, ErrNoFPort, ErrPayloadTooLarge } from '../errors';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
-import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/application-up-sink';
 import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
 import { formatterFor } from '../uplinks/link/link-settings';
+import { DownlinkPayloads, sessionOf } from './downlink-payloads.service';
+import { DownlinkReports } from './downlink-reports.service';
+import { NetworkServerQueue, type NsQueueOperation } from './network-server-queue';
+import { DownlinkQueueOperation } from './queue-operation.service';
 
 /** Application FPorts (224 is the LoRaWAN test protocol, above are reserved). */
 export const MAX_APPLICATION_F_PORT = 223;
 /** The largest FRMPayload of any data rate (LoRaWAN regional parameters: 250-byte MACPayload − 8). */
 export const MAX_DOWNLINK_PAYLOAD = 242;
+/** Attempts of a confirmed downlink without its own `max_attempts`, and the most one may ask for (TTS AS config defaults). */
+export const DEFAULT_CONFIRMED_ATTEMPTS = 8;
+export const MAX_CONFIRMED_ATTEMPTS = 32;
 
 type Json = Record<string, unknown>;
-
-/** A downlink as received, with its correlation IDs and its payload (plain bytes), ready to be queued. */
-interface Prepared {
-  plain: Json;
-  payload: Buffer;
-}
-
-/** What a stored queue operation produced: each item as queued (encrypted) and as the application sees it (plaintext). */
-interface Queued {
-  encrypted: Json[];
-  plaintext: Json[];
-  ids: DeviceIds;
-}
-
-/** ApplicationDownlink fields in proto order (how a downlink_queued item is written). */
-const DOWNLINK_FIELDS = [
-  'session_key_id',
-  'f_port',
-  'f_cnt',
-  'frm_payload',
-  'decoded_payload',
-  'decoded_payload_warnings',
-  'confirmed',
-  'class_b_c',
-  'priority',
-  'correlation_ids',
-  'confirmed_retry',
-];
+type Received = Json & { correlation_ids: string[] };
 
 /**
- * The AppAs downlink queue (wire contract §9; TTS `applicationserver.go` downlinkQueueOp): each
- * downlink gets an `as:downlink:<ULID>` correlation ID and `as.down.data.receive`; a
- * `decoded_payload` is encoded with the device's down formatter (else the application link's
- * default, TTS `payload.go`); the queue lives in the AS device
- * session (`session.queued_application_downlinks`), each item with the next application FCnt
- * (`last_a_f_cnt_down` + 1) and its FRMPayload encrypted with the session's AppSKey, as TTS's AS
- * hands them to the NS. A request is all or nothing: on any error nothing is stored and every item
- * gets `as.down.data.drop`; on success `as.down.data.forward` (data: the encrypted item).
- *
- * The integrations (APPLICATION_UP_SINK: webhooks) get an ApplicationUp per item, as TTS
- * `registerForwardDownlinks` / `registerDropDownlinks`: `downlink_queued` (the item as the
- * application sees it: plaintext FRMPayload, `decoded_payload` if any, its FCnt and session) once
- * the queue is stored, or `downlink_failed` (the item and the error) when the request fails. Both
- * are awaited, but a sink failure only logs a warning: the queue is stored, and the request's own
- * error stays the answer.
+ * The AppAs downlink queue (wire contract §9; TTS `applicationserver.go` downlinkQueueOp,
+ * DownlinkQueueList): each downlink gets an `as:downlink:<ULID>` correlation ID and
+ * `as.down.data.receive`; a `decoded_payload` is encoded with the device's down formatter (else
+ * the application link's default, TTS `payload.go`); a confirmed one gets `confirmed_retry`
+ * (attempt 1; at most MAX_CONFIRMED_ATTEMPTS attempts). The queue itself is the Network
+ * Server's, as in TTS: DownlinkQueueOperation encrypts the downlinks for the device's sessions and
+ * pushes them to the NS (Replace: replaces the NS's queue), encrypting again when the NS refuses
+ * their FCnts; List reads the NS's queue and decrypts the current session's items. A request is
+ * all or nothing: on any error (bad input, no session, the NS's refusal, no NS: `peer_unavailable`,
+ * 503) nothing is queued, every item gets `as.down.data.drop` and a `downlink_failed`
+ * ApplicationUp, and the error is the answer; on success `as.down.data.forward` per item queued
+ * and a `downlink_queued` ApplicationUp per item (DownlinkReports).
  */
 @Injectable()
 export class DownlinkQueue {
-  private readonly logger = new Logger('DownlinkQueue');
-
   constructor(
     @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
     @Inject(PayloadFormatter) private readonly formatter: PayloadFormatter,
     @Inject(EventPublisher) private readonly events: EventPublisher,
     @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
-    @Inject(APPLICATION_UP_SINK) private readonly sink: ApplicationUpSink,
+    @Inject(DownlinkQueueOperation) private readonly operation: DownlinkQueueOperation,
+    @Inject(DownlinkReports) private readonly reports: DownlinkReports,
+    @Inject(DownlinkPayloads) private readonly payloads: DownlinkPayloads,
+    @Inject(NetworkServerQueue) private readonly ns: NetworkServerQueue,
   ) {}
 
   push(req: DownlinkQueueRequest, ctx: RpcContext): Promise<Json> {
-    return this.operate(req, ctx, false);
+    return this.operate(req, ctx, 'push');
   }
 
   replace(req: DownlinkQueueRequest, ctx: RpcContext): Promise<Json> {
-    return this.operate(req, ctx, true);
+    return this.operate(req, ctx, 'replace');
   }
 
-  /** The queue, decrypted (`{}` when empty). */
-  async list(ids: EndDeviceIdentifiers): Promise<ApplicationDownlinksJson> {
+  /** The NS's queue of the device's session (the current one, else the pending one), decrypted and decoded (`{}` when empty). */
+  async list(ids: EndDeviceIdentifiers, ctx: RpcContext): Promise<ApplicationDownlinksJson> {
     const device = (await this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id })) as AsDevice;
-    const session = device.session;
-    const queue = session?.queued_application_downlinks ?? [];
+    const queue = await this.ns.list(device.ids, ctx);
     if (!queue.length) return {};
+    const session = device.session ?? device.pending_session;
+    if (!session) throw ErrNoDeviceSession.with();
     const link = await this.links.find(ids.application_ids.application_id);
-    const { formatter, parameter } = formatterFor('down', device, link);
-    const appSKey = device.skip_payload_crypto ? undefined : this.appSKey(session);
     const downlinks: Json[] = [];
-    for (const item of queue) {
-      const out = { ...item };
-      if (appSKey && session?.dev_addr && typeof item.frm_payload === 'string') {
-        const plain = encryptFrmPayload(appSKey, session.dev_addr, Number(item.f_cnt ?? 0), false, Buffer.from(item.frm_payload, 'base64'));
-        out.frm_payload = plain.toString('base64');
-        const decoded = await this.formatter.decodeDownlink({ bytes: plain, fPort: Number(item.f_port ?? 0) }, formatter, parameter);
-        if (decoded) out.decoded_payload = decoded;
-      }
-      if (out.frm_payload === '') delete out.frm_payload;
-      downlinks.push(out);
+    for (const queued of queue) {
+      if (sessionOf(device, queued.session_key_id as string | undefined) !== session) continue;
+      const item = { ...queued };
+      await this.payloads.open(item, device, link, session, ctx);
+      downlinks.push(item);
     }
-    return { downlinks };
+    return downlinks.length ? { downlinks } : {};
   }
 
-  private async operate(req: DownlinkQueueRequest, ctx: RpcContext, replace: boolean): Promise<Json> {
+  private async operate(req: DownlinkQueueRequest, ctx: RpcContext, operation: NsQueueOperation): Promise<Json> {
     const ids = req.end_device_ids;
-    const identifiers = deviceIdentifiers(ids);
     const received = (req.downlinks ?? []).map((d) => this.receive(d, ctx));
-    for (const item of received) this.events.publish(AS_EVENTS.downDataReceive, identifiers, { ctx: withIds(ctx, item.correlation_ids), data: item });
+    for (const item of received)
+      this.events.publish(AS_EVENTS.downDataReceive, deviceIdentifiers(ids), { ctx: { ...ctx, correlation_ids: item.correlation_ids }, data: item });
     const receivedAt = nowTimestamp();
     /** The device's identifiers as stored (with its EUIs and DevAddr), once read. */
-    let deviceIds: DeviceIds | undefined;
-    let queued: Queued;
+    let device: AsDevice | undefined;
     try {
-      const link = await this.links.find(ids.application_ids.application_id);
-      queued = await this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, async (stored) => {
-        const device = stored as AsDevice;
-        deviceIds = device.ids;
-        const session = device.session;
-        if (!session?.dev_addr || !session.keys) throw ErrNoDeviceSession.with();
-        const prepared: Prepared[] = [];
-        for (const item of received) prepared.push(await this.prepare(item, device, link));
-        const appSKey = device.skip_payload_crypto ? undefined : this.appSKey(session);
-        const current = replace ? [] : (session.queued_application_downlinks ?? []);
-        let fCnt = Math.max(session.last_a_f_cnt_down ?? 0, ...current.map((q) => Number(q.f_cnt ?? 0)));
-        const plaintext: Json[] = [];
-        const encrypted = prepared.map(({ plain, payload }) => {
-          fCnt += 1;
-          const frm = appSKey ? encryptFrmPayload(appSKey, session.dev_addr as string, fCnt, false, payload) : payload;
-          const out: Json = { ...plain, f_cnt: fCnt, frm_payload: frm.toString('base64') };
-          if (session.keys?.session_key_id) out.session_key_id = session.keys.session_key_id;
-          plaintext.push(inProtoOrder({ ...out, frm_payload: payload.toString('base64') }));
-          delete out.decoded_payload;
-          if (!payload.length) delete out.frm_payload;
-          return out;
-        });
-        const queue = [...current, ...encrypted];
-        if (queue.length) session.queued_application_downlinks = queue;
-        else delete session.queued_application_downlinks;
-        if (encrypted.length) session.last_a_f_cnt_down = fCnt;
-        return { device, result: { encrypted, plaintext, ids: device.ids } };
-      });
+      const [stored, link] = await Promise.all([
+        this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id }),
+        this.links.find(ids.application_ids.application_id),
+      ]);
+      device = stored as AsDevice;
+      if (!device.session?.dev_addr && !device.pending_session?.dev_addr) throw ErrNoDeviceSession.with();
+      const items: Json[] = [];
+      for (const item of received) items.push(await this.prepare(item, device, link));
+      const { encrypted, first } = await this.operation.run({ device, link, items, operation, ctx });
+      // As the application sees each item: plaintext, with its FCnt and session in the first session.
+      const queued = items.map((item, i) => ({ ...item, session_key_id: first[i]?.session_key_id, f_cnt: first[i]?.f_cnt }));
+      await this.reports.queued(ids, device.ids, queued, encrypted, receivedAt, ctx);
     } catch (err) {
-      const details = isStackError(err) ? (err as StackError).toDetails() : { message: (err as Error).message };
-      for (const item of received) this.events.publish(AS_EVENTS.downDataDrop, identifiers, { ctx: withIds(ctx, item.correlation_ids), data: details });
-      const endDeviceIds = upIdentifiers(deviceIds ?? ids);
-      for (const item of received) {
-        const downlink_failed: Json = { downlink: inProtoOrder(item), ...(isStackError(err) ? { error: (err as StackError).toDetails() } : {}) };
-        await this.publishUp({ end_device_ids: endDeviceIds, correlation_ids: item.correlation_ids, received_at: receivedAt, downlink_failed });
-      }
+      await this.reports.dropped(ids, device?.ids ?? ids, received, receivedAt, err, ctx);
       throw err;
-    }
-    for (const item of queued.encrypted)
-      this.events.publish(AS_EVENTS.downDataForward, identifiers, { ctx: withIds(ctx, item.correlation_ids as string[]), data: item });
-    const endDeviceIds = upIdentifiers(queued.ids);
-    for (const item of queued.plaintext) {
-      await this.publishUp({ end_device_ids: endDeviceIds, correlation_ids: item.correlation_ids as string[], received_at: receivedAt, downlink_queued: item });
     }
     return {};
   }
 
-  /** Hands an ApplicationUp to the integrations; a failure is logged (never the message), not raised. */
-  private async publishUp(up: ApplicationUpJson): Promise<void> {
-    try {
-      await this.sink.publish(up);
-    } catch (err) {
-      const kind = up.downlink_queued ? 'downlink_queued' : 'downlink_failed';
-      this.logger.warn(
-        `${kind} of ${up.end_device_ids.application_ids.application_id}.${up.end_device_ids.device_id} not queued for the integrations: ${(err as Error)?.message ?? String(err)}`,
-      );
-    }
-  }
-
-  /** The downlink as received: TTS's kept fields plus its correlation IDs. */
-  private receive(d: ApplicationDownlink, ctx: RpcContext): Json & { correlation_ids: string[] } {
+  /**
+   * The downlink as received: TTS's kept fields (`io.CleanDownlinks`; `session_key_id` and `f_cnt`
+   * count only when the AS skips payload crypto) plus its correlation IDs.
+   */
+  private receive(d: ApplicationDownlink, ctx: RpcContext): Received {
     const item: Json = {};
-    for (const key of ['f_port', 'frm_payload', 'decoded_payload', 'confirmed', 'class_b_c', 'priority'] as const) {
+    for (const key of [
+      'session_key_id',
+      'f_port',
+      'f_cnt',
+      'frm_payload',
+      'decoded_payload',
+      'class_b_c',
+      'priority',
+      'confirmed',
+      'confirmed_retry',
+    ] as const) {
       if (d[key] !== undefined) item[key] = d[key];
     }
     const correlation_ids = [...new Set([...(d.correlation_ids ?? []), `as:downlink:${newUlid()}`, ...ctx.correlation_ids])];
     return { ...item, correlation_ids };
   }
 
-  /** Checks the FPort, encodes a `decoded_payload` with the device's formatter (else the link's default), checks the size. */
-  private async prepare(item: Json, device: AsDevice, link: ApplicationLink | undefined): Promise<Prepared> {
+  /**
+   * Checks the FPort, encodes a `decoded_payload` with the device's formatter (else the link's
+   * default), checks the size and the confirmed attempts: the item to queue, FRMPayload in plaintext.
+   */
+  private async prepare(received: Received, device: AsDevice, link: ApplicationLink | undefined): Promise<Json> {
+    const item: Json = { ...received };
     let fPort = item.f_port as number | undefined;
     if (!fPort) throw ErrNoFPort.with();
     if (fPort > MAX_APPLICATION_F_PORT) throw ErrFPortRange.with({ f_port: fPort });
     let payload = Buffer.from((item.frm_payload as string | undefined) ?? '', 'base64');
-    const plain: Json = { ...item };
     if (item.frm_payload === undefined && item.decoded_payload !== undefined) {
       const { formatter, parameter } = formatterFor('down', device, link);
       const encoded = await this.formatter.encodeDownlink({ data: item.decoded_payload as Json, fPort }, formatter, parameter);
@@ -215,40 +158,18 @@ export class DownlinkQueue {
           fPort = encoded.fPort;
           if (!fPort) throw ErrNoFPort.with();
           if (fPort > MAX_APPLICATION_F_PORT) throw ErrFPortRange.with({ f_port: fPort });
-          plain.f_port = fPort;
+          item.f_port = fPort;
         }
       }
     }
     if (payload.length > MAX_DOWNLINK_PAYLOAD) throw ErrPayloadTooLarge.with({ size: payload.length, max: MAX_DOWNLINK_PAYLOAD });
-    return { plain, payload };
+    if (payload.length) item.frm_payload = payload.toString('base64');
+    else delete item.frm_payload;
+    if (item.confirmed === true) {
+      const retry = (item.confirmed_retry as Json | undefined) ?? { attempt: 1 };
+      if (Number(retry.max_attempts ?? 0) > MAX_CONFIRMED_ATTEMPTS) throw ErrDownlinkMaxRetriesInvalid.with({ max: MAX_CONFIRMED_ATTEMPTS });
+      item.confirmed_retry = retry;
+    }
+    return item;
   }
-
-  private appSKey(session: AsSession | undefined): string {
-    const envelope = session?.keys?.app_s_key;
-    const key = envelope ? this.registry.openKey(envelope).key : undefined;
-    if (!key) throw ErrNoAppSKey.with();
-    return key;
-  }
-}
-
-function withIds(ctx: RpcContext, correlationIds: string[]): RpcContext {
-  return { ...ctx, correlation_ids: correlationIds };
-}
-
-/** A device's identifiers as an ApplicationUp's `end_device_ids` (EUIs and DevAddr only when set). */
-function upIdentifiers(ids: DeviceIds | EndDeviceIdentifiers): ApplicationUpJson['end_device_ids'] {
-  return {
-    device_id: ids.device_id,
-    application_ids: { application_id: ids.application_ids.application_id },
-    ...(ids.dev_eui ? { dev_eui: ids.dev_eui } : {}),
-    ...(ids.join_eui ? { join_eui: ids.join_eui } : {}),
-    ...(ids.dev_addr ? { dev_addr: ids.dev_addr } : {}),
-  };
-}
-
-/** A downlink's fields in proto order; an empty FRMPayload is omitted (a zero value). */
-function inProtoOrder(item: Json): Json {
-  const out: Json = {};
-  for (const key of DOWNLINK_FIELDS) if (item[key] !== undefined && !(key === 'frm_payload' && item[key] === '')) out[key] = item[key];
-  return out;
 }

@@ -21,8 +21,8 @@ export class AppAsController {
   }
 
   @MessagePattern(rpcPattern('AppAs.DownlinkQueueList'))
-  list(@RpcRequest() req: EndDeviceIdentifiers) {
-    return this.queue.list(req);
+  list(@RpcRequest() req: EndDeviceIdentifiers, @RpcCallContext() ctx: RpcContext) {
+    return this.queue.list(req, ctx);
   }
 }
 

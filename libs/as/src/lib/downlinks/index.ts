@@ -1,15 +1,28 @@
 import type { Provider } from '@nestjs/common';
 import { JavaScriptSandbox } from '../formatters/javascript-sandbox';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
+import { DownlinkPayloads } from './downlink-payloads.service';
 import { DownlinkQueue } from './downlink-queue.service';
+import { DownlinkReports } from './downlink-reports.service';
+import { DownlinkResults } from './downlink-results.service';
 import { AppAsController, WebhookDownlinkController } from './downlinks.controller';
+import { NetworkServerQueue } from './network-server-queue';
+import { DownlinkQueueOperation } from './queue-operation.service';
 import { WebhookDownlinkQueue } from './webhook-downlink-queue.service';
 
-/** Payload formatters, the downlink queue and its webhook-scoped push/replace: Nest providers. */
+/**
+ * Payload formatters, the downlink queue (at the Network Server) and its webhook-scoped
+ * push/replace, and the Network Server's reports on downlinks: Nest providers.
+ */
 export const DOWNLINK_PROVIDERS: Provider[] = [
   { provide: JavaScriptSandbox, useFactory: () => new JavaScriptSandbox() },
   PayloadFormatter,
+  NetworkServerQueue,
+  DownlinkPayloads,
+  DownlinkReports,
+  DownlinkQueueOperation,
   DownlinkQueue,
   WebhookDownlinkQueue,
+  DownlinkResults,
 ];
 export const DOWNLINK_CONTROLLERS = [AppAsController, WebhookDownlinkController];

@@ -109,18 +109,27 @@ describe('PayloadFormatter', () => {
       fPort: 3,
     });
     expect((await formatter.decodeUplink(up([0x01, 0x99]), 'FORMATTER_CAYENNELPP', undefined))?.error?.errorName).toBe('payload');
-    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([2, 0xec, 0x45]), fPort: 3 }, 'FORMATTER_CAYENNELPP', undefined)).toEqual({
+    expect((await formatter.decodeDownlink({ bytes: Uint8Array.from([2, 0xec, 0x45]), fPort: 3 }, 'FORMATTER_CAYENNELPP', undefined))?.data).toEqual({
       value_2: -50.51,
     });
   });
 
-  it("decodes downlinks with a script's decodeDownlink; none, a failing or a missing one give undefined", async () => {
+  it("decodes downlinks with a script's decodeDownlink (data and warnings); a failing or missing one is the error; none is undefined", async () => {
     const script =
-      'function decodeDownlink(input) { return input.bytes[0] === 9 ? { errors: ["nine"] } : { data: { first: input.bytes[0], port: input.fPort } }; }';
-    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7, 8]), fPort: 4 }, JS, script)).toEqual({ first: 7, port: 4 });
-    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([9]), fPort: 4 }, JS, script)).toBeUndefined();
-    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7]), fPort: 4 }, JS, 'function decodeUplink() { return { data: {} }; }')).toBeUndefined();
-    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7]), fPort: 4 }, JS, 'function decodeDownlink() { while (true) {} }')).toBeUndefined();
+      'function decodeDownlink(input) { return input.bytes[0] === 9 ? { errors: ["nine"] } : { data: { first: input.bytes[0], port: input.fPort }, warnings: ["w"] }; }';
+    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7, 8]), fPort: 4 }, JS, script)).toEqual({
+      data: { first: 7, port: 4 },
+      warnings: ['w'],
+      errors: [],
+    });
+    const failed = await formatter.decodeDownlink({ bytes: Uint8Array.from([9]), fPort: 4 }, JS, script);
+    expect([failed?.data, failed?.error?.errorName, failed?.error?.attributes]).toEqual([undefined, 'output_errors', { errors: 'nine' }]);
+    const missing = await formatter.decodeDownlink({ bytes: Uint8Array.from([7]), fPort: 4 }, JS, 'function decodeUplink() { return { data: {} }; }');
+    expect(missing?.error?.errorName).toBe('entrypoint_not_found');
+    expect(
+      (await formatter.decodeDownlink({ bytes: Uint8Array.from([7]), fPort: 4 }, JS, 'function decodeDownlink() { while (true) {} }'))?.error,
+    ).toBeDefined();
+    expect((await formatter.decodeDownlink({ bytes: Uint8Array.from([0x01, 0x99]), fPort: 4 }, 'FORMATTER_CAYENNELPP', undefined))?.error).toBeDefined();
     expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7]), fPort: 4 }, 'FORMATTER_NONE', undefined)).toBeUndefined();
   });
 

@@ -92,20 +92,21 @@ export class PayloadFormatter {
   }
 
   /**
-   * Downlink bytes back to data, for listing the queue (TTS runs `decodeDownlink({bytes, fPort})`
-   * of scripts, and CayenneLPP): the data, or undefined when there is no formatter or it fails (the
-   * item is then listed without `decoded_payload`).
+   * Downlink bytes back to data, for listing the queue and the Network Server's downlink reports
+   * (TTS runs `decodeDownlink({bytes, fPort})` of scripts, and CayenneLPP): undefined without a
+   * formatter (or one that cannot decode downlinks), else the data and warnings, or the failure
+   * (`error`), which leaves the downlink without `decoded_payload`.
    */
-  async decodeDownlink(input: { bytes: Uint8Array; fPort: number }, formatter: string | undefined, parameter: string | undefined): Promise<Json | undefined> {
+  async decodeDownlink(
+    input: { bytes: Uint8Array; fPort: number },
+    formatter: string | undefined,
+    parameter: string | undefined,
+  ): Promise<Formatted<DecodedPayload> | undefined> {
     switch (formatter ?? 'FORMATTER_NONE') {
       case 'FORMATTER_CAYENNELPP':
-        try {
-          return decodeLppDownlink(input.bytes);
-        } catch {
-          return undefined;
-        }
-      case 'FORMATTER_JAVASCRIPT': {
-        const out = await this.guardAsync(async () => {
+        return this.guard(() => ({ data: decodeLppDownlink(input.bytes), warnings: [], errors: [] }));
+      case 'FORMATTER_JAVASCRIPT':
+        return this.guardAsync(async () => {
           const result = await this.sandbox.run(
             parameter ?? '',
             JSON.stringify({ bytes: [...input.bytes], fPort: input.fPort }),
@@ -113,8 +114,6 @@ export class PayloadFormatter {
           );
           return this.decoded(result, 'decodeDownlink');
         });
-        return out.error ? undefined : out.data;
-      }
       default:
         return undefined;
     }

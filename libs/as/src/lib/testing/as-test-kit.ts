@@ -1,15 +1,27 @@
 import type { DataSource } from 'typeorm';
-import type { ApplicationUpJson, EventDefinition } from '@lorawan/api';
+import { type ApplicationUpJson, DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE, type EventDefinition, RPCS } from '@lorawan/api';
 import type { EventPublisher } from '@lorawan/component';
-import type { StackError } from '@lorawan/errors';
+import type { StackConfig } from '@lorawan/config';
+import { type ErrorDetails, StackError } from '@lorawan/errors';
 import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
+import { type RpcClient, RpcTransportError } from '@lorawan/transport';
+import { DownlinkPayloads } from '../downlinks/downlink-payloads.service';
+import { DownlinkQueue } from '../downlinks/downlink-queue.service';
+import { DownlinkReports } from '../downlinks/downlink-reports.service';
+import { NetworkServerQueue } from '../downlinks/network-server-queue';
+import { DownlinkQueueOperation } from '../downlinks/queue-operation.service';
 import { AS_REGISTRY_POLICY } from '../end-devices/as-registry.policy';
+import { JavaScriptSandbox } from '../formatters/javascript-sandbox';
+import { PayloadFormatter } from '../formatters/payload-formatter.service';
 import type { ApplicationUpSink } from '../integrations/application-up-sink';
+import { AppSKeys } from '../uplinks/app-s-keys.service';
+import type { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
 
 /**
  * What the AS integration specs share: the error a call rejects with, a recording event publisher
- * and integration sink, and the AS device registry on a test data source. Imported by specs only;
- * no jest globals here, so it type-checks with the library.
+ * and integration sink, the AS device registry on a test data source, and the Network Server's
+ * downlink queue as a double. Imported by specs only; no jest globals here, so it type-checks
+ * with the library.
  */
 
 /** The StackError the promise rejects with (or the call throws); throws if it succeeds. */
@@ -59,4 +71,102 @@ export class RecordingSink implements ApplicationUpSink {
  */
 export function asRegistry(ds: DataSource, events: EventPublisher): DeviceRegistry {
   return new DeviceRegistry(new TypeOrmDeviceStore(ds), AS_REGISTRY_POLICY, keySealerFor('as', { keks: undefined, kekLabels: {} }), events, copySourceFor({}));
+}
+
+type Json = Record<string, unknown>;
+/** How a double answers an RPC: the result, or the component's error. */
+export type DoubleReply = { ok: unknown } | { error: ErrorDetails };
+/** The AsNs operations. */
+export type NsQueueOperationName = 'push' | 'replace' | 'list';
+
+/**
+ * The Network Server's queue (`AsNs.DownlinkQueuePush|Replace|List`) as a double: one queue per
+ * device ID, push appends and replace replaces, and an FCnt not above the last queued one of its
+ * session (or below `minFCnt` of the device) is refused as the NS refuses it (`f_cnt_too_low` with
+ * DownlinkQueueOperationErrorDetails naming the device's session as `session` says). `refuseNext`
+ * answers the next operations with these errors instead; `requests` is what it was asked.
+ * `answer` serves a broker double; `client()` is an RpcClient for services built by hand.
+ */
+export class NsQueueDouble {
+  readonly requests: Array<{ operation: NsQueueOperationName; body: Json }> = [];
+  readonly queues = new Map<string, Json[]>();
+  readonly minFCnt = new Map<string, number>();
+  refuseNext: ErrorDetails[] = [];
+  /** The client answers as if no NS served the subjects. */
+  unreachable = false;
+
+  constructor(private readonly session: (deviceId: string) => { dev_addr: string; session_key_id: string }) {}
+
+  answer(operation: NsQueueOperationName, body: unknown): DoubleReply {
+    const request = body as Json & { end_device_ids?: { device_id: string }; device_id?: string; downlinks?: Json[] };
+    this.requests.push({ operation, body: structuredClone(request) });
+    const deviceId = request.end_device_ids?.device_id ?? request.device_id ?? '';
+    if (operation === 'list') {
+      const downlinks = this.queues.get(deviceId) ?? [];
+      return { ok: downlinks.length ? { downlinks: structuredClone(downlinks) } : {} };
+    }
+    const refusal = this.refuseNext.shift();
+    if (refusal) return { error: refusal };
+    const queue = operation === 'replace' ? [] : [...(this.queues.get(deviceId) ?? [])];
+    // Each session's FCnts on their own: above the device's minimum and the session's last queued one.
+    const next = new Map<unknown, number>();
+    for (const down of queue) next.set(down.session_key_id, Number(down.f_cnt ?? 0) + 1);
+    for (const down of request.downlinks ?? []) {
+      const fCnt = Number(down.f_cnt ?? 0);
+      const min = Math.max(this.minFCnt.get(deviceId) ?? 0, next.get(down.session_key_id) ?? 0);
+      if (fCnt < min) return { error: this.fCntTooLow(deviceId, fCnt, min) };
+      next.set(down.session_key_id, fCnt + 1);
+      queue.push(structuredClone(down));
+    }
+    this.queues.set(deviceId, queue);
+    return { ok: {} };
+  }
+
+  /** The NS's refusal of an FCnt below `min` (TTS `f_cnt_too_low` with the details the AS rebuilds from). */
+  fCntTooLow(deviceId: string, fCnt: number, min: number): ErrorDetails {
+    const { dev_addr, session_key_id } = this.session(deviceId);
+    const details = { '@type': DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE, dev_addr, session_key_id, min_f_cnt_down: min };
+    return StackError.fromDetails({
+      namespace: 'pkg/networkserver',
+      name: 'f_cnt_too_low',
+      message_format: 'FCnt `{f_cnt}` is lower than minimum of `{min_f_cnt}`',
+      attributes: { f_cnt: fCnt, min_f_cnt: min },
+      correlation_id: 'ns-double',
+      code: 3,
+      details: [details],
+    }).toDetails();
+  }
+
+  client(): RpcClient {
+    const operations: Record<string, NsQueueOperationName> = {
+      [RPCS['AsNs.DownlinkQueuePush'].subject]: 'push',
+      [RPCS['AsNs.DownlinkQueueReplace'].subject]: 'replace',
+      [RPCS['AsNs.DownlinkQueueList'].subject]: 'list',
+    };
+    const call = async (subject: string, envelope: { body: unknown }) => {
+      const operation = operations[subject];
+      if (!operation || this.unreachable) throw new RpcTransportError('unavailable', `no responders for ${subject}`);
+      const reply = this.answer(operation, envelope.body);
+      if ('error' in reply) throw reply.error;
+      return reply.ok;
+    };
+    return { call } as unknown as RpcClient;
+  }
+}
+
+/** The AS's downlink services on `registry`, with the NS reached through `rpc` (a NsQueueDouble's client) and no KEKs. */
+export function asDownlinkServices(o: {
+  registry: DeviceRegistry;
+  links: ApplicationLinkRegistry;
+  events: EventPublisher;
+  sink: ApplicationUpSink;
+  rpc: RpcClient;
+}) {
+  const config = { rpcTimeoutMs: 1000, keks: undefined } as StackConfig;
+  const formatter = new PayloadFormatter(new JavaScriptSandbox());
+  const payloads = new DownlinkPayloads(o.registry, formatter, o.events);
+  const ns = new NetworkServerQueue(o.rpc, config);
+  const operation = new DownlinkQueueOperation(o.registry, new AppSKeys(o.rpc, config), payloads, ns);
+  const reports = new DownlinkReports(o.events, o.sink);
+  return { queue: new DownlinkQueue(o.registry, formatter, o.events, o.links, operation, reports, payloads, ns), operation, payloads };
 }

@@ -16,10 +16,15 @@ import { ErrInternal, ErrValidation, isStackError } from '@lorawan/errors';
 import { ErrPublishUp } from '../errors';
 import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/application-up-sink';
 
-/** The `as.up.*` events of the kinds TTS publishes them for (`observability.go` registerReceiveUp/DropUp/ForwardUp). */
-const UP_EVENTS: Partial<Record<ApplicationUpKind, { receive: EventDefinition; drop: EventDefinition; forward: EventDefinition }>> = {
+/** The events of the kinds TTS publishes them for (`observability.go` registerReceiveUp/DropUp/ForwardUp): the NS's downlink reports have a forward event only. */
+const UP_EVENTS: Partial<Record<ApplicationUpKind, { receive?: EventDefinition; drop?: EventDefinition; forward: EventDefinition }>> = {
   uplink_message: { receive: AS_EVENTS.upDataReceive, drop: AS_EVENTS.upDataDrop, forward: AS_EVENTS.upDataForward },
   join_accept: { receive: AS_EVENTS.upJoinReceive, drop: AS_EVENTS.upJoinDrop, forward: AS_EVENTS.upJoinForward },
+  downlink_queue_invalidated: { forward: AS_EVENTS.downDataQueueInvalidatedForward },
+  downlink_failed: { forward: AS_EVENTS.downDataFailedForward },
+  downlink_sent: { forward: AS_EVENTS.downDataSentForward },
+  downlink_ack: { forward: AS_EVENTS.downDataAckForward },
+  downlink_nack: { forward: AS_EVENTS.downDataNackForward },
 };
 
 /**
@@ -28,8 +33,9 @@ const UP_EVENTS: Partial<Record<ApplicationUpKind, { receive: EventDefinition; d
  * `applicationserver.go` processUp and `observability.go`. The message gets its correlation IDs
  * (its own, the call's, `as:up:<ULID>`), which its events carry; `as.up.<join|data>.receive` when
  * it arrives, `.drop` (data: the error) when it goes no further, `.forward` (data: the message)
- * once the integrations (APPLICATION_UP_SINK) have it durably queued. A sink that cannot queue it
- * is a drop and the caller's error. Other kinds have no `as.up` events.
+ * once the integrations (APPLICATION_UP_SINK) have it durably queued; the NS's downlink reports
+ * only `as.down.data.<sent|ack|nack|failed|queue.invalidated>.forward`. A sink that cannot queue
+ * it is a drop and the caller's error. Other kinds have no events.
  */
 @Injectable()
 export class ApplicationUpForwarder {

@@ -17,10 +17,11 @@ export type NsJoinAccept = NsApplicationUp & {
  * session becomes the device's `pending_session` (its DevAddr, session key ID and AppSKey: the
  * envelope the NS brought, opened with the AS's KEKs, else fetched from the JS; sealed at rest by
  * the registry). As TTS, the current `session` and `ids.dev_addr` stay until the device's first
- * uplink in the new session confirms it, and a previous pending session is replaced. The
- * downlink queue of the current session is dropped: it is encrypted for a session the device has
- * left by joining (TTS's NS hands that queue back in the join-accept and its AS re-encrypts it for
- * the pending session; our AS holds the queue itself and does not carry it over).
+ * uplink in the new session confirms it, and a previous pending session is replaced. A downlink
+ * queue the AS device still holds in its current session (from before the queue moved to the NS,
+ * where it is now, as in TTS) is dropped: it is encrypted for a session the device has left by
+ * joining. (TTS's NS hands its queue back in the join-accept, `invalidated_downlinks`, and its AS
+ * encrypts it again for the pending session; ours sends none yet.)
  *
  * Events: `as.up.join.receive` (the device's identifiers with the new DevAddr), then
  * `as.up.join.forward` with the ApplicationUp handed to the integrations, or `as.up.join.drop`

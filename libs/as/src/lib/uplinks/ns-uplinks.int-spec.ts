@@ -1,8 +1,6 @@
-import { createCipheriv } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import loraPacket from 'lora-packet';
 import { DataSource } from 'typeorm';
 import type { RpcContext } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
@@ -22,6 +20,8 @@ import {
   TEST_MYSQL_URL,
   uniqueSuffix,
   WebhookReceiver,
+  loraFrmPayload,
+  wrapKeyForKek,
 } from '@lorawan/testing';
 import type { RpcEnvelope, Subscription } from '@lorawan/transport';
 import { AsModule } from '../as.module';
@@ -67,13 +67,8 @@ const ids = (device_id: string) => ({ device_id, application_ids: { application_
 /** A device's identifiers as the NS names it in a join-accept (n: its EUI; m: which join, for the DevAddr). */
 const nsIds = (device_id: string, n: number, m = n) => ({ ...ids(device_id), dev_eui: devEui(n), join_eui: JOIN_EUI, dev_addr: devAddr(m) });
 /** RFC 3394 with node:crypto, not the stack's KeyVault. */
-const wrapForAs = (keyHex: string) => {
-  const cipher = createCipheriv('id-aes128-wrap', Buffer.from(AS_KEK, 'hex'), Buffer.from('A6A6A6A6A6A6A6A6', 'hex'));
-  return { kek_label: 'as-kek', encrypted_key: Buffer.concat([cipher.update(Buffer.from(keyHex, 'hex')), cipher.final()]).toString('base64') };
-};
+const wrapForAs = (keyHex: string) => wrapKeyForKek('as-kek', AS_KEK, keyHex);
 
-/** The NS's network session key for lora-packet (the MIC is not the AS's business). */
-const NWK_S_KEY = '44024241ED4CE9A68C6A8BC055233FD3';
 const RX_METADATA = [{ gateway_ids: { gateway_id: 'gw-nsas', eui: 'AA555A0000000101' }, timestamp: 3512348611, rssi: -35, channel_rssi: -35, snr: 5.1 }];
 const SETTINGS = { data_rate: { lora: { bandwidth: 125000, spreading_factor: 7, coding_rate: '4/5' } }, frequency: '868100000', timestamp: 3512348611 };
 const NETWORK_IDS = { net_id: '000013', ns_id: 'EC656E0000000001', cluster_id: 'eu1' };
@@ -86,17 +81,9 @@ const VERSION_IDS = { brand_id: 'acme', model_id: 'sensor-1', hardware_version: 
 const LPP_TEMPERATURE = Buffer.from('03670110', 'hex'); // {"temperature_3": 27.2}
 const b64 = (bytes: Buffer) => bytes.toString('base64');
 
-/**
- * The FRMPayload a device sends: `payload` encrypted by lora-packet with the AppSKey, the DevAddr
- * and the full 32-bit FCnt (its upper 16 bits are lora-packet's `FCntMSBytes`, little-endian).
- */
+/** The FRMPayload a device sends: `payload` encrypted by lora-packet with the AppSKey, the DevAddr and the full 32-bit FCnt. */
 function deviceFrmPayload(appSKey: string, addr: string, fCnt: number, fPort: number, payload: Buffer): string {
-  const fCntMsb = Buffer.alloc(2);
-  fCntMsb.writeUInt16LE(fCnt >>> 16);
-  const fields = { MType: 'Unconfirmed Data Up', DevAddr: Buffer.from(addr, 'hex'), FCnt: fCnt & 0xffff, FPort: fPort, payload };
-  const packet = loraPacket.fromFields(fields, Buffer.from(appSKey, 'hex'), Buffer.from(NWK_S_KEY, 'hex'), undefined, fCntMsb);
-  if (!packet.FRMPayload) throw new Error('lora-packet built no FRMPayload');
-  return b64(packet.FRMPayload);
+  return b64(loraFrmPayload({ appSKey, devAddr: addr, fCnt, fPort, payload, direction: 'up' }));
 }
 
 interface DataUpOptions {
@@ -387,12 +374,19 @@ describe('NsAs.HandleUplink: join-accepts and data uplinks (MariaDB)', () => {
     expect(hook.text).not.toContain(wrapForAs(KEY_2).encrypted_key);
   });
 
-  it('refuses kinds other than join_accept and uplink_message, and messages without what they need, before handling any message of the request', async () => {
+  it('refuses kinds the NS does not send (uplink_normalized), and messages without what they need, before handling any message of the request', async () => {
     await register(9);
     await events.take();
-    const sent = { end_device_ids: nsIds('dev-9', 9), correlation_ids: [UPLINK_ID], downlink_sent: { f_port: 1, frm_payload: 'AQ==' } };
-    const reply = await handle([joinAcceptUp('dev-9', 9, { appSKey: { key: KEY_1 } }), sent]);
-    expect(reply).toMatchObject({ error: { namespace: 'pkg/applicationserver', name: 'up_not_supported', code: 12, attributes: { kind: 'downlink_sent' } } });
+    const normalized = { end_device_ids: nsIds('dev-9', 9), correlation_ids: [UPLINK_ID], uplink_normalized: { normalized_payload: {} } };
+    const reply = await handle([joinAcceptUp('dev-9', 9, { appSKey: { key: KEY_1 } }), normalized]);
+    expect(reply).toMatchObject({
+      error: { namespace: 'pkg/applicationserver', name: 'up_not_supported', code: 12, attributes: { kind: 'uplink_normalized' } },
+    });
+    // A downlink_failed without its downlink cannot be decrypted.
+    const noDownlink = { end_device_ids: nsIds('dev-9', 9), correlation_ids: [UPLINK_ID], downlink_failed: { error: { name: 'x' } } };
+    expect(await handle([joinAcceptUp('dev-9', 9, { appSKey: { key: KEY_1 } }), noDownlink])).toMatchObject({
+      error: { name: 'validation', code: 3, attributes: { field: 'downlink_failed.downlink' } },
+    });
     // A join-accept without its new DevAddr cannot make a session.
     const { dev_addr: _, ...withoutDevAddr } = nsIds('dev-9', 9);
     const noAddr = await handle([{ ...joinAcceptUp('dev-9', 9, { appSKey: { key: KEY_1 } }), end_device_ids: withoutDevAddr }]);
@@ -405,38 +399,30 @@ describe('NsAs.HandleUplink: join-accepts and data uplinks (MariaDB)', () => {
     expect(await get('dev-9', ['pending_session'])).toEqual({ ids: { ...ids('dev-9'), dev_eui: devEui(9), join_eui: JOIN_EUI } });
   });
 
-  it("drops the previous session's downlink queue on the next join: pending session replaced, the current one kept without its queue", async () => {
+  it('drops a queue the AS kept in the previous session (before the NS held the queue) on the next join: pending session replaced, the current one kept without it', async () => {
     await register(10);
     expect(await handle([joinAcceptUp('dev-10', 10, { join: 10, appSKey: { key: KEY_1 } })])).toEqual({ ok: {} });
-    // The device confirms that session (as its first uplink in it will, once the AS handles uplinks), and downlinks are queued in it.
-    const session = { dev_addr: devAddr(10), keys: { session_key_id: sessionKeyId(10), app_s_key: { key: KEY_1 } } };
+    // The device confirmed that session; its AS device still holds a queue of its own (the NS holds the queue now, as in TTS).
+    const session = { dev_addr: devAddr(10), keys: { session_key_id: sessionKeyId(10), app_s_key: { key: KEY_1 } }, last_a_f_cnt_down: 2 };
+    const queue = [
+      { session_key_id: sessionKeyId(10), f_port: 1, f_cnt: 1, frm_payload: 'AQID' },
+      { session_key_id: sessionKeyId(10), f_port: 2, f_cnt: 2, frm_payload: 'BAU=' },
+    ];
+    const paths = [...SESSION_PATHS, 'session.last_a_f_cnt_down', 'session.queued_application_downlinks'];
     expect(
-      await as.call('AsEndDeviceRegistry.Set', { end_device: { ids: ids('dev-10'), session }, field_mask: { paths: SESSION_PATHS } }, ADMIN),
+      await as.call(
+        'AsEndDeviceRegistry.Set',
+        { end_device: { ids: ids('dev-10'), session: { ...session, queued_application_downlinks: queue } }, field_mask: { paths } },
+        ADMIN,
+      ),
     ).toHaveProperty('ok');
-    const push = {
-      end_device_ids: ids('dev-10'),
-      downlinks: [
-        { f_port: 1, frm_payload: 'AQID' },
-        { f_port: 2, frm_payload: 'BAU=' },
-      ],
-    };
-    expect(await as.call('AppAs.DownlinkQueuePush', push, ADMIN)).toEqual({ ok: {} });
-    const list = () => as.call('AppAs.DownlinkQueueList', ids('dev-10'), ADMIN);
-    expect(await list()).toMatchObject({
-      ok: {
-        downlinks: [
-          { f_port: 1, frm_payload: 'AQID' },
-          { f_port: 2, frm_payload: 'BAU=' },
-        ],
-      },
-    });
+    expect(await get('dev-10', ['session.queued_application_downlinks'])).toMatchObject({ session: { queued_application_downlinks: queue } });
 
     // The device joins again.
     expect(await handle([joinAcceptUp('dev-10', 10, { join: 11, appSKey: { key: KEY_2 } })])).toEqual({ ok: {} });
-    expect(await list()).toEqual({ ok: {} });
     expect(await get('dev-10', ['session', 'pending_session', 'queued_application_downlinks'])).toEqual({
       ids: { ...ids('dev-10'), dev_eui: devEui(10), join_eui: JOIN_EUI, dev_addr: devAddr(10) },
-      session: { ...session, last_a_f_cnt_down: 2 },
+      session,
       pending_session: { dev_addr: devAddr(11), keys: { session_key_id: sessionKeyId(11), app_s_key: { key: KEY_2 } } },
     });
   });

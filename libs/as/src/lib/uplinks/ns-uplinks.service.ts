@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { NsApplicationUp, NsAsHandleUplinkRequest, RpcContext } from '@lorawan/api';
 import { ErrValidation } from '@lorawan/errors';
+import { DOWNLINK_RESULT_KINDS, type DownlinkResultKind, DownlinkResults, type NsDownlinkResult } from '../downlinks/downlink-results.service';
 import { ErrUpNotSupported } from '../errors';
 import { requireUpKind } from './application-up-forwarder.service';
 import { DataUplinks, type NsDataUplink } from './data-uplink.service';
@@ -8,14 +9,15 @@ import { JoinAccepts, type NsJoinAccept } from './join-accept.service';
 
 type Empty = Record<string, never>;
 /** A message the AS handles, checked. */
-type Checked = { kind: 'join_accept'; up: NsJoinAccept } | { kind: 'uplink_message'; up: NsDataUplink };
+type Checked = { kind: 'join_accept'; up: NsJoinAccept } | { kind: 'uplink_message'; up: NsDataUplink } | { kind: DownlinkResultKind; up: NsDownlinkResult };
 
 /**
  * NsAs.HandleUplink (TTS `grpc.go` HandleUplink, `applicationserver.go` processUp / handleUp): the
  * application messages of the Network Server, handled one after the other in the request's order,
- * each received now: join-accepts (JoinAccepts) and data uplinks (DataUplinks). Every message is
- * checked before any is handled, and a kind the AS does not handle yet refuses the request
- * (`up_not_supported`, Unimplemented).
+ * each received now: join-accepts (JoinAccepts), data uplinks (DataUplinks) and the reports on
+ * downlinks (DownlinkResults: sent, ack, nack, failed, queue invalidated). Every message is
+ * checked before any is handled, and a kind the AS does not handle (the NS sends no other)
+ * refuses the request (`up_not_supported`, Unimplemented).
  *
  * Unlike TTS, whose AS logs a message it could not handle, publishes its drop event and still
  * answers OK, the first failure (unknown device, AppSKey not to be had, integrations unavailable)
@@ -27,13 +29,15 @@ export class NsUplinks {
   constructor(
     @Inject(JoinAccepts) private readonly joins: JoinAccepts,
     @Inject(DataUplinks) private readonly uplinks: DataUplinks,
+    @Inject(DownlinkResults) private readonly downlinks: DownlinkResults,
   ) {}
 
   async handle({ application_ups }: NsAsHandleUplinkRequest, ctx: RpcContext): Promise<Empty> {
     const ups = application_ups.map(checked);
-    for (const { kind, up } of ups) {
-      if (kind === 'join_accept') await this.joins.handle(up, ctx);
-      else await this.uplinks.handle(up, ctx);
+    for (const checkedUp of ups) {
+      if (checkedUp.kind === 'join_accept') await this.joins.handle(checkedUp.up, ctx);
+      else if (checkedUp.kind === 'uplink_message') await this.uplinks.handle(checkedUp.up, ctx);
+      else await this.downlinks.handle(checkedUp.kind, checkedUp.up, ctx);
     }
     return {};
   }
@@ -42,8 +46,12 @@ export class NsUplinks {
 /** The message as the AS can handle it, or the reason it cannot. */
 function checked(up: NsApplicationUp): Checked {
   const kind = requireUpKind(up);
-  if (kind !== 'join_accept' && kind !== 'uplink_message') throw ErrUpNotSupported.with({ kind });
+  if (kind !== 'join_accept' && kind !== 'uplink_message' && !isDownlinkResult(kind)) throw ErrUpNotSupported.with({ kind });
   if (!up.end_device_ids) throw invalid('end_device_ids');
+  if (isDownlinkResult(kind)) {
+    if (kind === 'downlink_failed' && !up.downlink_failed?.downlink) throw invalid('downlink_failed.downlink');
+    return { kind, up: up as NsDownlinkResult };
+  }
   if (!up.end_device_ids.dev_addr) throw invalid('end_device_ids.dev_addr');
   if (kind === 'join_accept') {
     if (!up.join_accept?.session_key_id) throw invalid('join_accept.session_key_id');
@@ -51,6 +59,10 @@ function checked(up: NsApplicationUp): Checked {
   }
   if (!up.uplink_message?.session_key_id) throw invalid('uplink_message.session_key_id');
   return { kind, up: up as NsDataUplink };
+}
+
+function isDownlinkResult(kind: string): kind is DownlinkResultKind {
+  return (DOWNLINK_RESULT_KINDS as readonly string[]).includes(kind);
 }
 
 function invalid(field: string) {

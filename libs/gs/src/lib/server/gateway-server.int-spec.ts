@@ -144,13 +144,17 @@ describe('Gateway Server (in-process)', () => {
     });
     gateway.txAck(down.token);
     await eventually(() => events.all.some((e) => e.name === GS_EVENTS.txAckReceive.name));
-    const published = (await events.take()).filter((e) => e.name.startsWith('gs.down') || e.name === GS_EVENTS.txAckReceive.name);
+    // No NS serves the acknowledgment here: it is dropped (gs.txack.drop) after gs.down.tx.success.
+    await eventually(() => events.all.some((e) => e.name === GS_EVENTS.txAckDrop.name));
+    const published = (await events.take()).filter((e) => e.name.startsWith('gs.down') || e.name.startsWith('gs.txack'));
     expect(published.map((e) => e.name)).toEqual([
       'gs.down.schedule.attempt',
       'gs.down.schedule.fail',
       'gs.down.schedule.attempt',
       'gs.down.send',
       'gs.txack.receive',
+      'gs.down.tx.success',
+      'gs.txack.drop',
     ]);
     expect(published[3]).toMatchObject({
       correlation_ids: expect.arrayContaining(['ns:downlink:TEST']),

@@ -20,6 +20,7 @@ import {
 import type { UplinkMessageJson } from '../udp/translation';
 import { decodeUplinkToken } from '../udp/uplink-token';
 import { planClassADownlink } from './class-a-downlink';
+import type { TxAckResult } from '../udp/packet-data';
 import { type GatewayConnection, type GatewayResolution, type PendingDownlink, UdpGatewayServer, type UdpHandlers } from '../udp/udp-server';
 
 /** `NsGs.ScheduleDownlink`'s answer (TTS `ScheduleDownlinkResponse`). */
@@ -100,7 +101,8 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     const now = Date.now();
     const planned = planClassADownlink(Buffer.from(request.raw_payload, 'base64'), request.request, token, plan, now);
     if (isStackError(planned)) return fail(planned);
-    const sent = this.server?.sendDownlink(token.eui, planned.txpk, { correlation_ids: eventCtx.correlation_ids });
+    const acknowledged = { end_device_ids: message.end_device_ids, correlation_ids: eventCtx.correlation_ids, session_key_id: message.session_key_id };
+    const sent = this.server?.sendDownlink(token.eui, planned.txpk, acknowledged);
     if (!sent) return fail(ErrNoDownlinkPath.with({ gateway_uid: conn.ids.gateway_id }));
     gsDownlinks.inc({ result: 'sent' });
     const scheduled = {
@@ -160,13 +162,32 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
       uplink: (conn, message) =>
         void withLogFields({ component: 'gs', gateway_id: conn.ids.gateway_id, uplink_id: message.correlation_ids[0] }, () => this.uplink(conn, message)),
       status: (conn, status) => this.events.publish(GS_EVENTS.statusReceive, gatewayIds(conn), { data: status }),
-      txAck: (conn, downlink: PendingDownlink, result) =>
-        this.events.publish(GS_EVENTS.txAckReceive, gatewayIds(conn), { data: { result, downlink_message: downlink.context } }),
+      txAck: (conn, downlink: PendingDownlink, result) => void this.txAck(conn, downlink, result),
       dropped: (reason, detail) => {
         gsDatagramsDropped.inc({ reason });
         this.logger.debug?.({ reason, detail }, 'datagram dropped');
       },
     };
+  }
+
+  /**
+   * A gateway's TX_ACK (TTS `udp.go`, `grpc_nsgs.go`): `gs.txack.receive`, `gs.down.tx.success` or
+   * `.fail` with the result, then the acknowledgment goes to the NS (`GsNs.ReportTxAcknowledgment`):
+   * `gs.txack.forward`, or `gs.txack.drop` when no NS took it.
+   */
+  private async txAck(conn: GatewayConnection, downlink: PendingDownlink, result: TxAckResult): Promise<void> {
+    const ids = { gateway_ids: conn.ids };
+    const message = (downlink.context ?? {}) as { correlation_ids?: string[] };
+    const ctx = this.context([...(message.correlation_ids ?? []), `gs:tx_ack:${newUlid()}`]);
+    this.events.publish(GS_EVENTS.txAckReceive, ids, { ctx, data: { result, downlink_message: message } });
+    if (result === 'SUCCESS') this.events.publish(GS_EVENTS.downTxSuccess, ids, { ctx });
+    else this.events.publish(GS_EVENTS.downTxFail, ids, { ctx, data: result });
+    try {
+      await this.rpc.call(RPCS['GsNs.ReportTxAcknowledgment'].subject, { ctx, body: { result, downlink_message: message } });
+      this.events.publish(GS_EVENTS.txAckForward, ids, { ctx });
+    } catch (err) {
+      this.events.publish(GS_EVENTS.txAckDrop, ids, { ctx, data: isErrorDetails(err) ? err : ErrNoNetworkServer.with().toDetails() });
+    }
   }
 
   /** Serves `NsGs.ScheduleDownlink` on the gateway's own subject while this replica holds it. */

@@ -163,11 +163,16 @@ export class DataDownlinkService {
       if (!item || version !== 'MAC_V1_1') session.last_n_f_cnt_down = fCnt;
       macState.rx_windows_available = false;
       macState.last_downlink_at = now;
-      const recent = { f_cnt: fCnt, ...(item ? { f_port: item.f_port, confirmed: item.confirmed ?? false } : {}), correlation_ids: correlationIds };
-      macState.recent_downlinks = [
-        ...((macState.recent_downlinks as Json[] | undefined) ?? []),
-        { payload: { mac_payload: recent }, correlation_ids: correlationIds },
-      ].slice(-RECENT_DOWNLINKS);
+      // TTS's shape (a Message): what the TX acknowledgment needs to tell the AS which downlink went out.
+      const recent = {
+        payload: {
+          m_hdr: { m_type: item?.confirmed ? 'CONFIRMED_DOWN' : 'UNCONFIRMED_DOWN' },
+          mac_payload: { f_hdr: { f_cnt: fCnt }, ...(item ? { f_port: item.f_port, frm_payload: item.frm_payload } : {}) },
+        },
+        correlation_ids: correlationIds,
+        ...(item?.session_key_id ? { session_key_id: item.session_key_id } : {}),
+      };
+      macState.recent_downlinks = [...((macState.recent_downlinks as Json[] | undefined) ?? []), recent].slice(-RECENT_DOWNLINKS);
       return { device: { ...next, session, mac_state: macState }, result: undefined };
     });
   }

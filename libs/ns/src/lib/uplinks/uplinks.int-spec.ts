@@ -451,6 +451,30 @@ describe('Network Server uplinks (in-process)', () => {
       const after = (await get(abp, ['mac_state'])).ok as { mac_state: { rx_windows_available: boolean; recent_downlinks: unknown[] } };
       expect(after.mac_state.rx_windows_available).toBe(false);
       expect(after.mac_state.recent_downlinks).toHaveLength(1);
+      // The gateway's TX acknowledgment: the AS hears downlink_sent (the AS's FRMPayload, FCnt and FPort), or downlink_failed with the reason.
+      const sentRequest = sent.body.body as { end_device_ids: unknown; correlation_ids: string[] };
+      const atAsBefore = atAs.length;
+      const ack = (result: string) =>
+        ns.call(
+          'GsNs.ReportTxAcknowledgment',
+          { result, downlink_message: { end_device_ids: sentRequest.end_device_ids, correlation_ids: sentRequest.correlation_ids } },
+          rpcContext('GsNs.ReportTxAcknowledgment'),
+        );
+      expect(await ack('SUCCESS')).toEqual({ ok: {} });
+      expect(await ack('TOO_LATE')).toEqual({ ok: {} });
+      const results = atAs.slice(atAsBefore).map((r) => (r.body as { application_ups: Array<Record<string, unknown>> }).application_ups[0]);
+      expect(results[0].downlink_sent).toMatchObject({
+        f_port: 5,
+        f_cnt: 0,
+        session_key_id: 'ABP2',
+        frm_payload: (queued.FRMPayload as Buffer).toString('base64'),
+        confirmed: false,
+      });
+      expect(results[1].downlink_failed).toMatchObject({
+        downlink: { f_port: 5, f_cnt: 0 },
+        error: { name: 'transmission', attributes: { result: 'TOO_LATE' } },
+      });
+      expect(events.all.map((e) => e.name)).toEqual(expect.arrayContaining(['ns.down.transmission.success', 'ns.down.transmission.fail']));
       // An unconfirmed uplink with nothing queued gets no downlink.
       await handle(uplink(dataUp('26000002', 2), [{ gateway: 'gtw-strong', snr: 6 }])[0]);
       await new Promise((r) => setTimeout(r, 400));

@@ -1,0 +1,191 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  type ApplicationLink,
+  type ApplicationUpJson,
+  AS_EVENTS,
+  deviceIdentifiers,
+  type NsApplicationUp,
+  nowTimestamp,
+  plainJson,
+  type RpcContext,
+} from '@lorawan/api';
+import { EventPublisher } from '@lorawan/component';
+import { isStackError } from '@lorawan/errors';
+import { DeviceRegistry } from '@lorawan/registry';
+import type { AsDevice } from '../end-devices/as-device';
+import { ErrMaxRetriesReached, ErrUnknownSession } from '../errors';
+import { ApplicationUpForwarder } from '../uplinks/application-up-forwarder.service';
+import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
+import { skipsPayloadCrypto } from '../uplinks/link/link-settings';
+import { DownlinkPayloads, sessionOf } from './downlink-payloads.service';
+import { DEFAULT_CONFIRMED_ATTEMPTS } from './downlink-queue.service';
+import { DownlinkReports } from './downlink-reports.service';
+import { DownlinkQueueOperation } from './queue-operation.service';
+
+type Json = Record<string, unknown>;
+
+/** The Network Server's reports on downlinks (ApplicationUp kinds), in proto order. */
+export const DOWNLINK_RESULT_KINDS = ['downlink_ack', 'downlink_nack', 'downlink_sent', 'downlink_failed', 'downlink_queue_invalidated'] as const;
+export type DownlinkResultKind = (typeof DOWNLINK_RESULT_KINDS)[number];
+
+/** A report of the NS, checked by NsUplinks: its device is named. */
+export type NsDownlinkResult = NsApplicationUp & { end_device_ids: NonNullable<NsApplicationUp['end_device_ids']> };
+
+/**
+ * What the Network Server reports on the downlinks it took from the queue (TTS
+ * `applicationserver.go` handleUp, decryptDownlinkMessage, handleDownlinkNack,
+ * handleDownlinkQueueInvalidated), received through `NsAs.HandleUplink`:
+ *
+ * - `downlink_sent`, `downlink_ack`, `downlink_failed`: the downlink's FRMPayload, as the NS has it
+ *   (encrypted), is decrypted with the AppSKey of the session its `session_key_id` names (current
+ *   or pending; else `unknown_session`, unless the AS skips payload crypto for the device) and
+ *   decoded with the down formatter; then the message goes to the integrations with
+ *   `as.down.data.sent|ack|failed.forward`.
+ * - `downlink_nack`: the same, and the confirmed downlink is queued again (pushed to the NS,
+ *   encrypted with the next FCnt) with its `confirmed_retry.attempt` one higher; past its
+ *   `max_attempts` (else DEFAULT_CONFIRMED_ATTEMPTS) it is not, and gets a `downlink_failed`
+ *   (`max_retries_reached`) instead. The nack (with the new attempt) goes on with
+ *   `as.down.data.nack.forward`.
+ * - `downlink_queue_invalidated`: the NS dropped a session's queue whose FCnts it had passed; the
+ *   AS decrypts the items (those it cannot: `as.down.data.drop`), encrypts them again from the
+ *   NS's `last_f_cnt_down` and pushes them. As in TTS the message does not go to the
+ *   integrations (the application sees nothing change), unless the AS skips payload crypto for
+ *   the device: then the application must rebuild the queue, and it gets the message.
+ *
+ * A re-queue the NS refuses gives each item a `downlink_failed` and `as.down.data.drop`. Any
+ * failure is the answer to the NS (as NsUplinks does for uplinks); TTS's AS logs it and answers OK.
+ */
+@Injectable()
+export class DownlinkResults {
+  private readonly logger = new Logger('DownlinkResults');
+
+  constructor(
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
+    @Inject(DownlinkPayloads) private readonly payloads: DownlinkPayloads,
+    @Inject(DownlinkQueueOperation) private readonly operation: DownlinkQueueOperation,
+    @Inject(DownlinkReports) private readonly reports: DownlinkReports,
+    @Inject(EventPublisher) private readonly events: EventPublisher,
+    @Inject(ApplicationUpForwarder) private readonly upstream: ApplicationUpForwarder,
+  ) {}
+
+  async handle(kind: DownlinkResultKind, request: NsDownlinkResult, ctx: RpcContext): Promise<void> {
+    const up: ApplicationUpJson = {
+      end_device_ids: { ...plainJson(request.end_device_ids) },
+      correlation_ids: request.correlation_ids ?? [],
+      received_at: nowTimestamp(),
+      [kind]: plainJson(request[kind]) as Json,
+    };
+    const eventCtx = this.upstream.correlate(up, ctx);
+    const ids = request.end_device_ids;
+    let pass: boolean;
+    try {
+      const [stored, link] = await Promise.all([
+        this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id }),
+        this.links.find(ids.application_ids.application_id),
+      ]);
+      const device = stored as AsDevice;
+      const report = { device, link, up, ctx: eventCtx };
+      switch (kind) {
+        case 'downlink_sent':
+        case 'downlink_ack':
+          pass = await this.open(up[kind] as Json, report);
+          break;
+        case 'downlink_failed':
+          pass = await this.open((up.downlink_failed as { downlink: Json }).downlink, report);
+          break;
+        case 'downlink_nack':
+          pass = await this.nack(up.downlink_nack as Json, report);
+          break;
+        case 'downlink_queue_invalidated':
+          pass = await this.invalidated(up.downlink_queue_invalidated as Json, report);
+          break;
+      }
+    } catch (err) {
+      const log = { device_uid: `${ids.application_ids.application_id}.${ids.device_id}`, kind, correlation_ids: up.correlation_ids };
+      // Only our own errors' messages (never a driver's, which may quote what was written); the RPC filter logs the others.
+      this.logger.warn({ ...log, error: isStackError(err) ? err.fullMessage : 'internal' }, 'downlink report dropped');
+      throw err;
+    }
+    if (pass) await this.upstream.forward(up, eventCtx);
+  }
+
+  /** TTS decryptDownlinkMessage: the downlink decrypted and decoded in place. */
+  private async open(downlink: Json, { device, link, ctx }: Report): Promise<boolean> {
+    const session = sessionOf(device, downlink.session_key_id as string | undefined);
+    if (!session) {
+      if (skipsPayloadCrypto(device, link)) return true;
+      throw ErrUnknownSession.with();
+    }
+    await this.payloads.open(downlink, device, link, session, ctx);
+    return true;
+  }
+
+  /** TTS handleDownlinkNack: decrypted, its attempt counted, queued again (or failed past its last attempt). */
+  private async nack(downlink: Json, report: Report): Promise<boolean> {
+    const { device, link, up, ctx } = report;
+    const session = sessionOf(device, downlink.session_key_id as string | undefined);
+    if (!session || !this.payloads.appSKey(device, link, session)) return this.open(downlink, report);
+    await this.payloads.open(downlink, device, link, session, ctx);
+    const retry = { ...((downlink.confirmed_retry as Json | undefined) ?? {}) };
+    retry.attempt = Number(retry.attempt ?? 0) + 1;
+    downlink.confirmed_retry = retry;
+    const max = Number(retry.max_attempts ?? DEFAULT_CONFIRMED_ATTEMPTS);
+    const receivedAt = up.received_at as string;
+    if ((retry.attempt as number) > max) {
+      await this.reports.dropped(device.ids, device.ids, [downlink], receivedAt, ErrMaxRetriesReached.with({ max_retries: max }), ctx);
+      return true;
+    }
+    try {
+      await this.operation.run({ device, link, items: [downlink], operation: 'push', ctx });
+    } catch (err) {
+      await this.reports.dropped(device.ids, device.ids, [downlink], receivedAt, err, ctx);
+      throw err;
+    }
+    return true;
+  }
+
+  /** TTS handleDownlinkQueueInvalidated: the items decrypted and pushed again from the NS's last FCnt; not for the integrations. */
+  private async invalidated(invalidated: Json, { device, link, up, ctx }: Report): Promise<boolean> {
+    const sessionKeyId = invalidated.session_key_id as string | undefined;
+    const session = sessionOf(device, sessionKeyId);
+    if (!session || !this.payloads.appSKey(device, link, session)) {
+      if (skipsPayloadCrypto(device, link)) return true;
+      throw ErrUnknownSession.with();
+    }
+    const items: Json[] = [];
+    for (const queued of (invalidated.downlinks as Json[] | undefined) ?? []) {
+      const item = { ...queued };
+      try {
+        const itemSession = sessionOf(device, item.session_key_id as string | undefined);
+        const appSKey = itemSession && this.payloads.appSKey(device, link, itemSession);
+        if (!itemSession || !appSKey) throw ErrUnknownSession.with();
+        item.frm_payload = this.payloads.crypt(item, itemSession, appSKey);
+        items.push(item);
+      } catch (err) {
+        // TTS: an item the AS cannot decrypt is dropped (logged, `as.down.data.drop`); the others are queued again.
+        const error = (isStackError(err) ? err : ErrUnknownSession.with()).toDetails();
+        this.events.publish(AS_EVENTS.downDataDrop, deviceIdentifiers(device.ids), {
+          ctx: { ...ctx, correlation_ids: (item.correlation_ids as string[]) ?? [] },
+          data: error,
+        });
+      }
+    }
+    if (items.length === 0) return false;
+    const lastAFCntDown = { session_key_id: sessionKeyId, f_cnt: Number(invalidated.last_f_cnt_down ?? 0) };
+    try {
+      await this.operation.run({ device, link, items, operation: 'push', ctx, lastAFCntDown });
+    } catch (err) {
+      await this.reports.dropped(device.ids, device.ids, items, up.received_at as string, err, ctx);
+      throw err;
+    }
+    return false;
+  }
+}
+
+interface Report {
+  device: AsDevice;
+  link: ApplicationLink | undefined;
+  up: ApplicationUpJson;
+  ctx: RpcContext;
+}
