@@ -50,8 +50,15 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start) => {
     receiver = await new WebhookReceiver().start();
     expectStatus(
       await api.put(`/api/v3/as/webhooks/${app}/hook`, {
-        webhook: { ids: { webhook_id: 'hook', application_ids: { application_id: app } }, base_url: receiver.url, format: 'json' },
-        field_mask: { paths: ['base_url', 'format'] },
+        webhook: {
+          ids: { webhook_id: 'hook', application_ids: { application_id: app } },
+          base_url: receiver.url,
+          format: 'json',
+          uplink_message: { path: '/up' },
+          downlink_sent: { path: '/down/sent' },
+          downlink_ack: { path: '/down/ack' },
+        },
+        field_mask: { paths: ['base_url', 'format', 'uplink_message', 'downlink_sent', 'downlink_ack'] },
       }),
       200,
     );
@@ -151,5 +158,32 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start) => {
       [0, 'one'],
       [2, 'two'],
     ]);
+  }, 60_000);
+
+  it('a queued downlink goes out in the RX1 window of the next uplink, the device decrypts it (lora-packet), and the TX_ACK becomes downlink_sent', async () => {
+    const d = await joinedDevice();
+    // The first uplink makes the pending session current.
+    await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(d.keys, d.devAddr, 0, 1, Buffer.from([1])), { tmst: 10_000_000 })] });
+    await receiver.waitFor(() => uplinksOf(d.dev).length === 1, 10_000, 'the first uplink');
+    const push = await api.post(`/api/v3/as/applications/${app}/devices/${d.dev}/down/push`, {
+      downlinks: [{ f_port: 7, frm_payload: Buffer.from('hello device').toString('base64'), priority: 'NORMAL' }],
+    });
+    expectStatus(push, 200);
+    const before = gateways[1].udp.downlinks.length;
+    const sentAt = Date.now();
+    await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(d.keys, d.devAddr, 1, 1, Buffer.from([2])), { tmst: 20_000_000 })] });
+    const down = (await gateways[1].udp.waitForDownlinks(before + 1, 3000))[before];
+    // RX1: one second after the uplink (the plan's RX1 delay), on its channel and data rate, in time.
+    expect(down.txpk).toMatchObject({ tmst: 21_000_000, freq: 868.1, datr: 'SF7BW125' });
+    expect(down.at - sentAt).toBeLessThan(1000);
+    const frame = loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
+    expect(frame.getMType()).toBe('Unconfirmed Data Down');
+    expect(frame.getFPort()).toBe(7);
+    expect(loraPacket.verifyMIC(frame, Buffer.from(d.keys.nwkSKey, 'hex'))).toBe(true);
+    expect(loraPacket.decrypt(frame, Buffer.from(d.keys.appSKey, 'hex'), Buffer.from(d.keys.nwkSKey, 'hex')).toString()).toBe('hello device');
+    gateways[1].udp.txAck(down.token);
+    await receiver.waitFor(() => receiver.to('/down/sent').some((r) => r.json?.end_device_ids?.device_id === d.dev), 10_000, 'downlink_sent');
+    const sent = receiver.to('/down/sent').find((r) => r.json?.end_device_ids?.device_id === d.dev)?.json;
+    expect(sent.downlink_sent).toMatchObject({ f_port: 7, frm_payload: Buffer.from('hello device').toString('base64') });
   }, 60_000);
 });

@@ -36,6 +36,8 @@ interface Collected {
 const ENTRY_TTL_MS = 5 * 60_000;
 /** Rounds of create / read when the entry changes between them (a claim renewed, or deleted). */
 const MAX_ROUNDS = 10;
+/** How long metadata that arrived ahead of its claim is kept for it. */
+const EARLY_TTL_MS = 5000;
 const codec = { encode: (v: unknown) => Buffer.from(JSON.stringify(v)), decode: <T>(b: Uint8Array) => JSON.parse(Buffer.from(b).toString()) as T };
 
 export function dedupBucketName(subjectPrefix?: string): string {
@@ -45,6 +47,12 @@ export function dedupBucketName(subjectPrefix?: string): string {
 export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
   /** The metadata of the uplinks this replica claimed, kept until their window and cooldown are over. */
   private readonly collected = new Map<string, Collected>();
+  /**
+   * Metadata that reached this replica before its claim was recorded here: a duplicate can read
+   * the claim from KV and send its metadata while the claimer's create is still on its way back.
+   * Taken over by the claim, or forgotten after a few seconds.
+   */
+  private readonly early = new Map<string, { metadata: unknown[]; at: number }>();
   private readonly subscription: Subscription;
 
   private constructor(
@@ -57,7 +65,9 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
         if (err) return;
         try {
           const { key, metadata } = codec.decode<{ key: string; metadata: unknown[] }>(msg.data);
-          this.collected.get(key)?.metadata.push(...metadata);
+          const held = this.collected.get(key);
+          if (held) held.metadata.push(...metadata);
+          else this.keepEarly(key, metadata);
         } catch {
           // Not a copy's metadata: nothing to merge.
         }
@@ -82,8 +92,9 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
       const entry = await this.kv.get(key);
       const current = entry?.operation === 'PUT' ? codec.decode<Claim>(entry.value) : undefined;
       if (current && now - current.at <= timing.windowMs + timing.cooldownMs) {
-        if (current.owner === this.inbox) this.collected.get(key)?.metadata.push(...metadata);
-        else this.nc.publish(current.owner, codec.encode({ key, metadata }));
+        if (current.owner !== this.inbox) this.nc.publish(current.owner, codec.encode({ key, metadata }));
+        else if (this.collected.has(key)) this.collected.get(key)?.metadata.push(...metadata);
+        else this.keepEarly(key, [...metadata]);
         return false;
       }
       const claim = codec.encode({ at: now, owner: this.inbox } satisfies Claim);
@@ -107,6 +118,7 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
   async close(): Promise<void> {
     for (const { timer } of this.collected.values()) clearTimeout(timer);
     this.collected.clear();
+    this.early.clear();
     if (!this.nc.isClosed()) {
       this.subscription.unsubscribe();
       await this.nc.close();
@@ -117,6 +129,16 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
     clearTimeout(this.collected.get(key)?.timer);
     const timer = setTimeout(() => this.collected.delete(key), timing.windowMs + timing.cooldownMs + 1000);
     timer.unref();
-    this.collected.set(key, { metadata, timer });
+    const early = this.early.get(key);
+    this.early.delete(key);
+    this.collected.set(key, { metadata: [...metadata, ...(early?.metadata ?? [])], timer });
+  }
+
+  private keepEarly(key: string, metadata: unknown[]): void {
+    const now = Date.now();
+    for (const [k, e] of this.early) if (now - e.at > EARLY_TTL_MS) this.early.delete(k);
+    const entry = this.early.get(key);
+    if (entry) entry.metadata.push(...metadata);
+    else this.early.set(key, { metadata: [...metadata], at: now });
   }
 }
