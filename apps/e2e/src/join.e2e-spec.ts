@@ -136,6 +136,20 @@ describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas, netId, devAddr
     return { dev, ...ids, appKey, nwkKey, version };
   }
 
+  /**
+   * A registry's view of the device once it holds the join's pending session: the gateway has the
+   * join-accept a moment before the NS and the AS have stored the session (a real device is heard
+   * again only after its RX windows).
+   */
+  async function withPendingSession(c: 'ns' | 'as', dev: string): Promise<Record<string, unknown>> {
+    for (let i = 0; ; i++) {
+      const json = (await reg.getOk(c, app, dev, ['pending_session'])).json as Record<string, unknown>;
+      if (json.pending_session) return json;
+      if (i > 100) throw new Error(`the ${c.toUpperCase()} did not store the pending session of ${dev}`);
+      await sleep(20);
+    }
+  }
+
   function uplinkIdOf(event: EventJson): string {
     const id = event.correlation_ids.find((c) => c.startsWith('gs:uplink:'));
     if (!id) throw new Error(`${event.name} has no gs:uplink correlation ID`);
@@ -241,7 +255,7 @@ describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas, netId, devAddr
       const js = await reg.getOk('js', app, d.dev, ['last_dev_nonce']);
       expect(js.json).toMatchObject({ last_dev_nonce: 1 });
       const keys = joined.keys as Record<string, string>;
-      const ns = (await reg.getOk('ns', app, d.dev, ['pending_session'])).json as {
+      const ns = (await withPendingSession('ns', d.dev)) as {
         pending_session: { dev_addr: string; keys: Record<string, { key: string }> };
       };
       expect(ns.pending_session.dev_addr).toBe(joined.devAddr);
@@ -252,7 +266,7 @@ describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas, netId, devAddr
       } else {
         for (const k of ['f_nwk_s_int_key', 's_nwk_s_int_key', 'nwk_s_enc_key']) expect(ns.pending_session.keys[k].key).toBe(keys.nwkSKey);
       }
-      const as = (await reg.getOk('as', app, d.dev, ['pending_session'])).json as { pending_session: { keys: { app_s_key: { key: string } } } };
+      const as = (await withPendingSession('as', d.dev)) as { pending_session: { keys: { app_s_key: { key: string } } } };
       expect(as.pending_session.keys.app_s_key.key).toBe(keys.appSKey);
     },
     30_000,
@@ -283,7 +297,7 @@ describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas, netId, devAddr
     const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...args], { timeout: 20_000 });
     const result = JSON.parse(stdout) as { dev_addr: string; rx_window: string; session_keys: { app_s_key: string } };
     expect(result.rx_window).toBe('RX1');
-    const as = (await reg.getOk('as', app, d.dev, ['pending_session'])).json as { pending_session: { dev_addr: string; keys: { app_s_key: { key: string } } } };
+    const as = (await withPendingSession('as', d.dev)) as { pending_session: { dev_addr: string; keys: { app_s_key: { key: string } } } };
     expect(as.pending_session.dev_addr).toBe(result.dev_addr);
     expect(as.pending_session.keys.app_s_key.key).toBe(result.session_keys.app_s_key);
   }, 30_000);

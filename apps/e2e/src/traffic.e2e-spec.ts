@@ -7,7 +7,7 @@
 import loraPacket from 'lora-packet';
 import type { EventJson } from '@lorawan/api';
 import { SimulatedOtaaDevice, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
-import { Registries, randomEui, randomKey, uid } from './devices';
+import { abpAsDevice, abpNsDevice, randomDevAddr, Registries, randomEui, randomKey, uid } from './devices';
 import { EventStream } from './event-stream';
 import { ADMIN_USER_ID, Api, createApplications, expectStatus, sleep } from './http-client';
 
@@ -19,12 +19,26 @@ const MODES: Array<[string, Start]> = [
 ];
 
 /** A data uplink as the device sends it, built by lora-packet with the session keys the device derived. */
-function dataUplink(keys: { nwkSKey: string; appSKey: string }, devAddr: string, fCnt: number, fPort: number, payload: Buffer): Buffer {
+function dataUplink(
+  keys: { nwkSKey: string; appSKey: string },
+  devAddr: string,
+  fCnt: number,
+  fPort: number,
+  payload: Buffer,
+  o: { confirmed?: boolean; ack?: boolean } = {},
+): Buffer {
   const high = Buffer.alloc(2);
   high.writeUInt16LE(fCnt >>> 16);
   return loraPacket
     .fromFields(
-      { MType: 'Unconfirmed Data Up', DevAddr: Buffer.from(devAddr, 'hex'), FCnt: fCnt & 0xffff, FPort: fPort, payload },
+      {
+        MType: o.confirmed ? 'Confirmed Data Up' : 'Unconfirmed Data Up',
+        DevAddr: Buffer.from(devAddr, 'hex'),
+        FCnt: fCnt & 0xffff,
+        FPort: fPort,
+        payload,
+        ...(o.ack ? { FCtrl: { ACK: true } } : {}),
+      },
       Buffer.from(keys.appSKey, 'hex'),
       Buffer.from(keys.nwkSKey, 'hex'),
       undefined,
@@ -100,6 +114,13 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start) => {
     await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(sim.joinRequest(), { tmst: 1_000_000 })] });
     const down = (await gw.udp.waitForDownlinks(before + 1, 5000))[before];
     const joined = sim.acceptJoin(Buffer.from(down.txpk.data as string, 'base64'));
+    // A real device is not heard again before its join-accept's RX window (5 s); this one is at once, so wait until the NS holds the new session.
+    for (let i = 0; ; i++) {
+      const held = (await reg.getOk('ns', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
+      if (held.pending_session?.dev_addr === joined.devAddr) break;
+      if (i > 100) throw new Error('the NS did not store the pending session');
+      await sleep(20);
+    }
     return { dev, ids, devAddr: joined.devAddr, keys: joined.keys as { nwkSKey: string; appSKey: string } };
   }
 
@@ -185,5 +206,58 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start) => {
     await receiver.waitFor(() => receiver.to('/down/sent').some((r) => r.json?.end_device_ids?.device_id === d.dev), 10_000, 'downlink_sent');
     const sent = receiver.to('/down/sent').find((r) => r.json?.end_device_ids?.device_id === d.dev)?.json;
     expect(sent.downlink_sent).toMatchObject({ f_port: 7, frm_payload: Buffer.from('hello device').toString('base64') });
+  }, 60_000);
+
+  it('an ABP device (session from the registries, no join) is heard and answered: a confirmed downlink, then downlink_ack on the uplink with ACK', async () => {
+    const dev = uid('abp');
+    const ids = { device_id: dev, dev_eui: randomEui() };
+    const devAddr = randomDevAddr();
+    const keys = { nwkSKey: randomKey(), appSKey: randomKey() };
+    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
+    const ns = abpNsDevice(ids, devAddr, keys.nwkSKey, { frequency_plan_id: 'EU_863_870_TTN' });
+    await reg.setOk('ns', app, dev, ns.device, ns.paths);
+    const as = abpAsDevice(ids, devAddr, keys.appSKey);
+    await reg.setOk('as', app, dev, as.device, as.paths);
+    await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(keys, devAddr, 1, 3, Buffer.from('abp')), { tmst: 30_000_000 })] });
+    await receiver.waitFor(() => uplinksOf(dev).length === 1, 10_000, 'the ABP uplink');
+    expect(uplinksOf(dev)[0].json.uplink_message).toMatchObject({ f_port: 3, f_cnt: 1, frm_payload: Buffer.from('abp').toString('base64') });
+    expectStatus(
+      await api.post(`/api/v3/as/applications/${app}/devices/${dev}/down/push`, {
+        downlinks: [{ f_port: 9, frm_payload: Buffer.from('please ack').toString('base64'), confirmed: true }],
+      }),
+      200,
+    );
+    const before = gateways[1].udp.downlinks.length;
+    await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(keys, devAddr, 2, 3, Buffer.from('x')), { tmst: 40_000_000 })] });
+    const down = (await gateways[1].udp.waitForDownlinks(before + 1, 3000))[before];
+    const frame = loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
+    expect(frame.getMType()).toBe('Confirmed Data Down');
+    expect(loraPacket.decrypt(frame, Buffer.from(keys.appSKey, 'hex'), Buffer.from(keys.nwkSKey, 'hex')).toString()).toBe('please ack');
+    gateways[1].udp.txAck(down.token);
+    // The device acknowledges it in its next uplink.
+    await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(keys, devAddr, 3, 3, Buffer.from('y'), { ack: true }), { tmst: 50_000_000 })] });
+    await receiver.waitFor(() => receiver.to('/down/ack').some((r) => r.json?.end_device_ids?.device_id === dev), 10_000, 'downlink_ack');
+    const ack = receiver.to('/down/ack').find((r) => r.json?.end_device_ids?.device_id === dev)?.json;
+    expect(ack.downlink_ack).toMatchObject({ f_port: 9, confirmed: true, frm_payload: Buffer.from('please ack').toString('base64') });
+  }, 60_000);
+
+  it('a downlink too long for RX1 at the uplink’s data rate goes out in RX2 (EU_863_870_TTN: SF9 after the join)', async () => {
+    const d = await joinedDevice();
+    await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(d.keys, d.devAddr, 0, 1, Buffer.from([1])), { tmst: 60_000_000 })] });
+    await receiver.waitFor(() => uplinksOf(d.dev).length === 1, 10_000, 'the first uplink');
+    // 80 bytes: more than SF12's 59 (RX1 of an SF12 uplink), within SF9's 123 (RX2 of the plan).
+    const payload = Buffer.alloc(80, 0x5a);
+    expectStatus(
+      await api.post(`/api/v3/as/applications/${app}/devices/${d.dev}/down/push`, { downlinks: [{ f_port: 4, frm_payload: payload.toString('base64') }] }),
+      200,
+    );
+    const before = gateways[1].udp.downlinks.length;
+    await gateways[1].udp.push({
+      rxpk: [SimulatedUdpGateway.rxpk(dataUplink(d.keys, d.devAddr, 1, 1, Buffer.from([2])), { tmst: 70_000_000, datr: 'SF12BW125' })],
+    });
+    const down = (await gateways[1].udp.waitForDownlinks(before + 1, 4000))[before];
+    expect(down.txpk).toMatchObject({ tmst: 72_000_000, freq: 869.525, datr: 'SF9BW125' });
+    const frame = loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
+    expect(loraPacket.decrypt(frame, Buffer.from(d.keys.appSKey, 'hex'), Buffer.from(d.keys.nwkSKey, 'hex'))).toEqual(payload);
   }, 60_000);
 });
