@@ -260,4 +260,36 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start) => {
     const frame = loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
     expect(loraPacket.decrypt(frame, Buffer.from(d.keys.appSKey, 'hex'), Buffer.from(d.keys.nwkSKey, 'hex'))).toEqual(payload);
   }, 60_000);
+
+  it('a class C device gets its queued downlink at once, without an uplink: RX2 channel and rate, sent immediately, through the gateway that heard it', async () => {
+    const dev = uid('classc');
+    const ids = { device_id: dev, dev_eui: randomEui() };
+    const devAddr = randomDevAddr();
+    const keys = { nwkSKey: randomKey(), appSKey: randomKey() };
+    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
+    const ns = abpNsDevice(ids, devAddr, keys.nwkSKey, { frequency_plan_id: 'EU_863_870_TTN', supports_class_c: true });
+    await reg.setOk('ns', app, dev, ns.device, [...ns.paths, 'supports_class_c']);
+    // The MAC state a client sends back must be whole (TTS: current and desired parameters are required).
+    const { mac_state: macState } = (await reg.getOk('ns', app, dev, ['mac_state'])).json as { mac_state: Record<string, unknown> };
+    await reg.setOk('ns', app, dev, { ids, mac_state: { ...macState, device_class: 'CLASS_C' } }, ['mac_state.device_class']);
+    const as = abpAsDevice(ids, devAddr, keys.appSKey);
+    await reg.setOk('as', app, dev, as.device, as.paths);
+    // One uplink, so the NS knows a gateway that hears the device.
+    await gateways[0].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(keys, devAddr, 1, 3, Buffer.from('hi')), { tmst: 90_000_000 })] });
+    await receiver.waitFor(() => uplinksOf(dev).length === 1, 10_000, 'the class C device’s uplink');
+    await sleep(1500);
+    const before = gateways[0].udp.downlinks.length;
+    expectStatus(
+      await api.post(`/api/v3/as/applications/${app}/devices/${dev}/down/push`, {
+        downlinks: [{ f_port: 11, frm_payload: Buffer.from('class c').toString('base64') }],
+      }),
+      200,
+    );
+    const down = (await gateways[0].udp.waitForDownlinks(before + 1, 5000))[before];
+    expect(down.txpk).toMatchObject({ imme: true, freq: 869.525, datr: 'SF12BW125' });
+    const frame = loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
+    expect(frame.getFPort()).toBe(11);
+    expect(loraPacket.verifyMIC(frame, Buffer.from(keys.nwkSKey, 'hex'))).toBe(true);
+    expect(loraPacket.decrypt(frame, Buffer.from(keys.appSKey, 'hex'), Buffer.from(keys.nwkSKey, 'hex')).toString()).toBe('class c');
+  }, 60_000);
 });

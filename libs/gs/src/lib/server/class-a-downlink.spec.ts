@@ -1,6 +1,6 @@
 import { isStackError } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
-import { planClassADownlink, SCHEDULE_MARGIN_MS } from './class-a-downlink';
+import { planClassADownlink, planClassCDownlink, SCHEDULE_MARGIN_MS } from './class-a-downlink';
 
 const plan = getFrequencyPlan('EU_863_870_TTN');
 if (!plan) throw new Error('EU_863_870_TTN missing from the catalogue');
@@ -39,6 +39,16 @@ describe('class A downlink window (GS)', () => {
     const rate = planClassADownlink(payload, { ...request, rx1_data_rate: { lora: { spreading_factor: 12, bandwidth: 500000 } } }, token, plan, now);
     expect(isStackError(rate) && rate.toDetails().name).toBe('data_rate');
     const none = planClassADownlink(payload, { downlink_paths: [] }, token, plan, now);
+    expect(isStackError(none) && none.toDetails().name).toBe('no_rx_window');
+  });
+
+  it('sends a class C downlink now (imme) on the RX2 channel and rate, at the sub-band’s limit', () => {
+    const planned = planClassCDownlink(payload, { ...request, class: 'CLASS_C' }, plan, 5000);
+    if (isStackError(planned)) throw planned;
+    expect(planned).toMatchObject({ window: 'rx2', frequency: '869525000', transmit_at_ms: 5000 });
+    expect(planned.txpk).toMatchObject({ imme: true, freq: 869.525, datr: 'SF9BW125', powe: 27 });
+    expect(planned.txpk.tmst).toBeUndefined();
+    const none = planClassCDownlink(payload, { downlink_paths: [], class: 'CLASS_C' }, plan);
     expect(isStackError(none) && none.toDetails().name).toBe('no_rx_window');
   });
 });

@@ -38,6 +38,29 @@ export function asDataRate(value: unknown): DataRate | undefined {
   return undefined;
 }
 
+/**
+ * A class B/C downlink sent now (TTS: `imme` when the request names no time): a class C device
+ * listens on its RX2 channel whenever it is not transmitting. The request's RX2 frequency and data
+ * rate; the sub-band's limit as power.
+ */
+export function planClassCDownlink(payload: Buffer, request: TxRequest, plan: FrequencyPlan, now = Date.now(), antennaGain = 0): ClassADownlink | StackError {
+  if (request.rx2_frequency === undefined || request.rx2_data_rate === undefined) return ErrNoRxWindow.with();
+  const rate = asDataRate(request.rx2_data_rate);
+  if (!rate || dataRateIndexOf(plan.band_id, rate, true) === undefined) return ErrDataRate.with({ band_id: plan.band_id });
+  const frequency = request.rx2_frequency;
+  const eirp = downlinkEirp(plan, frequency);
+  if (eirp === undefined) return ErrFrequencyNotAllowed.with({ frequency, frequency_plan_id: plan.id });
+  return {
+    window: 'rx2',
+    delay: 0,
+    frequency,
+    data_rate: rate,
+    eirp,
+    transmit_at_ms: now,
+    txpk: toTxpk({ payload, frequency, data_rate: rate, eirp, antenna_gain: antennaGain }),
+  };
+}
+
 export function planClassADownlink(
   payload: Buffer,
   request: TxRequest,

@@ -19,7 +19,7 @@ import {
 } from '../errors';
 import type { UplinkMessageJson } from '../udp/translation';
 import { decodeUplinkToken } from '../udp/uplink-token';
-import { planClassADownlink } from './class-a-downlink';
+import { planClassADownlink, planClassCDownlink } from './class-a-downlink';
 import type { TxAckResult } from '../udp/packet-data';
 import { type GatewayConnection, type GatewayResolution, type PendingDownlink, UdpGatewayServer, type UdpHandlers } from '../udp/udp-server';
 
@@ -99,7 +99,11 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     const plan = getFrequencyPlan(conn.frequency_plan_ids[0] ?? '');
     if (!plan) return fail(ErrFrequencyPlan.with({ gateway_uid: conn.ids.gateway_id }));
     const now = Date.now();
-    const planned = planClassADownlink(Buffer.from(request.raw_payload, 'base64'), request.request, token, plan, now);
+    const payload = Buffer.from(request.raw_payload, 'base64');
+    const planned =
+      request.request.class === 'CLASS_C'
+        ? planClassCDownlink(payload, request.request, plan, now)
+        : planClassADownlink(payload, request.request, token, plan, now);
     if (isStackError(planned)) return fail(planned);
     const acknowledged = { end_device_ids: message.end_device_ids, correlation_ids: eventCtx.correlation_ids, session_key_id: message.session_key_id };
     const sent = this.server?.sendDownlink(token.eui, planned.txpk, acknowledged);
@@ -108,7 +112,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     const scheduled = {
       data_rate: planned.data_rate,
       frequency: planned.frequency,
-      timestamp: planned.txpk.tmst,
+      ...(planned.txpk.tmst !== undefined ? { timestamp: planned.txpk.tmst } : {}),
       downlink: { tx_power: planned.eirp, invert_polarization: true, antenna_index: token.antenna_index },
     };
     const { request: _request, ...rest } = message;

@@ -12,6 +12,8 @@ import { GatewayDownlinks } from './gateway-downlinks.service';
 
 /** How many downlinks the MAC state keeps (`recent_downlinks`). */
 export const RECENT_DOWNLINKS = 20;
+/** How many queued downlinks one class C call sends at most (the next change of the queue sends more). */
+const CLASS_C_BURST = 16;
 /** FHDR without FOpts (7) and FPort (1): what a MACPayload holds besides the FRMPayload. */
 const MAC_PAYLOAD_OVERHEAD = 8;
 
@@ -89,58 +91,106 @@ export class DataDownlinkService {
     const fits = (w: RxWindow | undefined) =>
       w !== undefined && MAC_PAYLOAD_OVERHEAD + payload.length <= (dataRate(plan.band_id, w.data_rate_index)?.max_mac_payload ?? 0);
     const windows = { rx1: fits(rx1) ? rx1 : undefined, rx2: fits(rx2) ? rx2 : undefined };
-    const ids = { device_ids: device.ids };
     if (!windows.rx1 && !windows.rx2) {
       this.logger.debug?.({ device_id: device.ids.device_id, length: payload.length }, 'downlink too long for the receive windows: stays queued');
       return;
     }
+    const request = {
+      class: 'CLASS_A',
+      rx1_delay: rx1?.delay ?? 1,
+      ...(windows.rx1 ? { rx1_data_rate: windows.rx1.data_rate, rx1_frequency: windows.rx1.frequency } : {}),
+      ...(windows.rx2 ? { rx2_data_rate: windows.rx2.data_rate, rx2_frequency: windows.rx2.frequency } : {}),
+    };
+    await this.send(device, { item, queue, ack, adr: uplink.adr, confFCnt: uplink.f_cnt }, request, downlinkPaths(merged.rx_metadata), ctx);
+  }
+
+  /**
+   * Class C (TTS `downlink.go` attemptClassBCDataDownlink): a device in class C listens on RX2
+   * whenever it is not transmitting, so the queue head goes out at once (no uplink to wait for),
+   * on the device's RX2 channel and data rate, through the gateways that heard its latest uplink.
+   * Called when the queue changes; it sends the queue one downlink at a time.
+   */
+  async classC(ids: { application_id: string; device_id: string }, ctx: RpcContext): Promise<void> {
+    for (let sent = 0; sent < CLASS_C_BURST; sent++) {
+      const device = (await this.registry.stored(ids)) as NsDataDevice & { supports_class_c?: boolean };
+      const session = device.session as QueueSession | undefined;
+      const macState = device.mac_state as (Json & { device_class?: string; current_parameters?: Json; recent_uplinks?: Json[] }) | undefined;
+      const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
+      if (!device.supports_class_c || macState?.device_class !== 'CLASS_C' || !session?.dev_addr || !plan) return;
+      const queue = (session.queued_application_downlinks ?? []).filter((d) => !d.session_key_id || d.session_key_id === session.keys?.session_key_id);
+      const item = queue[0];
+      if (!item) return;
+      const params = macState.current_parameters ?? {};
+      const rate = dataRate(plan.band_id, (params.rx2_data_rate_index as number | undefined) ?? plan.rx2.data_rate_index);
+      const payload = item.frm_payload ? Buffer.from(item.frm_payload, 'base64') : Buffer.alloc(0);
+      if (!rate || MAC_PAYLOAD_OVERHEAD + payload.length > rate.max_mac_payload) return;
+      const latest = (macState.recent_uplinks ?? []).at(-1) as { rx_metadata?: Array<Record<string, unknown>> } | undefined;
+      const paths = downlinkPaths(latest?.rx_metadata ?? []);
+      const request = { class: 'CLASS_C', rx2_data_rate: rate.rate, rx2_frequency: String(params.rx2_frequency ?? plan.rx2.frequency) };
+      if (!(await this.send(device, { item, queue, ack: false, adr: false }, request, paths, ctx))) return;
+    }
+  }
+
+  /**
+   * Builds the frame (the queue head, or an empty one that carries an ACK), hands it to the
+   * gateways (`ns.down.data.schedule.*`) and records it on the device. False when it did not go out.
+   */
+  private async send(
+    device: NsDataDevice,
+    frame: { item?: QueuedDownlink; queue: QueuedDownlink[]; ack: boolean; adr: boolean; confFCnt?: number },
+    request: Json,
+    paths: ReturnType<typeof downlinkPaths>,
+    ctx: RpcContext,
+  ): Promise<boolean> {
+    const session = device.session as QueueSession;
+    const macState = device.mac_state as Json & { lorawan_version?: string };
+    const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
+    const { item } = frame;
     const version = macState.lorawan_version ?? device.lorawan_version ?? 'MAC_V1_0_3';
     const key = session.keys?.s_nwk_s_int_key ?? session.keys?.f_nwk_s_int_key;
     const micKey = key ? this.registry.openKey(key).key : undefined;
-    if (!micKey) return;
+    if (!micKey || !plan || !session.dev_addr) return false;
     // 1.0.x shares one FCntDown between the NS and the AS (TTS keeps it in `last_n_f_cnt_down`); 1.1's NFCntDown is the NS's own.
     const fCnt = item?.f_cnt ?? (session.last_n_f_cnt_down ?? -1) + 1;
     const raw = dataDownlinkFrame(
       {
         confirmed: item?.confirmed ?? false,
         dev_addr: session.dev_addr,
-        adr: uplink.adr,
-        ack,
-        f_pending: queue.length > 1,
+        adr: frame.adr,
+        ack: frame.ack,
+        f_pending: frame.queue.length > 1,
         f_cnt: fCnt,
         f_port: item?.f_port,
-        frm_payload: item ? payload : undefined,
+        frm_payload: item?.frm_payload ? Buffer.from(item.frm_payload, 'base64') : item ? Buffer.alloc(0) : undefined,
       },
-      { lorawan_version: version, key: micKey, conf_f_cnt: uplink.f_cnt },
+      { lorawan_version: version, key: micKey, conf_f_cnt: frame.confFCnt },
     );
     const correlationIds = [...new Set([...ctx.correlation_ids, ...(item?.correlation_ids ?? []), `ns:downlink:${newUlid()}`])];
     const downlink = {
       raw_payload: raw.toString('base64'),
       end_device_ids: device.ids,
-      request: {
-        class: 'CLASS_A',
-        rx1_delay: rx1?.delay ?? 1,
-        ...(windows.rx1 ? { rx1_data_rate: windows.rx1.data_rate, rx1_frequency: windows.rx1.frequency } : {}),
-        ...(windows.rx2 ? { rx2_data_rate: windows.rx2.data_rate, rx2_frequency: windows.rx2.frequency } : {}),
-        priority: item?.priority ?? 'NORMAL',
-        frequency_plan_id: plan.id,
-      },
+      request: { ...request, priority: item?.priority ?? 'NORMAL', frequency_plan_id: plan.id },
       correlation_ids: correlationIds,
       ...(session.keys?.session_key_id ? { session_key_id: session.keys.session_key_id } : {}),
     } as unknown as Omit<ScheduleDownlinkRequest, 'request'> & { request: Omit<ScheduleDownlinkRequest['request'], 'downlink_paths'> };
+    const ids = { device_ids: device.ids };
     const eventCtx = { ...ctx, correlation_ids: correlationIds };
     this.events.publish(NS_EVENTS.dataScheduleAttempt, ids, { ctx: eventCtx, data: downlink });
     try {
-      const scheduled = await this.downlinks.schedule(downlink, downlinkPaths(merged.rx_metadata), eventCtx);
+      const scheduled = await this.downlinks.schedule(downlink, paths, eventCtx);
       this.events.publish(NS_EVENTS.dataScheduleSuccess, ids, { ctx: eventCtx, data: scheduled });
     } catch (err) {
       const error = isStackError(err) ? err : ErrNoDownlinkPath.with();
       this.events.publish(NS_EVENTS.dataScheduleFail, ids, { ctx: eventCtx, data: error.toDetails() });
-      return;
+      return false;
     }
-    await this.sent(device, item, fCnt, version, correlationIds).catch((err: Error) =>
-      this.logger.warn({ device_id: device.ids.device_id, error: err.message }, 'downlink sent, device not updated'),
-    );
+    try {
+      await this.sent(device, item, fCnt, version, correlationIds);
+    } catch (err) {
+      this.logger.warn({ device_id: device.ids.device_id, error: (err as Error).message }, 'downlink sent, device not updated');
+      return false;
+    }
+    return true;
   }
 
   /** The device after a scheduled downlink (see above). */

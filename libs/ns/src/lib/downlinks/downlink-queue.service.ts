@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   type ApplicationDownlinksJson,
   type AsNsApplicationDownlink,
@@ -6,12 +6,14 @@ import {
   DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE,
   type DownlinkQueueOperationErrorDetails,
   type EndDeviceIdentifiers,
+  newUlid,
   plainJson,
 } from '@lorawan/api';
 import type { TypedDetail } from '@lorawan/errors';
 import { dataRate, getFrequencyPlan } from '@lorawan/lorawan';
 import { type Device, DeviceRegistry } from '@lorawan/registry';
 import { ErrFrequencyPlanNotFound } from '../errors';
+import { DataDownlinkService } from './data-downlink.service';
 import {
   ErrApplicationDownlinkTooLong,
   ErrConfirmedMulticastDownlink,
@@ -76,7 +78,11 @@ type Empty = Record<string, never>;
  */
 @Injectable()
 export class NsDownlinkQueue {
-  constructor(@Inject(DeviceRegistry) private readonly registry: DeviceRegistry) {}
+  private readonly logger = new Logger('NsDownlinkQueue');
+  constructor(
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    private readonly downlinks: DataDownlinkService,
+  ) {}
 
   push(req: AsNsDownlinkQueueRequest): Promise<Empty> {
     const downlinks = requestDownlinks(req);
@@ -109,6 +115,11 @@ export class NsDownlinkQueue {
       }
       return { device, result: undefined };
     });
+    // A class C device need not be waited for: its queue goes out now (in the background: the AS has its answer).
+    // Its events carry the queued items' own correlation IDs (the AS's `as:downlink:`).
+    void this.downlinks
+      .classC({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, { request_id: newUlid(), correlation_ids: [] })
+      .catch((err: Error) => this.logger.warn({ device_id: ids.device_id, error: err.message }, 'class C downlink not sent'));
     return {};
   }
 }
