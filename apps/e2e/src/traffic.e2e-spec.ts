@@ -13,9 +13,12 @@ import { ADMIN_USER_ID, Api, createApplications, expectStatus, sleep } from './h
 
 type Start = () => Promise<StackUnderTest>;
 const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
-const MODES: Array<[string, Start]> = [
-  ['distributed', () => startDistributedStack({ components: ['is', 'js', 'ns', 'as', 'events', 'gs'], env })],
-  ['embedded', () => startEmbeddedStack({ env })],
+const ALL = ['is', 'js', 'ns', 'as', 'events', 'gs'] as const;
+const MODES: Array<[string, Start, { replicas: boolean }]> = [
+  ['distributed', () => startDistributedStack({ components: [...ALL], env }), { replicas: false }],
+  // Two NS replicas share the device's state (and two GS replicas the gateways): the first cases again.
+  ['distributed, two replicas of each component', () => startDistributedStack({ components: [...ALL], replicas: 2, env }), { replicas: true }],
+  ['embedded', () => startEmbeddedStack({ env }), { replicas: false }],
 ];
 
 /** A data uplink as the device sends it, built by lora-packet with the session keys the device derived. */
@@ -47,7 +50,7 @@ function dataUplink(
     .getPHYPayload() as Buffer;
 }
 
-describe.each(MODES)('data uplinks (%s)', (_mode, start) => {
+describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
   let stack: StackUnderTest;
   let api: Api;
   let reg: Registries;
@@ -83,7 +86,9 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start) => {
         await api.post(`/api/v3/users/${ADMIN_USER_ID}/gateways`, { gateway: { ids: { gateway_id: id, eui }, frequency_plan_id: 'EU_863_870_TTN' } }),
         200,
       );
-      const udp = new SimulatedUdpGateway(eui, { host: '127.0.0.1', port: stack.udpPort as number });
+      // With replicas, each gateway on its own Gateway Server.
+      const port = replicas ? stack.udpPorts?.get(`gs#${i}`) : stack.udpPort;
+      const udp = new SimulatedUdpGateway(eui, { host: '127.0.0.1', port: port as number });
       await udp.open();
       opened.push(udp);
       expect(await udp.pull()).toBe(0x04);
@@ -180,6 +185,8 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start) => {
       [2, 'two'],
     ]);
   }, 60_000);
+
+  if (replicas) return;
 
   it('a queued downlink goes out in the RX1 window of the next uplink, the device decrypts it (lora-packet), and the TX_ACK becomes downlink_sent', async () => {
     const d = await joinedDevice();
