@@ -2,7 +2,7 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nes
 import { NS_EVENTS, nowTimestamp, RPCS, type RpcContext, type UplinkMessage } from '@lorawan/api';
 import { COMPONENT_RPC_CLIENT, EventPublisher } from '@lorawan/component';
 import { isErrorDetails, isStackError } from '@lorawan/errors';
-import { type DataRate, dataRateIndexOf, getFrequencyPlan, type MACPayload } from '@lorawan/lorawan';
+import { type DataRate, dataRate, dataRateIndexOf, getFrequencyPlan, type MACPayload } from '@lorawan/lorawan';
 import { nsDataUplinks } from '@lorawan/observability';
 import { DeviceRegistry } from '@lorawan/registry';
 import type { RpcClient } from '@lorawan/transport';
@@ -136,8 +136,13 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
       const dataRateIndex = plan && settings.data_rate ? dataRateIndexOf(plan.band_id, settings.data_rate) : undefined;
       if (dataRateIndex === undefined && plan) continue;
+      const raw = Buffer.from(up.raw_payload ?? '', 'base64');
+      // LoRaWAN 1.0.4 (TTS: not 1.1) ignores an uplink whose MACPayload is longer than its data rate allows.
+      const version = device.mac_state?.lorawan_version ?? device.lorawan_version;
+      const maxMacPayload = plan && dataRateIndex !== undefined ? dataRate(plan.band_id, dataRateIndex)?.max_mac_payload : undefined;
+      if (version === 'MAC_V1_0_4' && maxMacPayload !== undefined && raw.length - 5 > maxMacPayload) continue;
       const frame: DataFrame = {
-        raw: Buffer.from(up.raw_payload ?? '', 'base64'),
+        raw,
         dev_addr: payload.f_hdr.dev_addr,
         f_cnt: payload.f_hdr.f_cnt,
         ack: payload.f_hdr.f_ctrl.ack,

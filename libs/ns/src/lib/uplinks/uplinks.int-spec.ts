@@ -105,16 +105,16 @@ describe('Network Server uplinks (in-process)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function device(o: { supportsJoin?: boolean } = {}) {
+  async function device(o: { supportsJoin?: boolean; version?: string; devAddr?: string } = {}) {
     const ids = { device_id: `dev-${++n}`, application_ids: { application_id: APP }, dev_eui: eui(), join_eui: eui() };
     const otaa = o.supportsJoin ?? true;
     const end_device = {
       ids,
       frequency_plan_id: 'EU_863_870_TTN',
-      lorawan_version: 'MAC_V1_0_3',
+      lorawan_version: o.version ?? 'MAC_V1_0_3',
       lorawan_phy_version: 'PHY_V1_0_3_REV_A',
       supports_join: otaa,
-      ...(otaa ? {} : { session: { dev_addr: '26000001', keys: { f_nwk_s_int_key: { key: '0102030405060708090A0B0C0D0E0F10' } } } }),
+      ...(otaa ? {} : { session: { dev_addr: o.devAddr ?? '26000001', keys: { f_nwk_s_int_key: { key: '0102030405060708090A0B0C0D0E0F10' } } } }),
     };
     const paths = [
       'frequency_plan_id',
@@ -364,6 +364,17 @@ describe('Network Server uplinks (in-process)', () => {
       });
       await new Promise((r) => setTimeout(r, 300));
       expect(atAs.length).toBe(forwarded);
+      await events.take();
+    });
+
+    it('ignores a LoRaWAN 1.0.4 uplink whose MACPayload is longer than its data rate allows (SF12: 59 bytes), not at a rate that allows it', async () => {
+      const abp = await device({ supportsJoin: false, version: 'MAC_V1_0_4', devAddr: '26000003' });
+      const long = dataUp('26000003', 1, { payload: 'x'.repeat(60) });
+      const [copy] = uplink(long, [{ gateway: 'gtw-weak', snr: 0 }]);
+      const sf12 = { ...copy, settings: { ...copy.settings, data_rate: { lora: { spreading_factor: 12, bandwidth: 125000 } } } };
+      expect(await handle(sf12)).toMatchObject({ error: { name: 'device_not_found' } });
+      expect(await handle({ ...copy, settings: { ...copy.settings, frequency: '868300000' } })).toEqual({ ok: {} });
+      expect((await get(abp, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 1 } });
       await events.take();
     });
 
