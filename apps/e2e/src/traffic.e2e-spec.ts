@@ -74,8 +74,10 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
           uplink_message: { path: '/up' },
           downlink_sent: { path: '/down/sent' },
           downlink_ack: { path: '/down/ack' },
+          downlink_nack: { path: '/down/nack' },
+          downlink_failed: { path: '/down/failed' },
         },
-        field_mask: { paths: ['base_url', 'format', 'uplink_message', 'downlink_sent', 'downlink_ack'] },
+        field_mask: { paths: ['base_url', 'format', 'uplink_message', 'downlink_sent', 'downlink_ack', 'downlink_nack', 'downlink_failed'] },
       }),
       200,
     );
@@ -114,20 +116,50 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
     await reg.setOk('ns', app, dev, ns, ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join']);
     await reg.setOk('as', app, dev, { ids, formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } }, ['formatters']);
     const sim = new SimulatedOtaaDevice({ joinEui: ids.join_eui, devEui: ids.dev_eui, appKey, macVersion: 'MAC_V1_0_3' });
+    return { dev, ids, sim, ...(await join(dev, sim)) };
+  }
+
+  /** The device joins (again) through the strong gateway: its new DevAddr and session keys, once the NS and the AS hold the pending session. */
+  async function join(dev: string, sim: SimulatedOtaaDevice) {
     const gw = gateways[1];
     const before = gw.udp.downlinks.length;
     await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(sim.joinRequest(), { tmst: 1_000_000 })] });
     const down = (await gw.udp.waitForDownlinks(before + 1, 5000))[before];
     const joined = sim.acceptJoin(Buffer.from(down.txpk.data as string, 'base64'));
-    // A real device is not heard again before its join-accept's RX window (5 s); this one is at once, so wait until the NS holds the new session.
+    // A real device is not heard again before its join-accept's RX window (5 s); this one is at once, so wait until the NS and the AS hold the new session.
     for (let i = 0; ; i++) {
-      const held = (await reg.getOk('ns', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
-      if (held.pending_session?.dev_addr === joined.devAddr) break;
-      if (i > 100) throw new Error('the NS did not store the pending session');
+      const ns = (await reg.getOk('ns', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
+      const as = (await reg.getOk('as', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
+      if (ns.pending_session?.dev_addr === joined.devAddr && as.pending_session?.dev_addr === joined.devAddr) break;
+      if (i > 100) throw new Error('the NS or the AS did not store the pending session');
       await sleep(20);
     }
-    return { dev, ids, devAddr: joined.devAddr, keys: joined.keys as { nwkSKey: string; appSKey: string } };
+    return { devAddr: joined.devAddr, keys: joined.keys as { nwkSKey: string; appSKey: string } };
   }
+
+  /** The next PULL_RESP of the gateway after it pushed `frame` (as rxpk with `o`). */
+  async function answerTo(gw: (typeof gateways)[number], frame: Buffer, o: Parameters<typeof SimulatedUdpGateway.rxpk>[1], timeoutMs = 3000) {
+    const before = gw.udp.downlinks.length;
+    await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, o)] });
+    return (await gw.udp.waitForDownlinks(before + 1, timeoutMs))[before];
+  }
+
+  /** Registers an ABP device (NS session and AS AppSKey, EU_863_870_TTN), with more NS and AS fields. */
+  async function abpDevice(prefix: string, o: { ns?: Record<string, unknown>; as?: Record<string, unknown> } = {}) {
+    const dev = uid(prefix);
+    const ids = { device_id: dev, dev_eui: randomEui() };
+    const devAddr = randomDevAddr();
+    const keys = { nwkSKey: randomKey(), appSKey: randomKey() };
+    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
+    const ns = abpNsDevice(ids, devAddr, keys.nwkSKey, { frequency_plan_id: 'EU_863_870_TTN', ...o.ns });
+    await reg.setOk('ns', app, dev, ns.device, ns.paths);
+    const as = abpAsDevice(ids, devAddr, keys.appSKey);
+    await reg.setOk('as', app, dev, { ...as.device, ...o.as }, [...as.paths, ...Object.keys(o.as ?? {})]);
+    return { dev, ids, devAddr, keys };
+  }
+
+  const push = async (dev: string, downlinks: Array<Record<string, unknown>>) =>
+    expectStatus(await api.post(`/api/v3/as/applications/${app}/devices/${dev}/down/push`, { downlinks }), 200);
 
   const uplinksOf = (dev: string) => receiver.to('/up').filter((r) => r.json?.end_device_ids?.device_id === dev);
 
@@ -186,8 +218,6 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
     ]);
   }, 60_000);
 
-  if (replicas) return;
-
   it('a queued downlink goes out in the RX1 window of the next uplink, the device decrypts it (lora-packet), and the TX_ACK becomes downlink_sent', async () => {
     const d = await joinedDevice();
     // The first uplink makes the pending session current.
@@ -216,15 +246,7 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
   }, 60_000);
 
   it('an ABP device (session from the registries, no join) is heard and answered: a confirmed downlink, then downlink_ack on the uplink with ACK', async () => {
-    const dev = uid('abp');
-    const ids = { device_id: dev, dev_eui: randomEui() };
-    const devAddr = randomDevAddr();
-    const keys = { nwkSKey: randomKey(), appSKey: randomKey() };
-    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
-    const ns = abpNsDevice(ids, devAddr, keys.nwkSKey, { frequency_plan_id: 'EU_863_870_TTN' });
-    await reg.setOk('ns', app, dev, ns.device, ns.paths);
-    const as = abpAsDevice(ids, devAddr, keys.appSKey);
-    await reg.setOk('as', app, dev, as.device, as.paths);
+    const { dev, devAddr, keys } = await abpDevice('abp');
     await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(keys, devAddr, 1, 3, Buffer.from('abp')), { tmst: 30_000_000 })] });
     await receiver.waitFor(() => uplinksOf(dev).length === 1, 10_000, 'the ABP uplink');
     expect(uplinksOf(dev)[0].json.uplink_message).toMatchObject({ f_port: 3, f_cnt: 1, frm_payload: Buffer.from('abp').toString('base64') });
@@ -269,18 +291,10 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
   }, 60_000);
 
   it('a class C device gets its queued downlink at once, without an uplink: RX2 channel and rate, sent immediately, through the gateway that heard it', async () => {
-    const dev = uid('classc');
-    const ids = { device_id: dev, dev_eui: randomEui() };
-    const devAddr = randomDevAddr();
-    const keys = { nwkSKey: randomKey(), appSKey: randomKey() };
-    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
-    const ns = abpNsDevice(ids, devAddr, keys.nwkSKey, { frequency_plan_id: 'EU_863_870_TTN', supports_class_c: true });
-    await reg.setOk('ns', app, dev, ns.device, [...ns.paths, 'supports_class_c']);
+    const { dev, ids, devAddr, keys } = await abpDevice('classc', { ns: { supports_class_c: true } });
     // The MAC state a client sends back must be whole (TTS: current and desired parameters are required).
     const { mac_state: macState } = (await reg.getOk('ns', app, dev, ['mac_state'])).json as { mac_state: Record<string, unknown> };
     await reg.setOk('ns', app, dev, { ids, mac_state: { ...macState, device_class: 'CLASS_C' } }, ['mac_state.device_class']);
-    const as = abpAsDevice(ids, devAddr, keys.appSKey);
-    await reg.setOk('as', app, dev, as.device, as.paths);
     // One uplink, so the NS knows a gateway that hears the device.
     await gateways[0].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(keys, devAddr, 1, 3, Buffer.from('hi')), { tmst: 90_000_000 })] });
     await receiver.waitFor(() => uplinksOf(dev).length === 1, 10_000, 'the class C device’s uplink');
@@ -298,5 +312,125 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
     expect(frame.getFPort()).toBe(11);
     expect(loraPacket.verifyMIC(frame, Buffer.from(keys.nwkSKey, 'hex'))).toBe(true);
     expect(loraPacket.decrypt(frame, Buffer.from(keys.appSKey, 'hex'), Buffer.from(keys.nwkSKey, 'hex')).toString()).toBe('class c');
+  }, 60_000);
+
+  const ofDevice = (path: string, dev: string) => receiver.to(path).filter((r) => r.json?.end_device_ids?.device_id === dev);
+  const frameOf = (down: { txpk: Record<string, unknown> }) => loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
+  const plain = (frame: ReturnType<typeof frameOf>, keys: { nwkSKey: string; appSKey: string }) =>
+    loraPacket.decrypt(frame, Buffer.from(keys.appSKey, 'hex'), Buffer.from(keys.nwkSKey, 'hex')).toString();
+
+  it('32-bit FCnt: the counter rolls over past 0xFFFF; a replayed FCnt is dropped; a JavaScript formatter decodes', async () => {
+    const script = 'function decodeUplink(input) { return { data: { sum: input.bytes.reduce((a, b) => a + b, 0), port: input.fPort } }; }';
+    const { dev, ids, devAddr, keys } = await abpDevice('roll', {
+      as: { formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: script } },
+    });
+    const session = { dev_addr: devAddr, keys: { session_key_id: 'AQID', f_nwk_s_int_key: { key: keys.nwkSKey } }, last_f_cnt_up: 0xfffe };
+    await reg.setOk('ns', app, dev, { ids, session }, ['session.last_f_cnt_up']);
+    const gw = gateways[0];
+    const before = gw.udp.downlinks.length;
+    const old = dataUplink(keys, devAddr, 0xffff, 5, Buffer.from([1, 2]));
+    await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(old, { tmst: 100_000_000 })] });
+    await receiver.waitFor(() => uplinksOf(dev).length === 1, 10_000, 'FCnt 0xFFFF');
+    // 16 bits on air: 0x0000; the NS recovers 0x10000.
+    await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(keys, devAddr, 0x10000, 5, Buffer.from([3, 4])), { tmst: 102_000_000 })] });
+    await receiver.waitFor(() => uplinksOf(dev).length === 2, 10_000, 'FCnt 0x10000');
+    // The frame of 0xFFFF again, later than the deduplication window: a replay.
+    await sleep(1200);
+    await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(old, { tmst: 104_000_000 })] });
+    await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(keys, devAddr, 0x10001, 5, Buffer.from([5])), { tmst: 106_000_000 })] });
+    await receiver.waitFor(() => uplinksOf(dev).length === 3, 10_000, 'FCnt 0x10001');
+    await sleep(500);
+    expect(uplinksOf(dev).map((r) => [r.json.uplink_message.f_cnt, r.json.uplink_message.decoded_payload])).toEqual([
+      [0xffff, { sum: 3, port: 5 }],
+      [0x10000, { sum: 7, port: 5 }],
+      [0x10001, { sum: 5, port: 5 }],
+    ]);
+    const ns = (await reg.getOk('ns', app, dev, ['session.last_f_cnt_up'])).json as { session: { last_f_cnt_up: number } };
+    expect(ns.session.last_f_cnt_up).toBe(0x10001);
+    expect(gw.udp.downlinks.length).toBe(before);
+  }, 60_000);
+
+  it('a confirmed downlink the device does not acknowledge: downlink_nack, queued again (its second attempt) and sent again; a TX_ACK error becomes downlink_failed', async () => {
+    const { dev, devAddr, keys } = await abpDevice('nack');
+    const gw = gateways[1];
+    await push(dev, [{ f_port: 12, frm_payload: Buffer.from('retry me').toString('base64'), confirmed: true }]);
+    const first = await answerTo(gw, dataUplink(keys, devAddr, 1, 3, Buffer.from('a')), { tmst: 110_000_000 });
+    const firstFrame = frameOf(first);
+    expect(firstFrame.getMType()).toBe('Confirmed Data Down');
+    expect(plain(firstFrame, keys)).toBe('retry me');
+    gw.udp.txAck(first.token);
+    // The next uplink has no ACK.
+    await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(keys, devAddr, 2, 3, Buffer.from('b')), { tmst: 112_000_000 })] });
+    await receiver.waitFor(() => ofDevice('/down/nack', dev).length === 1, 10_000, 'downlink_nack');
+    expect(ofDevice('/down/nack', dev)[0].json.downlink_nack).toMatchObject({
+      f_port: 12,
+      confirmed: true,
+      frm_payload: Buffer.from('retry me').toString('base64'),
+      confirmed_retry: { attempt: 2 },
+    });
+    // Queued again with a new FCnt: it goes out after the next uplink.
+    const again = await answerTo(gw, dataUplink(keys, devAddr, 3, 3, Buffer.from('c')), { tmst: 114_000_000 });
+    const againFrame = frameOf(again);
+    expect(againFrame.getMType()).toBe('Confirmed Data Down');
+    expect(againFrame.getFCnt()).toBeGreaterThan(firstFrame.getFCnt() as number);
+    expect(loraPacket.verifyMIC(againFrame, Buffer.from(keys.nwkSKey, 'hex'))).toBe(true);
+    expect(plain(againFrame, keys)).toBe('retry me');
+    gw.udp.txAck(again.token, 'TOO_LATE');
+    await receiver.waitFor(() => ofDevice('/down/failed', dev).length === 1, 10_000, 'downlink_failed');
+    expect(ofDevice('/down/failed', dev)[0].json.downlink_failed).toMatchObject({
+      downlink: { f_port: 12, frm_payload: Buffer.from('retry me').toString('base64') },
+      error: { namespace: 'pkg/networkserver' },
+    });
+  }, 60_000);
+
+  it('the queue survives a rejoin: the NS hands it back with the join-accept, the AS encrypts it for the new session', async () => {
+    const d = await joinedDevice();
+    await gateways[1].udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(d.keys, d.devAddr, 0, 1, Buffer.from([1])), { tmst: 120_000_000 })] });
+    await receiver.waitFor(() => uplinksOf(d.dev).length === 1, 10_000, 'the first uplink');
+    await push(d.dev, [{ f_port: 13, frm_payload: Buffer.from('still here').toString('base64') }]);
+    const rejoined = await join(d.dev, d.sim);
+    expect(rejoined.devAddr).not.toBe(d.devAddr);
+    // The NS holds it in the new session too (encrypted with its AppSKey) until the device is heard in it.
+    for (let i = 0; ; i++) {
+      const ns = (await reg.getOk('ns', app, d.dev, ['pending_session.queued_application_downlinks'])).json as {
+        pending_session?: { queued_application_downlinks?: Array<{ f_port: number }> };
+      };
+      if (ns.pending_session?.queued_application_downlinks?.[0]?.f_port === 13) break;
+      if (i > 100) throw new Error(`the queue was not pushed again for the new session: ${JSON.stringify(ns)}`);
+      await sleep(50);
+    }
+    const down = await answerTo(gateways[1], dataUplink(rejoined.keys, rejoined.devAddr, 0, 1, Buffer.from([2])), { tmst: 130_000_000 });
+    const frame = frameOf(down);
+    expect(frame.getBuffers().DevAddr?.toString('hex').toUpperCase()).toBe(rejoined.devAddr.toUpperCase());
+    expect(loraPacket.verifyMIC(frame, Buffer.from(rejoined.keys.nwkSKey, 'hex'))).toBe(true);
+    expect(plain(frame, rejoined.keys)).toBe('still here');
+  }, 60_000);
+
+  it('a confirmed uplink whose answer cannot carry the queued downlink gets an empty ACK; the queue its FCnts made stale is invalidated, encrypted again by the AS and delivered', async () => {
+    const { dev, devAddr, keys } = await abpDevice('stale');
+    const gw = gateways[1];
+    // 150 bytes: too long for SF12 (RX1 of an SF12 uplink) and SF9 (RX2), within SF7.
+    const payload = Buffer.alloc(150, 0x33);
+    await push(dev, [{ f_port: 14, frm_payload: payload.toString('base64') }]);
+    const fCnts: number[] = [];
+    for (const [i, tmst] of [140_000_000, 142_000_000].entries()) {
+      const ackOnly = frameOf(await answerTo(gw, dataUplink(keys, devAddr, i + 1, 3, Buffer.from('?'), { confirmed: true }), { tmst, datr: 'SF12BW125' }));
+      expect(ackOnly.getFPort()).toBeNull();
+      expect(ackOnly.getFCtrlACK()).toBe(true);
+      expect(ackOnly.getFCtrlFPending()).toBe(true);
+      fCnts.push(ackOnly.getFCnt() as number);
+    }
+    // The second ACK took the FCnt the AS had given the queued downlink: the next uplink finds the queue stale.
+    await gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(keys, devAddr, 3, 3, Buffer.from('!')), { tmst: 144_000_000 })] });
+    for (let i = 0; ; i++) {
+      const queue = (await api.get(`/api/v3/as/applications/${app}/devices/${dev}/down`)).json as { downlinks?: Array<{ f_cnt: number }> };
+      if ((queue.downlinks?.[0]?.f_cnt ?? 0) > Math.max(...fCnts)) break;
+      if (i > 100) throw new Error(`the queue was not encrypted again: ${JSON.stringify(queue)}`);
+      await sleep(50);
+    }
+    const down = frameOf(await answerTo(gw, dataUplink(keys, devAddr, 4, 3, Buffer.from('.')), { tmst: 146_000_000 }));
+    expect(down.getFCnt()).toBe(Math.max(...fCnts) + 1);
+    expect(loraPacket.verifyMIC(down, Buffer.from(keys.nwkSKey, 'hex'))).toBe(true);
+    expect(loraPacket.decrypt(down, Buffer.from(keys.appSKey, 'hex'), Buffer.from(keys.nwkSKey, 'hex'))).toEqual(payload);
   }, 60_000);
 });

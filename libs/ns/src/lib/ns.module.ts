@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { endDeviceRegistryController, registryProviders } from '@lorawan/registry';
+import { ApplicationUplinks } from './application-uplinks.service';
 import { DataDownlinkService } from './downlinks/data-downlink.service';
 import { AsNsController } from './downlinks/downlink-queue.controller';
 import { NsDownlinkQueue } from './downlinks/downlink-queue.service';
@@ -24,6 +25,7 @@ import { UplinksController } from './uplinks/uplinks.controller';
   providers: [
     ...registryProviders('ns', NS_MIGRATIONS, () => NS_REGISTRY_POLICY),
     ...UPLINK_DEDUPLICATOR_PROVIDERS,
+    ApplicationUplinks,
     GatewayDownlinks,
     NsDownlinkQueue,
     DataDownlinkService,

@@ -2,9 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type ApplicationLink, AS_EVENTS, deviceIdentifiers, type RpcContext } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { encryptFrmPayload } from '@lorawan/crypto';
+import { isStackError } from '@lorawan/errors';
 import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice, AsSession } from '../end-devices/as-device';
-import { ErrNoAppSKey } from '../errors';
+import { ErrNoAppSKey, ErrUnknownSession } from '../errors';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
 import { formatterFor, skipsPayloadCrypto } from '../uplinks/link/link-settings';
 
@@ -51,6 +52,32 @@ export class DownlinkPayloads {
   crypt(item: Json, session: AsSession, appSKey: string, fCnt = Number(item.f_cnt ?? 0)): string {
     const payload = Buffer.from((item.frm_payload as string | undefined) ?? '', 'base64');
     return encryptFrmPayload(appSKey, session.dev_addr ?? '00000000', fCnt, false, payload).toString('base64');
+  }
+
+  /**
+   * TTS decryptDownlink over a queue handed back by the NS: each item's FRMPayload decrypted with
+   * the AppSKey of the session its `session_key_id` names. An item the AS cannot decrypt is dropped
+   * (`as.down.data.drop` with the error, the item's correlation IDs); the others are returned.
+   */
+  decryptQueued(device: AsDevice, link: ApplicationLink | undefined, queued: Json[], ctx: RpcContext): Json[] {
+    const items: Json[] = [];
+    for (const original of queued) {
+      const item = { ...original };
+      try {
+        const session = sessionOf(device, item.session_key_id as string | undefined);
+        const appSKey = session && this.appSKey(device, link, session);
+        if (!session || !appSKey) throw ErrUnknownSession.with();
+        item.frm_payload = this.crypt(item, session, appSKey);
+        items.push(item);
+      } catch (err) {
+        const error = (isStackError(err) ? err : ErrUnknownSession.with()).toDetails();
+        this.events.publish(AS_EVENTS.downDataDrop, deviceIdentifiers(device.ids), {
+          ctx: { ...ctx, correlation_ids: (item.correlation_ids as string[]) ?? [] },
+          data: error,
+        });
+      }
+    }
+    return items;
   }
 
   /** TTS decryptAndDecodeDownlink: `item`'s FRMPayload decrypted in place, then decoded; as it is when the AS skips payload crypto. */

@@ -1,15 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  type ApplicationLink,
-  type ApplicationUpJson,
-  AS_EVENTS,
-  deviceIdentifiers,
-  type NsApplicationUp,
-  nowTimestamp,
-  plainJson,
-  type RpcContext,
-} from '@lorawan/api';
-import { EventPublisher } from '@lorawan/component';
+import { type ApplicationLink, type ApplicationUpJson, type NsApplicationUp, nowTimestamp, plainJson, type RpcContext } from '@lorawan/api';
 import { isStackError } from '@lorawan/errors';
 import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice } from '../end-devices/as-device';
@@ -65,7 +55,6 @@ export class DownlinkResults {
     @Inject(DownlinkPayloads) private readonly payloads: DownlinkPayloads,
     @Inject(DownlinkQueueOperation) private readonly operation: DownlinkQueueOperation,
     @Inject(DownlinkReports) private readonly reports: DownlinkReports,
-    @Inject(EventPublisher) private readonly events: EventPublisher,
     @Inject(ApplicationUpForwarder) private readonly upstream: ApplicationUpForwarder,
   ) {}
 
@@ -153,24 +142,7 @@ export class DownlinkResults {
       if (skipsPayloadCrypto(device, link)) return true;
       throw ErrUnknownSession.with();
     }
-    const items: Json[] = [];
-    for (const queued of (invalidated.downlinks as Json[] | undefined) ?? []) {
-      const item = { ...queued };
-      try {
-        const itemSession = sessionOf(device, item.session_key_id as string | undefined);
-        const appSKey = itemSession && this.payloads.appSKey(device, link, itemSession);
-        if (!itemSession || !appSKey) throw ErrUnknownSession.with();
-        item.frm_payload = this.payloads.crypt(item, itemSession, appSKey);
-        items.push(item);
-      } catch (err) {
-        // TTS: an item the AS cannot decrypt is dropped (logged, `as.down.data.drop`); the others are queued again.
-        const error = (isStackError(err) ? err : ErrUnknownSession.with()).toDetails();
-        this.events.publish(AS_EVENTS.downDataDrop, deviceIdentifiers(device.ids), {
-          ctx: { ...ctx, correlation_ids: (item.correlation_ids as string[]) ?? [] },
-          data: error,
-        });
-      }
-    }
+    const items = this.payloads.decryptQueued(device, link, (invalidated.downlinks as Json[] | undefined) ?? [], ctx);
     if (items.length === 0) return false;
     const lastAFCntDown = { session_key_id: sessionKeyId, f_cnt: Number(invalidated.last_f_cnt_down ?? 0) };
     try {

@@ -56,6 +56,8 @@ export interface QueueOperationRequest {
   ctx: RpcContext;
   /** Where a session's application FCnt stands, when the NS said so (the last FCnt of an invalidated queue). */
   lastAFCntDown?: { session_key_id?: string; f_cnt: number };
+  /** Sessions (by session key ID) the items are not encrypted for: the session they came from already holds them (TTS SkipSessionKeyIDs). */
+  skipSessionKeyIds?: string[];
 }
 
 export interface QueueOperationResult {
@@ -109,7 +111,7 @@ export class DownlinkQueueOperation {
       } catch (err) {
         const details = isStackError(err) ? err.detailOfType(DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE) : undefined;
         if (!details || attempt >= MAX_QUEUE_OPERATION_ATTEMPTS || skip) throw err;
-        targets = await this.rebuild(device, targets, details as DownlinkQueueOperationErrorDetails, ctx);
+        targets = await this.rebuild(device, targets, details as DownlinkQueueOperationErrorDetails, ctx, req.skipSessionKeyIds);
         continue;
       }
       if (items.length > 0 || sessions.some((t) => t.rebuilt) || WHICH.some((w) => targets[w] === null)) await this.store(device, targets, ctx);
@@ -118,11 +120,11 @@ export class DownlinkQueueOperation {
   }
 
   /** The device's sessions with a DevAddr, their AppSKeys opened (or none when crypto is skipped). */
-  private targets({ device, link, lastAFCntDown }: QueueOperationRequest): Targets {
+  private targets({ device, link, lastAFCntDown, skipSessionKeyIds }: QueueOperationRequest): Targets {
     const targets: Targets = {};
     for (const which of WHICH) {
       const session = device[which];
-      if (!session?.dev_addr) continue;
+      if (!session?.dev_addr || skipSessionKeyIds?.includes(session.keys?.session_key_id ?? '')) continue;
       const told = lastAFCntDown && (lastAFCntDown.session_key_id ?? '') === (session.keys?.session_key_id ?? '');
       const fCnt = told ? lastAFCntDown.f_cnt : (session.last_a_f_cnt_down ?? 0);
       targets[which] = {
@@ -154,9 +156,16 @@ export class DownlinkQueueOperation {
   }
 
   /** TTS buildSessionsFromError: the sessions as the NS described them. */
-  private async rebuild(device: AsDevice, targets: Targets, details: DownlinkQueueOperationErrorDetails, ctx: RpcContext): Promise<Targets> {
-    const rebuilt = async (mine: Target | null | undefined, devAddr?: string, sessionKeyId?: string, minFCnt?: number): Promise<Target | null> => {
+  private async rebuild(
+    device: AsDevice,
+    targets: Targets,
+    details: DownlinkQueueOperationErrorDetails,
+    ctx: RpcContext,
+    skip: string[] = [],
+  ): Promise<Targets> {
+    const rebuilt = async (mine: Target | null | undefined, devAddr?: string, sessionKeyId?: string, minFCnt?: number): Promise<Target | null | undefined> => {
       if (!devAddr) return null;
+      if (skip.includes(sessionKeyId ?? '')) return undefined;
       const last = minFCnt ? minFCnt - 1 : 0;
       if (mine && (mine.session_key_id ?? '') === (sessionKeyId ?? '') && mine.dev_addr === devAddr) return { ...mine, last_a_f_cnt_down: last };
       if (!sessionKeyId) throw ErrRebuild.with();

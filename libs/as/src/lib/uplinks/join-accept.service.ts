@@ -5,12 +5,26 @@ import { DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
 import type { AsDevice } from '../end-devices/as-device';
 import { AppSKeys } from './app-s-keys.service';
 import { ApplicationUpForwarder } from './application-up-forwarder.service';
+import { DownlinkPayloads } from '../downlinks/downlink-payloads.service';
+import { DownlinkReports } from '../downlinks/downlink-reports.service';
+import { DownlinkQueueOperation } from '../downlinks/queue-operation.service';
+import { ApplicationLinkRegistry } from './link/application-link.service';
+import { skipsPayloadCrypto } from './link/link-settings';
 
 /** A join-accept as the NS sends it, checked by NsUplinks: the new DevAddr and the session key ID are there. */
 export type NsJoinAccept = NsApplicationUp & {
   end_device_ids: NonNullable<NsApplicationUp['end_device_ids']> & { dev_addr: string };
   join_accept: NonNullable<NsApplicationUp['join_accept']> & { session_key_id: string };
 };
+
+type Json = Record<string, unknown>;
+
+/** The AS device before and after the join-accept (as stored), and how many downlinks its own legacy queue held. */
+interface StoredSession {
+  previous: AsDevice;
+  device: AsDevice;
+  dropped: number;
+}
 
 /**
  * A join-accept from the Network Server (TTS `applicationserver.go` handleJoinAccept): the new
@@ -20,8 +34,15 @@ export type NsJoinAccept = NsApplicationUp & {
  * uplink in the new session confirms it, and a previous pending session is replaced. A downlink
  * queue the AS device still holds in its current session (from before the queue moved to the NS,
  * where it is now, as in TTS) is dropped: it is encrypted for a session the device has left by
- * joining. (TTS's NS hands its queue back in the join-accept, `invalidated_downlinks`, and its AS
- * encrypts it again for the pending session; ours sends none yet.)
+ * joining.
+ *
+ * The NS hands back the queue of the session the device leaves (`invalidated_downlinks`, TTS): the
+ * items are decrypted with the AppSKey of the session they were encrypted for (as the AS device
+ * held it before this join-accept; an item it cannot decrypt: `as.down.data.drop`) and pushed
+ * again, encrypted for the pending session only (the session they came from still holds them), so
+ * the application's queue survives the join. Not when the AS skips payload crypto for the device
+ * (the application chose the FCnts). A push the NS refuses gives each item `downlink_failed`; the
+ * join stays.
  *
  * Events: `as.up.join.receive` (the device's identifiers with the new DevAddr), then
  * `as.up.join.forward` with the ApplicationUp handed to the integrations, or `as.up.join.drop`
@@ -37,6 +58,10 @@ export class JoinAccepts {
     @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
     @Inject(AppSKeys) private readonly keys: AppSKeys,
     @Inject(ApplicationUpForwarder) private readonly upstream: ApplicationUpForwarder,
+    @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
+    @Inject(DownlinkPayloads) private readonly payloads: DownlinkPayloads,
+    @Inject(DownlinkQueueOperation) private readonly operation: DownlinkQueueOperation,
+    @Inject(DownlinkReports) private readonly reports: DownlinkReports,
   ) {}
 
   async handle(request: NsJoinAccept, ctx: RpcContext): Promise<void> {
@@ -51,9 +76,10 @@ export class JoinAccepts {
     const ids = request.end_device_ids;
     const log = { device_uid: `${ids.application_ids.application_id}.${ids.device_id}`, session_key_id, correlation_ids: up.correlation_ids };
     this.upstream.received(up, eventCtx);
+    let stored: StoredSession;
     try {
-      const dropped = await this.storeSession(request, envelope, eventCtx);
-      if (dropped > 0) this.logger.log({ ...log, count: dropped }, 'downlink queue of the previous session dropped');
+      stored = await this.storeSession(request, envelope, eventCtx);
+      if (stored.dropped > 0) this.logger.log({ ...log, count: stored.dropped }, 'downlink queue of the previous session dropped');
     } catch (err) {
       // Only our own errors' messages (never a driver's, which may quote what was written); the RPC filter logs the others.
       this.logger.warn({ ...log, error: isStackError(err) ? err.fullMessage : 'internal' }, 'join-accept dropped');
@@ -61,10 +87,29 @@ export class JoinAccepts {
       throw err;
     }
     await this.upstream.forward(up, eventCtx);
+    const invalidated = (request.join_accept.invalidated_downlinks ?? []).map((d) => plainJson(d) as Json);
+    if (invalidated.length > 0) await this.requeue(stored, invalidated, up.received_at as string, log, eventCtx);
   }
 
-  /** Stores the pending session and drops the current session's queue; returns how many downlinks that queue held. */
-  private storeSession(request: NsJoinAccept, envelope: KeyEnvelopeJson | undefined, ctx: RpcContext): Promise<number> {
+  /** The queue of the session the device leaves, pushed again for the pending session (see above). */
+  private async requeue(stored: StoredSession, invalidated: Json[], receivedAt: string, log: Json, ctx: RpcContext): Promise<void> {
+    const { previous, device } = stored;
+    const link = await this.links.find(device.ids.application_ids.application_id);
+    if (skipsPayloadCrypto(device, link)) return;
+    const items = this.payloads.decryptQueued(previous, link, invalidated, ctx);
+    if (items.length === 0) return;
+    const skipSessionKeyIds = [...new Set(invalidated.map((d) => (d.session_key_id as string | undefined) ?? ''))];
+    try {
+      await this.operation.run({ device, link, items, operation: 'push', ctx, skipSessionKeyIds });
+      this.logger.log({ ...log, count: items.length }, 'downlink queue pushed again for the pending session');
+    } catch (err) {
+      this.logger.warn({ ...log, count: items.length, error: isStackError(err) ? err.fullMessage : 'internal' }, 'downlink queue not pushed again');
+      await this.reports.dropped(device.ids, device.ids, items, receivedAt, err, ctx);
+    }
+  }
+
+  /** Stores the pending session and drops the current session's queue: the device before and after, and how many downlinks that queue held. */
+  private storeSession(request: NsJoinAccept, envelope: KeyEnvelopeJson | undefined, ctx: RpcContext): Promise<StoredSession> {
     const ids = request.end_device_ids;
     const sessionKeyId = request.join_accept.session_key_id;
     // Opened (or fetched) once, in the first round: a lost optimistic round does not ask the JS again.
@@ -77,10 +122,11 @@ export class JoinAccepts {
         ctx,
       );
       const key = await appSKey;
+      const previous = structuredClone(device);
       const dropped = device.session?.queued_application_downlinks?.length ?? 0;
       if (device.session) delete device.session.queued_application_downlinks;
       device.pending_session = { dev_addr: ids.dev_addr, keys: { session_key_id: sessionKeyId, app_s_key: { key } } };
-      return { device, result: dropped };
+      return { device, result: { previous, device: structuredClone(device), dropped } };
     });
   }
 }

@@ -26,6 +26,9 @@ import {
 import type { RpcEnvelope, Subscription } from '@lorawan/transport';
 import { AsModule } from '../as.module';
 import { errorOf, type RecordedEvent, recordingPublisher, RecordingSink } from '../testing/as-test-kit';
+import { DownlinkPayloads } from '../downlinks/downlink-payloads.service';
+import { DownlinkReports } from '../downlinks/downlink-reports.service';
+import { DownlinkQueueOperation } from '../downlinks/queue-operation.service';
 import { AppSKeys } from './app-s-keys.service';
 import { ApplicationUpForwarder } from './application-up-forwarder.service';
 import { DataUplinks, type NsDataUplink } from './data-uplink.service';
@@ -430,7 +433,16 @@ describe('NsAs.HandleUplink: join-accepts and data uplinks (MariaDB)', () => {
   it('integrations that cannot queue the join-accept: publish_up (503) after as.up.join.drop; the session is stored', async () => {
     await register(12);
     await expectPublishUpFailure('join', (upstream) => {
-      const joins = new JoinAccepts(as.running.app.get(DeviceRegistry), as.running.app.get(AppSKeys), upstream);
+      const get = <T>(token: new (...args: never[]) => T) => as.running.app.get(token);
+      const joins = new JoinAccepts(
+        get(DeviceRegistry),
+        get(AppSKeys),
+        upstream,
+        get(ApplicationLinkRegistry),
+        get(DownlinkPayloads),
+        get(DownlinkQueueOperation),
+        get(DownlinkReports),
+      );
       return joins.handle(joinAcceptUp('dev-12', 12, { appSKey: { key: KEY_3 } }) as unknown as NsJoinAccept, rpcContext('NsAs.HandleUplink'));
     });
     expect(await get('dev-12', ['pending_session.keys.app_s_key.key'])).toMatchObject({ pending_session: { keys: { app_s_key: { key: KEY_3 } } } });

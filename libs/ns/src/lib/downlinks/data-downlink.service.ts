@@ -4,10 +4,12 @@ import { EventPublisher } from '@lorawan/component';
 import { isStackError } from '@lorawan/errors';
 import { classARxWindows, dataRate, getFrequencyPlan, type RxWindow } from '@lorawan/lorawan';
 import { DeviceRegistry } from '@lorawan/registry';
+import { ApplicationUplinks } from '../application-uplinks.service';
 import { ErrNoDownlinkPath } from '../errors';
 import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
 import type { NsDataDevice, NsSession } from '../uplinks/session-match';
 import { dataDownlinkFrame } from './data-downlink-frame';
+import { ErrUnknownSession } from './downlink-queue.errors';
 import { GatewayDownlinks } from './gateway-downlinks.service';
 
 /** How many downlinks the MAC state keeps (`recent_downlinks`). */
@@ -48,7 +50,7 @@ type QueueSession = NsSession & { queued_application_downlinks?: QueuedDownlink[
  * empty frame that carries the ACK) goes out in the uplink's RX1 or RX2, through the gateway that
  * heard it best: RX1 on the band's RX1 channel at the RX1 data rate with the device's RX1 DR offset
  * and RX1 delay, RX2 on the device's RX2 channel a second later. A payload too long for a window's
- * data rate leaves that window out (too long for both, it stays queued). FCntDown: the AS's for
+ * data rate leaves that window out (too long for both, it stays queued, and an ACK goes out without it). FCntDown: the AS's for
  * application downlinks, else the next NFCntDown (1.0.x: one counter shared with the AS, kept in
  * `last_n_f_cnt_down`). Once a GS took
  * it, the item leaves the queue (a confirmed one waits in `pending_application_downlink` for the
@@ -62,6 +64,7 @@ export class DataDownlinkService {
   constructor(
     private readonly registry: DeviceRegistry,
     private readonly downlinks: GatewayDownlinks,
+    private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
   ) {}
 
@@ -70,8 +73,8 @@ export class DataDownlinkService {
     const macState = device.mac_state as (Json & { lorawan_version?: string; current_parameters?: Json }) | undefined;
     const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
     if (!session?.dev_addr || !macState || !plan) return;
-    const queue = (session.queued_application_downlinks ?? []).filter((d) => !d.session_key_id || d.session_key_id === session.keys?.session_key_id);
-    const item = queue[0];
+    const queue = await this.usableQueue(device, ctx);
+    let item: QueuedDownlink | undefined = queue[0];
     const ack = uplink.confirmed;
     if (!item && !ack && !uplink.adr_ack_req) return;
     const params = macState.current_parameters ?? {};
@@ -90,10 +93,13 @@ export class DataDownlinkService {
     const payload = item?.frm_payload ? Buffer.from(item.frm_payload, 'base64') : Buffer.alloc(0);
     const fits = (w: RxWindow | undefined) =>
       w !== undefined && MAC_PAYLOAD_OVERHEAD + payload.length <= (dataRate(plan.band_id, w.data_rate_index)?.max_mac_payload ?? 0);
-    const windows = { rx1: fits(rx1) ? rx1 : undefined, rx2: fits(rx2) ? rx2 : undefined };
+    let windows = { rx1: fits(rx1) ? rx1 : undefined, rx2: fits(rx2) ? rx2 : undefined };
     if (!windows.rx1 && !windows.rx2) {
       this.logger.debug?.({ device_id: device.ids.device_id, length: payload.length }, 'downlink too long for the receive windows: stays queued');
-      return;
+      // The ACK (or the answer to ADRACKReq) still goes out, in an empty frame (FPending: the queue waits).
+      if (!ack && !uplink.adr_ack_req) return;
+      item = undefined;
+      windows = { rx1, rx2 };
     }
     const request = {
       class: 'CLASS_A',
@@ -117,7 +123,7 @@ export class DataDownlinkService {
       const macState = device.mac_state as (Json & { device_class?: string; current_parameters?: Json; recent_uplinks?: Json[] }) | undefined;
       const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
       if (!device.supports_class_c || macState?.device_class !== 'CLASS_C' || !session?.dev_addr || !plan) return;
-      const queue = (session.queued_application_downlinks ?? []).filter((d) => !d.session_key_id || d.session_key_id === session.keys?.session_key_id);
+      const queue = await this.usableQueue(device, ctx);
       const item = queue[0];
       if (!item) return;
       const params = macState.current_parameters ?? {};
@@ -129,6 +135,62 @@ export class DataDownlinkService {
       const request = { class: 'CLASS_C', rx2_data_rate: rate.rate, rx2_frequency: String(params.rx2_frequency ?? plan.rx2.frequency) };
       if (!(await this.send(device, { item, queue, ack: false, adr: false }, request, paths, ctx))) return;
     }
+  }
+
+  /**
+   * The session's queue as it may go out (TTS `downlink.go` generateDataDownlink): a downlink of
+   * another session than the device's (its session was replaced) is dropped, and the AS told
+   * (`downlink_failed`, `unknown_session`); in LoRaWAN 1.0.x, where the NS and the AS share one
+   * FCntDown, a queue whose head's FCnt is not above the last FCntDown used (a downlink without
+   * application payload, e.g. an ACK, took it after the AS had queued) is stale from there: it
+   * leaves the device and goes back to the AS (`downlink_queue_invalidated` with
+   * `last_f_cnt_down`), which encrypts it again with new FCnts and pushes it.
+   */
+  private async usableQueue(device: NsDataDevice, ctx: RpcContext): Promise<QueuedDownlink[]> {
+    const session = device.session as QueueSession;
+    const sessionKeyId = session.keys?.session_key_id ?? '';
+    const version = (device.mac_state as { lorawan_version?: string } | undefined)?.lorawan_version ?? device.lorawan_version;
+    const last = session.last_n_f_cnt_down;
+    const queue: QueuedDownlink[] = [];
+    const failed: QueuedDownlink[] = [];
+    let stale: QueuedDownlink[] = [];
+    for (const [i, item] of (session.queued_application_downlinks ?? []).entries()) {
+      if ((item.session_key_id ?? '') !== sessionKeyId) failed.push(item);
+      else if (version !== 'MAC_V1_1' && last !== undefined && (item.f_cnt ?? 0) <= last && queue.length === 0) {
+        stale = (session.queued_application_downlinks ?? []).slice(i).filter((d) => (d.session_key_id ?? '') === sessionKeyId);
+        break;
+      } else queue.push(item);
+    }
+    if (failed.length === 0 && stale.length === 0) return queue;
+    const removed = [...failed, ...stale];
+    const { ids } = device;
+    const taken = await this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, (stored) => {
+      const next = stored as NsDataDevice & Json;
+      const current = next.session as QueueSession | undefined;
+      // The session moved on meanwhile: its queue is the next downlink's business.
+      if (!current || (current.keys?.session_key_id ?? '') !== sessionKeyId) return { device: stored, result: false };
+      const gone = (d: QueuedDownlink) => removed.some((r) => r.f_cnt === d.f_cnt && r.session_key_id === d.session_key_id);
+      const left = (current.queued_application_downlinks ?? []).filter((d) => !gone(d));
+      const changed: QueueSession = { ...current, queued_application_downlinks: left };
+      if (left.length === 0) delete changed.queued_application_downlinks;
+      return { device: { ...next, session: changed }, result: true };
+    });
+    if (!taken) return [];
+    const endDeviceIds = { ...ids, ...(session.dev_addr ? { dev_addr: session.dev_addr } : {}) };
+    const ups: Json[] = failed.map((downlink) => ({
+      end_device_ids: endDeviceIds,
+      correlation_ids: [...ctx.correlation_ids, ...(downlink.correlation_ids ?? [])],
+      downlink_failed: { downlink, error: ErrUnknownSession.with().toDetails() },
+    }));
+    if (stale.length > 0) {
+      ups.push({
+        end_device_ids: endDeviceIds,
+        correlation_ids: ctx.correlation_ids,
+        downlink_queue_invalidated: { downlinks: stale, last_f_cnt_down: last, ...(sessionKeyId ? { session_key_id: sessionKeyId } : {}) },
+      });
+    }
+    await this.applicationUplinks.send(ups, ctx, { device_id: ids.device_id, what: 'invalidated downlink queue' });
+    return stale.length > 0 ? [] : queue;
   }
 
   /**
@@ -158,7 +220,7 @@ export class DataDownlinkService {
         dev_addr: session.dev_addr,
         adr: frame.adr,
         ack: frame.ack,
-        f_pending: frame.queue.length > 1,
+        f_pending: frame.queue.length > (item ? 1 : 0),
         f_cnt: fCnt,
         f_port: item?.f_port,
         frm_payload: item?.frm_payload ? Buffer.from(item.frm_payload, 'base64') : item ? Buffer.alloc(0) : undefined,

@@ -1,12 +1,16 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { NS_EVENTS, RPCS, type RpcContext, type TxAcknowledgmentRequest } from '@lorawan/api';
-import { COMPONENT_RPC_CLIENT, EventPublisher } from '@lorawan/component';
-import { isErrorDetails } from '@lorawan/errors';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Injectable } from '@nestjs/common';
+import { NS_EVENTS, type RpcContext, type TxAcknowledgmentRequest } from '@lorawan/api';
+import { EventPublisher } from '@lorawan/component';
 import { type Device, DeviceRegistry } from '@lorawan/registry';
-import type { RpcClient } from '@lorawan/transport';
+import { ApplicationUplinks } from '../application-uplinks.service';
 import { ErrDeviceNotFound, ErrTransmission } from '../errors';
 
 type Json = Record<string, unknown>;
+
+/** How often, and how far apart, the device is read for the acknowledged downlink before it counts as unknown (1 s in all). */
+const TX_ACK_LOOKUPS = 20;
+const TX_ACK_LOOKUP_INTERVAL_MS = 50;
 interface RecentDownlink {
   payload?: { m_hdr?: { m_type?: string }; mac_payload?: { f_hdr?: { f_cnt?: number }; f_port?: number; frm_payload?: string } };
   correlation_ids?: string[];
@@ -18,15 +22,15 @@ interface RecentDownlink {
  * a downlink this NS scheduled. The downlink is found among the device's recent downlinks by its
  * `ns:downlink:` correlation ID; `ns.down.transmission.success` or `.fail`, and for an application
  * downlink the AS is told: `downlink_sent` (TTS: only on a TX_ACK, so a gateway that never sends
- * one produces none) or `downlink_failed` with the gateway's reason.
+ * one produces none) or `downlink_failed` with the gateway's reason. The device is read again for
+ * up to a second while the downlink is not among its recent downlinks: a gateway answers within
+ * milliseconds, possibly before the NS that sent the downlink recorded it.
  */
 @Injectable()
 export class TxAcknowledgments {
-  private readonly logger = new Logger('TxAcknowledgments');
-
   constructor(
     private readonly registry: DeviceRegistry,
-    @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
+    private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
   ) {}
 
@@ -34,16 +38,22 @@ export class TxAcknowledgments {
     const ids = request.downlink_message.end_device_ids;
     const downlinkId = (request.downlink_message.correlation_ids ?? []).find((c) => c.startsWith('ns:downlink:'));
     if (!ids || !downlinkId) return {};
-    let device: Device;
-    try {
-      device = await this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id });
-    } catch (err) {
-      if (ErrDeviceNotFound.matches(err)) return {};
-      throw err;
+    let device: Device | undefined;
+    let recent: RecentDownlink | undefined;
+    // A gateway acknowledges within milliseconds: its TX_ACK may come before this NS (or another replica) recorded the downlink it sent.
+    for (let attempt = 0; !recent && attempt < TX_ACK_LOOKUPS; attempt++) {
+      if (attempt > 0) await sleep(TX_ACK_LOOKUP_INTERVAL_MS);
+      try {
+        device = await this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id });
+      } catch (err) {
+        if (ErrDeviceNotFound.matches(err)) return {};
+        throw err;
+      }
+      recent = (((device.mac_state as Json | undefined)?.recent_downlinks as RecentDownlink[] | undefined) ?? []).find((d) =>
+        (d.correlation_ids ?? []).includes(downlinkId),
+      );
     }
-    const recent = (((device.mac_state as Json | undefined)?.recent_downlinks as RecentDownlink[] | undefined) ?? []).find((d) =>
-      (d.correlation_ids ?? []).includes(downlinkId),
-    );
+    if (!device) return {};
     const deviceIds = { device_ids: device.ids };
     const success = request.result === 'SUCCESS';
     const error = success ? undefined : ErrTransmission.with({ result: request.result });
@@ -64,12 +74,7 @@ export class TxAcknowledgments {
       correlation_ids: ctx.correlation_ids,
       ...(error ? { downlink_failed: { downlink, error: error.toDetails() } } : { downlink_sent: downlink }),
     };
-    try {
-      await this.rpc.call(RPCS['NsAs.HandleUplink'].subject, { ctx, body: { application_ups: [up] } });
-    } catch (err) {
-      const reason = isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message;
-      this.logger.warn({ device_id: ids.device_id, error: reason }, 'downlink result not forwarded to the Application Server');
-    }
+    await this.applicationUplinks.send([up], ctx, { device_id: ids.device_id, what: 'downlink result' });
     return {};
   }
 }

@@ -30,6 +30,7 @@ import {
 import { nsJoins } from '@lorawan/observability';
 import { type Device, DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
 import type { RpcClient } from '@lorawan/transport';
+import { ApplicationUplinks } from '../application-uplinks.service';
 import { GatewayDownlinks, type ScheduledDownlink } from '../downlinks/gateway-downlinks.service';
 import {
   ErrDeviceNotFound,
@@ -67,7 +68,8 @@ type NsDevice = Device & {
   lorawan_version?: string;
   frequency_plan_id?: string;
   mac_settings?: Json;
-  session?: { dev_addr?: string };
+  session?: { dev_addr?: string; queued_application_downlinks?: Json[] };
+  pending_session?: { queued_application_downlinks?: Json[] };
   pending_mac_state?: Json & { queued_join_accept?: Json & { keys?: { session_key_id?: string } } };
 };
 
@@ -112,7 +114,9 @@ const NETWORK_KEYS = ['f_nwk_s_int_key', 's_nwk_s_int_key', 'nwk_s_enc_key'] as 
  *    RX2, else the next gateway; once a GS took it, `queued_join_accept` gives way to
  *    `pending_join_request` and `pending_session` (the new session, current from the device's
  *    first uplink), and the AS gets the join-accept with the AppSKey the JS wrapped for it
- *    (`NsAs.HandleUplink`), after which `ns.up.join.forward` is published.
+ *    and, as `invalidated_downlinks`, the queue of the session the device leaves (its current
+ *    session's, else its previous pending session's), which the AS encrypts again for the new
+ *    session (`NsAs.HandleUplink`), after which `ns.up.join.forward` is published.
  */
 @Injectable()
 export class JoinRequestService implements BeforeApplicationShutdown {
@@ -127,6 +131,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     private readonly copies: UplinkCopies,
     @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
     private readonly downlinks: GatewayDownlinks,
+    private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
     @Inject(STACK_CONFIG) config: StackConfig,
   ) {
@@ -311,33 +316,36 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     }
     this.events.publish(NS_EVENTS.joinScheduleSuccess, ids, { ctx, data: scheduled });
     const sessionKeyId = join.response.session_keys.session_key_id;
+    let invalidated: Json[] | undefined;
     try {
-      const current = await this.registry.modify({ application_id: join.ids.application_ids.application_id, device_id: join.ids.device_id }, (stored) => {
+      invalidated = await this.registry.modify({ application_id: join.ids.application_ids.application_id, device_id: join.ids.device_id }, (stored) => {
         const device = stored as NsDevice;
         const pending = device.pending_mac_state;
         // A later join-request may have replaced this join while it was being sent.
-        if (pending?.queued_join_accept?.keys?.session_key_id !== sessionKeyId) return { device: stored, result: false };
+        if (pending?.queued_join_accept?.keys?.session_key_id !== sessionKeyId) return { device: stored, result: undefined };
         const { queued_join_accept: queued, ...rest } = pending;
         const keys = queued?.keys as Json;
+        // TTS: the queue of the session the device leaves goes back to the AS, which encrypts it again for the new one.
+        const queue = (device.session ?? device.pending_session)?.queued_application_downlinks ?? [];
         return {
           device: {
             ...stored,
             pending_mac_state: { ...rest, pending_join_request: queued?.request, rx_windows_available: false },
             pending_session: { dev_addr: join.request.dev_addr, keys, started_at: nowTimestamp() },
           },
-          result: true,
+          result: queue,
         };
       });
-      if (!current) return;
+      if (!invalidated) return;
     } catch (err) {
       this.logger.warn({ device_id: join.ids.device_id, error: (err as Error).message }, 'join-accept sent, device not updated');
       return;
     }
-    await this.forwardToApplicationServer(join, ctx);
+    await this.forwardToApplicationServer(join, invalidated, ctx);
   }
 
   /** The join-accept for the AS (TTS ApplicationUp `join_accept`), with the AppSKey the JS wrapped for it. */
-  private async forwardToApplicationServer(join: AcceptedJoin, ctx: RpcContext): Promise<void> {
+  private async forwardToApplicationServer(join: AcceptedJoin, invalidated: Json[], ctx: RpcContext): Promise<void> {
     const deviceIds: EntityIdentifiersJson = { device_ids: { ...join.ids, dev_addr: join.request.dev_addr } };
     const up = {
       end_device_ids: { ...join.ids, dev_addr: join.request.dev_addr },
@@ -345,16 +353,11 @@ export class JoinRequestService implements BeforeApplicationShutdown {
       join_accept: {
         session_key_id: join.response.session_keys.session_key_id,
         ...(join.response.session_keys.app_s_key ? { app_s_key: join.response.session_keys.app_s_key } : {}),
+        ...(invalidated.length ? { invalidated_downlinks: invalidated } : {}),
         received_at: join.up.received_at,
       },
     };
-    try {
-      await this.rpc.call(RPCS['NsAs.HandleUplink'].subject, { ctx, body: { application_ups: [up] } });
-    } catch (err) {
-      const reason = isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message;
-      this.logger.warn({ device_id: join.ids.device_id, error: reason }, 'join-accept not forwarded to the Application Server');
-      return;
-    }
+    if (!(await this.applicationUplinks.send([up], ctx, { device_id: join.ids.device_id, what: 'join-accept' }))) return;
     const { app_s_key: _key, ...joinAccept } = up.join_accept as Json;
     this.events.publish(NS_EVENTS.joinForward, deviceIds, { ctx, data: { ...up, join_accept: joinAccept } });
   }

@@ -1,11 +1,11 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { NS_EVENTS, nowTimestamp, RPCS, type RpcContext, type UplinkMessage } from '@lorawan/api';
-import { COMPONENT_RPC_CLIENT, EventPublisher } from '@lorawan/component';
-import { isErrorDetails, isStackError } from '@lorawan/errors';
+import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { NS_EVENTS, nowTimestamp, type RpcContext, type UplinkMessage } from '@lorawan/api';
+import { EventPublisher } from '@lorawan/component';
+import { isStackError } from '@lorawan/errors';
 import { type DataRate, dataRate, dataRateIndexOf, getFrequencyPlan, type MACPayload } from '@lorawan/lorawan';
 import { nsDataUplinks } from '@lorawan/observability';
 import { DeviceRegistry } from '@lorawan/registry';
-import type { RpcClient } from '@lorawan/transport';
+import { ApplicationUplinks } from '../application-uplinks.service';
 import { DataDownlinkService, type QueuedDownlink } from '../downlinks/data-downlink.service';
 import { ErrDeviceNotFound, ErrFCntReplay } from '../errors';
 import { type DataFrame, matchSession, type NsDataDevice, type NsMacState, type SessionMatch } from './session-match';
@@ -69,7 +69,7 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     private readonly registry: DeviceRegistry,
     private readonly copies: UplinkCopies,
     private readonly downlinks: DataDownlinkService,
-    @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
+    private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
   ) {}
 
@@ -219,13 +219,7 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     const forwardUplink = Boolean(payload.f_port) && !match.retransmission;
     if (forwardUplink) ups.push(this.applicationUplink(match, ids, processed, payload, mType, ctx));
     if (ups.length === 0) return;
-    try {
-      await this.rpc.call(RPCS['NsAs.HandleUplink'].subject, { ctx, body: { application_ups: ups } });
-    } catch (err) {
-      const reason = isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message;
-      this.logger.warn({ device_id: ids.device_id, error: reason }, 'uplink not forwarded to the Application Server');
-      return;
-    }
+    if (!(await this.applicationUplinks.send(ups, ctx, { device_id: ids.device_id, what: 'uplink' }))) return;
     if (forwardUplink) this.events.publish(NS_EVENTS.dataForward, { device_ids: ids }, { ctx, data: ups[ups.length - 1] });
   }
 
