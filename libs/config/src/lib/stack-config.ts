@@ -50,6 +50,10 @@ export class Environment {
     message: 'NS_DEV_ADDR_PREFIXES must be a comma-separated list of DevAddr prefixes (26000000/7)',
   })
   NS_DEV_ADDR_PREFIXES?: string;
+  /** How many uplinks the NS keeps in `mac_state.recent_uplinks` and the device's `recent_uplinks` (TTS: 20). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) NS_RECENT_UPLINKS = 20;
+  /** How many downlinks the NS keeps in `mac_state.recent_downlinks` (TTS: 20). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) NS_RECENT_DOWNLINKS = 20;
   /** Timeout of one webhook request (connect to end of response). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(300_000) WEBHOOK_TIMEOUT_MS = 5000;
   /** Attempts per webhook delivery before it is given up (1 = no retry). */
@@ -128,6 +132,9 @@ export interface NetworkServerConfig {
   netId: string;
   /** DevAddr prefixes as given (`26000000/7`); empty: the NetID's. */
   devAddrPrefixes: string[];
+  /** Lengths of `recent_uplinks` (MAC state and device) and `mac_state.recent_downlinks`. */
+  recentUplinks: number;
+  recentDownlinks: number;
 }
 
 /** Webhook delivery settings (WEBHOOK_*). */
@@ -181,7 +188,12 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       requireRegisteredGateways: e.GS_REQUIRE_REGISTERED_GATEWAYS,
       fallbackFrequencyPlan: e.GS_FALLBACK_FREQUENCY_PLAN,
     },
-    ns: { netId: e.NS_NET_ID.toUpperCase(), devAddrPrefixes: e.NS_DEV_ADDR_PREFIXES ? e.NS_DEV_ADDR_PREFIXES.split(',') : [] },
+    ns: {
+      netId: e.NS_NET_ID.toUpperCase(),
+      devAddrPrefixes: e.NS_DEV_ADDR_PREFIXES ? e.NS_DEV_ADDR_PREFIXES.split(',') : [],
+      recentUplinks: e.NS_RECENT_UPLINKS,
+      recentDownlinks: e.NS_RECENT_DOWNLINKS,
+    },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     logLevel: e.LOG_LEVEL,

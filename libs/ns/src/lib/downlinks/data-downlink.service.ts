@@ -1,6 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { newUlid, NS_EVENTS, nowTimestamp, type RpcContext, type ScheduleDownlinkRequest } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
+import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { isStackError } from '@lorawan/errors';
 import { classARxWindows, dataRate, getFrequencyPlan, type RxWindow } from '@lorawan/lorawan';
 import { DeviceRegistry } from '@lorawan/registry';
@@ -12,8 +13,6 @@ import { dataDownlinkFrame } from './data-downlink-frame';
 import { ErrUnknownSession } from './downlink-queue.errors';
 import { GatewayDownlinks } from './gateway-downlinks.service';
 
-/** How many downlinks the MAC state keeps (`recent_downlinks`). */
-export const RECENT_DOWNLINKS = 20;
 /** How many queued downlinks one class C call sends at most (the next change of the queue sends more). */
 const CLASS_C_BURST = 16;
 /** FHDR without FOpts (7) and FPort (1): what a MACPayload holds besides the FRMPayload. */
@@ -60,13 +59,17 @@ type QueueSession = NsSession & { queued_application_downlinks?: QueuedDownlink[
 @Injectable()
 export class DataDownlinkService {
   private readonly logger = new Logger('DataDownlinks');
+  private readonly recentDownlinks: number;
 
   constructor(
     private readonly registry: DeviceRegistry,
     private readonly downlinks: GatewayDownlinks,
     private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
-  ) {}
+    @Inject(STACK_CONFIG) config: StackConfig,
+  ) {
+    this.recentDownlinks = config.ns.recentDownlinks;
+  }
 
   async classA(device: NsDataDevice, uplink: AnsweredUplink, merged: MergedUplink, ctx: RpcContext): Promise<void> {
     const session = device.session as QueueSession | undefined;
@@ -284,7 +287,7 @@ export class DataDownlinkService {
         correlation_ids: correlationIds,
         ...(item?.session_key_id ? { session_key_id: item.session_key_id } : {}),
       };
-      macState.recent_downlinks = [...((macState.recent_downlinks as Json[] | undefined) ?? []), recent].slice(-RECENT_DOWNLINKS);
+      macState.recent_downlinks = [...((macState.recent_downlinks as Json[] | undefined) ?? []), recent].slice(-this.recentDownlinks);
       return { device: { ...next, session, mac_state: macState }, result: undefined };
     });
   }

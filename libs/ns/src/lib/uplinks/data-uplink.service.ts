@@ -1,6 +1,7 @@
-import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { NS_EVENTS, nowTimestamp, type RpcContext, type UplinkMessage } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
+import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { isStackError } from '@lorawan/errors';
 import { type DataRate, dataRate, dataRateIndexOf, getFrequencyPlan, type MACPayload } from '@lorawan/lorawan';
 import { nsDataUplinks } from '@lorawan/observability';
@@ -14,8 +15,8 @@ import type { DedupTiming } from './uplink-deduplicator';
 
 /** Data uplinks (TTS `config.go`): copies within 200 ms are merged; 1 s more they are still duplicates. */
 export const DATA_DEDUP: DedupTiming = { windowMs: 200, cooldownMs: 1000 };
-/** How many uplinks the MAC state (`recent_uplinks`) and the device (`recent_uplinks`, `recent_adr_uplinks`) keep (TTS: 20). */
-export const RECENT_UPLINKS = 20;
+/** How many uplinks `recent_adr_uplinks` keeps (the spec: at most 20). */
+export const RECENT_ADR_UPLINKS = 20;
 
 type Json = Record<string, unknown>;
 interface JoinRequestJson {
@@ -64,6 +65,7 @@ function joinedParameters(macState: NsMacState, request: JoinRequestJson | undef
 export class DataUplinkService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('DataUplinks');
   private readonly forwarding = new Set<Promise<void>>();
+  private readonly recentUplinks: number;
 
   constructor(
     private readonly registry: DeviceRegistry,
@@ -71,7 +73,10 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     private readonly downlinks: DataDownlinkService,
     private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
-  ) {}
+    @Inject(STACK_CONFIG) config: StackConfig,
+  ) {
+    this.recentUplinks = config.ns.recentUplinks;
+  }
 
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.allSettled([...this.forwarding]);
@@ -183,12 +188,12 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       next.mac_state = {
         ...macState,
         rx_windows_available: true,
-        recent_uplinks: [...((macState.recent_uplinks as Json[] | undefined) ?? []), recent].slice(-RECENT_UPLINKS),
+        recent_uplinks: [...((macState.recent_uplinks as Json[] | undefined) ?? []), recent].slice(-this.recentUplinks),
       };
-      next.recent_uplinks = [...(((device as Json).recent_uplinks as Json[] | undefined) ?? []), recent].slice(-RECENT_UPLINKS);
+      next.recent_uplinks = [...(((device as Json).recent_uplinks as Json[] | undefined) ?? []), recent].slice(-this.recentUplinks);
       // The seed's rule: at most 20, reset by every uplink without the ADR bit.
       next.recent_adr_uplinks = payload.f_hdr.f_ctrl.adr
-        ? [...(((device as Json).recent_adr_uplinks as Json[] | undefined) ?? []), recent].slice(-RECENT_UPLINKS)
+        ? [...(((device as Json).recent_adr_uplinks as Json[] | undefined) ?? []), recent].slice(-RECENT_ADR_UPLINKS)
         : [];
       // A confirmed downlink waiting for the device's answer: this uplink's ACK bit is it (TTS: downlink_ack or downlink_nack).
       const pending = (next.mac_state as Json).pending_application_downlink as QueuedDownlink | undefined;

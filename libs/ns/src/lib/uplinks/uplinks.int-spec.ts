@@ -62,7 +62,7 @@ describe('Network Server uplinks (in-process)', () => {
     dir = mkdtempSync(join(tmpdir(), 'lw-ns-join-'));
     ns = await startTestComponent(NsModule, {
       component: 'ns',
-      config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error', NS_NET_ID: '000013', KEKS, NS_KEK_LABEL: 'ns-rest' }),
+      config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error', NS_NET_ID: '000013', KEKS, NS_KEK_LABEL: 'ns-rest', NS_RECENT_UPLINKS: '3' }),
     });
     events = recordEvents(ns.broker);
     serveRpcDouble(ns.broker, 'NsJs.HandleJoin', (req) => {
@@ -279,7 +279,7 @@ describe('Network Server uplinks (in-process)', () => {
   describe('data uplinks', () => {
     const APP_S_KEY = Buffer.from('A0A1A2A3A4A5A6A7A8A9AAABACADAEAF', 'hex');
     /** A data uplink as the device sends it, built by lora-packet (the FCnt's high bytes only in the MIC). */
-    function dataUp(devAddr: string, fCnt: number, o: { fPort?: number; payload?: string; nwkKey?: string; confirmed?: boolean } = {}): Buffer {
+    function dataUp(devAddr: string, fCnt: number, o: { fPort?: number; payload?: string; nwkKey?: string; confirmed?: boolean; adr?: boolean } = {}): Buffer {
       const high = Buffer.alloc(2);
       high.writeUInt16LE(fCnt >>> 16); // lora-packet appends it to the little-endian 16 bits as given
       return loraPacket
@@ -290,6 +290,7 @@ describe('Network Server uplinks (in-process)', () => {
             FCnt: fCnt & 0xffff,
             FPort: o.fPort ?? 1,
             payload: Buffer.from(o.payload ?? 'hello'),
+            ...(o.adr ? { FCtrl: { ADR: true } } : {}),
           },
           APP_S_KEY,
           Buffer.from(o.nwkKey ?? NWK_KEY, 'hex'),
@@ -401,6 +402,33 @@ describe('Network Server uplinks (in-process)', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(atAs.length).toBe(before + 1);
       expect((await get(abp, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 0x10002 } });
+      await events.take();
+    });
+
+    it('keeps recent_uplinks to NS_RECENT_UPLINKS (3 here), recent_adr_uplinks to the uplinks since the last one without ADR', async () => {
+      const abp = await device({ supportsJoin: false });
+      const session = { dev_addr: '26000004', keys: { f_nwk_s_int_key: { key: NWK_KEY }, session_key_id: 'ABP3' } };
+      const set = await ns.call(
+        'NsEndDeviceRegistry.Set',
+        { end_device: { ids: abp, session }, field_mask: { paths: ['session.dev_addr', 'session.keys.session_key_id'] } },
+        rpcContext('NsEndDeviceRegistry.Set', universal),
+      );
+      expect(set).not.toHaveProperty('error');
+      type Recent = { payload: { mac_payload: { f_hdr: { f_cnt: number } } } };
+      const fCnts = (list: unknown) => ((list ?? []) as Recent[]).map((u) => u.payload.mac_payload.f_hdr.f_cnt);
+      const adr = [true, false, true, true, true];
+      for (const [i, bit] of adr.entries()) {
+        expect(await handle(uplink(dataUp('26000004', i + 1, { adr: bit }), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+      }
+      const stored = (await get(abp, ['mac_state', 'recent_uplinks', 'recent_adr_uplinks'])).ok as Record<string, unknown> & {
+        mac_state: { recent_uplinks: unknown };
+      };
+      expect(fCnts(stored.mac_state.recent_uplinks)).toEqual([3, 4, 5]);
+      expect(fCnts(stored.recent_uplinks)).toEqual([3, 4, 5]);
+      // Reset by FCnt 2 (no ADR bit), then FCnt 3, 4 and 5.
+      expect(fCnts(stored.recent_adr_uplinks)).toEqual([3, 4, 5]);
+      expect(await handle(uplink(dataUp('26000004', 6), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+      expect((await get(abp, ['recent_adr_uplinks'])).ok.recent_adr_uplinks ?? []).toEqual([]);
       await events.take();
     });
 
