@@ -405,6 +405,25 @@ describe('Network Server uplinks (in-process)', () => {
       await events.take();
     });
 
+    it('refuses an FCnt more than MAX_FCNT_GAP (16384) ahead of the last one (LoRaWAN 1.0.3): no match, the device untouched', async () => {
+      const abp = await device({ supportsJoin: false });
+      const session = { dev_addr: '26000005', last_f_cnt_up: 10, keys: { f_nwk_s_int_key: { key: NWK_KEY }, session_key_id: 'ABP5' } };
+      const set = await ns.call(
+        'NsEndDeviceRegistry.Set',
+        { end_device: { ids: abp, session }, field_mask: { paths: ['session.dev_addr', 'session.last_f_cnt_up', 'session.keys.session_key_id'] } },
+        rpcContext('NsEndDeviceRegistry.Set', universal),
+      );
+      expect(set).not.toHaveProperty('error');
+      const before = atAs.length;
+      expect(await handle(uplink(dataUp('26000005', 10 + 16385), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({ error: { name: 'device_not_found' } });
+      expect((await get(abp, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 10 } });
+      // The largest gap allowed.
+      expect(await handle(uplink(dataUp('26000005', 10 + 16384), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+      expect((await get(abp, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 10 + 16384 } });
+      await eventually(() => atAs.length === before + 1, 3000);
+      await events.take();
+    });
+
     it('keeps recent_uplinks to NS_RECENT_UPLINKS (3 here), recent_adr_uplinks to the uplinks since the last one without ADR', async () => {
       const abp = await device({ supportsJoin: false });
       const session = { dev_addr: '26000004', keys: { f_nwk_s_int_key: { key: NWK_KEY }, session_key_id: 'ABP3' } };
