@@ -185,7 +185,8 @@ export class DeviceRegistry {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const existing = await this.store.get(ids.application_id, ids.device_id);
       if (!existing) throw this.policy.errors.notFound.with({ device_uid: `${ids.application_id}.${ids.device_id}` });
-      const { device, result } = await mutate(structuredClone(toDevice(existing)), openKey);
+      // A record is parsed afresh from the store on every read: nothing else holds the device `mutate` gets.
+      const { device, result } = await mutate(toDevice(existing), openKey);
       const { dev_addr: _stored, ...fixedIds } = existing.ids;
       const storedIds = device.ids?.dev_addr ? { ...fixedIds, dev_addr: device.ids.dev_addr } : fixedIds;
       const updated = { ...this.keepStored(device), ids: storedIds, created_at: existing.created_at, updated_at: nowTimestamp() };
@@ -201,7 +202,7 @@ export class DeviceRegistry {
   async stored(ids: { application_id: string; device_id: string }): Promise<Device> {
     const existing = await this.store.get(ids.application_id, ids.device_id);
     if (!existing) throw this.policy.errors.notFound.with({ device_uid: `${ids.application_id}.${ids.device_id}` });
-    return structuredClone(toDevice(existing));
+    return toDevice(existing);
   }
 
   /** Opens a stored key envelope (the plain key when this component holds its KEK). */
@@ -334,15 +335,30 @@ function lookupOf(ids: DeleteEndDeviceRequest): DeviceLookup {
 }
 
 /** The store hands out fresh records, so their objects are reused, not copied (applyFields and view copy what they change). */
+/** The device of a record (its identifiers copied: the record's are what a write compares with). */
 function toDevice(record: DeviceRecord): Device {
-  return { ...record.fields, ids: record.ids, created_at: record.created_at, updated_at: record.updated_at };
+  return { ...record.fields, ids: structuredClone(record.ids), created_at: record.created_at, updated_at: record.updated_at };
 }
 
+/**
+ * The record of a device, its key envelopes sealed. The device is not changed: only the objects
+ * on the way to an envelope are copied (a device carries tens of kilobytes of MAC state and
+ * recent uplinks, written on every uplink; cloning it all would be most of a write's cost).
+ */
 function toRecord(device: Device, revision: number, keys: KeySealer, envelopes: readonly string[]): DeviceRecord {
-  const { ids, created_at, updated_at, ...fields } = structuredClone(device);
+  const { ids, created_at, updated_at, ...rest } = device;
+  let fields: Json = rest;
   for (const envelopePath of envelopes) {
-    const envelope = getPath(fields, partsOf(envelopePath)) as KeyEnvelopeJson | undefined;
-    if (envelope) setPath(fields, partsOf(envelopePath), keys.seal(envelope));
+    const parts = partsOf(envelopePath);
+    const envelope = getPath(fields, parts) as KeyEnvelopeJson | undefined;
+    if (envelope) fields = withPath(fields, parts, keys.seal(envelope));
   }
-  return { ids, created_at: created_at ?? '', updated_at: updated_at ?? '', revision, fields };
+  return { ids: structuredClone(ids), created_at: created_at ?? '', updated_at: updated_at ?? '', revision, fields };
+}
+
+/** `root` with `value` at `parts`: the objects along the path copied, the rest shared. */
+function withPath(root: Json, parts: readonly string[], value: unknown): Json {
+  const [head, ...tail] = parts;
+  const child = root[head];
+  return { ...root, [head]: tail.length === 0 ? value : withPath(child && typeof child === 'object' ? (child as Json) : {}, tail, value) };
 }
