@@ -409,6 +409,24 @@ describe('DeviceRegistry engine (SQLite)', () => {
       expect(await errorOf(registry.getByDevAddr('27000001'))).toMatchObject({ name: 'device_not_found' });
     });
 
+    it('modify from a device a lookup read: written from it when nothing came in between, else from a fresh read', async () => {
+      const key = { application_id: APP, device_id: 'addr-2' };
+      const count = (device: Device) => ({
+        ...(device.mac_settings as object),
+        class_c_timeout: `${Number(String((device.mac_settings as { class_c_timeout?: string } | undefined)?.class_c_timeout ?? '0s').slice(0, -1)) + 1}s`,
+      });
+      const mine = (await registry.bySessionDevAddr('27000002')).find((d) => d.ids.device_id === 'addr-2') as Device;
+      let rounds = 0;
+      await registry.modify(key, (device) => ((rounds += 1), { device: { ...device, mac_settings: count(device) }, result: undefined }), { read: mine });
+      expect(rounds).toBe(1);
+      expect(await registry.stored(key)).toMatchObject({ mac_settings: { class_c_timeout: '1s' } });
+      // `mine` is stale now (1s was written after it was read): its round loses and the next reads count 1.
+      rounds = 0;
+      await registry.modify(key, (device) => ((rounds += 1), { device: { ...device, mac_settings: count(device) }, result: undefined }), { read: mine });
+      expect(rounds).toBe(2);
+      expect(await registry.stored(key)).toMatchObject({ mac_settings: { class_c_timeout: '2s' } });
+    });
+
     it('modify may move a device to a new DevAddr (a session becoming current), never change its other identifiers', async () => {
       await registry.modify({ application_id: APP, device_id: 'addr-1' }, (device) => ({
         device: {

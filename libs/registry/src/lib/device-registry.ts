@@ -121,6 +121,8 @@ const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.rando
 export class DeviceRegistry {
   /** What the registry stores of a device (its stored paths, normalised once). */
   private readonly selectStored: (device: Device) => Partial<Device>;
+  /** Records of the devices data-plane reads returned, while those devices live (`modify`'s `read`). */
+  private readonly reads = new WeakMap<Device, DeviceRecord>();
 
   constructor(
     private readonly store: DeviceStore,
@@ -176,14 +178,24 @@ export class DeviceRegistry {
    * more than once when a concurrent write wins a round. Publishes no registry event. Returns
    * what `mutate` returned for the round that was stored. Of the identifiers only `dev_addr` may
    * change (a session becoming current); the others stay as stored.
+   *
+   * `read`: a device this registry's data-plane lookups returned (`bySessionDevAddr`, `stored`)
+   * that the caller has not changed. Its record is the first round's starting point instead of a
+   * new read (the uplink path reads the device to match it, then writes it at once); when another
+   * write came in between, the revision check refuses the round and the next one reads afresh.
+   * The device `mutate` gets then shares nested objects with `read`: build new ones, as a
+   * read-modify-write does anyway, rather than relying on `read` staying as it was.
    */
   async modify<T>(
     ids: { application_id: string; device_id: string },
     mutate: (device: Device, openKey: (envelope: KeyEnvelopeJson) => KeyEnvelopeJson) => { device: Device; result: T } | Promise<{ device: Device; result: T }>,
+    o: { read?: Device } = {},
   ): Promise<T> {
     const openKey = (envelope: KeyEnvelopeJson) => this.keys.open(envelope);
+    const known = o.read ? this.reads.get(o.read) : undefined;
+    const reusable = known && known.ids.device_id === ids.device_id && known.ids.application_ids.application_id === ids.application_id;
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-      const existing = await this.store.get(ids.application_id, ids.device_id);
+      const existing = attempt === 0 && reusable ? known : await this.store.get(ids.application_id, ids.device_id);
       if (!existing) throw this.policy.errors.notFound.with({ device_uid: `${ids.application_id}.${ids.device_id}` });
       // A record is parsed afresh from the store on every read: nothing else holds the device `mutate` gets.
       const { device, result } = await mutate(toDevice(existing), openKey);
@@ -202,7 +214,7 @@ export class DeviceRegistry {
   async stored(ids: { application_id: string; device_id: string }): Promise<Device> {
     const existing = await this.store.get(ids.application_id, ids.device_id);
     if (!existing) throw this.policy.errors.notFound.with({ device_uid: `${ids.application_id}.${ids.device_id}` });
-    return toDevice(existing);
+    return this.tracked(existing);
   }
 
   /** Opens a stored key envelope (the plain key when this component holds its KEK). */
@@ -217,7 +229,14 @@ export class DeviceRegistry {
 
   /** The data plane's candidates for an uplink: devices whose session or pending session has this DevAddr, as stored (at most `limit`). */
   async bySessionDevAddr(devAddr: string, limit = 16): Promise<Device[]> {
-    return (await this.store.findBySessionDevAddr(devAddr, limit)).map(toDevice);
+    return (await this.store.findBySessionDevAddr(devAddr, limit)).map((r) => this.tracked(r));
+  }
+
+  /** The device of a data-plane read, remembered with its record for a `modify` that follows (see there). */
+  private tracked(record: DeviceRecord): Device {
+    const device = toDevice(record);
+    this.reads.set(device, record);
+    return device;
   }
 
   /** The data plane's lookup by JoinEUI and DevEUI: exactly one device, else not found or several-match. */

@@ -163,47 +163,53 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   /** Step 3: the device after the uplink, against what is stored now. */
   private async store(match: SessionMatch, message: Json, payload: MACPayload): Promise<Stored> {
     const { ids } = match.device;
-    return this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, (stored) => {
-      const device = stored as NsDataDevice;
-      const current = device[match.which];
-      // Another replica (or an earlier copy's handling) may have moved the session on since the match.
-      if (!current || current.dev_addr !== match.session.dev_addr || current.keys?.session_key_id !== match.session.keys?.session_key_id) {
-        throw ErrFCntReplay.with({ f_cnt: match.f_cnt, last_f_cnt_up: current?.last_f_cnt_up ?? -1 });
-      }
-      if (current.last_f_cnt_up !== undefined && match.f_cnt <= current.last_f_cnt_up && !match.retransmission) {
-        throw ErrFCntReplay.with({ f_cnt: match.f_cnt, last_f_cnt_up: current.last_f_cnt_up });
-      }
-      const session = { ...current, last_f_cnt_up: match.f_cnt };
-      let macState: NsMacState = (match.which === 'pending_session' ? device.pending_mac_state : device.mac_state) ?? ({} as NsMacState);
-      const next: NsDataDevice & Json = { ...device, session };
-      if (match.which === 'pending_session') {
-        // The join is done: the pending session and MAC state become current, with what the join-accept told the device (TTS; 1.1's RekeyInd comes with the MAC layer).
-        const { pending_join_request: request, queued_join_accept: _accept, ...rest } = macState;
-        macState = { ...rest, current_parameters: joinedParameters(rest, request as JoinRequestJson | undefined) };
-        delete next.pending_session;
-        delete next.pending_mac_state;
-        next.ids = { ...device.ids, dev_addr: session.dev_addr };
-      }
-      const recent = recentUplink(message, payload);
-      next.mac_state = {
-        ...macState,
-        rx_windows_available: true,
-        recent_uplinks: [...((macState.recent_uplinks as Json[] | undefined) ?? []), recent].slice(-this.recentUplinks),
-      };
-      next.recent_uplinks = [...(((device as Json).recent_uplinks as Json[] | undefined) ?? []), recent].slice(-this.recentUplinks);
-      // The seed's rule: at most 20, reset by every uplink without the ADR bit.
-      next.recent_adr_uplinks = payload.f_hdr.f_ctrl.adr
-        ? [...(((device as Json).recent_adr_uplinks as Json[] | undefined) ?? []), recent].slice(-RECENT_ADR_UPLINKS)
-        : [];
-      // A confirmed downlink waiting for the device's answer: this uplink's ACK bit is it (TTS: downlink_ack or downlink_nack).
-      const pending = (next.mac_state as Json).pending_application_downlink as QueuedDownlink | undefined;
-      let answered: Stored['answered'];
-      if (pending && !match.retransmission) {
-        answered = { downlink: pending, acked: payload.f_hdr.f_ctrl.ack };
-        delete (next.mac_state as Json).pending_application_downlink;
-      }
-      return { device: next, result: { device: next, answered } };
-    });
+    const key = { application_id: ids.application_ids.application_id, device_id: ids.device_id };
+    return this.registry.modify(
+      key,
+      (stored) => {
+        const device = stored as NsDataDevice;
+        const current = device[match.which];
+        // Another replica (or an earlier copy's handling) may have moved the session on since the match.
+        if (!current || current.dev_addr !== match.session.dev_addr || current.keys?.session_key_id !== match.session.keys?.session_key_id) {
+          throw ErrFCntReplay.with({ f_cnt: match.f_cnt, last_f_cnt_up: current?.last_f_cnt_up ?? -1 });
+        }
+        if (current.last_f_cnt_up !== undefined && match.f_cnt <= current.last_f_cnt_up && !match.retransmission) {
+          throw ErrFCntReplay.with({ f_cnt: match.f_cnt, last_f_cnt_up: current.last_f_cnt_up });
+        }
+        const session = { ...current, last_f_cnt_up: match.f_cnt };
+        let macState: NsMacState = (match.which === 'pending_session' ? device.pending_mac_state : device.mac_state) ?? ({} as NsMacState);
+        const next: NsDataDevice & Json = { ...device, session };
+        if (match.which === 'pending_session') {
+          // The join is done: the pending session and MAC state become current, with what the join-accept told the device (TTS; 1.1's RekeyInd comes with the MAC layer).
+          const { pending_join_request: request, queued_join_accept: _accept, ...rest } = macState;
+          macState = { ...rest, current_parameters: joinedParameters(rest, request as JoinRequestJson | undefined) };
+          delete next.pending_session;
+          delete next.pending_mac_state;
+          next.ids = { ...device.ids, dev_addr: session.dev_addr };
+        }
+        const recent = recentUplink(message, payload);
+        next.mac_state = {
+          ...macState,
+          rx_windows_available: true,
+          recent_uplinks: [...((macState.recent_uplinks as Json[] | undefined) ?? []), recent].slice(-this.recentUplinks),
+        };
+        next.recent_uplinks = [...(((device as Json).recent_uplinks as Json[] | undefined) ?? []), recent].slice(-this.recentUplinks);
+        // The seed's rule: at most 20, reset by every uplink without the ADR bit.
+        next.recent_adr_uplinks = payload.f_hdr.f_ctrl.adr
+          ? [...(((device as Json).recent_adr_uplinks as Json[] | undefined) ?? []), recent].slice(-RECENT_ADR_UPLINKS)
+          : [];
+        // A confirmed downlink waiting for the device's answer: this uplink's ACK bit is it (TTS: downlink_ack or downlink_nack).
+        const pending = (next.mac_state as Json).pending_application_downlink as QueuedDownlink | undefined;
+        let answered: Stored['answered'];
+        if (pending && !match.retransmission) {
+          answered = { downlink: pending, acked: payload.f_hdr.f_ctrl.ack };
+          delete (next.mac_state as Json).pending_application_downlink;
+        }
+        return { device: next, result: { device: next, answered } };
+      },
+      // The device as the match read it: written at once, unless another write came in between.
+      { read: match.device },
+    );
   }
 
   /** Step 5 (in the background: the GS has its answer). */
