@@ -38,6 +38,16 @@ export function cpuMs(pid: number): number | undefined {
   }
 }
 
+/** A process's resident memory in MB; undefined when it is gone. */
+export function rssMb(pid: number): number | undefined {
+  try {
+    const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return rss ? Math.round(Number(rss[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU time (user + system + irq) all cores of the machine have been busy so far, in ms (from /proc/stat). */
 export function machineBusyMs(): number {
   const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);

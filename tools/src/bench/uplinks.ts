@@ -1,0 +1,612 @@
+import { randomInt } from 'node:crypto';
+import loraPacket from 'lora-packet';
+import { SimulatedOtaaDevice, WebhookReceiver } from '@lorawan/testing';
+import { createApplications } from './applications';
+import { JOIN_ACCEPT_DELAYS } from './joins';
+import { log, round } from './load';
+import { counterDelta, type Scrape, scrapeAll } from './metrics';
+import {
+  closeGateways,
+  collectDownlinks,
+  type Copy,
+  CpuMeter,
+  DATA_RATES,
+  type Downlink,
+  drive,
+  EU868_CHANNELS,
+  EU868_JOIN_CHANNELS,
+  expect200,
+  forEachOnConnections,
+  type Gateway,
+  hex,
+  latencyFigures,
+  openGateways,
+  planCopies,
+  pushSpan,
+  type RadioPhaseOptions,
+  registerOtaaDevices,
+  type RxDelays,
+  settle,
+  sleep,
+  stackMetrics,
+  type Transmission,
+} from './radio';
+import { Connection } from './register';
+
+/**
+ * `uplinks`: data uplinks end to end, as radio traffic reaches a network: UDP PUSH_DATA in at the
+ * Gateway Server, out as a webhook of the Application Server. `devices` OTAA devices (1.0.3,
+ * CayenneLPP uplink formatter), joined through the same UDP path (their join-accepts opened by
+ * lora-packet for the DevAddr and session keys), `gateways` simulated packet forwarders spread over
+ * the GS replicas, an application webhook (`/up`, `/down/sent`) to a receiver in this process.
+ * Every frame is built by lora-packet before the load. Then, open loop as `joins`, each uplink heard
+ * by every gateway:
+ * - A (`rate` per second for `durationS`, after a warm-up): unconfirmed uplinks, FPort 1; latency
+ *   from the first gateway's push to the uplink's delivery at the webhook (matched by device ID and
+ *   FCnt);
+ * - B (`downlinkRate` per second for `durationS`): confirmed uplinks, after one application
+ *   downlink pushed per device (`…/down/push`); each must be answered by one downlink (a PULL_RESP,
+ *   matched by its `tmst`: the uplink copy's + 1 s for RX1, + 2 s for RX2, and its gateway;
+ *   answered with a TX_ACK) that carries the ACK and whose MIC holds with the device's NwkSKey
+ *   (lora-packet), the first of each device with the application's payload.
+ */
+export interface UplinkPhaseOptions extends RadioPhaseOptions {
+  /** Confirmed uplinks per second offered in sub-phase B (`rate`: unconfirmed ones in A; `warmup`: uplinks at `rate` before A). */
+  downlinkRate: number;
+}
+
+/** The issue's targets: uplinks per second delivered with a p99 (first push → webhook) below 500 ms; class A answers inside RX1. */
+export const TARGET_UPLINKS_PER_S = 1000;
+export const TARGET_P99_MS = 500;
+/** EU868 data downlinks (RECEIVE_DELAY1 / 2): the uplink's concentrator time + these µs. */
+const RECEIVE_DELAYS: RxDelays = { rx1Us: 1_000_000, rx2Us: 2_000_000 };
+const RX1_MS = RECEIVE_DELAYS.rx1Us / 1000;
+/** Joins, and the first uplink of each device (its pending session becomes current), offered per second during the setup. */
+const JOIN_RATE = 100;
+const FIRST_UPLINK_RATE = 200;
+const JOIN_ROUNDS = 3;
+/** How long after the last push the join-accepts, and the deliveries and downlinks, are waited for. */
+const JOIN_WAIT_MS = 6500;
+const DELIVERY_WAIT_MS = 10000;
+const JOIN_EUI = '70B3D57ED0000002';
+/** The application downlink pushed for every device before sub-phase B. */
+const APP_DOWNLINK = { fPort: 2, payload: Buffer.from('bench down') };
+const COUNTERS: Record<string, [string, string]> = {
+  ns_data_uplinks: ['lorawan_ns_data_uplinks_total', 'result'],
+  ns_join_requests: ['lorawan_ns_join_requests_total', 'result'],
+  gs_uplinks: ['lorawan_gs_uplinks_total', 'result'],
+  gs_downlinks: ['lorawan_gs_downlinks_total', 'result'],
+  gs_udp_dropped: ['lorawan_gs_udp_dropped_total', 'reason'],
+  webhook_deliveries: ['lorawan_webhook_deliveries_total', 'result'],
+};
+
+interface Device {
+  deviceId: string;
+  devEui: string;
+  appKey: string;
+  sim: SimulatedOtaaDevice;
+  session?: { devAddr: string; nwkSKey: string; appSKey: string };
+  nextFCnt: number;
+}
+
+/** A join-request or a data uplink on air. */
+interface Tx extends Transmission {
+  device: number;
+  kind: 'join' | 'up' | 'confirmed';
+  fCnt: number;
+  /** Date.now() of its first delivery at `/up`. */
+  deliveredAt?: number;
+}
+
+/** A data uplink built before the load. */
+type Frame = Pick<Tx, 'device' | 'kind' | 'fCnt' | 'data'>;
+
+/** A few CayenneLPP values (temperature, humidity) that change with the FCnt. */
+function lpp(fCnt: number): Buffer {
+  const t = 200 + (fCnt % 100);
+  return Buffer.from([0x01, 0x67, t >> 8, t & 0xff, 0x02, 0x68, 80 + (fCnt % 40)]);
+}
+
+/** `count` data uplinks of the `active` devices in turn, each with its device's next FCnt, built by lora-packet. */
+function buildFrames(devices: Device[], active: number[], count: number, confirmed: boolean): Frame[] {
+  const frames: Frame[] = [];
+  for (let n = 0; n < count; n++) {
+    const index = active[n % active.length];
+    const d = devices[index];
+    const s = d.session as NonNullable<Device['session']>;
+    const fCnt = d.nextFCnt++;
+    const high = Buffer.alloc(2);
+    high.writeUInt16LE(fCnt >>> 16);
+    const data = loraPacket
+      .fromFields(
+        {
+          MType: confirmed ? 'Confirmed Data Up' : 'Unconfirmed Data Up',
+          DevAddr: Buffer.from(s.devAddr, 'hex'),
+          FCnt: fCnt & 0xffff,
+          FPort: 1,
+          payload: lpp(fCnt),
+        },
+        Buffer.from(s.appSKey, 'hex'),
+        Buffer.from(s.nwkSKey, 'hex'),
+        undefined,
+        high,
+      )
+      .getPHYPayload() as Buffer;
+    frames.push({ device: index, kind: confirmed ? 'confirmed' : 'up', fCnt, data });
+  }
+  return frames;
+}
+
+/**
+ * The radio side: every transmission (joins and uplinks) in one list, the gateways, and the
+ * PULL_RESPs matched as they come.
+ */
+class Air {
+  readonly txs: Tx[] = [];
+  /** Uplink index by `<device ID>/<FCnt>`, as the webhook names it. */
+  readonly byFrame = new Map<string, number>();
+  readonly unmatched = { count: 0 };
+  readonly pushFailures = { count: 0 };
+  private readonly collector: NodeJS.Timeout;
+
+  constructor(
+    readonly gateways: Gateway[],
+    private readonly devices: Device[],
+    private readonly epoch: number,
+    private readonly o: UplinkPhaseOptions,
+  ) {
+    // PULL_RESPs are matched and acknowledged as they come (their arrival time is taken on receipt by the simulated gateway).
+    this.collector = setInterval(() => this.collect(), 10);
+  }
+
+  collect(): void {
+    collectDownlinks(this.gateways, this.txs, this.unmatched);
+  }
+
+  close(): void {
+    clearInterval(this.collector);
+  }
+
+  /** Transmissions `items` (joins or uplinks), one every 1/rate s from `t0` (performance.now()); returns their copies by due time. */
+  plan(items: Frame[], rate: number, t0: number, delays: RxDelays): Copy[] {
+    const copies: Copy[] = [];
+    for (const [n, item] of items.entries()) {
+      const index = this.txs.length;
+      const planned = planCopies(this.gateways, index, t0 + (n * 1000) / rate, this.o.jitterMs, this.epoch, delays);
+      const channel = item.kind === 'join' ? EU868_JOIN_CHANNELS : EU868_CHANNELS;
+      this.txs.push({
+        ...item,
+        freq: channel[index % channel.length],
+        datr: DATA_RATES[Math.floor(index / channel.length) % DATA_RATES.length],
+        best: planned.best,
+        copies: planned.copies,
+        downlinks: [],
+      });
+      if (item.kind !== 'join') this.byFrame.set(`${this.devices[item.device].deviceId}/${item.fCnt}`, index);
+      copies.push(...planned.copies);
+    }
+    return copies.sort((a, b) => a.due - b.due);
+  }
+
+  /**
+   * Plans and sends the items (open loop), then waits until `done` holds for each of them, at most
+   * `waitMs` after the last push. `hooks.start` runs just before the first push, `hooks.offered`
+   * just after the last.
+   */
+  async send(items: Frame[], rate: number, delays: RxDelays, done: (tx: Tx) => boolean, waitMs: number, hooks: { start?(): void; offered?(): void } = {}) {
+    const from = this.txs.length;
+    const t0 = performance.now() + 200;
+    const copies = this.plan(items, rate, t0, delays);
+    const sent = this.txs.slice(from);
+    await sleep(Math.max(0, t0 - performance.now()));
+    hooks.start?.();
+    const lags = await drive(copies, this.gateways, this.txs, this.o.fetchMs, this.pushFailures);
+    hooks.offered?.();
+    const deadline = Date.now() + waitMs;
+    while (Date.now() < deadline && !sent.every(done)) await sleep(20);
+    this.collect();
+    return { sent, lags };
+  }
+}
+
+/**
+ * Joins every device through the gateways (a few rounds for the ones without a join-accept), opens
+ * each join-accept with lora-packet (`SimulatedOtaaDevice`): its DevAddr and session keys.
+ */
+async function joinDevices(air: Air, devices: Device[]): Promise<Array<{ joins: number; accepted: number }>> {
+  const rounds: Array<{ joins: number; accepted: number }> = [];
+  for (let attempt = 1; attempt <= JOIN_ROUNDS; attempt++) {
+    const pending = devices.map((d, i) => [d, i] as const).filter(([d]) => !d.session);
+    if (pending.length === 0) break;
+    log(`uplinks: joining ${pending.length} devices at ${JOIN_RATE}/s through the gateways (round ${attempt})`);
+    const joins = pending.map(([d, device]) => ({ device, kind: 'join' as const, fCnt: -1, data: d.sim.joinRequest() }));
+    const { sent } = await air.send(joins, JOIN_RATE, JOIN_ACCEPT_DELAYS, (tx) => tx.downlinks.length > 0, JOIN_WAIT_MS);
+    for (const tx of sent) {
+      const d = devices[tx.device];
+      for (const down of tx.downlinks) {
+        try {
+          const accepted = d.sim.acceptJoin(Buffer.from(String(down.txpk.data), 'base64'));
+          d.session = { devAddr: accepted.devAddr, ...(accepted.keys as { nwkSKey: string; appSKey: string }) };
+          break;
+        } catch {
+          // not its join-accept (or a bad one): the next, or another round
+        }
+      }
+    }
+    rounds.push({ joins: sent.length, accepted: sent.filter((tx) => devices[tx.device].session).length });
+  }
+  return rounds;
+}
+
+/**
+ * Waits until the NS holds each joined device's pending session (a real device is not heard again
+ * before its join-accept's RX window; these are at once): an uplink before would match no session.
+ * Returns the devices whose session (the one of the join-accept they got) the NS does not hold 30 s on.
+ */
+async function waitPendingSessions(o: UplinkPhaseOptions, devices: Device[]): Promise<Device[]> {
+  const deadline = Date.now() + 30000;
+  let waiting = devices;
+  while (waiting.length > 0 && Date.now() < deadline) {
+    const still: Device[] = [];
+    await forEachOnConnections(o, o.clients, waiting, async (conn, d) => {
+      const body = await expect200(conn, 'GET', `/api/v3/ns/applications/${o.applicationId}/devices/${d.deviceId}?field_mask=pending_session,session`);
+      const held = JSON.parse(body) as { pending_session?: { dev_addr?: string }; session?: { dev_addr?: string } };
+      const devAddr = d.session?.devAddr;
+      if (held.pending_session?.dev_addr !== devAddr && held.session?.dev_addr !== devAddr) still.push(d);
+    });
+    waiting = still;
+    if (waiting.length > 0) await sleep(200);
+  }
+  return waiting;
+}
+
+/** What the webhook receiver got: the first delivery of each uplink at `/up`, repeats apart, and `downlink_sent` by device. */
+class Deliveries {
+  duplicates = 0;
+  unknown = 0;
+  readonly downlinkSent = new Map<string, number>();
+
+  constructor(private readonly air: Air) {}
+
+  attach(receiver: WebhookReceiver): void {
+    receiver.onRequest = (req) => {
+      // The receiver keeps every request; the bench keeps what it needs.
+      receiver.requests.length = 0;
+      const deviceId = String(req.json?.end_device_ids?.device_id);
+      if (req.url.startsWith('/down/sent')) {
+        this.downlinkSent.set(deviceId, (this.downlinkSent.get(deviceId) ?? 0) + 1);
+        return;
+      }
+      if (!req.url.startsWith('/up')) return;
+      const index = this.air.byFrame.get(`${deviceId}/${Number(req.json?.uplink_message?.f_cnt ?? 0)}`);
+      if (index === undefined) this.unknown++;
+      else if (this.air.txs[index].deliveredAt !== undefined) this.duplicates++;
+      else this.air.txs[index].deliveredAt = req.at;
+    };
+  }
+}
+
+/** A measured sub-phase: the load, and CPU and the components' metrics around it. */
+async function measured(air: Air, o: UplinkPhaseOptions, items: Frame[], rate: number, done: (tx: Tx) => boolean, waitMs: number) {
+  const metricsBefore: Record<string, Scrape> = await scrapeAll(o.metricsUrls);
+  const pushFailures = air.pushFailures.count;
+  const unmatched = air.unmatched.count;
+  const cpu = new CpuMeter(o.pids);
+  // CPU while the load is offered (first to last push), and per uplink until all was handled (or given up).
+  const run = await air.send(items, rate, RECEIVE_DELAYS, done, waitMs, { start: () => cpu.start(), offered: () => cpu.offered() });
+  cpu.end();
+  const metricsAfter = await scrapeAll(o.metricsUrls);
+  const sendLag = latencyFigures(run.lags);
+  const span = pushSpan(run.sent);
+  return {
+    sent: run.sent,
+    figures: {
+      offered_per_s: rate,
+      sent_per_s: span.perS,
+      sent: run.sent.length,
+      push_ack_timeouts: air.pushFailures.count - pushFailures,
+      unmatched_downlinks: air.unmatched.count - unmatched,
+      send_lag_ms: { p50: sendLag.p50, p99: sendLag.p99, max: sendLag.max },
+    },
+    cpu,
+    stackMetrics: () => stackMetrics(metricsBefore, metricsAfter, COUNTERS),
+  };
+}
+
+/** The NS replicas' data uplink results between two scrapes, added up. */
+function nsDataUplinks(before: Record<string, Scrape>, after: Record<string, Scrape>): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const name of Object.keys(after)) {
+    for (const [result, n] of Object.entries(counterDelta(before[name] ?? new Map(), after[name], COUNTERS.ns_data_uplinks[0], 'result')))
+      sum[result] = (sum[result] ?? 0) + n;
+  }
+  return sum;
+}
+
+/** Deliveries of uplinks at the webhook: how many, how fast (first to last delivery), how long after their first push. */
+function deliveryFigures(sent: Tx[]) {
+  const delivered = sent.filter((t) => t.deliveredAt !== undefined);
+  const at = delivered.map((t) => t.deliveredAt as number);
+  const first = Math.min(...at);
+  const last = Math.max(...at);
+  return {
+    delivered: delivered.length,
+    missing: sent.length - delivered.length,
+    delivered_per_s: last > first ? round((delivered.length - 1) / ((last - first) / 1000)) : 0,
+    latency_ms: latencyFigures(delivered.map((t) => (t.deliveredAt as number) - (t.firstPushAt as number))),
+  };
+}
+
+/** A downlink as the device reads it (lora-packet): its MIC with the NwkSKey, the ACK bit, the application payload if any. */
+function readDownlink(down: Downlink, s: NonNullable<Device['session']>) {
+  try {
+    const frame = loraPacket.fromWire(Buffer.from(String(down.txpk.data), 'base64'));
+    const nwkSKey = Buffer.from(s.nwkSKey, 'hex');
+    const mic =
+      frame.getMType().endsWith('Data Down') && frame.getBuffers().DevAddr?.toString('hex').toUpperCase() === s.devAddr && loraPacket.verifyMIC(frame, nwkSKey);
+    const fPort = frame.getFPort();
+    const payload = fPort ? loraPacket.decrypt(frame, Buffer.from(s.appSKey, 'hex'), nwkSKey) : undefined;
+    return { mic, ack: frame.getFCtrlACK() === true, fPort, payload };
+  } catch {
+    return { mic: false, ack: false, fPort: null, payload: undefined };
+  }
+}
+
+/** Sub-phase B's answers: each confirmed uplink's downlinks checked as its device reads them. */
+function downlinkFigures(sent: Tx[], devices: Device[]) {
+  let answered = 0;
+  let rx1 = 0;
+  let rx2 = 0;
+  let insideRx1 = 0;
+  let wrongRx1Settings = 0;
+  let micFailures = 0;
+  let withoutAck = 0;
+  let withPayload = 0;
+  let wrongPayload = 0;
+  let duplicates = 0;
+  let wrongGateway = 0;
+  const latencies: number[] = [];
+  for (const tx of sent) {
+    const session = devices[tx.device].session as NonNullable<Device['session']>;
+    const read = tx.downlinks.map((down) => ({ down, ...readDownlink(down, session) }));
+    micFailures += read.filter((r) => !r.mic).length;
+    const valid = read.filter((r) => r.mic).sort((a, b) => a.down.at - b.down.at);
+    duplicates += Math.max(0, valid.length - 1);
+    const first = valid[0];
+    if (!first) continue;
+    answered++;
+    if (!first.ack) withoutAck++;
+    if (first.fPort) {
+      withPayload++;
+      if (first.fPort !== APP_DOWNLINK.fPort || !first.payload?.equals(APP_DOWNLINK.payload)) wrongPayload++;
+    }
+    if (first.down.gateway !== tx.best) wrongGateway++;
+    const latency = first.down.at - (tx.firstPushAt as number);
+    latencies.push(latency);
+    if (first.down.window === 'rx2') {
+      rx2++;
+      continue;
+    }
+    rx1++;
+    // RX1 in EU868: the uplink's frequency and data rate (RX1DROffset 0).
+    const sameSettings = Number(first.down.txpk.freq) === tx.freq && first.down.txpk.datr === tx.datr;
+    if (!sameSettings) wrongRx1Settings++;
+    if (sameSettings && latency < RX1_MS) insideRx1++;
+  }
+  return {
+    answered,
+    missing: sent.length - answered,
+    rx1,
+    rx2,
+    inside_rx1: insideRx1,
+    rx1_share: sent.length ? round(insideRx1 / sent.length, 4) : 0,
+    wrong_rx1_settings: wrongRx1Settings,
+    wrong_gateway: wrongGateway,
+    mic_failures: micFailures,
+    without_ack: withoutAck,
+    with_app_payload: withPayload,
+    wrong_app_payload: wrongPayload,
+    duplicate_downlinks: duplicates,
+    latency_ms: latencyFigures(latencies),
+  };
+}
+
+/**
+ * Sub-phase B: one application downlink pushed for every device, then confirmed uplinks at
+ * `downlinkRate`, each to be answered (an ACK, the first of a device with the application's
+ * payload) inside RX1.
+ */
+async function confirmedPhase(
+  air: Air,
+  o: UplinkPhaseOptions,
+  devices: Device[],
+  active: number[],
+  frames: Frame[],
+  deliveries: Deliveries,
+  stackPids: Record<string, number>,
+) {
+  log(`uplinks: pushing one application downlink for each of ${active.length} devices`);
+  const pushFailures: Record<string, number> = {};
+  const pushS = await forEachOnConnections(o, o.clients, active, async (conn, i) => {
+    const res = await conn.request('POST', `/api/v3/as/applications/${o.applicationId}/devices/${devices[i].deviceId}/down/push`, {
+      downlinks: [{ f_port: APP_DOWNLINK.fPort, frm_payload: APP_DOWNLINK.payload.toString('base64'), priority: 'NORMAL' }],
+    });
+    if (res.status !== 200) pushFailures[res.status] = (pushFailures[res.status] ?? 0) + 1;
+  });
+  const settled = await settle(stackPids);
+  log(`uplinks: B: ${frames.length} confirmed uplinks at ${o.downlinkRate}/s for ${o.durationS}s`);
+  const downlinkSent = () => [...deliveries.downlinkSent.values()].reduce((x, y) => x + y, 0);
+  const sentBefore = downlinkSent();
+  const b = await measured(air, o, frames, o.downlinkRate, (tx) => tx.downlinks.length > 0 && tx.deliveredAt !== undefined, DELIVERY_WAIT_MS);
+  const answers = downlinkFigures(b.sent, devices);
+  // The TX_ACKs of the application downlinks become `downlink_sent` webhooks a moment later.
+  const sentDeadline = Date.now() + 5000;
+  while (downlinkSent() - sentBefore < answers.with_app_payload && Date.now() < sentDeadline) await sleep(50);
+  const uplinks = deliveryFigures(b.sent);
+  const confirmed = {
+    ...b.figures,
+    ...answers,
+    meets_downlink_target: answers.answered === b.sent.length && answers.inside_rx1 === b.sent.length,
+    uplinks_delivered: uplinks.delivered,
+    uplink_latency_ms: uplinks.latency_ms,
+    app_downlinks_pushed: active.length - Object.values(pushFailures).reduce((x, y) => x + y, 0),
+    app_downlink_push_failures: pushFailures,
+    app_downlinks_push_s: round(pushS),
+    settle_s: settled.s,
+    /** `downlink_sent` webhooks of the application downlinks (one expected per downlink with the application's payload). */
+    downlink_sent_webhooks: downlinkSent() - sentBefore,
+    /** CPU ms each process used per confirmed uplink, from the first push until the last was answered and delivered (or given up). */
+    cpu_ms_per_uplink: b.cpu.msPer(b.sent.length),
+    ...b.cpu.cores(),
+    stack_metrics: b.stackMetrics(),
+  };
+  log(`uplinks: B: ${JSON.stringify({ ...confirmed, stack_metrics: undefined })}`);
+  return confirmed;
+}
+
+export async function uplinksPhase(o: UplinkPhaseOptions) {
+  const devices: Device[] = Array.from({ length: o.devices }, (_, i) => {
+    const devEui = `70B3D57EB0${i.toString(16).padStart(6, '0')}`.toUpperCase();
+    const appKey = hex(16);
+    return {
+      deviceId: `up-${String(i).padStart(6, '0')}`,
+      devEui,
+      appKey,
+      sim: new SimulatedOtaaDevice({ joinEui: JOIN_EUI, devEui, appKey, macVersion: 'MAC_V1_0_3' }),
+      nextFCnt: 0,
+    };
+  });
+  const receiver = await new WebhookReceiver().start();
+  let gateways: Gateway[] = [];
+  let air: Air | undefined;
+  const setup = new Connection(o.baseUrl, o.auth);
+  try {
+    await createApplications(o.baseUrl, o.auth, [o.applicationId]);
+    log(`uplinks: registering ${o.devices} OTAA devices (IS + JS + NS + AS), ${o.clients} clients`);
+    const registerS = await registerOtaaDevices(o, o.applicationId, JOIN_EUI, devices, o.clients);
+    log(`uplinks: registered in ${round(registerS)}s`);
+    await expect200(setup, 'PUT', `/api/v3/as/webhooks/${o.applicationId}/bench`, {
+      webhook: {
+        ids: { webhook_id: 'bench', application_ids: { application_id: o.applicationId } },
+        base_url: receiver.url,
+        format: 'json',
+        uplink_message: { path: '/up' },
+        downlink_sent: { path: '/down/sent' },
+      },
+      field_mask: { paths: ['base_url', 'format', 'uplink_message', 'downlink_sent'] },
+    });
+    // The stack's own processes (the shared MariaDB and NATS serve others too), idle before each measurement.
+    const stackPids = Object.fromEntries(Object.entries(o.pids).filter(([n]) => !['mariadbd', 'nats-server', 'load-generator'].includes(n)));
+    const epoch = performance.now();
+    // The joins (JOIN_RATE), building the frames (~0.12 ms each) and the warm-up come before A.
+    const beforeA =
+      o.devices / JOIN_RATE + 0.12e-3 * (o.warmup + o.durationS * (o.rate + o.downlinkRate)) + o.devices / FIRST_UPLINK_RATE + o.warmup / o.rate + 8;
+    gateways = await openGateways(
+      {
+        ...o,
+        idPrefix: 'bench-up-gtw',
+        count: o.gateways,
+        // The first gateway's concentrator clock wraps (2^32 µs) about the middle of sub-phase A.
+        clock: (g) => (g === 0 ? 2 ** 32 - Math.round((beforeA + o.durationS / 2) * 1e6) : randomInt(2 ** 32 - 1)),
+      },
+      'uplinks',
+    );
+    air = new Air(gateways, devices, epoch, o);
+    const deliveries = new Deliveries(air);
+    deliveries.attach(receiver);
+
+    const joinStart = performance.now();
+    const joinRounds = await joinDevices(air, devices);
+    const joinS = (performance.now() - joinStart) / 1000;
+    const joined = devices.filter((d) => d.session).length;
+    log(`uplinks: ${joined} of ${o.devices} devices joined in ${round(joinS)}s; waiting for the NS to hold their pending sessions`);
+    if (joined === 0) throw new Error(`uplinks: no device joined; stack logs:\n${o.logs().slice(-6000)}`);
+    // A device whose session the NS does not hold sends nothing (its uplinks would match no session).
+    const unheld = await waitPendingSessions(
+      o,
+      devices.filter((d) => d.session),
+    );
+    for (const d of unheld) d.session = undefined;
+    const active = devices.flatMap((d, i) => (d.session ? [i] : []));
+    if (unheld.length > 0) log(`uplinks: the NS holds no pending session of ${unheld.length} joined devices: they are left out`);
+    // Join-accepts that came after their round (the device had moved on to another join).
+    const lateJoinAccepts = air.txs.filter((tx) => tx.kind === 'join' && tx.downlinks.some((d) => d.at - (tx.firstPushAt as number) > JOIN_WAIT_MS)).length;
+
+    // Every frame built before the load (lora-packet is slow): the load generator only pushes.
+    const buildStart = performance.now();
+    const firstFrames = buildFrames(devices, active, active.length, false);
+    const warmFrames = buildFrames(devices, active, o.warmup, false);
+    const upFrames = buildFrames(devices, active, Math.round(o.rate * o.durationS), false);
+    const confirmedFrames = buildFrames(devices, active, Math.round(o.downlinkRate * o.durationS), true);
+    log(
+      `uplinks: ${firstFrames.length + warmFrames.length + upFrames.length + confirmedFrames.length} frames built in ${round((performance.now() - buildStart) / 1000)}s`,
+    );
+
+    const delivered = (tx: Tx) => tx.deliveredAt !== undefined;
+    const firstRate = Math.min(o.rate, FIRST_UPLINK_RATE);
+    log(`uplinks: the first uplink of each of ${active.length} devices at ${firstRate}/s (its session becomes current)`);
+    const beforeFirst = await scrapeAll(o.metricsUrls);
+    const first = deliveryFigures((await air.send(firstFrames, firstRate, RECEIVE_DELAYS, delivered, DELIVERY_WAIT_MS)).sent);
+    const firstResults = nsDataUplinks(beforeFirst, await scrapeAll(o.metricsUrls));
+    log(`uplinks: warm-up ${o.warmup} uplinks at ${o.rate}/s`);
+    const warm = deliveryFigures((await air.send(warmFrames, o.rate, RECEIVE_DELAYS, delivered, DELIVERY_WAIT_MS)).sent);
+    log(`uplinks: first uplinks ${first.delivered} of ${active.length} delivered, warm-up ${warm.delivered} of ${o.warmup}, p50 ${warm.latency_ms.p50} ms`);
+    if (first.delivered + warm.delivered === 0) throw new Error(`uplinks: no warm-up uplink reached the webhook; stack logs:\n${o.logs().slice(-6000)}`);
+    // An overloaded warm-up leaves a backlog: A starts once it is handled.
+    const settleA = await settle(stackPids);
+
+    log(`uplinks: A: ${upFrames.length} unconfirmed uplinks at ${o.rate}/s for ${o.durationS}s, ${o.gateways} gateways`);
+    const duplicatesBefore = deliveries.duplicates;
+    const a = await measured(air, o, upFrames, o.rate, delivered, DELIVERY_WAIT_MS);
+    const aDeliveries = deliveryFigures(a.sent);
+    const unconfirmed = {
+      ...a.figures,
+      ...aDeliveries,
+      duplicates: deliveries.duplicates - duplicatesBefore,
+      target_per_s: TARGET_UPLINKS_PER_S,
+      target_p99_ms: TARGET_P99_MS,
+      meets_target: aDeliveries.delivered_per_s >= TARGET_UPLINKS_PER_S && aDeliveries.latency_ms.p99 < TARGET_P99_MS && aDeliveries.missing === 0,
+      /** Downlinks for these unconfirmed uplinks (nothing was queued: none expected). */
+      downlinks: a.sent.reduce((n, t) => n + t.downlinks.length, 0),
+      /** CPU ms each process used per delivered uplink, from the first push until the last was delivered (or given up). */
+      cpu_ms_per_uplink: a.cpu.msPer(aDeliveries.delivered),
+      ...a.cpu.cores(),
+      stack_metrics: a.stackMetrics(),
+    };
+    log(`uplinks: A: ${JSON.stringify({ ...unconfirmed, stack_metrics: undefined })}`);
+
+    // An overload leaves a backlog: the pushes and B start once it is handled, and not at all when it is not.
+    const settleB = await settle(stackPids);
+    const confirmed = settleB.idle
+      ? await confirmedPhase(air, o, devices, active, confirmedFrames, deliveries, stackPids)
+      : { skipped: `the stack was still busy ${settleB.s} s after sub-phase A (its backlog, see unconfirmed.rss_mb)` };
+    return {
+      devices: o.devices,
+      joined,
+      join_rounds: joinRounds,
+      late_join_accepts: lateJoinAccepts,
+      /** Joined devices whose pending session (of the join-accept they got) the NS did not hold 30 s later: left out. */
+      no_pending_session: unheld.length,
+      active_devices: active.length,
+      gateways: o.gateways,
+      gateway_servers: o.udpPorts.length,
+      jitter_ms: o.jitterMs,
+      fetch_ms: o.fetchMs,
+      duration_s: o.durationS,
+      register_s: round(registerS),
+      join_s: round(joinS),
+      first_uplinks: { ...first, ns_data_uplinks: firstResults },
+      warmup: { uplinks: o.warmup, ...warm },
+      /** Seconds the stack took to become idle (an overload's backlog handled) before A, and before the downlink pushes and B. */
+      settle_s: { a: settleA.s, b: settleB.s },
+      unknown_deliveries: deliveries.unknown,
+      unconfirmed,
+      confirmed,
+    };
+  } finally {
+    air?.close();
+    setup.close();
+    closeGateways(gateways);
+    await receiver.stop();
+  }
+}
