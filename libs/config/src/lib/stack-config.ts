@@ -52,6 +52,8 @@ export class Environment {
   NS_DEV_ADDR_PREFIXES?: string;
   /** How many uplinks the NS keeps in `mac_state.recent_uplinks` and the device's `recent_uplinks` (TTS: 20). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) NS_RECENT_UPLINKS = 20;
+  /** How many data uplinks one NS matches and writes at a time (the others wait their turn, in order). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10000) NS_UPLINK_CONCURRENCY = 32;
   /** How many downlinks the NS keeps in `mac_state.recent_downlinks` (TTS: 20). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) NS_RECENT_DOWNLINKS = 20;
   /** Timeout of one webhook request (connect to end of response). */
@@ -135,6 +137,8 @@ export interface NetworkServerConfig {
   /** Lengths of `recent_uplinks` (MAC state and device) and `mac_state.recent_downlinks`. */
   recentUplinks: number;
   recentDownlinks: number;
+  /** Data uplinks matched and written at a time. */
+  uplinkConcurrency: number;
 }
 
 /** Webhook delivery settings (WEBHOOK_*). */
@@ -193,6 +197,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       devAddrPrefixes: e.NS_DEV_ADDR_PREFIXES ? e.NS_DEV_ADDR_PREFIXES.split(',') : [],
       recentUplinks: e.NS_RECENT_UPLINKS,
       recentDownlinks: e.NS_RECENT_DOWNLINKS,
+      uplinkConcurrency: e.NS_UPLINK_CONCURRENCY,
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

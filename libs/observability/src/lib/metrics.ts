@@ -146,7 +146,7 @@ export const nsJoins = new Counter({
 
 export const nsDataUplinks = new Counter({
   name: 'lorawan_ns_data_uplinks_total',
-  help: 'Data uplinks a Network Server handled, by result: processed, retransmission, duplicate (a copy of one being handled), no_match (no device session with a matching MIC), dropped (FCnt replayed or the device changed meanwhile).',
+  help: 'Data uplinks a Network Server handled, by result: processed, retransmission, duplicate (a copy of one being handled), no_match (no device session with a matching MIC), dropped (FCnt replayed or the device changed meanwhile), too_late (waited longer than the Gateway Server waits for the answer).',
   labelNames: ['result'] as const,
 });
 

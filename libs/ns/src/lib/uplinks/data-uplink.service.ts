@@ -8,10 +8,11 @@ import { nsDataUplinks } from '@lorawan/observability';
 import { DeviceRegistry } from '@lorawan/registry';
 import { ApplicationUplinks } from '../application-uplinks.service';
 import { DataDownlinkService, type QueuedDownlink } from '../downlinks/data-downlink.service';
-import { ErrDeviceNotFound, ErrFCntReplay } from '../errors';
+import { ErrDeviceNotFound, ErrFCntReplay, ErrUplinkTooLate } from '../errors';
 import { type DataFrame, matchSession, type NsDataDevice, type NsMacState, type SessionMatch } from './session-match';
 import { UplinkCopies } from './uplink-copies.service';
 import type { DedupTiming } from './uplink-deduplicator';
+import { WorkSlots } from './work-slots';
 
 /** Data uplinks (TTS `config.go`): copies within 200 ms are merged; 1 s more they are still duplicates. */
 export const DATA_DEDUP: DedupTiming = { windowMs: 200, cooldownMs: 1000 };
@@ -55,8 +56,10 @@ function joinedParameters(macState: NsMacState, request: JoinRequestJson | undef
  * 3. `ns.up.data.receive`; the device is updated under optimistic concurrency, checked again
  *    against what is stored then (another NS replica may have handled the same FCnt:
  *    `ns.up.data.drop`): a pending session becomes the session (its MAC state the MAC state, the
- *    join request done), `last_f_cnt_up`, `rx_windows_available`, the recent uplinks (20) and ADR
- *    uplinks (reset by an uplink without the ADR bit);
+ *    join request done), `last_f_cnt_up`, `rx_windows_available`, the recent uplinks
+ *    (NS_RECENT_UPLINKS) and ADR uplinks (at most 20, reset by an uplink without the ADR bit);
+ *    steps 2 and 3 run in one of NS_UPLINK_CONCURRENCY work slots, in arrival order, and an
+ *    uplink whose GS stopped waiting for the answer meanwhile is dropped (`uplink_too_late`);
  * 4. after the window, every copy's metadata is merged (`ns.up.merge_metadata`, `ns.up.data.process`);
  * 5. an uplink with an FPort other than 0 goes to the AS, FRMPayload still encrypted
  *    (`NsAs.HandleUplink`), then `ns.up.data.forward`; retransmissions are not forwarded again.
@@ -66,6 +69,8 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('DataUplinks');
   private readonly forwarding = new Set<Promise<void>>();
   private readonly recentUplinks: number;
+  private readonly maxAgeMs: number;
+  private readonly slots: WorkSlots;
 
   constructor(
     private readonly registry: DeviceRegistry,
@@ -76,6 +81,8 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     @Inject(STACK_CONFIG) config: StackConfig,
   ) {
     this.recentUplinks = config.ns.recentUplinks;
+    this.maxAgeMs = config.rpcTimeoutMs;
+    this.slots = new WorkSlots(config.ns.uplinkConcurrency);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -90,24 +97,8 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       nsDataUplinks.inc({ result: 'duplicate' });
       return {};
     }
-    const match = await this.match(up, payload);
-    if (!match) {
-      nsDataUplinks.inc({ result: 'no_match' });
-      throw ErrDeviceNotFound.with({ device_uid: payload.f_hdr.dev_addr });
-    }
+    const { match, stored, eventCtx, ids, fullFrame } = await this.slots.run(() => this.matchAndStore(up, mType, payload, message, copy.correlation_ids, ctx));
     const devAddr = payload.f_hdr.dev_addr;
-    const ids = { device_ids: { ...match.device.ids, dev_addr: devAddr } };
-    const eventCtx: RpcContext = { ...ctx, correlation_ids: [...new Set([...copy.correlation_ids, ...ctx.correlation_ids])] };
-    const fullFrame = { ...message, payload: { m_hdr: { m_type: mType }, mac_payload: { f_port: payload.f_port, full_f_cnt: match.f_cnt } } };
-    this.events.publish(NS_EVENTS.dataReceive, ids, { ctx: eventCtx, data: fullFrame });
-    let stored: Stored;
-    try {
-      stored = await this.store(match, message, payload);
-    } catch (err) {
-      nsDataUplinks.inc({ result: 'dropped' });
-      if (isStackError(err)) this.events.publish(NS_EVENTS.dataDrop, ids, { ctx: eventCtx, data: err.toDetails() });
-      throw err;
-    }
     const merged = await this.copies.merged(claimed, DATA_DEDUP);
     const mergedCtx: RpcContext = { ...eventCtx, correlation_ids: [...new Set([...merged.correlation_ids, ...eventCtx.correlation_ids])] };
     this.events.publish(NS_EVENTS.mergeMetadata, ids, { ctx: mergedCtx, data: merged.gateway_count });
@@ -132,6 +123,35 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       .finally(() => this.forwarding.delete(task));
     this.forwarding.add(task);
     return {};
+  }
+
+  /**
+   * Steps 2 and 3, in one of the NS's work slots: an uplink that waited longer than the GS waits
+   * for the answer (RPC_TIMEOUT_MS, from when the GS received it) is dropped unseen
+   * (`uplink_too_late`): under more load than the NS takes, it sheds what its caller gave up on.
+   */
+  private async matchAndStore(up: UplinkMessage, mType: string, payload: MACPayload, message: Json, copyIds: string[], ctx: RpcContext) {
+    const age = up.received_at ? Date.now() - Date.parse(up.received_at) : 0;
+    if (age > this.maxAgeMs) {
+      nsDataUplinks.inc({ result: 'too_late' });
+      throw ErrUplinkTooLate.with({ age_ms: age });
+    }
+    const match = await this.match(up, payload);
+    if (!match) {
+      nsDataUplinks.inc({ result: 'no_match' });
+      throw ErrDeviceNotFound.with({ device_uid: payload.f_hdr.dev_addr });
+    }
+    const ids = { device_ids: { ...match.device.ids, dev_addr: payload.f_hdr.dev_addr } };
+    const eventCtx: RpcContext = { ...ctx, correlation_ids: [...new Set([...copyIds, ...ctx.correlation_ids])] };
+    const fullFrame = { ...message, payload: { m_hdr: { m_type: mType }, mac_payload: { f_port: payload.f_port, full_f_cnt: match.f_cnt } } };
+    this.events.publish(NS_EVENTS.dataReceive, ids, { ctx: eventCtx, data: fullFrame });
+    try {
+      return { match, stored: await this.store(match, message, payload), eventCtx, ids, fullFrame };
+    } catch (err) {
+      nsDataUplinks.inc({ result: 'dropped' });
+      if (isStackError(err)) this.events.publish(NS_EVENTS.dataDrop, ids, { ctx: eventCtx, data: err.toDetails() });
+      throw err;
+    }
   }
 
   private async match(up: UplinkMessage, payload: MACPayload): Promise<(SessionMatch & { data_rate_index: number }) | undefined> {

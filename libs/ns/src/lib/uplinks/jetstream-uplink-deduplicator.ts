@@ -86,12 +86,12 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
     }
   }
 
-  async deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming): Promise<boolean> {
+  async deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming, at = Date.now()): Promise<boolean> {
+    const now = at;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const now = Date.now();
       const entry = await this.kv.get(key);
       const current = entry?.operation === 'PUT' ? codec.decode<Claim>(entry.value) : undefined;
-      if (current && now - current.at <= timing.windowMs + timing.cooldownMs) {
+      if (current && Math.abs(now - current.at) <= timing.windowMs + timing.cooldownMs) {
         if (current.owner !== this.inbox) this.nc.publish(current.owner, codec.encode({ key, metadata }));
         else if (this.collected.has(key)) this.collected.get(key)?.metadata.push(...metadata);
         else this.keepEarly(key, [...metadata]);

@@ -28,7 +28,7 @@ export class UplinkCopies {
     const key = uplinkKey({ raw_payload: up.raw_payload ?? '', settings: up.settings as { frequency?: string; data_rate?: unknown } | undefined });
     const copy: UplinkCopy = { rx_metadata: (up.rx_metadata ?? []) as Array<Record<string, unknown>>, correlation_ids: up.correlation_ids ?? [] };
     try {
-      return { first: await this.dedup.deduplicate(key, [copy], timing), key, copy, received_ms };
+      return { first: await this.dedup.deduplicate(key, [copy], timing, gatewayServerTime(up, received_ms)), key, copy, received_ms };
     } catch (err) {
       throw ErrDeduplication.with({ reason: (err as Error).message });
     }
@@ -40,4 +40,14 @@ export class UplinkCopies {
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     return mergeCopies(claimed.copy, await this.dedup.accumulated(claimed.key).catch(() => []));
   }
+}
+
+/**
+ * When the GS received the copy (its `received_at`), for the deduplication: copies of one uplink
+ * reach the GS within milliseconds of each other, however long they then wait for the NS. Now when
+ * it has none, or one from the future (a GS clock ahead of this NS's by more than a window).
+ */
+function gatewayServerTime(up: UplinkMessage, now: number): number {
+  const at = up.received_at ? Date.parse(up.received_at) : NaN;
+  return Number.isFinite(at) && at <= now + 200 ? at : now;
 }

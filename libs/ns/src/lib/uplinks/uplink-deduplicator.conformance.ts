@@ -75,6 +75,16 @@ export function describeDeduplicatorConformance(name: string, open: () => Promis
       expect(await sut.a.accumulated(key)).toEqual([{ copy: 3 }]);
     });
 
+    it('dates copies by when the GS received them, not by when the NS got to them', async () => {
+      const key = freshKey();
+      const at = Date.now() - 10_000;
+      expect(await sut.a.deduplicate(key, [{ copy: 1 }], timing, at)).toBe(true);
+      // Handled long after (the NS was busy), received 100 ms after the first: a duplicate.
+      expect(await sut.b.deduplicate(key, [{ copy: 2 }], timing, at + 100)).toBe(false);
+      // Received past the window and the cooldown: the uplink again (a retransmission).
+      expect(await sut.b.deduplicate(key, [{ copy: 3 }], timing, at + timing.windowMs + timing.cooldownMs + 1)).toBe(true);
+    });
+
     it('gives exactly one of many racing replicas the claim', async () => {
       const key = freshKey();
       const replica = (i: number) => (i % 2 ? sut.a : sut.b);

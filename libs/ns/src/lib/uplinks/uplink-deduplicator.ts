@@ -9,8 +9,12 @@ import { createHash } from 'node:crypto';
  * one process's memory, so a frame heard through two GS replicas is processed once.
  */
 export interface UplinkDeduplicator {
-  /** Records this copy's metadata; true for the copy that claims the uplink, false for a duplicate. */
-  deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming): Promise<boolean>;
+  /**
+   * Records this copy's metadata; true for the copy that claims the uplink, false for a duplicate.
+   * `at` (ms): when the copy was received, by the Gateway Server's clock (default now), so that how
+   * long the NS took to get to a copy does not decide whether it is a duplicate.
+   */
+  deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming, at?: number): Promise<boolean>;
   /**
    * The metadata every copy of the uplink's current claim left, as the replica whose copy claimed
    * it sees it (it is the one to merge them, after the window); other replicas get nothing.
@@ -49,11 +53,11 @@ export class InMemoryUplinkDeduplicator implements UplinkDeduplicator {
   private readonly claims = new Map<string, Claim>();
   private lastSweep = 0;
 
-  async deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming): Promise<boolean> {
-    const now = Date.now();
-    this.sweep(now, timing);
+  async deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming, at = Date.now()): Promise<boolean> {
+    const now = at;
+    this.sweep(Date.now(), timing);
     const current = this.claims.get(key);
-    if (current && now - current.at <= timing.windowMs + timing.cooldownMs) {
+    if (current && Math.abs(now - current.at) <= timing.windowMs + timing.cooldownMs) {
       current.metadata.push([...metadata]);
       return false;
     }
