@@ -39,6 +39,8 @@ export class Environment {
   /** The Gateway Server's Semtech UDP port (0: any free port) and address. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) GS_UDP_PORT = 1700;
   @IsOptional() @IsString() GS_UDP_HOST = '0.0.0.0';
+  /** Copies of one frame from several gateways within this many ms go to the NS in one call (0: each alone). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(200) GS_UPLINK_COALESCE_MS = 20;
   /** Refuse gateways the IS does not know (else they connect as `eui-<eui>` with the fallback plan). */
   @IsOptional() @Transform(toBool) @IsBoolean() GS_REQUIRE_REGISTERED_GATEWAYS = true;
   @IsOptional() @Matches(/^[A-Z0-9_]{1,64}$/, { message: 'GS_FALLBACK_FREQUENCY_PLAN must be a frequency plan ID' }) GS_FALLBACK_FREQUENCY_PLAN?: string;
@@ -124,6 +126,8 @@ export interface StackConfig {
 export interface GatewayServerConfig {
   udpPort: number;
   udpHost: string;
+  /** Copies of one frame within this many ms go to the NS as one message (0: each alone). */
+  uplinkCoalesceMs: number;
   requireRegisteredGateways: boolean;
   fallbackFrequencyPlan?: string;
 }
@@ -189,6 +193,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     gs: {
       udpPort: e.GS_UDP_PORT,
       udpHost: e.GS_UDP_HOST,
+      uplinkCoalesceMs: e.GS_UPLINK_COALESCE_MS,
       requireRegisteredGateways: e.GS_REQUIRE_REGISTERED_GATEWAYS,
       fallbackFrequencyPlan: e.GS_FALLBACK_FREQUENCY_PLAN,
     },

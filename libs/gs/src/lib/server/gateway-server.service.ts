@@ -20,6 +20,7 @@ import {
 import type { UplinkMessageJson } from '../udp/translation';
 import { decodeUplinkToken } from '../udp/uplink-token';
 import { planClassADownlink, planClassCDownlink } from './class-a-downlink';
+import { UplinkCoalescer } from './uplink-coalescer';
 import type { TxAckResult } from '../udp/packet-data';
 import { type GatewayConnection, type GatewayResolution, type PendingDownlink, UdpGatewayServer, type UdpHandlers } from '../udp/udp-server';
 
@@ -43,7 +44,8 @@ const DROP_CODES = new Set<number>([Code.Canceled, Code.DeadlineExceeded, Code.U
  * TTS's events on the way: `gs.gateway.connect|disconnect`, `gs.up.receive`, `gs.up.forward` or
  * `gs.up.drop`, `gs.down.schedule.attempt`, `gs.down.send` or `gs.down.schedule.fail`,
  * `gs.status.receive`, `gs.txack.receive`. Each copy carries its own `gs:uplink:<ULID>`
- * correlation ID.
+ * correlation ID; copies of one frame from several gateways within GS_UPLINK_COALESCE_MS reach
+ * the NS in one call (`UplinkCoalescer`), with every copy's metadata and correlation ID.
  */
 @Injectable()
 export class GatewayServerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -51,13 +53,16 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   private server?: UdpGatewayServer;
   /** The per-gateway `NsGs.ScheduleDownlink` subjects this replica serves, by gateway EUI. */
   private readonly routes = new Map<string, Subscription>();
+  private readonly coalescer: UplinkCoalescer<ErrorDetails | undefined>;
 
   constructor(
     @Inject(STACK_CONFIG) private readonly config: StackConfig,
     @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
     @Inject(SUBJECT_ROUTER) private readonly router: SubjectRouter,
     private readonly events: EventPublisher,
-  ) {}
+  ) {
+    this.coalescer = new UplinkCoalescer(config.gs.uplinkCoalesceMs, (message) => this.forward(message));
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const { udpPort, udpHost, requireRegisteredGateways, fallbackFrequencyPlan } = this.config.gs;
@@ -210,14 +215,21 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     // A frame that is no LoRaWAN PHYPayload goes no further (TTS's GS unmarshals it first).
     const frame = parsePhyPayload(Buffer.from(message.raw_payload, 'base64'));
     if ('error' in frame) return this.drop(ids, ctx, ErrInvalidPayload.with({ reason: frame.error }).toDetails());
-    try {
-      await this.rpc.call(RPCS['GsNs.HandleUplink'].subject, { ctx, body: message });
-    } catch (err) {
-      // As TTS's GS: an answer from the NS (no such device, …) means the NS has it; a failed call (or a busy or absent NS) drops it.
-      if (!isErrorDetails(err) || DROP_CODES.has(err.code)) return this.drop(ids, ctx, isErrorDetails(err) ? err : ErrNoNetworkServer.with().toDetails());
-    }
+    const dropped = await this.coalescer.submit(message);
+    if (dropped) return this.drop(ids, ctx, dropped);
     gsUplinks.inc({ result: 'forwarded' });
     this.events.publish(GS_EVENTS.upForward, ids, { ctx, data: 'cluster' });
+  }
+
+  /** The NS call of one uplink (its copies merged): the error that drops it, else undefined. */
+  private async forward(message: UplinkMessageJson): Promise<ErrorDetails | undefined> {
+    try {
+      await this.rpc.call(RPCS['GsNs.HandleUplink'].subject, { ctx: this.context(message.correlation_ids), body: message });
+    } catch (err) {
+      // As TTS's GS: an answer from the NS (no such device, …) means the NS has it; a failed call (or a busy or absent NS) drops it.
+      if (!isErrorDetails(err) || DROP_CODES.has(err.code)) return isErrorDetails(err) ? err : ErrNoNetworkServer.with().toDetails();
+    }
+    return undefined;
   }
 
   private drop(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: RpcContext, error: ErrorDetails): void {

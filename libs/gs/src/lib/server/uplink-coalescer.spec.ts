@@ -1,0 +1,38 @@
+import type { UplinkMessageJson } from '../udp/translation';
+import { UplinkCoalescer } from './uplink-coalescer';
+
+const copy = (gateway: string, payload = 'QAEAACaAAQAB', frequency = '868100000'): UplinkMessageJson => ({
+  raw_payload: payload,
+  settings: { data_rate: { lora: { spreading_factor: 7, bandwidth: 125000, coding_rate: '4/5' } }, frequency, timestamp: 1 },
+  rx_metadata: [{ gateway_ids: { gateway_id: gateway, eui: '0000000000000001' }, uplink_token: `token-${gateway}` }] as UplinkMessageJson['rx_metadata'],
+  received_at: '2026-11-24T12:00:00Z',
+  correlation_ids: [`gs:uplink:${gateway}`],
+});
+
+describe('UplinkCoalescer', () => {
+  it('sends the copies of one frame received within the window as one message; other frames apart; each caller gets its call’s outcome', async () => {
+    const sent: UplinkMessageJson[] = [];
+    const coalescer = new UplinkCoalescer(30, async (m) => (sent.push(m), `outcome-${sent.length}`));
+    const outcomes = await Promise.all([
+      coalescer.submit(copy('a')),
+      coalescer.submit(copy('b')),
+      coalescer.submit(copy('c', 'QAEAACaAAgAB')),
+      coalescer.submit(copy('d', 'QAEAACaAAQAB', '868300000')),
+    ]);
+    expect(sent).toHaveLength(3);
+    expect(sent[0].rx_metadata.map((m) => m.uplink_token)).toEqual(['token-a', 'token-b']);
+    expect(sent[0].correlation_ids).toEqual(['gs:uplink:a', 'gs:uplink:b']);
+    expect(outcomes[0]).toBe(outcomes[1]);
+    expect(new Set(outcomes).size).toBe(3);
+    // After the window the same frame is sent again (a retransmission is the NS's business).
+    await coalescer.submit(copy('e'));
+    expect(sent).toHaveLength(4);
+  });
+
+  it('sends each copy alone at once with a window of 0', async () => {
+    const sent: UplinkMessageJson[] = [];
+    const coalescer = new UplinkCoalescer(0, async (m) => void sent.push(m));
+    await Promise.all([coalescer.submit(copy('a')), coalescer.submit(copy('b'))]);
+    expect(sent).toHaveLength(2);
+  });
+});
