@@ -208,15 +208,16 @@ export class DataUplinkService implements BeforeApplicationShutdown {
           next.ids = { ...device.ids, dev_addr: session.dev_addr };
         }
         const recent = recentUplink(message, payload);
+        const summary = uplinkSummary(recent);
         next.mac_state = {
           ...macState,
           rx_windows_available: true,
           recent_uplinks: [...((macState.recent_uplinks as Json[] | undefined) ?? []), recent].slice(-this.recentUplinks),
         };
-        next.recent_uplinks = [...(((device as Json).recent_uplinks as Json[] | undefined) ?? []), recent].slice(-this.recentUplinks);
+        next.recent_uplinks = [...(((device as Json).recent_uplinks as Json[] | undefined) ?? []), summary].slice(-this.recentUplinks);
         // The seed's rule: at most 20, reset by every uplink without the ADR bit.
         next.recent_adr_uplinks = payload.f_hdr.f_ctrl.adr
-          ? [...(((device as Json).recent_adr_uplinks as Json[] | undefined) ?? []), recent].slice(-RECENT_ADR_UPLINKS)
+          ? [...(((device as Json).recent_adr_uplinks as Json[] | undefined) ?? []), summary].slice(-RECENT_ADR_UPLINKS)
           : [];
         // A confirmed downlink waiting for the device's answer: this uplink's ACK bit is it (TTS: downlink_ack or downlink_nack).
         const pending = (next.mac_state as Json).pending_application_downlink as QueuedDownlink | undefined;
@@ -271,6 +272,17 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       },
     };
   }
+}
+
+/**
+ * An uplink as the device's own lists keep it (`recent_uplinks`, `recent_adr_uplinks`): what the
+ * MAC state keeps without what only the NS's downlinks use (uplink tokens) and the correlation
+ * IDs. The device is written on every uplink, so each byte of these lists is written forty times
+ * over; the MAC state's list has the rest.
+ */
+function uplinkSummary(recent: Json): Json {
+  const { correlation_ids: _ids, rx_metadata: metadata, ...rest } = recent;
+  return { ...rest, rx_metadata: ((metadata ?? []) as Json[]).map(({ uplink_token: _token, ...md }) => md) };
 }
 
 /** An uplink as the MAC state keeps it (TTS `MACState.UplinkMessage`: what ADR and downlink paths need). */

@@ -444,6 +444,11 @@ describe('Network Server uplinks (in-process)', () => {
       };
       expect(fCnts(stored.mac_state.recent_uplinks)).toEqual([3, 4, 5]);
       expect(fCnts(stored.recent_uplinks)).toEqual([3, 4, 5]);
+      // The MAC state's uplinks keep the uplink tokens (downlink paths); the device's lists a summary without them.
+      const metadataOf = (list: unknown) => ((list ?? []) as Array<{ rx_metadata: Array<Record<string, unknown>> }>).at(-1)?.rx_metadata[0];
+      expect(metadataOf(stored.mac_state.recent_uplinks)).toMatchObject({ gateway_ids: { gateway_id: 'gtw-weak' }, uplink_token: expect.any(String) });
+      expect(metadataOf(stored.recent_uplinks)).toMatchObject({ gateway_ids: { gateway_id: 'gtw-weak' }, snr: 0 });
+      expect(metadataOf(stored.recent_uplinks)).not.toHaveProperty('uplink_token');
       // Reset by FCnt 2 (no ADR bit), then FCnt 3, 4 and 5.
       expect(fCnts(stored.recent_adr_uplinks)).toEqual([3, 4, 5]);
       expect(await handle(uplink(dataUp('26000004', 6), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
