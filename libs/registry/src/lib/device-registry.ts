@@ -179,8 +179,9 @@ export class DeviceRegistry {
    * what `mutate` returned for the round that was stored. Of the identifiers only `dev_addr` may
    * change (a session becoming current); the others stay as stored.
    *
-   * `read`: a device this registry's data-plane lookups returned (`bySessionDevAddr`, `stored`)
-   * that the caller has not changed. Its record is the first round's starting point instead of a
+   * `read`: a device this registry's data-plane lookups returned (`bySessionDevAddr`, `stored`),
+   * or the device a `mutate` returned to a modify that stored it, that the caller has not changed
+   * since. Its record is the first round's starting point instead of a
    * new read (the uplink path reads the device to match it, then writes it at once); when another
    * write came in between, the revision check refuses the round and the next one reads afresh.
    * The device `mutate` gets then shares nested objects with `read`: build new ones, as a
@@ -202,8 +203,13 @@ export class DeviceRegistry {
       const { dev_addr: _stored, ...fixedIds } = existing.ids;
       const storedIds = device.ids?.dev_addr ? { ...fixedIds, dev_addr: device.ids.dev_addr } : fixedIds;
       const updated = { ...this.keepStored(device), ids: storedIds, created_at: existing.created_at, updated_at: nowTimestamp() };
-      const written = await this.store.replace(toRecord(updated, existing.revision + 1, this.keys, this.policy.keyEnvelopes));
-      if (written === 'ok') return result;
+      const record = toRecord(updated, existing.revision + 1, this.keys, this.policy.keyEnvelopes);
+      const written = await this.store.replace(record);
+      if (written === 'ok') {
+        // What was written is where a next modify of the same device may start (`read`).
+        this.reads.set(device, record);
+        return result;
+      }
       if (written === 'euis') throw ErrConcurrentUpdate.with({ device_id: ids.device_id });
       await backoff(attempt);
     }

@@ -261,34 +261,40 @@ export class DataDownlinkService {
   /** The device after a scheduled downlink (see above). */
   private async sent(device: NsDataDevice, item: QueuedDownlink | undefined, fCnt: number, version: string, correlationIds: string[]): Promise<void> {
     const { ids } = device;
-    await this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, (stored) => {
-      const next = stored as NsDataDevice & Json;
-      const session = { ...(next.session as QueueSession) };
-      const macState = { ...((next.mac_state ?? {}) as Json) };
-      const now = nowTimestamp();
-      if (item) {
-        session.queued_application_downlinks = (session.queued_application_downlinks ?? []).filter(
-          (d) => !(d.f_cnt === item.f_cnt && d.session_key_id === item.session_key_id),
-        );
-        if (item.confirmed) {
-          macState.pending_application_downlink = item;
-          macState.last_confirmed_downlink_at = now;
+    const key = { application_id: ids.application_ids.application_id, device_id: ids.device_id };
+    await this.registry.modify(
+      key,
+      (stored) => {
+        const next = stored as NsDataDevice & Json;
+        const session = { ...(next.session as QueueSession) };
+        const macState = { ...((next.mac_state ?? {}) as Json) };
+        const now = nowTimestamp();
+        if (item) {
+          session.queued_application_downlinks = (session.queued_application_downlinks ?? []).filter(
+            (d) => !(d.f_cnt === item.f_cnt && d.session_key_id === item.session_key_id),
+          );
+          if (item.confirmed) {
+            macState.pending_application_downlink = item;
+            macState.last_confirmed_downlink_at = now;
+          }
         }
-      }
-      if (!item || version !== 'MAC_V1_1') session.last_n_f_cnt_down = fCnt;
-      macState.rx_windows_available = false;
-      macState.last_downlink_at = now;
-      // TTS's shape (a Message): what the TX acknowledgment needs to tell the AS which downlink went out.
-      const recent = {
-        payload: {
-          m_hdr: { m_type: item?.confirmed ? 'CONFIRMED_DOWN' : 'UNCONFIRMED_DOWN' },
-          mac_payload: { f_hdr: { f_cnt: fCnt }, ...(item ? { f_port: item.f_port, frm_payload: item.frm_payload } : {}) },
-        },
-        correlation_ids: correlationIds,
-        ...(item?.session_key_id ? { session_key_id: item.session_key_id } : {}),
-      };
-      macState.recent_downlinks = [...((macState.recent_downlinks as Json[] | undefined) ?? []), recent].slice(-this.recentDownlinks);
-      return { device: { ...next, session, mac_state: macState }, result: undefined };
-    });
+        if (!item || version !== 'MAC_V1_1') session.last_n_f_cnt_down = fCnt;
+        macState.rx_windows_available = false;
+        macState.last_downlink_at = now;
+        // TTS's shape (a Message): what the TX acknowledgment needs to tell the AS which downlink went out.
+        const recent = {
+          payload: {
+            m_hdr: { m_type: item?.confirmed ? 'CONFIRMED_DOWN' : 'UNCONFIRMED_DOWN' },
+            mac_payload: { f_hdr: { f_cnt: fCnt }, ...(item ? { f_port: item.f_port, frm_payload: item.frm_payload } : {}) },
+          },
+          correlation_ids: correlationIds,
+          ...(item?.session_key_id ? { session_key_id: item.session_key_id } : {}),
+        };
+        macState.recent_downlinks = [...((macState.recent_downlinks as Json[] | undefined) ?? []), recent].slice(-this.recentDownlinks);
+        return { device: { ...next, session, mac_state: macState }, result: undefined };
+      },
+      // The device as the uplink's write left it, unless something was written since.
+      { read: device },
+    );
   }
 }
