@@ -56,8 +56,8 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) NS_RECENT_UPLINKS = 20;
   /** How many data uplinks one NS matches and writes at a time (the others wait their turn, in order). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10000) NS_UPLINK_CONCURRENCY = 32;
-  /** How many downlinks the NS keeps in `mac_state.recent_downlinks` (TTS: 20). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) NS_RECENT_DOWNLINKS = 20;
+  /** How many downlinks the NS keeps in `mac_state.recent_downlinks` (TTS: 5). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) NS_RECENT_DOWNLINKS = 5;
   /** Timeout of one webhook request (connect to end of response). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(300_000) WEBHOOK_TIMEOUT_MS = 5000;
   /** Attempts per webhook delivery before it is given up (1 = no retry). */
