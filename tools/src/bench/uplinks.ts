@@ -58,6 +58,8 @@ export interface UplinkPhaseOptions extends RadioPhaseOptions {
 /** The targets: uplinks per second delivered with a p99 (first push → webhook) below 500 ms; class A answers inside RX1. */
 export const TARGET_UPLINKS_PER_S = 1000;
 export const TARGET_P99_MS = 500;
+/** Confirmed uplinks per second whose answers must all be inside RX1. */
+export const TARGET_DOWNLINKS_PER_S = 500;
 /** EU868 data downlinks (RECEIVE_DELAY1 / 2): the uplink's concentrator time + these µs. */
 const RECEIVE_DELAYS: RxDelays = { rx1Us: 1_000_000, rx2Us: 2_000_000 };
 const RX1_MS = RECEIVE_DELAYS.rx1Us / 1000;
@@ -446,7 +448,7 @@ async function confirmedPhase(
   const confirmed = {
     ...b.figures,
     ...answers,
-    meets_downlink_target: answers.answered === b.sent.length && answers.inside_rx1 === b.sent.length,
+    meets_downlink_target: o.downlinkRate >= TARGET_DOWNLINKS_PER_S && answers.answered === b.sent.length && answers.inside_rx1 === b.sent.length,
     uplinks_delivered: uplinks.delivered,
     uplink_latency_ms: uplinks.latency_ms,
     app_downlinks_pushed: active.length - Object.values(pushFailures).reduce((x, y) => x + y, 0),
