@@ -4,6 +4,7 @@ import { getFrequencyPlan } from '@lorawan/lorawan';
 import type { CompleteContext, Device, RegistryPolicy } from '@lorawan/registry';
 import { ErrDeviceNotFound, ErrFieldIsZero, ErrFieldNotChangeable, ErrFieldValue, ErrFrequencyPlanNotFound, ErrReadOnlyField } from '../errors';
 import { newMacState } from '../mac-state';
+import { presentNsDevice } from './recent-uplinks';
 
 interface Envelope {
   key?: string;
@@ -137,4 +138,5 @@ export const NS_REGISTRY_POLICY: RegistryPolicy = {
   errors: { notFound: ErrDeviceNotFound, readOnlyField: ErrReadOnlyField },
   events: NS_EVENTS.endDevice,
   complete: completeNsDevice,
+  present: presentNsDevice,
 };

@@ -9,6 +9,7 @@ import { DeviceRegistry } from '@lorawan/registry';
 import { ApplicationUplinks } from '../application-uplinks.service';
 import { DataDownlinkService, type QueuedDownlink } from '../downlinks/data-downlink.service';
 import { ErrDeviceNotFound, ErrFCntReplay, ErrUplinkTooLate } from '../errors';
+import { uplinkSummary } from '../end-devices/recent-uplinks';
 import { type DataFrame, matchSession, type NsDataDevice, type NsMacState, type SessionMatch } from './session-match';
 import { UplinkCopies } from './uplink-copies.service';
 import type { DedupTiming } from './uplink-deduplicator';
@@ -209,12 +210,11 @@ export class DataUplinkService implements BeforeApplicationShutdown {
         }
         const recent = recentUplink(message, payload);
         const summary = uplinkSummary(recent);
-        next.mac_state = {
-          ...macState,
-          rx_windows_available: true,
-          recent_uplinks: [...((macState.recent_uplinks as Json[] | undefined) ?? []), recent].slice(-this.recentUplinks),
-        };
-        next.recent_uplinks = [...(((device as Json).recent_uplinks as Json[] | undefined) ?? []), summary].slice(-this.recentUplinks);
+        // Only the latest uplink's tokens are of use (the downlink paths of a class C downlink).
+        const earlier = ((macState.recent_uplinks as Json[] | undefined) ?? []).slice(1 - this.recentUplinks).map(withoutUplinkTokens);
+        next.mac_state = { ...macState, rx_windows_available: true, recent_uplinks: [...earlier, recent] };
+        // The device's `recent_uplinks` is the MAC state's, summarized when it is read (`presentNsDevice`): not stored twice.
+        delete next.recent_uplinks;
         // The seed's rule: at most 20, reset by every uplink without the ADR bit.
         next.recent_adr_uplinks = payload.f_hdr.f_ctrl.adr
           ? [...(((device as Json).recent_adr_uplinks as Json[] | undefined) ?? []), summary].slice(-RECENT_ADR_UPLINKS)
@@ -274,15 +274,11 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   }
 }
 
-/**
- * An uplink as the device's own lists keep it (`recent_uplinks`, `recent_adr_uplinks`): what the
- * MAC state keeps without what only the NS's downlinks use (uplink tokens) and the correlation
- * IDs. The device is written on every uplink, so each byte of these lists is written forty times
- * over; the MAC state's list has the rest.
- */
-function uplinkSummary(recent: Json): Json {
-  const { correlation_ids: _ids, rx_metadata: metadata, ...rest } = recent;
-  return { ...rest, rx_metadata: ((metadata ?? []) as Json[]).map(({ uplink_token: _token, ...md }) => md) };
+/** A recent uplink without its uplink tokens (what only the latest one needs). */
+function withoutUplinkTokens(recent: Json): Json {
+  const metadata = recent.rx_metadata as Json[] | undefined;
+  if (!metadata?.some((md) => 'uplink_token' in md)) return recent;
+  return { ...recent, rx_metadata: metadata.map(({ uplink_token: _token, ...md }) => md) };
 }
 
 /** An uplink as the MAC state keeps it (TTS `MACState.UplinkMessage`: what ADR and downlink paths need). */

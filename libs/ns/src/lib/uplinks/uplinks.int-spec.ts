@@ -449,6 +449,10 @@ describe('Network Server uplinks (in-process)', () => {
       expect(metadataOf(stored.mac_state.recent_uplinks)).toMatchObject({ gateway_ids: { gateway_id: 'gtw-weak' }, uplink_token: expect.any(String) });
       expect(metadataOf(stored.recent_uplinks)).toMatchObject({ gateway_ids: { gateway_id: 'gtw-weak' }, snr: 0 });
       expect(metadataOf(stored.recent_uplinks)).not.toHaveProperty('uplink_token');
+      // Only the latest of the MAC state's uplinks keeps its tokens.
+      const first = (stored.mac_state.recent_uplinks as Array<{ rx_metadata: Array<Record<string, unknown>> }>)[0].rx_metadata[0];
+      expect(first).toMatchObject({ gateway_ids: { gateway_id: 'gtw-weak' } });
+      expect(first).not.toHaveProperty('uplink_token');
       // Reset by FCnt 2 (no ADR bit), then FCnt 3, 4 and 5.
       expect(fCnts(stored.recent_adr_uplinks)).toEqual([3, 4, 5]);
       expect(await handle(uplink(dataUp('26000004', 6), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
