@@ -8,8 +8,8 @@ import type { DedupTiming, UplinkDeduplicator } from './uplink-deduplicator';
  * the entry (a create succeeds once, so among racing replicas exactly one wins); past the claim's
  * window and cooldown, a copy renews it with a compare-and-set on its revision. A duplicate reads
  * the claim and sends its metadata straight to the claiming replica's inbox (core NATS), where
- * the claimer collects it for the merge: per copy one read (and a message), no contended writes,
- * so copies arriving within the same milliseconds never retry. Entries expire with the bucket's
+ * the claimer collects it for the merge. The first copy claims with one create; a later one
+ * fails it, reads the claim and sends a message. Entries expire with the bucket's
  * TTL, far beyond any window.
  */
 export interface JetStreamDedupOptions {
@@ -88,7 +88,16 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
 
   async deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming, at = Date.now()): Promise<boolean> {
     const now = at;
+    const claim = codec.encode({ at: now, owner: this.inbox } satisfies Claim);
     for (let round = 0; round < MAX_ROUNDS; round++) {
+      // Most uplinks reach one NS in one call (the GS merges its gateways' copies): try the claim first.
+      try {
+        await this.kv.create(key, claim);
+        this.hold(key, [...metadata], timing);
+        return true;
+      } catch {
+        // Claimed already (or just now by another copy): read the claim.
+      }
       const entry = await this.kv.get(key);
       const current = entry?.operation === 'PUT' ? codec.decode<Claim>(entry.value) : undefined;
       if (current && Math.abs(now - current.at) <= timing.windowMs + timing.cooldownMs) {
@@ -97,13 +106,12 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
         else this.keepEarly(key, [...metadata]);
         return false;
       }
-      const claim = codec.encode({ at: now, owner: this.inbox } satisfies Claim);
+      if (!entry) continue; // gone since the create failed: create again
       try {
-        // No entry: create it (fails if another copy just did); a stale or deleted one: replace exactly that revision.
-        if (entry && current) await this.kv.update(key, claim, entry.revision);
-        else await this.kv.create(key, claim);
+        // A claim past its window and cooldown (or deleted): replace exactly that revision.
+        await this.kv.update(key, claim, entry.revision);
       } catch {
-        continue; // another copy claimed it in between: read its claim
+        continue; // another copy renewed it in between: read its claim
       }
       this.hold(key, [...metadata], timing);
       return true;
