@@ -15,6 +15,7 @@ import type { EventJson } from '@lorawan/api';
 import { SimulatedOtaaDevice, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
 import { Registries, randomEui, randomKey, uid } from './devices';
 import { EventStream } from './event-stream';
+import { type ConnectedGateway, connectGateways } from './gateways';
 import { ADMIN_USER_ID, Api, createApplications, expectStatus, sleep } from './http-client';
 
 type Start = () => Promise<StackUnderTest>;
@@ -67,7 +68,7 @@ describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas, netId, devAddr
   let receiver: WebhookReceiver;
   const app = uid('app');
   const opened: Array<{ close(): void }> = [];
-  const gateways: Array<{ id: string; eui: string; udp: SimulatedUdpGateway }> = [];
+  const gateways: ConnectedGateway[] = [];
 
   beforeAll(async () => {
     stack = await start();
@@ -88,23 +89,8 @@ describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas, netId, devAddr
       200,
     );
     // Two gateways; with replicas, each on its own Gateway Server.
-    const ports = replicas ? [stack.udpPorts?.get('gs#0'), stack.udpPorts?.get('gs#1')] : [stack.udpPort, stack.udpPort];
-    for (const [i, port] of ports.entries()) {
-      if (!port) throw new Error('the stack has no Gateway Server UDP port');
-      const eui = randomEui();
-      const id = uid(`gtw${i}`);
-      expectStatus(
-        await api.post(`/api/v3/users/${ADMIN_USER_ID}/gateways`, { gateway: { ids: { gateway_id: id, eui }, frequency_plan_id: 'EU_863_870_TTN' } }),
-        200,
-      );
-      const udp = new SimulatedUdpGateway(eui, { host: '127.0.0.1', port });
-      await udp.open();
-      opened.push(udp);
-      // The downlink path: a PULL_DATA (and keep-alives).
-      expect(await udp.pull()).toBe(0x04);
-      udp.keepAlive(2000);
-      gateways.push({ id, eui, udp });
-    }
+    gateways.push(...(await connectGateways(api, stack, { count: 2, replicas })));
+    opened.push(...gateways.map((g) => g.udp));
   }, 120_000);
 
   afterAll(async () => {

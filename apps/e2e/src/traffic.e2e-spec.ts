@@ -9,7 +9,8 @@ import type { EventJson } from '@lorawan/api';
 import { SimulatedOtaaDevice, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
 import { abpAsDevice, abpNsDevice, randomDevAddr, Registries, randomEui, randomKey, uid } from './devices';
 import { EventStream } from './event-stream';
-import { ADMIN_USER_ID, Api, createApplications, expectStatus, sleep } from './http-client';
+import { type ConnectedGateway, connectGateways } from './gateways';
+import { Api, createApplications, expectStatus, sleep } from './http-client';
 
 type Start = () => Promise<StackUnderTest>;
 const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
@@ -57,7 +58,7 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
   let receiver: WebhookReceiver;
   const app = uid('app');
   const opened: Array<{ close(): void }> = [];
-  const gateways: Array<{ id: string; eui: string; udp: SimulatedUdpGateway }> = [];
+  const gateways: ConnectedGateway[] = [];
 
   beforeAll(async () => {
     stack = await start();
@@ -81,22 +82,9 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
       }),
       200,
     );
-    for (let i = 0; i < 2; i++) {
-      const eui = randomEui();
-      const id = uid(`gtw${i}`);
-      expectStatus(
-        await api.post(`/api/v3/users/${ADMIN_USER_ID}/gateways`, { gateway: { ids: { gateway_id: id, eui }, frequency_plan_id: 'EU_863_870_TTN' } }),
-        200,
-      );
-      // With replicas, each gateway on its own Gateway Server.
-      const port = replicas ? stack.udpPorts?.get(`gs#${i}`) : stack.udpPort;
-      const udp = new SimulatedUdpGateway(eui, { host: '127.0.0.1', port: port as number });
-      await udp.open();
-      opened.push(udp);
-      expect(await udp.pull()).toBe(0x04);
-      udp.keepAlive(2000);
-      gateways.push({ id, eui, udp });
-    }
+    // With replicas, each gateway on its own Gateway Server.
+    gateways.push(...(await connectGateways(api, stack, { count: 2, replicas })));
+    opened.push(...gateways.map((g) => g.udp));
   }, 120_000);
 
   afterAll(async () => {

@@ -22,7 +22,7 @@ import {
 } from '@lorawan/testing';
 import type { RpcEnvelope, Subscription } from '@lorawan/transport';
 import { AsModule } from '../as.module';
-import { NsQueueDouble, type NsQueueOperationName } from '../testing/as-test-kit';
+import { adminContext, NsQueueDouble, type NsQueueOperationName } from '../testing/as-test-kit';
 
 /**
  * The downlinks between a started Application Server (MariaDB, its own database; in-process
@@ -42,11 +42,7 @@ const KEY_2 = '000102030405060708090A0B0C0D0E0F';
 const SESSION = 'AQID';
 const OTHER_SESSION = 'CQkJ';
 const NS_UP_ID = 'ns:downlink:01JDXASNS000000000000000AA';
-const ADMIN: RpcContext = {
-  request_id: 'asns-spec',
-  correlation_ids: [],
-  caller: { kind: 'admin-key', id: 'admin', is_admin: true, key_rights: [], universal: true, rights: [] },
-};
+const ADMIN = adminContext('asns-spec');
 const PATHS = {
   downlink_queued: '/queued',
   downlink_sent: '/sent',

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { type ApplicationUpJson, DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE, type EventDefinition, RPCS } from '@lorawan/api';
+import { type ApplicationUpJson, DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE, type EventDefinition, type RpcContext, RPCS } from '@lorawan/api';
 import type { EventPublisher } from '@lorawan/component';
 import type { StackConfig } from '@lorawan/config';
 import { type ErrorDetails, StackError } from '@lorawan/errors';
@@ -25,6 +25,15 @@ import type { ApplicationLinkRegistry } from '../uplinks/link/application-link.s
  */
 
 /** The StackError the promise rejects with (or the call throws); throws if it succeeds. */
+/** A request of the bootstrap admin key (universal rights), as the gateway hands it to a component. */
+export function adminContext(requestId: string): RpcContext {
+  return {
+    request_id: requestId,
+    correlation_ids: [],
+    caller: { kind: 'admin-key', id: 'admin', is_admin: true, key_rights: [], universal: true, rights: [] },
+  };
+}
+
 export async function errorOf(call: Promise<unknown> | (() => unknown)): Promise<StackError> {
   try {
     await (typeof call === 'function' ? call() : call);

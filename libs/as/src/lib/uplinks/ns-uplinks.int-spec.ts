@@ -25,7 +25,7 @@ import {
 } from '@lorawan/testing';
 import type { RpcEnvelope, Subscription } from '@lorawan/transport';
 import { AsModule } from '../as.module';
-import { errorOf, type RecordedEvent, recordingPublisher, RecordingSink } from '../testing/as-test-kit';
+import { adminContext, errorOf, type RecordedEvent, recordingPublisher, RecordingSink } from '../testing/as-test-kit';
 import { DownlinkPayloads } from '../downlinks/downlink-payloads.service';
 import { DownlinkReports } from '../downlinks/downlink-reports.service';
 import { DownlinkQueueOperation } from '../downlinks/queue-operation.service';
@@ -56,11 +56,7 @@ const KEY_3 = '33333333333333333333333333333333';
 const UPLINK_ID = 'gs:uplink:01JDXNSAS0000000000000000A';
 const GSNS_ID = 'rpc:/ttn.lorawan.v3.GsNs/HandleUplink:01JDXNSAS0000000000000000B';
 const NS_RECEIVED_AT = '2025-01-02T03:04:05.123456Z';
-const ADMIN: RpcContext = {
-  request_id: 'nsas-spec',
-  correlation_ids: [],
-  caller: { kind: 'admin-key', id: 'admin', is_admin: true, key_rights: [], universal: true, rights: [] },
-};
+const ADMIN = adminContext('nsas-spec');
 const SESSION_PATHS = ['session.dev_addr', 'session.keys.app_s_key.key', 'session.keys.session_key_id'];
 
 const devEui = (n: number) => `70B3D57ED2${n.toString(16).toUpperCase().padStart(6, '0')}`;

@@ -60,6 +60,19 @@ export function dataRate(band: BandId, index: number): BandDataRate | undefined 
   return ratesOf(band).get(index);
 }
 
+/** What a data frame's MACPayload holds besides the FRMPayload when it has no FOpts: FHDR (7 bytes) and FPort (1). */
+const FHDR_AND_FPORT = 8;
+
+/** The largest FRMPayload a data frame without FOpts carries at a DR index of a band (0 for an unknown index). */
+export function maxFrmPayload(band: BandId, index: number): number {
+  return Math.max(0, (dataRate(band, index)?.max_mac_payload ?? 0) - FHDR_AND_FPORT);
+}
+
+/** The largest FRMPayload a data frame without FOpts carries at any data rate of a band. */
+export function largestFrmPayload(band: BandId): number {
+  return Math.max(0, ...[...ratesOf(band).keys()].map((index) => maxFrmPayload(band, index)));
+}
+
 /** The DR index of a modulation in a band (uplink table first: US/AU SF8/500 is DR4 up, DR12 down). */
 export function dataRateIndexOf(band: BandId, rate: DataRate, downlink = false): number | undefined {
   const rows = [...ratesOf(band).values()];

@@ -3,7 +3,7 @@ import { newUlid, NS_EVENTS, nowTimestamp, type RpcContext, type ScheduleDownlin
 import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { isStackError } from '@lorawan/errors';
-import { classARxWindows, dataRate, getFrequencyPlan, type RxWindow } from '@lorawan/lorawan';
+import { classARxWindows, dataRate, getFrequencyPlan, maxFrmPayload, type RxWindow } from '@lorawan/lorawan';
 import { DeviceRegistry } from '@lorawan/registry';
 import { ApplicationUplinks } from '../application-uplinks.service';
 import { ErrNoDownlinkPath } from '../errors';
@@ -15,8 +15,6 @@ import { GatewayDownlinks } from './gateway-downlinks.service';
 
 /** How many queued downlinks one class C call sends at most (the next change of the queue sends more). */
 const CLASS_C_BURST = 16;
-/** FHDR without FOpts (7) and FPort (1): what a MACPayload holds besides the FRMPayload. */
-const MAC_PAYLOAD_OVERHEAD = 8;
 
 /** A queued application downlink as the NS keeps it (TTS `ApplicationDownlink`, FRMPayload encrypted by the AS). */
 export interface QueuedDownlink {
@@ -94,8 +92,7 @@ export class DataDownlinkService {
       },
     );
     const payload = item?.frm_payload ? Buffer.from(item.frm_payload, 'base64') : Buffer.alloc(0);
-    const fits = (w: RxWindow | undefined) =>
-      w !== undefined && MAC_PAYLOAD_OVERHEAD + payload.length <= (dataRate(plan.band_id, w.data_rate_index)?.max_mac_payload ?? 0);
+    const fits = (w: RxWindow | undefined) => w !== undefined && payload.length <= maxFrmPayload(plan.band_id, w.data_rate_index);
     let windows = { rx1: fits(rx1) ? rx1 : undefined, rx2: fits(rx2) ? rx2 : undefined };
     if (!windows.rx1 && !windows.rx2) {
       this.logger.debug?.({ device_id: device.ids.device_id, length: payload.length }, 'downlink too long for the receive windows: stays queued');
@@ -130,9 +127,10 @@ export class DataDownlinkService {
       const item = queue[0];
       if (!item) return;
       const params = macState.current_parameters ?? {};
-      const rate = dataRate(plan.band_id, (params.rx2_data_rate_index as number | undefined) ?? plan.rx2.data_rate_index);
+      const index = (params.rx2_data_rate_index as number | undefined) ?? plan.rx2.data_rate_index;
+      const rate = dataRate(plan.band_id, index);
       const payload = item.frm_payload ? Buffer.from(item.frm_payload, 'base64') : Buffer.alloc(0);
-      if (!rate || MAC_PAYLOAD_OVERHEAD + payload.length > rate.max_mac_payload) return;
+      if (!rate || payload.length > maxFrmPayload(plan.band_id, index)) return;
       const latest = (macState.recent_uplinks ?? []).at(-1) as { rx_metadata?: Array<Record<string, unknown>> } | undefined;
       const paths = downlinkPaths(latest?.rx_metadata ?? []);
       const request = { class: 'CLASS_C', rx2_data_rate: rate.rate, rx2_frequency: String(params.rx2_frequency ?? plan.rx2.frequency) };

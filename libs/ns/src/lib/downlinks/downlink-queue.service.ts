@@ -10,7 +10,7 @@ import {
   plainJson,
 } from '@lorawan/api';
 import type { TypedDetail } from '@lorawan/errors';
-import { dataRate, getFrequencyPlan } from '@lorawan/lorawan';
+import { getFrequencyPlan, largestFrmPayload } from '@lorawan/lorawan';
 import { type Device, DeviceRegistry } from '@lorawan/registry';
 import { ErrFrequencyPlanNotFound } from '../errors';
 import { DataDownlinkService } from './data-downlink.service';
@@ -25,10 +25,6 @@ import {
 
 /** How many downlinks the NS queues per session (TTS `networkserver.Config.DownlinkQueueCapacity` default). */
 export const DOWNLINK_QUEUE_CAPACITY = 10000;
-/** FHDR without FOpts (7) and FPort (1): what a MACPayload holds besides the FRMPayload. */
-const MAC_PAYLOAD_OVERHEAD = 8;
-/** DR indices a band may define (the DataRateIndex enum). */
-const DATA_RATE_INDICES = [...Array(16).keys()];
 
 type Json = Record<string, unknown>;
 type Queued = Json & { session_key_id?: string; f_cnt?: number; frm_payload?: string; confirmed?: boolean };
@@ -136,8 +132,7 @@ function queueDownlinks(device: QueueDevice, downlinks: Queued[]): void {
   if (downlinks.length === 0) return;
   const plan = device.frequency_plan_id ? getFrequencyPlan(device.frequency_plan_id) : undefined;
   if (!plan) throw ErrFrequencyPlanNotFound.with({ id: device.frequency_plan_id ?? '' });
-  const maxMacPayload = Math.max(0, ...DATA_RATE_INDICES.map((i) => dataRate(plan.band_id, i)?.max_mac_payload ?? 0));
-  const maxLength = Math.max(0, maxMacPayload - MAC_PAYLOAD_OVERHEAD);
+  const maxLength = largestFrmPayload(plan.band_id);
   const version = device.lorawan_version;
   const minCurrent = minFCntDown(device.session, device.mac_state, device.mac_state?.lorawan_version ?? version);
   const minPending = minFCntDown(device.pending_session, device.pending_mac_state, device.pending_mac_state?.lorawan_version ?? version);

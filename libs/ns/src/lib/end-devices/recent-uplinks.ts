@@ -8,8 +8,15 @@ type Json = Record<string, unknown>;
  * correlation IDs.
  */
 export function uplinkSummary(recent: Json): Json {
-  const { correlation_ids: _ids, rx_metadata: metadata, ...rest } = recent;
-  return { ...rest, rx_metadata: ((metadata ?? []) as Json[]).map(({ uplink_token: _token, ...md }) => md) };
+  const { correlation_ids: _ids, ...rest } = withoutUplinkTokens(recent);
+  return rest;
+}
+
+/** A recent uplink without its uplink tokens (the MAC state keeps them on its latest uplink only). */
+export function withoutUplinkTokens(recent: Json): Json {
+  const metadata = recent.rx_metadata as Json[] | undefined;
+  if (!metadata?.some((md) => 'uplink_token' in md)) return recent;
+  return { ...recent, rx_metadata: metadata.map(({ uplink_token: _token, ...md }) => md) };
 }
 
 /**

@@ -9,7 +9,7 @@ import { DeviceRegistry } from '@lorawan/registry';
 import { ApplicationUplinks } from '../application-uplinks.service';
 import { DataDownlinkService, type QueuedDownlink } from '../downlinks/data-downlink.service';
 import { ErrDeviceNotFound, ErrFCntReplay, ErrUplinkTooLate } from '../errors';
-import { uplinkSummary } from '../end-devices/recent-uplinks';
+import { uplinkSummary, withoutUplinkTokens } from '../end-devices/recent-uplinks';
 import { type DataFrame, matchSession, type NsDataDevice, type NsMacState, type SessionMatch } from './session-match';
 import { UplinkCopies } from './uplink-copies.service';
 import type { DedupTiming } from './uplink-deduplicator';
@@ -272,13 +272,6 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       },
     };
   }
-}
-
-/** A recent uplink without its uplink tokens (what only the latest one needs). */
-function withoutUplinkTokens(recent: Json): Json {
-  const metadata = recent.rx_metadata as Json[] | undefined;
-  if (!metadata?.some((md) => 'uplink_token' in md)) return recent;
-  return { ...recent, rx_metadata: metadata.map(({ uplink_token: _token, ...md }) => md) };
 }
 
 /** An uplink as the MAC state keeps it (TTS `MACState.UplinkMessage`: what ADR and downlink paths need). */
