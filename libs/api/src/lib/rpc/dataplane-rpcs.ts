@@ -53,6 +53,8 @@ export class TxRequest {
 /** `NsGs.ScheduleDownlink`'s request: TTS's DownlinkMessage with a TxRequest. */
 export class ScheduleDownlinkRequest {
   @Required() @Base64Bytes(255, 1) raw_payload!: string;
+  /** The frame as the NS built it (TTS `DownlinkMessage.payload`: MHDR, FHDR with the full FCnt, FPort, FRMPayload), handed back with the TX acknowledgment. */
+  @Struct({ maxBytes: 2048 }) payload?: Record<string, unknown>;
   @Message(() => EndDeviceIdentifiers) end_device_ids?: EndDeviceIdentifiers;
   @Required() @Message(() => TxRequest) request!: TxRequest;
   @StringList({ maxLength: 100 }) correlation_ids?: string[];
@@ -88,9 +90,11 @@ export const TX_ACK_RESULTS = [
   'GPS_UNLOCKED',
 ] as const;
 
-/** The downlink a TX acknowledgment is about, as the GS got it from the NS (its device and correlation IDs). */
+/** The downlink a TX acknowledgment is about, as the GS got it from the NS (its device, frame and correlation IDs). */
 export class AcknowledgedDownlink {
   @Message(() => EndDeviceIdentifiers) end_device_ids?: EndDeviceIdentifiers;
+  /** The frame as the NS built it (ScheduleDownlinkRequest's `payload`). */
+  @Struct({ maxBytes: 2048 }) payload?: Record<string, unknown>;
   @StringList({ maxLength: 100 }) correlation_ids?: string[];
   @Base64Bytes(2048) session_key_id?: string;
 }

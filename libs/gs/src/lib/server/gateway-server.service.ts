@@ -110,7 +110,12 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
         ? planClassCDownlink(payload, request.request, plan, now)
         : planClassADownlink(payload, request.request, token, plan, now);
     if (isStackError(planned)) return fail(planned);
-    const acknowledged = { end_device_ids: message.end_device_ids, correlation_ids: eventCtx.correlation_ids, session_key_id: message.session_key_id };
+    const acknowledged = {
+      end_device_ids: message.end_device_ids,
+      ...(message.payload ? { payload: message.payload } : {}),
+      correlation_ids: eventCtx.correlation_ids,
+      session_key_id: message.session_key_id,
+    };
     const sent = this.server?.sendDownlink(token.eui, planned.txpk, acknowledged);
     if (!sent) return fail(ErrNoDownlinkPath.with({ gateway_uid: conn.ids.gateway_id }));
     gsDownlinks.inc({ result: 'sent' });

@@ -229,8 +229,14 @@ export class DataDownlinkService {
       { lorawan_version: version, key: micKey, conf_f_cnt: frame.confFCnt },
     );
     const correlationIds = [...new Set([...ctx.correlation_ids, ...(item?.correlation_ids ?? []), `ns:downlink:${newUlid()}`])];
+    // TTS's Message: recorded in the MAC state, and handed back with the TX acknowledgment to tell the AS which downlink went out.
+    const message: Json = {
+      m_hdr: { m_type: item?.confirmed ? 'CONFIRMED_DOWN' : 'UNCONFIRMED_DOWN' },
+      mac_payload: { f_hdr: { f_cnt: fCnt }, ...(item ? { f_port: item.f_port, frm_payload: item.frm_payload } : {}) },
+    };
     const downlink = {
       raw_payload: raw.toString('base64'),
+      payload: message,
       end_device_ids: device.ids,
       request: { ...request, priority: item?.priority ?? 'NORMAL', frequency_plan_id: plan.id },
       correlation_ids: correlationIds,
@@ -248,7 +254,7 @@ export class DataDownlinkService {
       return false;
     }
     try {
-      await this.sent(device, item, fCnt, version, correlationIds);
+      await this.sent(device, item, fCnt, version, message, correlationIds);
     } catch (err) {
       this.logger.warn({ device_id: device.ids.device_id, error: (err as Error).message }, 'downlink sent, device not updated');
       return false;
@@ -257,7 +263,14 @@ export class DataDownlinkService {
   }
 
   /** The device after a scheduled downlink (see above). */
-  private async sent(device: NsDataDevice, item: QueuedDownlink | undefined, fCnt: number, version: string, correlationIds: string[]): Promise<void> {
+  private async sent(
+    device: NsDataDevice,
+    item: QueuedDownlink | undefined,
+    fCnt: number,
+    version: string,
+    message: Json,
+    correlationIds: string[],
+  ): Promise<void> {
     const { ids } = device;
     const key = { application_id: ids.application_ids.application_id, device_id: ids.device_id };
     await this.registry.modify(
@@ -279,12 +292,8 @@ export class DataDownlinkService {
         if (!item || version !== 'MAC_V1_1') session.last_n_f_cnt_down = fCnt;
         macState.rx_windows_available = false;
         macState.last_downlink_at = now;
-        // TTS's shape (a Message): what the TX acknowledgment needs to tell the AS which downlink went out.
         const recent = {
-          payload: {
-            m_hdr: { m_type: item?.confirmed ? 'CONFIRMED_DOWN' : 'UNCONFIRMED_DOWN' },
-            mac_payload: { f_hdr: { f_cnt: fCnt }, ...(item ? { f_port: item.f_port, frm_payload: item.frm_payload } : {}) },
-          },
+          payload: message,
           correlation_ids: correlationIds,
           ...(item?.session_key_id ? { session_key_id: item.session_key_id } : {}),
         };
