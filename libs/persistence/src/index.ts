@@ -5,3 +5,4 @@ export * from './lib/database-health';
 export * from './lib/atomic';
 export * from './lib/data-source.providers';
 export * from './lib/database-errors';
+export * from './lib/statements';

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { sqlToTimestamp, timestampToSql } from '@lorawan/api';
-import { isDuplicateKeyError } from '@lorawan/persistence';
+import { isDuplicateKeyError, runStatement } from '@lorawan/persistence';
 import type { CreateResult, DeviceLookup, DeviceRecord, DeviceStore, ReplaceResult } from './device-record';
 
 const COLUMNS = 'application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, created_at, updated_at, revision, fields';
@@ -63,7 +63,7 @@ export class TypeOrmDeviceStore implements DeviceStore {
   constructor(private readonly dataSource: DataSource) {}
 
   private async select(where: string, params: unknown[], limit?: number): Promise<DeviceRecord[]> {
-    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM end_devices WHERE ${where}${limit ? ` LIMIT ${limit}` : ''}`, params)) as Row[];
+    const { rows } = await runStatement<Row>(this.dataSource, `SELECT ${COLUMNS} FROM end_devices WHERE ${where}${limit ? ` LIMIT ${limit}` : ''}`, params);
     return rows.map(toRecord);
   }
 
@@ -100,7 +100,7 @@ export class TypeOrmDeviceStore implements DeviceStore {
 
   async create(record: DeviceRecord): Promise<CreateResult> {
     try {
-      await this.dataSource.query(`INSERT INTO end_devices (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, toParams(record));
+      await runStatement(this.dataSource, `INSERT INTO end_devices (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, toParams(record));
       return { ok: true };
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
@@ -113,21 +113,18 @@ export class TypeOrmDeviceStore implements DeviceStore {
 
   async replace(record: DeviceRecord): Promise<ReplaceResult> {
     const [application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, , updated_at, revision, fields] = toParams(record);
-    // A fixed statement (the uplink path writes a device per uplink; building it through the query builder cost more than the write).
-    const runner = this.dataSource.createQueryRunner();
+    // A fixed, prepared statement: the uplink path writes a device per uplink.
     try {
-      const result = await runner.query(
+      const { affected } = await runStatement(
+        this.dataSource,
         'UPDATE end_devices SET dev_eui = ?, join_eui = ?, dev_addr = ?, pending_dev_addr = ?, updated_at = ?, revision = ?, fields = ? ' +
           'WHERE application_id = ? AND device_id = ? AND revision = ?',
         [dev_eui, join_eui, dev_addr, pending_dev_addr, updated_at, revision, fields, application_id, device_id, record.revision - 1],
-        true,
       );
-      return (result.affected ?? 0) > 0 ? 'ok' : 'stale';
+      return affected > 0 ? 'ok' : 'stale';
     } catch (err) {
       if (isDuplicateKeyError(err)) return 'euis';
       throw err;
-    } finally {
-      await runner.release();
     }
   }
 

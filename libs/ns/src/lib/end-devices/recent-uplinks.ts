@@ -3,20 +3,16 @@ import type { Device } from '@lorawan/registry';
 type Json = Record<string, unknown>;
 
 /**
- * An uplink as the device's own lists show it (`recent_uplinks`, `recent_adr_uplinks`): what the
- * MAC state keeps of it without what only the NS's downlinks use (uplink tokens) and the
- * correlation IDs.
+ * An uplink as the device's own lists show it (`recent_uplinks`, `recent_adr_uplinks`), and as the
+ * MAC state keeps its earlier uplinks (TTS `appendRecentUplink`): without what only the latest
+ * uplink needs, its uplink tokens (the downlink paths of a class C downlink) and its correlation IDs.
  */
 export function uplinkSummary(recent: Json): Json {
-  const { correlation_ids: _ids, ...rest } = withoutUplinkTokens(recent);
-  return rest;
-}
-
-/** A recent uplink without its uplink tokens (the MAC state keeps them on its latest uplink only). */
-export function withoutUplinkTokens(recent: Json): Json {
   const metadata = recent.rx_metadata as Json[] | undefined;
-  if (!metadata?.some((md) => 'uplink_token' in md)) return recent;
-  return { ...recent, rx_metadata: metadata.map(({ uplink_token: _token, ...md }) => md) };
+  const tokens = metadata?.some((md) => 'uplink_token' in md);
+  if (!tokens && !('correlation_ids' in recent)) return recent;
+  const { correlation_ids: _ids, ...rest } = recent;
+  return tokens ? { ...rest, rx_metadata: metadata?.map(({ uplink_token: _token, ...md }) => md) } : rest;
 }
 
 /**

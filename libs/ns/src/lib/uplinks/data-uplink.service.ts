@@ -9,7 +9,7 @@ import { DeviceRegistry } from '@lorawan/registry';
 import { ApplicationUplinks } from '../application-uplinks.service';
 import { DataDownlinkService, type QueuedDownlink } from '../downlinks/data-downlink.service';
 import { ErrDeviceNotFound, ErrFCntReplay, ErrUplinkTooLate } from '../errors';
-import { uplinkSummary, withoutUplinkTokens } from '../end-devices/recent-uplinks';
+import { uplinkSummary } from '../end-devices/recent-uplinks';
 import { type DataFrame, matchSession, type NsDataDevice, type NsMacState, type SessionMatch } from './session-match';
 import { UplinkCopies } from './uplink-copies.service';
 import type { DedupTiming } from './uplink-deduplicator';
@@ -210,8 +210,8 @@ export class DataUplinkService implements BeforeApplicationShutdown {
         }
         const recent = recentUplink(message, payload);
         const summary = uplinkSummary(recent);
-        // Only the latest uplink's tokens are of use (the downlink paths of a class C downlink).
-        const earlier = ((macState.recent_uplinks as Json[] | undefined) ?? []).slice(1 - this.recentUplinks).map(withoutUplinkTokens);
+        // Only the latest uplink keeps its tokens (the downlink paths of a class C downlink) and correlation IDs (TTS).
+        const earlier = ((macState.recent_uplinks as Json[] | undefined) ?? []).slice(1 - this.recentUplinks).map(uplinkSummary);
         next.mac_state = { ...macState, rx_windows_available: true, recent_uplinks: [...earlier, recent] };
         // The device's `recent_uplinks` is the MAC state's, summarized when it is read (`presentNsDevice`): not stored twice.
         delete next.recent_uplinks;
