@@ -11,7 +11,9 @@ import type { UplinkMessageJson } from '../udp/translation';
  * Each copy's caller gets the outcome of the one call that carried it.
  */
 export class UplinkCoalescer<R> {
-  private readonly open = new Map<string, { message: UplinkMessageJson; outcome: Promise<R> }>();
+  /** Open frames in the order they opened (so in the order they are due). */
+  private readonly open = new Map<string, { message: UplinkMessageJson; due: number; outcome: Promise<R>; release: () => void }>();
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly windowMs: number,
@@ -28,14 +30,33 @@ export class UplinkCoalescer<R> {
       return held.outcome;
     }
     const merged: UplinkMessageJson = { ...message, rx_metadata: [...message.rx_metadata], correlation_ids: [...message.correlation_ids] };
-    const outcome = new Promise<void>((resolve) => setTimeout(resolve, this.windowMs)).then(() => {
-      this.open.delete(key);
-      return this.send(merged);
-    });
-    this.open.set(key, { message: merged, outcome });
+    let release!: () => void;
+    const outcome = new Promise<void>((resolve) => (release = resolve)).then(() => this.send(merged));
+    this.open.set(key, { message: merged, due: Date.now() + this.windowMs, outcome, release });
+    this.timer ??= setTimeout(() => this.closeDue(), this.windowMs);
     return outcome;
   }
+
+  /**
+   * Sends every frame whose window has closed (or closes within `BATCH_SLACK_MS`), in one go: their
+   * calls leave in one socket write rather than one each, then waits for the next frame's window.
+   */
+  private closeDue(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    for (const [key, frame] of this.open) {
+      if (frame.due > now + BATCH_SLACK_MS) {
+        this.timer = setTimeout(() => this.closeDue(), frame.due - now);
+        return;
+      }
+      this.open.delete(key);
+      frame.release();
+    }
+  }
 }
+
+/** A frame whose window closes this soon goes with those already closed. */
+const BATCH_SLACK_MS = 2;
 
 /** A frame's identity across its copies (as the NS's deduplication key): PHYPayload, frequency, data rate. */
 function frameKey(message: UplinkMessageJson): string {

@@ -52,50 +52,42 @@ function gpsTime(tmms: number): string {
   return new Date(GPS_EPOCH_MS + tmms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
-/** The UplinkMessage of one received copy. */
+/** The UplinkMessage of one received copy (fields the gateway left out are absent, as in JSON). */
 export function toUplinkMessage(rx: RxPacket, gateway: GatewayIds, receivedAt: string, correlationId: string): UplinkMessageJson {
-  const common = { gateway_ids: gateway, time: rx.time, timestamp: rx.tmst, gps_time: rx.tmms === undefined ? undefined : gpsTime(rx.tmms) };
   const receivedMs = Date.parse(receivedAt);
-  const token = (antenna: number) =>
-    encodeUplinkToken({ gateway_id: gateway.gateway_id, eui: gateway.eui, antenna_index: antenna, timestamp: rx.tmst, received_ms: receivedMs });
+  const antenna = (index: number, fineTimestamp: number | undefined, frequencyOffset: number | undefined): RxMetadata => {
+    const md: RxMetadata = { gateway_ids: gateway, timestamp: rx.tmst, antenna_index: index, uplink_token: '' };
+    if (rx.time !== undefined) md.time = rx.time;
+    if (rx.tmms !== undefined) md.gps_time = gpsTime(rx.tmms);
+    md.uplink_token = encodeUplinkToken({ gateway_id: gateway.gateway_id, eui: gateway.eui, antenna_index: index, timestamp: rx.tmst, received_ms: receivedMs });
+    if (fineTimestamp !== undefined) md.fine_timestamp = String(fineTimestamp);
+    if (frequencyOffset !== undefined) md.frequency_offset = String(frequencyOffset);
+    return md;
+  };
   const metadata: RxMetadata[] = rx.rsig?.length
-    ? rx.rsig.map((s) => ({
-        ...common,
-        antenna_index: s.ant ?? 0,
-        uplink_token: token(s.ant ?? 0),
-        fine_timestamp: s.ftime === undefined ? undefined : String(s.ftime),
-        rssi: s.rssic ?? rx.rssi,
-        channel_rssi: s.rssic ?? rx.rssi,
-        signal_rssi: s.rssis,
-        snr: s.lsnr,
-        channel_index: s.chan ?? rx.chan,
-        frequency_offset: s.foff === undefined ? undefined : String(s.foff),
-      }))
-    : [
-        {
-          ...common,
-          antenna_index: 0,
-          uplink_token: token(0),
-          fine_timestamp: rx.ftime === undefined ? undefined : String(rx.ftime),
-          rssi: rx.rssi,
-          channel_rssi: rx.rssi,
-          snr: rx.lsnr,
-          channel_index: rx.chan,
-          frequency_offset: rx.foff === undefined ? undefined : String(rx.foff),
-        },
-      ];
-  const dataRate =
+    ? rx.rsig.map((s) =>
+        defined(Object.assign(antenna(s.ant ?? 0, s.ftime, s.foff), { rssi: s.rssic ?? rx.rssi, channel_rssi: s.rssic ?? rx.rssi, signal_rssi: s.rssis, snr: s.lsnr, channel_index: s.chan ?? rx.chan })),
+      )
+    : [defined(Object.assign(antenna(0, rx.ftime, rx.foff), { rssi: rx.rssi, channel_rssi: rx.rssi, snr: rx.lsnr, channel_index: rx.chan }))];
+  const dataRate: UplinkMessageJson['settings']['data_rate'] =
     'spreadingFactor' in rx.dataRate
-      ? { lora: { spreading_factor: rx.dataRate.spreadingFactor, bandwidth: rx.dataRate.bandwidth, coding_rate: rx.codingRate } }
+      ? { lora: defined({ spreading_factor: rx.dataRate.spreadingFactor, bandwidth: rx.dataRate.bandwidth, coding_rate: rx.codingRate }) }
       : { fsk: { bit_rate: rx.dataRate.bitRate } };
-  return plainJson({
+  const message: UplinkMessageJson = {
     raw_payload: rx.payload.toString('base64'),
-    settings: { data_rate: dataRate, frequency: String(rx.frequency), timestamp: rx.tmst, time: rx.time },
+    settings: defined({ data_rate: dataRate, frequency: String(rx.frequency), timestamp: rx.tmst, time: rx.time }),
     rx_metadata: metadata,
     received_at: receivedAt,
-    crc_status: rx.stat === 0 ? undefined : rx.stat === 1,
     correlation_ids: [correlationId],
-  });
+  };
+  if (rx.stat !== 0) message.crc_status = rx.stat === 1;
+  return message;
+}
+
+/** `o` without its undefined fields (what JSON leaves out; the objects here are built with few). */
+function defined<T extends object>(o: T): T {
+  for (const key of Object.keys(o) as Array<keyof T>) if (o[key] === undefined) delete o[key];
+  return o;
 }
 
 /** Of the copies of one frame in a datagram (several channels or boards), the one with the best RSSI (TTS `UniqueUplinkMessagesByRSSI`). */
