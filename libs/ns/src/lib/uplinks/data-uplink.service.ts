@@ -194,7 +194,9 @@ export class DataUplinkService implements BeforeApplicationShutdown {
         if (!current || current.dev_addr !== match.session.dev_addr || current.keys?.session_key_id !== match.session.keys?.session_key_id) {
           throw ErrFCntReplay.with({ f_cnt: match.f_cnt, last_f_cnt_up: current?.last_f_cnt_up ?? -1 });
         }
-        if (current.last_f_cnt_up !== undefined && match.f_cnt <= current.last_f_cnt_up && !match.retransmission) {
+        // A retransmission repeats the latest FCnt; a lower one, or a new frame on the latest FCnt, is a replay.
+        const last = current.last_f_cnt_up;
+        if (last !== undefined && (match.f_cnt < last || (match.f_cnt === last && !match.retransmission))) {
           throw ErrFCntReplay.with({ f_cnt: match.f_cnt, last_f_cnt_up: current.last_f_cnt_up });
         }
         const session = { ...current, last_f_cnt_up: match.f_cnt };

@@ -19,6 +19,7 @@ import {
   type TestComponent,
 } from '@lorawan/testing';
 import { decodeRequest, encodePacket, type RpcEnvelope } from '@lorawan/transport';
+import { DeviceRegistry } from '@lorawan/registry';
 import { NsModule } from '../ns.module';
 
 /**
@@ -365,6 +366,25 @@ describe('Network Server uplinks (in-process)', () => {
       });
       await new Promise((r) => setTimeout(r, 300));
       expect(atAs.length).toBe(forwarded);
+      await events.take();
+    });
+
+    it('a frame that looked like a retransmission on a read another replica has since moved past is a replay: the FCnt never goes back', async () => {
+      const { ids, devAddr } = await joined();
+      const registry = ns.running.app.get(DeviceRegistry);
+      await handle(uplink(dataUp(devAddr, 5), [{ gateway: 'gtw-strong', snr: 7 }])[0]);
+      // What a replica read at FCnt 5, before the device's FCnt 6 was stored by another.
+      const staleRead = await registry.bySessionDevAddr(devAddr);
+      await handle(uplink(dataUp(devAddr, 6), [{ gateway: 'gtw-strong', snr: 7 }])[0]);
+      const read = jest.spyOn(registry, 'bySessionDevAddr').mockResolvedValueOnce(staleRead);
+      try {
+        // FCnt 5 again, on another channel (not a copy): on the stale read it is the latest FCnt.
+        const [again] = uplink(dataUp(devAddr, 5), [{ gateway: 'gtw-weak', snr: 1 }]);
+        expect(await handle({ ...again, settings: { ...again.settings, frequency: '868500000' } })).toMatchObject({ error: { name: 'f_cnt_replay' } });
+      } finally {
+        read.mockRestore();
+      }
+      expect((await get(ids, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 6 } });
       await events.take();
     });
 
