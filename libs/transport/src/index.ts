@@ -3,6 +3,7 @@ export * from './lib/pubsub';
 export * from './lib/messaging';
 export * from './lib/rpc/rpc-packet';
 export * from './lib/rpc/rpc-dispatcher';
+export * from './lib/nats/coalesced-writes';
 export * from './lib/nats/nats-link';
 export * from './lib/nats/nats-pubsub';
 export * from './lib/nats/stack-server-nats';

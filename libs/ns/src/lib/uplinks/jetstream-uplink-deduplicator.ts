@@ -1,5 +1,6 @@
 import { connect, type KV, type NatsConnection, StorageType, type Subscription } from 'nats';
 import { newUlid } from '@lorawan/api';
+import { coalesceWrites } from '@lorawan/transport';
 import type { DedupTiming, UplinkDeduplicator } from './uplink-deduplicator';
 
 /**
@@ -77,6 +78,7 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
 
   static async open(o: JetStreamDedupOptions): Promise<JetStreamUplinkDeduplicator> {
     const nc = await connect({ servers: o.natsUrl, name: 'ns-uplink-dedup', noAsyncTraces: true });
+    coalesceWrites(nc);
     try {
       const kv = await nc.jetstream().views.kv(o.bucket, { history: 1, ttl: o.ttlMs ?? ENTRY_TTL_MS, storage: StorageType.Memory });
       return new JetStreamUplinkDeduplicator(nc, kv, `${o.subjectPrefix ?? ''}ns.dedup.${newUlid()}`);

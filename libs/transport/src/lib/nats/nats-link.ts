@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { connect, type ConnectionOptions, type NatsConnection } from 'nats';
 import { natsConnectionUp } from '@lorawan/observability';
 import { DEFAULT_MAX_PAYLOAD } from '../rpc/rpc-packet';
+import { coalesceWrites } from './coalesced-writes';
 
 export type NatsLinkState = 'connected' | 'disconnected' | 'closed';
 
@@ -35,6 +36,7 @@ export class NatsLink {
       noAsyncTraces: true,
       ...options,
     });
+    coalesceWrites(connection);
     return new NatsLink(connection, subjectPrefix ? `${subjectPrefix}.` : '');
   }
 

@@ -1,30 +1,15 @@
 import type { PubSub, Subscription } from '../pubsub';
 import type { NatsLink } from './nats-link';
 
-/**
- * Publish/subscribe on the process's NATS connection (subjects under the link's prefix).
- *
- * Publishing is fire and forget, so what a process publishes during one turn of its event loop
- * goes out together at the end of the turn (`setImmediate`), in publishing order: under load one
- * socket write carries the events of many requests instead of one write each (the NATS client
- * writes what was queued once per microtask checkpoint, i.e. about once per `await`).
- */
+/** Publish/subscribe on the process's NATS connection (subjects under the link's prefix). */
 export class NatsPubSub implements PubSub {
   readonly kind = 'nats' as const;
-  private pending: Array<[string, Uint8Array]> = [];
 
   constructor(private readonly link: NatsLink) {}
 
   publish(subject: string, payload: Uint8Array): void {
-    if (this.pending.push([this.link.subjectPrefix + subject, payload]) === 1) setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    const batch = this.pending;
-    this.pending = [];
     const nc = this.link.connection;
-    if (nc.isClosed()) return;
-    for (const [subject, payload] of batch) nc.publish(subject, payload);
+    if (!nc.isClosed()) nc.publish(this.link.subjectPrefix + subject, payload);
   }
 
   subscribe(subject: string, handler: (payload: Uint8Array, subject: string) => void): Subscription {
