@@ -58,7 +58,12 @@ export function describeDeviceStoreConformance(name: string, open: () => Promise
 
     it('keeps a large document with quotes, backslashes, control characters and astral characters exactly through create and replace', async () => {
       const tricky = `it's "quoted" \\ back\\\\slashed \u0000\u0001\n\t; DROP TABLE end_devices; -- 😀 ✓ \u2028`;
-      const r = record('app-rt', 'dev-tricky', {}, { name_like: tricky, mac_state: { recent_uplinks: Array.from({ length: 40 }, (_, i) => ({ f_cnt: i, note: tricky })) } });
+      const r = record(
+        'app-rt',
+        'dev-tricky',
+        {},
+        { name_like: tricky, mac_state: { recent_uplinks: Array.from({ length: 40 }, (_, i) => ({ f_cnt: i, note: tricky })) } },
+      );
       expect(await store.create(r)).toEqual({ ok: true });
       expect(await store.get('app-rt', 'dev-tricky')).toEqual(r);
       const next = { ...r, revision: r.revision + 1, fields: { ...r.fields, name_like: `${tricky}${tricky}` } };

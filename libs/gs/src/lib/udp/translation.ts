@@ -59,14 +59,28 @@ export function toUplinkMessage(rx: RxPacket, gateway: GatewayIds, receivedAt: s
     const md: RxMetadata = { gateway_ids: gateway, timestamp: rx.tmst, antenna_index: index, uplink_token: '' };
     if (rx.time !== undefined) md.time = rx.time;
     if (rx.tmms !== undefined) md.gps_time = gpsTime(rx.tmms);
-    md.uplink_token = encodeUplinkToken({ gateway_id: gateway.gateway_id, eui: gateway.eui, antenna_index: index, timestamp: rx.tmst, received_ms: receivedMs });
+    md.uplink_token = encodeUplinkToken({
+      gateway_id: gateway.gateway_id,
+      eui: gateway.eui,
+      antenna_index: index,
+      timestamp: rx.tmst,
+      received_ms: receivedMs,
+    });
     if (fineTimestamp !== undefined) md.fine_timestamp = String(fineTimestamp);
     if (frequencyOffset !== undefined) md.frequency_offset = String(frequencyOffset);
     return md;
   };
   const metadata: RxMetadata[] = rx.rsig?.length
     ? rx.rsig.map((s) =>
-        defined(Object.assign(antenna(s.ant ?? 0, s.ftime, s.foff), { rssi: s.rssic ?? rx.rssi, channel_rssi: s.rssic ?? rx.rssi, signal_rssi: s.rssis, snr: s.lsnr, channel_index: s.chan ?? rx.chan })),
+        defined(
+          Object.assign(antenna(s.ant ?? 0, s.ftime, s.foff), {
+            rssi: s.rssic ?? rx.rssi,
+            channel_rssi: s.rssic ?? rx.rssi,
+            signal_rssi: s.rssis,
+            snr: s.lsnr,
+            channel_index: s.chan ?? rx.chan,
+          }),
+        ),
       )
     : [defined(Object.assign(antenna(0, rx.ftime, rx.foff), { rssi: rx.rssi, channel_rssi: rx.rssi, snr: rx.lsnr, channel_index: rx.chan }))];
   const dataRate: UplinkMessageJson['settings']['data_rate'] =
