@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import loraPacket from 'lora-packet';
 import { SimulatedOtaaDevice, WebhookReceiver } from '@lorawan/testing';
@@ -293,6 +294,7 @@ async function measured(air: Air, o: UplinkPhaseOptions, items: Frame[], rate: n
   const metricsBefore: Record<string, Scrape> = await scrapeAll(o.metricsUrls);
   const pushFailures = air.pushFailures.count;
   const unmatched = air.unmatched.count;
+  const udpDropsBefore = udpReceiveBufferErrors();
   const cpu = new CpuMeter(o.pids);
   // CPU while the load is offered (first to last push), and per uplink until all was handled (or given up).
   const run = await air.send(items, rate, RECEIVE_DELAYS, done, waitMs, { start: () => cpu.start(), offered: () => cpu.offered() });
@@ -308,11 +310,27 @@ async function measured(air: Air, o: UplinkPhaseOptions, items: Frame[], rate: n
       sent: run.sent.length,
       push_ack_timeouts: air.pushFailures.count - pushFailures,
       unmatched_downlinks: air.unmatched.count - unmatched,
+      // Datagrams the kernel dropped for a full socket receive buffer (the GS's, or the load generator's), machine-wide.
+      udp_receive_buffer_errors: udpReceiveBufferErrors() - udpDropsBefore,
       send_lag_ms: { p50: sendLag.p50, p99: sendLag.p99, max: sendLag.max },
     },
     cpu,
     stackMetrics: () => stackMetrics(metricsBefore, metricsAfter, COUNTERS),
   };
+}
+
+/** The machine's UDP `RcvbufErrors` (/proc/net/snmp): datagrams dropped because a socket's receive buffer was full. */
+function udpReceiveBufferErrors(): number {
+  try {
+    const [header, values] = readFileSync('/proc/net/snmp', 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('Udp: '))
+      .map((line) => line.split(/\s+/));
+    const index = header?.indexOf('RcvbufErrors') ?? -1;
+    return index > 0 ? Number(values?.[index] ?? 0) : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /** The NS replicas' data uplink results between two scrapes, added up. */

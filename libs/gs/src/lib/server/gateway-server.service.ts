@@ -65,16 +65,16 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const { udpPort, udpHost, requireRegisteredGateways, fallbackFrequencyPlan } = this.config.gs;
+    const { udpPort, udpHost, requireRegisteredGateways, fallbackFrequencyPlan, udpReceiveBuffer } = this.config.gs;
     if (fallbackFrequencyPlan && !getFrequencyPlan(fallbackFrequencyPlan))
       throw new Error(`GS_FALLBACK_FREQUENCY_PLAN "${fallbackFrequencyPlan}" is not a frequency plan of the catalogue`);
     this.server = new UdpGatewayServer(
-      { port: udpPort, host: udpHost, requireRegistered: requireRegisteredGateways, fallbackFrequencyPlan },
+      { port: udpPort, host: udpHost, requireRegistered: requireRegisteredGateways, fallbackFrequencyPlan, receiveBuffer: udpReceiveBuffer },
       (eui) => this.lookup(eui),
       this.handlers(),
     );
     const port = await this.server.start();
-    this.logger.log({ udp_port: port }, `Semtech UDP packet forwarders served on ${udpHost}:${port}`);
+    this.logger.log({ udp_port: port, receive_buffer: this.server.receiveBufferSize }, `Semtech UDP packet forwarders served on ${udpHost}:${port}`);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

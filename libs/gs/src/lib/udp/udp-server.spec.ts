@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { eventually, loraJoinRequest, SimulatedUdpGateway } from '@lorawan/testing';
 import type { UplinkMessageJson } from './translation';
 import { type GatewayConnection, type GatewayResolver, type PendingDownlink, UdpGatewayServer, type UdpServerOptions } from './udp-server';
@@ -75,6 +76,18 @@ describe('UdpGatewayServer', () => {
     expect(message.settings.frequency).toBe('868300000');
     expect(message.rx_metadata[0]).toMatchObject({ gateway_ids: { gateway_id: 'gtw-01', eui: REGISTERED }, rssi: -42 });
     expect(message.correlation_ids[0]).toMatch(/^gs:uplink:[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+
+  it('sets the socket receive buffer it is given (up to the kernel cap, net.core.rmem_max), else keeps the system default', async () => {
+    const rmemMax = Number(readFileSync('/proc/sys/net/core/rmem_max', 'utf8'));
+    const rmemDefault = Number(readFileSync('/proc/sys/net/core/rmem_default', 'utf8'));
+    await start();
+    expect(server.receiveBufferSize).toBe(rmemDefault);
+    await server.stop();
+    const asked = 3 * 1024 * 1024;
+    await start({ receiveBuffer: asked });
+    // Linux reports twice what was set (its bookkeeping included).
+    expect(server.receiveBufferSize).toBe(2 * Math.min(asked, rmemMax));
   });
 
   it('acks an unknown gateway too, but refuses it and does not look it up again for a while', async () => {

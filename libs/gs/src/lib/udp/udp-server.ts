@@ -55,6 +55,8 @@ export interface UdpServerOptions {
   host: string;
   requireRegistered: boolean;
   fallbackFrequencyPlan?: string;
+  /** SO_RCVBUF in bytes (capped by the kernel at net.core.rmem_max); unset or 0: the system's default. */
+  receiveBuffer?: number;
   /** Without PULL_DATA (or TX_ACK) for this long, a gateway has no downlink path (TTS 90 s). */
   downlinkPathExpiresMs?: number;
   /** Without any datagram for this long, a connection ends (TTS 3 min). */
@@ -105,8 +107,14 @@ export class UdpGatewayServer {
       // pause of the loop (GC, a burst of work) must not make a busy gateway's queued datagrams a flood.
       floodCount: 100,
       floodWindowMs: 100,
+      receiveBuffer: 0,
       ...options,
     };
+  }
+
+  /** The socket's receive buffer as the kernel set it (Linux reports twice what was asked, its bookkeeping included). */
+  get receiveBufferSize(): number {
+    return this.socket?.getRecvBufferSize() ?? 0;
   }
 
   /** Binds the socket; resolves with the port (useful with port 0). */
@@ -120,6 +128,7 @@ export class UdpGatewayServer {
       socket.once('error', reject);
       socket.bind(this.o.port, this.o.host, () => {
         socket.off('error', reject);
+        if (this.o.receiveBuffer) socket.setRecvBufferSize(this.o.receiveBuffer);
         resolve();
       });
     });
