@@ -49,8 +49,10 @@ export interface DeviceStore {
   /**
    * The data plane's candidates for an uplink from `devAddr`: devices whose current session or
    * pending session has it (any application; DevAddrs are not unique), at most `limit`.
+   * `known`: a record of one of them the caller holds; when that device is still at the known's
+   * revision, `known` itself is in the answer and its document is not read again.
    */
-  findBySessionDevAddr(devAddr: string, limit: number): Promise<DeviceRecord[]>;
+  findBySessionDevAddr(devAddr: string, limit: number, known?: DeviceRecord): Promise<DeviceRecord[]>;
   /** All devices with this JoinEUI and DevEUI, in any application. */
   findByEuis(joinEui: string, devEui: string): Promise<DeviceRecord[]>;
   create(record: DeviceRecord): Promise<CreateResult>;

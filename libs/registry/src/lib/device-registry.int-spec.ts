@@ -427,6 +427,32 @@ describe('DeviceRegistry engine (SQLite)', () => {
       expect(await registry.stored(key)).toMatchObject({ mac_settings: { class_c_timeout: '2s' } });
     });
 
+    it('with a session cache: a lookup reuses the record it wrote last while the device is unchanged, and sees what another replica or a Set wrote', async () => {
+      const cached = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: undefined, kekLabels: {} }), events, copy, { sessionCacheSize: 2, freezeShared: true });
+      const replica = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: undefined, kekLabels: {} }), events, copy);
+      await registry.set(setReq({ ids: ids('cache-1'), session: { dev_addr: '27100001', keys: {} } }, ['session.dev_addr']), CTX);
+      const key = { application_id: APP, device_id: 'cache-1' };
+      const bump = (to: string) => (device: Device) => ({ device: { ...device, mac_settings: { class_c_timeout: to } }, result: undefined });
+      const lookup = async (r: DeviceRegistry) => (await r.bySessionDevAddr('27100001')).find((d) => d.ids.device_id === 'cache-1') as Device;
+      await cached.modify(key, bump('1s'), { read: await lookup(cached) });
+      const find = jest.spyOn(store, 'findBySessionDevAddr');
+      expect(await lookup(cached)).toMatchObject({ mac_settings: { class_c_timeout: '1s' } });
+      const known = find.mock.calls[0][2];
+      expect(known).toMatchObject({ fields: { mac_settings: { class_c_timeout: '1s' } } });
+      // The record handed out is the one written (not read again), and it cannot be changed in place (frozen, as under NODE_ENV=test).
+      expect(await find.mock.results[0].value).toContain(known);
+      expect(() => ((known?.fields.mac_settings as { class_c_timeout: string }).class_c_timeout = 'x')).toThrow(TypeError);
+      // Another replica writes: the cached record is outdated and the lookup reads the device afresh.
+      await replica.modify(key, bump('2s'), { read: await lookup(replica) });
+      expect(await lookup(cached)).toMatchObject({ mac_settings: { class_c_timeout: '2s' } });
+      await registry.set(setReq({ ids: ids('cache-1'), mac_settings: { class_c_timeout: '3s' } }, ['mac_settings.class_c_timeout']), CTX);
+      expect(await lookup(cached)).toMatchObject({ mac_settings: { class_c_timeout: '3s' } });
+      // A write from the outdated lookup still goes through the revision check.
+      await cached.modify(key, bump('4s'), { read: await lookup(cached) });
+      expect(await registry.stored(key)).toMatchObject({ mac_settings: { class_c_timeout: '4s' } });
+      find.mockRestore();
+    });
+
     it('modify may move a device to a new DevAddr (a session becoming current), never change its other identifiers', async () => {
       await registry.modify({ application_id: APP, device_id: 'addr-1' }, (device) => ({
         device: {

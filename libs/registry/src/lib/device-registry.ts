@@ -123,15 +123,25 @@ export class DeviceRegistry {
   private readonly selectStored: (device: Device) => Partial<Device>;
   /** Records of the devices data-plane reads returned, while those devices live (`modify`'s `read`). */
   private readonly reads = new WeakMap<Device, DeviceRecord>();
+  /** The latest record written per session DevAddr (`bySessionDevAddr`'s known record), if enabled. */
+  private readonly sessionRecords: RecordCache | undefined;
 
+  /**
+   * `o.sessionCacheSize`: how many session DevAddrs `bySessionDevAddr` remembers the latest written
+   * record of (0: none). A lookup then reads that device's document only when it changed since:
+   * the uplink path reads and writes the same device on every uplink. `o.freezeShared` (tests):
+   * the records it keeps are frozen, so that code changing one in place fails.
+   */
   constructor(
     private readonly store: DeviceStore,
     private readonly policy: RegistryPolicy,
     private readonly keys: KeySealer,
     private readonly events: EventPublisher,
     private readonly copy: CopySource = NO_COPY_SOURCE,
+    o: { sessionCacheSize?: number; freezeShared?: boolean } = {},
   ) {
     this.selectStored = fieldSelector<Device>(['ids', 'created_at', 'updated_at', ...policy.storedPaths]);
+    this.sessionRecords = o.sessionCacheSize ? new RecordCache(o.sessionCacheSize, o.freezeShared ?? false) : undefined;
   }
 
   async get({ end_device_ids, field_mask }: GetEndDeviceRequest): Promise<Json> {
@@ -206,8 +216,9 @@ export class DeviceRegistry {
       const record = toRecord(updated, existing.revision + 1, this.keys, this.policy.keyEnvelopes);
       const written = await this.store.replace(record);
       if (written === 'ok') {
-        // What was written is where a next modify of the same device may start (`read`).
+        // What was written is where a next modify of the same device may start (`read`), and what a next lookup by its session DevAddr may reuse.
         this.reads.set(device, record);
+        this.sessionRecords?.remember(record);
         return result;
       }
       if (written === 'euis') throw ErrConcurrentUpdate.with({ device_id: ids.device_id });
@@ -235,7 +246,7 @@ export class DeviceRegistry {
 
   /** The data plane's candidates for an uplink: devices whose session or pending session has this DevAddr, as stored (at most `limit`). */
   async bySessionDevAddr(devAddr: string, limit = 16): Promise<Device[]> {
-    return (await this.store.findBySessionDevAddr(devAddr, limit)).map((r) => this.tracked(r));
+    return (await this.store.findBySessionDevAddr(devAddr, limit, this.sessionRecords?.get(devAddr))).map((r) => this.tracked(r));
   }
 
   /** The device of a data-plane read, remembered with its record for a `modify` that follows (see there). */
@@ -386,4 +397,45 @@ function withPath(root: Json, parts: readonly string[], value: unknown): Json {
   const [head, ...tail] = parts;
   const child = root[head];
   return { ...root, [head]: tail.length === 0 ? value : withPath(child && typeof child === 'object' ? (child as Json) : {}, tail, value) };
+}
+
+/**
+ * The latest record written per session DevAddr (current and pending), least recently used first
+ * out. A record is only ever reused at the revision the store still has (the store compares), so
+ * an entry another writer outdated costs nothing but its memory. Records are shared, never
+ * changed: with `freeze` (NODE_ENV=test) they are frozen, so a change in place fails the tests that make it.
+ */
+class RecordCache {
+  private readonly byDevAddr = new Map<string, DeviceRecord>();
+
+  constructor(
+    private readonly size: number,
+    private readonly freeze: boolean,
+  ) {}
+
+  get(devAddr: string): DeviceRecord | undefined {
+    const record = this.byDevAddr.get(devAddr);
+    if (record) {
+      this.byDevAddr.delete(devAddr);
+      this.byDevAddr.set(devAddr, record);
+    }
+    return record;
+  }
+
+  remember(record: DeviceRecord): void {
+    if (this.freeze) deepFreeze(record);
+    const pending = (record.fields.pending_session as { dev_addr?: unknown } | undefined)?.dev_addr;
+    for (const devAddr of [record.ids.dev_addr, typeof pending === 'string' ? pending : undefined]) {
+      if (!devAddr) continue;
+      this.byDevAddr.delete(devAddr);
+      this.byDevAddr.set(devAddr, record);
+    }
+    while (this.byDevAddr.size > this.size) this.byDevAddr.delete(this.byDevAddr.keys().next().value as string);
+  }
+}
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
 }

@@ -126,6 +126,25 @@ export function describeDeviceStoreConformance(name: string, open: () => Promise
       expect((await store.findByDevAddr('26000001')).map((d) => d.ids.device_id)).toEqual(['dev']);
     });
 
+    it('hands back a known record for an uplink’s candidate while it is at the known revision, and reads it afresh once it changed', async () => {
+      const current = record('app-k', 'known', { dev_addr: '03000001' }, { session: { dev_addr: '03000001', last_f_cnt_up: 1 } });
+      const other = record('app-k', 'neighbour', { dev_addr: '03000001' }, { session: { dev_addr: '03000001' } });
+      await store.create(current);
+      await store.create(other);
+      const found = await store.findBySessionDevAddr('03000001', 16, current);
+      expect(found).toHaveLength(2);
+      expect(found.find((r) => r.ids.device_id === 'known')).toBe(current);
+      expect(found.find((r) => r.ids.device_id === 'neighbour')).toEqual(other);
+      const next = { ...current, revision: current.revision + 1, updated_at: ts(), fields: { session: { dev_addr: '03000001', last_f_cnt_up: 2 } } };
+      expect(await store.replace(next)).toBe('ok');
+      const again = (await store.findBySessionDevAddr('03000001', 16, current)).find((r) => r.ids.device_id === 'known');
+      expect(again).not.toBe(current);
+      expect(again).toEqual(next);
+      // A known record of another device (same revision number) never stands in for this one.
+      const impostor = { ...next, ids: { ...next.ids, device_id: 'neighbour-x' }, fields: { forged: true } };
+      expect((await store.findBySessionDevAddr('03000001', 16, impostor)).map((r) => r.fields)).not.toContainEqual({ forged: true });
+    });
+
     it('finds an uplink’s candidates by the DevAddr of their session or of their pending session (any application), and follows both on replace', async () => {
       await store.create(record('app-s', 'current', { dev_addr: '02000001' }));
       await store.create(record('app-s2', 'pending', { dev_addr: '02000009' }, { pending_session: { dev_addr: '02000001' } }));

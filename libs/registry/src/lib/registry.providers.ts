@@ -54,7 +54,10 @@ export function registryProviders(component: RegistryComponent, migrations: Migr
       provide: DeviceRegistry,
       inject: [DEVICE_STORE, STACK_CONFIG, EventPublisher],
       useFactory: (store: DeviceStore, config: StackConfig, events: EventPublisher) =>
-        new DeviceRegistry(store, policy(config), keySealerFor(component, config), events, copySourceFor(config)),
+        new DeviceRegistry(store, policy(config), keySealerFor(component, config), events, copySourceFor(config), {
+          sessionCacheSize: component === 'ns' ? config.ns.deviceCacheSize : 0,
+          freezeShared: config.testChecks,
+        }),
     },
   ];
 }

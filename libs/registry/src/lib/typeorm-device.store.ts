@@ -4,6 +4,10 @@ import { isDuplicateKeyError, runStatement } from '@lorawan/persistence';
 import type { CreateResult, DeviceLookup, DeviceRecord, DeviceStore, ReplaceResult } from './device-record';
 
 const COLUMNS = 'application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, created_at, updated_at, revision, fields';
+/** COLUMNS, with `fields` NULL for the device given as (application_id, device_id, revision) while it is at that revision. */
+const KNOWN_COLUMNS =
+  'application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, created_at, updated_at, revision, ' +
+  'CASE WHEN application_id = ? AND device_id = ? AND revision = ? THEN NULL ELSE fields END AS fields';
 /** Enough to tell "one" from "several" without reading a whole DevAddr block. */
 const CANDIDATE_LIMIT = 16;
 
@@ -17,7 +21,8 @@ interface Row {
   created_at: string | Date;
   updated_at: string | Date;
   revision: number | string;
-  fields: string;
+  /** NULL only when `findBySessionDevAddr`'s known record is still current. */
+  fields: string | null;
 }
 
 function toRecord(row: Row): DeviceRecord {
@@ -30,7 +35,7 @@ function toRecord(row: Row): DeviceRecord {
     created_at: sqlToTimestamp(row.created_at),
     updated_at: sqlToTimestamp(row.updated_at),
     revision: Number(row.revision),
-    fields: JSON.parse(row.fields) as Record<string, unknown>,
+    fields: JSON.parse(row.fields ?? '{}') as Record<string, unknown>,
   };
 }
 
@@ -90,8 +95,14 @@ export class TypeOrmDeviceStore implements DeviceStore {
     return this.select('dev_addr = ?', [devAddr], CANDIDATE_LIMIT);
   }
 
-  findBySessionDevAddr(devAddr: string, limit: number): Promise<DeviceRecord[]> {
-    return this.select('dev_addr = ? OR pending_dev_addr = ?', [devAddr, devAddr], limit);
+  async findBySessionDevAddr(devAddr: string, limit: number, known?: DeviceRecord): Promise<DeviceRecord[]> {
+    // One statement either way: the known device's document is left out while it is at the known revision.
+    const { rows } = await runStatement<Row>(
+      this.dataSource,
+      `SELECT ${KNOWN_COLUMNS} FROM end_devices WHERE dev_addr = ? OR pending_dev_addr = ? LIMIT ${Math.max(1, Math.floor(limit))}`,
+      [known?.ids.application_ids.application_id ?? '', known?.ids.device_id ?? '', known?.revision ?? -1, devAddr, devAddr],
+    );
+    return rows.map((row) => (row.fields === null && known ? known : toRecord(row)));
   }
 
   findByEuis(joinEui: string, devEui: string): Promise<DeviceRecord[]> {

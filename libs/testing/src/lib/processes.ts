@@ -80,7 +80,8 @@ export interface Spawned {
 /** Spawns `node [nodeFlags] dist/<script> [args]` with a minimal environment. */
 export function spawnApp(name: string, script: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): Spawned {
   const child = spawn(process.execPath, [...nodeFlags, join(DIST, script), ...args], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    // NODE_ENV passes on (jest's `test` turns on the registry's checks of shared records); the bench sets none.
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...(process.env.NODE_ENV ? { NODE_ENV: process.env.NODE_ENV } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
