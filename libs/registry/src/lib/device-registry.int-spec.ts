@@ -428,7 +428,10 @@ describe('DeviceRegistry engine (SQLite)', () => {
     });
 
     it('with a session cache: a lookup reuses the record it wrote last while the device is unchanged, and sees what another replica or a Set wrote', async () => {
-      const cached = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: undefined, kekLabels: {} }), events, copy, { sessionCacheSize: 2, freezeShared: true });
+      const cached = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: undefined, kekLabels: {} }), events, copy, {
+        sessionCacheSize: 2,
+        freezeShared: true,
+      });
       const replica = new DeviceRegistry(store, POLICY, keySealerFor('ns', { keks: undefined, kekLabels: {} }), events, copy);
       await registry.set(setReq({ ids: ids('cache-1'), session: { dev_addr: '27100001', keys: {} } }, ['session.dev_addr']), CTX);
       const key = { application_id: APP, device_id: 'cache-1' };
