@@ -14,7 +14,8 @@ export function spawnNode(name: string, script: string, env: Record<string, stri
 /** Node's flags for a CPU profile of the named process when `BENCH_CPU_PROF=<dir>` asks for them. */
 export function profileFlags(name: string): string[] {
   const profDir = process.env.BENCH_CPU_PROF;
-  return profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name.replace(/[^a-z0-9-]/gi, '_')}.cpuprofile`] : [];
+  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  return [...extra, ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name.replace(/[^a-z0-9-]/gi, '_')}.cpuprofile`] : [])];
 }
 
 export const waitHttpReady = (url: string, procs: Proc[], timeoutMs = 60000): Promise<void> => waitReady([url], procs, timeoutMs);

@@ -19,6 +19,8 @@ import { Connection } from './register';
 
 export const hex = (bytes: number) => randomBytes(bytes).toString('hex').toUpperCase();
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** rxpk per PUSH_DATA at most (the SX1301 packet forwarder's NB_PKT_MAX is 8, the SX1302 one's 255). */
+const RXPK_PER_PUSH = 32;
 
 /** EU868's join channels and the eight channels of `EU_863_870_TTN` (MHz), and some data rates; every copy of a frame has the same ones (the NS's deduplication key). */
 export const EU868_JOIN_CHANNELS = [868.1, 868.3, 868.5];
@@ -342,7 +344,11 @@ export async function drive(
         lags.push(now - c.due);
         return SimulatedUdpGateway.rxpk(tx.data, { tmst: c.tmst, freq: tx.freq, datr: tx.datr, lsnr: c.lsnr, rssi: c.rssi });
       });
-      gateways[g].udp.push({ rxpk }).catch(() => (pushFailures.count += rxpk.length));
+      // As a packet forwarder's datagram buffer, a PUSH_DATA carries a bounded number of packets: after a stall, several.
+      for (let i = 0; i < rxpk.length; i += RXPK_PER_PUSH) {
+        const part = rxpk.slice(i, i + RXPK_PER_PUSH);
+        gateways[g].udp.push({ rxpk: part }).catch(() => (pushFailures.count += part.length));
+      }
     }
     await sleep(Math.max(1, Math.min(...fetchAt) - performance.now()));
   }

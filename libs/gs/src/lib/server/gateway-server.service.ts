@@ -177,8 +177,8 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
         void withLogFields({ component: 'gs', gateway_id: conn.ids.gateway_id, uplink_id: message.correlation_ids[0] }, () => this.uplink(conn, message)),
       status: (conn, status) => this.events.publish(GS_EVENTS.statusReceive, gatewayIds(conn), { data: status }),
       txAck: (conn, downlink: PendingDownlink, result) => void this.txAck(conn, downlink, result),
-      dropped: (reason, detail) => {
-        gsDatagramsDropped.inc({ reason });
+      dropped: (reason, detail, _conn, count = 1) => {
+        gsDatagramsDropped.inc({ reason }, count);
         this.logger.debug?.({ reason, detail }, 'datagram dropped');
       },
     };

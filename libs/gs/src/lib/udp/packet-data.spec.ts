@@ -118,8 +118,10 @@ describe('PUSH_DATA JSON', () => {
     for (const bad of ['', 'not json', '[]', '"x"', '{"rxpk":{}}']) expect(parsePushData(Buffer.from(bad))).toHaveProperty('error');
     const parsed = parsePushData(body({ rxpk: Array.from({ length: MAX_RXPK + 10 }, () => rxpk()) }));
     expect('rxpk' in parsed && parsed.rxpk).toHaveLength(MAX_RXPK);
+    expect(parsed).toHaveProperty('truncated', 10);
     expect(parsePushData(body({ rxpk: ['x', null] }))).toEqual({
       rxpk: [{ error: '`rxpk` item is not an object' }, { error: '`rxpk` item is not an object' }],
+      truncated: 0,
       stat: undefined,
     });
   });
@@ -145,6 +147,7 @@ describe('PUSH_DATA JSON', () => {
     );
     expect(parsed).toEqual({
       rxpk: [],
+      truncated: 0,
       stat: { time: '2014-01-12T08:59:28.000000Z', lati: 46.24, long: 3.2523, alti: 145, rxnb: 2, rxok: 2, rxfw: 2, ackr: 100, dwnb: 2, txnb: 2 },
     });
   });

@@ -65,11 +65,16 @@ export interface GatewayStat {
 
 export interface PushData {
   rxpk: Array<RxPacket | RxPacketError>;
+  /** How many `rxpk` past MAX_RXPK were left out. */
+  truncated: number;
   stat?: GatewayStat;
 }
 
-/** At most this many `rxpk` per datagram (a concentrator reports far fewer); the rest is dropped. */
-export const MAX_RXPK = 64;
+/**
+ * At most this many `rxpk` per datagram (the SX1302 HAL packet forwarder's NB_PKT_MAX; the SX1301
+ * one sends at most 8); the rest is dropped, and counted (`too_many_rxpk`).
+ */
+export const MAX_RXPK = 255;
 /** A LoRaWAN PHYPayload is at most 255 bytes. */
 const MAX_PHY_PAYLOAD = 255;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -89,6 +94,7 @@ export function parsePushData(body: Buffer): PushData | RxPacketError {
   const stat = json.stat;
   return {
     rxpk: (rxpk ?? []).slice(0, MAX_RXPK).map(parseRxPacket),
+    truncated: Math.max(0, (rxpk?.length ?? 0) - MAX_RXPK),
     stat: isJsonObject(stat) ? parseStat(stat) : undefined,
   };
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { eventually, loraJoinRequest, SimulatedUdpGateway } from '@lorawan/testing';
+import { MAX_RXPK } from './packet-data';
 import type { UplinkMessageJson } from './translation';
 import { type GatewayConnection, type GatewayResolver, type PendingDownlink, UdpGatewayServer, type UdpServerOptions } from './udp-server';
 
@@ -16,7 +17,7 @@ function recorder() {
     uplinks: [] as Array<[string, UplinkMessageJson]>,
     statuses: [] as unknown[],
     acks: [] as Array<[PendingDownlink, string]>,
-    dropped: [] as Array<[string, string | undefined]>,
+    dropped: [] as Array<[string, string | undefined, number | undefined]>,
   };
   const handlers = {
     connected: (c: GatewayConnection) => log.connected.push(c.ids.gateway_id),
@@ -25,7 +26,7 @@ function recorder() {
     uplink: (c: GatewayConnection, m: UplinkMessageJson) => log.uplinks.push([c.ids.gateway_id, m]),
     status: (_c: GatewayConnection, s: unknown) => log.statuses.push(s),
     txAck: (_c: GatewayConnection, d: PendingDownlink, r: string) => log.acks.push([d, r]),
-    dropped: (reason: string, detail?: string) => log.dropped.push([reason, detail]),
+    dropped: (reason: string, detail?: string, _conn?: unknown, count?: number) => log.dropped.push([reason, detail, count]),
   };
   return { log, handlers };
 }
@@ -159,6 +160,15 @@ describe('UdpGatewayServer', () => {
       'unsupported_version',
     ]);
     expect(rec.log.uplinks[0][1].rx_metadata[0]).toMatchObject({ rssi: -30, channel_index: 4 });
+  });
+
+  it('takes at most MAX_RXPK packets of one PUSH_DATA and counts the ones it leaves out', async () => {
+    await start();
+    const g = await gateway(REGISTERED);
+    const frames = Array.from({ length: MAX_RXPK + 3 }, (_, i) => SimulatedUdpGateway.rxpk(loraJoinRequest({ devNonce: i.toString(16).padStart(4, '0') }), { tmst: i }));
+    await g.push({ rxpk: frames });
+    await eventually(() => rec.log.uplinks.length === MAX_RXPK && rec.log.dropped.length === 1);
+    expect(rec.log.dropped[0]).toEqual(['too_many_rxpk', `3 rxpk past the first ${MAX_RXPK} left out`, 3]);
   });
 
   it('cuts a flood from one EUI (the 10th previous datagram less than the window ago), not the others', async () => {

@@ -2,7 +2,7 @@ import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { randomInt } from 'node:crypto';
 import { newUlid, nowTimestamp } from '@lorawan/api';
 import { ackFor, type DropReason, PacketType, parseUpstream, pullResp, type ProtocolVersion, type UpstreamPacket } from './packet';
-import { isRxPacket, parsePushData, parseTxAck, type TxAckResult } from './packet-data';
+import { isRxPacket, MAX_RXPK, parsePushData, parseTxAck, type TxAckResult } from './packet-data';
 import { type GatewayIds, type GatewayStatusJson, toGatewayStatus, toUplinkMessage, uniqueByRssi, type UplinkMessageJson } from './translation';
 
 /**
@@ -42,11 +42,12 @@ export interface UdpHandlers {
   uplink(conn: GatewayConnection, message: UplinkMessageJson): void;
   status(conn: GatewayConnection, status: GatewayStatusJson): void;
   txAck(conn: GatewayConnection, downlink: PendingDownlink, result: TxAckResult): void;
-  /** A datagram or rxpk dropped: the reason (a metric label) and, for an rxpk, what was wrong. */
+  /** A datagram or rxpk dropped (`count` of them, default 1): the reason (a metric label) and, for an rxpk, what was wrong. */
   dropped(
-    reason: DropReason | 'rate_limited' | 'bad_push_data' | 'bad_rxpk' | 'unknown_token' | 'socket_error',
+    reason: DropReason | 'rate_limited' | 'bad_push_data' | 'bad_rxpk' | 'too_many_rxpk' | 'unknown_token' | 'socket_error',
     detail?: string,
     conn?: GatewayConnection,
+    count?: number,
   ): void;
 }
 
@@ -263,6 +264,7 @@ export class UdpGatewayServer {
       case PacketType.PushData: {
         const data = parsePushData(packet.body);
         if ('error' in data) return this.on.dropped('bad_push_data', data.error, conn);
+        if (data.truncated > 0) this.on.dropped('too_many_rxpk', `${data.truncated} rxpk past the first ${MAX_RXPK} left out`, conn, data.truncated);
         const receivedAt = nowTimestamp();
         const valid = data.rxpk.filter((p) => {
           if (isRxPacket(p)) return true;
