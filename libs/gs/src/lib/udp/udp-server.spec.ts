@@ -165,7 +165,9 @@ describe('UdpGatewayServer', () => {
   it('takes at most MAX_RXPK packets of one PUSH_DATA and counts the ones it leaves out', async () => {
     await start();
     const g = await gateway(REGISTERED);
-    const frames = Array.from({ length: MAX_RXPK + 3 }, (_, i) => SimulatedUdpGateway.rxpk(loraJoinRequest({ devNonce: i.toString(16).padStart(4, '0') }), { tmst: i }));
+    const frames = Array.from({ length: MAX_RXPK + 3 }, (_, i) =>
+      SimulatedUdpGateway.rxpk(loraJoinRequest({ devNonce: i.toString(16).padStart(4, '0') }), { tmst: i }),
+    );
     await g.push({ rxpk: frames });
     await eventually(() => rec.log.uplinks.length === MAX_RXPK && rec.log.dropped.length === 1);
     expect(rec.log.dropped[0]).toEqual(['too_many_rxpk', `3 rxpk past the first ${MAX_RXPK} left out`, 3]);
