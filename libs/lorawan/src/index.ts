@@ -1,3 +1,4 @@
 export * from './lib/frequency-plans';
 export * from './lib/device-templates';
 export * from './lib/frames';
+export * from './lib/mac';

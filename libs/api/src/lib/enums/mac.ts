@@ -93,3 +93,15 @@ export const TxSchedulePriority = defineEnum('TxSchedulePriority', {
 });
 
 export const CFListType = defineEnum('CFListType', { FREQUENCIES: 0, CHANNEL_MASKS: 1 });
+
+/** LoRaWAN 1.1 minor version of ResetInd/Conf and RekeyInd/Conf (MINOR_1 = LoRaWAN 1.1). */
+export const Minor = defineEnum('Minor', Object.fromEntries(range(16).map((n) => [n === 1 ? 'MINOR_1' : `MINOR_RFU_${n}`, n])), 'MINOR_');
+
+/** TxParamSetupReq's MaxEIRP (dBm). */
+export const DeviceEIRP = defineEnum('DeviceEIRP', sequence('DEVICE_EIRP_', [8, 10, 12, 13, 14, 16, 18, 20, 21, 24, 26, 27, 29, 30, 33, 36]), 'DEVICE_EIRP_');
+
+/** ForceRejoinReq's rejoin type. */
+export const RejoinRequestType = defineEnum('RejoinRequestType', { CONTEXT: 0, SESSION: 1, KEYS: 2 });
+
+/** ForceRejoinReq's period (32 × 2^n to 32 × 2^n + 32 s). */
+export const RejoinPeriodExponent = defineEnum('RejoinPeriodExponent', sequence('REJOIN_PERIOD_', range(8)), 'REJOIN_PERIOD_');
