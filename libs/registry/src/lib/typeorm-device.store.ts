@@ -3,11 +3,10 @@ import { sqlToTimestamp, timestampToSql } from '@lorawan/api';
 import { isDuplicateKeyError, runStatement } from '@lorawan/persistence';
 import type { CreateResult, DeviceLookup, DeviceRecord, DeviceStore, ReplaceResult } from './device-record';
 
-const COLUMNS = 'application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, created_at, updated_at, revision, fields';
+const KEY_COLUMNS = 'application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, created_at, updated_at, revision';
+const COLUMNS = `${KEY_COLUMNS}, fields`;
 /** COLUMNS, with `fields` NULL for the device given as (application_id, device_id, revision) while it is at that revision. */
-const KNOWN_COLUMNS =
-  'application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, created_at, updated_at, revision, ' +
-  'CASE WHEN application_id = ? AND device_id = ? AND revision = ? THEN NULL ELSE fields END AS fields';
+const KNOWN_COLUMNS = `${KEY_COLUMNS}, CASE WHEN application_id = ? AND device_id = ? AND revision = ? THEN NULL ELSE fields END AS fields`;
 /** Enough to tell "one" from "several" without reading a whole DevAddr block. */
 const CANDIDATE_LIMIT = 16;
 

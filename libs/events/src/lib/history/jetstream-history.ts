@@ -86,6 +86,8 @@ export class JetStreamEventHistory implements EventHistory {
 
   /** Connects (its own connection) and makes sure the stream exists with the configured retention. */
   static async open(o: JetStreamHistoryOptions): Promise<JetStreamEventHistory> {
+    // nats.js's own write schedule, not connectNats: with coalesced writes the spec "leaves no consumer behind" failed (a query's
+    // ephemeral consumer outlived it; not yet understood), and this connection carries a query's few requests, not a hot path.
     const nc = await connect({ servers: o.url, name: o.name ?? 'events-history', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
     try {
       const jsm = await nc.jetstreamManager();

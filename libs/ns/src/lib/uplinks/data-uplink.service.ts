@@ -197,7 +197,7 @@ export class DataUplinkService implements BeforeApplicationShutdown {
         // A retransmission repeats the latest FCnt; a lower one, or a new frame on the latest FCnt, is a replay.
         const last = current.last_f_cnt_up;
         if (last !== undefined && (match.f_cnt < last || (match.f_cnt === last && !match.retransmission))) {
-          throw ErrFCntReplay.with({ f_cnt: match.f_cnt, last_f_cnt_up: current.last_f_cnt_up });
+          throw ErrFCntReplay.with({ f_cnt: match.f_cnt, last_f_cnt_up: last });
         }
         const session = { ...current, last_f_cnt_up: match.f_cnt };
         let macState: NsMacState = (match.which === 'pending_session' ? device.pending_mac_state : device.mac_state) ?? ({} as NsMacState);

@@ -1,6 +1,6 @@
-import { connect, type KV, type NatsConnection, StorageType, type Subscription } from 'nats';
+import { type KV, type NatsConnection, StorageType, type Subscription } from 'nats';
 import { newUlid } from '@lorawan/api';
-import { coalesceWrites } from '@lorawan/transport';
+import { connectNats } from '@lorawan/transport';
 import type { DedupTiming, UplinkDeduplicator } from './uplink-deduplicator';
 
 /**
@@ -77,8 +77,7 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
   }
 
   static async open(o: JetStreamDedupOptions): Promise<JetStreamUplinkDeduplicator> {
-    const nc = await connect({ servers: o.natsUrl, name: 'ns-uplink-dedup', noAsyncTraces: true });
-    coalesceWrites(nc);
+    const nc = await connectNats({ servers: o.natsUrl, name: 'ns-uplink-dedup', noAsyncTraces: true });
     try {
       const kv = await nc.jetstream().views.kv(o.bucket, { history: 1, ttl: o.ttlMs ?? ENTRY_TTL_MS, storage: StorageType.Memory });
       return new JetStreamUplinkDeduplicator(nc, kv, `${o.subjectPrefix ?? ''}ns.dedup.${newUlid()}`);
@@ -88,8 +87,7 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
     }
   }
 
-  async deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming, at = Date.now()): Promise<boolean> {
-    const now = at;
+  async deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming, now = Date.now()): Promise<boolean> {
     const claim = codec.encode({ at: now, owner: this.inbox } satisfies Claim);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       // Most uplinks reach one NS in one call (the GS merges its gateways' copies): try the claim first.

@@ -53,8 +53,7 @@ export class InMemoryUplinkDeduplicator implements UplinkDeduplicator {
   private readonly claims = new Map<string, Claim>();
   private lastSweep = 0;
 
-  async deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming, at = Date.now()): Promise<boolean> {
-    const now = at;
+  async deduplicate(key: string, metadata: readonly unknown[], timing: DedupTiming, now = Date.now()): Promise<boolean> {
     this.sweep(Date.now(), timing);
     const current = this.claims.get(key);
     if (current && Math.abs(now - current.at) <= timing.windowMs + timing.cooldownMs) {

@@ -1,4 +1,4 @@
-import type { NatsConnection } from 'nats';
+import { connect, type ConnectionOptions, type NatsConnection } from 'nats';
 
 /** The part of nats.js's protocol handler (`ProtocolHandler`, nats 2.x) this adapter replaces one method of. */
 interface ProtocolHandler {
@@ -47,4 +47,11 @@ export function coalesceWrites(nc: NatsConnection): boolean {
     }
   };
   return true;
+}
+
+/** A NATS connection of the stack: nats.js's `connect`, its writes coalesced per turn of the event loop (`coalesceWrites`). */
+export async function connectNats(options: ConnectionOptions): Promise<NatsConnection> {
+  const nc = await connect(options);
+  coalesceWrites(nc);
+  return nc;
 }

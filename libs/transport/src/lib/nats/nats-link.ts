@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { connect, type ConnectionOptions, type NatsConnection } from 'nats';
+import type { ConnectionOptions, NatsConnection } from 'nats';
 import { natsConnectionUp } from '@lorawan/observability';
 import { DEFAULT_MAX_PAYLOAD } from '../rpc/rpc-packet';
-import { coalesceWrites } from './coalesced-writes';
+import { connectNats } from './coalesced-writes';
 
 export type NatsLinkState = 'connected' | 'disconnected' | 'closed';
 
@@ -27,7 +27,7 @@ export class NatsLink {
 
   /** Connects (failing if the broker cannot be reached now, so a misconfigured process stops at boot). */
   static async connect(url: string, name: string, subjectPrefix?: string, options: Partial<ConnectionOptions> = {}): Promise<NatsLink> {
-    const connection = await connect({
+    const connection = await connectNats({
       servers: url,
       name,
       maxReconnectAttempts: -1,
@@ -36,7 +36,6 @@ export class NatsLink {
       noAsyncTraces: true,
       ...options,
     });
-    coalesceWrites(connection);
     return new NatsLink(connection, subjectPrefix ? `${subjectPrefix}.` : '');
   }
 

@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import {
   AckPolicy,
-  connect,
   type Consumer,
   type ConsumerConfig,
   DeliverPolicy,
@@ -14,7 +13,7 @@ import {
   RetentionPolicy,
   StorageType,
 } from 'nats';
-import { coalesceWrites, ensureStream, JS_CONSUMER_NOT_FOUND, settleWithin } from '@lorawan/transport';
+import { connectNats, ensureStream, JS_CONSUMER_NOT_FOUND, settleWithin } from '@lorawan/transport';
 import { AckedPublisher } from './acked-publisher';
 import type { JobMessage, WebhookJob, WebhookJobQueue } from './webhook-job';
 
@@ -79,8 +78,7 @@ export class JetStreamJobQueue implements WebhookJobQueue {
 
   /** Connects (its own connection) and makes sure the stream and both consumers exist with this configuration. */
   static async open(o: JetStreamJobQueueOptions): Promise<JetStreamJobQueue> {
-    const nc = await connect({ servers: o.url, name: o.name ?? 'as-webhooks', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
-    coalesceWrites(nc);
+    const nc = await connectNats({ servers: o.url, name: o.name ?? 'as-webhooks', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
     try {
       const jsm = await nc.jetstreamManager();
       const streamName = webhookStreamName(o.subjectPrefix);
