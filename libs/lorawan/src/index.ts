@@ -2,3 +2,4 @@ export * from './lib/frequency-plans';
 export * from './lib/device-templates';
 export * from './lib/frames';
 export * from './lib/mac';
+export * from './lib/class-b';

@@ -99,6 +99,8 @@ export class Environment {
   @IsOptional() @IsString() DEVICE_TEMPLATES_FILE?: string;
   /** The home Network Server's default device profile (JSON object of Copy fields). */
   @IsOptional() @IsString() DEFAULT_DEVICE_PROFILE?: string;
+  /** The NS's MAC settings for fields a device's `mac_settings` leaves unset (a MACSettings JSON object; validated by the NS at boot). */
+  @IsOptional() @IsString() NS_DEFAULT_MAC_SETTINGS?: string;
 }
 
 export type DatabaseComponent = 'is' | 'js' | 'ns' | 'as';
@@ -163,6 +165,8 @@ export interface NetworkServerConfig {
   uplinkConcurrency: number;
   /** Devices whose latest record the NS keeps for their next uplink (0: none). */
   deviceCacheSize: number;
+  /** NS_DEFAULT_MAC_SETTINGS as given (a JSON object; the NS validates it as MACSettings at boot). */
+  defaultMacSettings: Record<string, unknown>;
 }
 
 /** Webhook delivery settings (WEBHOOK_*). */
@@ -225,6 +229,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       deviceCacheSize: e.NS_DEVICE_CACHE_SIZE,
       recentDownlinks: e.NS_RECENT_DOWNLINKS,
       uplinkConcurrency: e.NS_UPLINK_CONCURRENCY,
+      defaultMacSettings: parseJsonObject('NS_DEFAULT_MAC_SETTINGS', e.NS_DEFAULT_MAC_SETTINGS) ?? {},
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
@@ -234,20 +239,19 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     keks: e.KEKS,
     kekLabels: { js: e.JS_KEK_LABEL, ns: e.NS_KEK_LABEL, as: e.AS_KEK_LABEL },
     deviceTemplatesFile: e.DEVICE_TEMPLATES_FILE,
-    defaultDeviceProfile: parseProfile(e.DEFAULT_DEVICE_PROFILE),
+    defaultDeviceProfile: parseJsonObject('DEFAULT_DEVICE_PROFILE', e.DEFAULT_DEVICE_PROFILE),
   };
 }
 
-function parseProfile(value: string | undefined): Record<string, unknown> | undefined {
+function parseJsonObject(name: string, value: string | undefined): Record<string, unknown> | undefined {
   if (value === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw new ConfigError('invalid configuration: DEFAULT_DEVICE_PROFILE must be a JSON object');
+    throw new ConfigError(`invalid configuration: ${name} must be a JSON object`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new ConfigError('invalid configuration: DEFAULT_DEVICE_PROFILE must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError(`invalid configuration: ${name} must be a JSON object`);
   return parsed as Record<string, unknown>;
 }
 

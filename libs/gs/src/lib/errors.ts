@@ -15,12 +15,25 @@ export const ErrNoDownlinkPath = defineError(
   Code.FailedPrecondition,
 );
 export const ErrNoRxWindow = defineError('pkg/gatewayserver/io', 'no_rx_window', 'the request names no receive window', Code.InvalidArgument);
+/** TTS `scheduling` too_late (attributes `delay`, `min`): the latest time the downlink could go out is too close, or past. */
 export const ErrTooLate = defineError(
   'pkg/gatewayserver/io',
   'too_late',
-  'too late to transmit in any receive window ({delay_ms} ms after the uplink)',
+  'too late to transmit (the latest transmission time is {delay_ms} ms away, {min_ms} ms needed)',
   Code.FailedPrecondition,
 );
+/** TTS `io` no_absolute_time: a class B downlink goes out in a ping slot, so its request must say when. */
+export const ErrNoAbsoluteTime = defineError(
+  'pkg/gatewayserver/io',
+  'no_absolute_time',
+  'no absolute time provided for class B downlink',
+  Code.InvalidArgument,
+);
+/**
+ * TTS `io` no_gps_sync: a transmission at an absolute (GPS) time needs a gateway whose latest
+ * uplink carried its GPS time (`tmms`); without a GPS fix the forwarder cannot honour one.
+ */
+export const ErrNoGpsSync = defineError('pkg/gatewayserver/io', 'no_gps_sync', 'gateway time is not GPS synchronized', Code.FailedPrecondition);
 export const ErrDataRate = defineError(
   'pkg/gatewayserver/io',
   'data_rate',

@@ -6,8 +6,9 @@ import { AsNsController } from './downlinks/downlink-queue.controller';
 import { NsDownlinkQueue } from './downlinks/downlink-queue.service';
 import { GatewayDownlinks } from './downlinks/gateway-downlinks.service';
 import { TxAcknowledgments } from './downlinks/tx-acknowledgments.service';
-import { NS_REGISTRY_POLICY } from './end-devices/ns-registry.policy';
+import { nsRegistryPolicy } from './end-devices/ns-registry.policy';
 import { JoinRequestService } from './joins/join-request.service';
+import { nsMacDefaults } from './mac/mac-defaults';
 import { NS_MIGRATIONS } from './migrations';
 import { DataUplinkService } from './uplinks/data-uplink.service';
 import { UplinkCopies } from './uplinks/uplink-copies.service';
@@ -23,7 +24,7 @@ import { UplinksController } from './uplinks/uplinks.controller';
 @Module({
   controllers: [endDeviceRegistryController('NsEndDeviceRegistry'), UplinksController, AsNsController],
   providers: [
-    ...registryProviders('ns', NS_MIGRATIONS, () => NS_REGISTRY_POLICY),
+    ...registryProviders('ns', NS_MIGRATIONS, (config) => nsRegistryPolicy(nsMacDefaults(config))),
     ...UPLINK_DEDUPLICATOR_PROVIDERS,
     ApplicationUplinks,
     GatewayDownlinks,

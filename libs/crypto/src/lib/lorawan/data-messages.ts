@@ -66,10 +66,12 @@ export function computeDownlinkMic(sNwkSIntKey: AesKey, confFCnt: number, devAdd
 }
 
 /**
- * LoRaWAN 1.1 FOpts encryption with the NwkSEncKey (errata: the keystream block of FRMPayload
- * encryption with 0x01 in byte 4); at most 15 bytes. The same call decrypts.
+ * LoRaWAN 1.1 FOpts encryption with the NwkSEncKey (the "FCntDwn usage in FOpts encryption"
+ * errata: the keystream block of FRMPayload encryption with 0x01 in byte 4 for uplinks and
+ * downlinks counted by NFCntDown, 0x02 for downlinks with an FPort > 0, counted by AFCntDown);
+ * at most 15 bytes. The same call decrypts.
  */
-export function encryptFOpts(nwkSEncKey: AesKey, devAddr: string, fCnt: number, uplink: boolean, fOpts: Uint8Array): Buffer {
+export function encryptFOpts(nwkSEncKey: AesKey, devAddr: string, fCnt: number, uplink: boolean, fOpts: Uint8Array, aFCntDown = false): Buffer {
   if (fOpts.length > 15) throw new Error('FOpts are at most 15 bytes');
-  return encryptFrmPayload(nwkSEncKey, devAddr, fCnt, uplink, fOpts, 0x01);
+  return encryptFrmPayload(nwkSEncKey, devAddr, fCnt, uplink, fOpts, !uplink && aFCntDown ? 0x02 : 0x01);
 }

@@ -20,6 +20,8 @@ export interface ClassADownlink {
   window: 'rx1' | 'rx2';
   /** Seconds after the uplink. */
   delay: number;
+  /** RFC 3339 UTC time the gateway transmits at, when sent at an absolute (GPS) time (class B). */
+  time?: string;
   frequency: string;
   data_rate: DataRate;
   eirp: number;
@@ -76,7 +78,7 @@ export function planClassADownlink(
   ].filter((w) => w.frequency !== undefined && w.rate !== undefined);
   if (windows.length === 0) return ErrNoRxWindow.with();
   const reachable = windows.find((w) => token.received_ms + w.delay * 1000 - now >= SCHEDULE_MARGIN_MS);
-  if (!reachable) return ErrTooLate.with({ delay_ms: now - token.received_ms });
+  if (!reachable) return ErrTooLate.with({ delay_ms: token.received_ms + windows[windows.length - 1].delay * 1000 - now, min_ms: SCHEDULE_MARGIN_MS });
   const rate = asDataRate(reachable.rate);
   if (!rate || dataRateIndexOf(plan.band_id, rate, true) === undefined) return ErrDataRate.with({ band_id: plan.band_id });
   const frequency = reachable.frequency as string;

@@ -1,6 +1,7 @@
 import { gatewayDownlinkSubject, GS_EVENTS, RPCS } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
 import { Code, defineError } from '@lorawan/errors';
+import { gpsMsToUtc, nextPingSlot, pingSlotFrequency, utcToGpsMs } from '@lorawan/lorawan';
 import { inProcessMessaging, type RpcEnvelope } from '@lorawan/transport';
 import {
   eventually,
@@ -169,6 +170,68 @@ describe('Gateway Server (in-process)', () => {
         body: body(token),
       }),
     ).rejects.toThrow(/no responders/);
+  });
+
+  it('sends a class B downlink at its absolute time as tmms (GPS ms), only through a gateway whose latest uplink carried GPS time', async () => {
+    const client = inProcessMessaging(gs.broker, { rpcTimeoutMs: 2000, shutdownGraceMs: 0 }).client();
+    const subject = gatewayDownlinkSubject(RPCS['NsGs.ScheduleDownlink'].subject, 'gtw-1');
+    const heardOn = async (freq: number, extra: Record<string, unknown> = {}): Promise<string> => {
+      await gateway.push({ rxpk: [{ ...SimulatedUdpGateway.rxpk(joinRequest, { freq }), ...extra }] });
+      const frequency = String(Math.round(freq * 1e6));
+      await eventually(() => uplinksAtNs.some((u) => (u.body as { settings: { frequency: string } }).settings.frequency === frequency));
+      const up = uplinksAtNs.find((u) => (u.body as { settings: { frequency: string } }).settings.frequency === frequency)?.body as {
+        rx_metadata: Array<{ uplink_token: string }>;
+      };
+      return up.rx_metadata[0].uplink_token;
+    };
+    // The ping slot an NS would pick for the device, some 10 s ahead, on the EU ping slot channel at DR3.
+    const slotGpsMs = nextPingSlot('260B1234', 'PING_EVERY_8S', utcToGpsMs(new Date(Date.now() + 10_000)));
+    const absoluteTime = gpsMsToUtc(slotGpsMs).toISOString();
+    const body = (uplinkToken: string) => ({
+      raw_payload: Buffer.alloc(17, 7).toString('base64'),
+      request: {
+        class: 'CLASS_B',
+        downlink_paths: [{ uplink_token: uplinkToken }],
+        absolute_time: absoluteTime,
+        rx2_frequency: pingSlotFrequency('EU_863_870', '260B1234', Math.floor(slotGpsMs / 1000)),
+        rx2_data_rate: { lora: { spreading_factor: 9, bandwidth: 125000 } },
+      },
+      correlation_ids: ['ns:downlink:CLASS_B'],
+    });
+    expect(await gateway.pull()).toBe(0x04);
+    const downlinks = gateway.downlinks.length;
+    // No tmms in the latest rxpk: the gateway's GPS time is unknown.
+    const untimed = await heardOn(867.1);
+    await expect(client.call(subject, { ctx: rpcContext('NsGs.ScheduleDownlink'), body: body(untimed) })).rejects.toMatchObject({
+      name: 'no_gps_sync',
+      namespace: 'pkg/gatewayserver/io',
+    });
+    const timed = await heardOn(867.3, { tmms: utcToGpsMs(new Date()) });
+    const answer = (await client.call(subject, { ctx: rpcContext('NsGs.ScheduleDownlink'), body: body(timed) })) as { delay: string; rx2?: boolean };
+    expect(answer).toMatchObject({ rx2: true, downlink_path: { uplink_token: timed } });
+    // The time left until the ping slot (10 s ahead, plus up to a ping period of 7.68 s).
+    expect(Math.abs(parseFloat(answer.delay) - (Date.parse(absoluteTime) - Date.now()) / 1000)).toBeLessThan(1);
+    const [down] = (await gateway.waitForDownlinks(downlinks + 1)).slice(downlinks);
+    expect(down.txpk).toMatchObject({ tmms: slotGpsMs, freq: 869.525, datr: 'SF9BW125', powe: 27, ipol: true, size: 17 });
+    expect(down.txpk.tmst).toBeUndefined();
+    expect(down.txpk.imme).toBeUndefined();
+    // An uplink without tmms again (GPS lost): no more class B through this gateway.
+    await heardOn(867.5);
+    await expect(client.call(subject, { ctx: rpcContext('NsGs.ScheduleDownlink'), body: body(timed) })).rejects.toMatchObject({ name: 'no_gps_sync' });
+    const published = (await events.take()).filter((e) => e.name.startsWith('gs.down'));
+    expect(published.map((e) => e.name)).toEqual([
+      'gs.down.schedule.attempt',
+      'gs.down.schedule.fail',
+      'gs.down.schedule.attempt',
+      'gs.down.send',
+      'gs.down.schedule.attempt',
+      'gs.down.schedule.fail',
+    ]);
+    // The contract's timestamps have microseconds.
+    expect(published[3]).toMatchObject({
+      data: { scheduled: { frequency: '869525000', time: absoluteTime.replace(/Z$/, '000Z'), downlink: { tx_power: 29.15 } } },
+    });
+    expect((published[3].data as { scheduled: Record<string, unknown> }).scheduled.timestamp).toBeUndefined();
   });
 
   it('reports gateway status, and acks but refuses an unknown gateway', async () => {

@@ -1,9 +1,19 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { gatewayDownlinkSubject, GS_EVENTS, newUlid, plainJson, RPCS, rpcPattern, type RpcContext, type ScheduleDownlinkRequest } from '@lorawan/api';
+import {
+  gatewayDownlinkSubject,
+  GS_EVENTS,
+  newUlid,
+  plainJson,
+  RPCS,
+  rpcPattern,
+  type RpcContext,
+  type ScheduleDownlinkRequest,
+  type TxRequest,
+} from '@lorawan/api';
 import { COMPONENT_RPC_CLIENT, EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, type ErrorDetails, isErrorDetails, isStackError, type StackError } from '@lorawan/errors';
-import { getFrequencyPlan, parsePhyPayload } from '@lorawan/lorawan';
+import { type FrequencyPlan, getFrequencyPlan, parsePhyPayload } from '@lorawan/lorawan';
 import { gsConnectedGateways, gsDatagramsDropped, gsDownlinks, gsUplinks, withLogFields } from '@lorawan/observability';
 import { type RpcClient, type SubjectRouter, SUBJECT_ROUTER, type Subscription } from '@lorawan/transport';
 import {
@@ -18,8 +28,9 @@ import {
   ErrUplinkToken,
 } from '../errors';
 import type { UplinkMessageJson } from '../udp/translation';
-import { decodeUplinkToken } from '../udp/uplink-token';
+import { decodeUplinkToken, type UplinkToken } from '../udp/uplink-token';
 import { planClassADownlink, planClassCDownlink } from './class-a-downlink';
+import { planClassBDownlink } from './class-b-downlink';
 import { UplinkCoalescer } from './uplink-coalescer';
 import type { TxAckResult } from '../udp/packet-data';
 import { type GatewayConnection, type GatewayResolution, type PendingDownlink, UdpGatewayServer, type UdpHandlers } from '../udp/udp-server';
@@ -39,7 +50,7 @@ const DROP_CODES = new Set<number>([Code.Canceled, Code.DeadlineExceeded, Code.U
 /**
  * The Gateway Server: the Semtech UDP frontend on GS_UDP_PORT, gateways resolved by EUI through
  * the Identity Server (`GsIs.GetGatewayForEUI`), every received copy handed to the Network Server
- * (`GsNs.HandleUplink`), class A downlinks from the NS (`NsGs.ScheduleDownlink`, served on each
+ * (`GsNs.HandleUplink`), class A, B and C downlinks from the NS (`NsGs.ScheduleDownlink`, served on each
  * connected gateway's own subject so the NS reaches the replica holding its downlink path), and
  * TTS's events on the way: `gs.gateway.connect|disconnect`, `gs.up.receive`, `gs.up.forward` or
  * `gs.up.drop`, `gs.down.schedule.attempt`, `gs.down.send` or `gs.down.schedule.fail`,
@@ -82,9 +93,10 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   }
 
   /**
-   * `NsGs.ScheduleDownlink` (class A): sends the downlink on the gateway the uplink token names,
-   * in RX1 if it can still make it, else RX2 (`planClassADownlink`), as a PULL_RESP on the
-   * gateway's downlink path.
+   * `NsGs.ScheduleDownlink`: sends the downlink on the gateway the uplink token names, as a
+   * PULL_RESP on the gateway's downlink path: class A in RX1 if it can still make it, else RX2
+   * (`planClassADownlink`); class B at the request's absolute time as `tmms`, only through a
+   * gateway that reports GPS time (`planClassBDownlink`); class C at once (`planClassCDownlink`).
    */
   scheduleDownlink(request: ScheduleDownlinkRequest, ctx: RpcContext): ScheduleDownlinkResponseJson {
     const path = request.request.downlink_paths[0];
@@ -105,10 +117,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     if (!plan) return fail(ErrFrequencyPlan.with({ gateway_uid: conn.ids.gateway_id }));
     const now = Date.now();
     const payload = Buffer.from(request.raw_payload, 'base64');
-    const planned =
-      request.request.class === 'CLASS_C'
-        ? planClassCDownlink(payload, request.request, plan, now)
-        : planClassADownlink(payload, request.request, token, plan, now);
+    const planned = this.plan(payload, request.request, token, conn, plan, now);
     if (isStackError(planned)) return fail(planned);
     const acknowledged = {
       end_device_ids: message.end_device_ids,
@@ -123,6 +132,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
       data_rate: planned.data_rate,
       frequency: planned.frequency,
       ...(planned.txpk.tmst !== undefined ? { timestamp: planned.txpk.tmst } : {}),
+      ...(planned.time !== undefined ? { time: planned.time } : {}),
       downlink: { tx_power: planned.eirp, invert_polarization: true, antenna_index: token.antenna_index },
     };
     const { request: _request, ...rest } = message;
@@ -132,6 +142,22 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
       downlink_path: { uplink_token: path.uplink_token },
       ...(planned.window === 'rx1' ? { rx1: true } : { rx2: true }),
     };
+  }
+
+  /**
+   * The transmission of a downlink by its class: A in RX1 or RX2 after the uplink, B at the
+   * request's absolute time (ping slot) through a GPS-synchronised gateway, C now. No class is
+   * class A (the proto's zero value).
+   */
+  private plan(payload: Buffer, request: TxRequest, token: UplinkToken, conn: GatewayConnection, plan: FrequencyPlan, now: number) {
+    switch (request.class ?? 'CLASS_A') {
+      case 'CLASS_B':
+        return planClassBDownlink(payload, request, plan, conn.gps_time !== undefined, now);
+      case 'CLASS_C':
+        return planClassCDownlink(payload, request, plan, now);
+      default:
+        return planClassADownlink(payload, request, token, plan, now);
+    }
   }
 
   /** The UDP frontend (tests and the downlink path to come). */

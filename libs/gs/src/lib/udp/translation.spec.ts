@@ -28,7 +28,12 @@ const rx = (over: Partial<RxPacket> = {}): RxPacket => ({
 describe('rxpk → UplinkMessage (dataplane-notes §1.5)', () => {
   it('maps one antenna', () => {
     expect(
-      toUplinkMessage(rx({ time: '2026-11-24T10:00:00.123456Z', tmms: 1_000_000, foff: -120 }), gateway, '2026-11-24T10:00:00.200000Z', 'gs:uplink:01ABC'),
+      toUplinkMessage(
+        rx({ time: '2026-11-24T10:00:00.123456Z', tmms: 1_479_549_618_123, foff: -120 }),
+        gateway,
+        '2026-11-24T10:00:00.200000Z',
+        'gs:uplink:01ABC',
+      ),
     ).toEqual({
       raw_payload: frame.toString('base64'),
       settings: {
@@ -44,7 +49,8 @@ describe('rxpk → UplinkMessage (dataplane-notes §1.5)', () => {
           uplink_token: expect.any(String),
           time: '2026-11-24T10:00:00.123456Z',
           timestamp: 1000,
-          gps_time: '1980-01-06T00:16:40.000000Z',
+          // GPS time is 18 leap seconds ahead of UTC: 1479549618.123 s after 1980-01-06 is 10:00:00.123 UTC.
+          gps_time: '2026-11-24T10:00:00.123000Z',
           rssi: -80,
           channel_rssi: -80,
           snr: 7.5,

@@ -1,4 +1,5 @@
 import { plainJson } from '@lorawan/api';
+import { gpsMsToUtc } from '@lorawan/lorawan';
 import type { GatewayStat, RxPacket } from './packet-data';
 import { encodeUplinkToken } from './uplink-token';
 
@@ -45,11 +46,14 @@ export interface UplinkMessageJson {
   correlation_ids: string[];
 }
 
-/** GPS epoch (1980-01-06T00:00:00Z) in Unix ms; `tmms` counts from it. */
-const GPS_EPOCH_MS = Date.UTC(1980, 0, 6);
-
+/**
+ * The UTC time of a `tmms` (GPS ms since 1980-01-06), as TTS `gpstime.Parse`: GPS time runs ahead
+ * of UTC by the leap seconds (18 since 2017), which come off.
+ */
 function gpsTime(tmms: number): string {
-  return new Date(GPS_EPOCH_MS + tmms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  return gpsMsToUtc(tmms)
+    .toISOString()
+    .replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 /** The UplinkMessage of one received copy (fields the gateway left out are absent, as in JSON). */

@@ -135,6 +135,23 @@ describe('UdpGatewayServer', () => {
     expect(rec.log.dropped[0][0]).toBe('unknown_token');
   });
 
+  it('remembers whether the latest rxpk carried GPS time (tmms): set by one that does, forgotten on one without', async () => {
+    await start();
+    const g = await gateway(REGISTERED);
+    await g.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest)] });
+    await eventually(() => rec.log.uplinks.length === 1);
+    expect(server.connection(REGISTERED)?.gps_time).toBeUndefined();
+    // Of several rxpk, the last one counts (copies of one frame: one uplink, the best).
+    await g.push({
+      rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { tmst: 1 }), { ...SimulatedUdpGateway.rxpk(joinRequest, { tmst: 2 }), tmms: 1_479_549_618_123 }],
+    });
+    await eventually(() => rec.log.uplinks.length === 2);
+    expect(server.connection(REGISTERED)?.gps_time).toEqual({ tmms: 1_479_549_618_123, received_ms: expect.any(Number) });
+    await g.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { tmst: 3 })] });
+    await eventually(() => rec.log.uplinks.length === 3);
+    expect(server.connection(REGISTERED)?.gps_time).toBeUndefined();
+  });
+
   it('drops malformed datagrams and rxpks with a reason, keeps serving, and keeps the best copy of a frame', async () => {
     await start();
     const g = await gateway(REGISTERED);

@@ -10,7 +10,8 @@ import { type GatewayIds, type GatewayStatusJson, toGatewayStatus, toUplinkMessa
  * acks every PUSH_DATA and PULL_DATA before any lookup, connects a gateway on its first datagram
  * (registered gateways by EUI; unknown ones refused, or connected as `eui-<eui>` with the fallback
  * frequency plan when registration is not required), keeps the source of the latest PULL_DATA as
- * the downlink path, sends PULL_RESPs with fresh tokens and matches TX_ACKs to them, and expires
+ * the downlink path and whether its latest uplink carried GPS time (`gps_time`, for class B), sends
+ * PULL_RESPs with fresh tokens and matches TX_ACKs to them, and expires
  * downlink paths and connections. Malformed datagrams are counted and dropped; a flood of datagrams
  * from one EUI is cut as TTS's per-EUI filter does. What to do with uplinks, status and
  * acknowledgments is the caller's (`UdpHandlers`).
@@ -31,6 +32,13 @@ export interface GatewayConnection {
   /** The address datagrams last came from. */
   remote: { address: string; port: number };
   version: ProtocolVersion;
+  /**
+   * The GPS time (`tmms`) of the latest valid rxpk and when it arrived; unset when that rxpk had
+   * none. A forwarder writes `tmms` only while its GPS is locked, and TTS re-syncs a gateway's
+   * clock on every uplink, forgetting its absolute time on one without (`scheduling` RolloverClock
+   * Sync / SyncWithGatewayAbsolute). Sending at an absolute time (class B) needs it.
+   */
+  gps_time?: { tmms: number; received_ms: number };
 }
 
 export interface UdpHandlers {
@@ -271,7 +279,10 @@ export class UdpGatewayServer {
           this.on.dropped('bad_rxpk', p.error, conn);
           return false;
         });
-        for (const rx of uniqueByRssi(valid.filter(isRxPacket))) this.on.uplink(conn, toUplinkMessage(rx, conn.ids, receivedAt, `gs:uplink:${newUlid()}`));
+        const packets = valid.filter(isRxPacket);
+        const latest = packets[packets.length - 1];
+        if (latest) conn.gps_time = latest.tmms === undefined ? undefined : { tmms: latest.tmms, received_ms: now };
+        for (const rx of uniqueByRssi(packets)) this.on.uplink(conn, toUplinkMessage(rx, conn.ids, receivedAt, `gs:uplink:${newUlid()}`));
         if (data.stat) this.on.status(conn, toGatewayStatus(data.stat));
         return;
       }

@@ -20,6 +20,14 @@ const COMMON = {
   adr_ack_delay_exponent: 'ADR_ACK_DELAY_32',
 } as const;
 
+/**
+ * The first `count` TXPower offsets of a band: 0, -2, -4, … dB (every RP002 band steps by 2 dB; they
+ * differ only in how many indexes they define). `0 - 2 * i` keeps index 0 at +0 rather than -0.
+ */
+function twoDbSteps(count: number): number[] {
+  return Array.from({ length: count }, (_, i) => 0 - 2 * i);
+}
+
 /** Channels where RX1 answers on the uplink frequency (EU-like bands). */
 function sameFrequencyChannels(frequencies: readonly number[], maxDataRateIndex: number): BandChannel[] {
   return frequencies.map((f) => ({ uplink_frequency: hz(f), downlink_frequency: hz(f), min_data_rate_index: 0, max_data_rate_index: maxDataRateIndex }));
@@ -59,6 +67,8 @@ const BANDS: { readonly [K in BandId]: Band & { readonly id: K } } = deepFreeze(
     default_channels: sameFrequencyChannels([868_100_000, 868_300_000, 868_500_000], 5),
     cf_list_type: 'FREQUENCIES',
     max_adr_data_rate_index: 5,
+    // TXPower 0–7 (TTS `pkg/band/eu_863_870_rp2_v1_0_4.go` TxOffset).
+    tx_power_offsets: twoDbSteps(8),
     default_rx2: { frequency: hz(869_525_000), data_rate_index: 0 },
     default_max_eirp: 16,
     beacon_data_rate_index: 3,
@@ -81,6 +91,8 @@ const BANDS: { readonly [K in BandId]: Band & { readonly id: K } } = deepFreeze(
     default_channels: fixedPlanChannels({ first: 902_300_000, maxDataRateIndex: 3 }, { first: 903_000_000, dataRateIndex: 4 }),
     cf_list_type: 'CHANNEL_MASKS',
     max_adr_data_rate_index: 3,
+    // TXPower 0–14 (TTS `pkg/band/us_902_928_rp2_v1_0_4.go` TxOffset).
+    tx_power_offsets: twoDbSteps(15),
     default_rx2: { frequency: hz(923_300_000), data_rate_index: 8 },
     default_max_eirp: 30,
     beacon_data_rate_index: 8,
@@ -97,6 +109,8 @@ const BANDS: { readonly [K in BandId]: Band & { readonly id: K } } = deepFreeze(
     default_channels: fixedPlanChannels({ first: 915_200_000, maxDataRateIndex: 5 }, { first: 915_900_000, dataRateIndex: 6 }),
     cf_list_type: 'CHANNEL_MASKS',
     max_adr_data_rate_index: 5,
+    // TXPower 0–14 (TTS `pkg/band/au_915_928_rp2_v1_0_4.go` TxOffset).
+    tx_power_offsets: twoDbSteps(15),
     default_rx2: { frequency: hz(923_300_000), data_rate_index: 8 },
     default_max_eirp: 30,
     beacon_data_rate_index: 8,
@@ -109,6 +123,8 @@ const BANDS: { readonly [K in BandId]: Band & { readonly id: K } } = deepFreeze(
     default_channels: sameFrequencyChannels([923_200_000, 923_400_000], 5),
     cf_list_type: 'FREQUENCIES',
     max_adr_data_rate_index: 5,
+    // TXPower 0–7 (TTS `pkg/band/as_923_rp2_v1_0_4.go` TxOffset).
+    tx_power_offsets: twoDbSteps(8),
     default_rx2: { frequency: hz(923_200_000), data_rate_index: 2 },
     default_max_eirp: 16,
     beacon_data_rate_index: 3,
@@ -123,6 +139,8 @@ const BANDS: { readonly [K in BandId]: Band & { readonly id: K } } = deepFreeze(
     default_channels: sameFrequencyChannels([865_062_500, 865_402_500, 865_985_000], 5),
     cf_list_type: 'FREQUENCIES',
     max_adr_data_rate_index: 5,
+    // TXPower 0–10 (TTS `pkg/band/in_865_867_rp2_v1_0_4.go` TxOffset).
+    tx_power_offsets: twoDbSteps(11),
     default_rx2: { frequency: hz(866_550_000), data_rate_index: 2 },
     default_max_eirp: 30,
     beacon_data_rate_index: 4,

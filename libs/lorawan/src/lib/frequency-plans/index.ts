@@ -4,3 +4,4 @@ export * from './catalogue';
 export * from './data-rates';
 export * from './rx-windows';
 export * from './cf-list';
+export * from './link-adr-masks';

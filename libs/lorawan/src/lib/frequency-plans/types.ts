@@ -52,6 +52,12 @@ export interface Band {
   readonly cf_list_type: CFListType;
   /** Highest data rate ADR may assign. */
   readonly max_adr_data_rate_index: number;
+  /**
+   * dB below the max EIRP per LinkADRReq TXPower index (RP002 "TX power table"; TTS `Band.TxOffset`):
+   * index 0 is the max EIRP, each index 2 dB less; the last index is the band's highest TXPower.
+   * ADR trades these steps against link margin (TTS `mac/adr.go` txPowerStep).
+   */
+  readonly tx_power_offsets: readonly number[];
   readonly default_rx2: Rx2Channel;
   /** dBm EIRP a device assumes until told otherwise. */
   readonly default_max_eirp: number;

@@ -1,5 +1,15 @@
 import loraPacket from 'lora-packet';
-import { encodeMacCommands, gpsToUtc, macCommandLength, type MacCommandJson, type MacDirection, parseMacCommands, utcToGps } from './mac-commands';
+import {
+  encodeMacCommands,
+  gpsMsToUtc,
+  gpsToUtc,
+  macCommandLength,
+  type MacCommandJson,
+  type MacDirection,
+  parseMacCommands,
+  utcToGps,
+  utcToGpsMs,
+} from './mac-commands';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s/g, ''), 'hex');
 
@@ -136,6 +146,14 @@ describe('MAC commands', () => {
     expect(bytes[5]).toBe(128);
     expect(parseMacCommands(bytes, 'downlink').commands).toEqual([{ cid: 'CID_DEVICE_TIME', device_time_ans: { time } }]);
     expect(gpsToUtc(utcToGps(new Date(time))).toISOString()).toBe(time);
+  });
+
+  it('GPS milliseconds (`tmms`, class B): 2017-01-01T00:00:00Z is GPS 1167264018 s, and back', () => {
+    expect(utcToGpsMs(new Date('2017-01-01T00:00:00.000Z'))).toBe(1_167_264_018_000);
+    expect(gpsMsToUtc(1_167_264_018_250).toISOString()).toBe('2017-01-01T00:00:00.250Z');
+    const time = new Date('2026-11-24T12:00:00.123Z');
+    expect(gpsMsToUtc(utcToGpsMs(time))).toEqual(time);
+    expect(utcToGpsMs(time) / 1000).toBeCloseTo(utcToGps(time), 6);
   });
 
   it('stops at a CID it does not know in that direction, or at a command cut short: the rest of the list is not read', () => {

@@ -289,6 +289,20 @@ export function gpsToUtc(gpsSeconds: number): Date {
   return new Date(GPS_EPOCH_MS + Math.round((gpsSeconds - GPS_LEAP_SECONDS) * 1000));
 }
 
+/**
+ * GPS milliseconds since the GPS epoch of a UTC time, whole ms: what a Semtech packet forwarder
+ * carries as `tmms` and class B schedules by (LoRaWAN 1.0.4 §13, TTS `pkg/gpstime` ToGPS). The
+ * offset is today's 18 leap seconds, so times before 2017 come out up to 18 s off.
+ */
+export function utcToGpsMs(time: Date): number {
+  return time.getTime() - GPS_EPOCH_MS + GPS_LEAP_SECONDS * 1000;
+}
+
+/** The UTC time of GPS milliseconds since the GPS epoch (TTS `gpstime.Parse`): GPS runs ahead, so the leap seconds come off. */
+export function gpsMsToUtc(gpsMs: number): Date {
+  return new Date(GPS_EPOCH_MS + gpsMs - GPS_LEAP_SECONDS * 1000);
+}
+
 /** The MAC commands of FOpts or of an FPort 0 FRMPayload (already decrypted), sent in `direction`. */
 export function parseMacCommands(bytes: Buffer, direction: MacDirection): ParsedMacCommands {
   const table = TABLES[direction];

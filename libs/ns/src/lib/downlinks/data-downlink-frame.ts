@@ -3,8 +3,8 @@ import { mhdrByte } from '@lorawan/lorawan';
 
 /**
  * A data downlink's PHYPayload (LoRaWAN 1.0.x §4, 1.1 §4.3; TTS `downlink.go` generateDataDownlink):
- * MHDR (un/confirmed data down), FHDR (DevAddr, FCtrl with ADR, ACK and FPending, FCnt's low 16
- * bits, no FOpts yet), FPort and the FRMPayload as the AS encrypted it, and the MIC with the
+ * MHDR (un/confirmed data down), FHDR (DevAddr, FCtrl with ADR, ACK, FPending and FOptsLen, FCnt's
+ * low 16 bits, FOpts), FPort and the FRMPayload as the AS encrypted it, and the MIC with the
  * network key over the full 32-bit FCnt (1.1: with the FCnt of the confirmed uplink it acknowledges).
  */
 export interface DataDownlinkFields {
@@ -15,8 +15,10 @@ export interface DataDownlinkFields {
   f_pending: boolean;
   /** Full 32-bit FCntDown. */
   f_cnt: number;
+  /** MAC commands in the frame header, as they go on air (1.1: encrypted). At most 15 bytes. */
+  f_opts?: Buffer;
   f_port?: number;
-  /** Already encrypted (by the AS for FPort > 0). */
+  /** Already encrypted (by the AS for FPort > 0; MAC commands with the network key for FPort 0). */
   frm_payload?: Buffer;
 }
 
@@ -29,10 +31,18 @@ export interface DownlinkMicKeys {
 }
 
 export function dataDownlinkFrame(f: DataDownlinkFields, mic: DownlinkMicKeys): Buffer {
-  const fCtrl = (f.adr ? 0x80 : 0) | (f.ack ? 0x20 : 0) | (f.f_pending ? 0x10 : 0);
+  const fOpts = f.f_opts ?? Buffer.alloc(0);
+  if (fOpts.length > 15) throw new Error('FOpts are at most 15 bytes');
+  const fCtrl = (f.adr ? 0x80 : 0) | (f.ack ? 0x20 : 0) | (f.f_pending ? 0x10 : 0) | fOpts.length;
   const fCnt = Buffer.alloc(2);
   fCnt.writeUInt16LE(f.f_cnt & 0xffff);
-  const parts = [Buffer.from([mhdrByte(f.confirmed ? 'CONFIRMED_DOWN' : 'UNCONFIRMED_DOWN')]), leBytes(f.dev_addr, 4, 'DevAddr'), Buffer.from([fCtrl]), fCnt];
+  const parts = [
+    Buffer.from([mhdrByte(f.confirmed ? 'CONFIRMED_DOWN' : 'UNCONFIRMED_DOWN')]),
+    leBytes(f.dev_addr, 4, 'DevAddr'),
+    Buffer.from([fCtrl]),
+    fCnt,
+    fOpts,
+  ];
   if (f.f_port !== undefined) parts.push(Buffer.from([f.f_port]), f.frm_payload ?? Buffer.alloc(0));
   const message = Buffer.concat(parts);
   const code =

@@ -3,7 +3,21 @@ import { newUlid, NS_EVENTS, nowTimestamp, type RpcContext, type ScheduleDownlin
 import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { isStackError } from '@lorawan/errors';
-import { classARxWindows, dataRate, getFrequencyPlan, maxFrmPayload, type RxWindow } from '@lorawan/lorawan';
+import { encryptFOpts, encryptFrmPayload } from '@lorawan/crypto';
+import {
+  beaconTimeBefore,
+  classARxWindows,
+  dataRate,
+  encodeMacCommands,
+  getBand,
+  getFrequencyPlan,
+  gpsMsToUtc,
+  maxFrmPayload,
+  nextPingSlot,
+  pingSlotFrequency,
+  type RxWindow,
+  utcToGpsMs,
+} from '@lorawan/lorawan';
 import { DeviceRegistry } from '@lorawan/registry';
 import { ApplicationUplinks } from '../application-uplinks.service';
 import { ErrNoDownlinkPath } from '../errors';
@@ -11,10 +25,18 @@ import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
 import type { NsDataDevice, NsSession } from '../uplinks/session-match';
 import { dataDownlinkFrame } from './data-downlink-frame';
 import { ErrUnknownSession } from './downlink-queue.errors';
+import { answerAfterMerge } from '../mac/after-merge';
+import { downlinkCommands } from '../mac/downlink-commands';
+import { type MacDevice, macDraft, type MacEvent, type MacStateJson } from '../mac/mac-draft';
+import { nsMacDefaults } from '../mac/mac-defaults';
+import { effectiveMacSettings, useAdr } from '../mac/mac-settings';
+import type { MacCommandJson } from '@lorawan/lorawan';
 import { GatewayDownlinks } from './gateway-downlinks.service';
 
-/** How many queued downlinks one class C call sends at most (the next change of the queue sends more). */
-const CLASS_C_BURST = 16;
+/** How many queued downlinks one class B/C call sends at most (the next change of the queue sends more). */
+const CLASS_BC_BURST = 16;
+/** A class B downlink goes in a ping slot at least this far ahead: the GS needs it before its scheduling margin. */
+const CLASS_B_LEAD_MS = 1000;
 
 /** A queued application downlink as the NS keeps it (TTS `ApplicationDownlink`, FRMPayload encrypted by the AS). */
 export interface QueuedDownlink {
@@ -36,6 +58,19 @@ export interface AnsweredUplink {
   f_cnt: number;
   frequency: string;
   data_rate_index: number;
+  /** The device's LinkCheckReq and DeviceTimeReq, answered with every copy's metadata. */
+  after_merge?: MacCommandJson[];
+  received_at?: string;
+}
+
+/** The MAC commands a class A downlink carries, and the MAC state to store once it went out. */
+interface DownlinkMac {
+  /** Encoded, before encryption. */
+  bytes: Buffer;
+  in_f_opts: boolean;
+  state: MacStateJson;
+  events: MacEvent[];
+  f_pending: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -58,6 +93,7 @@ type QueueSession = NsSession & { queued_application_downlinks?: QueuedDownlink[
 export class DataDownlinkService {
   private readonly logger = new Logger('DataDownlinks');
   private readonly recentDownlinks: number;
+  private readonly macDefaults: Record<string, unknown>;
 
   constructor(
     private readonly registry: DeviceRegistry,
@@ -67,6 +103,7 @@ export class DataDownlinkService {
     @Inject(STACK_CONFIG) config: StackConfig,
   ) {
     this.recentDownlinks = config.ns.recentDownlinks;
+    this.macDefaults = nsMacDefaults(config);
   }
 
   async classA(device: NsDataDevice, uplink: AnsweredUplink, merged: MergedUplink, ctx: RpcContext): Promise<void> {
@@ -75,9 +112,7 @@ export class DataDownlinkService {
     const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
     if (!session?.dev_addr || !macState || !plan) return;
     const queue = await this.usableQueue(device, ctx);
-    let item: QueuedDownlink | undefined = queue[0];
     const ack = uplink.confirmed;
-    if (!item && !ack && !uplink.adr_ack_req) return;
     const params = macState.current_parameters ?? {};
     const { rx1, rx2 } = classARxWindows(
       plan,
@@ -91,13 +126,18 @@ export class DataDownlinkService {
             : undefined,
       },
     );
-    const payload = item?.frm_payload ? Buffer.from(item.frm_payload, 'base64') : Buffer.alloc(0);
-    const fits = (w: RxWindow | undefined) => w !== undefined && payload.length <= maxFrmPayload(plan.band_id, w.data_rate_index);
+    const room = (w: RxWindow | undefined) => (w ? maxFrmPayload(plan.band_id, w.data_rate_index) : 0);
+    const mac = this.macCommands(device, uplink, merged, Math.min(...[rx1, rx2].filter((w) => w !== undefined).map(room)));
+    // MAC commands beyond FOpts' 15 bytes go alone, as an FPort 0 payload; the application downlink waits (TTS).
+    let item: QueuedDownlink | undefined = mac.in_f_opts ? queue[0] : undefined;
+    if (!item && !ack && !uplink.adr_ack_req && mac.bytes.length === 0) return;
+    const length = (item?.frm_payload ? Buffer.from(item.frm_payload, 'base64').length : 0) + mac.bytes.length;
+    const fits = (w: RxWindow | undefined) => w !== undefined && length <= room(w);
     let windows = { rx1: fits(rx1) ? rx1 : undefined, rx2: fits(rx2) ? rx2 : undefined };
     if (!windows.rx1 && !windows.rx2) {
-      this.logger.debug?.({ device_id: device.ids.device_id, length: payload.length }, 'downlink too long for the receive windows: stays queued');
-      // The ACK (or the answer to ADRACKReq) still goes out, in an empty frame (FPending: the queue waits).
-      if (!ack && !uplink.adr_ack_req) return;
+      this.logger.debug?.({ device_id: device.ids.device_id, length }, 'downlink too long for the receive windows: stays queued');
+      // The ACK, the answer to ADRACKReq and the MAC commands still go out, without it (FPending: the queue waits).
+      if (!ack && !uplink.adr_ack_req && mac.bytes.length === 0) return;
       item = undefined;
       windows = { rx1, rx2 };
     }
@@ -107,34 +147,82 @@ export class DataDownlinkService {
       ...(windows.rx1 ? { rx1_data_rate: windows.rx1.data_rate, rx1_frequency: windows.rx1.frequency } : {}),
       ...(windows.rx2 ? { rx2_data_rate: windows.rx2.data_rate, rx2_frequency: windows.rx2.frequency } : {}),
     };
-    await this.send(device, { item, queue, ack, adr: uplink.adr, confFCnt: uplink.f_cnt }, request, downlinkPaths(merged.rx_metadata), ctx);
+    const adr = useAdr(effectiveMacSettings(device.mac_settings, this.macDefaults));
+    await this.send(device, { item, queue, ack, adr, confFCnt: uplink.f_cnt, mac }, request, downlinkPaths(merged.rx_metadata), ctx);
   }
 
   /**
-   * Class C (TTS `downlink.go` attemptClassBCDataDownlink): a device in class C listens on RX2
-   * whenever it is not transmitting, so the queue head goes out at once (no uplink to wait for),
-   * on the device's RX2 channel and data rate, through the gateways that heard its latest uplink.
-   * Called when the queue changes; it sends the queue one downlink at a time.
+   * The MAC commands of a class A downlink: the answers to the uplink (those that needed every copy
+   * answered now), then the network's requests (`downlinkCommands`), in at most `room` bytes.
    */
-  async classC(ids: { application_id: string; device_id: string }, ctx: RpcContext): Promise<void> {
-    for (let sent = 0; sent < CLASS_C_BURST; sent++) {
-      const device = (await this.registry.stored(ids)) as NsDataDevice & { supports_class_c?: boolean };
+  private macCommands(device: NsDataDevice, uplink: AnsweredUplink, merged: MergedUplink, room: number): DownlinkMac {
+    const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
+    const draft = macDraft(device as MacDevice, device.mac_state as MacStateJson);
+    const rate = plan ? dataRate(plan.band_id, uplink.data_rate_index)?.rate : undefined;
+    answerAfterMerge(draft, uplink.after_merge ?? [], {
+      rx_metadata: merged.rx_metadata,
+      received_at: uplink.received_at ?? nowTimestamp(),
+      spreading_factor: rate && 'lora' in rate ? rate.lora.spreading_factor : undefined,
+    });
+    const commands = plan
+      ? downlinkCommands(draft, {
+          plan,
+          settings: effectiveMacSettings(device.mac_settings, this.macDefaults),
+          now: Date.now(),
+          f_cnt_up: uplink.f_cnt,
+          max_down: Number.isFinite(room) ? room : 0,
+          max_up: maxFrmPayload(plan.band_id, uplink.data_rate_index),
+        })
+      : { commands: [], f_pending: false };
+    const bytes = encodeMacCommands(commands.commands, 'downlink');
+    return { bytes, in_f_opts: bytes.length <= 15, state: draft.state, events: draft.events, f_pending: commands.f_pending };
+  }
+
+  /**
+   * Class B and C (TTS `downlink.go` attemptClassBCDataDownlink): no uplink to wait for. A class C
+   * device listens on RX2 whenever it is not transmitting, so the queue head goes out at once, on
+   * the device's RX2 channel and data rate. A class B device listens in its ping slots (the class B
+   * specification: beacon-synchronised, `ping_slot_periodicity`, the ping-slot data rate and
+   * frequency of its MAC state or the band), so each downlink goes out at the next ping slot,
+   * timed in GPS time by a gateway that reports it. Both go through the gateways that heard the
+   * device's latest uplink. Called when the queue changes; it sends the queue one downlink at a time.
+   */
+  async classBC(ids: { application_id: string; device_id: string }, ctx: RpcContext): Promise<void> {
+    let after = utcToGpsMs(new Date()) + CLASS_B_LEAD_MS;
+    for (let sent = 0; sent < CLASS_BC_BURST; sent++) {
+      const device = (await this.registry.stored(ids)) as NsDataDevice & { supports_class_b?: boolean; supports_class_c?: boolean };
       const session = device.session as QueueSession | undefined;
-      const macState = device.mac_state as (Json & { device_class?: string; current_parameters?: Json; recent_uplinks?: Json[] }) | undefined;
+      const macState = device.mac_state as (MacStateJson & { recent_uplinks?: Json[] }) | undefined;
       const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
-      if (!device.supports_class_c || macState?.device_class !== 'CLASS_C' || !session?.dev_addr || !plan) return;
+      const deviceClass = macState?.device_class;
+      const classC = deviceClass === 'CLASS_C' && device.supports_class_c;
+      const classB = deviceClass === 'CLASS_B' && device.supports_class_b;
+      if (!(classB || classC) || !session?.dev_addr || !macState || !plan) return;
       const queue = await this.usableQueue(device, ctx);
       const item = queue[0];
       if (!item) return;
       const params = macState.current_parameters ?? {};
-      const index = (params.rx2_data_rate_index as number | undefined) ?? plan.rx2.data_rate_index;
+      let request: Json;
+      let index: number;
+      if (classC) {
+        index = params.rx2_data_rate_index ?? plan.rx2.data_rate_index;
+        request = { class: 'CLASS_C', rx2_frequency: String(params.rx2_frequency ?? plan.rx2.frequency) };
+      } else {
+        const settings = effectiveMacSettings(device.mac_settings, this.macDefaults);
+        const periodicity = macState.ping_slot_periodicity ?? (settings.ping_slot_periodicity as string | undefined);
+        if (periodicity === undefined) return;
+        const slot = nextPingSlot(session.dev_addr, periodicity, after);
+        after = slot + 1;
+        index = params.ping_slot_data_rate_index_value ?? getBand(plan.band_id).beacon_data_rate_index;
+        const frequency = pingSlotFrequency(plan.band_id, session.dev_addr, Math.floor(beaconTimeBefore(slot) / 1000), params.ping_slot_frequency);
+        request = { class: 'CLASS_B', absolute_time: gpsMsToUtc(slot).toISOString(), rx2_frequency: frequency };
+      }
       const rate = dataRate(plan.band_id, index);
       const payload = item.frm_payload ? Buffer.from(item.frm_payload, 'base64') : Buffer.alloc(0);
       if (!rate || payload.length > maxFrmPayload(plan.band_id, index)) return;
       const latest = (macState.recent_uplinks ?? []).at(-1) as { rx_metadata?: Array<Record<string, unknown>> } | undefined;
       const paths = downlinkPaths(latest?.rx_metadata ?? []);
-      const request = { class: 'CLASS_C', rx2_data_rate: rate.rate, rx2_frequency: String(params.rx2_frequency ?? plan.rx2.frequency) };
-      if (!(await this.send(device, { item, queue, ack: false, adr: false }, request, paths, ctx))) return;
+      if (!(await this.send(device, { item, queue, ack: false, adr: false }, { ...request, rx2_data_rate: rate.rate }, paths, ctx))) return;
     }
   }
 
@@ -200,7 +288,7 @@ export class DataDownlinkService {
    */
   private async send(
     device: NsDataDevice,
-    frame: { item?: QueuedDownlink; queue: QueuedDownlink[]; ack: boolean; adr: boolean; confFCnt?: number },
+    frame: { item?: QueuedDownlink; queue: QueuedDownlink[]; ack: boolean; adr: boolean; confFCnt?: number; mac?: DownlinkMac },
     request: Json,
     paths: ReturnType<typeof downlinkPaths>,
     ctx: RpcContext,
@@ -215,16 +303,35 @@ export class DataDownlinkService {
     if (!micKey || !plan || !session.dev_addr) return false;
     // 1.0.x shares one FCntDown between the NS and the AS (TTS keeps it in `last_n_f_cnt_down`); 1.1's NFCntDown is the NS's own.
     const fCnt = item?.f_cnt ?? (session.last_n_f_cnt_down ?? -1) + 1;
+    const { mac } = frame;
+    const macBytes = mac?.bytes ?? Buffer.alloc(0);
+    const encKey = macBytes.length > 0 ? (session.keys?.nwk_s_enc_key ?? session.keys?.f_nwk_s_int_key) : undefined;
+    const nwkSEncKey = encKey ? this.registry.openKey(encKey).key : undefined;
+    if (macBytes.length > 0 && !nwkSEncKey) return false;
+    const inFOpts = macBytes.length > 0 && (mac?.in_f_opts ?? true);
+    const macPayload = macBytes.length > 0 && !inFOpts;
     const raw = dataDownlinkFrame(
       {
         confirmed: item?.confirmed ?? false,
         dev_addr: session.dev_addr,
         adr: frame.adr,
         ack: frame.ack,
-        f_pending: frame.queue.length > (item ? 1 : 0),
+        f_pending: frame.queue.length > (item ? 1 : 0) || (mac?.f_pending ?? false),
         f_cnt: fCnt,
-        f_port: item?.f_port,
-        frm_payload: item?.frm_payload ? Buffer.from(item.frm_payload, 'base64') : item ? Buffer.alloc(0) : undefined,
+        // 1.1 encrypts FOpts with the NwkSEncKey; a frame with an application payload is counted by AFCntDown (the errata's 0x02 keystream).
+        f_opts: inFOpts
+          ? version === 'MAC_V1_1'
+            ? encryptFOpts(nwkSEncKey as string, session.dev_addr, fCnt, false, macBytes, item !== undefined)
+            : macBytes
+          : undefined,
+        f_port: macPayload ? 0 : item?.f_port,
+        frm_payload: macPayload
+          ? encryptFrmPayload(nwkSEncKey as string, session.dev_addr, fCnt, false, macBytes)
+          : item?.frm_payload
+            ? Buffer.from(item.frm_payload, 'base64')
+            : item
+              ? Buffer.alloc(0)
+              : undefined,
       },
       { lorawan_version: version, key: micKey, conf_f_cnt: frame.confFCnt },
     );
@@ -232,7 +339,7 @@ export class DataDownlinkService {
     // TTS's Message: recorded in the MAC state, and handed back with the TX acknowledgment to tell the AS which downlink went out.
     const message: Json = {
       m_hdr: { m_type: item?.confirmed ? 'CONFIRMED_DOWN' : 'UNCONFIRMED_DOWN' },
-      mac_payload: { f_hdr: { f_cnt: fCnt }, ...(item ? { f_port: item.f_port, frm_payload: item.frm_payload } : {}) },
+      mac_payload: { f_hdr: { f_cnt: fCnt }, ...(item ? { f_port: item.f_port, frm_payload: item.frm_payload } : macPayload ? { f_port: 0 } : {}) },
     };
     const downlink = {
       raw_payload: raw.toString('base64'),
@@ -253,8 +360,9 @@ export class DataDownlinkService {
       this.events.publish(NS_EVENTS.dataScheduleFail, ids, { ctx: eventCtx, data: error.toDetails() });
       return false;
     }
+    for (const { event, data } of mac?.events ?? []) this.events.publish(event, ids, { ctx: eventCtx, data });
     try {
-      await this.sent(device, item, fCnt, version, message, correlationIds);
+      await this.sent(device, item, fCnt, version, message, correlationIds, mac?.state);
     } catch (err) {
       this.logger.warn({ device_id: device.ids.device_id, error: (err as Error).message }, 'downlink sent, device not updated');
       return false;
@@ -270,6 +378,7 @@ export class DataDownlinkService {
     version: string,
     message: Json,
     correlationIds: string[],
+    mac?: MacStateJson,
   ): Promise<void> {
     const { ids } = device;
     const key = { application_id: ids.application_ids.application_id, device_id: ids.device_id };
@@ -290,6 +399,14 @@ export class DataDownlinkService {
           }
         }
         if (!item || version !== 'MAC_V1_1') session.last_n_f_cnt_down = fCnt;
+        if (mac) {
+          // The spec: `queued_responses` are regenerated on each uplink, `pending_requests` on each downlink.
+          delete macState.queued_responses;
+          if (mac.pending_requests?.length) {
+            macState.pending_requests = mac.pending_requests;
+            macState.last_confirmed_downlink_at = now;
+          } else delete macState.pending_requests;
+        }
         macState.rx_windows_available = false;
         macState.last_downlink_at = now;
         const recent = {

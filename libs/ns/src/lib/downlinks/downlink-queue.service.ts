@@ -111,11 +111,11 @@ export class NsDownlinkQueue {
       }
       return { device, result: undefined };
     });
-    // A class C device need not be waited for: its queue goes out now (in the background: the AS has its answer).
+    // A class B or C device need not be waited for: its queue goes out now (in the background: the AS has its answer).
     // Its events carry the queued items' own correlation IDs (the AS's `as:downlink:`).
     void this.downlinks
-      .classC({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, { request_id: newUlid(), correlation_ids: [] })
-      .catch((err: Error) => this.logger.warn({ device_id: ids.device_id, error: err.message }, 'class C downlink not sent'));
+      .classBC({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, { request_id: newUlid(), correlation_ids: [] })
+      .catch((err: Error) => this.logger.warn({ device_id: ids.device_id, error: err.message }, 'class B/C downlink not sent'));
     return {};
   }
 }

@@ -2,6 +2,7 @@ import { ALLOWED_PATHS, hasAnyField, NS_END_DEVICE_FIELDS, NS_EVENTS } from '@lo
 import type { StackError } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
 import type { CompleteContext, Device, RegistryPolicy } from '@lorawan/registry';
+import { effectiveMacSettings, withDesiredSettings } from '../mac/mac-settings';
 import { ErrDeviceNotFound, ErrFieldIsZero, ErrFieldNotChangeable, ErrFieldValue, ErrFrequencyPlanNotFound, ErrReadOnlyField } from '../errors';
 import { newMacState } from '../mac-state';
 import { presentNsDevice } from './recent-uplinks';
@@ -59,7 +60,7 @@ const hasKey = (e: Envelope | undefined) => Boolean(e?.encrypted_key) || (Boolea
  * plan, MAC and PHY versions; OTAA: DevEUI and JoinEUI; ABP: a session with DevAddr and network
  * session keys), as every TTS client sends them and TTS's NS relies on them.
  */
-export function completeNsDevice(input: Device, { created, previous, paths }: CompleteContext): Device {
+export function completeNsDevice(input: Device, { created, previous, paths }: CompleteContext, macDefaults: Record<string, unknown> = {}): Device {
   const device = input as NsDevice;
   const plan = device.frequency_plan_id ? getFrequencyPlan(device.frequency_plan_id) : undefined;
   if (!device.frequency_plan_id) invalid('frequency_plan_id');
@@ -83,8 +84,12 @@ export function completeNsDevice(input: Device, { created, previous, paths }: Co
   shareNetworkKeyBefore11(device, paths);
   if (device.session?.dev_addr) device.ids = { ...device.ids, dev_addr: device.session.dev_addr };
   else delete device.ids.dev_addr;
+  const settings = effectiveMacSettings(device.mac_settings, macDefaults);
   if (device.session && device.mac_state === undefined) {
-    device.mac_state = newMacState({ lorawan_version: device.lorawan_version, frequencyPlan: plan, mac_settings: device.mac_settings });
+    device.mac_state = newMacState({ lorawan_version: device.lorawan_version, frequencyPlan: plan, mac_settings: settings as never });
+  } else if (device.mac_state && hasAnyField(paths, 'mac_settings')) {
+    // A changed desired setting is what the NS negotiates at the next downlink opportunity.
+    device.mac_state = withDesiredSettings(device.mac_state as never, settings) as never;
   }
   return device;
 }
@@ -140,3 +145,8 @@ export const NS_REGISTRY_POLICY: RegistryPolicy = {
   complete: completeNsDevice,
   present: presentNsDevice,
 };
+
+/** The policy with the NS's default MAC settings (NS_DEFAULT_MAC_SETTINGS) under each device's own. */
+export function nsRegistryPolicy(macDefaults: Record<string, unknown>): RegistryPolicy {
+  return { ...NS_REGISTRY_POLICY, complete: (device, context) => completeNsDevice(device, context, macDefaults) };
+}

@@ -46,6 +46,8 @@ import { newMacState } from '../mac-state';
 import type { DedupTiming } from '../uplinks/uplink-deduplicator';
 import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
 import { UplinkCopies } from '../uplinks/uplink-copies.service';
+import { nsMacDefaults } from '../mac/mac-defaults';
+import { effectiveMacSettings } from '../mac/mac-settings';
 
 /**
  * Join-requests are deduplicated as TTS does: copies within 200 ms are merged into the first, and
@@ -125,6 +127,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
   private readonly prefixes: DevAddrPrefix[];
   private readonly netId: string;
   private readonly scheduling = new Set<Promise<void>>();
+  private readonly macDefaults: Record<string, unknown>;
 
   constructor(
     private readonly registry: DeviceRegistry,
@@ -138,6 +141,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     this.vault = new KeyVault(parseKeks(config.keks));
     this.netId = config.ns.netId;
     this.prefixes = config.ns.devAddrPrefixes.length ? config.ns.devAddrPrefixes.map(parsePrefix) : [devAddrPrefixOf(this.netId)];
+    this.macDefaults = nsMacDefaults(config);
   }
 
   /** Lets join-accepts being scheduled finish before the component closes. */
@@ -203,7 +207,8 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     const dataRateIndex = settings.data_rate ? dataRateIndexOf(plan.band_id, settings.data_rate) : undefined;
     if (dataRateIndex === undefined || !settings.frequency) return drop(ErrUnknownDataRate.with({ band_id: plan.band_id }));
 
-    const macState = newMacState({ lorawan_version: device.lorawan_version, frequencyPlan: plan, mac_settings: device.mac_settings as never });
+    const macSettings = effectiveMacSettings(device.mac_settings, this.macDefaults);
+    const macState = newMacState({ lorawan_version: device.lorawan_version, frequencyPlan: plan, mac_settings: macSettings as never });
     const desired = macState.desired_parameters;
     const request: HandleJoinRequest = {
       raw_payload: up.raw_payload as string,

@@ -3,12 +3,27 @@ import { NS_EVENTS, nowTimestamp, type RpcContext, type UplinkMessage } from '@l
 import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { isStackError } from '@lorawan/errors';
-import { type DataRate, dataRate, dataRateIndexOf, getFrequencyPlan, type MACPayload } from '@lorawan/lorawan';
+import { decryptFrmPayload, encryptFOpts } from '@lorawan/crypto';
+import {
+  type DataRate,
+  dataRate,
+  dataRateIndexOf,
+  getFrequencyPlan,
+  type MacCommandJson,
+  type MACPayload,
+  parseMacCommands,
+  type ParsedMacCommands,
+} from '@lorawan/lorawan';
 import { nsDataUplinks } from '@lorawan/observability';
 import { DeviceRegistry } from '@lorawan/registry';
 import { ApplicationUplinks } from '../application-uplinks.service';
 import { DataDownlinkService, type QueuedDownlink } from '../downlinks/data-downlink.service';
 import { ErrDeviceNotFound, ErrFCntReplay, ErrUplinkTooLate } from '../errors';
+import { ErrRekeyIndMissing } from '../mac/errors';
+import type { MacDevice, MacEvent, MacStateJson } from '../mac/mac-draft';
+import { nsMacDefaults } from '../mac/mac-defaults';
+import { effectiveMacSettings } from '../mac/mac-settings';
+import { applyUplinkMac } from '../mac/uplink-mac';
 import { uplinkSummary } from '../end-devices/recent-uplinks';
 import { type DataFrame, matchSession, type NsDataDevice, type NsMacState, type SessionMatch } from './session-match';
 import { UplinkCopies } from './uplink-copies.service';
@@ -27,10 +42,13 @@ interface JoinRequestJson {
   cf_list?: unknown;
 }
 
-/** The device after an uplink, and the confirmed downlink the uplink answered (if one was waiting). */
+/** The device after an uplink, the confirmed downlink the uplink answered (if one was waiting), and what its MAC commands did. */
 interface Stored {
   device: NsDataDevice;
   answered?: { downlink: QueuedDownlink; acked: boolean };
+  macEvents: MacEvent[];
+  /** LinkCheckReq, DeviceTimeReq: answered in the downlink, with every copy's metadata. */
+  afterMerge: MacCommandJson[];
 }
 
 /** The MAC parameters a device uses once it took its join-accept: its RX1 delay, RX1 DR offset, RX2 data rate and (with a CFList) the plan's channels. */
@@ -72,6 +90,7 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   private readonly recentUplinks: number;
   private readonly maxAgeMs: number;
   private readonly slots: WorkSlots;
+  private readonly macDefaults: Record<string, unknown>;
 
   constructor(
     private readonly registry: DeviceRegistry,
@@ -84,6 +103,7 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     this.recentUplinks = config.ns.recentUplinks;
     this.maxAgeMs = config.rpcTimeoutMs;
     this.slots = new WorkSlots(config.ns.uplinkConcurrency);
+    this.macDefaults = nsMacDefaults(config);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -103,6 +123,7 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     const merged = await this.copies.merged(claimed, DATA_DEDUP);
     const mergedCtx: RpcContext = { ...eventCtx, correlation_ids: [...new Set([...merged.correlation_ids, ...eventCtx.correlation_ids])] };
     this.events.publish(NS_EVENTS.mergeMetadata, ids, { ctx: mergedCtx, data: merged.gateway_count });
+    for (const { event, data } of stored.macEvents) this.events.publish(event, ids, { ctx: mergedCtx, data });
     const processed = { ...fullFrame, rx_metadata: merged.rx_metadata, correlation_ids: mergedCtx.correlation_ids };
     this.events.publish(NS_EVENTS.dataProcess, ids, { ctx: mergedCtx, data: processed });
     nsDataUplinks.inc({ result: match.retransmission ? 'retransmission' : 'processed' });
@@ -114,6 +135,8 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       f_cnt: match.f_cnt,
       frequency: settings.frequency ?? '',
       data_rate_index: match.data_rate_index,
+      after_merge: stored.afterMerge,
+      received_at: message.received_at as string,
     };
     const task = Promise.all([
       // The receive windows first: RX1 opens a second after the uplink.
@@ -182,8 +205,10 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   }
 
   /** Step 3: the device after the uplink, against what is stored now. */
-  private async store(match: SessionMatch, message: Json, payload: MACPayload): Promise<Stored> {
+  private async store(match: SessionMatch & { data_rate_index: number }, message: Json, payload: MACPayload): Promise<Stored> {
     const { ids } = match.device;
+    const commands = this.macCommands(match, payload);
+    const plan = getFrequencyPlan(match.device.frequency_plan_id ?? '');
     const key = { application_id: ids.application_ids.application_id, device_id: ids.device_id };
     return this.registry.modify(
       key,
@@ -221,6 +246,30 @@ export class DataUplinkService implements BeforeApplicationShutdown {
         next.recent_adr_uplinks = payload.f_hdr.f_ctrl.adr
           ? [...(((device as Json).recent_adr_uplinks as Json[] | undefined) ?? []), summary].slice(-RECENT_ADR_UPLINKS)
           : [];
+        // LoRaWAN 1.1: the device shows it took the join-accept with RekeyInd (TTS drops a first uplink without it).
+        const version = (match.which === 'pending_session' ? device.lorawan_version : macState.lorawan_version) ?? device.lorawan_version;
+        if (match.which === 'pending_session' && version === 'MAC_V1_1' && !commands.commands.some((c) => c.cid === 'CID_REKEY'))
+          throw ErrRekeyIndMissing.with();
+        let macEvents: MacEvent[] = [];
+        let afterMerge: MacCommandJson[] = [];
+        if (plan) {
+          const mac = applyUplinkMac(next as MacDevice, next.mac_state as MacStateJson, {
+            commands,
+            f_cnt: match.f_cnt,
+            received_at: message.received_at as string,
+            dev_addr: session.dev_addr ?? '',
+            plan,
+            settings: effectiveMacSettings(device.mac_settings, this.macDefaults),
+            retransmission: match.retransmission,
+            class_b: payload.f_hdr.f_ctrl.class_b ?? false,
+            adr: payload.f_hdr.f_ctrl.adr,
+            data_rate_index: match.data_rate_index,
+            recent_adr_uplinks: next.recent_adr_uplinks as Json[],
+          });
+          Object.assign(next, mac.device);
+          macEvents = mac.events;
+          afterMerge = mac.after_merge;
+        }
         // A confirmed downlink waiting for the device's answer: this uplink's ACK bit is it (TTS: downlink_ack or downlink_nack).
         const pending = (next.mac_state as Json).pending_application_downlink as QueuedDownlink | undefined;
         let answered: Stored['answered'];
@@ -228,11 +277,35 @@ export class DataUplinkService implements BeforeApplicationShutdown {
           answered = { downlink: pending, acked: payload.f_hdr.f_ctrl.ack };
           delete (next.mac_state as Json).pending_application_downlink;
         }
-        return { device: next, result: { device: next, answered } };
+        return { device: next, result: { device: next, answered, macEvents, afterMerge } };
       },
       // The device as the match read it: written at once, unless another write came in between.
       { read: match.device },
     );
+  }
+
+  /**
+   * The MAC commands of an uplink (LoRaWAN 1.1 §4.3.1.6, TTS `grpc_gsns.go`): an FPort 0 FRMPayload
+   * (encrypted with the NwkSEncKey; 1.0.x: the NwkSKey), else FOpts (1.1: encrypted with the
+   * NwkSEncKey, the FOpts errata's keystream).
+   */
+  private macCommands(match: SessionMatch, payload: MACPayload): ParsedMacCommands {
+    const inPayload = payload.f_port === 0 && payload.frm_payload.length > 0;
+    const fOpts = payload.f_hdr.f_opts ?? Buffer.alloc(0);
+    if (!inPayload && fOpts.length === 0) return { commands: [] };
+    const version =
+      (match.which === 'pending_session' ? match.device.lorawan_version : match.device.mac_state?.lorawan_version) ?? match.device.lorawan_version;
+    const keys = match.session.keys;
+    const envelope = keys?.nwk_s_enc_key ?? keys?.f_nwk_s_int_key;
+    const key = envelope ? this.registry.openKey(envelope).key : undefined;
+    if (!key) return { commands: [] };
+    const devAddr = payload.f_hdr.dev_addr;
+    const bytes = inPayload
+      ? decryptFrmPayload(key, devAddr, match.f_cnt, true, payload.frm_payload)
+      : version === 'MAC_V1_1'
+        ? encryptFOpts(key, devAddr, match.f_cnt, true, fOpts)
+        : fOpts;
+    return parseMacCommands(Buffer.from(bytes), 'uplink');
   }
 
   /** Step 5 (in the background: the GS has its answer). */

@@ -63,7 +63,16 @@ describe('Network Server uplinks (in-process)', () => {
     dir = mkdtempSync(join(tmpdir(), 'lw-ns-join-'));
     ns = await startTestComponent(NsModule, {
       component: 'ns',
-      config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error', NS_NET_ID: '000013', KEKS, NS_KEK_LABEL: 'ns-rest', NS_RECENT_UPLINKS: '3' }),
+      config: loadConfig({
+        DATA_DIR: dir,
+        LOG_LEVEL: 'error',
+        NS_NET_ID: '000013',
+        KEKS,
+        NS_KEK_LABEL: 'ns-rest',
+        NS_RECENT_UPLINKS: '3',
+        // The data plane without the NS's own DevStatusReq downlinks (the MAC layer's specs have them).
+        NS_DEFAULT_MAC_SETTINGS: JSON.stringify({ status_count_periodicity: 0, status_time_periodicity: '0s' }),
+      }),
     });
     events = recordEvents(ns.broker);
     serveRpcDouble(ns.broker, 'NsJs.HandleJoin', (req) => {
@@ -106,6 +115,8 @@ describe('Network Server uplinks (in-process)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  const TTN_CHANNELS = ['868100000', '868300000', '868500000', '867100000', '867300000', '867500000', '867700000', '867900000'];
+
   async function device(o: { supportsJoin?: boolean; version?: string; devAddr?: string } = {}) {
     const ids = { device_id: `dev-${++n}`, application_ids: { application_id: APP }, dev_eui: eui(), join_eui: eui() };
     const otaa = o.supportsJoin ?? true;
@@ -115,14 +126,22 @@ describe('Network Server uplinks (in-process)', () => {
       lorawan_version: o.version ?? 'MAC_V1_0_3',
       lorawan_phy_version: 'PHY_V1_0_3_REV_A',
       supports_join: otaa,
-      ...(otaa ? {} : { session: { dev_addr: o.devAddr ?? '26000001', keys: { f_nwk_s_int_key: { key: '0102030405060708090A0B0C0D0E0F10' } } } }),
+      ...(otaa
+        ? {}
+        : {
+            session: { dev_addr: o.devAddr ?? '26000001', keys: { f_nwk_s_int_key: { key: '0102030405060708090A0B0C0D0E0F10' } } },
+            // An ABP device already on the plan's channels and RX2: no MAC commands to negotiate them.
+            mac_settings: { factory_preset_frequencies: TTN_CHANNELS, desired_rx2_data_rate_index: 0 },
+          }),
     };
     const paths = [
       'frequency_plan_id',
       'lorawan_version',
       'lorawan_phy_version',
       'supports_join',
-      ...(otaa ? [] : ['session.dev_addr', 'session.keys.f_nwk_s_int_key.key']),
+      ...(otaa
+        ? []
+        : ['session.dev_addr', 'session.keys.f_nwk_s_int_key.key', 'mac_settings.factory_preset_frequencies', 'mac_settings.desired_rx2_data_rate_index']),
     ];
     const res = await ns.call('NsEndDeviceRegistry.Set', { end_device, field_mask: { paths } }, rpcContext('NsEndDeviceRegistry.Set', universal));
     if ('error' in res) throw new Error(JSON.stringify(res.error));

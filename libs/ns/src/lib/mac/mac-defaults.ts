@@ -1,0 +1,14 @@
+import { decodeMessage, MACSettings } from '@lorawan/api';
+import type { StackConfig } from '@lorawan/config';
+
+/**
+ * NS_DEFAULT_MAC_SETTINGS validated as a MACSettings message (fail fast at boot): the Network
+ * Server's settings for what a device's own `mac_settings` leave unset.
+ */
+export function nsMacDefaults(config: Pick<StackConfig, 'ns'>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(decodeMessage(MACSettings, config.ns.defaultMacSettings))) as Record<string, unknown>;
+  } catch (err) {
+    throw new Error(`NS_DEFAULT_MAC_SETTINGS is not a valid MACSettings message: ${(err as Error).message}`);
+  }
+}
