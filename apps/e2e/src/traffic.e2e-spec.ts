@@ -13,7 +13,13 @@ import { type ConnectedGateway, connectGateways } from './gateways';
 import { Api, createApplications, expectStatus, sleep } from './http-client';
 
 type Start = () => Promise<StackUnderTest>;
-const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+// The data plane without the NS's DevStatusReq downlinks (the MAC layer's own suite has them).
+const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', NS_DEFAULT_MAC_SETTINGS: JSON.stringify({ status_count_periodicity: 0, status_time_periodicity: '0s' }) };
+/** An ABP device already on the plan's channels and RX2: no MAC commands to negotiate them. */
+const ON_PLAN = {
+  factory_preset_frequencies: ['868100000', '868300000', '868500000', '867100000', '867300000', '867500000', '867700000', '867900000'],
+  desired_rx2_data_rate_index: 0,
+};
 const ALL = ['is', 'js', 'ns', 'as', 'events', 'gs'] as const;
 const MODES: Array<[string, Start, { replicas: boolean }]> = [
   ['distributed', () => startDistributedStack({ components: [...ALL], env }), { replicas: false }],
@@ -139,7 +145,11 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
     const devAddr = randomDevAddr();
     const keys = { nwkSKey: randomKey(), appSKey: randomKey() };
     expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
-    const ns = abpNsDevice(ids, devAddr, keys.nwkSKey, { frequency_plan_id: 'EU_863_870_TTN', ...o.ns });
+    const ns = abpNsDevice(ids, devAddr, keys.nwkSKey, {
+      frequency_plan_id: 'EU_863_870_TTN',
+      ...o.ns,
+      mac_settings: { ...ON_PLAN, ...(o.ns?.mac_settings as Record<string, unknown> | undefined) },
+    });
     await reg.setOk('ns', app, dev, ns.device, ns.paths);
     const as = abpAsDevice(ids, devAddr, keys.appSKey);
     await reg.setOk('as', app, dev, { ...as.device, ...o.as }, [...as.paths, ...Object.keys(o.as ?? {})]);

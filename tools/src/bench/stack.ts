@@ -51,6 +51,10 @@ export async function startBenchStack(
     ADMIN_API_KEY: adminKey,
     PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    // The simulated devices answer no MAC command: with the default status periodicities, the NS
+    // would ask each of them for DevStatusAns in a downlink after every uplink (as TTS does for a
+    // device that never answers), which is not the traffic the uplink targets describe.
+    NS_DEFAULT_MAC_SETTINGS: JSON.stringify({ status_count_periodicity: 0, status_time_periodicity: '0s' }),
     ...databases,
   };
   const procs: Proc[] = [];

@@ -162,7 +162,7 @@ export class DataDownlinkService {
     answerAfterMerge(draft, uplink.after_merge ?? [], {
       rx_metadata: merged.rx_metadata,
       received_at: uplink.received_at ?? nowTimestamp(),
-      spreading_factor: rate && 'lora' in rate ? rate.lora.spreading_factor : undefined,
+      lora: rate && 'lora' in rate ? rate.lora : undefined,
     });
     const commands = plan
       ? downlinkCommands(draft, {
@@ -222,7 +222,8 @@ export class DataDownlinkService {
       if (!rate || payload.length > maxFrmPayload(plan.band_id, index)) return;
       const latest = (macState.recent_uplinks ?? []).at(-1) as { rx_metadata?: Array<Record<string, unknown>> } | undefined;
       const paths = downlinkPaths(latest?.rx_metadata ?? []);
-      if (!(await this.send(device, { item, queue, ack: false, adr: false }, { ...request, rx2_data_rate: rate.rate }, paths, ctx))) return;
+      if (!(await this.send(device, { item, queue, ack: false, adr: false, networkInitiated: true }, { ...request, rx2_data_rate: rate.rate }, paths, ctx)))
+        return;
     }
   }
 
@@ -288,7 +289,7 @@ export class DataDownlinkService {
    */
   private async send(
     device: NsDataDevice,
-    frame: { item?: QueuedDownlink; queue: QueuedDownlink[]; ack: boolean; adr: boolean; confFCnt?: number; mac?: DownlinkMac },
+    frame: { item?: QueuedDownlink; queue: QueuedDownlink[]; ack: boolean; adr: boolean; confFCnt?: number; mac?: DownlinkMac; networkInitiated?: boolean },
     request: Json,
     paths: ReturnType<typeof downlinkPaths>,
     ctx: RpcContext,
@@ -362,7 +363,7 @@ export class DataDownlinkService {
     }
     for (const { event, data } of mac?.events ?? []) this.events.publish(event, ids, { ctx: eventCtx, data });
     try {
-      await this.sent(device, item, fCnt, version, message, correlationIds, mac?.state);
+      await this.sent(device, item, fCnt, version, message, correlationIds, mac?.state, frame.networkInitiated);
     } catch (err) {
       this.logger.warn({ device_id: device.ids.device_id, error: (err as Error).message }, 'downlink sent, device not updated');
       return false;
@@ -379,6 +380,7 @@ export class DataDownlinkService {
     message: Json,
     correlationIds: string[],
     mac?: MacStateJson,
+    networkInitiated = false,
   ): Promise<void> {
     const { ids } = device;
     const key = { application_id: ids.application_ids.application_id, device_id: ids.device_id };
@@ -409,6 +411,8 @@ export class DataDownlinkService {
         }
         macState.rx_windows_available = false;
         macState.last_downlink_at = now;
+        // Class B and C downlinks go out without an uplink to answer.
+        if (networkInitiated) macState.last_network_initiated_downlink_at = now;
         const recent = {
           payload: message,
           correlation_ids: correlationIds,

@@ -1,4 +1,4 @@
-import { ALLOWED_PATHS, hasAnyField, NS_END_DEVICE_FIELDS, NS_EVENTS } from '@lorawan/api';
+import { ALLOWED_PATHS, hasAnyField, NS_END_DEVICE_FIELDS, NS_EVENTS, touchesField } from '@lorawan/api';
 import type { StackError } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
 import type { CompleteContext, Device, RegistryPolicy } from '@lorawan/registry';
@@ -87,7 +87,7 @@ export function completeNsDevice(input: Device, { created, previous, paths }: Co
   const settings = effectiveMacSettings(device.mac_settings, macDefaults);
   if (device.session && device.mac_state === undefined) {
     device.mac_state = newMacState({ lorawan_version: device.lorawan_version, frequencyPlan: plan, mac_settings: settings as never });
-  } else if (device.mac_state && hasAnyField(paths, 'mac_settings')) {
+  } else if (device.mac_state && touchesField(paths, 'mac_settings')) {
     // A changed desired setting is what the NS negotiates at the next downlink opportunity.
     device.mac_state = withDesiredSettings(device.mac_state as never, settings) as never;
   }

@@ -65,6 +65,11 @@ const DEMODULATION_FLOOR: Readonly<Record<number, Readonly<Record<number, number
 };
 
 /** dB of margin one data rate step costs (TTS `drStep`). */
+/** The required SNR (dB) to demodulate LoRa at a spreading factor and bandwidth (also LinkCheckAns's reference). */
+export function demodulationFloor(spreadingFactor: number, bandwidth: number): number | undefined {
+  return DEMODULATION_FLOOR[spreadingFactor]?.[bandwidth];
+}
+
 const DATA_RATE_STEP = 2.5;
 /** dB held back while the uplinks are too few to trust (TTS `safetyMargin`); also the smallest TX power increase made then. */
 const SAFETY_MARGIN = 2.5;

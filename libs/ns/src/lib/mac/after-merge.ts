@@ -1,5 +1,6 @@
 import { NS_MAC_EVENTS } from '@lorawan/api';
 import type { MacCommandJson } from '@lorawan/lorawan';
+import { demodulationFloor } from './adr';
 import { emit, type MacDraft, queueResponse } from './mac-draft';
 
 type Json = Record<string, unknown>;
@@ -8,16 +9,8 @@ type Json = Record<string, unknown>;
 export interface MergedUplinkView {
   rx_metadata: readonly Json[];
   received_at: string;
-  /** The uplink's LoRa spreading factor (undefined for FSK). */
-  spreading_factor?: number;
-}
-
-/**
- * Required SNR (dB) to demodulate LoRa at 125 kHz per spreading factor (Semtech SX1276 datasheet;
- * TTS `mac/link_check.go` demodulationFloor).
- */
-export function demodulationFloor(spreadingFactor: number): number | undefined {
-  return ({ 5: -2.5, 6: -5, 7: -7.5, 8: -10, 9: -12.5, 10: -15, 11: -17.5, 12: -20 } as Record<number, number>)[spreadingFactor];
+  /** The uplink's LoRa modulation (undefined for FSK). */
+  lora?: { spreading_factor: number; bandwidth: number };
 }
 
 /**
@@ -30,12 +23,13 @@ export function answerAfterMerge(draft: MacDraft, commands: readonly MacCommandJ
   for (const command of commands) {
     if (command.cid === 'CID_LINK_CHECK') {
       emit(draft, NS_MAC_EVENTS.linkCheck.request, {});
-      const floor = up.spreading_factor !== undefined ? demodulationFloor(up.spreading_factor) : 0;
+      const floor = up.lora ? demodulationFloor(up.lora.spreading_factor, up.lora.bandwidth) : 0;
       if (floor === undefined || up.rx_metadata.length === 0) continue;
       const snrs = up.rx_metadata.map((md) => md.snr).filter((s): s is number => typeof s === 'number');
       const best = snrs.length > 0 ? Math.max(...snrs) : floor;
       const gateways = new Set(up.rx_metadata.map((md) => JSON.stringify((md.gateway_ids as Json | undefined)?.gateway_id ?? md.gateway_ids))).size;
-      const ans = { margin: Math.max(0, Math.min(254, Math.round(best - floor))), gateway_count: Math.min(255, gateways) };
+      // Whole dB, truncated as TTS does.
+      const ans = { margin: Math.max(0, Math.min(254, Math.trunc(best - floor))), gateway_count: Math.min(255, gateways) };
       queueResponse(draft, { cid: 'CID_LINK_CHECK', link_check_ans: ans });
       emit(draft, NS_MAC_EVENTS.linkCheck.answer, ans);
     } else if (command.cid === 'CID_DEVICE_TIME') {
