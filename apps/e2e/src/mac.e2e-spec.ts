@@ -101,6 +101,7 @@ interface NsView {
   mac_state: {
     device_class?: string;
     lorawan_version?: string;
+    last_network_initiated_downlink_at?: string;
     last_dev_status_f_cnt_up?: number;
     pending_requests?: unknown[];
     current_parameters: Record<string, unknown>;
@@ -288,6 +289,15 @@ describe.each(MODES)('the MAC layer (%s)', (_mode, start) => {
     const adrState = (await ns(d.dev, ['mac_state'])).mac_state;
     expect(adrState.current_parameters.adr_data_rate_index).toBe(5);
     expect(adrState.current_parameters.adr_tx_power_index).toBe(req[1] & 0x0f);
+
+    // A weak link: an uplink without the ADR bit starts the ADR uplinks afresh, then the device at
+    // DR5 (SF7) and full power is heard below SF7's demodulation floor → a lower data rate.
+    expect(adrState.current_parameters.adr_tx_power_index).toBe(0);
+    await send(d.dev, uplink10(keys, d.devAddr, 8, []), 8);
+    const weak = await exchange(uplink10(keys, d.devAddr, 9, [], { adr: true }), { lsnr: -12 });
+    const lower = weak.packet.FOpts as Buffer;
+    expect(lower[0]).toBe(0x03);
+    expect(lower[1] >> 4).toBeLessThan(5);
   }, 120_000);
 
   it('LoRaWAN 1.1: the first uplink needs RekeyInd; then pending_session becomes session; DeviceModeInd switches to class C (encrypted FOpts)', async () => {
@@ -348,5 +358,9 @@ describe.each(MODES)('the MAC layer (%s)', (_mode, start) => {
     expect(down.txpk.freq).toBeCloseTo(869.525, 3);
     const packet = loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
     expect(loraPacket.decrypt(packet, hexBuf(keys.appSKey), hexBuf(keys.nwkSKey)).toString()).toBe('hi');
+    for (let i = 0; !(await ns(dev, ['mac_state'])).mac_state.last_network_initiated_downlink_at; i++) {
+      if (i > 100) throw new Error('last_network_initiated_downlink_at not set');
+      await sleep(20);
+    }
   }, 60_000);
 });

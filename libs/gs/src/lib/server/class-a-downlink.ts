@@ -1,6 +1,6 @@
 import type { TxRequest } from '@lorawan/api';
 import { type DataRate, dataRateIndexOf, downlinkEirp, type FrequencyPlan } from '@lorawan/lorawan';
-import type { StackError } from '@lorawan/errors';
+import { isStackError, type StackError } from '@lorawan/errors';
 import { ErrDataRate, ErrFrequencyNotAllowed, ErrNoRxWindow, ErrTooLate } from '../errors';
 import { classATimestamp, toTxpk } from '../udp/txpk';
 import type { UplinkToken } from '../udp/uplink-token';
@@ -41,17 +41,29 @@ export function asDataRate(value: unknown): DataRate | undefined {
 }
 
 /**
- * A class B/C downlink sent now (TTS: `imme` when the request names no time): a class C device
- * listens on its RX2 channel whenever it is not transmitting. The request's RX2 frequency and data
- * rate; the sub-band's limit as power.
+ * The RX2 fields of a class B or C request (class B: the ping slot's channel), checked against the
+ * gateway's plan: a downlink data rate of the band, a frequency in one of the plan's sub-bands,
+ * whose limit is the power.
  */
-export function planClassCDownlink(payload: Buffer, request: TxRequest, plan: FrequencyPlan, now = Date.now(), antennaGain = 0): ClassADownlink | StackError {
+export function rx2Channel(request: TxRequest, plan: FrequencyPlan): { frequency: string; rate: DataRate; eirp: number } | StackError {
   if (request.rx2_frequency === undefined || request.rx2_data_rate === undefined) return ErrNoRxWindow.with();
   const rate = asDataRate(request.rx2_data_rate);
   if (!rate || dataRateIndexOf(plan.band_id, rate, true) === undefined) return ErrDataRate.with({ band_id: plan.band_id });
   const frequency = request.rx2_frequency;
   const eirp = downlinkEirp(plan, frequency);
   if (eirp === undefined) return ErrFrequencyNotAllowed.with({ frequency, frequency_plan_id: plan.id });
+  return { frequency, rate, eirp };
+}
+
+/**
+ * A class B/C downlink sent now (TTS: `imme` when the request names no time): a class C device
+ * listens on its RX2 channel whenever it is not transmitting. The request's RX2 frequency and data
+ * rate; the sub-band's limit as power.
+ */
+export function planClassCDownlink(payload: Buffer, request: TxRequest, plan: FrequencyPlan, now = Date.now(), antennaGain = 0): ClassADownlink | StackError {
+  const channel = rx2Channel(request, plan);
+  if (isStackError(channel)) return channel;
+  const { frequency, rate, eirp } = channel;
   return {
     window: 'rx2',
     delay: 0,

@@ -1,9 +1,9 @@
 import type { TxRequest } from '@lorawan/api';
-import type { StackError } from '@lorawan/errors';
-import { dataRateIndexOf, downlinkEirp, type FrequencyPlan, utcToGpsMs } from '@lorawan/lorawan';
-import { ErrDataRate, ErrFrequencyNotAllowed, ErrNoAbsoluteTime, ErrNoGpsSync, ErrNoRxWindow, ErrTooLate } from '../errors';
+import { isStackError, type StackError } from '@lorawan/errors';
+import { type FrequencyPlan, utcToGpsMs } from '@lorawan/lorawan';
+import { ErrNoAbsoluteTime, ErrNoGpsSync, ErrTooLate } from '../errors';
 import { toTxpk } from '../udp/txpk';
-import { asDataRate, type ClassADownlink, SCHEDULE_MARGIN_MS } from './class-a-downlink';
+import { type ClassADownlink, rx2Channel, SCHEDULE_MARGIN_MS } from './class-a-downlink';
 
 /**
  * A class B downlink: sent in the ping slot the NS chose, at the request's `absolute_time` (TTS
@@ -24,12 +24,9 @@ export function planClassBDownlink(
   const transmitAt = request.absolute_time === undefined ? Number.NaN : Date.parse(request.absolute_time);
   if (!Number.isFinite(transmitAt)) return ErrNoAbsoluteTime.with();
   if (!gpsSynced) return ErrNoGpsSync.with();
-  if (request.rx2_frequency === undefined || request.rx2_data_rate === undefined) return ErrNoRxWindow.with();
-  const rate = asDataRate(request.rx2_data_rate);
-  if (!rate || dataRateIndexOf(plan.band_id, rate, true) === undefined) return ErrDataRate.with({ band_id: plan.band_id });
-  const frequency = request.rx2_frequency;
-  const eirp = downlinkEirp(plan, frequency);
-  if (eirp === undefined) return ErrFrequencyNotAllowed.with({ frequency, frequency_plan_id: plan.id });
+  const channel = rx2Channel(request, plan);
+  if (isStackError(channel)) return channel;
+  const { frequency, rate, eirp } = channel;
   if (transmitAt - now < SCHEDULE_MARGIN_MS) return ErrTooLate.with({ delay_ms: transmitAt - now, min_ms: SCHEDULE_MARGIN_MS });
   return {
     window: 'rx2',

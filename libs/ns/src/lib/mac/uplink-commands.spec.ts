@@ -1,3 +1,4 @@
+import { decodeMessage, MACState } from '@lorawan/api';
 import { encodeMacCommands, type FrequencyPlan, getFrequencyPlan, type MacCommandJson, parseMacCommands } from '@lorawan/lorawan';
 import { newMacState } from '../mac-state/new-mac-state';
 import type { MacDevice, MacStateJson } from './mac-draft';
@@ -313,5 +314,34 @@ describe('desired settings', () => {
     );
     expect(state(r).desired_parameters).toMatchObject({ rx1_delay: 3, max_duty_cycle: 'DUTY_CYCLE_4' });
     expect(state(r).current_parameters).toMatchObject({ rx1_delay: 1, max_duty_cycle: 'DUTY_CYCLE_1' });
+  });
+});
+
+describe('bad input never corrupts the device', () => {
+  it('random FOpts (wrong lengths, unknown CIDs, answers without request): no throw, a valid MACState, registry fields in range', () => {
+    let seed = 42;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const withRequests = device(
+      {},
+      pending(
+        { cid: 'CID_DEV_STATUS', dev_status_req: {} },
+        {
+          cid: 'CID_LINK_ADR',
+          link_adr_req: { data_rate_index: 5, tx_power_index: 1, nb_trans: 1, channel_mask: Array(16).fill(true), channel_mask_control: 0 },
+        },
+        { cid: 'CID_NEW_CHANNEL', new_channel_req: { channel_index: 3, frequency: '867100000', min_data_rate_index: 0, max_data_rate_index: 5 } },
+      ),
+    );
+    for (let i = 0; i < 2000; i++) {
+      const bytes = Buffer.from(Array.from({ length: 1 + Math.floor(random() * 15) }, () => Math.floor(random() * (random() < 0.7 ? 0x14 : 0x100))));
+      const r = apply(withRequests, { ...uplink([]), commands: parseMacCommands(bytes, 'uplink') });
+      expect(() => decodeMessage(MACState, JSON.parse(JSON.stringify(state(r))))).not.toThrow();
+      const battery = r.device.battery_percentage as number | undefined;
+      if (battery !== undefined) expect(battery >= 0 && battery <= 1).toBe(true);
+      const margin = r.device.downlink_margin as number | undefined;
+      if (margin !== undefined) expect(margin >= -32 && margin <= 31).toBe(true);
+      for (const index of [...(state(r).rejected_adr_data_rate_indexes ?? []), ...(state(r).rejected_adr_tx_power_indexes ?? [])])
+        expect(index).toBeLessThanOrEqual(15);
+    }
   });
 });
