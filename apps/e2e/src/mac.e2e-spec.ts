@@ -324,6 +324,76 @@ describe.each(MODES)('the MAC layer (%s)', (_mode, start) => {
     expect(seen.map((e) => e.name)).toEqual(expect.arrayContaining(['ns.mac.rekey.indication', 'ns.mac.rekey.confirmation', 'ns.class.switch.c']));
   }, 60_000);
 
+  it('LoRaWAN 1.1 ABP: ResetInd → ResetConf; DutyCycleReq, NewChannelReq, LinkADRReq and ADRParamSetupReq in an FPort 0 payload, answered and current', async () => {
+    const dev = uid('abp11');
+    const ids = { device_id: dev, dev_eui: randomEui() };
+    const devAddr = randomDevAddr();
+    const keys: Keys11 = { fNwkSIntKey: randomKey(), sNwkSIntKey: randomKey(), nwkSEncKey: randomKey(), appSKey: randomKey() };
+    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
+    const base = abpNsDevice(ids, devAddr, keys.fNwkSIntKey, {
+      frequency_plan_id: 'EU_863_870_TTN',
+      lorawan_version: 'MAC_V1_1',
+      lorawan_phy_version: 'PHY_V1_1_REV_B',
+      mac_settings: {
+        status_count_periodicity: 0,
+        status_time_periodicity: '0s',
+        desired_rx2_data_rate_index: 0,
+        desired_max_duty_cycle: 'DUTY_CYCLE_4',
+        desired_adr_ack_limit_exponent: 'ADR_ACK_LIMIT_128',
+      },
+    });
+    const device = {
+      ...base.device,
+      session: {
+        ...(base.device.session as Record<string, unknown>),
+        keys: {
+          session_key_id: 'AQID',
+          f_nwk_s_int_key: { key: keys.fNwkSIntKey },
+          s_nwk_s_int_key: { key: keys.sNwkSIntKey },
+          nwk_s_enc_key: { key: keys.nwkSEncKey },
+        },
+      },
+    };
+    await reg.setOk('ns', app, dev, device, [...base.paths, 'session.keys.s_nwk_s_int_key.key', 'session.keys.nwk_s_enc_key.key']);
+    const stream = await events(dev);
+    // ResetInd (1.1), encrypted in FOpts.
+    const answer = await exchange(uplink11(keys, devAddr, 0, [0x01, 0x01]));
+    const down = answer.packet;
+    expect(down.getFPort()).toBe(0);
+    expect(loraPacket.verifyMIC(down, hexBuf(keys.sNwkSIntKey), hexBuf(keys.sNwkSIntKey), undefined, Buffer.alloc(2))).toBe(true);
+    // FPort 0: the commands are the FRMPayload, encrypted with the NwkSEncKey.
+    const commands = loraPacket.decrypt(down, undefined, hexBuf(keys.nwkSEncKey));
+    const read: number[] = [];
+    const lengths: Record<number, number> = { 0x01: 1, 0x03: 4, 0x04: 1, 0x07: 5, 0x0c: 1 };
+    for (let i = 0; i < commands.length; i += 1 + lengths[commands[i]]) read.push(commands[i]);
+    expect(read).toEqual([0x01, 0x04, 0x07, 0x07, 0x07, 0x07, 0x07, 0x03, 0x0c]);
+    // ResetConf (1.1), DutyCycleReq (1/4: MaxDCycle 2), the plan's first extra channel (867.1 MHz, DR0–5), ADRParamSetupReq (limit 128 = 7).
+    expect([...commands.subarray(0, 4)]).toEqual([0x01, 0x01, 0x04, 2]);
+    expect([...commands.subarray(4, 10)]).toEqual([0x07, 3, ...[8671000 & 0xff, (8671000 >> 8) & 0xff, 8671000 >> 16], 0x50]);
+    expect(commands[commands.length - 1] >> 4).toBe(7);
+    const seen: EventJson[] = [];
+    await until(stream, 'ns.mac.adr_param_setup.request', seen);
+    expect(seen.map((e) => e.name)).toEqual(expect.arrayContaining(['ns.mac.reset.indication', 'ns.mac.reset.confirmation', 'ns.mac.new_channel.request']));
+    // All accepted, in 14 bytes of FOpts.
+    const acks = [0x04, ...[0, 1, 2, 3, 4].flatMap(() => [0x07, 0x03]), 0x03, 0x07, 0x0c];
+    await send(dev, uplink11(keys, devAddr, 1, acks), 1);
+    const current = (await ns(dev, ['mac_state'])).mac_state.current_parameters as {
+      channels: Array<{ uplink_frequency: string; enable_uplink: boolean }>;
+    } & Record<string, unknown>;
+    expect(current).toMatchObject({ max_duty_cycle: 'DUTY_CYCLE_4', adr_ack_limit_exponent: 'ADR_ACK_LIMIT_128' });
+    expect(current.channels.filter((c) => c.enable_uplink).map((c) => c.uplink_frequency)).toEqual([
+      '868100000',
+      '868300000',
+      '868500000',
+      '867100000',
+      '867300000',
+      '867500000',
+      '867700000',
+      '867900000',
+    ]);
+    await until(stream, 'ns.mac.adr_param_setup.answer');
+  }, 60_000);
+
   it('the ClassB bit moves a class B device to class B; its downlinks go out in ping slots, GPS-timed, through a gateway with GPS', async () => {
     const dev = uid('classb');
     const ids = { device_id: dev, dev_eui: randomEui() };
