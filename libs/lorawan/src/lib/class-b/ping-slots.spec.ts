@@ -115,7 +115,7 @@ describe('class B ping slots (LoRaWAN 1.0.4 §13)', () => {
   it('ping slot frequency: the configured one, else the band’s fixed channel (RP002)', () => {
     expect(pingSlotFrequency('EU_863_870', DEV_ADDR, BEACON / 1000)).toBe('869525000');
     expect(pingSlotFrequency('AS_923', DEV_ADDR, BEACON / 1000)).toBe('923400000');
-    expect(pingSlotFrequency('IN_865_867', DEV_ADDR, BEACON / 1000)).toBe('866550000');
+    expect(pingSlotFrequency('IN_865_867', DEV_ADDR, BEACON / 1000)).toBe('866500000');
     expect(pingSlotFrequency('EU_863_870', DEV_ADDR, BEACON / 1000, '868300000')).toBe('868300000');
     expect(pingSlotFrequency('US_902_928', DEV_ADDR, BEACON / 1000, 869_100_000)).toBe('869100000');
     // PingSlotChannelReq with frequency 0 restores the default (§14.2).

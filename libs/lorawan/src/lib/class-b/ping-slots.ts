@@ -1,6 +1,6 @@
 import { PingSlotPeriod } from '@lorawan/api';
 import { aesEncrypt, leBytes } from '@lorawan/crypto';
-import { hz, US_AU_DOWNLINK_CHANNELS } from '../frequency-plans/bands';
+import { getBand, hz, US_AU_DOWNLINK_CHANNELS } from '../frequency-plans/bands';
 import type { BandId, Hz } from '../frequency-plans/types';
 
 /**
@@ -99,18 +99,16 @@ export function nextPingSlot(devAddr: string, periodicity: string | number, afte
 }
 
 /**
- * Default ping slot frequencies by band (RP002-1.0.x "Class B" parameters of each band; TTS
- * `pkg/band` PingSlotFrequencies): one fixed channel, or the eight 500 kHz downlink channels of
- * US915/AU915 (923.3 MHz + 600 kHz × i) hopped per beacon period. IN865 is 866.550 MHz as RP002 and
- * LoRaMac-node have it (TTS and `bands.ts` carry 866.5 MHz).
+ * Default ping slot frequencies by band (TTS `pkg/band` PingSlotFrequencies): the band table's one
+ * fixed channel, or the eight 500 kHz downlink channels of US915/AU915 (923.3 MHz + 600 kHz × i)
+ * hopped per beacon period. One source with the band table: IN865 is 866.5 MHz there, as in TTS
+ * (RP002 and LoRaMac-node have 866.55 MHz).
  */
-const DEFAULT_PING_SLOT_FREQUENCIES: { readonly [K in BandId]: readonly Hz[] } = {
-  EU_863_870: [hz(869_525_000)],
-  AS_923: [hz(923_400_000)],
-  IN_865_867: [hz(866_550_000)],
-  US_902_928: US_AU_DOWNLINK_CHANNELS.map((c) => c.frequency),
-  AU_915_928: US_AU_DOWNLINK_CHANNELS.map((c) => c.frequency),
-};
+function defaultPingSlotFrequencies(bandId: BandId): readonly Hz[] {
+  if (bandId === 'US_902_928' || bandId === 'AU_915_928') return US_AU_DOWNLINK_CHANNELS.map((c) => c.frequency);
+  const fixed = getBand(bandId).ping_slot_frequency;
+  return fixed ? [fixed] : [];
+}
 
 /**
  * The frequency of a device's ping slots in the beacon period of `beaconTimeSeconds` (GPS seconds;
@@ -121,8 +119,8 @@ const DEFAULT_PING_SLOT_FREQUENCIES: { readonly [K in BandId]: readonly Hz[] } =
  */
 export function pingSlotFrequency(bandId: BandId, devAddr: string, beaconTimeSeconds: number, configured?: Hz | number): Hz {
   if (configured !== undefined && Number(configured) > 0) return hz(Number(configured));
-  const frequencies = DEFAULT_PING_SLOT_FREQUENCIES[bandId];
-  if (!frequencies) throw new RangeError(`no ping slot frequency for band ${JSON.stringify(bandId)}`);
+  const frequencies = defaultPingSlotFrequencies(bandId);
+  if (frequencies.length === 0) throw new RangeError(`no ping slot frequency for band ${JSON.stringify(bandId)}`);
   if (frequencies.length === 1) return frequencies[0];
   // The little-endian bytes read back little-endian: the hex's value, validated.
   const addr = leBytes(devAddr, 4, 'DevAddr').readUInt32LE(0);
