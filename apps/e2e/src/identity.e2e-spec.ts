@@ -541,8 +541,7 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
       await access.createApplication(keyApp);
       await access.createUser(user);
       const appKey = await access.createKey('application', keyApp, [R.APP_ALL]);
-      // A non-admin user who collaborates on neither application (its key holds user rights only:
-      // this stack lets no one but the user itself give a user key rights on other entities).
+      // A non-admin user who collaborates on neither application (its key holds user rights only).
       const userKey = await access.createKey('user', user, [R.USER_INFO, 'RIGHT_USER_APPLICATIONS_LIST']);
       for (const key of [appKey, userKey]) {
         for (const path of [

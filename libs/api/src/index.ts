@@ -19,6 +19,8 @@ export * from './lib/messages/field-mask';
 export * from './lib/messages/end-device';
 export * from './lib/messages/end-device-requests';
 export * from './lib/messages/identity';
+export * from './lib/messages/collaborators';
+export * from './lib/messages/client';
 export * from './lib/rpc/rights';
 export * from './lib/rpc/context';
 export * from './lib/rpc/define-rpc';

@@ -37,6 +37,9 @@ export const ErrApplicationNotFound = defineError(
   Code.NotFound,
 );
 export const ErrGatewayNotFound = defineError('pkg/identityserver/store', 'gateway_not_found', 'gateway with id `{gateway_id}` not found', Code.NotFound);
+export const ErrClientNotFound = defineError('pkg/identityserver/store', 'client_not_found', 'client with id `{client_id}` not found', Code.NotFound);
+/** TTS `RequireAdminForFieldUpdate` (clients' state, endorsement, grants…). */
+export const ErrUpdateAdminField = defineError('pkg/identityserver', 'update_admin_field', 'only admins can update the `{field}` field', Code.PermissionDenied);
 export const ErrGatewayNotFoundByEUI = defineError(
   'pkg/identityserver/store',
   'gateway_not_found_by_eui',

@@ -31,6 +31,8 @@ export const REDACTED_PATHS = [
   '*.downlink_api_key',
   'key',
   '*.key',
+  'secret',
+  '*.secret',
   'headers',
   '*.headers',
 ];

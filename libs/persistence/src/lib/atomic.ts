@@ -11,7 +11,7 @@ export interface Statement {
 interface SqliteConnection {
   readonly inTransaction: boolean;
   transaction<T>(fn: () => T): () => T;
-  prepare(sql: string): { run(...params: unknown[]): { changes: number } };
+  prepare(sql: string): { run(...params: unknown[]): { changes: number }; all(...params: unknown[]): unknown[] };
 }
 
 /** How long a write waits for another transaction on the shared SQLite connection to finish. */
@@ -62,11 +62,7 @@ async function runOnMysql(runner: QueryRunner, statements: readonly Statement[])
 }
 
 async function runOnSqlite(db: SqliteConnection, statements: readonly Statement[]): Promise<number[]> {
-  const deadline = Date.now() + SQLITE_BUSY_WAIT_MS;
-  while (db.inTransaction) {
-    if (Date.now() > deadline) throw sqliteBusy();
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
+  await waitForSqlite(db);
   const run = db.transaction(() => statements.map(({ sql, params }) => db.prepare(sql).run(...params.map(sqlValue)).changes));
   return run();
 }
@@ -85,4 +81,60 @@ function sqlValue(value: string | number | boolean | null | undefined): string |
   if (value === undefined) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
   return value;
+}
+
+/** A read of `readThenWrite`; `lock` makes it a locking read on MySQL (`FOR UPDATE`; SQLite transactions are serial anyway). */
+export interface Read extends Statement {
+  lock?: boolean;
+}
+
+/**
+ * Reads, decides and writes as one transaction: `decide` gets the rows of each read and answers a
+ * result and the statements to apply; when it throws, nothing is written and the error propagates.
+ * `decide` is synchronous, so on SQLite the whole runs as one better-sqlite3 transaction (see
+ * `runAtomically`); on MySQL the locking reads hold their rows until the commit, so two
+ * transactions deciding on the same rows run one after the other.
+ */
+export async function readThenWrite<T>(
+  dataSource: DataSource,
+  reads: readonly Read[],
+  decide: (rows: Array<Array<Record<string, unknown>>>) => { result: T; writes: readonly Statement[] },
+): Promise<T> {
+  if (!isMysql(dataSource)) {
+    const db = sqliteConnection(dataSource);
+    await waitForSqlite(db);
+    const run = db.transaction(() => {
+      const rows = reads.map(({ sql, params }) => db.prepare(sql).all(...params.map(sqlValue)) as Array<Record<string, unknown>>);
+      const { result, writes } = decide(rows);
+      for (const { sql, params } of writes) db.prepare(sql).run(...params.map(sqlValue));
+      return result;
+    });
+    return run();
+  }
+  for (let attempt = 1; ; attempt++) {
+    const runner = dataSource.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      const rows: Array<Array<Record<string, unknown>>> = [];
+      for (const { sql, params, lock } of reads)
+        rows.push((await runner.query(lock ? `${sql} FOR UPDATE` : sql, params.map(sqlValue))) as Array<Record<string, unknown>>);
+      const { result, writes } = decide(rows);
+      for (const { sql, params } of writes) await runner.query(sql, params.map(sqlValue));
+      await runner.commitTransaction();
+      return result;
+    } catch (err) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(err)) throw err;
+    } finally {
+      await runner.release();
+    }
+  }
+}
+
+async function waitForSqlite(db: SqliteConnection): Promise<void> {
+  const deadline = Date.now() + SQLITE_BUSY_WAIT_MS;
+  while (db.inTransaction) {
+    if (Date.now() > deadline) throw sqliteBusy();
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
 }

@@ -1,5 +1,5 @@
 import { Right } from '../rpc/rights';
-import { apiKeyEvents, defineEvent, deviceRegistryEvents, entityRegistryEvents } from './definitions';
+import { apiKeyEvents, collaboratorEvents, defineEvent, deviceRegistryEvents, entityRegistryEvents } from './definitions';
 
 /**
  * The events each component emits, defined once per component (names, visibility and data as TTS,
@@ -11,10 +11,14 @@ export const IS_EVENTS = {
   endDevice: deviceRegistryEvents('end_device', 'Identity Server'),
   application: entityRegistryEvents('application', [Right.RIGHT_APPLICATION_INFO], { restore: true }),
   applicationApiKey: apiKeyEvents('application', [Right.RIGHT_APPLICATION_SETTINGS_API_KEYS]),
+  applicationCollaborator: collaboratorEvents('application', [Right.RIGHT_APPLICATION_SETTINGS_COLLABORATORS, Right.RIGHT_USER_APPLICATIONS_LIST]),
   gateway: entityRegistryEvents('gateway', [Right.RIGHT_GATEWAY_INFO], { restore: true }),
   gatewayApiKey: apiKeyEvents('gateway', [Right.RIGHT_GATEWAY_SETTINGS_API_KEYS]),
+  gatewayCollaborator: collaboratorEvents('gateway', [Right.RIGHT_GATEWAY_SETTINGS_COLLABORATORS, Right.RIGHT_USER_GATEWAYS_LIST]),
   user: entityRegistryEvents('user', [Right.RIGHT_USER_INFO]),
   userApiKey: apiKeyEvents('user', [Right.RIGHT_USER_SETTINGS_API_KEYS]),
+  /** OAuth clients (TTS `client_registry.go`): no data but the update's field-mask paths, never the secret. */
+  client: entityRegistryEvents('client', [Right.RIGHT_CLIENT_INFO], { restore: true }),
 };
 
 /** Join Server. */

@@ -77,3 +77,14 @@ export function apiKeyEvents(entity: string, visibility: Right[]) {
     delete: defineEvent(`${entity}.api-key.delete`, `delete ${entity} API key`, { visibility }),
   };
 }
+
+/**
+ * `<entity>.collaborator.update|delete` (TTS `<entity>_access.go`): identifiers = the entity's and
+ * the collaborator's; update data = the Collaborator as set, delete has none.
+ */
+export function collaboratorEvents(entity: string, visibility: Right[]) {
+  return {
+    update: defineEvent(`${entity}.collaborator.update`, `update ${entity} collaborator`, { visibility, dataType: 'ttn.lorawan.v3.Collaborator' }),
+    delete: defineEvent(`${entity}.collaborator.delete`, `delete ${entity} collaborator`, { visibility }),
+  };
+}

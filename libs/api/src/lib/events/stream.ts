@@ -3,12 +3,15 @@ import { Str, Timestamp, Uint32, StringList } from '../json/fields';
 const SESSION_ID_PATTERN_SOURCE = /^[0-9A-Za-z]{10,40}$/;
 import type { ErrorDetails } from '@lorawan/errors';
 import type { EventJson } from './event';
-import { Message, Messages, Required } from '../json/nested';
-import { ApplicationIdentifiers, EndDeviceIdentifiers, GatewayIdentifiers, Id, OrganizationIdentifiers, UserIdentifiers } from '../messages/identifiers';
-
-export class ClientIdentifiers {
-  @Required() @Id() client_id!: string;
-}
+import { Message, Messages } from '../json/nested';
+import {
+  ApplicationIdentifiers,
+  ClientIdentifiers,
+  EndDeviceIdentifiers,
+  GatewayIdentifiers,
+  OrganizationIdentifiers,
+  UserIdentifiers,
+} from '../messages/identifiers';
 
 /** `ttn.lorawan.v3.EntityIdentifiers`: exactly one of its fields is set (checked by the events service). */
 export class EntityIdentifiers {

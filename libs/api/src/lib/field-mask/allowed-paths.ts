@@ -1,6 +1,7 @@
 import ttsPaths from './tts-fieldmask-paths.json';
 import { EndDevice } from '../messages/end-device';
 import { Application, Gateway, User } from '../messages/identity';
+import { Client } from '../messages/client';
 import { contractPaths, wrapperPathCanonicaliser } from './contract-paths';
 import { APPLICATION_LINK_PATHS, DEPRECATED_APPLICATION_LINK_PATHS } from '../messages/application-link';
 
@@ -155,6 +156,9 @@ const APPLICATION_PATHS: ReadonlySet<string> = new Set(contractPaths(Application
 const GATEWAY_PATHS: ReadonlySet<string> = new Set(contractPaths(Gateway).filter((p) => !isContactSubPath(p)));
 const USER_PATHS: ReadonlySet<string> = new Set(contractPaths(User).filter((p) => p !== 'password'));
 const applicationPaths = (rpc: TtsRpc) => subset(rpc, (p) => APPLICATION_PATHS.has(p));
+/** TTS `field_mask_validation.go`: a client's `secret` may be set by Update, never selected by Get or List. */
+const CLIENT_UPDATE_PATHS: ReadonlySet<string> = new Set(contractPaths(Client).filter((p) => !isContactSubPath(p)));
+const CLIENT_READ_PATHS: ReadonlySet<string> = new Set([...CLIENT_UPDATE_PATHS].filter((p) => p !== 'secret'));
 
 export const ALLOWED_PATHS = {
   'EndDeviceRegistry.Get': subset('/ttn.lorawan.v3.EndDeviceRegistry/Get', isField),
@@ -178,6 +182,9 @@ export const ALLOWED_PATHS = {
   'UserRegistry.Get': USER_PATHS,
   'UserRegistry.List': USER_PATHS,
   'UserRegistry.Update': USER_PATHS,
+  'ClientRegistry.Get': CLIENT_READ_PATHS,
+  'ClientRegistry.List': CLIENT_READ_PATHS,
+  'ClientRegistry.Update': CLIENT_UPDATE_PATHS,
   'ApplicationWebhookRegistry.Get': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/Get', isWebhookField),
   'ApplicationWebhookRegistry.List': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/List', isWebhookField),
   'ApplicationWebhookRegistry.Set': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/Set', isWebhookField),

@@ -36,6 +36,11 @@ export class UserIdentifiers {
   @Str({ maxLength: 320 }) email?: string;
 }
 
+/** An OAuth client (TTS `ClientIdentifiers`). */
+export class ClientIdentifiers {
+  @Required() @Id() client_id!: string;
+}
+
 export class OrganizationIdentifiers {
   @Required() @Id() organization_id!: string;
 }

@@ -76,6 +76,32 @@ describe('RPC table', () => {
     expect(del.rights).toEqual([WRITE]);
   });
 
+  it.each([
+    ['ApplicationAccess', 'applications', 'application_ids.application_id', Right.RIGHT_APPLICATION_SETTINGS_COLLABORATORS],
+    ['GatewayAccess', 'gateways', 'gateway_ids.gateway_id', Right.RIGHT_GATEWAY_SETTINGS_COLLABORATORS],
+  ] as const)('%s: the collaborator RPCs as TTS binds them', (service, collection, idField, right) => {
+    const base = `/${collection}/{${idField}}`;
+    const list = RPCS[`${service}.ListCollaborators`];
+    const get = RPCS[`${service}.GetCollaborator`];
+    const set = RPCS[`${service}.SetCollaborator`];
+    const del = RPCS[`${service}.DeleteCollaborator`];
+    expect(list.http).toEqual([{ verb: 'GET', path: `${base}/collaborators` }]);
+    expect(get.http).toEqual([
+      { verb: 'GET', path: `${base}/collaborator/user/{collaborator.user_ids.user_id}` },
+      { verb: 'GET', path: `${base}/collaborator/organization/{collaborator.organization_ids.organization_id}` },
+    ]);
+    expect(set.http).toEqual([{ verb: 'PUT', path: `${base}/collaborators`, body: '*' }]);
+    expect(del.http).toEqual([
+      { verb: 'DELETE', path: `${base}/collaborator/user/{collaborator_ids.user_ids.user_id}` },
+      { verb: 'DELETE', path: `${base}/collaborator/organization/{collaborator_ids.organization_ids.organization_id}` },
+    ]);
+    for (const def of [list, get, set, del]) expect(def.entity?.path).toBe(idField);
+    // List: some right on the entity (the handler shows rights only to who may manage collaborators).
+    expect(list.rights).toEqual([]);
+    expect(list.paginated).toBe(true);
+    for (const def of [get, set, del]) expect(def.rights).toEqual([right]);
+  });
+
   it('finds the rights entity of each request shape', () => {
     expect(entityIdOf(RPCS['NsEndDeviceRegistry.Get'], request('NsEndDeviceRegistry.Get'))).toBe('app-1');
     expect(entityIdOf(RPCS['NsEndDeviceRegistry.Set'], request('NsEndDeviceRegistry.Set'))).toBe('app-1');

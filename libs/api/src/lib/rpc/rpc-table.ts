@@ -43,12 +43,23 @@ import {
   UpdateUserRequest,
 } from '../messages/identity';
 import { ApplicationIdentifiers, GatewayIdentifiers, UserIdentifiers } from '../messages/identifiers';
+import {
+  DeleteApplicationCollaboratorRequest,
+  DeleteGatewayCollaboratorRequest,
+  GetApplicationCollaboratorRequest,
+  GetGatewayCollaboratorRequest,
+  ListApplicationCollaboratorsRequest,
+  ListGatewayCollaboratorsRequest,
+  SetApplicationCollaboratorRequest,
+  SetGatewayCollaboratorRequest,
+} from '../messages/collaborators';
 import { Right } from './rights';
 import { applicationAt, type ComponentName, defineRpc, type MaskRight, type RpcDefinition, rpcSubject } from './define-rpc';
 import { StreamEventsRequest } from '../events/stream';
 import { webhookRpcs } from './webhook-rpcs';
 import { appAsRpcs } from './app-as-rpcs';
 import { linkRpcs } from './link-rpcs';
+import { clientRpcs } from './client-rpcs';
 import { dataplaneRpcs } from './dataplane-rpcs';
 
 const app = applicationAt;
@@ -106,6 +117,7 @@ export const RPCS = {
     request: DeleteEndDeviceRequest,
   }),
   ...identityRpcs(),
+  ...clientRpcs(),
   ...webhookRpcs(),
   ...appAsRpcs(),
   ...linkRpcs(),
@@ -322,6 +334,12 @@ function identityRpcs() {
         delete: DeleteApplicationAPIKeyRequest,
       },
     ),
+    ...collaboratorRpcs('ApplicationAccess', 'applications', 'application_ids', app, R.RIGHT_APPLICATION_SETTINGS_COLLABORATORS, {
+      list: ListApplicationCollaboratorsRequest,
+      get: GetApplicationCollaboratorRequest,
+      set: SetApplicationCollaboratorRequest,
+      delete: DeleteApplicationCollaboratorRequest,
+    }),
 
     'GatewayRegistry.Create': rpc({
       service: 'GatewayRegistry',
@@ -415,6 +433,12 @@ function identityRpcs() {
       update: UpdateGatewayAPIKeyRequest,
       delete: DeleteGatewayAPIKeyRequest,
     }),
+    ...collaboratorRpcs('GatewayAccess', 'gateways', 'gateway_ids', gtw, R.RIGHT_GATEWAY_SETTINGS_COLLABORATORS, {
+      list: ListGatewayCollaboratorsRequest,
+      get: GetGatewayCollaboratorRequest,
+      set: SetGatewayCollaboratorRequest,
+      delete: DeleteGatewayCollaboratorRequest,
+    }),
   } satisfies Record<string, RpcDefinition>;
 }
 
@@ -451,6 +475,61 @@ function apiKeyRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'UserAcces
     }),
     [`${service}.DeleteAPIKey`]: rpc({ ...common, method: 'DeleteAPIKey', http: [{ verb: 'DELETE', path: `${base}/{key_id}` }], request: requests.delete }),
   } as Record<`${S}.${'CreateAPIKey' | 'ListAPIKeys' | 'GetAPIKey' | 'UpdateAPIKey' | 'DeleteAPIKey'}`, RpcDefinition>;
+}
+
+/**
+ * `<Entity>Access` collaborator RPCs (TTS `application_services.proto`, `gateway_services.proto`):
+ * `GET|PUT /<collection>/{ids}/collaborators`, `GET|DELETE …/collaborator/user/{…}` (and
+ * `…/organization/{…}`, refused by the IS until organizations exist). Get, Set and Delete need
+ * `<KIND>_SETTINGS_COLLABORATORS`; List only a caller (TTS: without that right it shows the
+ * collaborators' identifiers only). Set also needs every right it adds or removes (the handler's check).
+ */
+function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess'>(
+  service: S,
+  collection: string,
+  idsField: string,
+  at: (path: string) => NonNullable<RpcDefinition['entity']>,
+  right: Right,
+  requests: { list: ClassConstructor<object>; get: ClassConstructor<object>; set: ClassConstructor<object>; delete: ClassConstructor<object> },
+) {
+  const idField = `${idsField}.${idsField.replace(/_ids$/, '_id')}`;
+  const base = `/${collection}/{${idField}}`;
+  const common = { service, component: 'is' as const, entity: at(idField) };
+  const byMember = (field: string) => [
+    `${base}/collaborator/user/{${field}.user_ids.user_id}`,
+    `${base}/collaborator/organization/{${field}.organization_ids.organization_id}`,
+  ];
+  return {
+    [`${service}.ListCollaborators`]: rpc({
+      ...common,
+      method: 'ListCollaborators',
+      http: [{ verb: 'GET', path: `${base}/collaborators` }],
+      rights: [],
+      request: requests.list,
+      paginated: true,
+    }),
+    [`${service}.GetCollaborator`]: rpc({
+      ...common,
+      method: 'GetCollaborator',
+      http: byMember('collaborator').map((path) => ({ verb: 'GET' as const, path })),
+      rights: [right],
+      request: requests.get,
+    }),
+    [`${service}.SetCollaborator`]: rpc({
+      ...common,
+      method: 'SetCollaborator',
+      http: [{ verb: 'PUT', path: `${base}/collaborators`, body: '*' }],
+      rights: [right],
+      request: requests.set,
+    }),
+    [`${service}.DeleteCollaborator`]: rpc({
+      ...common,
+      method: 'DeleteCollaborator',
+      http: byMember('collaborator_ids').map((path) => ({ verb: 'DELETE' as const, path })),
+      rights: [right],
+      request: requests.delete,
+    }),
+  } as Record<`${S}.${'ListCollaborators' | 'GetCollaborator' | 'SetCollaborator' | 'DeleteCollaborator'}`, RpcDefinition>;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type CallerIdentity, type EntityRef, type Right, rightsOfKind, sortRights } from '@lorawan/api';
+import { ALL_ADMIN_RIGHTS, type CallerIdentity, type EntityRef, type Right, rightsOfKind, sortRights } from '@lorawan/api';
 import { rightsErrors } from '@lorawan/component';
 import { sameEntity } from './credential';
 
@@ -9,8 +9,11 @@ import { sameEntity } from './credential';
  * - Rights of the entity's kind must be among the caller's rights on the entity (implied).
  * - Application and gateway keys hold rights of their kind only.
  * - A user key may also hold rights on other entities (`RIGHT_APPLICATION_ALL`, `RIGHT_ALL`) — what
- *   the user reaches through it — but only when the caller is that user itself and its own key
- *   holds them: nobody, admins included, hands out another user's reach.
+ *   of the user's collaborations the key may use — when the caller is that user itself and its own
+ *   key holds them; or, as TTS's universal rights reach every user, when the caller is an admin
+ *   whose key holds them and they are admin rights (`ALL_ADMIN_RIGHTS`: no `*_ALL`, no device keys
+ *   or gateway secrets). Either way the key still reaches only what its user collaborates on, so
+ *   an admin can give a new user a working key, but never more than that user holds.
  *
  * Answers the rights the caller may not grant (sorted, [] when all are fine).
  */
@@ -19,6 +22,10 @@ export function ungrantableRights(entity: EntityRef, rights: Iterable<Right>, ca
   const held = new Set(caller && sameEntity(caller.entity, entity) ? caller.rights : []);
   const isUserItself = entity.kind === 'user' && sameEntity(caller?.owner, entity);
   const keyRights = new Set(isUserItself ? caller?.key_rights : []);
+  if (entity.kind === 'user' && caller?.is_admin) {
+    const adminKey = new Set(caller.key_rights);
+    for (const right of ALL_ADMIN_RIGHTS) if (adminKey.has(right)) keyRights.add(right);
+  }
   const missing = new Set<Right>();
   for (const right of rights) {
     let ok: boolean;

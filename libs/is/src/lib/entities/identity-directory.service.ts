@@ -2,11 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityRef, Right } from '@lorawan/api';
 import type { IdentityDirectory, UserEssentials } from '../identity.contracts';
 import { APPLICATION_STORE, type ApplicationStore } from './applications/application.model';
+import { CLIENT_STORE, type ClientStore } from './clients/client.model';
 import { COLLABORATOR_STORE, type CollaboratorStore } from './collaborators/collaborator.model';
 import { GATEWAY_STORE, type GatewayStore } from './gateways/gateway.model';
 import { USER_STORE, type UserStore } from './users/user.model';
 
-/** What the access side (API keys, rights) and the end-device registry ask of users, applications and gateways. */
+/** What the access side (API keys, rights) and the end-device registry ask of users, applications, gateways and clients. */
 @Injectable()
 export class IdentityDirectoryService implements IdentityDirectory {
   constructor(
@@ -14,6 +15,7 @@ export class IdentityDirectoryService implements IdentityDirectory {
     @Inject(APPLICATION_STORE) private readonly applications: ApplicationStore,
     @Inject(GATEWAY_STORE) private readonly gateways: GatewayStore,
     @Inject(COLLABORATOR_STORE) private readonly collaborators: CollaboratorStore,
+    @Inject(CLIENT_STORE) private readonly clients: ClientStore,
   ) {}
 
   async user(userId: string): Promise<UserEssentials | undefined> {
@@ -29,8 +31,9 @@ export class IdentityDirectoryService implements IdentityDirectory {
         return this.applications.exists(entity.id);
       case 'gateway':
         return this.gateways.exists(entity.id);
-      case 'organization':
       case 'client':
+        return this.clients.exists(entity.id);
+      case 'organization':
         return false;
     }
   }

@@ -20,6 +20,8 @@ import { IS_ENTITIES } from '../is-data-source';
 import { IS_MIGRATIONS } from '../migrations';
 import { ApplicationRegistryService } from './applications/application-registry.service';
 import { TypeOrmApplicationStore } from './applications/typeorm-application.store';
+import { ClientRegistryService } from './clients/client-registry.service';
+import { TypeOrmClientStore } from './clients/typeorm-client.store';
 import { TypeOrmCollaboratorStore } from './collaborators/typeorm-collaborator.store';
 import { GatewayRegistryService } from './gateways/gateway-registry.service';
 import { TypeOrmGatewayStore } from './gateways/typeorm-gateway.store';
@@ -38,8 +40,15 @@ export interface IdentityTestBed {
   users: UserRegistryService;
   applications: ApplicationRegistryService;
   gateways: GatewayRegistryService;
+  clients: ClientRegistryService;
   directory: IdentityDirectoryService;
-  stores: { users: TypeOrmUserStore; applications: TypeOrmApplicationStore; gateways: TypeOrmGatewayStore; collaborators: TypeOrmCollaboratorStore };
+  stores: {
+    users: TypeOrmUserStore;
+    applications: TypeOrmApplicationStore;
+    gateways: TypeOrmGatewayStore;
+    clients: TypeOrmClientStore;
+    collaborators: TypeOrmCollaboratorStore;
+  };
   devices: TypeOrmEndDeviceStore;
   /** Entities whose API keys were deleted, in order. */
   keyCleanups: EntityRef[];
@@ -84,6 +93,7 @@ export async function openIdentityTestBed(): Promise<IdentityTestBed> {
     users: new TypeOrmUserStore(dataSource),
     applications: new TypeOrmApplicationStore(dataSource),
     gateways: new TypeOrmGatewayStore(dataSource),
+    clients: new TypeOrmClientStore(dataSource),
     collaborators: new TypeOrmCollaboratorStore(dataSource),
   };
   const devices = new TypeOrmEndDeviceStore(dataSource);
@@ -93,7 +103,8 @@ export async function openIdentityTestBed(): Promise<IdentityTestBed> {
     users: new UserRegistryService(stores.users, config, invalidator, publisher),
     applications: new ApplicationRegistryService(stores.applications, stores.users, stores.collaborators, apiKeys, invalidator, publisher),
     gateways: new GatewayRegistryService(stores.gateways, stores.users, stores.collaborators, apiKeys, invalidator, publisher),
-    directory: new IdentityDirectoryService(stores.users, stores.applications, stores.gateways, stores.collaborators),
+    clients: new ClientRegistryService(stores.clients, stores.users, stores.collaborators, invalidator, publisher),
+    directory: new IdentityDirectoryService(stores.users, stores.applications, stores.gateways, stores.collaborators, stores.clients),
     stores,
     devices,
     keyCleanups,

@@ -6,7 +6,14 @@ import { APPLICATION_STORE } from './applications/application.model';
 import { ApplicationRegistryController } from './applications/application-registry.controller';
 import { ApplicationRegistryService } from './applications/application-registry.service';
 import { TypeOrmApplicationStore } from './applications/typeorm-application.store';
+import { ClientEntity } from './clients/client.entity';
+import { CLIENT_STORE } from './clients/client.model';
+import { ClientRegistryController } from './clients/client-registry.controller';
+import { ClientRegistryService } from './clients/client-registry.service';
+import { TypeOrmClientStore } from './clients/typeorm-client.store';
 import { CollaboratorEntity } from './collaborators/collaborator.entity';
+import { collaboratorAccessController } from './collaborators/collaborator-access.controller';
+import { CollaboratorService } from './collaborators/collaborator.service';
 import { COLLABORATOR_STORE } from './collaborators/collaborator.model';
 import { TypeOrmCollaboratorStore } from './collaborators/typeorm-collaborator.store';
 import { GatewayEntity } from './gateways/gateway.entity';
@@ -23,7 +30,7 @@ import { UserRegistryController } from './users/user-registry.controller';
 import { UserRegistryService } from './users/user-registry.service';
 
 /** Users, applications, gateways and collaborators: TypeORM entity classes and Nest providers. */
-export const IDENTITY_ENTITIES: Array<new () => unknown> = [UserEntity, ApplicationEntity, GatewayEntity, CollaboratorEntity];
+export const IDENTITY_ENTITIES: Array<new () => unknown> = [UserEntity, ApplicationEntity, GatewayEntity, ClientEntity, CollaboratorEntity];
 
 const store = <T>(token: symbol, create: (ds: DataSource) => T): Provider => ({ provide: token, inject: [DataSource], useFactory: create });
 
@@ -31,11 +38,21 @@ export const IDENTITY_PROVIDERS: unknown[] = [
   store(USER_STORE, (ds) => new TypeOrmUserStore(ds)),
   store(APPLICATION_STORE, (ds) => new TypeOrmApplicationStore(ds)),
   store(GATEWAY_STORE, (ds) => new TypeOrmGatewayStore(ds)),
+  store(CLIENT_STORE, (ds) => new TypeOrmClientStore(ds)),
   store(COLLABORATOR_STORE, (ds) => new TypeOrmCollaboratorStore(ds)),
   { provide: IDENTITY_DIRECTORY, useClass: IdentityDirectoryService },
   UserRegistryService,
   AdminUserBootstrap,
   ApplicationRegistryService,
   GatewayRegistryService,
+  ClientRegistryService,
+  CollaboratorService,
 ] satisfies Provider[];
-export const IDENTITY_CONTROLLERS = [UserRegistryController, ApplicationRegistryController, GatewayRegistryController];
+export const IDENTITY_CONTROLLERS = [
+  UserRegistryController,
+  ApplicationRegistryController,
+  GatewayRegistryController,
+  ClientRegistryController,
+  collaboratorAccessController('application'),
+  collaboratorAccessController('gateway'),
+];

@@ -8,7 +8,7 @@ export interface EntityTableSpec<O extends string> {
   table: string;
   id: string;
   /** The kind collaborators name the entity by. */
-  kind: 'application' | 'gateway' | 'user';
+  kind: 'application' | 'gateway' | 'user' | 'client';
   /** The column each List order sorts by (the ID breaks ties, in the same direction). */
   orderColumns: Record<O, string>;
 }

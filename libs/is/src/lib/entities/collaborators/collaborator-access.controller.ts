@@ -1,0 +1,50 @@
+import { Controller, type Type } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { type Collaborator, type OrganizationOrUserIdentifiers, type RpcContext, rpcPattern } from '@lorawan/api';
+import { RpcCallContext, RpcRequest } from '@lorawan/component';
+import { CollaboratorService, type ListCollaboratorsRequest, type ManagedKind, type ManagedRef } from './collaborator.service';
+
+const SERVICES = { application: 'ApplicationAccess', gateway: 'GatewayAccess' } as const satisfies Record<ManagedKind, string>;
+
+/** `{<kind>_ids: {<kind>_id}}`, as every collaborator request holds its entity. */
+type Identified = Record<string, unknown>;
+
+function entity(kind: ManagedKind, req: Identified): ManagedRef {
+  return { kind, id: (req[`${kind}_ids`] as Record<string, string>)[`${kind}_id`] };
+}
+
+/**
+ * The collaborator RPCs of `ApplicationAccess` and `GatewayAccess` (the rest of those services is
+ * the access side's `entityAccessController`): one definition for both kinds, each handler
+ * delegating in one line to the CollaboratorService.
+ */
+export function collaboratorAccessController(kind: ManagedKind): Type<unknown> {
+  const service = SERVICES[kind];
+
+  @Controller()
+  class CollaboratorAccessController {
+    constructor(private readonly collaborators: CollaboratorService) {}
+
+    @MessagePattern(rpcPattern(`${service}.ListCollaborators`))
+    list(@RpcRequest() req: Identified & ListCollaboratorsRequest, @RpcCallContext() ctx: RpcContext) {
+      return this.collaborators.list(entity(kind, req), req, ctx);
+    }
+
+    @MessagePattern(rpcPattern(`${service}.GetCollaborator`))
+    get(@RpcRequest() req: Identified & { collaborator?: OrganizationOrUserIdentifiers }) {
+      return this.collaborators.get(entity(kind, req), req.collaborator);
+    }
+
+    @MessagePattern(rpcPattern(`${service}.SetCollaborator`))
+    set(@RpcRequest() req: Identified & { collaborator: Collaborator }, @RpcCallContext() ctx: RpcContext) {
+      return this.collaborators.set(entity(kind, req), req.collaborator, ctx);
+    }
+
+    @MessagePattern(rpcPattern(`${service}.DeleteCollaborator`))
+    delete(@RpcRequest() req: Identified & { collaborator_ids?: OrganizationOrUserIdentifiers }, @RpcCallContext() ctx: RpcContext) {
+      return this.collaborators.delete(entity(kind, req), req.collaborator_ids, ctx);
+    }
+  }
+  Object.defineProperty(CollaboratorAccessController, 'name', { value: `${service}CollaboratorsController` });
+  return CollaboratorAccessController;
+}

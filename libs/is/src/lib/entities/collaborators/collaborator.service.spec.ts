@@ -1,0 +1,302 @@
+import {
+  ACCESS_INVALIDATION_SUBJECT,
+  type AccessInvalidation,
+  type CallerIdentity,
+  type Collaborator,
+  CreateApplicationRequest,
+  CreateGatewayRequest,
+  decodeMessage,
+  impliedRights,
+  type Right,
+  rightsOfKind,
+  type RpcContext,
+  sortRights,
+  UpdateApplicationRequest,
+} from '@lorawan/api';
+import { EventPublisher } from '@lorawan/component';
+import type { StackError } from '@lorawan/errors';
+import { type EventRecorder, recordEvents } from '@lorawan/testing';
+import { decode, InProcessBroker } from '@lorawan/transport';
+import { AccessInvalidator } from '../../access-invalidator';
+import { caller } from '../../access/access-fixtures.conformance';
+import { CTX, type IdentityTestBed, openIdentityTestBed } from '../identity-fixtures.conformance';
+import { CollaboratorService, type ManagedRef } from './collaborator.service';
+
+const app1: ManagedRef = { kind: 'application', id: 'app1' };
+const gtw1: ManagedRef = { kind: 'gateway', id: 'gtw1' };
+const ALL_APP = [...rightsOfKind('application')];
+const ctx = (who: CallerIdentity | undefined): RpcContext => ({ request_id: 'r', correlation_ids: ['rpc:spec'], caller: who });
+/** A collaborator with every right of the entity's kind, as Authorize resolves it. */
+const full = (entity: ManagedRef = app1) => ctx(caller(entity, [...rightsOfKind(entity.kind)]));
+/** A caller holding the given rights (implied) on the entity. */
+const holding = (rights: Right[], entity: ManagedRef = app1) => ctx(caller(entity, sortRights(impliedRights(rights))));
+const member = (userId: string, rights: string[] = []): Collaborator => ({ ids: { user_ids: { user_id: userId } }, rights });
+
+async function failure(p: Promise<unknown>) {
+  try {
+    await p;
+  } catch (err) {
+    return (err as StackError).toDetails();
+  }
+  throw new Error('expected a failure');
+}
+
+describe('CollaboratorService (SQLite)', () => {
+  let bed: IdentityTestBed;
+  let transport: InProcessBroker;
+  let invalidations: AccessInvalidation[];
+  let events: EventRecorder;
+  let service: CollaboratorService;
+  const rightsOf = (userId: string, entity: ManagedRef = app1) => bed.stores.collaborators.rightsOf(userId, entity);
+
+  beforeEach(async () => {
+    bed = await openIdentityTestBed();
+    for (const id of ['alice', 'bob', 'carol']) {
+      await bed.stores.users.create({
+        ids: { user_id: id },
+        created_at: '2024-05-01T10:00:00.000000Z',
+        updated_at: '2024-05-01T10:00:00.000000Z',
+        state: 'STATE_APPROVED',
+      });
+    }
+    await bed.applications.create(
+      decodeMessage(CreateApplicationRequest, { application: { ids: { application_id: 'app1' } }, collaborator: member('alice').ids }),
+      CTX,
+    );
+    await bed.gateways.create(
+      decodeMessage(CreateGatewayRequest, { gateway: { ids: { gateway_id: 'gtw1' }, frequency_plan_id: 'EU_863_870_TTN' }, collaborator: member('alice').ids }),
+      CTX,
+    );
+    transport = new InProcessBroker();
+    invalidations = [];
+    transport.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => invalidations.push(decode(payload)));
+    events = recordEvents(transport);
+    service = new CollaboratorService(bed.stores.collaborators, bed.directory, new AccessInvalidator(transport), new EventPublisher(transport));
+  });
+  afterEach(async () => {
+    await transport?.close();
+    await bed?.close();
+  });
+
+  describe('set', () => {
+    it('adds a user with rights, publishes application.collaborator.update and invalidates the application’s cached rights', async () => {
+      expect(await service.set(app1, member('bob', ['RIGHT_APPLICATION_DEVICES_READ']), full())).toEqual({});
+      expect(await rightsOf('bob')).toEqual(['RIGHT_APPLICATION_DEVICES_READ']);
+      expect(await service.get(app1, { user_ids: { user_id: 'bob' } })).toEqual({
+        ids: { user_ids: { user_id: 'bob' } },
+        rights: ['RIGHT_APPLICATION_DEVICES_READ'],
+      });
+      expect(await events.take()).toEqual([
+        {
+          name: 'application.collaborator.update',
+          identifiers: [{ application_ids: { application_id: 'app1' } }, { user_ids: { user_id: 'bob' } }],
+          data: {
+            '@type': 'type.googleapis.com/ttn.lorawan.v3.Collaborator',
+            ids: { user_ids: { user_id: 'bob' } },
+            rights: ['RIGHT_APPLICATION_DEVICES_READ'],
+          },
+          correlation_ids: ['rpc:spec'],
+          visibility: { rights: ['RIGHT_APPLICATION_SETTINGS_COLLABORATORS', 'RIGHT_USER_APPLICATIONS_LIST'] },
+        },
+      ]);
+      expect(invalidations).toEqual([{ entity: { kind: 'application', id: 'app1' } }]);
+    });
+
+    it('updates rights (stored sorted, each once); no rights removes the collaborator (application.collaborator.delete)', async () => {
+      await service.set(app1, member('bob', ['RIGHT_APPLICATION_LINK', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_INFO']), full());
+      expect(await rightsOf('bob')).toEqual(['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_LINK']);
+      await events.take();
+      await service.set(app1, member('bob'), full());
+      expect(await rightsOf('bob')).toEqual([]);
+      expect(await events.take()).toEqual([
+        expect.objectContaining({
+          name: 'application.collaborator.delete',
+          identifiers: [{ application_ids: { application_id: 'app1' } }, { user_ids: { user_id: 'bob' } }],
+        }),
+      ]);
+      expect(events.all.at(-1)).not.toHaveProperty('data');
+    });
+
+    it('the collaborator must be an existing user (404 user_not_found); the entity must exist; nothing is stored', async () => {
+      expect(await failure(service.set(app1, member('nobody', ['RIGHT_APPLICATION_INFO']), full()))).toMatchObject({
+        namespace: 'pkg/identityserver/store',
+        name: 'user_not_found',
+        code: 5,
+        attributes: { user_id: 'nobody' },
+      });
+      const ghost: ManagedRef = { kind: 'application', id: 'ghost' };
+      expect(await failure(service.set(ghost, member('bob', ['RIGHT_APPLICATION_INFO']), full(ghost)))).toMatchObject({
+        name: 'application_not_found',
+        attributes: { application_id: 'ghost' },
+      });
+      expect(await rightsOf('nobody')).toEqual([]);
+      expect(await events.take()).toEqual([]);
+      expect(invalidations).toEqual([]);
+    });
+
+    it('refuses rights of another kind (400), but takes RIGHT_ALL', async () => {
+      expect(await failure(service.set(app1, member('bob', ['RIGHT_APPLICATION_INFO', 'RIGHT_GATEWAY_INFO']), full()))).toMatchObject({
+        namespace: 'pkg/errors',
+        name: 'validation',
+        code: 3,
+        attributes: { field: 'collaborator', name: 'SetApplicationCollaboratorRequestValidationError' },
+      });
+      expect(await rightsOf('bob')).toEqual([]);
+      await service.set(app1, member('bob', ['RIGHT_ALL']), full());
+      expect(await rightsOf('bob')).toEqual(['RIGHT_ALL']);
+    });
+
+    it('a caller grants only rights it holds (403 insufficient_application_rights naming the missing ones), storing nothing', async () => {
+      const limited = holding(['RIGHT_APPLICATION_SETTINGS_COLLABORATORS', 'RIGHT_APPLICATION_DEVICES_READ']);
+      expect(await failure(service.set(app1, member('bob', ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_DEVICES_WRITE']), limited))).toMatchObject({
+        namespace: 'pkg/auth/rights',
+        name: 'insufficient_application_rights',
+        code: 7,
+        attributes: { uid: 'app1', missing: ['RIGHT_APPLICATION_DEVICES_WRITE'] },
+      });
+      expect(await failure(service.set(app1, member('bob', ['RIGHT_APPLICATION_ALL']), limited))).toMatchObject({
+        name: 'insufficient_application_rights',
+        attributes: { missing: expect.arrayContaining(['RIGHT_APPLICATION_ALL', 'RIGHT_APPLICATION_DELETE']) },
+      });
+      expect(await rightsOf('bob')).toEqual([]);
+      await service.set(app1, member('bob', ['RIGHT_APPLICATION_DEVICES_READ']), limited);
+      expect(await rightsOf('bob')).toEqual(['RIGHT_APPLICATION_DEVICES_READ']);
+    });
+
+    it('a caller takes away only rights it holds, except when it removes the collaborator altogether (TTS)', async () => {
+      await service.set(app1, member('bob', ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_DEVICES_WRITE']), full());
+      const limited = holding(['RIGHT_APPLICATION_SETTINGS_COLLABORATORS', 'RIGHT_APPLICATION_DEVICES_READ']);
+      expect(await failure(service.set(app1, member('bob', ['RIGHT_APPLICATION_DEVICES_READ']), limited))).toMatchObject({
+        name: 'insufficient_application_rights',
+        attributes: { missing: ['RIGHT_APPLICATION_DEVICES_WRITE'] },
+      });
+      expect(await rightsOf('bob')).toEqual(['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_DEVICES_WRITE']);
+      await service.set(app1, member('bob'), limited);
+      expect(await rightsOf('bob')).toEqual([]);
+    });
+
+    it('the last collaborator with RIGHT_APPLICATION_ALL keeps it (400 application_needs_collaborator); with another one it may go', async () => {
+      for (const rights of [[], ['RIGHT_APPLICATION_INFO']]) {
+        expect(await failure(service.set(app1, member('alice', rights), full()))).toMatchObject({
+          namespace: 'pkg/identityserver',
+          name: 'application_needs_collaborator',
+          code: 9,
+        });
+      }
+      expect(await rightsOf('alice')).toEqual(['RIGHT_ALL']);
+      // RIGHT_ALL → RIGHT_APPLICATION_ALL takes nothing away on the application.
+      await service.set(app1, member('alice', ['RIGHT_APPLICATION_ALL']), full());
+      await service.set(app1, member('carol', ['RIGHT_ALL']), full());
+      await service.set(app1, member('alice', ['RIGHT_APPLICATION_INFO']), full());
+      expect(await rightsOf('alice')).toEqual(['RIGHT_APPLICATION_INFO']);
+      expect(await failure(service.set(app1, member('carol'), full()))).toMatchObject({ name: 'application_needs_collaborator' });
+    });
+
+    it('of concurrent removals of the holders of RIGHT_APPLICATION_ALL, one fails', async () => {
+      await service.set(app1, member('bob', ['RIGHT_APPLICATION_ALL']), full());
+      await service.set(app1, member('carol', ['RIGHT_APPLICATION_ALL']), full());
+      const results = await Promise.allSettled(['alice', 'bob', 'carol'].map((id) => service.set(app1, member(id), full())));
+      expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+      const left = await service.list(app1, {}, full());
+      expect(left.total).toBe(1);
+    });
+
+    it('refuses organizations (not supported yet) and a collaborator without identifiers', async () => {
+      expect(
+        await failure(service.set(app1, { ids: { organization_ids: { organization_id: 'org' } }, rights: ['RIGHT_APPLICATION_INFO'] }, full())),
+      ).toMatchObject({
+        name: 'organizations_unsupported',
+        code: 3,
+      });
+      expect(await failure(service.set(app1, { ids: {}, rights: ['RIGHT_APPLICATION_INFO'] }, full()))).toMatchObject({ name: 'validation' });
+    });
+
+    it('removing a user that is no collaborator is not found', async () => {
+      expect(await failure(service.set(app1, member('bob'), full()))).toMatchObject({
+        namespace: 'pkg/identityserver/store',
+        name: 'membership_not_found',
+        code: 5,
+        attributes: { account_type: 'user', account_id: 'bob', entity_type: 'application', entity_id: 'app1' },
+      });
+    });
+
+    it('works alike on gateways (gateway rights, gateway_needs_collaborator, gateway.collaborator.* events)', async () => {
+      await service.set(gtw1, member('bob', ['RIGHT_GATEWAY_INFO']), full(gtw1));
+      expect(await rightsOf('bob', gtw1)).toEqual(['RIGHT_GATEWAY_INFO']);
+      expect(await failure(service.set(gtw1, member('bob', ['RIGHT_APPLICATION_INFO']), full(gtw1)))).toMatchObject({ name: 'validation' });
+      expect(await failure(service.set(gtw1, member('alice'), full(gtw1)))).toMatchObject({ name: 'gateway_needs_collaborator', code: 9 });
+      await service.delete(gtw1, { user_ids: { user_id: 'bob' } }, full(gtw1));
+      expect((await events.take()).map((e) => e.name)).toEqual(['gateway.collaborator.update', 'gateway.collaborator.delete']);
+      expect(invalidations).toEqual([{ entity: { kind: 'gateway', id: 'gtw1' } }, { entity: { kind: 'gateway', id: 'gtw1' } }]);
+    });
+  });
+
+  describe('delete', () => {
+    it('removes a collaborator, publishing application.collaborator.delete and invalidating', async () => {
+      await service.set(app1, member('bob', ['RIGHT_APPLICATION_INFO']), full());
+      await events.take();
+      invalidations.length = 0;
+      expect(await service.delete(app1, { user_ids: { user_id: 'bob' } }, full())).toEqual({});
+      expect(await rightsOf('bob')).toEqual([]);
+      expect((await events.take()).map((e) => e.name)).toEqual(['application.collaborator.delete']);
+      expect(invalidations).toEqual([{ entity: { kind: 'application', id: 'app1' } }]);
+    });
+
+    it('refuses a contact (collaborator_is_contact), the last RIGHT_APPLICATION_ALL, a non-member', async () => {
+      expect(await failure(service.delete(app1, { user_ids: { user_id: 'alice' } }, full()))).toMatchObject({
+        namespace: 'pkg/identityserver',
+        name: 'collaborator_is_contact',
+        code: 9,
+        attributes: { collaborator_id: 'alice' },
+      });
+      await service.set(app1, member('bob', ['RIGHT_APPLICATION_ALL']), full());
+      await service.set(app1, member('alice', ['RIGHT_APPLICATION_INFO']), full());
+      await bed.applications.update(
+        decodeMessage(UpdateApplicationRequest, {
+          application: { ids: { application_id: 'app1' }, administrative_contact: member('bob').ids, technical_contact: member('bob').ids },
+          field_mask: { paths: ['administrative_contact', 'technical_contact'] },
+        }),
+        CTX,
+      );
+      expect(await failure(service.delete(app1, { user_ids: { user_id: 'bob' } }, full()))).toMatchObject({ name: 'collaborator_is_contact' });
+      expect(await failure(service.delete(app1, { user_ids: { user_id: 'carol' } }, full()))).toMatchObject({ name: 'membership_not_found' });
+      expect(await rightsOf('bob')).toEqual(['RIGHT_APPLICATION_ALL']);
+    });
+  });
+
+  describe('list, get', () => {
+    beforeEach(async () => {
+      await service.set(app1, member('carol', ['RIGHT_APPLICATION_INFO']), full());
+      await service.set(app1, member('bob', ['RIGHT_APPLICATION_DEVICES_READ']), full());
+    });
+
+    it('lists the collaborators with their rights (by ID by default), paginated with the total', async () => {
+      const all = await service.list(app1, {}, full());
+      expect(all.total).toBe(3);
+      expect(all.body).toEqual({
+        collaborators: [member('alice', ['RIGHT_ALL']), member('bob', ['RIGHT_APPLICATION_DEVICES_READ']), member('carol', ['RIGHT_APPLICATION_INFO'])],
+      });
+      const second = await service.list(app1, { order: '-id', limit: 2, page: 2 }, full());
+      expect(second).toMatchObject({ body: { collaborators: [member('alice', ['RIGHT_ALL'])] }, total: 3 });
+      expect(await service.list(app1, { limit: 2, page: 3 }, full())).toMatchObject({ body: {}, total: 3 });
+    });
+
+    it('without the right to manage collaborators, shows their identifiers only (TTS PublicSafe)', async () => {
+      const page = await service.list(app1, {}, holding(['RIGHT_APPLICATION_INFO']));
+      expect(page.body).toEqual({
+        collaborators: [{ ids: { user_ids: { user_id: 'alice' } } }, { ids: { user_ids: { user_id: 'bob' } } }, { ids: { user_ids: { user_id: 'carol' } } }],
+      });
+      expect((await service.list(app1, {}, ctx(caller(gtw1, ALL_APP)))).body.collaborators?.[0]).not.toHaveProperty('rights');
+    });
+
+    it('gets one collaborator; a non-member, a missing application, an organization are refused', async () => {
+      expect(await service.get(app1, { user_ids: { user_id: 'alice' } })).toEqual(member('alice', ['RIGHT_ALL']));
+      expect(await failure(service.get(app1, { user_ids: { user_id: 'nobody' } }))).toMatchObject({ name: 'membership_not_found' });
+      expect(await failure(service.get({ kind: 'application', id: 'ghost' }, { user_ids: { user_id: 'alice' } }))).toMatchObject({
+        name: 'application_not_found',
+      });
+      expect(await failure(service.list({ kind: 'gateway', id: 'ghost' }, {}, full()))).toMatchObject({ name: 'gateway_not_found' });
+      expect(await failure(service.get(app1, { organization_ids: { organization_id: 'org' } }))).toMatchObject({ name: 'organizations_unsupported' });
+    });
+  });
+});
