@@ -3,3 +3,4 @@ export * from './lib/device-templates';
 export * from './lib/frames';
 export * from './lib/mac';
 export * from './lib/class-b';
+export { deepFreeze } from './lib/deep-freeze';

@@ -8,7 +8,7 @@ import { GatewayDownlinks } from './downlinks/gateway-downlinks.service';
 import { TxAcknowledgments } from './downlinks/tx-acknowledgments.service';
 import { nsRegistryPolicy } from './end-devices/ns-registry.policy';
 import { JoinRequestService } from './joins/join-request.service';
-import { nsMacDefaults } from './mac/mac-defaults';
+import { nsMacDefaults, nsMacDefaultsProvider } from './mac/mac-defaults';
 import { NS_MIGRATIONS } from './migrations';
 import { DataUplinkService } from './uplinks/data-uplink.service';
 import { UplinkCopies } from './uplinks/uplink-copies.service';
@@ -26,6 +26,7 @@ import { UplinksController } from './uplinks/uplinks.controller';
   providers: [
     ...registryProviders('ns', NS_MIGRATIONS, (config) => nsRegistryPolicy(nsMacDefaults(config))),
     ...UPLINK_DEDUPLICATOR_PROVIDERS,
+    nsMacDefaultsProvider,
     ApplicationUplinks,
     GatewayDownlinks,
     NsDownlinkQueue,

@@ -10,6 +10,7 @@ import {
   dataRate,
   encodeMacCommands,
   getBand,
+  type FrequencyPlan,
   getFrequencyPlan,
   gpsMsToUtc,
   maxFrmPayload,
@@ -28,7 +29,7 @@ import { ErrUnknownSession } from './downlink-queue.errors';
 import { answerAfterMerge } from '../mac/after-merge';
 import { downlinkCommands } from '../mac/downlink-commands';
 import { type MacDevice, macDraft, type MacEvent, type MacStateJson } from '../mac/mac-draft';
-import { nsMacDefaults } from '../mac/mac-defaults';
+import { NS_MAC_DEFAULTS } from '../mac/mac-defaults';
 import { effectiveMacSettings, useAdr } from '../mac/mac-settings';
 import type { MacCommandJson } from '@lorawan/lorawan';
 import { GatewayDownlinks } from './gateway-downlinks.service';
@@ -93,7 +94,6 @@ type QueueSession = NsSession & { queued_application_downlinks?: QueuedDownlink[
 export class DataDownlinkService {
   private readonly logger = new Logger('DataDownlinks');
   private readonly recentDownlinks: number;
-  private readonly macDefaults: Record<string, unknown>;
 
   constructor(
     private readonly registry: DeviceRegistry,
@@ -101,9 +101,9 @@ export class DataDownlinkService {
     private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
     @Inject(STACK_CONFIG) config: StackConfig,
+    @Inject(NS_MAC_DEFAULTS) private readonly macDefaults: Record<string, unknown>,
   ) {
     this.recentDownlinks = config.ns.recentDownlinks;
-    this.macDefaults = nsMacDefaults(config);
   }
 
   async classA(device: NsDataDevice, uplink: AnsweredUplink, merged: MergedUplink, ctx: RpcContext): Promise<void> {
@@ -127,7 +127,8 @@ export class DataDownlinkService {
       },
     );
     const room = (w: RxWindow | undefined) => (w ? maxFrmPayload(plan.band_id, w.data_rate_index) : 0);
-    const mac = this.macCommands(device, uplink, merged, Math.min(...[rx1, rx2].filter((w) => w !== undefined).map(room)));
+    const settings = effectiveMacSettings(device.mac_settings, this.macDefaults);
+    const mac = this.macCommands(device, plan, settings, uplink, merged, Math.min(...[rx1, rx2].filter((w) => w !== undefined).map(room)));
     // MAC commands beyond FOpts' 15 bytes go alone, as an FPort 0 payload; the application downlink waits (TTS).
     let item: QueuedDownlink | undefined = mac.in_f_opts ? queue[0] : undefined;
     if (!item && !ack && !uplink.adr_ack_req && mac.bytes.length === 0) return;
@@ -147,33 +148,36 @@ export class DataDownlinkService {
       ...(windows.rx1 ? { rx1_data_rate: windows.rx1.data_rate, rx1_frequency: windows.rx1.frequency } : {}),
       ...(windows.rx2 ? { rx2_data_rate: windows.rx2.data_rate, rx2_frequency: windows.rx2.frequency } : {}),
     };
-    const adr = useAdr(effectiveMacSettings(device.mac_settings, this.macDefaults));
-    await this.send(device, { item, queue, ack, adr, confFCnt: uplink.f_cnt, mac }, request, downlinkPaths(merged.rx_metadata), ctx);
+    await this.send(device, { item, queue, ack, adr: useAdr(settings), confFCnt: uplink.f_cnt, mac }, request, downlinkPaths(merged.rx_metadata), ctx);
   }
 
   /**
    * The MAC commands of a class A downlink: the answers to the uplink (those that needed every copy
    * answered now), then the network's requests (`downlinkCommands`), in at most `room` bytes.
    */
-  private macCommands(device: NsDataDevice, uplink: AnsweredUplink, merged: MergedUplink, room: number): DownlinkMac {
-    const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
+  private macCommands(
+    device: NsDataDevice,
+    plan: FrequencyPlan,
+    settings: Record<string, unknown>,
+    uplink: AnsweredUplink,
+    merged: MergedUplink,
+    room: number,
+  ): DownlinkMac {
     const draft = macDraft(device as MacDevice, device.mac_state as MacStateJson);
-    const rate = plan ? dataRate(plan.band_id, uplink.data_rate_index)?.rate : undefined;
+    const rate = dataRate(plan.band_id, uplink.data_rate_index)?.rate;
     answerAfterMerge(draft, uplink.after_merge ?? [], {
       rx_metadata: merged.rx_metadata,
       received_at: uplink.received_at ?? nowTimestamp(),
       lora: rate && 'lora' in rate ? rate.lora : undefined,
     });
-    const commands = plan
-      ? downlinkCommands(draft, {
-          plan,
-          settings: effectiveMacSettings(device.mac_settings, this.macDefaults),
-          now: Date.now(),
-          f_cnt_up: uplink.f_cnt,
-          max_down: Number.isFinite(room) ? room : 0,
-          max_up: maxFrmPayload(plan.band_id, uplink.data_rate_index),
-        })
-      : { commands: [], f_pending: false };
+    const commands = downlinkCommands(draft, {
+      plan,
+      settings,
+      now: Date.now(),
+      f_cnt_up: uplink.f_cnt,
+      max_down: Number.isFinite(room) ? room : 0,
+      max_up: maxFrmPayload(plan.band_id, uplink.data_rate_index),
+    });
     const bytes = encodeMacCommands(commands.commands, 'downlink');
     return { bytes, in_f_opts: bytes.length <= 15, state: draft.state, events: draft.events, f_pending: commands.f_pending };
   }

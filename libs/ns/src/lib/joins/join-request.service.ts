@@ -46,7 +46,7 @@ import { newMacState } from '../mac-state';
 import type { DedupTiming } from '../uplinks/uplink-deduplicator';
 import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
 import { UplinkCopies } from '../uplinks/uplink-copies.service';
-import { nsMacDefaults } from '../mac/mac-defaults';
+import { NS_MAC_DEFAULTS } from '../mac/mac-defaults';
 import { effectiveMacSettings } from '../mac/mac-settings';
 
 /**
@@ -127,7 +127,6 @@ export class JoinRequestService implements BeforeApplicationShutdown {
   private readonly prefixes: DevAddrPrefix[];
   private readonly netId: string;
   private readonly scheduling = new Set<Promise<void>>();
-  private readonly macDefaults: Record<string, unknown>;
 
   constructor(
     private readonly registry: DeviceRegistry,
@@ -137,11 +136,11 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
     @Inject(STACK_CONFIG) config: StackConfig,
+    @Inject(NS_MAC_DEFAULTS) private readonly macDefaults: Record<string, unknown>,
   ) {
     this.vault = new KeyVault(parseKeks(config.keks));
     this.netId = config.ns.netId;
     this.prefixes = config.ns.devAddrPrefixes.length ? config.ns.devAddrPrefixes.map(parsePrefix) : [devAddrPrefixOf(this.netId)];
-    this.macDefaults = nsMacDefaults(config);
   }
 
   /** Lets join-accepts being scheduled finish before the component closes. */

@@ -2,6 +2,7 @@ import { MACCommandIdentifier, NS_MAC_EVENTS } from '@lorawan/api';
 import { type FrequencyPlan, getBand, linkAdrChannelMasks, type MacCommandJson, macCommandLength } from '@lorawan/lorawan';
 import { emit, type Json, type MacDraft, type MacParameters } from './mac-draft';
 import { statusCountPeriodicity, statusTimePeriodicityMs, useAdr } from './mac-settings';
+import { deviceEirpAtMost } from './uplink-commands';
 
 /** What the MAC layer needs to fill a class A downlink. */
 export interface MacDownlink {
@@ -75,8 +76,11 @@ const ENQUEUERS: Array<(draft: MacDraft, budget: Budget, down: MacDownlink) => v
     const { current_parameters: c, desired_parameters: d, lorawan_version: v } = draft.state;
     if (!getBand(down.plan.band_id).tx_param_setup_req_support || !atLeast(v, 'MAC_V1_0_2')) return;
     if (d.max_eirp === c.max_eirp && d.uplink_dwell_time === c.uplink_dwell_time && d.downlink_dwell_time === c.downlink_dwell_time) return;
-    const eirp = [8, 10, 12, 13, 14, 16, 18, 20, 21, 24, 26, 27, 29, 30, 33, 36].filter((x) => x <= (d.max_eirp ?? 16)).at(-1) ?? 8;
-    const req = { max_eirp_index: `DEVICE_EIRP_${eirp}`, uplink_dwell_time: d.uplink_dwell_time ?? false, downlink_dwell_time: d.downlink_dwell_time ?? false };
+    const req = {
+      max_eirp_index: deviceEirpAtMost(d.max_eirp ?? 16),
+      uplink_dwell_time: d.uplink_dwell_time ?? false,
+      downlink_dwell_time: d.downlink_dwell_time ?? false,
+    };
     enqueue(draft, budget, [{ cid: 'CID_TX_PARAM_SETUP', tx_param_setup_req: req }], { event: E.txParamSetup.request, field: 'tx_param_setup_req' });
   },
   // RxParamSetupReq

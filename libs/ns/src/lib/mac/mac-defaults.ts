@@ -1,5 +1,6 @@
 import { decodeMessage, MACSettings } from '@lorawan/api';
-import type { StackConfig } from '@lorawan/config';
+import type { Provider } from '@nestjs/common';
+import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 
 /**
  * NS_DEFAULT_MAC_SETTINGS validated as a MACSettings message (fail fast at boot): the Network
@@ -12,3 +13,7 @@ export function nsMacDefaults(config: Pick<StackConfig, 'ns'>): Record<string, u
     throw new Error(`NS_DEFAULT_MAC_SETTINGS is not a valid MACSettings message: ${(err as Error).message}`);
   }
 }
+
+/** The validated NS_DEFAULT_MAC_SETTINGS, once per Network Server. */
+export const NS_MAC_DEFAULTS = Symbol('NS_MAC_DEFAULTS');
+export const nsMacDefaultsProvider: Provider = { provide: NS_MAC_DEFAULTS, inject: [STACK_CONFIG], useFactory: nsMacDefaults };

@@ -1,23 +1,15 @@
 import { decodeMessage, MACState } from '@lorawan/api';
-import { encodeMacCommands, type FrequencyPlan, getFrequencyPlan, type MacCommandJson, parseMacCommands } from '@lorawan/lorawan';
+import { deepFreeze, encodeMacCommands, type FrequencyPlan, getFrequencyPlan, type MacCommandJson, parseMacCommands } from '@lorawan/lorawan';
 import { newMacState } from '../mac-state/new-mac-state';
 import type { MacDevice, MacStateJson } from './mac-draft';
 import { applyUplinkMac, type UplinkMacInput } from './uplink-mac';
 
 const plan = getFrequencyPlan('EU_863_870_TTN') as FrequencyPlan;
 
-/** Deeply frozen: a handler that changes its input in place throws. */
-function frozen<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    Object.values(value).forEach(frozen);
-    Object.freeze(value);
-  }
-  return value;
-}
-
 function device(fields: Record<string, unknown> = {}, state: Partial<MacStateJson> = {}, version = 'MAC_V1_0_3'): MacDevice {
   const mac = newMacState({ lorawan_version: version, frequencyPlan: plan }) as unknown as MacStateJson;
-  return frozen({
+  // Deeply frozen: a handler that changes its input in place throws.
+  return deepFreeze({
     ids: { device_id: 'dev', application_ids: { application_id: 'app' } },
     lorawan_version: version,
     frequency_plan_id: plan.id,

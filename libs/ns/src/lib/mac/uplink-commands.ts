@@ -1,4 +1,4 @@
-import { NS_MAC_EVENTS } from '@lorawan/api';
+import { DeviceEIRP, NS_MAC_EVENTS } from '@lorawan/api';
 import { isStackError } from '@lorawan/errors';
 import { applyLinkAdrChannelMasks, type FrequencyPlan, type MacCommandJson, type ParsedMacCommands } from '@lorawan/lorawan';
 import { newMacState } from '../mac-state/new-mac-state';
@@ -229,10 +229,15 @@ function handleLinkAdrAns(draft: MacDraft, answers: Json[], up: MacUplink): void
   emit(draft, E.linkAdr.accept, ans);
 }
 
-/** TxParamSetupReq's MaxEIRP (`DEVICE_EIRP_16`) in dBm. */
+/** TxParamSetupReq's MaxEIRP (`DEVICE_EIRP_16`) in dBm: the enum name spells it. */
 export function deviceEirp(name: unknown): number | undefined {
-  const m = /^DEVICE_EIRP_(\d+)$/.exec(String(name));
-  return m ? Number(m[1]) : undefined;
+  const parsed = DeviceEIRP.parse(name);
+  return parsed === undefined ? undefined : Number(parsed.slice('DEVICE_EIRP_'.length));
+}
+
+/** The largest MaxEIRP of TxParamSetupReq not above `dBm` (the lowest when none is). */
+export function deviceEirpAtMost(dBm: number): string {
+  return DeviceEIRP.names.filter((name) => (deviceEirp(name) ?? Infinity) <= dBm).at(-1) ?? DeviceEIRP.names[0];
 }
 
 function num(v: unknown): number {

@@ -1,4 +1,5 @@
 import { getBand, type MacCommandJson, type ParsedMacCommands } from '@lorawan/lorawan';
+import { onUplink } from '../mac-state/transitions';
 import { adaptDataRate } from './adr';
 import { type MacDevice, macDraft, type MacEvent, type MacStateJson } from './mac-draft';
 import { adrMargin, useAdr, withDesiredSettings } from './mac-settings';
@@ -31,7 +32,8 @@ export interface UplinkMacResult {
  */
 export function applyUplinkMac(device: MacDevice, state: MacStateJson, input: UplinkMacInput): UplinkMacResult {
   const draft = macDraft(device, withDesiredSettings(state, input.settings));
-  if (input.class_b && device.supports_class_b && (draft.state.device_class ?? 'CLASS_A') === 'CLASS_A') switchClass(draft, 'CLASS_B');
+  // The spec's table (`onUplink`), for a device that supports class B.
+  if (device.supports_class_b) switchClass(draft, onUplink(draft.state as never, { classB: input.class_b }).device_class ?? 'CLASS_A');
   const afterMerge = handleUplinkCommands(draft, input.commands, input);
   if (input.adr && useAdr(input.settings)) adapt(draft, input);
   if (draft.state.queued_responses?.length === 0) delete draft.state.queued_responses;

@@ -21,7 +21,7 @@ import { DataDownlinkService, type QueuedDownlink } from '../downlinks/data-down
 import { ErrDeviceNotFound, ErrFCntReplay, ErrUplinkTooLate } from '../errors';
 import { ErrRekeyIndMissing } from '../mac/errors';
 import type { MacDevice, MacEvent, MacStateJson } from '../mac/mac-draft';
-import { nsMacDefaults } from '../mac/mac-defaults';
+import { NS_MAC_DEFAULTS } from '../mac/mac-defaults';
 import { effectiveMacSettings } from '../mac/mac-settings';
 import { applyUplinkMac } from '../mac/uplink-mac';
 import { uplinkSummary } from '../end-devices/recent-uplinks';
@@ -90,7 +90,6 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   private readonly recentUplinks: number;
   private readonly maxAgeMs: number;
   private readonly slots: WorkSlots;
-  private readonly macDefaults: Record<string, unknown>;
 
   constructor(
     private readonly registry: DeviceRegistry,
@@ -99,11 +98,11 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
     @Inject(STACK_CONFIG) config: StackConfig,
+    @Inject(NS_MAC_DEFAULTS) private readonly macDefaults: Record<string, unknown>,
   ) {
     this.recentUplinks = config.ns.recentUplinks;
     this.maxAgeMs = config.rpcTimeoutMs;
     this.slots = new WorkSlots(config.ns.uplinkConcurrency);
-    this.macDefaults = nsMacDefaults(config);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
