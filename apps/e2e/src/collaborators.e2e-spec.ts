@@ -52,6 +52,9 @@ describe.each(MODES)('Identity Server: collaborators (%s)', (mode, start) => {
   const as = (key: CreatedKey) => bearer(key.token);
   const collaborators = (kind: 'applications' | 'gateways', id: string) => `/api/v3/${kind}/${id}/collaborators`;
   const collaborator = (kind: 'applications' | 'gateways', id: string, user: string) => `/api/v3/${kind}/${id}/collaborator/user/${user}`;
+  /** TTS deletes an application's collaborator under `collaborator/`, a gateway's under `collaborators/`. */
+  const deletePath = (kind: 'applications' | 'gateways', id: string, user: string) =>
+    `/api/v3/${kind}/${id}/${kind === 'applications' ? 'collaborator' : 'collaborators'}/user/${user}`;
   const setApp = (app: string, user: string, rights: string[], key = aliceKey) =>
     api.put(collaborators('applications', app), { collaborator: { ids: userIds(user), rights } }, as(key));
 
@@ -188,15 +191,15 @@ describe.each(MODES)('Identity Server: collaborators (%s)', (mode, start) => {
     ok(await api.put(collaborators('applications', own), { collaborator: { ids: userIds(adminId), rights: [R.APP_INFO] } }), 'now the admin may step down');
   });
 
-  it('refuses an unknown user (404), unknown or foreign rights and organizations (400)', async () => {
+  it('refuses an unknown user or organization (404), unknown or foreign rights (400)', async () => {
     const app = await aliceApp();
     expectTtsError(await setApp(app, freshId('nobody'), [R.APP_INFO]), 404, 5, 'pkg/identityserver/store', 'user_not_found');
     expectValidationError(await setApp(app, bob, ['RIGHT_APPLICATION_NOPE']), /rights/);
     expectValidationError(await setApp(app, bob, [R.GTW_INFO]), 'rights');
     const org = { collaborator: { ids: { organization_ids: { organization_id: 'some-org' } }, rights: [R.APP_INFO] } };
-    expectTtsError(await api.put(collaborators('applications', app), org, as(aliceKey)), 400, 3, 'pkg/identityserver', 'organizations_unsupported');
+    expectTtsError(await api.put(collaborators('applications', app), org, as(aliceKey)), 404, 5, 'pkg/identityserver/store', 'organization_not_found');
     const orgGet = await api.get(`/api/v3/applications/${app}/collaborator/organization/some-org`, as(aliceKey));
-    expectTtsError(orgGet, 400, 3, 'pkg/identityserver', 'organizations_unsupported');
+    expectTtsError(orgGet, 404, 5, 'pkg/identityserver/store', 'membership_not_found');
     const list = await api.get(collaborators('applications', app), as(aliceKey));
     expect(list.headers.get('x-total-count')).toBe('1');
   });
@@ -237,7 +240,7 @@ describe.each(MODES)('Identity Server: collaborators (%s)', (mode, start) => {
     ok(await api.get(entityPath('gateway', gtw), as(bobKey)), 'bob reads the gateway');
     const list = await api.get(collaborators('gateways', gtw), as(aliceKey));
     expect(list.headers.get('x-total-count')).toBe('2');
-    ok(await api.delete(collaborator('gateways', gtw, bob), as(aliceKey)), 'delete bob');
+    ok(await api.delete(deletePath('gateways', gtw, bob), as(aliceKey)), 'delete bob');
     expectTtsError(await api.get(entityPath('gateway', gtw), as(bobKey)), 403, 7, 'pkg/auth/rights', 'no_gateway_rights', { uid: gtw });
     const last = await api.put(collaborators('gateways', gtw), { collaborator: { ids: userIds(alice), rights: [] } }, as(aliceKey));
     expectTtsError(last, 400, 9, 'pkg/identityserver', 'gateway_needs_collaborator');

@@ -115,6 +115,23 @@ describe('Authenticator', () => {
     expect(calls).toHaveLength(4);
   });
 
+  it('drops everything on an invalidation of all (an organization deleted: its members’ rights changed everywhere)', async () => {
+    const { auth, transport, calls } = setup();
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r1');
+    await auth.authenticate('Bearer T2', GET, request('app-2'), 'r2');
+    transport.publish(ACCESS_INVALIDATION_SUBJECT, encode({ all: true }));
+    await flush();
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r3');
+    await auth.authenticate('Bearer T2', GET, request('app-2'), 'r4');
+    expect(calls).toHaveLength(4);
+  });
+
+  it('checks an organization a request names as collaborator, not the user route’s entity', async () => {
+    const { auth, calls } = setup();
+    await auth.authenticate('Bearer T1', RPCS['ApplicationRegistry.Create'], { collaborator: { organization_ids: { organization_id: 'org-1' } } }, 'r1');
+    expect(calls).toEqual([{ authorization: 'Bearer T1', entity: { kind: 'organization', id: 'org-1' } }]);
+  });
+
   it('does not keep a lookup that an invalidation overtook', async () => {
     const { auth, calls } = setup();
     const pending = auth.authenticate('Bearer T1', GET, request('app-1'), 'r1');

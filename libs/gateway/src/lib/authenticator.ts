@@ -3,10 +3,10 @@ import {
   ACCESS_INVALIDATION_SUBJECT,
   type AccessInvalidation,
   type CallerIdentity,
-  entityIdOf,
   type EntityRef,
   ID_MAX_LENGTH,
   ID_PATTERN,
+  rightsTarget,
   RPCS,
   type RpcDefinition,
 } from '@lorawan/api';
@@ -69,9 +69,10 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
 
   /** The caller of an RPC, with its rights on the RPC's entity in `request`. */
   async authenticate(authorization: string | undefined, rpc: RpcDefinition, request: object, requestId: string): Promise<CallerIdentity> {
-    const id = entityIdOf(rpc, request);
+    const target = rightsTarget(rpc, request);
+    const id = target?.id;
     // An ID that is not one gets no rights looked up: the component's validation names the bad field.
-    const entity: EntityRef | undefined = rpc.entity && isEntityId(id) ? { kind: rpc.entity.kind, id } : undefined;
+    const entity: EntityRef | undefined = target && isEntityId(id) ? { kind: target.kind, id } : undefined;
     return this.authenticateEntity(authorization, entity, requestId);
   }
 
@@ -100,6 +101,7 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
 
   /** Drops what was remembered for a changed key or entity. */
   invalidate(msg: AccessInvalidation): void {
+    if (msg.all) this.entries.clear();
     for (const [key, entry] of this.entries) {
       const c = entry.caller;
       if (!c) continue;

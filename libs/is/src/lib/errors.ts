@@ -58,6 +58,13 @@ export const ErrApplicationHasDevices = defineError(
   'application still has `{count}` devices',
   Code.FailedPrecondition,
 );
+/** An organization is deleted only once it collaborates on no live application, gateway or client. */
+export const ErrOrganizationHasEntities = defineError(
+  'pkg/identityserver',
+  'organization_has_entities',
+  'organization still collaborates on `{count}` entities',
+  Code.FailedPrecondition,
+);
 export const ErrGatewayEUITaken = defineError(
   'pkg/identityserver',
   'gateway_eui_taken',
@@ -70,12 +77,14 @@ export const ErrContactNoCollaborator = defineError(
   'contact `{contact}` is not a collaborator',
   Code.InvalidArgument,
 );
-export const ErrOrganizationsUnsupported = defineError(
-  'pkg/identityserver',
-  'organizations_unsupported',
-  'organizations are not supported',
-  Code.InvalidArgument,
+export const ErrOrganizationNotFound = defineError(
+  'pkg/identityserver/store',
+  'organization_not_found',
+  'organization with id `{organization_id}` not found',
+  Code.NotFound,
 );
+/** An organization as a member of an organization (TTS `errNestedOrganizations`). */
+export const ErrNestedOrganizations = defineError('pkg/identityserver', 'nested_organizations', 'organizations can not be nested', Code.InvalidArgument);
 export const ErrReadOnlyField = defineError('pkg/identityserver', 'read_only_field', 'read-only field `{field}`', Code.InvalidArgument);
 export const ErrUserUpdateAdminField = defineError(
   'pkg/identityserver',

@@ -18,8 +18,12 @@ export interface IdentityDirectory {
   user(userId: string): Promise<UserEssentials | undefined>;
   /** The entity exists and is not (soft-)deleted. */
   exists(entity: EntityRef): Promise<boolean>;
-  /** The rights the user holds on the entity as a collaborator, as stored (not implied); [] when none or the entity is deleted. */
-  collaboratorRights(userId: string, entity: EntityRef): Promise<Right[]>;
+  /**
+   * The rights the account (user or organization) holds on the entity as a collaborator: its own
+   * grant as stored and, for a user, what it holds through its organizations (TTS membership
+   * chains, see `CollaboratorStore.membershipRights`); [] when none or the entity is deleted.
+   */
+  collaboratorRights(accountId: string, entity: EntityRef): Promise<Right[]>;
 }
 export const IDENTITY_DIRECTORY = Symbol('IDENTITY_DIRECTORY');
 

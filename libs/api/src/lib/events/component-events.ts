@@ -19,6 +19,11 @@ export const IS_EVENTS = {
   userApiKey: apiKeyEvents('user', [Right.RIGHT_USER_SETTINGS_API_KEYS]),
   /** OAuth clients (TTS `client_registry.go`): no data but the update's field-mask paths, never the secret. */
   client: entityRegistryEvents('client', [Right.RIGHT_CLIENT_INFO], { restore: true }),
+  organization: entityRegistryEvents('organization', [Right.RIGHT_ORGANIZATION_INFO], { restore: true }),
+  organizationApiKey: apiKeyEvents('organization', [Right.RIGHT_ORGANIZATION_SETTINGS_API_KEYS]),
+  clientCollaborator: collaboratorEvents('client', [Right.RIGHT_CLIENT_SETTINGS_COLLABORATORS, Right.RIGHT_USER_CLIENTS_LIST]),
+  /** An organization's members (TTS `organization_access.go`). */
+  organizationCollaborator: collaboratorEvents('organization', [Right.RIGHT_ORGANIZATION_SETTINGS_MEMBERS, Right.RIGHT_USER_ORGANIZATIONS_LIST]),
 };
 
 /** Join Server. */

@@ -2,6 +2,7 @@ import ttsPaths from './tts-fieldmask-paths.json';
 import { EndDevice } from '../messages/end-device';
 import { Application, Gateway, User } from '../messages/identity';
 import { Client } from '../messages/client';
+import { Organization } from '../messages/organization';
 import { contractPaths, wrapperPathCanonicaliser } from './contract-paths';
 import { APPLICATION_LINK_PATHS, DEPRECATED_APPLICATION_LINK_PATHS } from '../messages/application-link';
 
@@ -159,6 +160,8 @@ const applicationPaths = (rpc: TtsRpc) => subset(rpc, (p) => APPLICATION_PATHS.h
 /** TTS `field_mask_validation.go`: a client's `secret` may be set by Update, never selected by Get or List. */
 const CLIENT_UPDATE_PATHS: ReadonlySet<string> = new Set(contractPaths(Client).filter((p) => !isContactSubPath(p)));
 const CLIENT_READ_PATHS: ReadonlySet<string> = new Set([...CLIENT_UPDATE_PATHS].filter((p) => p !== 'secret'));
+/** TTS `OrganizationFieldPathsNested` (Get, List and Update alike), as the contract has them. */
+const ORGANIZATION_PATHS: ReadonlySet<string> = new Set(contractPaths(Organization).filter((p) => !isContactSubPath(p)));
 
 export const ALLOWED_PATHS = {
   'EndDeviceRegistry.Get': subset('/ttn.lorawan.v3.EndDeviceRegistry/Get', isField),
@@ -185,6 +188,9 @@ export const ALLOWED_PATHS = {
   'ClientRegistry.Get': CLIENT_READ_PATHS,
   'ClientRegistry.List': CLIENT_READ_PATHS,
   'ClientRegistry.Update': CLIENT_UPDATE_PATHS,
+  'OrganizationRegistry.Get': ORGANIZATION_PATHS,
+  'OrganizationRegistry.List': ORGANIZATION_PATHS,
+  'OrganizationRegistry.Update': ORGANIZATION_PATHS,
   'ApplicationWebhookRegistry.Get': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/Get', isWebhookField),
   'ApplicationWebhookRegistry.List': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/List', isWebhookField),
   'ApplicationWebhookRegistry.Set': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/Set', isWebhookField),

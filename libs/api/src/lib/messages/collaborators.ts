@@ -1,12 +1,13 @@
 import { EnumNames, Str, Uint32 } from '../json/fields';
 import { Message, Required } from '../json/nested';
 import { RightEnum } from '../rpc/rights';
-import { ApplicationIdentifiers, GatewayIdentifiers, OrganizationOrUserIdentifiers } from './identifiers';
+import { ApplicationIdentifiers, ClientIdentifiers, GatewayIdentifiers, OrganizationIdentifiers, OrganizationOrUserIdentifiers } from './identifiers';
 
 /**
- * Collaborators of applications and gateways (TTS `rights.proto` `Collaborator`, and the
- * `<Entity>Access` collaborator requests of `application.proto`, `gateway.proto`): a user (or, in
- * TTS, an organization) with the rights it holds on the entity.
+ * Collaborators of applications, gateways, clients and organizations (TTS `rights.proto`
+ * `Collaborator`, and the `<Entity>Access` collaborator requests of `application.proto`,
+ * `gateway.proto`, `client.proto`, `organization.proto`): a user or an organization with the
+ * rights it holds on the entity (an organization's collaborators are its members, users only).
  */
 export class Collaborator {
   @Required() @Message(() => OrganizationOrUserIdentifiers) ids!: OrganizationOrUserIdentifiers;
@@ -60,4 +61,30 @@ export class SetGatewayCollaboratorRequest extends SetCollaboratorFields {
 }
 export class DeleteGatewayCollaboratorRequest extends DeleteCollaboratorFields {
   @Required() @Message(() => GatewayIdentifiers) gateway_ids!: GatewayIdentifiers;
+}
+
+export class ListClientCollaboratorsRequest extends ListCollaboratorsFields {
+  @Required() @Message(() => ClientIdentifiers) client_ids!: ClientIdentifiers;
+}
+export class GetClientCollaboratorRequest extends GetCollaboratorFields {
+  @Required() @Message(() => ClientIdentifiers) client_ids!: ClientIdentifiers;
+}
+export class SetClientCollaboratorRequest extends SetCollaboratorFields {
+  @Required() @Message(() => ClientIdentifiers) client_ids!: ClientIdentifiers;
+}
+export class DeleteClientCollaboratorRequest extends DeleteCollaboratorFields {
+  @Required() @Message(() => ClientIdentifiers) client_ids!: ClientIdentifiers;
+}
+
+export class ListOrganizationCollaboratorsRequest extends ListCollaboratorsFields {
+  @Required() @Message(() => OrganizationIdentifiers) organization_ids!: OrganizationIdentifiers;
+}
+export class GetOrganizationCollaboratorRequest extends GetCollaboratorFields {
+  @Required() @Message(() => OrganizationIdentifiers) organization_ids!: OrganizationIdentifiers;
+}
+export class SetOrganizationCollaboratorRequest extends SetCollaboratorFields {
+  @Required() @Message(() => OrganizationIdentifiers) organization_ids!: OrganizationIdentifiers;
+}
+export class DeleteOrganizationCollaboratorRequest extends DeleteCollaboratorFields {
+  @Required() @Message(() => OrganizationIdentifiers) organization_ids!: OrganizationIdentifiers;
 }

@@ -4,7 +4,15 @@ import { defineEnum } from '../enums/enum';
 import { RightEnum } from '../rpc/rights';
 import { Address } from './end-device';
 import { FieldMask, FieldMaskField } from './field-mask';
-import { ApplicationIdentifiers, GatewayIdentifiers, ID_MAX_LENGTH, ID_PATTERN, OrganizationOrUserIdentifiers, UserIdentifiers } from './identifiers';
+import {
+  ApplicationIdentifiers,
+  GatewayIdentifiers,
+  ID_MAX_LENGTH,
+  ID_PATTERN,
+  OrganizationIdentifiers,
+  OrganizationOrUserIdentifiers,
+  UserIdentifiers,
+} from './identifiers';
 
 /**
  * The Identity Server's own entities (TTS `application.proto`, `gateway.proto`, `user.proto`,
@@ -268,8 +276,29 @@ export class DeleteUserAPIKeyRequest extends APIKeyIdField {
   @Required() @Message(() => UserIdentifiers) user_ids!: UserIdentifiers;
 }
 
+export class CreateOrganizationAPIKeyRequest extends CreateAPIKeyFields {
+  @Required() @Message(() => OrganizationIdentifiers) organization_ids!: OrganizationIdentifiers;
+}
+export class ListOrganizationAPIKeysRequest extends ListAPIKeysFields {
+  @Required() @Message(() => OrganizationIdentifiers) organization_ids!: OrganizationIdentifiers;
+}
+export class GetOrganizationAPIKeyRequest extends APIKeyIdField {
+  @Required() @Message(() => OrganizationIdentifiers) organization_ids!: OrganizationIdentifiers;
+}
+export class UpdateOrganizationAPIKeyRequest extends UpdateAPIKeyFields {
+  @Required() @Message(() => OrganizationIdentifiers) organization_ids!: OrganizationIdentifiers;
+}
+export class DeleteOrganizationAPIKeyRequest extends APIKeyIdField {
+  @Required() @Message(() => OrganizationIdentifiers) organization_ids!: OrganizationIdentifiers;
+}
+
 /** `<Entity>Access.ListRights`: the caller's rights on the entity. */
-export { ApplicationIdentifiers as ListApplicationRightsRequest, GatewayIdentifiers as ListGatewayRightsRequest, UserIdentifiers as ListUserRightsRequest };
+export {
+  ApplicationIdentifiers as ListApplicationRightsRequest,
+  GatewayIdentifiers as ListGatewayRightsRequest,
+  OrganizationIdentifiers as ListOrganizationRightsRequest,
+  UserIdentifiers as ListUserRightsRequest,
+};
 
 // Access (internal and `GET /auth_info`).
 

@@ -4,18 +4,22 @@ import { decodeMessage } from '../validation/decode';
 import { entityIdOf, RPCS } from './rpc-table';
 
 describe('ClientRegistry in the RPC table (TTS client_services.proto, client_registry.go)', () => {
-  it('binds the routes of TTS with the rights TTS checks (users as collaborators only)', () => {
+  it('binds the routes of TTS with the rights TTS checks (a user or an organization as collaborator)', () => {
     const table = Object.fromEntries(
       (['Create', 'Get', 'List', 'Update', 'Delete', 'Restore', 'Purge'] as const).map((m) => {
         const rpc = RPCS[`ClientRegistry.${m}`];
-        return [m, { component: rpc.component, http: rpc.http, entity: rpc.entity, rights: rpc.rights, adminOnly: rpc.adminOnly ?? false }];
+        return [m, { component: rpc.component, http: rpc.http, entity: rpc.entity, orEntity: rpc.orEntity, rights: rpc.rights, adminOnly: rpc.adminOnly ?? false }];
       }),
     );
     expect(table).toEqual({
       Create: {
         component: 'is',
-        http: [{ verb: 'POST', path: '/users/{collaborator.user_ids.user_id}/clients', body: '*' }],
+        http: [
+          { verb: 'POST', path: '/users/{collaborator.user_ids.user_id}/clients', body: '*' },
+          { verb: 'POST', path: '/organizations/{collaborator.organization_ids.organization_id}/clients', body: '*' },
+        ],
         entity: { kind: 'user', path: 'collaborator.user_ids.user_id' },
+        orEntity: { kind: 'organization', path: 'collaborator.organization_ids.organization_id', rights: ['RIGHT_ORGANIZATION_CLIENTS_CREATE'] },
         rights: ['RIGHT_USER_CLIENTS_CREATE'],
         adminOnly: false,
       },
@@ -31,8 +35,10 @@ describe('ClientRegistry in the RPC table (TTS client_services.proto, client_reg
         http: [
           { verb: 'GET', path: '/clients' },
           { verb: 'GET', path: '/users/{collaborator.user_ids.user_id}/clients' },
+          { verb: 'GET', path: '/organizations/{collaborator.organization_ids.organization_id}/clients' },
         ],
         entity: { kind: 'user', path: 'collaborator.user_ids.user_id', optional: true },
+        orEntity: { kind: 'organization', path: 'collaborator.organization_ids.organization_id', rights: ['RIGHT_ORGANIZATION_CLIENTS_LIST'] },
         rights: ['RIGHT_USER_CLIENTS_LIST'],
         adminOnly: false,
       },

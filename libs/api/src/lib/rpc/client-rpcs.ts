@@ -1,7 +1,7 @@
 import { CreateClientRequest, GetClientRequest, ListClientsRequest, UpdateClientRequest } from '../messages/client';
 import { ClientIdentifiers } from '../messages/identifiers';
 import { Right } from './rights';
-import { defineRpc, type RpcSpec } from './define-rpc';
+import { byOrganization, defineRpc, type RpcSpec } from './define-rpc';
 
 const SERVICE = 'ClientRegistry';
 
@@ -12,15 +12,19 @@ const usr = (path: string, optional?: boolean) => ({ kind: 'user' as const, path
 
 /**
  * The IS's ClientRegistry of OAuth clients (TTS `client_services.proto`, rights as
- * `client_registry.go`). Users only as collaborators: the organization bindings are not served.
+ * `client_registry.go`); a client's collaborator is a user or an organization.
  */
 export function clientRpcs() {
   return {
     'ClientRegistry.Create': clientRpc({
       method: 'Create',
-      http: [{ verb: 'POST', path: '/users/{collaborator.user_ids.user_id}/clients', body: '*' }],
+      http: [
+        { verb: 'POST', path: '/users/{collaborator.user_ids.user_id}/clients', body: '*' },
+        { verb: 'POST', path: '/organizations/{collaborator.organization_ids.organization_id}/clients', body: '*' },
+      ],
       entity: usr('collaborator.user_ids.user_id'),
       rights: [Right.RIGHT_USER_CLIENTS_CREATE],
+      orEntity: byOrganization(Right.RIGHT_ORGANIZATION_CLIENTS_CREATE),
       request: CreateClientRequest,
     }),
     'ClientRegistry.Get': clientRpc({
@@ -35,9 +39,11 @@ export function clientRpcs() {
       http: [
         { verb: 'GET', path: '/clients' },
         { verb: 'GET', path: '/users/{collaborator.user_ids.user_id}/clients' },
+        { verb: 'GET', path: '/organizations/{collaborator.organization_ids.organization_id}/clients' },
       ],
       entity: usr('collaborator.user_ids.user_id', true),
       rights: [Right.RIGHT_USER_CLIENTS_LIST],
+      orEntity: byOrganization(Right.RIGHT_ORGANIZATION_CLIENTS_LIST),
       request: ListClientsRequest,
       paginated: true,
     }),

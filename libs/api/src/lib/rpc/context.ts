@@ -47,5 +47,8 @@ export const ACCESS_INVALIDATION_SUBJECT = 'access.invalidate';
 
 export interface AccessInvalidation {
   api_key_id?: string;
+  /** Identities resolved on this entity, or held by its keys (a user's: also its rights through organizations). */
   entity?: EntityRef;
+  /** Everything: an organization deleted, restored or purged changes the rights of its members on whatever it reaches. */
+  all?: true;
 }

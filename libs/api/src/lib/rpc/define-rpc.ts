@@ -33,6 +33,12 @@ export interface RpcDefinition<Req extends object = object> {
   entity?: { kind: EntityKind; path: string; optional?: boolean };
   /** Rights the caller needs on the request's entity. */
   rights: Right[];
+  /**
+   * The entity the rights are checked on instead when the request names it, with the rights needed
+   * there: an organization's routes of a user's RPC (`POST /organizations/{…}/applications`
+   * beside `/users/{…}/applications`, TTS's `OrganizationOrUserIdentifiers` collaborator).
+   */
+  orEntity?: { kind: EntityKind; path: string; rights: Right[] };
   /** Only admin users (TTS `is_admin`). */
   adminOnly?: boolean;
   /** Internal RPC without a caller (the gateway's credential lookup); never bound to HTTP. */
@@ -55,6 +61,9 @@ export interface RpcDefinition<Req extends object = object> {
 
 /** The rights entity of an RPC: an application whose ID is at `path` of the request. */
 export const applicationAt = (path: string) => ({ kind: 'application' as const, path });
+
+/** The organization a Create or List names as collaborator instead of a user, with the right needed on it. */
+export const byOrganization = (right: Right) => ({ kind: 'organization' as const, path: 'collaborator.organization_ids.organization_id', rights: [right] });
 
 export interface MaskRight {
   paths: readonly string[];

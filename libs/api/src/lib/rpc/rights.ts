@@ -102,6 +102,21 @@ const RIGHTS_BY_KIND: Record<EntityKind, readonly Right[]> = Object.fromEntries(
   (Object.keys(KIND_PREFIX) as EntityKind[]).map((k) => [k, ALL_RIGHTS.filter((r) => r.startsWith(KIND_PREFIX[k]))]),
 ) as unknown as Record<EntityKind, readonly Right[]>;
 
+const HELD_BY: Record<EntityKind, readonly Right[]> = {
+  ...RIGHTS_BY_KIND,
+  organization: [...RIGHTS_BY_KIND.organization, ...RIGHTS_BY_KIND.application, ...RIGHTS_BY_KIND.gateway, ...RIGHTS_BY_KIND.client],
+};
+
+/**
+ * The rights an entity of `kind` can hold: granted to its members, its API keys, listed as the
+ * rights on it (TTS `listOrganizationRights`: `AllEntityRights ∪ AllOrganizationRights`). An
+ * organization's include the rights on the applications, gateways and clients it collaborates on,
+ * which its members and keys use there; other kinds hold their own (`rightsOfKind`).
+ */
+export function rightsHeldBy(kind: EntityKind): readonly Right[] {
+  return HELD_BY[kind];
+}
+
 const IMPLIED: Partial<Record<Right, readonly Right[]>> = {
   RIGHT_USER_ALL: RIGHTS_BY_KIND.user,
   RIGHT_APPLICATION_ALL: RIGHTS_BY_KIND.application,

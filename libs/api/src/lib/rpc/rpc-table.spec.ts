@@ -2,7 +2,7 @@ import { decodeMessage } from '../validation/decode';
 import { GetEndDeviceRequest, SetEndDeviceRequest } from '../messages/end-device-requests';
 import { ALLOWED_PATHS, KEY_PATHS } from '../field-mask/allowed-paths';
 import type { RpcDefinition } from './define-rpc';
-import { RPCS, entityIdOf, healthSubject, requiredRights, type RpcName } from './rpc-table';
+import { RPCS, entityIdOf, healthSubject, requiredRights, rightsTarget, type RpcName } from './rpc-table';
 import { Right } from './rights';
 
 const {
@@ -77,9 +77,12 @@ describe('RPC table', () => {
   });
 
   it.each([
-    ['ApplicationAccess', 'applications', 'application_ids.application_id', Right.RIGHT_APPLICATION_SETTINGS_COLLABORATORS],
-    ['GatewayAccess', 'gateways', 'gateway_ids.gateway_id', Right.RIGHT_GATEWAY_SETTINGS_COLLABORATORS],
-  ] as const)('%s: the collaborator RPCs as TTS binds them', (service, collection, idField, right) => {
+    ['ApplicationAccess', 'applications', 'application_ids.application_id', Right.RIGHT_APPLICATION_SETTINGS_COLLABORATORS, 'collaborator', true],
+    ['GatewayAccess', 'gateways', 'gateway_ids.gateway_id', Right.RIGHT_GATEWAY_SETTINGS_COLLABORATORS, 'collaborators', true],
+    ['ClientAccess', 'clients', 'client_ids.client_id', Right.RIGHT_CLIENT_SETTINGS_COLLABORATORS, 'collaborators', true],
+    // An organization's collaborators are its members: users only.
+    ['OrganizationAccess', 'organizations', 'organization_ids.organization_id', Right.RIGHT_ORGANIZATION_SETTINGS_MEMBERS, 'collaborators', false],
+  ] as const)('%s: the collaborator RPCs as TTS binds them', (service, collection, idField, right, deleteSegment, organizations) => {
     const base = `/${collection}/{${idField}}`;
     const list = RPCS[`${service}.ListCollaborators`];
     const get = RPCS[`${service}.GetCollaborator`];
@@ -88,12 +91,12 @@ describe('RPC table', () => {
     expect(list.http).toEqual([{ verb: 'GET', path: `${base}/collaborators` }]);
     expect(get.http).toEqual([
       { verb: 'GET', path: `${base}/collaborator/user/{collaborator.user_ids.user_id}` },
-      { verb: 'GET', path: `${base}/collaborator/organization/{collaborator.organization_ids.organization_id}` },
+      ...(organizations ? [{ verb: 'GET', path: `${base}/collaborator/organization/{collaborator.organization_ids.organization_id}` }] : []),
     ]);
     expect(set.http).toEqual([{ verb: 'PUT', path: `${base}/collaborators`, body: '*' }]);
     expect(del.http).toEqual([
-      { verb: 'DELETE', path: `${base}/collaborator/user/{collaborator_ids.user_ids.user_id}` },
-      { verb: 'DELETE', path: `${base}/collaborator/organization/{collaborator_ids.organization_ids.organization_id}` },
+      { verb: 'DELETE', path: `${base}/${deleteSegment}/user/{collaborator_ids.user_ids.user_id}` },
+      ...(organizations ? [{ verb: 'DELETE', path: `${base}/${deleteSegment}/organization/{collaborator_ids.organization_ids.organization_id}` }] : []),
     ]);
     for (const def of [list, get, set, del]) expect(def.entity?.path).toBe(idField);
     // List: some right on the entity (the handler shows rights only to who may manage collaborators).
@@ -111,6 +114,19 @@ describe('RPC table', () => {
     expect(entityIdOf(RPCS['UserRegistry.List'], {})).toBeUndefined();
   });
 
+  it('checks an organization named as collaborator instead of a user, with the organization’s rights', () => {
+    const byOrg = { collaborator: { organization_ids: { organization_id: 'org-1' } } };
+    expect(rightsTarget(RPCS['ApplicationRegistry.Create'], byOrg)).toEqual({
+      kind: 'organization',
+      id: 'org-1',
+      optional: false,
+      rights: [Right.RIGHT_ORGANIZATION_APPLICATIONS_CREATE],
+    });
+    expect(requiredRights(RPCS['GatewayRegistry.List'], byOrg)).toEqual([Right.RIGHT_ORGANIZATION_GATEWAYS_LIST]);
+    expect(rightsTarget(RPCS['ApplicationRegistry.List'], {})).toEqual({ kind: 'user', id: undefined, optional: true, rights: [Right.RIGHT_USER_APPLICATIONS_LIST] });
+    expect(requiredRights(RPCS['ApplicationRegistry.Create'], { collaborator: { user_ids: { user_id: 'u' } } })).toEqual([Right.RIGHT_USER_APPLICATIONS_CREATE]);
+  });
+
   it('binds every HTTP route to an entity, or to the caller itself, or to admins', () => {
     for (const [name, rpc] of Object.entries(RPCS) as [string, RpcDefinition][]) {
       if (rpc.http.length === 0) continue;
@@ -122,7 +138,7 @@ describe('RPC table', () => {
       // The entity's ID comes from the path of every binding that is not the "mine" form of an optional entity.
       for (const binding of rpc.http) {
         if (!rpc.entity) continue;
-        const inPath = binding.path.includes(`{${rpc.entity.path}}`);
+        const inPath = binding.path.includes(`{${rpc.entity.path}}`) || (rpc.orEntity !== undefined && binding.path.includes(`{${rpc.orEntity.path}}`));
         expect({ name, path: binding.path, inPath: inPath || rpc.entity.optional === true }).toEqual({ name, path: binding.path, inPath: true });
       }
     }

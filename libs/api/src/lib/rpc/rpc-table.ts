@@ -17,53 +17,69 @@ import {
   CreateApplicationRequest,
   CreateGatewayAPIKeyRequest,
   CreateGatewayRequest,
+  CreateOrganizationAPIKeyRequest,
   CreateUserAPIKeyRequest,
   CreateUserRequest,
   DeleteApplicationAPIKeyRequest,
   DeleteGatewayAPIKeyRequest,
+  DeleteOrganizationAPIKeyRequest,
   DeleteUserAPIKeyRequest,
   GetApplicationAPIKeyRequest,
   GetApplicationRequest,
   GetGatewayAPIKeyRequest,
   GetGatewayIdentifiersForEUIRequest,
   GetGatewayRequest,
+  GetOrganizationAPIKeyRequest,
   GetUserAPIKeyRequest,
   GetUserRequest,
   ListApplicationAPIKeysRequest,
   ListApplicationsRequest,
   ListGatewayAPIKeysRequest,
   ListGatewaysRequest,
+  ListOrganizationAPIKeysRequest,
   ListUserAPIKeysRequest,
   ListUsersRequest,
   UpdateApplicationAPIKeyRequest,
   UpdateApplicationRequest,
   UpdateGatewayAPIKeyRequest,
   UpdateGatewayRequest,
+  UpdateOrganizationAPIKeyRequest,
   UpdateUserAPIKeyRequest,
   UpdateUserRequest,
 } from '../messages/identity';
-import { ApplicationIdentifiers, GatewayIdentifiers, UserIdentifiers } from '../messages/identifiers';
+import { ApplicationIdentifiers, GatewayIdentifiers, OrganizationIdentifiers, UserIdentifiers } from '../messages/identifiers';
 import {
   DeleteApplicationCollaboratorRequest,
+  DeleteClientCollaboratorRequest,
   DeleteGatewayCollaboratorRequest,
+  DeleteOrganizationCollaboratorRequest,
   GetApplicationCollaboratorRequest,
+  GetClientCollaboratorRequest,
   GetGatewayCollaboratorRequest,
+  GetOrganizationCollaboratorRequest,
   ListApplicationCollaboratorsRequest,
+  ListClientCollaboratorsRequest,
   ListGatewayCollaboratorsRequest,
+  ListOrganizationCollaboratorsRequest,
   SetApplicationCollaboratorRequest,
+  SetClientCollaboratorRequest,
   SetGatewayCollaboratorRequest,
+  SetOrganizationCollaboratorRequest,
 } from '../messages/collaborators';
-import { Right } from './rights';
-import { applicationAt, type ComponentName, defineRpc, type MaskRight, type RpcDefinition, rpcSubject } from './define-rpc';
+import { type EntityKind, Right } from './rights';
+import { applicationAt, byOrganization, type ComponentName, defineRpc, type MaskRight, type RpcDefinition, rpcSubject } from './define-rpc';
 import { StreamEventsRequest } from '../events/stream';
 import { webhookRpcs } from './webhook-rpcs';
 import { appAsRpcs } from './app-as-rpcs';
 import { linkRpcs } from './link-rpcs';
 import { clientRpcs } from './client-rpcs';
+import { organizationRpcs } from './organization-rpcs';
 import { dataplaneRpcs } from './dataplane-rpcs';
 
 const app = applicationAt;
 const gtw = (path: string) => ({ kind: 'gateway' as const, path });
+const org = (path: string) => ({ kind: 'organization' as const, path });
+const cli = (path: string) => ({ kind: 'client' as const, path });
 const usr = (path: string, optional?: boolean) => ({ kind: 'user' as const, path, ...(optional ? { optional } : {}) });
 
 const rpc = defineRpc;
@@ -118,6 +134,7 @@ export const RPCS = {
   }),
   ...identityRpcs(),
   ...clientRpcs(),
+  ...organizationRpcs(),
   ...webhookRpcs(),
   ...appAsRpcs(),
   ...linkRpcs(),
@@ -247,9 +264,13 @@ function identityRpcs() {
       service: 'ApplicationRegistry',
       method: 'Create',
       component: 'is',
-      http: [{ verb: 'POST', path: '/users/{collaborator.user_ids.user_id}/applications', body: '*' }],
+      http: [
+        { verb: 'POST', path: '/users/{collaborator.user_ids.user_id}/applications', body: '*' },
+        { verb: 'POST', path: '/organizations/{collaborator.organization_ids.organization_id}/applications', body: '*' },
+      ],
       entity: usr('collaborator.user_ids.user_id'),
       rights: [R.RIGHT_USER_APPLICATIONS_CREATE],
+      orEntity: byOrganization(R.RIGHT_ORGANIZATION_APPLICATIONS_CREATE),
       request: CreateApplicationRequest,
     }),
     'ApplicationRegistry.Get': rpc({
@@ -268,9 +289,11 @@ function identityRpcs() {
       http: [
         { verb: 'GET', path: '/applications' },
         { verb: 'GET', path: '/users/{collaborator.user_ids.user_id}/applications' },
+        { verb: 'GET', path: '/organizations/{collaborator.organization_ids.organization_id}/applications' },
       ],
       entity: usr('collaborator.user_ids.user_id', true),
       rights: [R.RIGHT_USER_APPLICATIONS_LIST],
+      orEntity: byOrganization(R.RIGHT_ORGANIZATION_APPLICATIONS_LIST),
       request: ListApplicationsRequest,
       paginated: true,
     }),
@@ -345,9 +368,13 @@ function identityRpcs() {
       service: 'GatewayRegistry',
       method: 'Create',
       component: 'is',
-      http: [{ verb: 'POST', path: '/users/{collaborator.user_ids.user_id}/gateways', body: '*' }],
+      http: [
+        { verb: 'POST', path: '/users/{collaborator.user_ids.user_id}/gateways', body: '*' },
+        { verb: 'POST', path: '/organizations/{collaborator.organization_ids.organization_id}/gateways', body: '*' },
+      ],
       entity: usr('collaborator.user_ids.user_id'),
       rights: [R.RIGHT_USER_GATEWAYS_CREATE],
+      orEntity: byOrganization(R.RIGHT_ORGANIZATION_GATEWAYS_CREATE),
       request: CreateGatewayRequest,
     }),
     'GatewayRegistry.Get': rpc({
@@ -366,9 +393,11 @@ function identityRpcs() {
       http: [
         { verb: 'GET', path: '/gateways' },
         { verb: 'GET', path: '/users/{collaborator.user_ids.user_id}/gateways' },
+        { verb: 'GET', path: '/organizations/{collaborator.organization_ids.organization_id}/gateways' },
       ],
       entity: usr('collaborator.user_ids.user_id', true),
       rights: [R.RIGHT_USER_GATEWAYS_LIST],
+      orEntity: byOrganization(R.RIGHT_ORGANIZATION_GATEWAYS_LIST),
       request: ListGatewaysRequest,
       paginated: true,
     }),
@@ -439,6 +468,42 @@ function identityRpcs() {
       set: SetGatewayCollaboratorRequest,
       delete: DeleteGatewayCollaboratorRequest,
     }),
+    ...collaboratorRpcs('ClientAccess', 'clients', 'client_ids', cli, R.RIGHT_CLIENT_SETTINGS_COLLABORATORS, {
+      list: ListClientCollaboratorsRequest,
+      get: GetClientCollaboratorRequest,
+      set: SetClientCollaboratorRequest,
+      delete: DeleteClientCollaboratorRequest,
+    }),
+    ...collaboratorRpcs('OrganizationAccess', 'organizations', 'organization_ids', org, R.RIGHT_ORGANIZATION_SETTINGS_MEMBERS, {
+      list: ListOrganizationCollaboratorsRequest,
+      get: GetOrganizationCollaboratorRequest,
+      set: SetOrganizationCollaboratorRequest,
+      delete: DeleteOrganizationCollaboratorRequest,
+    }),
+
+    'OrganizationAccess.ListRights': rpc({
+      service: 'OrganizationAccess',
+      method: 'ListRights',
+      component: 'is',
+      http: [{ verb: 'GET', path: '/organizations/{organization_id}/rights' }],
+      entity: org('organization_id'),
+      rights: [],
+      request: OrganizationIdentifiers,
+    }),
+    ...apiKeyRpcs(
+      'OrganizationAccess',
+      'organizations',
+      'organization_ids.organization_id',
+      org('organization_ids.organization_id'),
+      R.RIGHT_ORGANIZATION_SETTINGS_API_KEYS,
+      {
+        create: CreateOrganizationAPIKeyRequest,
+        list: ListOrganizationAPIKeysRequest,
+        get: GetOrganizationAPIKeyRequest,
+        update: UpdateOrganizationAPIKeyRequest,
+        delete: DeleteOrganizationAPIKeyRequest,
+      },
+    ),
   } satisfies Record<string, RpcDefinition>;
 }
 
@@ -447,7 +512,7 @@ function identityRpcs() {
  * Each needs `<KIND>_SETTINGS_API_KEYS`; create and update also need every right the key grants
  * (checked by the handler: a key can only grant rights its creator holds).
  */
-function apiKeyRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'UserAccess'>(
+function apiKeyRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'UserAccess' | 'OrganizationAccess'>(
   service: S,
   collection: string,
   idField: string,
@@ -478,13 +543,15 @@ function apiKeyRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'UserAcces
 }
 
 /**
- * `<Entity>Access` collaborator RPCs (TTS `application_services.proto`, `gateway_services.proto`):
- * `GET|PUT /<collection>/{ids}/collaborators`, `GET|DELETE …/collaborator/user/{…}` (and
- * `…/organization/{…}`, refused by the IS until organizations exist). Get, Set and Delete need
- * `<KIND>_SETTINGS_COLLABORATORS`; List only a caller (TTS: without that right it shows the
- * collaborators' identifiers only). Set also needs every right it adds or removes (the handler's check).
+ * `<Entity>Access` collaborator RPCs (TTS `application_services.proto`, `gateway_services.proto`,
+ * `client_services.proto`, `organization_services.proto`): `GET|PUT /<collection>/{ids}/collaborators`,
+ * `GET …/collaborator/user/{…}` and `…/organization/{…}` (an organization's members: users only),
+ * `DELETE` the same under `collaborator/` (applications) or `collaborators/` (the others, as TTS).
+ * Get, Set and Delete need `<KIND>_SETTINGS_COLLABORATORS` (an organization's `SETTINGS_MEMBERS`);
+ * List only a caller (TTS: without that right it shows the collaborators' identifiers only). Set
+ * also needs every right it adds or removes (the handler's check).
  */
-function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess'>(
+function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'ClientAccess' | 'OrganizationAccess'>(
   service: S,
   collection: string,
   idsField: string,
@@ -495,9 +562,9 @@ function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess'>(
   const idField = `${idsField}.${idsField.replace(/_ids$/, '_id')}`;
   const base = `/${collection}/{${idField}}`;
   const common = { service, component: 'is' as const, entity: at(idField) };
-  const byMember = (field: string) => [
-    `${base}/collaborator/user/{${field}.user_ids.user_id}`,
-    `${base}/collaborator/organization/{${field}.organization_ids.organization_id}`,
+  const byMember = (field: string, segment = 'collaborator') => [
+    `${base}/${segment}/user/{${field}.user_ids.user_id}`,
+    ...(service === 'OrganizationAccess' ? [] : [`${base}/${segment}/organization/{${field}.organization_ids.organization_id}`]),
   ];
   return {
     [`${service}.ListCollaborators`]: rpc({
@@ -525,7 +592,7 @@ function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess'>(
     [`${service}.DeleteCollaborator`]: rpc({
       ...common,
       method: 'DeleteCollaborator',
-      http: byMember('collaborator_ids').map((path) => ({ verb: 'DELETE' as const, path })),
+      http: byMember('collaborator_ids', service === 'ApplicationAccess' ? 'collaborator' : 'collaborators').map((path) => ({ verb: 'DELETE' as const, path })),
       rights: [right],
       request: requests.delete,
     }),
@@ -585,7 +652,7 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
 /** The rights a request needs: the RPC's base rights plus those its field mask calls for. */
 export function requiredRights(rpc: RpcDefinition, request: object): Right[] {
   const paths = (request as { field_mask?: { paths?: string[] } }).field_mask?.paths ?? [];
-  const rights = new Set(rpc.rights);
+  const rights = new Set(rightsTarget(rpc, request)?.rights ?? rpc.rights);
   for (const rule of rpc.maskRights ?? []) {
     if (rule.paths.some((p) => hasAnyField(paths, p))) rule.rights.forEach((r) => rights.add(r));
   }
@@ -602,13 +669,36 @@ export function healthSubject(component: ComponentName): string {
 
 const ENTITY_PATH_PARTS = new WeakMap<object, readonly string[]>();
 
-/** The ID of the RPC's rights entity in a request (see `RpcDefinition.entity`), if the request holds one. */
-export function entityIdOf(rpc: RpcDefinition, request: object): string | undefined {
-  if (!rpc.entity) return undefined;
-  let parts = ENTITY_PATH_PARTS.get(rpc.entity);
-  if (!parts) ENTITY_PATH_PARTS.set(rpc.entity, (parts = rpc.entity.path.split('.')));
+/** The ID at an entity's path in a request, if the request holds one. */
+function idAt(entity: { path: string }, request: object): string | undefined {
+  let parts = ENTITY_PATH_PARTS.get(entity);
+  if (!parts) ENTITY_PATH_PARTS.set(entity, (parts = entity.path.split('.')));
   const id = getPath(request, parts);
   return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** What a request's rights are checked on: the entity's kind, its ID (if the request holds one), and the RPC's base rights there. */
+export interface RightsTarget {
+  kind: EntityKind;
+  id: string | undefined;
+  optional: boolean;
+  rights: Right[];
+}
+
+/**
+ * The rights entity of a request (see `RpcDefinition.entity`): `orEntity` when the request names
+ * one (an organization instead of a user), else `entity`; undefined when the RPC has neither.
+ */
+export function rightsTarget(rpc: RpcDefinition, request: object): RightsTarget | undefined {
+  const alternative = rpc.orEntity && idAt(rpc.orEntity, request);
+  if (rpc.orEntity && alternative !== undefined) return { kind: rpc.orEntity.kind, id: alternative, optional: false, rights: rpc.orEntity.rights };
+  if (!rpc.entity) return undefined;
+  return { kind: rpc.entity.kind, id: idAt(rpc.entity, request), optional: rpc.entity.optional ?? false, rights: rpc.rights };
+}
+
+/** The ID of the RPC's rights entity in a request (see `rightsTarget`), if the request holds one. */
+export function entityIdOf(rpc: RpcDefinition, request: object): string | undefined {
+  return rightsTarget(rpc, request)?.id;
 }
 
 /** The `@MessagePattern` of an RPC of the table: its transport subject. */

@@ -1,4 +1,4 @@
-import { entityIdOf, type EntityKind, requiredRights, type RpcContext, type RpcDefinition } from '@lorawan/api';
+import { type EntityKind, requiredRights, rightsTarget, type RpcContext, type RpcDefinition } from '@lorawan/api';
 import { Code, defineError, type ErrorDefinition } from '@lorawan/errors';
 
 const noRights = (kind: string) => defineError('pkg/auth/rights', `no_${kind}_rights`, `no rights for ${kind} \`{uid}\``, Code.PermissionDenied);
@@ -50,9 +50,9 @@ export function requireRights(ctx: RpcContext, rpc: RpcDefinition, request: obje
   if (!caller) throw ErrUnauthenticated.with();
   if (caller.universal) return;
   if (rpc.adminOnly && !caller.is_admin) throw ErrNoAdmin.with();
-  const entity = rpc.entity;
+  const entity = rightsTarget(rpc, request);
   if (!entity) return;
-  const uid = entityIdOf(rpc, request);
+  const uid = entity.id;
   if (uid === undefined) {
     if (entity.optional) return;
     throw NO_RIGHTS[entity.kind].with({ uid: '' });

@@ -172,6 +172,14 @@ describe('ApiKeyService', () => {
         attributes: { gateway_id: 'ghost' },
       });
       expect(store.keys.size).toBe(0);
+      const gone: KeyOwner = { kind: 'organization', id: 'gone-org' };
+      expect(await failure(service.create(gone, { rights: ['RIGHT_ORGANIZATION_INFO'] }, ctx(caller(gone, [...rightsOfKind('organization')]))))).toMatchObject({
+        namespace: 'pkg/identityserver/store',
+        name: 'organization_not_found',
+        code: 5,
+        attributes: { organization_id: 'gone-org' },
+      });
+      expect(store.keys.size).toBe(0);
     });
   });
 
@@ -408,6 +416,7 @@ describe('ApiKeyService', () => {
 
   describe('events (<entity>.api-key.*, published once the operation succeeded, never with the secret)', () => {
     const gtw1: KeyOwner = { kind: 'gateway', id: 'gtw1' };
+    const org1: KeyOwner = { kind: 'organization', id: 'org1' };
     const owners = [
       {
         owner: app1,
@@ -417,11 +426,17 @@ describe('ApiKeyService', () => {
       },
       { owner: gtw1, ids: { gateway_ids: { gateway_id: 'gtw1' } }, rights: ['RIGHT_GATEWAY_INFO'], visibility: ['RIGHT_GATEWAY_SETTINGS_API_KEYS'] },
       { owner: alice, ids: { user_ids: { user_id: 'alice' } }, rights: ['RIGHT_USER_INFO'], visibility: ['RIGHT_USER_SETTINGS_API_KEYS'] },
+      {
+        owner: org1,
+        ids: { organization_ids: { organization_id: 'org1' } },
+        rights: ['RIGHT_ORGANIZATION_INFO'],
+        visibility: ['RIGHT_ORGANIZATION_SETTINGS_API_KEYS'],
+      },
     ] as const;
     const API_KEY = 'type.googleapis.com/ttn.lorawan.v3.APIKey';
     const as = (who: KeyOwner, rpc: `${string}.${string}`) => rpcContext(rpc, caller(who, [...rightsOfKind(who.kind)]));
 
-    beforeEach(() => directory.addEntity(gtw1));
+    beforeEach(() => directory.addEntity(gtw1).addEntity(org1));
 
     it.each(owners)(
       '$owner.kind keys: create, update and delete each publish once, about the owning entity, data = the key without its secret',

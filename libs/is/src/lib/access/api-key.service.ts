@@ -15,7 +15,7 @@ import { EventPublisher, WithTotal } from '@lorawan/component';
 import { hashSecret } from '@lorawan/crypto';
 import { type ErrorDefinition, ErrValidation, type StackError } from '@lorawan/errors';
 import { AccessInvalidator } from '../access-invalidator';
-import { ErrApplicationNotFound, ErrGatewayNotFound, ErrUserNotFound } from '../errors';
+import { ErrApplicationNotFound, ErrGatewayNotFound, ErrOrganizationNotFound, ErrUserNotFound } from '../errors';
 import { type ApiKeyCleanup, IDENTITY_DIRECTORY, type IdentityDirectory } from '../identity.contracts';
 import { ErrApiKeyConcurrentUpdate, ErrStoreApiKeyNotFound } from './access-errors';
 import { API_KEY_STORE, type ApiKeyOrderField, type ApiKeyRecord, type ApiKeyStore } from './api-key.model';
@@ -23,14 +23,21 @@ import { generateApiKeyToken } from './api-key-token';
 import { assertGrantable } from './grant-policy';
 
 /** The entities that have API keys here. */
-export type KeyOwner = EntityRef & { kind: 'application' | 'gateway' | 'user' };
+export type KeyOwner = EntityRef & { kind: 'application' | 'gateway' | 'user' | 'organization' };
 
-const NOT_FOUND: Record<KeyOwner['kind'], ErrorDefinition> = { application: ErrApplicationNotFound, gateway: ErrGatewayNotFound, user: ErrUserNotFound };
+const NOT_FOUND: Record<KeyOwner['kind'], ErrorDefinition> = {
+  application: ErrApplicationNotFound,
+  gateway: ErrGatewayNotFound,
+  user: ErrUserNotFound,
+  organization: ErrOrganizationNotFound,
+};
 /** `<entity>.api-key.create|update|delete`, about the owning entity. */
-const EVENTS = { application: IS_EVENTS.applicationApiKey, gateway: IS_EVENTS.gatewayApiKey, user: IS_EVENTS.userApiKey } satisfies Record<
-  KeyOwner['kind'],
-  unknown
->;
+const EVENTS = {
+  application: IS_EVENTS.applicationApiKey,
+  gateway: IS_EVENTS.gatewayApiKey,
+  user: IS_EVENTS.userApiKey,
+  organization: IS_EVENTS.organizationApiKey,
+} satisfies Record<KeyOwner['kind'], unknown>;
 const DEFAULT_LIMIT = 100;
 /** Paths of `<Entity>Access.UpdateAPIKey` (TTS `field_mask_validation.go`); no mask means name and rights (TTS, for old clients). */
 const UPDATE_PATHS: ReadonlySet<string> = new Set(['name', 'rights', 'expires_at']);
@@ -53,7 +60,7 @@ export interface UpdateRequest {
 }
 
 /**
- * API keys of applications, gateways and users (TTS `<entity>_access.go`). The RPC server has
+ * API keys of applications, gateways, users and organizations (TTS `<entity>_access.go`). The RPC server has
  * checked `<KIND>_SETTINGS_API_KEYS` on the entity; this service checks what is specific to keys
  * (no escalation, validity, existence) before storing anything. The secret exists only in the
  * answer to Create; it is never stored, logged or returned again. Create, Update and Delete

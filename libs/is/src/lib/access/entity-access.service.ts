@@ -8,7 +8,7 @@ import {
   type EntityRef,
   impliedRights,
   type Right,
-  rightsOfKind,
+  rightsHeldBy,
   type RpcContext,
   sortRights,
 } from '@lorawan/api';
@@ -73,7 +73,7 @@ export class EntityAccessService {
   /** `{"rights":[…]}`: the caller's rights on the entity (resolved by Authorize), sorted. */
   listRights(entity: EntityRef, ctx: RpcContext): { rights?: Right[] } {
     const caller = ctx.caller;
-    const rights = caller?.universal ? rightsOfKind(entity.kind) : caller && sameEntity(caller.entity, entity) ? caller.rights : [];
+    const rights = caller?.universal ? rightsHeldBy(entity.kind) : caller && sameEntity(caller.entity, entity) ? caller.rights : [];
     return rights.length > 0 ? { rights: sortRights(rights) } : {};
   }
 

@@ -6,7 +6,12 @@ import { ApiKeyService, type CreateRequest, type KeyOwner, type ListRequest, typ
 import { EntityAccessService } from './entity-access.service';
 
 type Kind = KeyOwner['kind'];
-const SERVICES = { application: 'ApplicationAccess', gateway: 'GatewayAccess', user: 'UserAccess' } as const satisfies Record<Kind, string>;
+const SERVICES = {
+  application: 'ApplicationAccess',
+  gateway: 'GatewayAccess',
+  user: 'UserAccess',
+  organization: 'OrganizationAccess',
+} as const satisfies Record<Kind, string>;
 
 /** `{<kind>_id}` (ListRights takes the entity's identifiers) or `{<kind>_ids: {<kind>_id}}` (the API-key requests). */
 type Identified = Record<string, unknown>;
@@ -17,8 +22,8 @@ function owner(kind: Kind, req: Identified, nested: boolean): KeyOwner {
 }
 
 /**
- * The `<Entity>Access` RPC handlers (rights and API keys of an application, gateway or user): one
- * definition for the three services, whose operations differ only in the entity, each delegating
+ * The `<Entity>Access` RPC handlers (rights and API keys of an application, gateway, user or
+ * organization): one definition for the four services, whose operations differ only in the entity, each delegating
  * in one line to the ApiKeyService or the EntityAccessService.
  */
 export function entityAccessController(kind: Kind): Type<unknown> {

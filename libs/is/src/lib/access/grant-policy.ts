@@ -1,4 +1,4 @@
-import { ALL_ADMIN_RIGHTS, type CallerIdentity, type EntityRef, type Right, rightsOfKind, sortRights } from '@lorawan/api';
+import { ALL_ADMIN_RIGHTS, type CallerIdentity, type EntityRef, type Right, rightsHeldBy, sortRights } from '@lorawan/api';
 import { rightsErrors } from '@lorawan/component';
 import { sameEntity } from './credential';
 
@@ -6,8 +6,9 @@ import { sameEntity } from './credential';
  * No escalation: a key can only be given (or, on update, stripped of) rights its creator holds on
  * the key's entity (TTS `createApplicationAPIKey`: `RequireApplication(ctx, ids, req.Rights...)`).
  *
- * - Rights of the entity's kind must be among the caller's rights on the entity (implied).
- * - Application and gateway keys hold rights of their kind only.
+ * - Rights the entity's kind holds must be among the caller's rights on the entity (implied); an
+ *   organization's include those on the entities it collaborates on (`rightsHeldBy`).
+ * - Application, gateway and client keys hold rights of their kind only.
  * - A user key may also hold rights on other entities (`RIGHT_APPLICATION_ALL`, `RIGHT_ALL`) — what
  *   of the user's collaborations the key may use — when the caller is that user itself and its own
  *   key holds them; or, as TTS's universal rights reach every user, when the caller is an admin
@@ -18,7 +19,7 @@ import { sameEntity } from './credential';
  * Answers the rights the caller may not grant (sorted, [] when all are fine).
  */
 export function ungrantableRights(entity: EntityRef, rights: Iterable<Right>, caller: CallerIdentity | undefined): Right[] {
-  const ofKind = new Set(rightsOfKind(entity.kind));
+  const ofKind = new Set(rightsHeldBy(entity.kind));
   const held = new Set(caller && sameEntity(caller.entity, entity) ? caller.rights : []);
   const isUserItself = entity.kind === 'user' && sameEntity(caller?.owner, entity);
   const keyRights = new Set(isUserItself ? caller?.key_rights : []);

@@ -28,4 +28,5 @@ export const ACCESS_CONTROLLERS = [
   entityAccessController('application'),
   entityAccessController('gateway'),
   entityAccessController('user'),
+  entityAccessController('organization'),
 ];

@@ -1,4 +1,4 @@
-import { ALL_ADMIN_RIGHTS, ALL_RIGHTS, type EntityRef, impliedRights, type Right, rightsOfKind, sortRights } from '@lorawan/api';
+import { ALL_ADMIN_RIGHTS, ALL_RIGHTS, type EntityRef, impliedRights, type Right, rightsHeldBy, rightsOfKind, sortRights } from '@lorawan/api';
 import { InMemoryIdentityDirectory } from './access-fixtures.conformance';
 import type { VerifiedCredential } from './credential';
 import { RightsResolver } from './rights-resolver';
@@ -6,6 +6,7 @@ import { RightsResolver } from './rights-resolver';
 const app = (id: string): EntityRef => ({ kind: 'application', id });
 const gtw = (id: string): EntityRef => ({ kind: 'gateway', id });
 const usr = (id: string): EntityRef => ({ kind: 'user', id });
+const org = (id: string): EntityRef => ({ kind: 'organization', id });
 
 const directory = new InMemoryIdentityDirectory()
   .addUser('alice')
@@ -18,7 +19,12 @@ const directory = new InMemoryIdentityDirectory()
   .addEntity(app('other-app'))
   .addEntity(gtw('alice-app'))
   .addEntity(gtw('alice-gtw'), { alice: ['RIGHT_GATEWAY_ALL'] })
-  .addEntity(gtw('other-gtw'));
+  .addEntity(gtw('other-gtw'))
+  // An organization alice is a member of, collaborating on an application; the directory answers
+  // what each account reaches (for a user: through its organizations too, the store's chains).
+  .addEntity(org('team'), { alice: ['RIGHT_ALL'] })
+  .addEntity(org('other-team'))
+  .addEntity(app('team-app'), { team: ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_LINK'], alice: ['RIGHT_APPLICATION_DEVICES_READ'] });
 
 const resolver = new RightsResolver(directory);
 
@@ -38,6 +44,9 @@ function userKey(userId: string, rights: Right[], kind: VerifiedCredential['kind
   return { kind, id: 'USERKEY', owner: usr(userId), keyRights: impliedRights(rights), user: user && { user_id: userId, ...user } };
 }
 const adminKey = userKey('admin', ['RIGHT_ALL'], 'admin-key');
+function orgKey(id: string, rights: Right[]): VerifiedCredential {
+  return { kind: 'api-key', id: 'ORGKEY', owner: org(id), keyRights: impliedRights(rights) };
+}
 
 const of = (kind: EntityRef['kind'], except: (r: Right) => boolean = () => false) => sortRights(rightsOfKind(kind).filter((r) => !except(r)));
 const adminOf = (kind: EntityRef['kind']) => sortRights(rightsOfKind(kind).filter((r) => ALL_ADMIN_RIGHTS.includes(r)));
@@ -59,6 +68,37 @@ describe('RightsResolver: effective rights of a credential on an entity', () => 
     ['app key with user rights only', appKey('alice-app', ['RIGHT_USER_ALL']), app('alice-app'), []],
     ['gateway key on its gateway', gtwKey('alice-gtw', ['RIGHT_GATEWAY_LINK']), gtw('alice-gtw'), ['RIGHT_GATEWAY_INFO', 'RIGHT_GATEWAY_LINK']],
     ['gateway key on an application with the same ID', gtwKey('alice-app', ['RIGHT_ALL']), app('alice-app'), []],
+    // Organization keys: on the organization, what an organization holds (its own rights and those
+    // on its entities); elsewhere, the organization's collaborator rights (implied) ∩ the key's.
+    ['RIGHT_ALL organization key on its organization', orgKey('team', ['RIGHT_ALL']), org('team'), sortRights(rightsHeldBy('organization'))],
+    ['organization key on another organization', orgKey('team', ['RIGHT_ALL']), org('other-team'), []],
+    [
+      'organization key on an application the organization collaborates on',
+      orgKey('team', ['RIGHT_APPLICATION_ALL']),
+      app('team-app'),
+      sortRights([
+        'RIGHT_APPLICATION_DEVICES_READ',
+        'RIGHT_APPLICATION_LINK',
+        'RIGHT_APPLICATION_INFO',
+        'RIGHT_APPLICATION_TRAFFIC_READ',
+        'RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE',
+      ]),
+    ],
+    ['organization key with organization rights only, on its application', orgKey('team', ['RIGHT_ORGANIZATION_ALL']), app('team-app'), []],
+    ['organization key: within the key rights', orgKey('team', ['RIGHT_APPLICATION_INFO']), app('team-app'), ['RIGHT_APPLICATION_INFO']],
+    ['organization key on an application it does not collaborate on', orgKey('team', ['RIGHT_ALL']), app('other-app'), []],
+    [
+      'user key of a member on the organization: rights on its entities included',
+      userKey('alice', ['RIGHT_ALL']),
+      org('team'),
+      sortRights(rightsHeldBy('organization')),
+    ],
+    [
+      'user key on a member’s organization entity (as the directory resolves it)',
+      userKey('alice', ['RIGHT_APPLICATION_ALL']),
+      app('team-app'),
+      ['RIGHT_APPLICATION_DEVICES_READ'],
+    ],
     // User keys: membership ∩ key rights ∩ the entity kind's rights.
     ['user key RIGHT_ALL on an app the user owns (APPLICATION_ALL)', userKey('alice', ['RIGHT_ALL']), app('alice-app'), of('application')],
     [

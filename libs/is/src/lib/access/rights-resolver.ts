@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ALL_ADMIN_RIGHTS, type CallerIdentity, type EntityRef, impliedRights, type Right, rightsOfKind, sortRights } from '@lorawan/api';
+import { ALL_ADMIN_RIGHTS, type CallerIdentity, type EntityRef, impliedRights, type Right, rightsHeldBy, sortRights } from '@lorawan/api';
 import { IDENTITY_DIRECTORY, type IdentityDirectory } from '../identity.contracts';
 import { APPROVED, sameEntity, type VerifiedCredential } from './credential';
 
@@ -9,12 +9,17 @@ const PENDING_USER_RIGHTS: readonly Right[] = ['RIGHT_USER_INFO', 'RIGHT_USER_SE
 /**
  * What a verified credential may do on an entity (TTS `pkg/identityserver/rights.go`):
  *
- * - an application or gateway key: its own rights of that kind, on its owner only;
+ * - an application, gateway or client key: its own rights of that kind, on its owner only;
+ * - an organization key: its rights on the organization itself, and elsewhere what the
+ *   organization holds as a collaborator (implied), as far as the key allows;
  * - a user key (and the admin key, the bootstrap admin's user key): the user's membership rights
- *   on the entity (all user rights on itself; its collaborator rights, implied, elsewhere), plus
- *   `ALL_ADMIN_RIGHTS` when the user is an admin, intersected with the key's rights and with the
- *   rights of the entity's kind. A user not in state APPROVED holds nothing, except that a user
- *   awaiting approval (REQUESTED) keeps INFO, SETTINGS_BASIC and DELETE on itself.
+ *   on the entity (all user rights on itself; elsewhere its collaborator rights and, through each
+ *   organization it is a member of, the organization's rights on the entity intersected with the
+ *   member's rights on the organization: TTS membership chains), plus `ALL_ADMIN_RIGHTS` when the
+ *   user is an admin, intersected with the key's rights and with the rights an entity of that kind
+ *   holds (an organization's include those on the entities it collaborates on). A user not in
+ *   state APPROVED holds nothing, except that a user awaiting approval (REQUESTED) keeps INFO,
+ *   SETTINGS_BASIC and DELETE on itself.
  *
  * An admin's universal rights apply even to an entity that does not exist, so the IS can answer
  * an admin with "not found" while everyone else learns nothing (no rights, 403).
@@ -43,10 +48,15 @@ export class RightsResolver {
 
   /** The credential's effective rights on `entity`, implied and sorted; [] for none. */
   async rightsOn(credential: VerifiedCredential, entity: EntityRef): Promise<Right[]> {
-    const ofKind = rightsOfKind(entity.kind);
-    if (credential.owner.kind !== 'user') {
-      return sameEntity(credential.owner, entity) ? sortRights(ofKind.filter((r) => credential.keyRights.has(r))) : [];
+    const ofKind = rightsHeldBy(entity.kind);
+    const byKey = (held: Iterable<Right>) => {
+      const set = new Set(held);
+      return sortRights(ofKind.filter((r) => set.has(r) && credential.keyRights.has(r)));
+    };
+    if (credential.owner.kind === 'organization' && !sameEntity(credential.owner, entity)) {
+      return byKey(impliedRights(await this.directory.collaboratorRights(credential.owner.id, entity)));
     }
+    if (credential.owner.kind !== 'user') return sameEntity(credential.owner, entity) ? byKey(ofKind) : [];
     const user = credential.user;
     if (!user) return [];
     if (user.state !== APPROVED) {
@@ -61,7 +71,7 @@ export class RightsResolver {
       impliedRights(await this.directory.collaboratorRights(user.user_id, entity)).forEach((r) => membership.add(r));
     }
     if (user.admin) ALL_ADMIN_RIGHTS.forEach((r) => membership.add(r));
-    return sortRights(ofKind.filter((r) => membership.has(r) && credential.keyRights.has(r)));
+    return byKey(membership);
   }
 }
 
@@ -71,10 +81,11 @@ export function isAdmin(credential: VerifiedCredential): boolean {
 }
 
 /**
- * What the key could ever do: an entity key is bound to its owner, so only rights of the owner's
- * kind; a user key reaches every entity the user does, so all its rights.
+ * What the key could ever do: an entity key is bound to its owner, so only rights its owner's kind
+ * holds (an organization's reach the entities it collaborates on); a user key reaches every entity
+ * the user does, so all its rights.
  */
 function keyRights(credential: VerifiedCredential): Right[] {
   const rights = [...credential.keyRights];
-  return sortRights(credential.owner.kind === 'user' ? rights : rights.filter((r) => rightsOfKind(credential.owner.kind).includes(r)));
+  return sortRights(credential.owner.kind === 'user' ? rights : rights.filter((r) => rightsHeldBy(credential.owner.kind).includes(r)));
 }

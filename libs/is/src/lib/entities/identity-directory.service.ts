@@ -5,9 +5,10 @@ import { APPLICATION_STORE, type ApplicationStore } from './applications/applica
 import { CLIENT_STORE, type ClientStore } from './clients/client.model';
 import { COLLABORATOR_STORE, type CollaboratorStore } from './collaborators/collaborator.model';
 import { GATEWAY_STORE, type GatewayStore } from './gateways/gateway.model';
+import { ORGANIZATION_STORE, type OrganizationStore } from './organizations/organization.model';
 import { USER_STORE, type UserStore } from './users/user.model';
 
-/** What the access side (API keys, rights) and the end-device registry ask of users, applications, gateways and clients. */
+/** What the access side (API keys, rights) and the end-device registry ask of users, organizations, applications, gateways and clients. */
 @Injectable()
 export class IdentityDirectoryService implements IdentityDirectory {
   constructor(
@@ -16,6 +17,7 @@ export class IdentityDirectoryService implements IdentityDirectory {
     @Inject(GATEWAY_STORE) private readonly gateways: GatewayStore,
     @Inject(COLLABORATOR_STORE) private readonly collaborators: CollaboratorStore,
     @Inject(CLIENT_STORE) private readonly clients: ClientStore,
+    @Inject(ORGANIZATION_STORE) private readonly organizations: OrganizationStore,
   ) {}
 
   async user(userId: string): Promise<UserEssentials | undefined> {
@@ -34,11 +36,11 @@ export class IdentityDirectoryService implements IdentityDirectory {
       case 'client':
         return this.clients.exists(entity.id);
       case 'organization':
-        return false;
+        return this.organizations.exists(entity.id);
     }
   }
 
-  async collaboratorRights(userId: string, entity: EntityRef): Promise<Right[]> {
-    return this.collaborators.rightsOf(userId, entity);
+  async collaboratorRights(accountId: string, entity: EntityRef): Promise<Right[]> {
+    return this.collaborators.membershipRights(accountId, entity);
   }
 }

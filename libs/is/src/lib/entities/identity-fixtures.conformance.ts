@@ -26,6 +26,8 @@ import { TypeOrmCollaboratorStore } from './collaborators/typeorm-collaborator.s
 import { GatewayRegistryService } from './gateways/gateway-registry.service';
 import { TypeOrmGatewayStore } from './gateways/typeorm-gateway.store';
 import { IdentityDirectoryService } from './identity-directory.service';
+import { OrganizationRegistryService } from './organizations/organization-registry.service';
+import { TypeOrmOrganizationStore } from './organizations/typeorm-organization.store';
 import { TypeOrmUserStore } from './users/typeorm-user.store';
 import { UserRegistryService } from './users/user-registry.service';
 
@@ -41,12 +43,14 @@ export interface IdentityTestBed {
   applications: ApplicationRegistryService;
   gateways: GatewayRegistryService;
   clients: ClientRegistryService;
+  organizations: OrganizationRegistryService;
   directory: IdentityDirectoryService;
   stores: {
     users: TypeOrmUserStore;
     applications: TypeOrmApplicationStore;
     gateways: TypeOrmGatewayStore;
     clients: TypeOrmClientStore;
+    organizations: TypeOrmOrganizationStore;
     collaborators: TypeOrmCollaboratorStore;
   };
   devices: TypeOrmEndDeviceStore;
@@ -94,17 +98,27 @@ export async function openIdentityTestBed(): Promise<IdentityTestBed> {
     applications: new TypeOrmApplicationStore(dataSource),
     gateways: new TypeOrmGatewayStore(dataSource),
     clients: new TypeOrmClientStore(dataSource),
+    organizations: new TypeOrmOrganizationStore(dataSource),
     collaborators: new TypeOrmCollaboratorStore(dataSource),
   };
   const devices = new TypeOrmEndDeviceStore(dataSource);
   const config = { adminUserId: ADMIN_USER_ID } as StackConfig;
+  const directory = new IdentityDirectoryService(
+    stores.users,
+    stores.applications,
+    stores.gateways,
+    stores.collaborators,
+    stores.clients,
+    stores.organizations,
+  );
   return {
     dataSource,
     users: new UserRegistryService(stores.users, config, invalidator, publisher),
-    applications: new ApplicationRegistryService(stores.applications, stores.users, stores.collaborators, apiKeys, invalidator, publisher),
-    gateways: new GatewayRegistryService(stores.gateways, stores.users, stores.collaborators, apiKeys, invalidator, publisher),
-    clients: new ClientRegistryService(stores.clients, stores.users, stores.collaborators, invalidator, publisher),
-    directory: new IdentityDirectoryService(stores.users, stores.applications, stores.gateways, stores.collaborators, stores.clients),
+    applications: new ApplicationRegistryService(stores.applications, stores.users, stores.collaborators, directory, apiKeys, invalidator, publisher),
+    gateways: new GatewayRegistryService(stores.gateways, stores.users, stores.collaborators, directory, apiKeys, invalidator, publisher),
+    clients: new ClientRegistryService(stores.clients, stores.users, stores.collaborators, directory, invalidator, publisher),
+    organizations: new OrganizationRegistryService(stores.organizations, stores.users, stores.collaborators, apiKeys, invalidator, publisher),
+    directory,
     stores,
     devices,
     keyCleanups,

@@ -43,7 +43,7 @@ export function gateway(id: string, eui?: string, extra: Partial<IsGateway> = {}
   return { ids: { gateway_id: id, ...(eui ? { eui } : {}) }, created_at: now, updated_at: now, ...extra };
 }
 
-const owner = (userId: string) => ({ user_id: userId, rights: ['RIGHT_ALL' as const] });
+const owner = (userId: string) => ({ ids: { kind: 'user' as const, id: userId }, rights: ['RIGHT_ALL' as const] });
 
 function page<O extends string>(order: O, extra: Partial<EntityListQuery<O>> = {}): EntityListQuery<O> {
   return { order, descending: false, deleted: false, limit: 100, offset: 0, ...extra };

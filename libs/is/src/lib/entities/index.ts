@@ -22,6 +22,11 @@ import { GatewayRegistryController } from './gateways/gateway-registry.controlle
 import { GatewayRegistryService } from './gateways/gateway-registry.service';
 import { TypeOrmGatewayStore } from './gateways/typeorm-gateway.store';
 import { IdentityDirectoryService } from './identity-directory.service';
+import { OrganizationEntity } from './organizations/organization.entity';
+import { ORGANIZATION_STORE } from './organizations/organization.model';
+import { OrganizationRegistryController } from './organizations/organization-registry.controller';
+import { OrganizationRegistryService } from './organizations/organization-registry.service';
+import { TypeOrmOrganizationStore } from './organizations/typeorm-organization.store';
 import { AdminUserBootstrap } from './users/admin-user.bootstrap';
 import { TypeOrmUserStore } from './users/typeorm-user.store';
 import { UserEntity } from './users/user.entity';
@@ -30,7 +35,7 @@ import { UserRegistryController } from './users/user-registry.controller';
 import { UserRegistryService } from './users/user-registry.service';
 
 /** Users, applications, gateways and collaborators: TypeORM entity classes and Nest providers. */
-export const IDENTITY_ENTITIES: Array<new () => unknown> = [UserEntity, ApplicationEntity, GatewayEntity, ClientEntity, CollaboratorEntity];
+export const IDENTITY_ENTITIES: Array<new () => unknown> = [UserEntity, ApplicationEntity, GatewayEntity, ClientEntity, OrganizationEntity, CollaboratorEntity];
 
 const store = <T>(token: symbol, create: (ds: DataSource) => T): Provider => ({ provide: token, inject: [DataSource], useFactory: create });
 
@@ -39,6 +44,7 @@ export const IDENTITY_PROVIDERS: unknown[] = [
   store(APPLICATION_STORE, (ds) => new TypeOrmApplicationStore(ds)),
   store(GATEWAY_STORE, (ds) => new TypeOrmGatewayStore(ds)),
   store(CLIENT_STORE, (ds) => new TypeOrmClientStore(ds)),
+  store(ORGANIZATION_STORE, (ds) => new TypeOrmOrganizationStore(ds)),
   store(COLLABORATOR_STORE, (ds) => new TypeOrmCollaboratorStore(ds)),
   { provide: IDENTITY_DIRECTORY, useClass: IdentityDirectoryService },
   UserRegistryService,
@@ -46,6 +52,7 @@ export const IDENTITY_PROVIDERS: unknown[] = [
   ApplicationRegistryService,
   GatewayRegistryService,
   ClientRegistryService,
+  OrganizationRegistryService,
   CollaboratorService,
 ] satisfies Provider[];
 export const IDENTITY_CONTROLLERS = [
@@ -53,6 +60,9 @@ export const IDENTITY_CONTROLLERS = [
   ApplicationRegistryController,
   GatewayRegistryController,
   ClientRegistryController,
+  OrganizationRegistryController,
   collaboratorAccessController('application'),
   collaboratorAccessController('gateway'),
+  collaboratorAccessController('client'),
+  collaboratorAccessController('organization'),
 ];

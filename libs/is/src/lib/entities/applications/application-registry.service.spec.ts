@@ -81,7 +81,7 @@ describe('ApplicationRegistryService (SQLite)', () => {
       await expect(create('app-taken', 'bob')).rejects.toMatchObject({ errorName: 'id_taken' });
     });
 
-    it('needs an existing user as collaborator, and no organization', async () => {
+    it('needs an existing user or organization as collaborator', async () => {
       await expect(create('app-ghost', 'ghost')).rejects.toMatchObject({
         namespace: 'pkg/identityserver/store',
         errorName: 'user_not_found',
@@ -92,7 +92,7 @@ describe('ApplicationRegistryService (SQLite)', () => {
         application: { ids: { application_id: 'app-org' } },
         collaborator: { organization_ids: { organization_id: 'org1' } },
       });
-      await expect(bed.applications.create(org, CTX)).rejects.toMatchObject({ errorName: 'organizations_unsupported', code: 3 });
+      await expect(bed.applications.create(org, CTX)).rejects.toMatchObject({ errorName: 'organization_not_found', code: 5 });
       expect(await bed.stores.applications.get('app-ghost', 'any')).toBeUndefined();
       expect(await bed.stores.applications.get('app-org', 'any')).toBeUndefined();
     });
@@ -256,7 +256,7 @@ describe('ApplicationRegistryService (SQLite)', () => {
         attributes: { contact: 'bob' },
       });
       await expect(update('app-upd', { technical_contact: { organization_ids: { organization_id: 'org' } } }, ['technical_contact'])).rejects.toMatchObject({
-        errorName: 'organizations_unsupported',
+        errorName: 'contact_no_collaborator',
       });
       const out = await update('app-upd', { administrative_contact: { user_ids: { user_id: 'alice' } } }, ['administrative_contact']);
       expect(out.administrative_contact).toEqual({ user_ids: { user_id: 'alice' } });

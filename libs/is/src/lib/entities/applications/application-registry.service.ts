@@ -20,11 +20,12 @@ import {
 } from '@lorawan/api';
 import { EventPublisher, WithTotal } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
-import { ErrAlreadyExists, ErrApplicationHasDevices, ErrApplicationNotFound, ErrEntityConcurrentUpdate, ErrIdTaken, ErrUserNotFound } from '../../errors';
-import { API_KEY_CLEANUP, type ApiKeyCleanup } from '../../identity.contracts';
+import { ErrAlreadyExists, ErrApplicationHasDevices, ErrApplicationNotFound, ErrEntityConcurrentUpdate, ErrIdTaken } from '../../errors';
+import { API_KEY_CLEANUP, type ApiKeyCleanup, IDENTITY_DIRECTORY, type IdentityDirectory } from '../../identity.contracts';
 import { COLLABORATOR_STORE, type CollaboratorStore } from '../collaborators/collaborator.model';
-import { callerUserId } from '../common/caller';
-import { collaboratorUserId, creationContacts } from '../common/contacts';
+import { callerAccountId } from '../common/caller';
+import { mustExistAccount } from '../common/accounts';
+import { collaboratorAccount, creationContacts } from '../common/contacts';
 import { withoutZeroValues } from '../common/document';
 import { listQuery } from '../common/entity-list';
 import { DEFAULT_PATHS, listScope, visibleEntries } from '../common/list-access';
@@ -55,6 +56,7 @@ export class ApplicationRegistryService {
     @Inject(APPLICATION_STORE) private readonly store: ApplicationStore,
     @Inject(USER_STORE) private readonly users: UserStore,
     @Inject(COLLABORATOR_STORE) private readonly collaborators: CollaboratorStore,
+    @Inject(IDENTITY_DIRECTORY) private readonly directory: IdentityDirectory,
     @Inject(API_KEY_CLEANUP) private readonly apiKeys: ApiKeyCleanup,
     private readonly invalidator: AccessInvalidator,
     private readonly events: EventPublisher,
@@ -62,13 +64,13 @@ export class ApplicationRegistryService {
 
   /** Stores the application with the collaborator holding `RIGHT_ALL`; contacts default to the collaborator. */
   async create({ application, collaborator }: CreateApplicationRequest, ctx: RpcContext): Promise<IsApplication> {
-    const userId = collaboratorUserId(collaborator);
-    const contacts = creationContacts(application, userId);
-    if (!(await this.users.get(userId))) throw ErrUserNotFound.with({ user_id: userId });
+    const account = collaboratorAccount(collaborator);
+    const contacts = creationContacts(application, account);
+    await mustExistAccount(this.directory, account);
     const now = nowTimestamp();
     const { ids, ...fields } = pickApplicationFields(application);
     const app: IsApplication = { ids, created_at: now, updated_at: now, ...fields, ...contacts };
-    const result = await this.store.create(app, { user_id: userId, rights: [Right.RIGHT_ALL] });
+    const result = await this.store.create(app, { ids: account, rights: [Right.RIGHT_ALL] });
     if (!result.ok) throw ErrIdTaken.with({}, ErrAlreadyExists.with());
     this.events.publish(EVENTS.create, idsOf(ids.application_id), { ctx });
     return app;
@@ -87,8 +89,8 @@ export class ApplicationRegistryService {
     if (!scope) return new WithTotal({}, 0);
     const { applications, total } = await this.store.list(listQuery(req, 'application_id', scope.collaborator));
     const idOf = (app: IsApplication) => app.ids.application_id;
-    const userId = callerUserId(caller);
-    const held = userId ? await this.collaborators.rightsOn(userId, 'application', applications.map(idOf)) : new Map();
+    const accountId = callerAccountId(caller);
+    const held = accountId ? await this.collaborators.rightsOn(accountId, 'application', applications.map(idOf)) : new Map();
     const entries = visibleEntries(applications, idOf, paths, Right.RIGHT_APPLICATION_INFO, caller, held);
     return new WithTotal(entries.length > 0 ? { applications: entries } : {}, total);
   }

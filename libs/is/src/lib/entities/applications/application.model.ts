@@ -1,6 +1,6 @@
 import type { APPLICATION_ORDERS } from '@lorawan/api';
 import type { Collaborator } from '../collaborators/collaborator.model';
-import type { UserContact } from '../common/contacts';
+import type { Contact } from '../common/contacts';
 import type { EntityListQuery, Scope } from '../common/entity-list';
 
 /** The Identity Server's view of an application: the contract's `Application` as stored, zero values absent. */
@@ -12,8 +12,8 @@ export interface IsApplication {
   name?: string;
   description?: string;
   attributes?: Record<string, string>;
-  administrative_contact?: UserContact;
-  technical_contact?: UserContact;
+  administrative_contact?: Contact;
+  technical_contact?: Contact;
   network_server_address?: string;
   application_server_address?: string;
   join_server_address?: string;

@@ -120,13 +120,13 @@ describe('ClientRegistryService (SQLite)', () => {
       await expect(create('cli-taken', 'bob')).rejects.toMatchObject({ errorName: 'id_taken' });
     });
 
-    it('needs an existing user as collaborator, no organization, and contacts that are the collaborator', async () => {
+    it('needs an existing user or organization as collaborator, and contacts that are the collaborator', async () => {
       await expect(create('cli-ghost', 'ghost')).rejects.toMatchObject({ errorName: 'user_not_found', code: 5 });
       const org = decodeMessage(CreateClientRequest, {
         client: { ids: { client_id: 'cli-org' } },
         collaborator: { organization_ids: { organization_id: 'org1' } },
       });
-      await expect(bed.clients.create(org, ADMIN)).rejects.toMatchObject({ errorName: 'organizations_unsupported', code: 3 });
+      await expect(bed.clients.create(org, ADMIN)).rejects.toMatchObject({ errorName: 'organization_not_found', code: 5 });
       await expect(create('cli-contact', 'alice', { technical_contact: { user_ids: { user_id: 'bob' } } })).rejects.toMatchObject({
         errorName: 'contact_no_collaborator',
       });

@@ -22,10 +22,12 @@ import {
 import { EventPublisher, WithTotal } from '@lorawan/component';
 import { hashSecret } from '@lorawan/crypto';
 import { AccessInvalidator } from '../../access-invalidator';
-import { ErrAlreadyExists, ErrClientNotFound, ErrEntityConcurrentUpdate, ErrIdTaken, ErrUpdateAdminField, ErrUserNotFound } from '../../errors';
+import { ErrAlreadyExists, ErrClientNotFound, ErrEntityConcurrentUpdate, ErrIdTaken, ErrUpdateAdminField } from '../../errors';
 import { COLLABORATOR_STORE, type CollaboratorStore } from '../collaborators/collaborator.model';
-import { callerUserId, isAdminCaller } from '../common/caller';
-import { collaboratorUserId, creationContacts } from '../common/contacts';
+import { callerAccountId, isAdminCaller } from '../common/caller';
+import { IDENTITY_DIRECTORY, type IdentityDirectory } from '../../identity.contracts';
+import { mustExistAccount } from '../common/accounts';
+import { collaboratorAccount, creationContacts } from '../common/contacts';
 import { withoutZeroValues } from '../common/document';
 import { listQuery } from '../common/entity-list';
 import { DEFAULT_PATHS, listScope, visibleEntries } from '../common/list-access';
@@ -63,6 +65,7 @@ export class ClientRegistryService {
     @Inject(CLIENT_STORE) private readonly store: ClientStore,
     @Inject(USER_STORE) private readonly users: UserStore,
     @Inject(COLLABORATOR_STORE) private readonly collaborators: CollaboratorStore,
+    @Inject(IDENTITY_DIRECTORY) private readonly directory: IdentityDirectory,
     private readonly invalidator: AccessInvalidator,
     private readonly events: EventPublisher,
   ) {}
@@ -73,9 +76,9 @@ export class ClientRegistryService {
    * neither skip authorization nor be endorsed. The answer is the one place the secret appears.
    */
   async create({ client, collaborator }: CreateClientRequest, ctx: RpcContext): Promise<IsClient & { secret: string }> {
-    const userId = collaboratorUserId(collaborator);
-    const contacts = creationContacts(client, userId);
-    if (!(await this.users.get(userId))) throw ErrUserNotFound.with({ user_id: userId });
+    const account = collaboratorAccount(collaborator);
+    const contacts = creationContacts(client, account);
+    await mustExistAccount(this.directory, account);
     const secret = client.secret || generateClientSecret();
     const now = nowTimestamp();
     const { ids, ...fields } = pickClientFields(client);
@@ -88,7 +91,7 @@ export class ClientRegistryService {
       ...(byAdmin ? {} : { ...REQUESTED, skip_authorization: undefined, endorsed: undefined }),
       ...contacts,
     });
-    const result = await this.store.create(stored, await hashSecret(secret), { user_id: userId, rights: [Right.RIGHT_ALL] });
+    const result = await this.store.create(stored, await hashSecret(secret), { ids: account, rights: [Right.RIGHT_ALL] });
     if (!result.ok) throw ErrIdTaken.with({}, ErrAlreadyExists.with());
     this.events.publish(EVENTS.create, idsOf(ids.client_id), { ctx });
     return { ...stored, secret };
@@ -107,8 +110,8 @@ export class ClientRegistryService {
     if (!scope) return new WithTotal({}, 0);
     const { clients, total } = await this.store.list(listQuery(req, 'client_id', scope.collaborator));
     const idOf = (client: IsClient) => client.ids.client_id;
-    const userId = callerUserId(caller);
-    const held = userId ? await this.collaborators.rightsOn(userId, 'client', clients.map(idOf)) : new Map();
+    const accountId = callerAccountId(caller);
+    const held = accountId ? await this.collaborators.rightsOn(accountId, 'client', clients.map(idOf)) : new Map();
     const entries = visibleEntries(clients, idOf, paths, Right.RIGHT_CLIENT_INFO, caller, held);
     return new WithTotal(entries.length > 0 ? { clients: entries } : {}, total);
   }

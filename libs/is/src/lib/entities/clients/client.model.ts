@@ -1,6 +1,6 @@
 import type { CLIENT_ORDERS } from '@lorawan/api';
 import type { Collaborator } from '../collaborators/collaborator.model';
-import type { UserContact } from '../common/contacts';
+import type { Contact } from '../common/contacts';
 import type { EntityListQuery, Scope } from '../common/entity-list';
 
 /**
@@ -15,8 +15,8 @@ export interface IsClient {
   name?: string;
   description?: string;
   attributes?: Record<string, string>;
-  administrative_contact?: UserContact;
-  technical_contact?: UserContact;
+  administrative_contact?: Contact;
+  technical_contact?: Contact;
   redirect_uris?: string[];
   logout_redirect_uris?: string[];
   /** `State` name. */

@@ -21,7 +21,7 @@ export function client(id: string, extra: Partial<IsClient> = {}): IsClient {
   return { ids: { client_id: id }, created_at: now, updated_at: now, ...extra };
 }
 
-const owner = (userId: string) => ({ user_id: userId, rights: ['RIGHT_ALL' as const] });
+const owner = (userId: string) => ({ ids: { kind: 'user' as const, id: userId }, rights: ['RIGHT_ALL' as const] });
 const HASH = 'PBKDF2$sha256$10000$c2FsdHNhbHRzYWx0$a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2U';
 
 function page(order: ClientOrder, extra: Partial<EntityListQuery<ClientOrder>> = {}): EntityListQuery<ClientOrder> {

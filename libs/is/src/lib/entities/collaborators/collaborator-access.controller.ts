@@ -4,7 +4,12 @@ import { type Collaborator, type OrganizationOrUserIdentifiers, type RpcContext,
 import { RpcCallContext, RpcRequest } from '@lorawan/component';
 import { CollaboratorService, type ListCollaboratorsRequest, type ManagedKind, type ManagedRef } from './collaborator.service';
 
-const SERVICES = { application: 'ApplicationAccess', gateway: 'GatewayAccess' } as const satisfies Record<ManagedKind, string>;
+const SERVICES = {
+  application: 'ApplicationAccess',
+  gateway: 'GatewayAccess',
+  client: 'ClientAccess',
+  organization: 'OrganizationAccess',
+} as const satisfies Record<ManagedKind, string>;
 
 /** `{<kind>_ids: {<kind>_id}}`, as every collaborator request holds its entity. */
 type Identified = Record<string, unknown>;
@@ -14,8 +19,9 @@ function entity(kind: ManagedKind, req: Identified): ManagedRef {
 }
 
 /**
- * The collaborator RPCs of `ApplicationAccess` and `GatewayAccess` (the rest of those services is
- * the access side's `entityAccessController`): one definition for both kinds, each handler
+ * The collaborator RPCs of `ApplicationAccess`, `GatewayAccess`, `ClientAccess` and
+ * `OrganizationAccess` (members; the rest of those services is the access side's
+ * `entityAccessController`): one definition for every kind, each handler
  * delegating in one line to the CollaboratorService.
  */
 export function collaboratorAccessController(kind: ManagedKind): Type<unknown> {

@@ -1,6 +1,6 @@
 import { Code, defineError } from '@lorawan/errors';
 
-/** Errors of the collaborators of applications and gateways (TTS names: `pkg/identityserver/*_access.go`, `store/errors.go`). */
+/** Errors of the collaborators of applications, gateways, organizations (members) and clients (TTS names: `pkg/identityserver/*_access.go`, `store/errors.go`). */
 export const ErrMembershipNotFound = defineError(
   'pkg/identityserver/store',
   'membership_not_found',
@@ -23,5 +23,17 @@ export const ErrCollaboratorIsContact = defineError(
   'pkg/identityserver',
   'collaborator_is_contact',
   'collaborator `{collaborator_id}` is used as a contact',
+  Code.FailedPrecondition,
+);
+export const ErrOrganizationNeedsCollaborator = defineError(
+  'pkg/identityserver',
+  'organization_needs_collaborator',
+  'every organization needs at least one collaborator with all rights',
+  Code.FailedPrecondition,
+);
+export const ErrClientNeedsCollaborator = defineError(
+  'pkg/identityserver',
+  'client_needs_collaborator',
+  'every client needs at least one collaborator with all rights',
   Code.FailedPrecondition,
 );

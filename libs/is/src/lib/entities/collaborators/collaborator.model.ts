@@ -1,13 +1,18 @@
 import type { EntityRef, Right } from '@lorawan/api';
+import type { AccountRef } from '../common/accounts';
 
-/** A user collaborating on an entity, with the rights granted to it (as stored, not implied). */
+/**
+ * An account collaborating on an entity, with the rights granted to it (as stored, not implied): a
+ * user or an organization on an application, gateway or client; a user on an organization (its
+ * members).
+ */
 export interface Collaborator {
-  user_id: string;
+  ids: AccountRef;
   rights: Right[];
 }
 
-/** Entities that have collaborators. */
-export type CollaboratedKind = 'application' | 'gateway' | 'client';
+/** Entities that have collaborators (an organization's are its members). */
+export type CollaboratedKind = 'application' | 'gateway' | 'client' | 'organization';
 
 /** An entity that has collaborators. */
 export type CollaboratedRef = EntityRef & { kind: CollaboratedKind };
@@ -23,19 +28,19 @@ export interface CollaboratorPage {
 
 /** What a change of one collaborator is decided on, read in the transaction that writes it. */
 export interface CollaboratorState {
-  /** The user's stored rights on the entity; undefined when it is no collaborator. */
+  /** The account's stored rights on the entity; undefined when it is no collaborator. */
   current?: Right[];
-  /** Every collaborator of the entity, the user included. */
+  /** Every collaborator of the entity, the account included. */
   collaborators: Collaborator[];
-  /** The user IDs of the entity's administrative and technical contacts. */
+  /** The account IDs of the entity's administrative and technical contacts. */
   contacts: string[];
 }
 
 /**
- * How a change went: `changed` with the rights the user held before (undefined: it was no
- * collaborator); or nothing written because the entity or the user does not exist (live).
+ * How a change went: `changed` with the rights the account held before (undefined: it was no
+ * collaborator); or nothing written because the entity or the account does not exist (live).
  */
-export type CollaboratorChange = { outcome: 'changed'; previous?: Right[] } | { outcome: 'entity_not_found' } | { outcome: 'user_not_found' };
+export type CollaboratorChange = { outcome: 'changed'; previous?: Right[] } | { outcome: 'entity_not_found' } | { outcome: 'account_not_found' };
 
 /**
  * The collaborators table. Collaborators are created with their entity, in the entity store's
@@ -43,19 +48,29 @@ export type CollaboratorChange = { outcome: 'changed'; previous?: Right[] } | { 
  * both); afterwards `change` sets or removes one.
  */
 export interface CollaboratorStore {
-  /** The user's stored rights on the entity; [] when it has none, or the entity is missing or soft-deleted. */
-  rightsOf(userId: string, entity: EntityRef): Promise<Right[]>;
-  /** The user's stored rights on each of the given entities it collaborates on, by entity ID. */
-  rightsOn(userId: string, kind: CollaboratedKind, entityIds: readonly string[]): Promise<Map<string, Right[]>>;
-  /** The collaborators of a live entity in the given order (ties by user ID), a page of them, with the total. */
+  /**
+   * The account's own stored rights on the entity (user and organization IDs are one namespace); []
+   * when it has none, or the entity is missing or soft-deleted.
+   */
+  rightsOf(accountId: string, entity: EntityRef): Promise<Right[]>;
+  /**
+   * What the account holds on the entity as TTS's membership chains give it (`MembershipChain`):
+   * its own grant as stored, and through each live organization it is a member of, the
+   * organization's grant on the entity intersected with the member's grant on the organization
+   * (both implied). Only the own grant: as stored; with chains: their union, sorted. [] for none.
+   */
+  membershipRights(accountId: string, entity: EntityRef): Promise<Right[]>;
+  /** `membershipRights` on each of the given entities of a kind the account reaches (soft-deleted ones too, for Lists of them), by entity ID. */
+  rightsOn(accountId: string, kind: CollaboratedKind, entityIds: readonly string[]): Promise<Map<string, Right[]>>;
+  /** The collaborators of a live entity in the given order (ties by account ID), a page of them, with the total. */
   list(entity: CollaboratedRef, page: CollaboratorPage): Promise<{ collaborators: Collaborator[]; total: number }>;
   /**
-   * Sets (non-empty) or removes (`[]`) the user's rights on the entity as `decide` answers, given
+   * Sets (non-empty) or removes (`[]`) the account's rights on the entity as `decide` answers, given
    * the state read in the same transaction; nothing is written when `decide` throws (the error
-   * propagates). Concurrent changes of the same entity's
-   * collaborators run one after the other, so a rule over all of them (one must keep `*_ALL`) holds.
+   * propagates). Concurrent changes of the same entity's collaborators run one after the other, so
+   * a rule over all of them (one must keep `*_ALL`) holds.
    */
-  change(entity: CollaboratedRef, userId: string, decide: (state: CollaboratorState) => Right[], now: string): Promise<CollaboratorChange>;
+  change(entity: CollaboratedRef, account: AccountRef, decide: (state: CollaboratorState) => Right[], now: string): Promise<CollaboratorChange>;
 }
 
 export const COLLABORATOR_STORE = Symbol('COLLABORATOR_STORE');

@@ -201,12 +201,12 @@ describe('CollaboratorService (SQLite)', () => {
       expect(left.total).toBe(1);
     });
 
-    it('refuses organizations (not supported yet) and a collaborator without identifiers', async () => {
+    it('refuses a missing organization and a collaborator without identifiers', async () => {
       expect(
         await failure(service.set(app1, { ids: { organization_ids: { organization_id: 'org' } }, rights: ['RIGHT_APPLICATION_INFO'] }, full())),
       ).toMatchObject({
-        name: 'organizations_unsupported',
-        code: 3,
+        name: 'organization_not_found',
+        code: 5,
       });
       expect(await failure(service.set(app1, { ids: {}, rights: ['RIGHT_APPLICATION_INFO'] }, full()))).toMatchObject({ name: 'validation' });
     });
@@ -289,14 +289,14 @@ describe('CollaboratorService (SQLite)', () => {
       expect((await service.list(app1, {}, ctx(caller(gtw1, ALL_APP)))).body.collaborators?.[0]).not.toHaveProperty('rights');
     });
 
-    it('gets one collaborator; a non-member, a missing application, an organization are refused', async () => {
+    it('gets one collaborator; a non-member (user or organization), a missing application are refused', async () => {
       expect(await service.get(app1, { user_ids: { user_id: 'alice' } })).toEqual(member('alice', ['RIGHT_ALL']));
       expect(await failure(service.get(app1, { user_ids: { user_id: 'nobody' } }))).toMatchObject({ name: 'membership_not_found' });
       expect(await failure(service.get({ kind: 'application', id: 'ghost' }, { user_ids: { user_id: 'alice' } }))).toMatchObject({
         name: 'application_not_found',
       });
       expect(await failure(service.list({ kind: 'gateway', id: 'ghost' }, {}, full()))).toMatchObject({ name: 'gateway_not_found' });
-      expect(await failure(service.get(app1, { organization_ids: { organization_id: 'org' } }))).toMatchObject({ name: 'organizations_unsupported' });
+      expect(await failure(service.get(app1, { organization_ids: { organization_id: 'org' } }))).toMatchObject({ name: 'membership_not_found' });
     });
   });
 });

@@ -8,7 +8,7 @@ import {
   nowTimestamp,
   type OrganizationOrUserIdentifiers,
   type Right,
-  rightsOfKind,
+  rightsHeldBy,
   type RpcContext,
   sortRights,
 } from '@lorawan/api';
@@ -16,9 +16,18 @@ import { EventPublisher, WithTotal } from '@lorawan/component';
 import { type ErrorDefinition, ErrValidation } from '@lorawan/errors';
 import { AccessInvalidator } from '../../access-invalidator';
 import { assertGrantable } from '../../access/grant-policy';
-import { ErrApplicationNotFound, ErrGatewayNotFound, ErrOrganizationsUnsupported, ErrUserNotFound } from '../../errors';
+import { ErrApplicationNotFound, ErrClientNotFound, ErrGatewayNotFound, ErrNestedOrganizations, ErrOrganizationNotFound, ErrUserNotFound } from '../../errors';
 import { IDENTITY_DIRECTORY, type IdentityDirectory } from '../../identity.contracts';
-import { ErrApplicationNeedsCollaborator, ErrCollaboratorIsContact, ErrGatewayNeedsCollaborator, ErrMembershipNotFound } from './collaborator-errors';
+import type { AccountRef } from '../common/accounts';
+import { accountContact, type Contact, collaboratorAccount } from '../common/contacts';
+import {
+  ErrApplicationNeedsCollaborator,
+  ErrClientNeedsCollaborator,
+  ErrCollaboratorIsContact,
+  ErrGatewayNeedsCollaborator,
+  ErrMembershipNotFound,
+  ErrOrganizationNeedsCollaborator,
+} from './collaborator-errors';
 import {
   type CollaboratedKind,
   type CollaboratedRef,
@@ -29,9 +38,11 @@ import {
   type CollaboratorStore,
 } from './collaborator.model';
 
-/** The kinds whose collaborators the `<Entity>Access` collaborator RPCs manage here. */
-export type ManagedKind = Extract<CollaboratedKind, 'application' | 'gateway'>;
-export type ManagedRef = CollaboratedRef & { kind: ManagedKind };
+/** The kinds whose collaborators the `<Entity>Access` collaborator RPCs manage here (an organization's: its members). */
+export type ManagedKind = CollaboratedKind;
+export type ManagedRef = CollaboratedRef;
+
+type CollaboratorEvents = { update: (typeof IS_EVENTS)['applicationCollaborator']['update']; delete: (typeof IS_EVENTS)['applicationCollaborator']['delete'] };
 
 /** What differs between those kinds. */
 interface KindRules {
@@ -41,7 +52,7 @@ interface KindRules {
   all: Right;
   /** The right managing collaborators; without it, List shows identifiers only (TTS `PublicSafe`). */
   manage: Right;
-  events: { update: (typeof IS_EVENTS)['applicationCollaborator']['update']; delete: (typeof IS_EVENTS)['applicationCollaborator']['delete'] };
+  events: CollaboratorEvents;
 }
 
 const RULES: Record<ManagedKind, KindRules> = {
@@ -59,6 +70,20 @@ const RULES: Record<ManagedKind, KindRules> = {
     manage: 'RIGHT_GATEWAY_SETTINGS_COLLABORATORS',
     events: IS_EVENTS.gatewayCollaborator,
   },
+  client: {
+    notFound: ErrClientNotFound,
+    needsCollaborator: ErrClientNeedsCollaborator,
+    all: 'RIGHT_CLIENT_ALL',
+    manage: 'RIGHT_CLIENT_SETTINGS_COLLABORATORS',
+    events: IS_EVENTS.clientCollaborator,
+  },
+  organization: {
+    notFound: ErrOrganizationNotFound,
+    needsCollaborator: ErrOrganizationNeedsCollaborator,
+    all: 'RIGHT_ORGANIZATION_ALL',
+    manage: 'RIGHT_ORGANIZATION_SETTINGS_MEMBERS',
+    events: IS_EVENTS.organizationCollaborator,
+  },
 };
 
 const DEFAULT_LIMIT = 100;
@@ -71,23 +96,28 @@ export interface ListCollaboratorsRequest {
 
 /** A collaborator on the wire (TTS `Collaborator`, also the shape of `GetCollaboratorResponse`). */
 export interface CollaboratorJson {
-  ids: { user_ids: { user_id: string } };
+  ids: Contact;
   rights?: Right[];
 }
 
 /**
- * Collaborators of applications and gateways (TTS `application_access.go`, `gateway_access.go`).
- * The RPC server has checked the caller's rights on the entity (`<KIND>_SETTINGS_COLLABORATORS`
- * for Get, Set, Delete; some right for List); this service applies the rules of membership:
+ * Collaborators of applications, gateways and clients, and members of organizations (TTS
+ * `application_access.go`, `gateway_access.go`, `client_access.go`, `organization_access.go`). The
+ * RPC server has checked the caller's rights on the entity (`<KIND>_SETTINGS_COLLABORATORS`, an
+ * organization's `SETTINGS_MEMBERS`, for Get, Set, Delete; some right for List); this service
+ * applies the rules of membership:
  *
- * - the collaborator is an existing user (organizations do not exist here yet, and are refused);
- * - rights are of the entity's kind (or `RIGHT_ALL`), and the caller holds every right it adds, and
+ * - the collaborator is an existing user or organization; an organization's members are users
+ *   (`nested_organizations`);
+ * - rights are those the entity's kind holds (an organization's include the rights on the
+ *   entities it collaborates on) or `RIGHT_ALL`, and the caller holds every right it adds, and
  *   every right it takes away unless it removes the collaborator (TTS);
  * - one collaborator always keeps `<KIND>_ALL`, and a contact cannot be deleted (TTS).
  *
  * The rules are decided on the state read in the transaction that writes, so concurrent changes
  * cannot together break them. A change takes effect at once: the gateways drop the rights they
- * cached for the entity. Set and Delete publish `<kind>.collaborator.update|delete`.
+ * cached for the entity and, for an organization's member, for the user (whose rights through
+ * the organization changed everywhere). Set and Delete publish `<kind>.collaborator.update|delete`.
  */
 @Injectable()
 export class CollaboratorService {
@@ -114,25 +144,25 @@ export class CollaboratorService {
       offset: (Math.max(page ?? 0, 1) - 1) * pageSize,
     });
     const withRights = holds(ctx.caller, entity, RULES[entity.kind].manage);
-    const out = collaborators.map((c) => toMessage(c.user_id, withRights ? c.rights : undefined));
+    const out = collaborators.map((c) => toMessage(c.ids, withRights ? c.rights : undefined));
     return new WithTotal(out.length > 0 ? { collaborators: out } : {}, total);
   }
 
   async get(entity: ManagedRef, ids: OrganizationOrUserIdentifiers | undefined): Promise<CollaboratorJson> {
-    const userId = memberUserId(ids, 'collaborator');
+    const account = collaboratorAccount(ids);
     await this.mustExist(entity);
-    const rights = await this.store.rightsOf(userId, entity);
-    if (rights.length === 0) throw membershipNotFound(entity, userId);
-    return toMessage(userId, rights);
+    const rights = await this.store.rightsOf(account.id, entity);
+    if (rights.length === 0) throw membershipNotFound(entity, account);
+    return toMessage(account, rights);
   }
 
   /** Sets the collaborator's rights; no rights removes it (TTS; DeleteCollaborator is the explicit way). */
   async set(entity: ManagedRef, collaborator: CollaboratorMessage, ctx: RpcContext): Promise<Record<string, never>> {
-    const userId = memberUserId(collaborator.ids, 'collaborator.ids');
+    const account = memberAccount(entity, collaborator.ids, 'collaborator.ids');
     const rights = validRights(entity.kind, collaborator.rights ?? []);
     const rules = RULES[entity.kind];
-    const previous = await this.change(entity, userId, (state) => {
-      if (rights.length === 0 && !state.current) throw membershipNotFound(entity, userId);
+    const previous = await this.change(entity, account, (state) => {
+      if (rights.length === 0 && !state.current) throw membershipNotFound(entity, account);
       const before = onKind(entity.kind, state.current ?? []);
       const after = onKind(entity.kind, rights);
       const added = [...after].filter((r) => !before.has(r));
@@ -140,47 +170,50 @@ export class CollaboratorService {
       assertGrantable(entity, added, ctx.caller);
       // Removing a collaborator altogether takes no rights of the caller beyond managing collaborators (TTS).
       if (rights.length > 0) assertGrantable(entity, removed, ctx.caller);
-      if (removed.includes(rules.all)) assertOtherHoldsAll(entity, userId, state);
+      if (removed.includes(rules.all)) assertOtherHoldsAll(entity, account, state);
       return rights;
     });
-    this.changed(entity, userId, rights, previous, ctx);
+    this.changed(entity, account, rights, previous, ctx);
     return {};
   }
 
   async delete(entity: ManagedRef, ids: OrganizationOrUserIdentifiers | undefined, ctx: RpcContext): Promise<Record<string, never>> {
-    const userId = memberUserId(ids, 'collaborator_ids');
-    const previous = await this.change(entity, userId, (state) => {
-      if (!state.current) throw membershipNotFound(entity, userId);
-      if (state.contacts.includes(userId)) throw ErrCollaboratorIsContact.with({ collaborator_id: userId });
-      if (onKind(entity.kind, state.current).has(RULES[entity.kind].all)) assertOtherHoldsAll(entity, userId, state);
+    const account = memberAccount(entity, ids, 'collaborator_ids');
+    const previous = await this.change(entity, account, (state) => {
+      if (!state.current) throw membershipNotFound(entity, account);
+      if (state.contacts.includes(account.id)) throw ErrCollaboratorIsContact.with({ collaborator_id: account.id });
+      if (onKind(entity.kind, state.current).has(RULES[entity.kind].all)) assertOtherHoldsAll(entity, account, state);
       return [];
     });
-    this.changed(entity, userId, [], previous, ctx);
+    this.changed(entity, account, [], previous, ctx);
     return {};
   }
 
-  /** Runs the store's change, turning a missing entity or user into its not-found error; answers the rights held before. */
-  private async change(entity: ManagedRef, userId: string, decide: (state: CollaboratorState) => Right[]): Promise<Right[] | undefined> {
-    const result = await this.store.change(entity, userId, decide, nowTimestamp());
+  /** Runs the store's change, turning a missing entity or account into its not-found error; answers the rights held before. */
+  private async change(entity: ManagedRef, account: AccountRef, decide: (state: CollaboratorState) => Right[]): Promise<Right[] | undefined> {
+    const result = await this.store.change(entity, account, decide, nowTimestamp());
     switch (result.outcome) {
       case 'entity_not_found':
         throw notFound(entity);
-      case 'user_not_found':
-        throw ErrUserNotFound.with({ user_id: userId });
+      case 'account_not_found':
+        throw account.kind === 'user' ? ErrUserNotFound.with({ user_id: account.id }) : ErrOrganizationNotFound.with({ organization_id: account.id });
       case 'changed':
         return result.previous;
     }
   }
 
-  private changed(entity: ManagedRef, userId: string, rights: Right[], previous: Right[] | undefined, ctx: RpcContext): void {
+  private changed(entity: ManagedRef, account: AccountRef, rights: Right[], previous: Right[] | undefined, ctx: RpcContext): void {
     this.invalidator.invalidate({ entity: { kind: entity.kind, id: entity.id } });
-    const identifiers = [entityIdentifiers(entity), entityIdentifiers({ kind: 'user', id: userId })];
+    // A member's rights through the organization changed on every entity the organization reaches.
+    if (entity.kind === 'organization') this.invalidator.invalidate({ entity: account });
+    const identifiers = [entityIdentifiers(entity), entityIdentifiers(account)];
     const events = RULES[entity.kind].events;
+    const who = `${account.kind} ${account.id}`;
     if (rights.length > 0) {
-      this.logger.log(`set collaborator ${userId} of ${entity.kind} ${entity.id}: ${rights.join(', ')}`);
-      this.events.publish(events.update, identifiers, { ctx, data: toMessage(userId, rights) });
+      this.logger.log(`set collaborator ${who} of ${entity.kind} ${entity.id}: ${rights.join(', ')}`);
+      this.events.publish(events.update, identifiers, { ctx, data: toMessage(account, rights) });
     } else {
-      this.logger.log(`removed collaborator ${userId} of ${entity.kind} ${entity.id} (held ${(previous ?? []).join(', ')})`);
+      this.logger.log(`removed collaborator ${who} of ${entity.kind} ${entity.id} (held ${(previous ?? []).join(', ')})`);
       this.events.publish(events.delete, identifiers, { ctx });
     }
   }
@@ -190,47 +223,47 @@ export class CollaboratorService {
   }
 }
 
-function toMessage(userId: string, rights: readonly Right[] | undefined): CollaboratorJson {
-  const out: CollaboratorJson = { ids: { user_ids: { user_id: userId } } };
+function toMessage(account: AccountRef, rights: readonly Right[] | undefined): CollaboratorJson {
+  const out: CollaboratorJson = { ids: accountContact(account) };
   if (rights && rights.length > 0) out.rights = [...rights];
   return out;
 }
 
-/** The user a request names as collaborator: organizations are refused (they do not exist here yet). */
-function memberUserId(ids: OrganizationOrUserIdentifiers | undefined, field: string): string {
-  if (ids?.organization_ids) throw ErrOrganizationsUnsupported.with();
-  const userId = ids?.user_ids?.user_id;
-  if (!userId) throw ErrValidation.with({ field, name: 'OrganizationOrUserIdentifiersValidationError', reason: 'value is required' });
-  return userId;
+/** The account a Set or Delete names: a user or an organization, but only users are members of organizations (TTS). */
+function memberAccount(entity: ManagedRef, ids: OrganizationOrUserIdentifiers | undefined, field: string): AccountRef {
+  const account = collaboratorAccount(ids, field);
+  if (entity.kind === 'organization' && account.kind === 'organization') throw ErrNestedOrganizations.with();
+  return account;
 }
 
-/** The rights as stored: each of the entity's kind (or `RIGHT_ALL`), each once, sorted. */
+/** The rights as stored: each one the entity's kind holds (or `RIGHT_ALL`), each once, sorted. */
 function validRights(kind: ManagedKind, rights: readonly string[]): Right[] {
-  const ofKind = new Set<string>(rightsOfKind(kind));
-  const foreign = rights.filter((r) => r !== 'RIGHT_ALL' && !ofKind.has(r));
+  const held = new Set<string>(rightsHeldBy(kind));
+  const foreign = rights.filter((r) => r !== 'RIGHT_ALL' && !held.has(r));
   if (foreign.length > 0) {
+    const what = kind === 'organization' ? 'organization, application, gateway or client' : kind;
     throw ErrValidation.with(
       { field: 'collaborator', name: `Set${capitalized(kind)}CollaboratorRequestValidationError`, reason: 'embedded message failed validation' },
       ErrValidation.with({
         field: 'rights',
         name: 'CollaboratorValidationError',
-        reason: `rights must be ${kind} rights or RIGHT_ALL, not ${foreign.join(', ')}`,
+        reason: `rights must be ${what} rights or RIGHT_ALL, not ${foreign.join(', ')}`,
       }),
     );
   }
   return sortRights(new Set(rights as Right[]));
 }
 
-/** What rights mean on an entity of the kind: implied, restricted to the kind (`RIGHT_ALL` there is `<KIND>_ALL` and all it implies). */
+/** What rights mean on an entity of the kind: implied, restricted to what the kind holds (`RIGHT_ALL` there is all of that). */
 function onKind(kind: ManagedKind, rights: readonly Right[]): Set<Right> {
-  const ofKind = new Set(rightsOfKind(kind));
-  return new Set([...impliedRights(rights)].filter((r) => ofKind.has(r)));
+  const held = new Set(rightsHeldBy(kind));
+  return new Set([...impliedRights(rights)].filter((r) => held.has(r)));
 }
 
-/** TTS: the entity keeps a collaborator (other than `userId`) with `<KIND>_ALL`. */
-function assertOtherHoldsAll(entity: ManagedRef, userId: string, state: CollaboratorState): void {
+/** TTS: the entity keeps a collaborator (other than `account`) with `<KIND>_ALL`. */
+function assertOtherHoldsAll(entity: ManagedRef, account: AccountRef, state: CollaboratorState): void {
   const all = RULES[entity.kind].all;
-  const other = state.collaborators.some((c: Collaborator) => c.user_id !== userId && onKind(entity.kind, c.rights).has(all));
+  const other = state.collaborators.some((c: Collaborator) => c.ids.id !== account.id && onKind(entity.kind, c.rights).has(all));
   if (!other) throw RULES[entity.kind].needsCollaborator.with();
 }
 
@@ -244,8 +277,8 @@ function notFound(entity: ManagedRef) {
   return RULES[entity.kind].notFound.with({ [`${entity.kind}_id`]: entity.id });
 }
 
-function membershipNotFound(entity: ManagedRef, userId: string) {
-  return ErrMembershipNotFound.with({ account_type: 'user', account_id: userId, entity_type: entity.kind, entity_id: entity.id });
+function membershipNotFound(entity: ManagedRef, account: AccountRef) {
+  return ErrMembershipNotFound.with({ account_type: account.kind, account_id: account.id, entity_type: entity.kind, entity_id: entity.id });
 }
 
 function capitalized(s: string): string {

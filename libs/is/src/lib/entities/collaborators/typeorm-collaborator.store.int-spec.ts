@@ -7,6 +7,7 @@ import type { DataSource } from 'typeorm';
 import { isDataSourceOptions } from '../../is-data-source';
 import { TypeOrmApplicationStore } from '../applications/typeorm-application.store';
 import { TypeOrmGatewayStore } from '../gateways/typeorm-gateway.store';
+import { TypeOrmOrganizationStore } from '../organizations/typeorm-organization.store';
 import { TypeOrmUserStore } from '../users/typeorm-user.store';
 import { type CollaboratorStoresUnderTest, describeCollaboratorStoreConformance } from './collaborator.store.conformance';
 import { TypeOrmCollaboratorStore } from './typeorm-collaborator.store';
@@ -16,6 +17,7 @@ function storesOn(ds: DataSource, close: () => Promise<void>): CollaboratorStore
     users: new TypeOrmUserStore(ds),
     applications: new TypeOrmApplicationStore(ds),
     gateways: new TypeOrmGatewayStore(ds),
+    organizations: new TypeOrmOrganizationStore(ds),
     collaborators: new TypeOrmCollaboratorStore(ds),
     close,
   };

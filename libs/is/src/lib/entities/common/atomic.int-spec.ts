@@ -8,7 +8,7 @@ import type { DataSource } from 'typeorm';
 import { isDataSourceOptions } from '../../is-data-source';
 
 const insert = (entityId: string, userId: string) => ({
-  sql: "INSERT INTO collaborators (entity_kind, entity_id, user_id, rights, created_at, updated_at) VALUES ('application', ?, ?, '[]', ?, ?)",
+  sql: "INSERT INTO collaborators (entity_kind, entity_id, account_id, rights, created_at, updated_at) VALUES ('application', ?, ?, '[]', ?, ?)",
   params: [entityId, userId, '2024-05-01 10:00:00.000000', '2024-05-01 10:00:00.000000'],
 });
 

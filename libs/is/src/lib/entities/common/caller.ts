@@ -5,6 +5,11 @@ export function isAdminCaller(caller: CallerIdentity | undefined): boolean {
   return caller !== undefined && (caller.universal || caller.is_admin);
 }
 
+/** The account (user or organization) behind the caller's key, if it is one's: whose memberships a List shows. */
+export function callerAccountId(caller: CallerIdentity | undefined): string | undefined {
+  return caller?.owner?.kind === 'user' || caller?.owner?.kind === 'organization' ? caller.owner.id : undefined;
+}
+
 /** The user behind the caller's key, if it is a user's key (or the admin key). */
 export function callerUserId(caller: CallerIdentity | undefined): string | undefined {
   return caller?.owner?.kind === 'user' ? caller.owner.id : undefined;
@@ -12,8 +17,9 @@ export function callerUserId(caller: CallerIdentity | undefined): string | undef
 
 /**
  * The caller's rights on one entity of a List (TTS `listApplications`: membership rights ∪ the
- * universal rights of admins, as far as the key allows): the rights the caller's user holds as a
- * collaborator, implied, plus `ALL_ADMIN_RIGHTS` for admins, intersected with the key's rights.
+ * universal rights of admins, as far as the key allows): the rights the caller's account holds as
+ * a collaborator (directly or through organizations), implied, plus `ALL_ADMIN_RIGHTS` for
+ * admins, intersected with the key's rights.
  */
 export function callerRightsOn(caller: CallerIdentity | undefined, collaboratorRights: readonly Right[]): ReadonlySet<Right> {
   if (!caller) return new Set();

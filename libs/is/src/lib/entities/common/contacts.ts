@@ -1,29 +1,35 @@
 import { ErrValidation } from '@lorawan/errors';
 import type { OrganizationOrUserIdentifiers } from '@lorawan/api';
-import { ErrContactNoCollaborator, ErrOrganizationsUnsupported } from '../../errors';
+import { ErrContactNoCollaborator } from '../../errors';
+import type { AccountRef } from './accounts';
 
-/** A contact or collaborator as stored and returned: always a user (organizations are not supported). */
-export interface UserContact {
-  user_ids: { user_id: string };
+/** A contact or collaborator as stored and returned: a user or an organization (exactly one key). */
+export type Contact = { user_ids: { user_id: string } } | { organization_ids: { organization_id: string } };
+
+/** The account's identifiers as the API shows them. */
+export function accountContact(account: AccountRef): Contact {
+  return account.kind === 'user' ? { user_ids: { user_id: account.id } } : { organization_ids: { organization_id: account.id } };
 }
 
-export function userContact(userId: string): UserContact {
-  return { user_ids: { user_id: userId } };
+/** The account a contact or collaborator names, if it names one. */
+export function contactAccount(ids: OrganizationOrUserIdentifiers | Contact | undefined): AccountRef | undefined {
+  if (!ids) return undefined;
+  if ('organization_ids' in ids && ids.organization_ids) return { kind: 'organization', id: ids.organization_ids.organization_id };
+  if ('user_ids' in ids && ids.user_ids) return { kind: 'user', id: ids.user_ids.user_id };
+  return undefined;
 }
 
-/** The user a Create request names as collaborator: organizations are refused, one of the two is required. */
-export function collaboratorUserId(collaborator: OrganizationOrUserIdentifiers | undefined): string {
-  if (collaborator?.organization_ids) throw ErrOrganizationsUnsupported.with();
-  const userId = collaborator?.user_ids?.user_id;
-  if (!userId) throw ErrValidation.with({ field: 'collaborator', name: 'OrganizationOrUserIdentifiersValidationError', reason: 'value is required' });
-  return userId;
+/** The account a request names as collaborator (a user or an organization): one of the two is required. */
+export function collaboratorAccount(collaborator: OrganizationOrUserIdentifiers | undefined, field = 'collaborator'): AccountRef {
+  const account = contactAccount(collaborator);
+  if (!account) throw ErrValidation.with({ field, name: 'OrganizationOrUserIdentifiersValidationError', reason: 'value is required' });
+  return account;
 }
 
-/** A contact of a request as stored (undefined clears it); organizations are refused. */
-export function toUserContact(contact: OrganizationOrUserIdentifiers | undefined): UserContact | undefined {
-  if (!contact) return undefined;
-  if (contact.organization_ids) throw ErrOrganizationsUnsupported.with();
-  return contact.user_ids ? userContact(contact.user_ids.user_id) : undefined;
+/** A contact of a request as stored (undefined clears it). */
+export function toContact(contact: OrganizationOrUserIdentifiers | undefined): Contact | undefined {
+  const account = contactAccount(contact);
+  return account && accountContact(account);
 }
 
 /**
@@ -32,12 +38,12 @@ export function toUserContact(contact: OrganizationOrUserIdentifiers | undefined
  */
 export function creationContacts(
   entity: { administrative_contact?: OrganizationOrUserIdentifiers; technical_contact?: OrganizationOrUserIdentifiers },
-  collaboratorId: string,
-): { administrative_contact: UserContact; technical_contact: UserContact } {
-  const contact = (given: OrganizationOrUserIdentifiers | undefined): UserContact => {
-    const stored = toUserContact(given);
-    if (stored && stored.user_ids.user_id !== collaboratorId) throw ErrContactNoCollaborator.with({ contact: stored.user_ids.user_id });
-    return userContact(collaboratorId);
+  collaborator: AccountRef,
+): { administrative_contact: Contact; technical_contact: Contact } {
+  const contact = (given: OrganizationOrUserIdentifiers | undefined): Contact => {
+    const account = contactAccount(given);
+    if (account && (account.kind !== collaborator.kind || account.id !== collaborator.id)) throw ErrContactNoCollaborator.with({ contact: account.id });
+    return accountContact(collaborator);
   };
   return { administrative_contact: contact(entity.administrative_contact), technical_contact: contact(entity.technical_contact) };
 }

@@ -3,7 +3,7 @@ export type Scope = 'active' | 'deleted' | 'any';
 
 /** One page of an entity List, as the stores take it. */
 export interface EntityListQuery<O extends string> {
-  /** Only entities this user collaborates on; absent: all of them. */
+  /** Only entities this account (user or organization) collaborates on, directly or, for a user, through its organizations; absent: all of them. */
   collaborator?: string;
   /** Only soft-deleted entities (else only live ones). */
   deleted: boolean;

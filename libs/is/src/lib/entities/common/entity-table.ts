@@ -1,6 +1,6 @@
 import type { DataSource, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
 import { timestampToSql } from '@lorawan/api';
-import { CollaboratorEntity } from '../collaborators/collaborator.entity';
+import { MEMBER_ORGANIZATIONS_SQL } from '../collaborators/typeorm-collaborator.store';
 import type { EntityListQuery, Scope } from './entity-list';
 
 export interface EntityTableSpec<O extends string> {
@@ -8,7 +8,7 @@ export interface EntityTableSpec<O extends string> {
   table: string;
   id: string;
   /** The kind collaborators name the entity by. */
-  kind: 'application' | 'gateway' | 'user' | 'client';
+  kind: 'application' | 'gateway' | 'user' | 'client' | 'organization';
   /** The column each List order sorts by (the ID breaks ties, in the same direction). */
   orderColumns: Record<O, string>;
 }
@@ -51,7 +51,12 @@ export class EntityTable<Row extends ObjectLiteral, O extends string> {
     const { id, kind, orderColumns } = this.spec;
     const select = this.repo.createQueryBuilder('e');
     if (query.collaborator !== undefined) {
-      select.innerJoin(CollaboratorEntity, 'c', `c.entity_kind = :kind AND c.entity_id = e.${id} AND c.user_id = :user`, { kind, user: query.collaborator });
+      // The account's own collaborations and, for a user, its organizations' (TTS `FindMemberships`, indirect).
+      const organizations = MEMBER_ORGANIZATIONS_SQL.replace('?', ':account');
+      select.andWhere(
+        `e.${id} IN (SELECT c.entity_id FROM collaborators c WHERE c.entity_kind = :kind AND (c.account_id = :account OR c.account_id IN (${organizations})))`,
+        { kind, account: query.collaborator },
+      );
     }
     inScope(select, query.deleted ? 'deleted' : 'active');
     const direction = query.descending ? 'DESC' : 'ASC';

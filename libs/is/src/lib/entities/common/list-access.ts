@@ -2,14 +2,15 @@ import { type CallerIdentity, fieldSelector, type OrganizationOrUserIdentifiers,
 import { ErrInsufficientUserRights, ErrNoUserRights } from '@lorawan/component';
 import type { UserStore } from '../users/user.model';
 import { callerRightsOn, callerUserId, isAdminCaller } from './caller';
-import { collaboratorUserId } from './contacts';
+import { collaboratorAccount } from './contacts';
 
 /** Always returned, whatever the mask (TTS `getPaths`), and all a List shows of an entry the caller may not see. */
 export const DEFAULT_PATHS = ['ids', 'created_at', 'updated_at'] as const;
 
 /**
  * Whose entities a List covers (TTS `listApplications`, `listGateways`): the collaborator the
- * request names (the RPC table checked the caller's `..._LIST` right on that user); without one,
+ * request names, a user or an organization (the RPC table checked the caller's `..._LIST` right on
+ * it); a user's include those it reaches through its organizations. Without one,
  * the caller's: every entity for an admin, its user's for a user key (which needs `listRight` on
  * its own user, so the user must be approved), none for an application or gateway key (undefined).
  */
@@ -19,7 +20,7 @@ export async function listScope(
   listRight: Right,
   users: Pick<UserStore, 'get'>,
 ): Promise<{ collaborator?: string } | undefined> {
-  if (collaborator) return { collaborator: collaboratorUserId(collaborator) };
+  if (collaborator) return { collaborator: collaboratorAccount(collaborator).id };
   if (isAdminCaller(caller)) return {};
   const userId = callerUserId(caller);
   if (!userId || !caller) return undefined;
@@ -31,7 +32,7 @@ export async function listScope(
 /**
  * The entries of a List page as the caller may see them: the requested paths where it holds
  * `infoRight` on the entry (see `callerRightsOn`), only the default paths elsewhere (TTS
- * `PublicSafe`). `collaboratorRights` are the caller's user's stored rights, by entity ID.
+ * `PublicSafe`). `collaboratorRights` are the caller's account's membership rights, by entity ID.
  */
 export function visibleEntries<T extends object>(
   entries: readonly T[],

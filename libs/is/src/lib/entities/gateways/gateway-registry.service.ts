@@ -23,19 +23,12 @@ import {
 } from '@lorawan/api';
 import { EventPublisher, WithTotal } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
-import {
-  ErrAlreadyExists,
-  ErrEntityConcurrentUpdate,
-  ErrGatewayEUITaken,
-  ErrGatewayNotFound,
-  ErrGatewayNotFoundByEUI,
-  ErrIdTaken,
-  ErrUserNotFound,
-} from '../../errors';
-import { API_KEY_CLEANUP, type ApiKeyCleanup } from '../../identity.contracts';
+import { ErrAlreadyExists, ErrEntityConcurrentUpdate, ErrGatewayEUITaken, ErrGatewayNotFound, ErrGatewayNotFoundByEUI, ErrIdTaken } from '../../errors';
+import { API_KEY_CLEANUP, type ApiKeyCleanup, IDENTITY_DIRECTORY, type IdentityDirectory } from '../../identity.contracts';
 import { COLLABORATOR_STORE, type CollaboratorStore } from '../collaborators/collaborator.model';
-import { callerUserId } from '../common/caller';
-import { collaboratorUserId, creationContacts } from '../common/contacts';
+import { callerAccountId } from '../common/caller';
+import { mustExistAccount } from '../common/accounts';
+import { collaboratorAccount, contactAccount, creationContacts } from '../common/contacts';
 import { withoutZeroValues } from '../common/document';
 import { listQuery } from '../common/entity-list';
 import { DEFAULT_PATHS, listScope, visibleEntries } from '../common/list-access';
@@ -71,6 +64,7 @@ export class GatewayRegistryService {
     @Inject(GATEWAY_STORE) private readonly store: GatewayStore,
     @Inject(USER_STORE) private readonly users: UserStore,
     @Inject(COLLABORATOR_STORE) private readonly collaborators: CollaboratorStore,
+    @Inject(IDENTITY_DIRECTORY) private readonly directory: IdentityDirectory,
     @Inject(API_KEY_CLEANUP) private readonly apiKeys: ApiKeyCleanup,
     private readonly invalidator: AccessInvalidator,
     private readonly events: EventPublisher,
@@ -78,13 +72,13 @@ export class GatewayRegistryService {
 
   /** Stores the gateway with the collaborator holding `RIGHT_ALL`; contacts default to the collaborator. */
   async create({ gateway, collaborator }: CreateGatewayRequest, ctx: RpcContext): Promise<IsGateway> {
-    const userId = collaboratorUserId(collaborator);
-    const contacts = creationContacts(gateway, userId);
-    if (!(await this.users.get(userId))) throw ErrUserNotFound.with({ user_id: userId });
+    const account = collaboratorAccount(collaborator);
+    const contacts = creationContacts(gateway, account);
+    await mustExistAccount(this.directory, account);
     const now = nowTimestamp();
     const { ids, ...fields } = pickGatewayFields(gateway);
     const gtw: IsGateway = { ids, created_at: now, updated_at: now, ...fields, ...contacts };
-    const result = await this.store.create(gtw, { user_id: userId, rights: [Right.RIGHT_ALL] });
+    const result = await this.store.create(gtw, { ids: account, rights: [Right.RIGHT_ALL] });
     if (result.ok) {
       this.events.publish(EVENTS.create, gatewayIdentifiers(gtw.ids), { ctx });
       return gtw;
@@ -121,8 +115,8 @@ export class GatewayRegistryService {
     if (!scope) return new WithTotal({}, 0);
     const { gateways, total } = await this.store.list(listQuery(req, 'gateway_id', scope.collaborator));
     const idOf = (gtw: IsGateway) => gtw.ids.gateway_id;
-    const userId = callerUserId(caller);
-    const held = userId ? await this.collaborators.rightsOn(userId, 'gateway', gateways.map(idOf)) : new Map();
+    const accountId = callerAccountId(caller);
+    const held = accountId ? await this.collaborators.rightsOn(accountId, 'gateway', gateways.map(idOf)) : new Map();
     const entries = visibleEntries(gateways, idOf, withFrequencyPlans(paths), Right.RIGHT_GATEWAY_INFO, caller, held).map(withDerivedFrequencyPlan);
     return new WithTotal(entries.length > 0 ? { gateways: entries } : {}, total);
   }
@@ -188,7 +182,7 @@ export class GatewayRegistryService {
 }
 
 function euiTaken(eui: string, holder: IsGateway) {
-  const contact = holder.administrative_contact?.user_ids.user_id;
+  const contact = contactAccount(holder.administrative_contact)?.id;
   return ErrGatewayEUITaken.with({ gateway_eui: eui, gateway_id: holder.ids.gateway_id, ...(contact ? { administrative_contact: contact } : {}) });
 }
 

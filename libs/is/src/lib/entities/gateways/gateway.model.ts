@@ -1,6 +1,6 @@
 import type { GATEWAY_ORDERS } from '@lorawan/api';
 import type { Collaborator } from '../collaborators/collaborator.model';
-import type { UserContact } from '../common/contacts';
+import type { Contact } from '../common/contacts';
 import type { EntityListQuery, Scope } from '../common/entity-list';
 
 /**
@@ -15,8 +15,8 @@ export interface IsGateway {
   name?: string;
   description?: string;
   attributes?: Record<string, string>;
-  administrative_contact?: UserContact;
-  technical_contact?: UserContact;
+  administrative_contact?: Contact;
+  technical_contact?: Contact;
   version_ids?: { brand_id?: string; model_id?: string; hardware_version?: string; firmware_version?: string; runtime_version?: string };
   gateway_server_address?: string;
   auto_update?: boolean;

@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { isDuplicateKeyError } from '@lorawan/persistence';
+import { timestampToSql } from '@lorawan/api';
+import { isDuplicateKeyError, runAtomically } from '@lorawan/persistence';
+import { insertAccount } from '../common/accounts';
 import type { EntityListQuery, Scope } from '../common/entity-list';
 import { EntityTable } from '../common/entity-table';
 import { UserEntity } from './user.entity';
@@ -18,13 +20,32 @@ const ORDER_COLUMNS: Record<UserOrder, string> = {
 export class TypeOrmUserStore implements UserStore {
   private readonly table: EntityTable<UserEntity, UserOrder>;
 
-  constructor(dataSource: DataSource) {
+  constructor(private readonly dataSource: DataSource) {
     this.table = new EntityTable(dataSource, UserEntity, { table: 'users', id: 'user_id', kind: 'user', orderColumns: ORDER_COLUMNS });
   }
 
+  /** The user and its account, both or neither: an ID an organization has is taken too. */
   async create(user: IsUser, passwordHash?: string): Promise<UserCreateResult> {
+    const row = toEntity(user, passwordHash);
     try {
-      await this.table.repo.insert(toEntity(user, passwordHash));
+      await runAtomically(this.dataSource, [
+        insertAccount({ kind: 'user', id: row.user_id }),
+        {
+          sql: `INSERT INTO users (user_id, primary_email_address, name, admin, state, password_hash, created_at, updated_at, deleted_at, fields)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
+          params: [
+            row.user_id,
+            row.primary_email_address,
+            row.name,
+            row.admin,
+            row.state,
+            row.password_hash,
+            timestampToSql(row.created_at),
+            timestampToSql(row.updated_at),
+            row.fields,
+          ],
+        },
+      ]);
       return { ok: true };
     } catch (err) {
       if (isDuplicateKeyError(err)) return { ok: false, conflict: 'id' };
