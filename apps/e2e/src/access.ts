@@ -1,21 +1,21 @@
 /**
  * Helpers for the identity and authorization e2e suites: API-key tokens (well-formed, unknown,
  * malformed), requests made with a given credential, and the admin's calls that create users,
- * applications, gateways and API keys (wire contract §5, §6).
+ * applications, gateways, organizations and API keys (wire contract §5, §6).
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from '@jest/globals';
 import { type Api, type ApiResponse, type CallOptions } from './http-client';
 
 /** The IS entities with API keys and rights, as the RPC table names them. */
-export type Kind = 'application' | 'gateway' | 'user';
-export const KINDS: readonly Kind[] = ['application', 'gateway', 'user'];
+export type Kind = 'application' | 'gateway' | 'user' | 'organization';
+export const KINDS: readonly Kind[] = ['application', 'gateway', 'user', 'organization'];
 
 /** The bootstrap admin user whose key is the stack's `ADMIN_API_KEY`. */
 export const ADMIN = 'admin';
 
 /** The HTTP collection of each kind: `/api/v3/<collection>/{id}`. */
-export const COLLECTION: Record<Kind, string> = { application: 'applications', gateway: 'gateways', user: 'users' };
+export const COLLECTION: Record<Kind, string> = { application: 'applications', gateway: 'gateways', user: 'users', organization: 'organizations' };
 
 /** RFC 4648 base32 alphabet (upper case, no padding), as TTS encodes key IDs and secrets. */
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -112,8 +112,8 @@ export const entityPath = (kind: Kind, id: string) => `/api/v3/${COLLECTION[kind
 export const apiKeysPath = (kind: Kind, id: string) => `${entityPath(kind, id)}/api-keys`;
 
 /**
- * The admin's (or a given credential's) calls that set up users, applications, gateways and API
- * keys; each must succeed (200), else the test fails with the response.
+ * The admin's (or a given credential's) calls that set up users, applications, gateways,
+ * organizations and API keys; each must succeed (200), else the test fails with the response.
  */
 export class Access {
   /** Every secret a create returned: the suites check that none of them ever reaches a log. */
@@ -149,6 +149,12 @@ export class Access {
     return res;
   }
 
+  async createOrganization(id: string, owner = ADMIN, options?: CallOptions, extra: Record<string, unknown> = {}): Promise<ApiResponse> {
+    const res = await this.api.post(`/api/v3/users/${owner}/organizations`, { organization: { ids: { organization_id: id }, ...extra } }, options);
+    expectHttp(res, 200, `create organization ${id} under ${owner}`);
+    return res;
+  }
+
   async createEntity(kind: Kind, id: string, options?: CallOptions): Promise<ApiResponse> {
     switch (kind) {
       case 'application':
@@ -157,6 +163,8 @@ export class Access {
         return this.createGateway(id, randomEui(), ADMIN, options);
       case 'user':
         return this.createUser(id, options);
+      case 'organization':
+        return this.createOrganization(id, ADMIN, options);
     }
   }
 

@@ -5,13 +5,26 @@
  * key on admin-only RPCs, the right key), plus the field-mask rights (`maskRights`) of the
  * registries, in both run modes. A new route in the table is covered without touching this file
  * (unless it needs a request body or path variable this file cannot build: then the test says so).
+ * The rights entity of a binding is the one its path names (`rightsTarget`): an organization's
+ * routes of a user's RPC (`POST /organizations/{…}/applications`, `orEntity`) are checked on the
+ * organization, with the organization rights the table gives them.
  * Streaming RPCs (`POST /events`) name their entities in the request body: the matrix streams the
  * fixture application; a refusal is the stream's error answer (`{"error":…}` + delimiter, its
  * status), the right key gets status 200 and the `events.stream.start` event first.
  * Rules: wire contract §1.3 (Unauthenticated / Permission denied), §5 and §7.2.
  */
 import { randomBytes } from 'node:crypto';
-import { ALLOWED_PATHS, type EntityKind, type HttpBinding, impliedRights, type Right, rightsOfKind, RPCS, type RpcDefinition } from '@lorawan/api';
+import {
+  ALLOWED_PATHS,
+  type EntityKind,
+  type HttpBinding,
+  impliedRights,
+  type Right,
+  rightsOfKind,
+  rightsTarget,
+  RPCS,
+  type RpcDefinition,
+} from '@lorawan/api';
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
 import {
   Access,
@@ -51,7 +64,9 @@ const MODES: Array<[string, Start]> = [
 // Fixtures: per kind, the entity the requests are about and another one of the same kind.
 
 /**
- * The kinds of rights entities the matrix has fixtures for: those with API keys, and OAuth clients.
+ * The kinds of rights entities the matrix has fixtures for: those with API keys (the admin creates
+ * the organizations, so it is their member with all rights and gives their keys any organization
+ * right), and OAuth clients.
  * A client has no API keys of its own, and only a user itself can put rights of other kinds on its
  * keys: a key "of" the main client (and of scratch clients) is a key of the admin user, which
  * registered them, holding the client rights the case calls for; a key "of" the other client is a
@@ -60,8 +75,14 @@ const MODES: Array<[string, Start]> = [
  */
 type MatrixKind = Kind | 'client';
 const MATRIX_KINDS: readonly MatrixKind[] = [...KINDS, 'client'];
-const MAIN: Record<MatrixKind, string> = { application: 'authz-app', gateway: 'authz-gtw', user: 'authz-user', client: 'authz-cli' };
-const OTHER: Record<MatrixKind, string> = { application: 'authz-app-other', gateway: 'authz-gtw-other', user: 'authz-user-other', client: 'authz-cli-other' };
+const MAIN: Record<MatrixKind, string> = { application: 'authz-app', gateway: 'authz-gtw', user: 'authz-user', organization: 'authz-org', client: 'authz-cli' };
+const OTHER: Record<MatrixKind, string> = {
+  application: 'authz-app-other',
+  gateway: 'authz-gtw-other',
+  user: 'authz-user-other',
+  organization: 'authz-org-other',
+  client: 'authz-cli-other',
+};
 /** The users owning the client fixtures; scratch clients belong to the main one's. */
 const CLIENT_OWNER = { main: ADMIN, other: 'authz-cli-owner-other' };
 const clientOwner = (clientId: string) => (clientId === OTHER.client ? CLIENT_OWNER.other : CLIENT_OWNER.main);
@@ -147,6 +168,10 @@ interface Row {
   binding: HttpBinding;
   /** The rights entity of this binding (absent when the binding has no path variable for it). */
   kind?: MatrixKind;
+  /** The path variable holding the rights entity's ID. */
+  entityPath?: string;
+  /** The rights needed on the entity: the RPC's, or its `orEntity`'s on an organization's route. */
+  rights: Right[];
   title: string;
   /** Why the case does not apply to this binding (such a row is not run; see NOT_APPLICABLE_REASONS). */
   skip?: string;
@@ -164,22 +189,39 @@ const BOUND: Array<[string, RpcDefinition]> = (Object.entries(RPCS) as Array<[st
  */
 const STREAM_ENTITY: Kind = 'application';
 
-function entityKindOf(rpcName: string, rpc: RpcDefinition, binding: HttpBinding): MatrixKind | undefined {
-  if (rpc.stream) return STREAM_ENTITY;
-  if (!rpc.entity || !binding.path.includes(`{${rpc.entity.path}}`)) {
-    if (rpc.entity && !rpc.entity.optional) throw new Error(`${rpcName}: ${binding.verb} ${binding.path} lacks the rights entity {${rpc.entity.path}}`);
-    return undefined;
+/** The rights entity of a binding: its kind, the path variable holding its ID, and the rights needed there. */
+interface RightsEntity {
+  kind?: MatrixKind;
+  path?: string;
+  rights: Right[];
+}
+
+/**
+ * The rights entity of a binding, as the gateway resolves it (`rightsTarget`) for a request that
+ * fills exactly the binding's path variables.
+ */
+function rightsEntityOf(rpcName: string, rpc: RpcDefinition, binding: HttpBinding): RightsEntity {
+  if (rpc.stream) return { kind: STREAM_ENTITY, rights: [...rpc.rights] };
+  const variables = [...binding.path.matchAll(/\{([a-z0-9_.]+)\}/g)].map((m) => m[1]);
+  const request: Record<string, unknown> = {};
+  for (const v of variables) setPath(request, v, `value-of-${v}`);
+  const target = rightsTarget(rpc, request);
+  if (!target) return { rights: [...rpc.rights] };
+  if (target.id === undefined) {
+    if (!target.optional) throw new Error(`${rpcName}: ${binding.verb} ${binding.path} lacks the rights entity {${rpc.entity?.path}}`);
+    return { rights: [...target.rights] };
   }
-  const kind: EntityKind = rpc.entity.kind;
+  const path = variables.find((v) => target.id === `value-of-${v}`);
+  const kind: EntityKind = target.kind;
   if (!(MATRIX_KINDS as readonly string[]).includes(kind)) throw new Error(`${rpcName}: the matrix has no fixtures for entity kind ${kind}: add them`);
-  return kind as MatrixKind;
+  return { kind: kind as MatrixKind, path, rights: [...target.rights] };
 }
 
 const otherKind = (kind: MatrixKind): Kind => (kind === 'application' ? 'gateway' : 'application');
 
 function matrixRow(rpcName: string, rpc: RpcDefinition, binding: HttpBinding, c: CaseName): Row {
-  const kind = entityKindOf(rpcName, rpc, binding);
-  const row: Row = { rpcName, rpc, binding, kind, title: `${c}` };
+  const { kind, path: entityPath, rights } = rightsEntityOf(rpcName, rpc, binding);
+  const row: Row = { rpcName, rpc, binding, kind, entityPath, rights, title: `${c}` };
   const credKind: MatrixKind = kind ?? 'user';
   const full: KeySpec = { kind: credKind, on: 'main', rights: fullRights(credKind) };
   const unauthenticated = (name: string, status = 401, code = 16, namespace = 'pkg/identityserver') => ({ status, code, namespace, name });
@@ -217,15 +259,15 @@ function matrixRow(rpcName: string, rpc: RpcDefinition, binding: HttpBinding, c:
       // Not applicable without an entity: the handler decides what the caller sees (its own applications, gateways).
       if (!kind) return { ...row, skip: 'the binding names no entity, so no rights on an entity are needed' };
       // No rights needed: "no rights on the entity" is the other-entity case above.
-      if (rpc.rights.length === 0) return { ...row, skip: 'the RPC needs no specific right; a key with no rights on the entity is the other-entity case' };
+      if (rights.length === 0) return { ...row, skip: 'the RPC needs no specific right; a key with no rights on the entity is the other-entity case' };
       return {
         ...row,
-        credential: { type: 'key', spec: { kind, on: 'main', rights: allBut(kind, rpc.rights) } },
+        credential: { type: 'key', spec: { kind, on: 'main', rights: allBut(kind, rights) } },
         // The main client's keys are the admin's (see MatrixKind): past no_admin, short of the rights.
         expect:
           rpc.adminOnly && kind !== 'client'
             ? noAdmin
-            : { status: 403, code: 7, namespace: 'pkg/auth/rights', name: `insufficient_${kind}_rights`, uid: true, missing: [...rpc.rights] },
+            : { status: 403, code: 7, namespace: 'pkg/auth/rights', name: `insufficient_${kind}_rights`, uid: true, missing: [...rights] },
       };
     case 'non-admin key':
       if (!rpc.adminOnly) return { ...row, skip: 'not an admin-only RPC' };
@@ -238,7 +280,7 @@ function matrixRow(rpcName: string, rpc: RpcDefinition, binding: HttpBinding, c:
       if (!kind) return { ...row, credential: { type: 'key', spec: full }, expect: { authorized: true } };
       return {
         ...row,
-        credential: { type: 'key', spec: { kind, on, rights: rpc.rights.length > 0 ? [...rpc.rights] : fullRights(kind) } },
+        credential: { type: 'key', spec: { kind, on, rights: rights.length > 0 ? [...rights] : fullRights(kind) } },
         expect: { authorized: true },
       };
     }
@@ -247,14 +289,14 @@ function matrixRow(rpcName: string, rpc: RpcDefinition, binding: HttpBinding, c:
 
 /** `maskRights`: a key with the RPC's rights but not the mask's, a mask naming the guarded paths → insufficient. */
 function maskRows(rpcName: string, rpc: RpcDefinition, binding: HttpBinding): Row[] {
-  const kind = entityKindOf(rpcName, rpc, binding);
+  const { kind, path: entityPath, rights } = rightsEntityOf(rpcName, rpc, binding);
   const rows: Row[] = [];
   const allowed = (ALLOWED_PATHS as Record<string, ReadonlySet<string>>)[rpcName];
   const allMaskRights = [...new Set((rpc.maskRights ?? []).flatMap((m) => m.rights))];
   /** Masks already tried with every mask right (two rules can share a parent path such as `session`). */
   const granted = new Set<string>();
   for (const rule of rpc.maskRights ?? []) {
-    const base: Row = { rpcName, rpc, binding, kind, title: `mask [${rule.paths[0]}…] without ${rule.rights.join('+')}` };
+    const base: Row = { rpcName, rpc, binding, kind, entityPath, rights, title: `mask [${rule.paths[0]}…] without ${rule.rights.join('+')}` };
     if (!kind) {
       rows.push({ ...base, skip: 'mask rights need an entity' });
       continue;
@@ -270,9 +312,9 @@ function maskRows(rpcName: string, rpc: RpcDefinition, binding: HttpBinding): Ro
     for (const p of variants) {
       rows.push({
         ...base,
-        title: `mask [${p}] with ${rpc.rights.join('+')} but not ${rule.rights.join('+')}`,
+        title: `mask [${p}] with ${rights.join('+')} but not ${rule.rights.join('+')}`,
         mask: [p],
-        credential: { type: 'key', spec: { kind, on: 'main', rights: [...rpc.rights] } },
+        credential: { type: 'key', spec: { kind, on: 'main', rights: [...rights] } },
         expect: {
           status: 403,
           code: 7,
@@ -280,16 +322,16 @@ function maskRows(rpcName: string, rpc: RpcDefinition, binding: HttpBinding): Ro
           name: `insufficient_${kind}_rights`,
           uid: true,
           missingIncludes: rule.rights,
-          missingExcludes: [...rpc.rights],
+          missingExcludes: [...rights],
         },
       });
       if (granted.has(p)) continue;
       granted.add(p);
       rows.push({
         ...base,
-        title: `mask [${p}] with ${[...rpc.rights, ...allMaskRights].join('+')}`,
+        title: `mask [${p}] with ${[...rights, ...allMaskRights].join('+')}`,
         mask: [p],
-        credential: { type: 'key', spec: { kind, on: 'main', rights: [...new Set([...rpc.rights, ...allMaskRights])] } },
+        credential: { type: 'key', spec: { kind, on: 'main', rights: [...new Set([...rights, ...allMaskRights])] } },
         expect: { authorized: true },
       });
     }
@@ -336,7 +378,7 @@ type Keys = Map<string, CreatedKey>;
 /** The URL of a binding: path variables filled with the entity's ID and dummy IDs for the rest. */
 function urlOf(row: Row, entityId: string, deviceId: string): string {
   const path = row.binding.path.replace(/\{([a-z0-9_.]+)\}/g, (_, v: string) => {
-    if (row.rpc.entity && v === row.rpc.entity.path) return entityId;
+    if (v === row.entityPath) return entityId;
     switch (v.slice(v.lastIndexOf('.') + 1)) {
       case 'device_id':
         return deviceId;
@@ -352,7 +394,7 @@ function urlOf(row: Row, entityId: string, deviceId: string): string {
       case 'user_id':
         return MAIN.user;
       case 'organization_id':
-        // Organizations do not exist here: the IS refuses the request once it is authorized.
+        // A collaborator organization that does not exist: the IS refuses the request once it is authorized.
         return DUMMY_ORGANIZATION;
       default:
         throw new Error(`authorization matrix: no value for path variable {${v}} of ${row.rpcName}: teach urlOf`);
@@ -411,6 +453,10 @@ function bodyOf(row: Row, deviceId: string, entityId: string): unknown {
       return { client: { ids: { client_id: freshId('authz-new-cli') } } };
     case 'ClientRegistry.Update':
       return rename('client');
+    case 'OrganizationRegistry.Create':
+      return { organization: { ids: { organization_id: freshId('authz-new-org') } } };
+    case 'OrganizationRegistry.Update':
+      return rename('organization');
     case 'ApplicationWebhookRegistry.Set':
       return { webhook: { ids: { webhook_id: MATRIX_WEBHOOK_ID }, base_url: 'https://example.com/matrix' }, field_mask: { paths: ['base_url'] } };
     case 'As.SetLink':
@@ -421,9 +467,9 @@ function bodyOf(row: Row, deviceId: string, entityId: string): unknown {
     default:
       break;
   }
-  if (rpc.method === 'CreateAPIKey') return { name: 'matrix key', rights: [...rpc.rights] };
+  if (rpc.method === 'CreateAPIKey') return { name: 'matrix key', rights: [...row.rights] };
   // A user that does not exist: an authorized request is answered user_not_found and changes no fixture's collaborators.
-  if (rpc.method === 'SetCollaborator') return { collaborator: { ids: { user_ids: { user_id: DUMMY_USER } }, rights: [...rpc.rights] } };
+  if (rpc.method === 'SetCollaborator') return { collaborator: { ids: { user_ids: { user_id: DUMMY_USER } }, rights: [...row.rights] } };
   if (rpc.method === 'UpdateAPIKey') return { api_key: { name: 'renamed by the matrix' }, field_mask: { paths: ['name'] } };
   if (rpc.method === 'Set' && ['js', 'ns', 'as'].includes(rpc.component)) {
     const sample = sampleDevice(rpc.component as Registry, otaaIds(deviceId));
@@ -467,6 +513,17 @@ describe('authorization matrix (generated from RPCS)', () => {
     // Unauthenticated (internal) RPCs have no HTTP binding, so nothing is left out by skipping them.
     for (const [name, rpc] of Object.entries(RPCS) as Array<[string, RpcDefinition]>) {
       if (rpc.unauthenticated) expect({ name, bindings: rpc.http.length }).toEqual({ name, bindings: 0 });
+    }
+    // An organization's route of a user's RPC (`orEntity`) is checked on the organization, with the organization's rights.
+    const orRows = ALL_ROWS.filter((r) => r.rpc.orEntity && r.binding.path.includes(`{${r.rpc.orEntity.path}}`));
+    expect(orRows.length).toBeGreaterThan(0);
+    for (const r of orRows) {
+      expect({ rpc: r.rpcName, kind: r.kind, path: r.entityPath, rights: r.rights }).toEqual({
+        rpc: r.rpcName,
+        kind: r.rpc.orEntity?.kind,
+        path: r.rpc.orEntity?.path,
+        rights: r.rpc.orEntity?.rights,
+      });
     }
     // Each mask rule of each bound RPC has rows.
     for (const [name, rpc] of BOUND) {

@@ -202,6 +202,44 @@ describe.each(MODES)('Identity Server: OAuth clients (%s)', (mode, start) => {
     for (const e of [...events, ...seen]) expect(JSON.stringify(e)).not.toContain(secret);
   });
 
+  it('collaborators of a client (ClientAccess): a user or an organization, client.collaborator.update|delete on the client’s stream', async () => {
+    const id = freshId('cli-co');
+    await createClient(id, { name: 'Shared' }, {});
+    const org = freshId('cli-org');
+    ok(await api.post(`/api/v3/users/${stranger}/organizations`, { organization: { ids: { organization_id: org } } }), 'an organization of the stranger');
+    const stream = await subscribe(id, stack.adminKey);
+    const collaborators = `${clientPath(id)}/collaborators`;
+    ok(await api.put(collaborators, { collaborator: { ids: { user_ids: { user_id: stranger } }, rights: ['RIGHT_CLIENT_INFO'] } }), 'the stranger');
+    ok(
+      await api.put(collaborators, { collaborator: { ids: { organization_ids: { organization_id: org } }, rights: ['RIGHT_CLIENT_INFO'] } }),
+      'the organization',
+    );
+    const list = await api.get(collaborators);
+    ok(list, 'list');
+    expect(list.json.collaborators).toEqual(
+      expect.arrayContaining([
+        { ids: { user_ids: { user_id: owner } }, rights: ['RIGHT_ALL'] },
+        { ids: { user_ids: { user_id: stranger } }, rights: ['RIGHT_CLIENT_INFO'] },
+        { ids: { organization_ids: { organization_id: org } }, rights: ['RIGHT_CLIENT_INFO'] },
+      ]),
+    );
+    expect(list.headers.get('x-total-count')).toBe('3');
+    const one = await api.get(`${clientPath(id)}/collaborator/organization/${org}`);
+    ok(one, 'get the organization');
+    expect(one.json).toEqual({ ids: { organization_ids: { organization_id: org } }, rights: ['RIGHT_CLIENT_INFO'] });
+    ok(await api.delete(`${clientPath(id)}/collaborators/organization/${org}`), 'delete the organization');
+    ok(await api.delete(`${clientPath(id)}/collaborators/user/${stranger}`), 'delete the stranger');
+    expectTtsError(await api.delete(`${clientPath(id)}/collaborators/user/${stranger}`), 404, 5, 'pkg/identityserver/store', 'membership_not_found');
+    const events = await stream.nextEvents(4);
+    expect(events.map((e) => e.name)).toEqual([
+      'client.collaborator.update',
+      'client.collaborator.update',
+      'client.collaborator.delete',
+      'client.collaborator.delete',
+    ]);
+    expect(events[1].identifiers).toEqual([{ client_ids: { client_id: id } }, { organization_ids: { organization_id: org } }]);
+  });
+
   it('no client secret reaches a log', async () => {
     await sleep(300);
     const logs = stack.logs();

@@ -51,10 +51,11 @@ const R = {
   USER_ALL: 'RIGHT_USER_ALL',
   USER_INFO: 'RIGHT_USER_INFO',
   GATEWAY_INFO: 'RIGHT_GATEWAY_INFO',
+  ORGANIZATION_INFO: 'RIGHT_ORGANIZATION_INFO',
 } as const satisfies Record<string, Right>;
 
 /** A right of each kind to give the keys of the secret tests. */
-const INFO_RIGHT: Record<Kind, Right> = { application: R.APP_INFO, gateway: R.GATEWAY_INFO, user: R.USER_INFO };
+const INFO_RIGHT: Record<Kind, Right> = { application: R.APP_INFO, gateway: R.GATEWAY_INFO, user: R.USER_INFO, organization: R.ORGANIZATION_INFO };
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
@@ -422,9 +423,9 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
         expect(res.text).not.toMatch(/NNSXS\./);
       }
       expect({ application: await access.total(apiKeysPath('application', app)), user: await access.total(apiKeysPath('user', user)) }).toEqual(before);
-      // An update cannot empty the rights or move the expiry into the past either.
+      // An update cannot move the expiry into the past or give unknown rights either.
       const key = await access.createKey('application', app, [R.APP_INFO]);
-      for (const api_key of [{ rights: [] }, { expires_at: past }, { rights: ['RIGHT_APPLICATION_FLY'] }]) {
+      for (const api_key of [{ expires_at: past }, { rights: ['RIGHT_APPLICATION_FLY'] }]) {
         const paths = Object.keys(api_key);
         const res = await api.put(`${apiKeysPath('application', app)}/${key.id}`, { api_key, field_mask: { paths } });
         expectHttp(res, 400, `${mode}: update a key with ${JSON.stringify(api_key)}`);
@@ -432,6 +433,11 @@ describe.each(MODES)('Identity Server: entities, API keys and rights (%s)', (mod
       const get = await api.get(`${apiKeysPath('application', app)}/${key.id}`);
       expect(get.json.rights).toEqual([R.APP_INFO]);
       expect(get.json.expires_at).toBeUndefined();
+      // An update emptying the rights deletes the key, as TTS does for older clients (its SDK's deleteById).
+      const empty = await api.put(`${apiKeysPath('application', app)}/${key.id}`, { api_key: { rights: [] }, field_mask: { paths: ['rights'] } });
+      expectHttp(empty, 200, `${mode}: update a key with no rights`);
+      expect(empty.json).toEqual({});
+      expectTtsError(await api.get(`${apiKeysPath('application', app)}/${key.id}`), 404, 5, 'pkg/identityserver/store', 'api_key_not_found');
     });
   });
 

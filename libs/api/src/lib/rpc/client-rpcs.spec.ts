@@ -8,7 +8,10 @@ describe('ClientRegistry in the RPC table (TTS client_services.proto, client_reg
     const table = Object.fromEntries(
       (['Create', 'Get', 'List', 'Update', 'Delete', 'Restore', 'Purge'] as const).map((m) => {
         const rpc = RPCS[`ClientRegistry.${m}`];
-        return [m, { component: rpc.component, http: rpc.http, entity: rpc.entity, orEntity: rpc.orEntity, rights: rpc.rights, adminOnly: rpc.adminOnly ?? false }];
+        return [
+          m,
+          { component: rpc.component, http: rpc.http, entity: rpc.entity, orEntity: rpc.orEntity, rights: rpc.rights, adminOnly: rpc.adminOnly ?? false },
+        ];
       }),
     );
     expect(table).toEqual({

@@ -123,8 +123,15 @@ describe('RPC table', () => {
       rights: [Right.RIGHT_ORGANIZATION_APPLICATIONS_CREATE],
     });
     expect(requiredRights(RPCS['GatewayRegistry.List'], byOrg)).toEqual([Right.RIGHT_ORGANIZATION_GATEWAYS_LIST]);
-    expect(rightsTarget(RPCS['ApplicationRegistry.List'], {})).toEqual({ kind: 'user', id: undefined, optional: true, rights: [Right.RIGHT_USER_APPLICATIONS_LIST] });
-    expect(requiredRights(RPCS['ApplicationRegistry.Create'], { collaborator: { user_ids: { user_id: 'u' } } })).toEqual([Right.RIGHT_USER_APPLICATIONS_CREATE]);
+    expect(rightsTarget(RPCS['ApplicationRegistry.List'], {})).toEqual({
+      kind: 'user',
+      id: undefined,
+      optional: true,
+      rights: [Right.RIGHT_USER_APPLICATIONS_LIST],
+    });
+    expect(requiredRights(RPCS['ApplicationRegistry.Create'], { collaborator: { user_ids: { user_id: 'u' } } })).toEqual([
+      Right.RIGHT_USER_APPLICATIONS_CREATE,
+    ]);
   });
 
   it('binds every HTTP route to an entity, or to the caller itself, or to admins', () => {

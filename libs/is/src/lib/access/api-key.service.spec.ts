@@ -287,13 +287,19 @@ describe('ApiKeyService', () => {
       });
     });
 
-    it('refuses empty or duplicate rights and a past expiry (validation, nested under api_key), changing nothing', async () => {
-      const before = store.keys.get(id);
-      expect(await failure(service.update(app1, updateReq({ api_key: { id, name: 'x' } }), owner()))).toMatchObject({
-        name: 'validation',
-        attributes: { field: 'api_key', name: 'UpdateApplicationAPIKeyRequestValidationError', reason: 'embedded message failed validation' },
-        cause: { name: 'validation', attributes: { field: 'rights', name: 'APIKeyValidationError', reason: 'value must contain at least 1 item(s)' } },
+    it('deletes the key when an update gives no rights for `rights` (TTS: older clients delete keys that way)', async () => {
+      // No mask: `name` and `rights`, as TTS.
+      expect(await service.update(app1, updateReq({ api_key: { id, name: 'x' } }), owner())).toEqual({});
+      expect(store.keys.get(id)).toBeUndefined();
+      await flush();
+      expect(invalidations).toEqual([{ api_key_id: id }]);
+      expect(await failure(service.update(app1, updateReq({ api_key: { id, rights: [] }, field_mask: 'rights' }), owner()))).toMatchObject({
+        name: 'api_key_not_found',
       });
+    });
+
+    it('refuses duplicate rights and a past expiry (validation, nested under api_key), changing nothing', async () => {
+      const before = store.keys.get(id);
       expect(
         await failure(
           service.update(app1, updateReq({ api_key: { id, rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_INFO'] }, field_mask: 'rights' }), owner()),

@@ -118,10 +118,19 @@ export class ApiKeyService implements ApiKeyCleanup {
     return toMessage(await this.mustGet(owner, keyId));
   }
 
+  /**
+   * Applies the masked paths (none: `name` and `rights`, TTS's compatibility with older clients).
+   * As TTS, an update whose mask covers `rights` but gives none deletes the key (older SDKs delete
+   * keys that way, `api-key.delete` event) and answers an empty key.
+   */
   async update(owner: KeyOwner, req: UpdateRequest, ctx: RpcContext): Promise<APIKey> {
     const paths = req.field_mask?.paths?.length ? req.field_mask.paths : DEFAULT_UPDATE_PATHS;
     checkFieldMaskPaths(paths, UPDATE_PATHS);
     const { api_key } = req;
+    if (paths.includes('rights') && (api_key.rights ?? []).length === 0) {
+      await this.delete(owner, api_key.id ?? '', ctx);
+      return {};
+    }
     const invalid = (field: string, reason: string) =>
       ErrValidation.with(
         { field: 'api_key', name: validationName(req), reason: 'embedded message failed validation' },

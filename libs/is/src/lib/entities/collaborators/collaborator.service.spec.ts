@@ -4,10 +4,13 @@ import {
   type CallerIdentity,
   type Collaborator,
   CreateApplicationRequest,
+  CreateClientRequest,
   CreateGatewayRequest,
+  CreateOrganizationRequest,
   decodeMessage,
   impliedRights,
   type Right,
+  rightsHeldBy,
   rightsOfKind,
   type RpcContext,
   sortRights,
@@ -26,8 +29,8 @@ const app1: ManagedRef = { kind: 'application', id: 'app1' };
 const gtw1: ManagedRef = { kind: 'gateway', id: 'gtw1' };
 const ALL_APP = [...rightsOfKind('application')];
 const ctx = (who: CallerIdentity | undefined): RpcContext => ({ request_id: 'r', correlation_ids: ['rpc:spec'], caller: who });
-/** A collaborator with every right of the entity's kind, as Authorize resolves it. */
-const full = (entity: ManagedRef = app1) => ctx(caller(entity, [...rightsOfKind(entity.kind)]));
+/** A collaborator with every right the entity's kind holds, as Authorize resolves it. */
+const full = (entity: ManagedRef = app1) => ctx(caller(entity, [...rightsHeldBy(entity.kind)]));
 /** A caller holding the given rights (implied) on the entity. */
 const holding = (rights: Right[], entity: ManagedRef = app1) => ctx(caller(entity, sortRights(impliedRights(rights))));
 const member = (userId: string, rights: string[] = []): Collaborator => ({ ids: { user_ids: { user_id: userId } }, rights });
@@ -297,6 +300,73 @@ describe('CollaboratorService (SQLite)', () => {
       });
       expect(await failure(service.list({ kind: 'gateway', id: 'ghost' }, {}, full()))).toMatchObject({ name: 'gateway_not_found' });
       expect(await failure(service.get(app1, { organization_ids: { organization_id: 'org' } }))).toMatchObject({ name: 'membership_not_found' });
+    });
+  });
+
+  describe('organizations: members, and organizations as collaborators', () => {
+    const org1: ManagedRef = { kind: 'organization', id: 'org1' };
+    const cli1: ManagedRef = { kind: 'client', id: 'cli1' };
+    const orgMember = (organizationId: string, rights: string[] = []): Collaborator => ({
+      ids: { organization_ids: { organization_id: organizationId } },
+      rights,
+    });
+
+    const named = async (name: string) => (await events.take()).filter((e) => e.name === name);
+
+    beforeEach(async () => {
+      await bed.organizations.create(
+        decodeMessage(CreateOrganizationRequest, { organization: { ids: { organization_id: 'org1' } }, collaborator: member('alice').ids }),
+        CTX,
+      );
+      await bed.clients.create(decodeMessage(CreateClientRequest, { client: { ids: { client_id: 'cli1' } }, collaborator: member('alice').ids }), CTX);
+    });
+
+    it('a member holds rights on the organization, including rights on the entities it reaches; organizations do not nest', async () => {
+      await service.set(org1, member('bob', ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_ORGANIZATION_INFO']), full(org1));
+      expect(await rightsOf('bob', org1)).toEqual(['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_ORGANIZATION_INFO']);
+      const updates = await named('organization.collaborator.update');
+      expect(updates).toHaveLength(1);
+      expect(updates[0].identifiers).toEqual([{ organization_ids: { organization_id: 'org1' } }, { user_ids: { user_id: 'bob' } }]);
+      // The user's cached rights everywhere go, not only those on the organization.
+      expect(invalidations).toEqual(expect.arrayContaining([{ entity: org1 }, { entity: { kind: 'user', id: 'bob' } }]));
+      expect(await failure(service.set(org1, orgMember('org1', ['RIGHT_ORGANIZATION_INFO']), full(org1)))).toMatchObject({
+        name: 'nested_organizations',
+        code: 3,
+      });
+      expect(await failure(service.delete(org1, { organization_ids: { organization_id: 'org1' } }, full(org1)))).toMatchObject({
+        name: 'nested_organizations',
+      });
+      expect(await failure(service.set(org1, member('carol', ['RIGHT_USER_INFO']), full(org1)))).toMatchObject({ name: 'validation' });
+    });
+
+    it('the last member with ORGANIZATION_ALL stays; a member grants only rights it holds', async () => {
+      expect(await failure(service.set(org1, member('alice', ['RIGHT_ORGANIZATION_INFO']), full(org1)))).toMatchObject({
+        name: 'organization_needs_collaborator',
+        code: 9,
+      });
+      const bobManages = holding(['RIGHT_ORGANIZATION_SETTINGS_MEMBERS', 'RIGHT_ORGANIZATION_INFO'], org1);
+      expect(await failure(service.set(org1, member('carol', ['RIGHT_APPLICATION_ALL']), bobManages))).toMatchObject({
+        name: 'insufficient_organization_rights',
+      });
+      await service.set(org1, member('carol', ['RIGHT_ORGANIZATION_INFO']), bobManages);
+      expect(await rightsOf('carol', org1)).toEqual(['RIGHT_ORGANIZATION_INFO']);
+    });
+
+    it('an organization collaborates on an application and a client; a missing one is not found', async () => {
+      await service.set(app1, orgMember('org1', ['RIGHT_APPLICATION_INFO']), full());
+      expect(await service.get(app1, { organization_ids: { organization_id: 'org1' } })).toEqual(orgMember('org1', ['RIGHT_APPLICATION_INFO']));
+      const listed = await service.list(app1, {}, full());
+      expect(listed.body.collaborators).toEqual([member('alice', ['RIGHT_ALL']), orgMember('org1', ['RIGHT_APPLICATION_INFO'])]);
+      await service.set(cli1, orgMember('org1', ['RIGHT_CLIENT_INFO']), full(cli1));
+      expect(await named('client.collaborator.update')).toHaveLength(1);
+      await service.delete(cli1, { organization_ids: { organization_id: 'org1' } }, full(cli1));
+      expect(await named('client.collaborator.delete')).toHaveLength(1);
+      expect(await rightsOf('org1', cli1)).toEqual([]);
+      expect(await failure(service.set(app1, orgMember('ghost-org', ['RIGHT_APPLICATION_INFO']), full()))).toMatchObject({
+        name: 'organization_not_found',
+        code: 5,
+      });
+      expect(await failure(service.set(cli1, member('bob', ['RIGHT_APPLICATION_INFO']), full(cli1)))).toMatchObject({ name: 'validation' });
     });
   });
 });
