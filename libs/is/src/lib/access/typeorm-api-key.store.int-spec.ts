@@ -1,44 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { dropMysqlDatabase, ensureMysqlDatabase, openDataSource } from '@lorawan/persistence';
-import { TEST_MYSQL_URL, uniqueSuffix } from '@lorawan/testing';
 import type { DataSource } from 'typeorm';
-import { isDataSourceOptions } from '../is-data-source';
+import { IS_TEST_DATABASES, type OpenedDatabase, openIsMysql } from '../is-test-databases.conformance';
 import { apiKey, describeApiKeyStoreConformance, keyId } from './api-key.store.conformance';
 import { TypeOrmApiKeyStore } from './typeorm-api-key.store';
 
-describeApiKeyStoreConformance('MySQL (TypeORM, mysql2)', async () => {
-  const url = `${TEST_MYSQL_URL}/lw_${uniqueSuffix()}_is`;
-  await ensureMysqlDatabase(url);
-  const ds = await openDataSource(isDataSourceOptions({ databaseUrls: { is: url }, dataDir: '' }), true);
-  return {
-    store: new TypeOrmApiKeyStore(ds),
-    close: async () => {
-      await ds.destroy();
-      await dropMysqlDatabase(url);
-    },
-  };
-});
-
-describeApiKeyStoreConformance('SQLite (TypeORM, better-sqlite3)', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'lw-is-keys-'));
-  const ds = await openDataSource(isDataSourceOptions({ databaseUrls: {}, dataDir: dir }), true);
-  return {
-    store: new TypeOrmApiKeyStore(ds),
-    close: async () => {
-      await ds.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+for (const [name, open] of IS_TEST_DATABASES) {
+  describeApiKeyStoreConformance(name, async () => {
+    const { ds, close } = await open();
+    return { store: new TypeOrmApiKeyStore(ds), close };
+  });
+}
 
 describe('MySQL query plans: key lookup and every List order use indexes', () => {
+  let db: OpenedDatabase;
   let ds: DataSource;
-  const url = `${TEST_MYSQL_URL}/lw_${uniqueSuffix()}_is`;
   beforeAll(async () => {
-    await ensureMysqlDatabase(url);
-    ds = await openDataSource(isDataSourceOptions({ databaseUrls: { is: url }, dataDir: '' }), true);
+    db = await openIsMysql();
+    ({ ds } = db);
     const store = new TypeOrmApiKeyStore(ds);
     for (let a = 0; a < 4; a++) {
       await Promise.all(
@@ -51,10 +28,7 @@ describe('MySQL query plans: key lookup and every List order use indexes', () =>
     }
     await ds.query('ANALYZE TABLE api_keys');
   });
-  afterAll(async () => {
-    await ds.destroy();
-    await dropMysqlDatabase(url);
-  });
+  afterAll(async () => db.close());
 
   it('the credential lookup is a primary-key lookup', async () => {
     const [row] = (await ds.query('EXPLAIN SELECT * FROM api_keys WHERE id = ?', [keyId(2005)])) as Array<{ type: string; key: string | null }>;

@@ -1,44 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { dropMysqlDatabase, ensureMysqlDatabase, openDataSource } from '@lorawan/persistence';
-import { TEST_MYSQL_URL, uniqueSuffix } from '@lorawan/testing';
 import type { DataSource } from 'typeorm';
-import { isDataSourceOptions } from '../is-data-source';
+import { IS_TEST_DATABASES, type OpenedDatabase, openIsMysql } from '../is-test-databases.conformance';
 import { describeEndDeviceStoreConformance, device } from './end-device.store.conformance';
 import { TypeOrmEndDeviceStore } from './typeorm-end-device.store';
 
-describeEndDeviceStoreConformance('MySQL (TypeORM, mysql2)', async () => {
-  const url = `${TEST_MYSQL_URL}/lw_${uniqueSuffix()}_is`;
-  await ensureMysqlDatabase(url);
-  const ds = await openDataSource(isDataSourceOptions({ databaseUrls: { is: url }, dataDir: '' }), true);
-  return {
-    store: new TypeOrmEndDeviceStore(ds),
-    close: async () => {
-      await ds.destroy();
-      await dropMysqlDatabase(url);
-    },
-  };
-});
-
-describeEndDeviceStoreConformance('SQLite (TypeORM, better-sqlite3)', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'lw-is-'));
-  const ds = await openDataSource(isDataSourceOptions({ databaseUrls: {}, dataDir: dir }), true);
-  return {
-    store: new TypeOrmEndDeviceStore(ds),
-    close: async () => {
-      await ds.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+for (const [name, open] of IS_TEST_DATABASES) {
+  describeEndDeviceStoreConformance(name, async () => {
+    const { ds, close } = await open();
+    return { store: new TypeOrmEndDeviceStore(ds), close };
+  });
+}
 
 describe('MySQL query plans: Get, every List order and the EUI lookup use indexes', () => {
+  let db: OpenedDatabase;
   let ds: DataSource;
-  const url = `${TEST_MYSQL_URL}/lw_${uniqueSuffix()}_is`;
   beforeAll(async () => {
-    await ensureMysqlDatabase(url);
-    ds = await openDataSource(isDataSourceOptions({ databaseUrls: { is: url }, dataDir: '' }), true);
+    db = await openIsMysql();
+    ({ ds } = db);
     const store = new TypeOrmEndDeviceStore(ds);
     for (let a = 0; a < 4; a++) {
       await Promise.all(
@@ -56,10 +33,7 @@ describe('MySQL query plans: Get, every List order and the EUI lookup use indexe
     }
     await ds.query('ANALYZE TABLE end_devices');
   });
-  afterAll(async () => {
-    await ds.destroy();
-    await dropMysqlDatabase(url);
-  });
+  afterAll(async () => db.close());
 
   async function plan(sql: string, params: unknown[]): Promise<Array<{ type: string; key: string | null; Extra: string | null }>> {
     return ds.query(`EXPLAIN ${sql}`, params);

@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { dropMysqlDatabase, ensureMysqlDatabase, openDataSource } from '@lorawan/persistence';
-import { TEST_MYSQL_URL, uniqueSuffix } from '@lorawan/testing';
 import type { DataSource } from 'typeorm';
 import { TypeOrmEndDeviceStore } from '../end-devices/typeorm-end-device.store';
-import { isDataSourceOptions } from '../is-data-source';
+import { IS_TEST_DATABASE_ENGINES, IS_TEST_DATABASES, type OpenedDatabase, openIsMysql } from '../is-test-databases.conformance';
 import { CreateIdentityEntities1732600000000 } from '../migrations/1732600000000-create-identity-entities';
 import { TypeOrmApplicationStore } from './applications/typeorm-application.store';
 import { TypeOrmCollaboratorStore } from './collaborators/typeorm-collaborator.store';
@@ -13,7 +8,7 @@ import { TypeOrmGatewayStore } from './gateways/typeorm-gateway.store';
 import { describeIdentityStoreConformance, type IdentityStoresUnderTest } from './identity.store.conformance';
 import { TypeOrmUserStore } from './users/typeorm-user.store';
 
-function storesOn(ds: DataSource, close: () => Promise<void>): IdentityStoresUnderTest {
+function storesOn({ ds, close }: OpenedDatabase): IdentityStoresUnderTest {
   const devices = new TypeOrmEndDeviceStore(ds);
   return {
     users: new TypeOrmUserStore(ds),
@@ -31,45 +26,9 @@ function storesOn(ds: DataSource, close: () => Promise<void>): IdentityStoresUnd
   };
 }
 
-async function openMysql(): Promise<{ ds: DataSource; close: () => Promise<void> }> {
-  const url = `${TEST_MYSQL_URL}/lw_${uniqueSuffix()}_is`;
-  await ensureMysqlDatabase(url);
-  const ds = await openDataSource(isDataSourceOptions({ databaseUrls: { is: url }, dataDir: '' }), true);
-  return {
-    ds,
-    close: async () => {
-      await ds.destroy();
-      await dropMysqlDatabase(url);
-    },
-  };
-}
+for (const [name, open] of IS_TEST_DATABASES) describeIdentityStoreConformance(name, async () => storesOn(await open()));
 
-async function openSqlite(): Promise<{ ds: DataSource; close: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'lw-is-'));
-  const ds = await openDataSource(isDataSourceOptions({ databaseUrls: {}, dataDir: dir }), true);
-  return {
-    ds,
-    close: async () => {
-      await ds.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-describeIdentityStoreConformance('MySQL (TypeORM, mysql2)', async () => {
-  const { ds, close } = await openMysql();
-  return storesOn(ds, close);
-});
-
-describeIdentityStoreConformance('SQLite (TypeORM, better-sqlite3)', async () => {
-  const { ds, close } = await openSqlite();
-  return storesOn(ds, close);
-});
-
-describe.each([
-  ['MySQL', openMysql],
-  ['SQLite', openSqlite],
-])('%s: the identity migration', (_, open) => {
+describe.each(IS_TEST_DATABASE_ENGINES)('%s: the identity migration', (_, open) => {
   let ds: DataSource;
   let close: () => Promise<void>;
   beforeAll(async () => {
@@ -95,7 +54,7 @@ describe('MySQL query plans: Lists of live entities walk an index without sortin
   let ds: DataSource;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    ({ ds, close } = await openMysql());
+    ({ ds, close } = await openIsMysql());
     // Enough rows (a tenth of them deleted) that walking an index beats a scan and a sort.
     for (let batch = 0; batch < 10; batch++) {
       const rows = Array.from({ length: 500 }, (_, i) => {

@@ -1,38 +1,16 @@
 /** runAtomically (@lorawan/persistence) against the IS schema, on MySQL and SQLite. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { dropMysqlDatabase, ensureMysqlDatabase, isDuplicateKeyError, openDataSource, runAtomically } from '@lorawan/persistence';
-import { TEST_MYSQL_URL, uniqueSuffix } from '@lorawan/testing';
+import { isDuplicateKeyError, runAtomically } from '@lorawan/persistence';
 import type { DataSource } from 'typeorm';
-import { isDataSourceOptions } from '../../is-data-source';
+import { IS_TEST_DATABASE_ENGINES } from '../../is-test-databases.conformance';
 
 const insert = (entityId: string, userId: string) => ({
   sql: "INSERT INTO collaborators (entity_kind, entity_id, account_id, rights, created_at, updated_at) VALUES ('application', ?, ?, '[]', ?, ?)",
   params: [entityId, userId, '2024-05-01 10:00:00.000000', '2024-05-01 10:00:00.000000'],
 });
 
-describe.each([
-  [
-    'MySQL',
-    async () => {
-      const url = `${TEST_MYSQL_URL}/lw_${uniqueSuffix()}_is`;
-      await ensureMysqlDatabase(url);
-      const ds = await openDataSource(isDataSourceOptions({ databaseUrls: { is: url }, dataDir: '' }), true);
-      return { ds, close: async () => (await ds.destroy(), await dropMysqlDatabase(url)) };
-    },
-  ],
-  [
-    'SQLite',
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'lw-is-'));
-      const ds = await openDataSource(isDataSourceOptions({ databaseUrls: {}, dataDir: dir }), true);
-      return { ds, close: async () => (await ds.destroy(), rmSync(dir, { recursive: true, force: true })) };
-    },
-  ],
-])('runAtomically on %s', (_, open) => {
+describe.each(IS_TEST_DATABASE_ENGINES)('runAtomically on %s', (_, open) => {
   let ds: DataSource;
-  let close: () => Promise<unknown>;
+  let close: () => Promise<void>;
   const count = async (entityId: string) =>
     Number(((await ds.query('SELECT COUNT(*) AS n FROM collaborators WHERE entity_id = ?', [entityId])) as Array<{ n: number | string }>)[0].n);
   beforeAll(async () => {

@@ -1,10 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { dropMysqlDatabase, ensureMysqlDatabase, openDataSource } from '@lorawan/persistence';
-import { TEST_MYSQL_URL, uniqueSuffix } from '@lorawan/testing';
-import type { DataSource } from 'typeorm';
-import { isDataSourceOptions } from '../../is-data-source';
+import { IS_TEST_DATABASE_ENGINES, IS_TEST_DATABASES, type OpenedDatabase } from '../../is-test-databases.conformance';
 import { CreateOrganizations1732600006000 } from '../../migrations/1732600006000-create-organizations';
 import { TypeOrmApplicationStore } from '../applications/typeorm-application.store';
 import { TypeOrmClientStore } from '../clients/typeorm-client.store';
@@ -13,37 +7,7 @@ import { TypeOrmUserStore } from '../users/typeorm-user.store';
 import { describeOrganizationStoreConformance, type OrganizationStoresUnderTest } from './organization.store.conformance';
 import { TypeOrmOrganizationStore } from './typeorm-organization.store';
 
-interface Opened {
-  ds: DataSource;
-  close: () => Promise<void>;
-}
-
-async function openMysql(): Promise<Opened> {
-  const url = `${TEST_MYSQL_URL}/lw_${uniqueSuffix()}_is`;
-  await ensureMysqlDatabase(url);
-  const ds = await openDataSource(isDataSourceOptions({ databaseUrls: { is: url }, dataDir: '' }), true);
-  return {
-    ds,
-    close: async () => {
-      await ds.destroy();
-      await dropMysqlDatabase(url);
-    },
-  };
-}
-
-async function openSqlite(): Promise<Opened> {
-  const dir = mkdtempSync(join(tmpdir(), 'lw-is-organizations-'));
-  const ds = await openDataSource(isDataSourceOptions({ databaseUrls: {}, dataDir: dir }), true);
-  return {
-    ds,
-    close: async () => {
-      await ds.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-const storesOn = ({ ds, close }: Opened): OrganizationStoresUnderTest => ({
+const storesOn = ({ ds, close }: OpenedDatabase): OrganizationStoresUnderTest => ({
   users: new TypeOrmUserStore(ds),
   organizations: new TypeOrmOrganizationStore(ds),
   applications: new TypeOrmApplicationStore(ds),
@@ -52,14 +16,10 @@ const storesOn = ({ ds, close }: Opened): OrganizationStoresUnderTest => ({
   close,
 });
 
-describeOrganizationStoreConformance('MySQL (TypeORM, mysql2)', async () => storesOn(await openMysql()));
-describeOrganizationStoreConformance('SQLite (TypeORM, better-sqlite3)', async () => storesOn(await openSqlite()));
+for (const [name, open] of IS_TEST_DATABASES) describeOrganizationStoreConformance(name, async () => storesOn(await open()));
 
-describe.each([
-  ['MySQL', openMysql],
-  ['SQLite', openSqlite],
-])('%s: the organizations migration', (_, open) => {
-  let opened: Opened;
+describe.each(IS_TEST_DATABASE_ENGINES)('%s: the organizations migration', (_, open) => {
+  let opened: OpenedDatabase;
   beforeAll(async () => {
     opened = await open();
   });
