@@ -67,8 +67,9 @@ import {
   SetOrganizationCollaboratorRequest,
 } from '../messages/collaborators';
 import { type EntityKind, Right } from './rights';
-import { applicationAt, byOrganization, type ComponentName, defineRpc, type MaskRight, type RpcDefinition, rpcSubject } from './define-rpc';
+import { applicationAt, type ComponentName, defineRpc, type MaskRight, type RpcDefinition, rpcSubject } from './define-rpc';
 import { StreamEventsRequest } from '../events/stream';
+import { entityRegistryRpcs } from './entity-registry-rpcs';
 import { webhookRpcs } from './webhook-rpcs';
 import { appAsRpcs } from './app-as-rpcs';
 import { linkRpcs } from './link-rpcs';
@@ -260,79 +261,12 @@ function identityRpcs() {
       delete: DeleteUserAPIKeyRequest,
     }),
 
-    'ApplicationRegistry.Create': rpc({
-      service: 'ApplicationRegistry',
-      method: 'Create',
-      component: 'is',
-      http: [
-        { verb: 'POST', path: '/users/{collaborator.user_ids.user_id}/applications', body: '*' },
-        { verb: 'POST', path: '/organizations/{collaborator.organization_ids.organization_id}/applications', body: '*' },
-      ],
-      entity: usr('collaborator.user_ids.user_id'),
-      rights: [R.RIGHT_USER_APPLICATIONS_CREATE],
-      orEntity: byOrganization(R.RIGHT_ORGANIZATION_APPLICATIONS_CREATE),
-      request: CreateApplicationRequest,
-    }),
-    'ApplicationRegistry.Get': rpc({
-      service: 'ApplicationRegistry',
-      method: 'Get',
-      component: 'is',
-      http: [{ verb: 'GET', path: '/applications/{application_ids.application_id}' }],
-      entity: app('application_ids.application_id'),
-      rights: [R.RIGHT_APPLICATION_INFO],
-      request: GetApplicationRequest,
-    }),
-    'ApplicationRegistry.List': rpc({
-      service: 'ApplicationRegistry',
-      method: 'List',
-      component: 'is',
-      http: [
-        { verb: 'GET', path: '/applications' },
-        { verb: 'GET', path: '/users/{collaborator.user_ids.user_id}/applications' },
-        { verb: 'GET', path: '/organizations/{collaborator.organization_ids.organization_id}/applications' },
-      ],
-      entity: usr('collaborator.user_ids.user_id', true),
-      rights: [R.RIGHT_USER_APPLICATIONS_LIST],
-      orEntity: byOrganization(R.RIGHT_ORGANIZATION_APPLICATIONS_LIST),
-      request: ListApplicationsRequest,
-      paginated: true,
-    }),
-    'ApplicationRegistry.Update': rpc({
-      service: 'ApplicationRegistry',
-      method: 'Update',
-      component: 'is',
-      http: [{ verb: 'PUT', path: '/applications/{application.ids.application_id}', body: '*' }],
-      entity: app('application.ids.application_id'),
-      rights: [R.RIGHT_APPLICATION_SETTINGS_BASIC],
-      request: UpdateApplicationRequest,
-    }),
-    'ApplicationRegistry.Delete': rpc({
-      service: 'ApplicationRegistry',
-      method: 'Delete',
-      component: 'is',
-      http: [{ verb: 'DELETE', path: '/applications/{application_id}' }],
-      entity: app('application_id'),
-      rights: [R.RIGHT_APPLICATION_DELETE],
-      request: ApplicationIdentifiers,
-    }),
-    'ApplicationRegistry.Restore': rpc({
-      service: 'ApplicationRegistry',
-      method: 'Restore',
-      component: 'is',
-      http: [{ verb: 'POST', path: '/applications/{application_id}/restore', body: '*' }],
-      entity: app('application_id'),
-      rights: [R.RIGHT_APPLICATION_DELETE],
-      request: ApplicationIdentifiers,
-    }),
-    'ApplicationRegistry.Purge': rpc({
-      service: 'ApplicationRegistry',
-      method: 'Purge',
-      component: 'is',
-      http: [{ verb: 'DELETE', path: '/applications/{application_id}/purge' }],
-      entity: app('application_id'),
-      rights: [R.RIGHT_APPLICATION_DELETE],
-      adminOnly: true,
-      request: ApplicationIdentifiers,
+    ...entityRegistryRpcs('application', {
+      create: CreateApplicationRequest,
+      get: GetApplicationRequest,
+      list: ListApplicationsRequest,
+      update: UpdateApplicationRequest,
+      identifiers: ApplicationIdentifiers,
     }),
     'ApplicationAccess.ListRights': rpc({
       service: 'ApplicationAccess',
@@ -364,79 +298,12 @@ function identityRpcs() {
       delete: DeleteApplicationCollaboratorRequest,
     }),
 
-    'GatewayRegistry.Create': rpc({
-      service: 'GatewayRegistry',
-      method: 'Create',
-      component: 'is',
-      http: [
-        { verb: 'POST', path: '/users/{collaborator.user_ids.user_id}/gateways', body: '*' },
-        { verb: 'POST', path: '/organizations/{collaborator.organization_ids.organization_id}/gateways', body: '*' },
-      ],
-      entity: usr('collaborator.user_ids.user_id'),
-      rights: [R.RIGHT_USER_GATEWAYS_CREATE],
-      orEntity: byOrganization(R.RIGHT_ORGANIZATION_GATEWAYS_CREATE),
-      request: CreateGatewayRequest,
-    }),
-    'GatewayRegistry.Get': rpc({
-      service: 'GatewayRegistry',
-      method: 'Get',
-      component: 'is',
-      http: [{ verb: 'GET', path: '/gateways/{gateway_ids.gateway_id}' }],
-      entity: gtw('gateway_ids.gateway_id'),
-      rights: [R.RIGHT_GATEWAY_INFO],
-      request: GetGatewayRequest,
-    }),
-    'GatewayRegistry.List': rpc({
-      service: 'GatewayRegistry',
-      method: 'List',
-      component: 'is',
-      http: [
-        { verb: 'GET', path: '/gateways' },
-        { verb: 'GET', path: '/users/{collaborator.user_ids.user_id}/gateways' },
-        { verb: 'GET', path: '/organizations/{collaborator.organization_ids.organization_id}/gateways' },
-      ],
-      entity: usr('collaborator.user_ids.user_id', true),
-      rights: [R.RIGHT_USER_GATEWAYS_LIST],
-      orEntity: byOrganization(R.RIGHT_ORGANIZATION_GATEWAYS_LIST),
-      request: ListGatewaysRequest,
-      paginated: true,
-    }),
-    'GatewayRegistry.Update': rpc({
-      service: 'GatewayRegistry',
-      method: 'Update',
-      component: 'is',
-      http: [{ verb: 'PUT', path: '/gateways/{gateway.ids.gateway_id}', body: '*' }],
-      entity: gtw('gateway.ids.gateway_id'),
-      rights: [R.RIGHT_GATEWAY_SETTINGS_BASIC],
-      request: UpdateGatewayRequest,
-    }),
-    'GatewayRegistry.Delete': rpc({
-      service: 'GatewayRegistry',
-      method: 'Delete',
-      component: 'is',
-      http: [{ verb: 'DELETE', path: '/gateways/{gateway_id}' }],
-      entity: gtw('gateway_id'),
-      rights: [R.RIGHT_GATEWAY_DELETE],
-      request: GatewayIdentifiers,
-    }),
-    'GatewayRegistry.Restore': rpc({
-      service: 'GatewayRegistry',
-      method: 'Restore',
-      component: 'is',
-      http: [{ verb: 'POST', path: '/gateways/{gateway_id}/restore', body: '*' }],
-      entity: gtw('gateway_id'),
-      rights: [R.RIGHT_GATEWAY_DELETE],
-      request: GatewayIdentifiers,
-    }),
-    'GatewayRegistry.Purge': rpc({
-      service: 'GatewayRegistry',
-      method: 'Purge',
-      component: 'is',
-      http: [{ verb: 'DELETE', path: '/gateways/{gateway_id}/purge' }],
-      entity: gtw('gateway_id'),
-      rights: [R.RIGHT_GATEWAY_DELETE],
-      adminOnly: true,
-      request: GatewayIdentifiers,
+    ...entityRegistryRpcs('gateway', {
+      create: CreateGatewayRequest,
+      get: GetGatewayRequest,
+      list: ListGatewaysRequest,
+      update: UpdateGatewayRequest,
+      identifiers: GatewayIdentifiers,
     }),
     'GatewayRegistry.GetIdentifiersForEUI': rpc({
       service: 'GatewayRegistry',
