@@ -291,7 +291,8 @@ function matrixRow(rpcName: string, rpc: RpcDefinition, binding: HttpBinding, c:
 function maskRows(rpcName: string, rpc: RpcDefinition, binding: HttpBinding): Row[] {
   const { kind, path: entityPath, rights } = rightsEntityOf(rpcName, rpc, binding);
   const rows: Row[] = [];
-  const allowed = (ALLOWED_PATHS as Record<string, ReadonlySet<string>>)[rpcName];
+  // A batch Set's requests are its registry's Sets, with their allowed paths.
+  const allowed = (ALLOWED_PATHS as Record<string, ReadonlySet<string>>)[rpcName.replace('EndDeviceBatchRegistry', 'EndDeviceRegistry')];
   const allMaskRights = [...new Set((rpc.maskRights ?? []).flatMap((m) => m.rights))];
   /** Masks already tried with every mask right (two rules can share a parent path such as `session`). */
   const granted = new Set<string>();
@@ -400,8 +401,12 @@ function urlOf(row: Row, entityId: string, deviceId: string): string {
         throw new Error(`authorization matrix: no value for path variable {${v}} of ${row.rpcName}: teach urlOf`);
     }
   });
-  if (row.mask && !row.binding.body) return `/api/v3${path}?field_mask=${row.mask.join(',')}`;
-  return `/api/v3${path}`;
+  // Batch routes without a body name their devices in the query (TTS's `device_ids`).
+  const query = [
+    ...(row.binding.path.endsWith('/devices/batch') && !row.binding.body ? [`device_ids=${deviceId}`] : []),
+    ...(row.mask && !row.binding.body ? [`field_mask=${row.mask.join(',')}`] : []),
+  ];
+  return `/api/v3${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
 }
 
 /** A value for a key path in a Set body. */
@@ -433,6 +438,9 @@ function bodyOf(row: Row, deviceId: string, entityId: string): unknown {
   switch (rpcName) {
     case 'EndDeviceRegistry.Create':
       return { end_device: { ids: otaaIds(deviceId) } };
+    // The IS's batch Create (our extension): the same device as its only one.
+    case 'EndDeviceBatchRegistry.Create':
+      return { end_devices: [{ ids: { ...otaaIds(deviceId), application_ids: { application_id: entityId } } }] };
     case 'EndDeviceRegistry.Update':
       return { end_device: { ids: { device_id: deviceId }, name: 'renamed by the matrix' }, field_mask: { paths: ['name'] } };
     case 'UserRegistry.Create': {
@@ -479,7 +487,11 @@ function bodyOf(row: Row, deviceId: string, entityId: string): unknown {
       setPath(device, p, keyPathValue(p));
       paths.push(p);
     }
-    return { end_device: device, field_mask: { paths } };
+    const set = { end_device: device, field_mask: { paths } };
+    // A registry's batch Set (`<C>EndDeviceBatchRegistry.Set`): the same Set as its only request, its device of the path's application.
+    if (rpc.service.endsWith('EndDeviceBatchRegistry'))
+      return { requests: [{ ...set, end_device: { ...device, ids: { ...(device.ids as object), application_ids: { application_id: entityId } } } }] };
+    return set;
   }
   return {};
 }

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { join } from 'node:path';
 import { startEmbeddedStack, TEST_NATS_URL } from '@lorawan/testing';
 import { createApplicationApiKey, createApplications } from './applications';
 import { startBaseline, type Baseline } from './baseline/launcher';
@@ -6,6 +7,7 @@ import { figures, type LoadFigures, log, measureInterleaved, round, run, type Ta
 import { pidsByName, profileFlags } from './procs';
 import { registerAbpDevices, registerPhase } from './register';
 import { rpcOverheadPhase } from './rpc-overhead';
+import { importPhase, listScalePhase } from './scale';
 import { deviceId, seedDevices } from './seed';
 import { type BenchComponent, type BenchStack, startBenchStack } from './stack';
 import { eventsPhase } from './events';
@@ -23,7 +25,8 @@ import { uplinksPhase } from './uplinks';
  * stdout; progress on stderr. Knobs (env): BENCH_DEVICES,
  * BENCH_CONNECTIONS, BENCH_WARMUP_S, BENCH_DURATION_S, BENCH_ROUNDS, BENCH_CREATES,
  * BENCH_REGISTRATIONS, BENCH_REGISTER_WARMUP, BENCH_REGISTER_CLIENTS, BENCH_NS_DEVICES,
- * BENCH_PHASES (default get,get_device_app_key,list,create,register,ns_get,events,webhooks,joins,uplinks,register_embedded,rpc_overhead),
+ * BENCH_PHASES (default get,get_device_app_key,list,create,register,import,list_scale,ns_get,events,webhooks,joins,uplinks,register_embedded,rpc_overhead),
+ * BENCH_IMPORT_DEVICES, BENCH_SCALE_SMALL, BENCH_SCALE_DEVICES,
  * BENCH_RPC_CALLS, BENCH_RPC_CONCURRENCY,
  * BENCH_EVENT_STREAMS (1,1000), BENCH_EVENT_WRITES, BENCH_EVENT_BURST, BENCH_WEBHOOK_UPLINKS,
  * BENCH_WEBHOOK_WARMUP, BENCH_WEBHOOKS (webhooks per application), BENCH_WEBHOOK_DEVICES,
@@ -39,7 +42,10 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PHASES = new Set(
-  (process.env.BENCH_PHASES ?? 'get,get_device_app_key,list,create,register,ns_get,events,webhooks,joins,uplinks,register_embedded,rpc_overhead').split(','),
+  (
+    process.env.BENCH_PHASES ??
+    'get,get_device_app_key,list,create,register,import,list_scale,ns_get,events,webhooks,joins,uplinks,register_embedded,rpc_overhead'
+  ).split(','),
 );
 const WEBHOOK_UPLINKS = Number(process.env.BENCH_WEBHOOK_UPLINKS ?? 20000);
 const WEBHOOK_WARMUP = Number(process.env.BENCH_WEBHOOK_WARMUP ?? 1000);
@@ -87,6 +93,11 @@ const REGISTRATIONS = Number(process.env.BENCH_REGISTRATIONS ?? 3000);
 const REGISTER_WARMUP = Number(process.env.BENCH_REGISTER_WARMUP ?? 200);
 const REGISTER_CLIENTS = Number(process.env.BENCH_REGISTER_CLIENTS ?? 32);
 const NS_DEVICES = Number(process.env.BENCH_NS_DEVICES ?? 1000);
+const IMPORT_DEVICES = Number(process.env.BENCH_IMPORT_DEVICES ?? 100_000);
+const SCALE_SMALL = Number(process.env.BENCH_SCALE_SMALL ?? 10_000);
+const SCALE_DEVICES = Number(process.env.BENCH_SCALE_DEVICES ?? 1_000_000);
+const IMPORT_APP = 'bench-import-app';
+const SCALE_APP = 'bench-scale-app';
 const APP = 'bench-app';
 const CREATE_APP = 'bench-create-app';
 const REGISTER_APP = 'bench-register-app';
@@ -289,7 +300,7 @@ async function main(): Promise<void> {
   let baseline: Baseline | undefined;
   try {
     const radio = PHASES.has('joins') || PHASES.has('uplinks');
-    const registries = PHASES.has('register') || PHASES.has('ns_get') || radio;
+    const registries = PHASES.has('register') || PHASES.has('import') || PHASES.has('ns_get') || radio;
     const components: BenchComponent[] = [
       'is',
       ...(registries ? (['js', 'ns', 'as'] as const) : PHASES.has('webhooks') ? (['as'] as const) : []),
@@ -302,7 +313,7 @@ async function main(): Promise<void> {
     const auth = { authorization: `Bearer ${stack.adminKey}` };
     // As the admin, before any device: the IS needs the applications, and the admin key reads and
     // writes device keys (register, ns_get) only in applications the admin collaborates on.
-    await createApplications(stack.baseUrl, auth, [APP, CREATE_APP, REGISTER_APP, NS_APP, EVENTS_APP]);
+    await createApplications(stack.baseUrl, auth, [APP, CREATE_APP, REGISTER_APP, NS_APP, EVENTS_APP, IMPORT_APP, SCALE_APP]);
     // The seeded devices and the baseline serve get, get_device_app_key and list only.
     const seeded = PHASES.has('get') || PHASES.has('get_device_app_key') || PHASES.has('list');
     let seedS = 0;
@@ -374,6 +385,32 @@ async function main(): Promise<void> {
         registrations: REGISTRATIONS,
         pids: { ...pidsOf('gateway', 'is', 'js', 'ns', 'as'), ...shared },
       });
+    }
+    let importFigures: Awaited<ReturnType<typeof importPhase>> | null = null;
+    if (PHASES.has('import')) {
+      importFigures = await importPhase({
+        baseUrl: stack.baseUrl,
+        apiKey: stack.adminKey,
+        app: IMPORT_APP,
+        devices: IMPORT_DEVICES,
+        cli: join(process.cwd(), 'dist/tools/src/cli/main.js'),
+        pids: { ...pidsOf('gateway', 'is', 'js', 'ns', 'as'), ...shared },
+      });
+      log(`import: ${JSON.stringify(importFigures)}`);
+    }
+    let listScale: Awaited<ReturnType<typeof listScalePhase>> | null = null;
+    if (PHASES.has('list_scale')) {
+      listScale = await listScalePhase({
+        baseUrl: stack.baseUrl,
+        auth,
+        isDatabaseUrl: stack.isDatabaseUrl,
+        app: SCALE_APP,
+        small: SCALE_SMALL,
+        large: SCALE_DEVICES,
+        getRequests: 20_000,
+        listRequests: 100,
+      });
+      log(`list_scale: ${JSON.stringify(listScale)}`);
     }
     let nsGetFigures: Awaited<ReturnType<typeof nsGet>> | null = null;
     if (PHASES.has('ns_get')) {
@@ -447,6 +484,8 @@ async function main(): Promise<void> {
       create_devices: create,
       list_devices: list,
       register: register,
+      import: importFigures,
+      list_scale: listScale,
       register_embedded: registerEmbedded,
       rpc_overhead: rpcOverhead,
       ns_get: nsGetFigures,

@@ -22,7 +22,7 @@ function sqlTime(micros: number): string {
 }
 
 /** One IS row, as toEntity() of end-device.mapper.ts would write it. */
-function row(applicationId: string, i: number, baseMicros: number): unknown[] {
+function row(applicationId: string, i: number, baseMicros: number, euiPrefix: string): unknown[] {
   // Names in an order unrelated to device_id, so `order=name` really sorts.
   const n = (i * 7919) % 100_003;
   const name = `${ADJECTIVES[n % ADJECTIVES.length]} sensor ${String(n).padStart(6, '0')}`;
@@ -38,7 +38,7 @@ function row(applicationId: string, i: number, baseMicros: number): unknown[] {
   return [
     applicationId,
     deviceId(i),
-    eui('70B3D57ED0', i),
+    eui(euiPrefix, i),
     '0000000000000001',
     name,
     description,
@@ -49,19 +49,34 @@ function row(applicationId: string, i: number, baseMicros: number): unknown[] {
   ];
 }
 
-/** Inserts `count` devices into `end_devices` in multi-row INSERT batches over a few connections. */
-export async function seedDevices(databaseUrl: string, applicationId: string, count: number, batch = 2000, parallel = 2): Promise<void> {
+export interface SeedOptions {
+  /** The first device number (devices `from` … `from + count - 1`). */
+  from?: number;
+  /** DevEUI prefix (hex): (JoinEUI, DevEUI) pairs are unique across applications. */
+  euiPrefix?: string;
+  batch?: number;
+  parallel?: number;
+}
+
+/**
+ * Inserts `count` devices into `end_devices` in multi-row INSERT batches over a few connections,
+ * and adds them to the application's count (`end_device_counts`, which List's `X-Total-Count`
+ * reads), as the IS's own inserts do.
+ */
+export async function seedDevices(databaseUrl: string, applicationId: string, count: number, options: SeedOptions = {}): Promise<void> {
+  const { from = 0, euiPrefix = '70B3D57ED0', batch = 2000, parallel = 2 } = options;
   const baseMicros = Date.UTC(2024, 0, 1) * 1000;
-  let next = 0;
+  const end = from + count;
+  let next = from;
   const worker = async () => {
     const conn = await createConnection({ uri: databaseUrl, charset: 'utf8mb4_bin', timezone: 'Z' });
     try {
       for (;;) {
         const start = next;
-        if (start >= count) return;
-        next = Math.min(count, start + batch);
+        if (start >= end) return;
+        next = Math.min(end, start + batch);
         const rows: unknown[][] = [];
-        for (let i = start; i < next; i++) rows.push(row(applicationId, i, baseMicros));
+        for (let i = start; i < next; i++) rows.push(row(applicationId, i, baseMicros, euiPrefix));
         await conn.query(`INSERT INTO end_devices (${COLUMNS.join(', ')}) VALUES ?`, [rows]);
       }
     } finally {
@@ -71,6 +86,10 @@ export async function seedDevices(databaseUrl: string, applicationId: string, co
   await Promise.all(Array.from({ length: parallel }, worker));
   const conn = await createConnection({ uri: databaseUrl });
   try {
+    await conn.query(
+      'INSERT INTO end_device_counts (application_id, shard, device_count) VALUES (?, 0, ?) ON DUPLICATE KEY UPDATE device_count = device_count + VALUES(device_count)',
+      [applicationId, count],
+    );
     await conn.query('ANALYZE TABLE end_devices');
   } finally {
     await conn.end();

@@ -21,6 +21,49 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['anything', '--help']).command).toEqual({ name: 'help' });
   });
 
+  it('parses devices import and export with their options and defaults', () => {
+    expect(parseCommandLine(['devices', 'import', 'd.csv', '--application', 'app1']).command).toEqual({
+      name: 'import',
+      source: 'd.csv',
+      applicationId: 'app1',
+      format: undefined,
+      report: undefined,
+      dryRun: false,
+      batchSize: 250,
+      concurrency: 4,
+    });
+    expect(
+      parseCommandLine([
+        'devices',
+        'import',
+        'd',
+        '--application',
+        'a',
+        '--format',
+        'csv',
+        '--report',
+        'r',
+        '--dry-run',
+        '--batch-size',
+        '1000',
+        '--concurrency',
+        '8',
+      ]).command,
+    ).toMatchObject({ format: 'csv', report: 'r', dryRun: true, batchSize: 1000, concurrency: 8 });
+    expect(parseCommandLine(['end-devices', 'export', '--application', 'app1']).command).toEqual({
+      name: 'export',
+      applicationId: 'app1',
+      withKeys: false,
+      output: undefined,
+      pageSize: 100,
+    });
+    expect(parseCommandLine(['devices', 'export', '--application', 'a', '--with-keys', '--output', 'o', '--batch-size', '500']).command).toMatchObject({
+      withKeys: true,
+      output: 'o',
+      pageSize: 500,
+    });
+  });
+
   it('parses the application and API key commands', () => {
     expect(parseCommandLine(['applications', 'create', 'app1', '--name', 'App 1']).command).toEqual({
       name: 'applications create',
@@ -139,6 +182,15 @@ describe('parseCommandLine', () => {
     [['applications', 'list', '--user', 'u'], /--user does not apply to applications list/],
     [['api-keys', 'create', 'app1'], /needs --rights/],
     [['api-keys', 'list'], /unknown command "api-keys list"/],
+    [['devices', 'import', 'd.jsonl'], /devices import needs --application/],
+    [['devices', 'import', '--application', 'a'], /takes <file.jsonl \| file.csv>/],
+    [['devices', 'import', 'd', '--application', 'a', '--format', 'xml'], /--format must be jsonl or csv/],
+    [['devices', 'import', 'd', '--application', 'a', '--batch-size', '1001'], /--batch-size must be between 1 and 1000/],
+    [['devices', 'import', 'd', '--application', 'a', '--concurrency', '0'], /--concurrency must be between 1 and 64/],
+    [['devices', 'import', 'd', '--application', 'a', '--with-keys'], /--with-keys does not apply to devices import/],
+    [['devices', 'export', '--application', 'a', '--dry-run'], /--dry-run does not apply to devices export/],
+    [['devices', 'export', 'app1'], /devices export takes/],
+    [['devices', 'get', 'a', 'b', '--application', 'a'], /--application does not apply to devices get/],
   ])('%j is refused', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(CommandLineError);
     expect(() => parseCommandLine(argv)).toThrow(message);

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { SimulateJoinOptions } from './commands/simulate';
+import type { DeviceFormat } from './device-file';
 import { UsageError } from './errors';
 import type { DeviceRef } from './split';
 
@@ -17,6 +18,17 @@ export type Command =
   | { name: 'get'; ref: DeviceRef }
   | { name: 'delete'; ref: DeviceRef }
   | { name: 'list'; applicationId: string; limit?: number; page?: number }
+  | {
+      name: 'import';
+      source: string;
+      applicationId: string;
+      format?: DeviceFormat;
+      report?: string;
+      dryRun: boolean;
+      batchSize: number;
+      concurrency: number;
+    }
+  | { name: 'export'; applicationId: string; withKeys: boolean; output?: string; pageSize: number }
   | { name: 'applications create'; applicationId: string; userId?: string; appName?: string }
   | { name: 'applications get' | 'applications delete'; applicationId: string }
   | { name: 'applications list'; limit?: number; page?: number }
@@ -43,6 +55,14 @@ const OPTIONS = {
   frequency: { type: 'string' },
   'data-rate': { type: 'string' },
   timeout: { type: 'string' },
+  application: { type: 'string' },
+  format: { type: 'string' },
+  report: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  'batch-size': { type: 'string' },
+  concurrency: { type: 'string' },
+  'with-keys': { type: 'boolean' },
+  output: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -61,8 +81,17 @@ const SIMULATE_OPTIONS = [
   'timeout',
 ] as const;
 
+const IMPORT_OPTIONS = ['application', 'format', 'report', 'dry-run', 'batch-size', 'concurrency'];
+const EXPORT_OPTIONS = ['application', 'with-keys', 'output', 'batch-size'];
+
 /** The options that belong to one command or another (not the connection flags). */
-const COMMAND_OPTIONS = ['limit', 'page', 'user', 'name', 'rights', 'expires-at', ...SIMULATE_OPTIONS];
+const COMMAND_OPTIONS = ['limit', 'page', 'user', 'name', 'rights', 'expires-at', ...SIMULATE_OPTIONS, ...new Set([...IMPORT_OPTIONS, ...EXPORT_OPTIONS])];
+
+/** Devices per batch request by default, and chunks in flight (`devices import`). */
+export const DEFAULT_BATCH_SIZE = 250;
+export const DEFAULT_CONCURRENCY = 4;
+/** Devices per IS List page while exporting. */
+export const DEFAULT_EXPORT_PAGE = 100;
 
 export const SIMULATE_MAC_VERSIONS: ReadonlyArray<SimulateJoinOptions['macVersion']> = [
   'MAC_V1_0',
@@ -77,6 +106,49 @@ function count(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw)) throw new CommandLineError(`--${name} must be a non-negative integer, got "${raw}"`);
   return Number(raw);
+}
+
+/** A count within [1, max]. */
+function bounded(name: string, raw: string | undefined, fallback: number, max: number): number {
+  const value = count(name, raw) ?? fallback;
+  if (value < 1 || value > max) throw new CommandLineError(`--${name} must be between 1 and ${max}, got ${value}`);
+  return value;
+}
+
+function requiredApplication(command: string, values: Values): string {
+  const applicationId = values.application;
+  if (typeof applicationId !== 'string' || applicationId === '') throw new CommandLineError(`devices ${command} needs --application <application-id>`);
+  return applicationId;
+}
+
+/** `devices import <file>` and `devices export`: many devices of one application at once. */
+function parseBulkCommand(name: 'import' | 'export', args: string[], values: Values): Command {
+  const str = (option: string) => values[option] as string | undefined;
+  if (name === 'import') {
+    refuseOptions(values, 'devices import', IMPORT_OPTIONS);
+    const [source] = expectArgs(name, args, ['file.jsonl | file.csv']);
+    const format = str('format');
+    if (format !== undefined && format !== 'jsonl' && format !== 'csv') throw new CommandLineError(`--format must be jsonl or csv, got "${format}"`);
+    return {
+      name,
+      source,
+      applicationId: requiredApplication(name, values),
+      format,
+      report: str('report'),
+      dryRun: values['dry-run'] === true,
+      batchSize: bounded('batch-size', str('batch-size'), DEFAULT_BATCH_SIZE, 1000),
+      concurrency: bounded('concurrency', str('concurrency'), DEFAULT_CONCURRENCY, 64),
+    };
+  }
+  refuseOptions(values, 'devices export', EXPORT_OPTIONS);
+  if (args.length > 0) throw new CommandLineError('devices export takes no arguments (the application is --application <application-id>)');
+  return {
+    name,
+    applicationId: requiredApplication(name, values),
+    withKeys: values['with-keys'] === true,
+    output: str('output'),
+    pageSize: bounded('batch-size', str('batch-size'), DEFAULT_EXPORT_PAGE, 1000),
+  };
 }
 
 function expectArgs(command: string, args: string[], names: string[], group = 'devices'): string[] {
@@ -213,7 +285,8 @@ export function parseCommandLine(argv: string[]): { command: Command; flags: Glo
   if (group === 'simulate') return { command: parseSimulateCommand(name, args, values, flags), flags };
   // `end-devices` as ttn-lw-cli names the group.
   if (group !== 'devices' && group !== 'end-devices') throw new CommandLineError(`unknown command "${group}"`);
-  if (name === undefined) throw new CommandLineError('devices: which command? register, get, list or delete');
+  if (name === undefined) throw new CommandLineError('devices: which command? register, get, list, delete, import or export');
+  if (name === 'import' || name === 'export') return { command: parseBulkCommand(name, args, values), flags };
   if (name !== 'list' && (values.limit !== undefined || values.page !== undefined)) {
     throw new CommandLineError('--limit and --page apply to devices list only');
   }

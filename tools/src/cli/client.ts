@@ -18,6 +18,9 @@ function networkReason(err: unknown): string {
   return cause?.message ?? cause?.code ?? (err instanceof Error ? err.message : String(err));
 }
 
+/** What the commands use of the client: a test passes a fake. */
+export type Http = Pick<ApiClient, 'get' | 'post' | 'put' | 'delete'>;
+
 /**
  * A minimal HTTP client of the stack's `/api/v3` (the gateway), like any TTS client: bearer API
  * key, JSON bodies, TTS error bodies turned into `ApiError`.

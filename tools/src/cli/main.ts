@@ -1,15 +1,21 @@
 // @lorawan/api's message classes read design-type metadata while they load.
 import 'reflect-metadata';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { type Command, CommandLineError, parseCommandLine } from './args';
 import { ApiClient } from './client';
 import { createApiKey, createApplication, deleteApplication, getApplication, listApplications } from './commands/applications';
 import { deleteDevice } from './commands/delete';
+import { exportDevices } from './commands/export';
+import { importDevices, validateDevices } from './commands/import';
 import { getDevice } from './commands/get';
 import { listDevices } from './commands/list';
 import { RegistrationError, registerDevice } from './commands/register';
 import { resolveConfig } from './config';
 import { ApiError, CliError, describeApiError, UsageError } from './errors';
+import { formatOf, inspectDeviceFile } from './device-file';
+import { ImportReport, openForWriting } from './import-report';
+import { Progress } from './progress';
 import { REGISTRY_TITLES, setAllowedPaths } from './registries';
 import { parseDescription } from './split';
 import { SYNOPSIS, USAGE } from './usage';
@@ -71,6 +77,48 @@ async function readDescription(source: string): Promise<ReturnType<typeof parseD
   }
 }
 
+type ImportCommand = Extract<Command, { name: 'import' }>;
+
+/**
+ * `devices import`: the summary (JSON) to stdout, progress to stderr, one report line per line not
+ * registered. Exit code 1 when a line failed (skipped ones are not failures).
+ */
+async function importFile(command: ImportCommand, client: ApiClient | undefined): Promise<void> {
+  const format = formatOf(command.source, command.format);
+  const { total } = await inspectDeviceFile(command.source, format);
+  const reportPath = command.report ?? `${command.source}.report.jsonl`;
+  const report = new ImportReport(reportPath);
+  const progress = new Progress(command.dryRun ? 'validated' : 'imported', total, process.stderr);
+  const options = { ...command, path: command.source, format };
+  try {
+    const summary = client
+      ? await importDevices(client, options, setAllowedPaths(), { report, progress })
+      : await validateDevices(options, { report, progress });
+    progress.finish();
+    print({ ...summary, report: reportPath });
+    if (summary.failed > 0) throw new CliError(`${summary.failed} of ${summary.lines} lines failed: see ${reportPath}`);
+  } finally {
+    report.close();
+  }
+}
+
+/** `devices export`: JSON lines to stdout or `--output`, progress to stderr. */
+async function exportApplication(command: Extract<Command, { name: 'export' }>, client: ApiClient): Promise<void> {
+  const out = command.output ? createWriteStream('', { fd: openForWriting(command.output, 'the export') }) : process.stdout;
+  const progress = new Progress('exported', undefined, process.stderr);
+  const write = async (line: string) => {
+    if (!out.write(line)) await once(out, 'drain');
+  };
+  const count = await exportDevices(
+    client,
+    { applicationId: command.applicationId, withKeys: command.withKeys, pageSize: command.pageSize },
+    { write, progress },
+  );
+  progress.finish();
+  if (out !== process.stdout) await new Promise<void>((res, rej) => out.end((err?: Error | null) => (err ? rej(err) : res())));
+  note(`exported ${count} devices of ${command.applicationId}${command.withKeys ? ' with their keys' : ' (no keys: --with-keys adds them)'}`);
+}
+
 async function execute(command: Exclude<Command, { name: 'simulate join' }>, client: ApiClient): Promise<void> {
   switch (command.name) {
     case 'help':
@@ -91,6 +139,10 @@ async function execute(command: Exclude<Command, { name: 'simulate join' }>, cli
       note(`X-Total-Count: ${result.total ?? 'unknown'} (this page: ${result.end_devices.length})`);
       return;
     }
+    case 'import':
+      return importFile(command, client);
+    case 'export':
+      return exportApplication(command, client);
     case 'delete': {
       const deleted = await deleteDevice(client, command.ref);
       print({});
@@ -132,6 +184,8 @@ async function run(argv: string[]): Promise<void> {
     print(await simulateJoin(command.options, note));
     return;
   }
+  // A dry run reads only the file: no server, no key.
+  if (command.name === 'import' && command.dryRun) return importFile(command, undefined);
   const config = resolveConfig({ flags, env: process.env, readFile: readTextFile });
   await execute(command, new ApiClient(config.baseUrl, config.apiKey));
 }

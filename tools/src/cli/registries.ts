@@ -1,4 +1,4 @@
-import { ALLOWED_PATHS } from '@lorawan/api';
+import { ALLOWED_PATHS, KEY_PATHS, QUEUE_PATHS } from '@lorawan/api';
 import { CliError } from './errors';
 import { type DeviceRef, type SetAllowedPaths, topLevelPaths } from './split';
 
@@ -27,6 +27,11 @@ const segment = encodeURIComponent;
 
 export function devicesPath(registry: RegistryName, applicationId: string): string {
   return `/api/v3${PREFIXES[registry]}/applications/${segment(applicationId)}/devices`;
+}
+
+/** The batch routes (our extension): IS `POST` create, JS/NS/AS `PUT` set, TTS's batch Get/Delete. */
+export function batchPath(registry: RegistryName, applicationId: string): string {
+  return `${devicesPath(registry, applicationId)}/batch`;
 }
 
 export function devicePath(registry: RegistryName, ref: DeviceRef): string {
@@ -61,4 +66,27 @@ export function getMask(registry: RegistryName): string {
 /** The IS List mask: every IS path, so the IS part of each listed device is complete. */
 export function listMask(): string {
   return [...allowedPaths('IS', 'List')].sort().join(',');
+}
+
+/**
+ * The export's Get masks of the JS, NS and AS: every allowed path except the downlink queues (not
+ * registration data, and they need RIGHT_APPLICATION_TRAFFIC_READ) and, without `withKeys`, key
+ * material (RIGHT_APPLICATION_DEVICES_READ_KEYS). Each kept path is given by its shortest allowed
+ * prefix that covers nothing left out, so the query string stays short.
+ */
+export function exportMask(registry: 'JS' | 'NS' | 'AS', withKeys: boolean): string {
+  const keyPaths: readonly string[] = KEY_PATHS[registry === 'JS' ? 'js' : registry === 'NS' ? 'ns' : 'as'].read;
+  const excluded: string[] = [...QUEUE_PATHS, ...(withKeys ? [] : keyPaths)];
+  const allowed = allowedPaths(registry, 'Get');
+  const touches = (path: string) => excluded.some((x) => x === path || x.startsWith(`${path}.`) || path.startsWith(`${x}.`));
+  const kept = [...allowed].filter((p) => !touches(p));
+  const keptSet = new Set(kept);
+  const covered = (path: string) => {
+    const parts = path.split('.');
+    return parts.slice(0, -1).some((_, i) => keptSet.has(parts.slice(0, i + 1).join('.')));
+  };
+  return kept
+    .filter((p) => !covered(p))
+    .sort()
+    .join(',');
 }

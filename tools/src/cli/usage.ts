@@ -12,6 +12,16 @@ Commands:
                                              the total count goes to stderr.
   devices delete <application-id> <device-id>
                                              Delete from the AS, NS, JS, then the IS.
+  devices import <file.jsonl | file.csv> --application ID [--format jsonl|csv] [--report PATH]
+                 [--dry-run] [--batch-size N] [--concurrency N]
+                                             Register every device of the file (JSON lines of
+                                             EndDevices, or CSV) in batches, in the spec's order;
+                                             resumable (a rerun skips complete devices and
+                                             completes half-registered ones); every line not
+                                             registered goes to the report with the server's error.
+  devices export --application ID [--with-keys] [--output PATH] [--batch-size N]
+                                             Every device merged from the four registries, one
+                                             JSON line each (what devices import reads).
   applications create <application-id> [--name NAME] [--user USER-ID]
                                              Create an application under the user (default: the
                                              key's own user); the user gets RIGHT_ALL on it.
@@ -34,6 +44,17 @@ Options:
                    <DATA_DIR or ./data>/admin-api-key)
   --limit N        devices list, applications list: entries per page (at most 1000, default 100)
   --page N         devices list, applications list: page number, from 1
+  devices import and export:
+  --application ID The application (an import puts every device there, whatever its line says)
+  --format F       jsonl or csv (default: csv for a .csv file, else jsonl)
+  --report PATH    One JSON line per line not registered (default <file>.report.jsonl)
+  --dry-run        Parse and validate every line with the contract; no server needed, nothing sent
+  --batch-size N   Devices per batch request (import, 1..1000, default 250) or per IS List page
+                   (export, default 100)
+  --concurrency N  Batches of an import in flight at once (default 4)
+  --with-keys      export: root and session keys too (needs RIGHT_APPLICATION_DEVICES_READ_KEYS;
+                   without it the export stops with the server's error)
+  --output PATH    export: write there instead of stdout
   simulate join (no --url or --api-key: it speaks UDP, not HTTP):
   --udp HOST:PORT  The Gateway Server's UDP listener (default 127.0.0.1:1700)
   --gateway-eui    The simulated gateway's EUI (16 hex digits, required)
@@ -77,6 +98,14 @@ rx_delay, cf_list (when sent), rx_window (RX1: txpk tmst 5 s after the join-requ
 the txpk's freq, datr, powe and tmst, and session_keys (nwk_s_key and app_s_key for a 1.0 session;
 f_nwk_s_int_key, s_nwk_s_int_key, nwk_s_enc_key and app_s_key for 1.1). The join-accept is
 acknowledged with TX_ACK, then decrypted and its MIC checked; a bad one fails the command.
+
+devices import CSV columns (header row required; an unknown column refuses the file): device_id
+(required), dev_eui, join_eui, name, description, frequency_plan_id, lorawan_version,
+lorawan_phy_version, supports_join (true/false; default true with app_key, false with dev_addr),
+app_key, nwk_key (OTAA), dev_addr, app_s_key, f_nwk_s_int_key (or nwk_s_key), s_nwk_s_int_key,
+nwk_s_enc_key (ABP), brand_id, model_id, hardware_version, firmware_version, band_id (version_ids),
+attributes.<key> (one attribute each). devices import prints a summary (registered, completed,
+skipped, failed) and exits 1 when a line failed.
 
 Exit codes: 0 done, 1 failed (the server's error on stderr; for simulate join: no ack, no
 join-accept within the timeout, or a join-accept the device refuses), 2 usage error.

@@ -1,5 +1,5 @@
 import { Code } from './codes';
-import { defineError } from './stack-error';
+import { defineError, StackError } from './stack-error';
 
 /** Errors shared by every component (TTS namespaces, so clients match them by name). */
 export const ErrValidation = defineError('pkg/errors', 'validation', 'invalid `{field}`: {reason}', Code.InvalidArgument);
@@ -16,3 +16,20 @@ export const ErrFieldMaskPaths = defineError('pkg/rpcmiddleware/validator', 'fie
 export const ErrRequestTooLarge = defineError('pkg/web', 'request_too_large', 'request body is larger than {limit} bytes', Code.InvalidArgument, {
   httpStatus: 413,
 });
+
+/**
+ * The error of item `index` of one of our batch calls (`field` the repeated field of the items, e.g.
+ * `end_devices`): a validation or policy error (InvalidArgument) becomes the cause of a validation
+ * error of `<field>[<index>]`, as `decodeMessage` names a repeated message's item; any other error
+ * (a taken ID: 409) keeps its name and code, gains the attribute `index`, and is its own cause.
+ */
+export function batchItemError(err: StackError, item: { field: string; index: number; message: string }): StackError {
+  if (err.code === Code.InvalidArgument) {
+    return ErrValidation.with(
+      { field: `${item.field}[${item.index}]`, name: `${item.message}ValidationError`, reason: 'embedded message failed validation' },
+      err,
+    );
+  }
+  const definition = { namespace: err.namespace, name: err.errorName, messageFormat: err.messageFormat, code: err.code, httpStatus: err.httpStatus };
+  return new StackError(definition, { ...err.attributes, index: item.index }, err);
+}

@@ -22,6 +22,16 @@ describe('grpc-gateway request semantics', () => {
     expect(repeated.field_mask).toEqual({ paths: ['name', 'description'] });
   });
 
+  it('a repeated field (TTS’s `device_ids`) takes one value or many, always as a list', () => {
+    const del: HttpBinding = { verb: 'DELETE', path: '/js/applications/{application_ids.application_id}/devices/batch' };
+    const c = compileBinding(del);
+    expect(buildRequest(del, c, { p0: 'app1' }, { device_ids: 'dev1' }, undefined)).toEqual({
+      application_ids: { application_id: 'app1' },
+      device_ids: ['dev1'],
+    });
+    expect(buildRequest(del, c, { p0: 'app1' }, { device_ids: ['dev1', 'dev2'] }, undefined).device_ids).toEqual(['dev1', 'dev2']);
+  });
+
   it('rejects a repeated scalar query parameter (too many values)', () => {
     expect(() => buildRequest(get, compileBinding(get), { p0: 'a', p1: 'b' }, { field_mask: ['a', 'b'] }, undefined)).toThrow(PlainStatus);
   });

@@ -58,12 +58,10 @@ export function buildRequest(
     request = (body as Obj | undefined) ?? {};
   } else {
     for (const [key, value] of Object.entries(query)) {
-      if (Array.isArray(value)) {
-        if (!key.endsWith('.paths') && !key.endsWith('_ids')) throw new PlainStatus(Code.InvalidArgument, `too many values for field "${key}"`);
-        setField(request, key, value);
-      } else {
-        setField(request, key, key.endsWith('.paths') ? [value] : value);
-      }
+      // Repeated fields (`field_mask.paths`, TTS's `device_ids`) take one value per parameter, one or many.
+      const repeated = key.endsWith('.paths') || key.endsWith('_ids');
+      if (Array.isArray(value) && !repeated) throw new PlainStatus(Code.InvalidArgument, `too many values for field "${key}"`);
+      setField(request, key, repeated && !Array.isArray(value) ? [value] : value);
     }
     // Dotted names nest as deep as they have parts.
     refuseTooDeep(request, 'query parameters');

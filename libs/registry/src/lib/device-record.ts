@@ -60,6 +60,20 @@ export interface DeviceStore {
   replace(record: DeviceRecord): Promise<ReplaceResult>;
   /** Deletes the device if it is still at `revision` (any revision when omitted). */
   delete(applicationId: string, deviceId: string, revision?: number): Promise<boolean>;
+  /**
+   * Writes several devices of one application in one transaction: `decide` gets the stored records
+   * of `deviceIds` (absent ones left out), read under lock, and answers the records to write (each
+   * created at revision 1, else replacing the stored one) and a result. When `decide` throws,
+   * nothing is written and the error propagates; when a write hits a unique key, nothing is
+   * written and the answer names it: `id` (a device created meanwhile), `euis` (JoinEUI + DevEUI taken).
+   */
+  writeAll<T>(
+    applicationId: string,
+    deviceIds: readonly string[],
+    decide: (stored: ReadonlyMap<string, DeviceRecord>) => { result: T; records: readonly DeviceRecord[] },
+  ): Promise<{ ok: true; result: T } | { ok: false; conflict: 'id' | 'euis' }>;
+  /** Deletes those of `deviceIds` that exist, in one transaction; answers their records as they were. */
+  deleteAll(applicationId: string, deviceIds: readonly string[]): Promise<DeviceRecord[]>;
 }
 
 export const DEVICE_STORE = Symbol('DEVICE_STORE');

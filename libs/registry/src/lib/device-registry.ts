@@ -1,4 +1,6 @@
 import {
+  type BatchDeleteEndDevicesRequest,
+  type BatchSetEndDevicesRequest,
   deletePath,
   getPath,
   setPath,
@@ -18,7 +20,7 @@ import {
   plainJson,
 } from '@lorawan/api';
 import type { EventPublisher } from '@lorawan/component';
-import type { ErrorDefinition } from '@lorawan/errors';
+import { Code, type ErrorDefinition, ErrValidation, StackError } from '@lorawan/errors';
 import { copyOnCreate } from '@lorawan/lorawan';
 import type { DeviceIds, DeviceLookup, DeviceRecord, DeviceStore } from './device-record';
 import type { KeyEnvelopeJson, KeySealer } from './key-sealer';
@@ -54,6 +56,8 @@ export interface RegistryEvents {
   /** Data: the request's field-mask paths. */
   update: EventDefinition;
   delete: EventDefinition;
+  /** One per batch Delete that deleted any device: about the application, data the deleted devices' identifiers. */
+  batchDelete: EventDefinition;
 }
 
 /** What differs between the JS, NS and AS registries. */
@@ -101,10 +105,19 @@ function deviceUid(ids: { application_ids: { application_id: string }; device_id
   return `${ids.application_ids.application_id}.${ids.device_id}`;
 }
 
-/** What a successful Set round wrote: the answer, and the device's identifiers as stored. */
-interface Written {
-  view: Json;
-  ids: DeviceIds;
+/** A Set validated and completed: the record to write (revision 1: a creation), the device stored, the paths its answer shows. */
+interface PreparedSet {
+  record: DeviceRecord;
+  device: Device;
+  viewPaths: readonly string[];
+}
+
+/** A Set request as the registry handles it: its EndDevice as plain JSON and its canonical, allowed paths. */
+interface SetInput {
+  request: Device;
+  paths: readonly string[];
+  /** The request's own mask paths (the update event's data). */
+  maskPaths: string[];
 }
 
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(2 + attempt * 2, 20)));
@@ -151,28 +164,78 @@ export class DeviceRegistry {
     return this.view(toDevice(record), paths);
   }
 
-  async set({ end_device, field_mask }: SetEndDeviceRequest, ctx: RpcContext): Promise<Json> {
-    const paths = canonicalEndDevicePaths(field_mask?.paths ?? []);
-    checkFieldMaskPaths(paths, this.policy.allowedSetPaths);
-    const request = plainJson(end_device) as unknown as Device;
-    const { application_ids, device_id } = request.ids;
+  async set(req: SetEndDeviceRequest, ctx: RpcContext): Promise<Json> {
+    const input = this.setInput(req);
+    const { application_ids, device_id } = input.request.ids;
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const existing = await this.store.get(application_ids.application_id, device_id);
-      const result = existing ? await this.update(existing, request, paths) : await this.create(request, paths);
-      if (result) {
-        if (existing) this.events.publish(this.policy.events.update, deviceIdentifiers(result.ids), { ctx, data: [...(field_mask?.paths ?? [])] });
-        else this.events.publish(this.policy.events.create, deviceIdentifiers(result.ids), { ctx });
-        return result.view;
+      const prepared = this.prepareSet(existing, input);
+      if (await this.write(prepared, existing)) {
+        this.published(prepared, input, ctx);
+        return this.view(prepared.device, prepared.viewPaths);
       }
       await backoff(attempt);
     }
     throw ErrConcurrentUpdate.with({ device_id });
   }
 
+  /**
+   * Our batch Set: each request validated and completed exactly as by `set`, then all written in
+   * one transaction, or none. Every device must be of the request's application, each once. A
+   * request's error names its index: a validation or policy error (InvalidArgument) as the cause
+   * of a validation error of `requests[i]`, any other as itself with the attribute `index`. Events
+   * and answers as `set`'s, per device, in request order.
+   */
+  async batchSet({ application_ids, requests }: BatchSetEndDevicesRequest, ctx: RpcContext): Promise<{ end_devices: Json[] }> {
+    const applicationId = application_ids.application_id;
+    const first = new Map<string, number>();
+    const inputs = requests.map((req, index) =>
+      atIndex(index, () => {
+        const input = this.setInput(req);
+        const { application_ids: app, device_id } = input.request.ids;
+        if (app.application_id !== applicationId)
+          throw batchFieldError('end_device.ids.application_ids.application_id', `value must be the application of the call (\`${applicationId}\`)`);
+        if (first.has(device_id))
+          throw batchFieldError('end_device.ids.device_id', `value must be unique in the call (as in requests[${first.get(device_id)}])`);
+        first.set(device_id, index);
+        return input;
+      }),
+    );
+    const deviceIds = inputs.map((input) => input.request.ids.device_id);
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const written = await this.store.writeAll(applicationId, deviceIds, (stored) => {
+        const prepared = inputs.map((input, index) => atIndex(index, () => this.prepareSet(stored.get(input.request.ids.device_id), input)));
+        return { result: prepared, records: prepared.map((p) => p.record) };
+      });
+      if (written.ok) {
+        written.result.forEach((prepared, index) => this.published(prepared, inputs[index], ctx));
+        return { end_devices: written.result.map((p) => this.view(p.device, p.viewPaths)) };
+      }
+      if (written.conflict === 'euis') throw await this.takenEuisError(applicationId, inputs);
+      await backoff(attempt); // A device created meanwhile: the next round updates it.
+    }
+    throw ErrConcurrentUpdate.with({ device_id: deviceIds.join(',') });
+  }
+
+  /** TTS's batch Delete: those of the devices that exist, in one transaction; unknown ones skipped. */
+  async batchDelete({ application_ids, device_ids }: BatchDeleteEndDevicesRequest, ctx: RpcContext): Promise<Record<string, never>> {
+    const deleted = await this.store.deleteAll(application_ids.application_id, [...new Set(device_ids)]);
+    for (const record of deleted) this.sessionRecords?.forget(record);
+    if (deleted.length > 0) {
+      this.events.publish(
+        this.policy.events.batchDelete,
+        { application_ids: { application_id: application_ids.application_id } },
+        { ctx, data: { end_device_ids: deleted.map((r) => identifiersOf(r.ids)) } },
+      );
+    }
+    return {};
+  }
+
   async delete(ids: DeleteEndDeviceRequest, ctx: RpcContext): Promise<Record<string, never>> {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const record = await this.match(lookupOf(ids));
       if (await this.store.delete(ids.application_ids.application_id, ids.device_id, record.revision)) {
+        this.sessionRecords?.forget(record);
         this.events.publish(this.policy.events.delete, deviceIdentifiers(record.ids), { ctx });
         return {};
       }
@@ -284,29 +347,30 @@ export class DeviceRegistry {
     return found;
   }
 
-  /** The stored device's view and identifiers; undefined when the round lost a race and must be retried. */
-  private async create(request: Device, requestPaths: readonly string[]): Promise<Written | undefined> {
-    const ids: DeviceIds = { device_id: request.ids.device_id, application_ids: { application_id: request.ids.application_ids.application_id } };
-    if (request.ids.dev_eui) ids.dev_eui = request.ids.dev_eui;
-    if (request.ids.join_eui) ids.join_eui = request.ids.join_eui;
-    let device = this.applyRequest({ ids } as Device, request, requestPaths);
-    const copied = this.copyOnCreate(device, request);
-    const paths = [...requestPaths, ...copied];
-    device = this.keepStored(this.policy.complete(device, { created: true, paths, request }));
-    const now = nowTimestamp();
-    const record = toRecord({ ...device, created_at: now, updated_at: now }, 1, this.keys, this.policy.keyEnvelopes);
-    const result = await this.store.create(record);
-    if (result.ok) return { view: this.view({ ...device, created_at: now, updated_at: now }, paths), ids: record.ids };
-    if (result.conflict === 'id') return undefined; // Created concurrently: the next round updates it.
-    throw ErrEndDeviceEUIsTaken.with({
-      join_eui: ids.join_eui ?? '',
-      dev_eui: ids.dev_eui ?? '',
-      device_id: result.holder?.device_id ?? '',
-      application_id: result.holder?.application_ids.application_id ?? '',
-    });
+  /** A Set request's EndDevice as plain JSON and its paths, checked against the registry's allowed paths. */
+  private setInput({ end_device, field_mask }: SetEndDeviceRequest): SetInput {
+    const paths = canonicalEndDevicePaths(field_mask?.paths ?? []);
+    checkFieldMaskPaths(paths, this.policy.allowedSetPaths);
+    return { request: plainJson(end_device) as unknown as Device, paths, maskPaths: [...(field_mask?.paths ?? [])] };
   }
 
-  private async update(existing: DeviceRecord, request: Device, paths: readonly string[]): Promise<Written | undefined> {
+  /**
+   * A Set validated and completed by the registry's rules, creating the device when `existing` is
+   * absent, else updating it: the record to write (keys sealed), nothing written yet. Synchronous,
+   * so a batch prepares all of its devices inside its transaction.
+   */
+  private prepareSet(existing: DeviceRecord | undefined, { request, paths }: SetInput): PreparedSet {
+    if (!existing) {
+      const ids: DeviceIds = { device_id: request.ids.device_id, application_ids: { application_id: request.ids.application_ids.application_id } };
+      if (request.ids.dev_eui) ids.dev_eui = request.ids.dev_eui;
+      if (request.ids.join_eui) ids.join_eui = request.ids.join_eui;
+      let device = this.applyRequest({ ids } as Device, request, paths);
+      const viewPaths = [...paths, ...this.copyOnCreate(device, request)];
+      device = this.keepStored(this.policy.complete(device, { created: true, paths: viewPaths, request }));
+      const now = nowTimestamp();
+      device = { ...device, created_at: now, updated_at: now };
+      return { record: toRecord(device, 1, this.keys, this.policy.keyEnvelopes), device, viewPaths };
+    }
     for (const id of ['dev_eui', 'join_eui'] as const) {
       const given = request.ids[id];
       if (given !== undefined && given !== existing.ids[id]) throw this.policy.errors.readOnlyField.with({ field: `ids.${id}` });
@@ -314,12 +378,49 @@ export class DeviceRegistry {
     const previous = toDevice(existing);
     let device = this.applyRequest(previous, request, paths);
     device = this.keepStored(this.policy.complete(device, { created: false, paths, request, previous }));
-    const updated = { ...device, created_at: existing.created_at, updated_at: nowTimestamp() };
-    const result = await this.store.replace(toRecord(updated, existing.revision + 1, this.keys, this.policy.keyEnvelopes));
-    if (result === 'stale') return undefined;
-    if (result === 'euis')
-      throw ErrEndDeviceEUIsTaken.with({ join_eui: device.ids.join_eui ?? '', dev_eui: device.ids.dev_eui ?? '', device_id: '', application_id: '' });
-    return { view: this.view(updated, paths), ids: updated.ids };
+    device = { ...device, created_at: existing.created_at, updated_at: nowTimestamp() };
+    return { record: toRecord(device, existing.revision + 1, this.keys, this.policy.keyEnvelopes), device, viewPaths: paths };
+  }
+
+  /** Writes a prepared Set of one device: false when the round lost a race and must be retried. */
+  private async write({ record }: PreparedSet, existing: DeviceRecord | undefined): Promise<boolean> {
+    if (existing) {
+      const result = await this.store.replace(record);
+      if (result === 'euis') throw euisTaken(record.ids, undefined);
+      return result === 'ok';
+    }
+    const result = await this.store.create(record);
+    if (result.ok) return true;
+    if (result.conflict === 'id') return false; // Created concurrently: the next round updates it.
+    throw euisTaken(record.ids, result.holder);
+  }
+
+  /** The event of a written Set: create, or update with the request's mask paths. */
+  private published({ record }: PreparedSet, { maskPaths }: SetInput, ctx: RpcContext): void {
+    if (record.revision === 1) this.events.publish(this.policy.events.create, deviceIdentifiers(record.ids), { ctx });
+    else this.events.publish(this.policy.events.update, deviceIdentifiers(record.ids), { ctx, data: maskPaths });
+  }
+
+  /**
+   * The error of a batch whose JoinEUI + DevEUI are taken: the first request whose EUIs another
+   * device holds (a stored one, or one of an earlier request) with its index. A stored device's
+   * EUIs never change, so an update keeps its own.
+   */
+  private async takenEuisError(applicationId: string, inputs: readonly SetInput[]): Promise<StackError> {
+    const claimed = new Map<string, DeviceIds>();
+    for (const [index, { request }] of inputs.entries()) {
+      const { device_id } = request.ids;
+      const stored = await this.store.get(applicationId, device_id);
+      const euis = stored ? stored.ids : request.ids;
+      if (!euis.join_eui || !euis.dev_eui) continue;
+      const key = `${euis.join_eui}:${euis.dev_eui}`;
+      const holders = (await this.store.findByEuis(euis.join_eui, euis.dev_eui)).map((r) => r.ids);
+      const holder =
+        holders.find((ids) => ids.device_id !== device_id || ids.application_ids.application_id !== applicationId) ?? (stored ? undefined : claimed.get(key));
+      if (holder) return atIndexError(index, euisTaken(euis, holder));
+      claimed.set(key, { device_id, application_ids: { application_id: applicationId } });
+    }
+    return euisTaken({}, undefined); // Taken by a device written meanwhile and gone again.
   }
 
   /**
@@ -364,6 +465,48 @@ export class DeviceRegistry {
     }
     return selectFields(shown, ['ids', ...paths]);
   }
+}
+
+function euisTaken(ids: { join_eui?: string; dev_eui?: string }, holder: DeviceIds | undefined): StackError {
+  return ErrEndDeviceEUIsTaken.with({
+    join_eui: ids.join_eui ?? '',
+    dev_eui: ids.dev_eui ?? '',
+    device_id: holder?.device_id ?? '',
+    application_id: holder?.application_ids.application_id ?? '',
+  });
+}
+
+/** `fn`'s result, or its error naming the batch request it is about (see `atIndexError`). */
+function atIndex<T>(index: number, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw err instanceof StackError ? atIndexError(index, err) : err;
+  }
+}
+
+const BATCH_VALIDATION = 'BatchSetEndDevicesRequestValidationError';
+const EMBEDDED = 'embedded message failed validation';
+
+/**
+ * The error of batch request `index`: a validation or policy error (InvalidArgument) becomes the
+ * cause of a validation error of `requests[<index>]`, as `decodeMessage` names a repeated message's
+ * item; any other error is raised again with the attribute `index`, itself as the cause.
+ */
+function atIndexError(index: number, err: StackError): StackError {
+  if (err.code === Code.InvalidArgument) return ErrValidation.with({ field: `requests[${index}]`, name: BATCH_VALIDATION, reason: EMBEDDED }, err);
+  const definition = { namespace: err.namespace, name: err.errorName, messageFormat: err.messageFormat, code: err.code, httpStatus: err.httpStatus };
+  return new StackError(definition, { ...err.attributes, index }, err);
+}
+
+/** A field of a batch request the batch refuses (its application, its uniqueness). */
+function batchFieldError(field: string, reason: string): StackError {
+  return ErrValidation.with({ field, name: 'SetEndDeviceRequestValidationError', reason });
+}
+
+/** A device's identifiers as events carry them (`ttn.lorawan.v3.EndDeviceIdentifiers`). */
+function identifiersOf(ids: DeviceIds): unknown {
+  return (deviceIdentifiers(ids) as { device_ids: unknown }).device_ids;
 }
 
 function lookupOf(ids: DeleteEndDeviceRequest): DeviceLookup {
@@ -431,6 +574,22 @@ class RecordCache {
       this.byDevAddr.set(devAddr, record);
     }
     while (this.byDevAddr.size > this.size) this.byDevAddr.delete(this.byDevAddr.keys().next().value as string);
+  }
+
+  /** Drops what is remembered of a deleted device. */
+  forget(record: DeviceRecord): void {
+    const { device_id, application_ids } = record.ids;
+    for (const [devAddr, known] of this.entriesOf(record)) {
+      if (known.ids.device_id === device_id && known.ids.application_ids.application_id === application_ids.application_id) this.byDevAddr.delete(devAddr);
+    }
+  }
+
+  /** The entries under the DevAddrs a record of the device may be remembered by. */
+  private entriesOf(record: DeviceRecord): Array<[string, DeviceRecord]> {
+    const pending = (record.fields.pending_session as { dev_addr?: unknown } | undefined)?.dev_addr;
+    return [record.ids.dev_addr, typeof pending === 'string' ? pending : undefined]
+      .filter((devAddr): devAddr is string => !!devAddr && this.byDevAddr.has(devAddr))
+      .map((devAddr) => [devAddr, this.byDevAddr.get(devAddr) as DeviceRecord]);
   }
 }
 

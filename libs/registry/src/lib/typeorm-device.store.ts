@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { sqlToTimestamp, timestampToSql } from '@lorawan/api';
-import { isDuplicateKeyError, runStatement } from '@lorawan/persistence';
+import { isDuplicateKeyError, readThenWrite, runStatement, type Statement } from '@lorawan/persistence';
 import type { CreateResult, DeviceLookup, DeviceRecord, DeviceStore, ReplaceResult } from './device-record';
 
 const KEY_COLUMNS = 'application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, created_at, updated_at, revision';
@@ -38,7 +38,7 @@ function toRecord(row: Row): DeviceRecord {
   };
 }
 
-function toParams(r: DeviceRecord): unknown[] {
+function toParams(r: DeviceRecord): Statement['params'] {
   return [
     r.ids.application_ids.application_id,
     r.ids.device_id,
@@ -110,7 +110,8 @@ export class TypeOrmDeviceStore implements DeviceStore {
 
   async create(record: DeviceRecord): Promise<CreateResult> {
     try {
-      await runStatement(this.dataSource, `INSERT INTO end_devices (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, toParams(record));
+      const { sql, params } = insertOf(record);
+      await runStatement(this.dataSource, sql, [...params]);
       return { ok: true };
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
@@ -122,20 +123,54 @@ export class TypeOrmDeviceStore implements DeviceStore {
   }
 
   async replace(record: DeviceRecord): Promise<ReplaceResult> {
-    const [application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, , updated_at, revision, fields] = toParams(record);
     // A fixed, prepared statement: the uplink path writes a device per uplink.
+    const { sql, params } = updateOf(record);
     try {
-      const { affected } = await runStatement(
-        this.dataSource,
-        'UPDATE end_devices SET dev_eui = ?, join_eui = ?, dev_addr = ?, pending_dev_addr = ?, updated_at = ?, revision = ?, fields = ? ' +
-          'WHERE application_id = ? AND device_id = ? AND revision = ?',
-        [dev_eui, join_eui, dev_addr, pending_dev_addr, updated_at, revision, fields, application_id, device_id, record.revision - 1],
-      );
+      const { affected } = await runStatement(this.dataSource, sql, [...params]);
       return affected > 0 ? 'ok' : 'stale';
     } catch (err) {
       if (isDuplicateKeyError(err)) return 'euis';
       throw err;
     }
+  }
+
+  async writeAll<T>(
+    applicationId: string,
+    deviceIds: readonly string[],
+    decide: (stored: ReadonlyMap<string, DeviceRecord>) => { result: T; records: readonly DeviceRecord[] },
+  ): Promise<{ ok: true; result: T } | { ok: false; conflict: 'id' | 'euis' }> {
+    try {
+      const result = await readThenWrite(this.dataSource, [this.lockingRead(applicationId, deviceIds)], ([rows]) => {
+        const stored = new Map(rows.map((row) => toRecord(row as unknown as Row)).map((r) => [r.ids.device_id, r]));
+        const { result, records } = decide(stored);
+        return { result, writes: records.map((r) => (r.revision === 1 ? insertOf(r) : updateOf(r))) };
+      });
+      return { ok: true, result };
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return { ok: false, conflict: isPrimaryKeyError(err) ? 'id' : 'euis' };
+      throw err;
+    }
+  }
+
+  deleteAll(applicationId: string, deviceIds: readonly string[]): Promise<DeviceRecord[]> {
+    return readThenWrite(this.dataSource, [this.lockingRead(applicationId, deviceIds)], ([rows]) => {
+      const records = rows.map((row) => toRecord(row as unknown as Row));
+      const found = records.map((r) => r.ids.device_id);
+      const writes =
+        found.length === 0
+          ? []
+          : [{ sql: `DELETE FROM end_devices WHERE application_id = ? AND device_id IN (${marks(found.length)})`, params: [applicationId, ...found] }];
+      return { result: records, writes };
+    });
+  }
+
+  /** The rows of some devices of an application, locked until the transaction ends (MySQL; SQLite's are serial). */
+  private lockingRead(applicationId: string, deviceIds: readonly string[]) {
+    return {
+      sql: `SELECT ${COLUMNS} FROM end_devices WHERE application_id = ? AND device_id IN (${marks(deviceIds.length)})`,
+      params: [applicationId, ...deviceIds],
+      lock: true,
+    };
   }
 
   async delete(applicationId: string, deviceId: string, revision?: number): Promise<boolean> {
@@ -148,4 +183,28 @@ export class TypeOrmDeviceStore implements DeviceStore {
     const result = await query.execute();
     return (result.affected ?? 0) > 0;
   }
+}
+
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+function insertOf(r: DeviceRecord): Statement {
+  return { sql: `INSERT INTO end_devices (${COLUMNS}) VALUES (${marks(10)})`, params: toParams(r) };
+}
+
+/** The replace of a record if the stored one is still at the revision before it. */
+function updateOf(r: DeviceRecord): Statement {
+  const [application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, , updated_at, revision, fields] = toParams(r);
+  return {
+    sql:
+      'UPDATE end_devices SET dev_eui = ?, join_eui = ?, dev_addr = ?, pending_dev_addr = ?, updated_at = ?, revision = ?, fields = ? ' +
+      'WHERE application_id = ? AND device_id = ? AND revision = ?',
+    params: [dev_eui, join_eui, dev_addr, pending_dev_addr, updated_at, revision, fields, application_id, device_id, r.revision - 1],
+  };
+}
+
+/** A duplicate-key error of the primary key (application_id, device_id), not of the EUIs. */
+function isPrimaryKeyError(err: unknown): boolean {
+  const e = err as { code?: string; message?: string; driverError?: { code?: string; message?: string } };
+  const code = e?.driverError?.code ?? e?.code;
+  return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || /for key '(?:\w+\.)?PRIMARY'/.test(e?.driverError?.message ?? e?.message ?? '');
 }

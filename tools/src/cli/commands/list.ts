@@ -1,7 +1,8 @@
-import type { ApiClient } from '../client';
+import type { Http } from '../client';
+import { mapConcurrent } from '../concurrency';
 import { devicesPath, listMask } from '../registries';
 import { isObject, type JsonObject } from '../split';
-import { getDevice } from './get';
+import { getDevice, type PartMasks } from './get';
 
 /** Per-device requests in flight at once while listing. */
 const CONCURRENCY = 8;
@@ -9,6 +10,8 @@ const CONCURRENCY = 8;
 export interface ListOptions {
   limit?: number;
   page?: number;
+  /** The JS, NS and AS Get masks (default: every top-level path). */
+  masks?: PartMasks;
 }
 
 export interface ListResult {
@@ -17,22 +20,8 @@ export interface ListResult {
   total: number | undefined;
 }
 
-/** `fn` over `items` with at most `limit` calls pending, results in the order of `items`. */
-async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
 /** One page of the IS List, each device completed with its JS, NS and AS parts. */
-export async function listDevices(client: ApiClient, applicationId: string, options: ListOptions): Promise<ListResult> {
+export async function listDevices(client: Http, applicationId: string, options: ListOptions): Promise<ListResult> {
   let query = `?field_mask=${listMask()}`;
   if (options.limit !== undefined) query += `&limit=${options.limit}`;
   if (options.page !== undefined) query += `&page=${options.page}`;
@@ -41,7 +30,7 @@ export async function listDevices(client: ApiClient, applicationId: string, opti
   const listed = Array.isArray(res.body.end_devices) ? res.body.end_devices.filter(isObject) : [];
   const end_devices = await mapConcurrent(listed, CONCURRENCY, (isPart) => {
     const deviceId = isObject(isPart.ids) ? isPart.ids.device_id : undefined;
-    return getDevice(client, { applicationId, deviceId: String(deviceId) }, isPart);
+    return getDevice(client, { applicationId, deviceId: String(deviceId) }, isPart, options.masks);
   });
   const total = res.headers.get('x-total-count');
   return { end_devices, total: total === null ? undefined : Number(total) };

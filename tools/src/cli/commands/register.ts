@@ -1,4 +1,4 @@
-import type { ApiClient, ApiResponse } from '../client';
+import type { ApiClient, ApiResponse, Http } from '../client';
 import { ApiError } from '../errors';
 import { devicePath, devicesPath, type RegistryName } from '../registries';
 import { type DeviceRef, type JsonObject, mergeAll, planRegistration, type SetAllowedPaths } from '../split';
@@ -23,7 +23,7 @@ export class RegistrationError extends Error {
 }
 
 /** Deletes the device from the given registries in reverse order, as the spec orders deletion. */
-export async function rollBack(client: ApiClient, ref: DeviceRef, created: readonly RegistryName[]): Promise<RollbackReport> {
+export async function rollBack(client: Http, ref: DeviceRef, created: readonly RegistryName[]): Promise<RollbackReport> {
   const report: RollbackReport = { deleted: [], failed: [] };
   for (const registry of [...created].reverse()) {
     try {

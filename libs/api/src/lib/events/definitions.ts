@@ -38,13 +38,22 @@ export function eventDefinitions(): ReadonlyMap<string, EventDefinition> {
 
 export const VALUE_TYPE = 'google.protobuf.Value';
 
-/** `<prefix>.create|update|delete` of a device registry: update data = the request's field-mask paths. */
+/**
+ * `<prefix>.create|update|delete|batch.delete` of a device registry: update data = the request's
+ * field-mask paths; a batch delete is one event about the application, its data the identifiers of
+ * the devices deleted (TTS `evtBatchDeleteEndDevices`).
+ */
 export function deviceRegistryEvents(prefix: string, registry: string) {
   const visibility = [Right.RIGHT_APPLICATION_DEVICES_READ];
   return {
     create: defineEvent(`${prefix}.create`, `create end device in the ${registry}`, { visibility, propagateToParent: true }),
     update: defineEvent(`${prefix}.update`, `update end device in the ${registry}`, { visibility, propagateToParent: true, dataType: VALUE_TYPE }),
     delete: defineEvent(`${prefix}.delete`, `delete end device from the ${registry}`, { visibility, propagateToParent: true }),
+    batchDelete: defineEvent(`${prefix}.batch.delete`, `batch delete end devices from the ${registry}`, {
+      visibility,
+      propagateToParent: true,
+      dataType: 'ttn.lorawan.v3.EndDeviceIdentifiersList',
+    }),
   };
 }
 

@@ -1,8 +1,8 @@
-import { Uint32, Str } from '../json/fields';
-import { Message, Required } from '../json/nested';
+import { List, Uint32, Str } from '../json/fields';
+import { Message, Messages, Required } from '../json/nested';
 import { EndDevice } from './end-device';
 import { FieldMask, FieldMaskField } from './field-mask';
-import { ApplicationIdentifiers, EndDeviceIdentifiers } from './identifiers';
+import { ApplicationIdentifiers, EndDeviceIdentifiers, ID_MAX_LENGTH, ID_PATTERN } from './identifiers';
 
 export class CreateEndDeviceRequest {
   @Required() @Message(() => EndDevice) end_device!: EndDevice;
@@ -34,6 +34,53 @@ export class UpdateEndDeviceRequest {
 export class SetEndDeviceRequest {
   @Required() @Message(() => EndDevice) end_device!: EndDevice;
   @FieldMaskField() field_mask?: FieldMask;
+}
+
+/** Devices per TTS batch call (`BatchDeleteEndDevicesRequest.device_ids`: 1..20). */
+export const BATCH_DEVICE_IDS_MAX = 20;
+
+/** TTS's `device_ids` of a batch call: 1..BATCH_DEVICE_IDS_MAX device IDs. */
+const BatchDeviceIds = (): PropertyDecorator =>
+  List({
+    minItems: 1,
+    maxItems: BATCH_DEVICE_IDS_MAX,
+    item: (v) => typeof v === 'string' && v.length <= ID_MAX_LENGTH && ID_PATTERN.test(v),
+    itemReason: `each item must be an ID (at most ${ID_MAX_LENGTH} characters matching "${ID_PATTERN.source}")`,
+  });
+
+/** TTS `BatchDeleteEndDevicesRequest` (`DELETE …/devices/batch?device_ids=a&device_ids=b`): devices of one application. */
+export class BatchDeleteEndDevicesRequest {
+  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
+  @Required() @BatchDeviceIds() device_ids!: string[];
+}
+
+/** TTS `BatchGetEndDevicesRequest` (`GET /applications/{id}/devices/batch?device_ids=a&device_ids=b&field_mask=…`). */
+export class BatchGetEndDevicesRequest {
+  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
+  @Required() @BatchDeviceIds() device_ids!: string[];
+  @FieldMaskField() field_mask?: FieldMask;
+}
+
+/** Devices per batch Create of the Identity Server (our extension). */
+export const BATCH_CREATE_MAX = 1000;
+
+/**
+ * Our extension: `POST /applications/{id}/devices/batch` with 1..BATCH_CREATE_MAX devices of the
+ * application, each as the single Create takes it (its `ids.application_ids` naming the path's
+ * application), stored all or none.
+ */
+export class BatchCreateEndDevicesRequest {
+  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
+  @Required() @Messages(() => EndDevice, { minItems: 1, maxItems: BATCH_CREATE_MAX }) end_devices!: EndDevice[];
+}
+
+/** Set requests per batch Set (our extension, `PUT /<js|ns|as>/applications/{id}/devices/batch`). */
+export const BATCH_SET_MAX = 1000;
+
+/** Our extension: up to BATCH_SET_MAX Sets of devices of one application, all or nothing. */
+export class BatchSetEndDevicesRequest {
+  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
+  @Required() @Messages(() => SetEndDeviceRequest, { minItems: 1, maxItems: BATCH_SET_MAX }) requests!: SetEndDeviceRequest[];
 }
 
 /** Delete routes take the identifiers themselves as the request. */

@@ -24,6 +24,7 @@ export class EndDeviceVersionIdentifiers {
   @Str({ maxLength: ID_MAX_LENGTH, pattern: /^[a-z0-9](?:[-]?[a-z0-9]){2,}$|^$/ }) model_id?: string;
   @Str({ maxLength: 32 }) hardware_version?: string;
   @Str({ maxLength: 32 }) firmware_version?: string;
+  @Str({ maxLength: 32 }) band_id?: string;
 }
 
 export class GatewayIdentifiers {

@@ -45,6 +45,12 @@ export interface RpcDefinition<Req extends object = object> {
   unauthenticated?: boolean;
   /** Further rights needed when the request's field mask covers one of `paths` (key material, queues). */
   maskRights?: MaskRight[];
+  /**
+   * Where the field masks of `maskRights` are when the request carries several (a batch): the list
+   * field whose items each have a `field_mask` (`requests`); the rights are the union over them.
+   * Absent: the request's own `field_mask`.
+   */
+  fieldMasksAt?: string;
   request: ClassConstructor<Req>;
   /** Responses carry a total count, exposed as `X-Total-Count`. */
   paginated?: boolean;

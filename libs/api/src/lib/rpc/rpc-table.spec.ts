@@ -1,5 +1,5 @@
 import { decodeMessage } from '../validation/decode';
-import { GetEndDeviceRequest, SetEndDeviceRequest } from '../messages/end-device-requests';
+import { BatchDeleteEndDevicesRequest, BatchSetEndDevicesRequest, GetEndDeviceRequest, SetEndDeviceRequest } from '../messages/end-device-requests';
 import { ALLOWED_PATHS, KEY_PATHS } from '../field-mask/allowed-paths';
 import type { RpcDefinition } from './define-rpc';
 import { RPCS, entityIdOf, healthSubject, requiredRights, rightsTarget, type RpcName } from './rpc-table';
@@ -74,6 +74,22 @@ describe('RPC table', () => {
     expect(set.rights).toEqual([WRITE]);
     expect(get.rights).toEqual([READ]);
     expect(del.rights).toEqual([WRITE]);
+  });
+
+  it.each([
+    ['JsEndDeviceBatchRegistry', 'js'],
+    ['NsEndDeviceBatchRegistry', 'ns'],
+    ['AsEndDeviceBatchRegistry', 'as'],
+  ] as const)('%s: TTS’s Delete and our Set under /%s/applications/{id}/devices/batch, DEVICES_WRITE', (service, component) => {
+    const path = `/${component}/applications/{application_ids.application_id}/devices/batch`;
+    const set = RPCS[`${service}.Set`];
+    const del = RPCS[`${service}.Delete`];
+    expect(set).toMatchObject({ service, component, http: [{ verb: 'PUT', path, body: '*' }], rights: [WRITE], fieldMasksAt: 'requests' });
+    expect(set.request).toBe(BatchSetEndDevicesRequest);
+    expect(set.maskRights).toBe(RPCS[`${service.replace('Batch', '')}.Set` as RpcName].maskRights);
+    expect(del).toMatchObject({ service, component, http: [{ verb: 'DELETE', path }], rights: [WRITE] });
+    expect(del.request).toBe(BatchDeleteEndDevicesRequest);
+    expect(entityIdOf(del, { application_ids: { application_id: 'app-1' }, device_ids: ['a'] })).toBe('app-1');
   });
 
   it.each([
@@ -181,6 +197,22 @@ describe('requiredRights', () => {
     ['NsEndDeviceRegistry.Get', [], [READ]],
   ] as [RpcName, string[], Right[]][])('%s with %j needs %j', (rpc, paths, rights) => {
     expect(sorted(requiredRights(RPCS[rpc], request(rpc, paths)))).toEqual(sorted(rights));
+  });
+
+  it('a batch Set needs the union of its requests’ mask rights', () => {
+    const batch = (...masks: string[][]) =>
+      decodeMessage(BatchSetEndDevicesRequest, {
+        application_ids: { application_id: 'app-1' },
+        requests: masks.map((paths) => ({ end_device: { ids }, field_mask: { paths } })),
+      });
+    expect(requiredRights(RPCS['NsEndDeviceBatchRegistry.Set'], batch(['mac_settings'], ['supports_join']))).toEqual([WRITE]);
+    expect(sorted(requiredRights(RPCS['NsEndDeviceBatchRegistry.Set'], batch(['mac_settings'], ['session.keys.f_nwk_s_int_key.key'])))).toEqual(
+      sorted([WRITE, WRITE_KEYS]),
+    );
+    expect(sorted(requiredRights(RPCS['JsEndDeviceBatchRegistry.Set'], batch(['resets_join_nonces'], [], ['root_keys'])))).toEqual(sorted([WRITE, WRITE_KEYS]));
+    expect(requiredRights(RPCS['AsEndDeviceBatchRegistry.Set'], batch(['formatters']))).toEqual([WRITE]);
+    // The items' masks only: a top-level mask (not part of the message) asks for nothing.
+    expect(requiredRights(RPCS['AsEndDeviceBatchRegistry.Set'], { field_mask: { paths: ['session.keys.app_s_key.key'] }, requests: [] })).toEqual([WRITE]);
   });
 
   it.each(entries)('%s without a field mask needs only its base rights', (_, def) => {

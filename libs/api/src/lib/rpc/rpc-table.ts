@@ -1,5 +1,9 @@
 import type { ClassConstructor } from 'class-transformer';
 import {
+  BatchCreateEndDevicesRequest,
+  BatchDeleteEndDevicesRequest,
+  BatchGetEndDevicesRequest,
+  BatchSetEndDevicesRequest,
   CreateEndDeviceRequest,
   DeleteEndDeviceRequest,
   GetEndDeviceRequest,
@@ -132,6 +136,34 @@ export const RPCS = {
     entity: app('application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
     request: DeleteEndDeviceRequest,
+  }),
+  // TTS's EndDeviceBatchRegistry (Get, Delete), and our extension Create.
+  'EndDeviceBatchRegistry.Get': rpc({
+    service: 'EndDeviceBatchRegistry',
+    method: 'Get',
+    component: 'is',
+    http: [{ verb: 'GET', path: '/applications/{application_ids.application_id}/devices/batch' }],
+    entity: app('application_ids.application_id'),
+    rights: [Right.RIGHT_APPLICATION_DEVICES_READ],
+    request: BatchGetEndDevicesRequest,
+  }),
+  'EndDeviceBatchRegistry.Delete': rpc({
+    service: 'EndDeviceBatchRegistry',
+    method: 'Delete',
+    component: 'is',
+    http: [{ verb: 'DELETE', path: '/applications/{application_ids.application_id}/devices/batch' }],
+    entity: app('application_ids.application_id'),
+    rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
+    request: BatchDeleteEndDevicesRequest,
+  }),
+  'EndDeviceBatchRegistry.Create': rpc({
+    service: 'EndDeviceBatchRegistry',
+    method: 'Create',
+    component: 'is',
+    http: [{ verb: 'POST', path: '/applications/{application_ids.application_id}/devices/batch', body: '*' }],
+    entity: app('application_ids.application_id'),
+    rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
+    request: BatchCreateEndDevicesRequest,
   }),
   ...identityRpcs(),
   ...clientRpcs(),
@@ -468,7 +500,9 @@ function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'Cli
 
 /**
  * Set (PUT with the id in the path, or POST with the id in the body), Get and Delete of one of the
- * JS/NS/AS end-device registries: identical shapes under `/<component>/…` (seed, "Endpoints").
+ * JS/NS/AS end-device registries: identical shapes under `/<component>/…` (seed, "Endpoints"); and
+ * their `<C>EndDeviceBatchRegistry`: TTS's Delete (`DELETE …/devices/batch?device_ids=…`) and our
+ * extension Set (`PUT …/devices/batch`, the rights of every request's field mask).
  */
 function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 'AsEndDeviceRegistry'>(
   service: S,
@@ -477,6 +511,7 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
   writeMaskRights: MaskRight[],
 ) {
   const prefix = `/${component}/applications`;
+  const batch = service.replace('EndDeviceRegistry', 'EndDeviceBatchRegistry') as BatchService<S>;
   return {
     [`${service}.Set`]: rpc({
       service,
@@ -510,15 +545,48 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
       rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
       request: DeleteEndDeviceRequest,
     }),
+    [`${batch}.Set`]: rpc({
+      service: batch,
+      method: 'Set',
+      component,
+      http: [{ verb: 'PUT', path: `${prefix}/{application_ids.application_id}/devices/batch`, body: '*' }],
+      entity: app('application_ids.application_id'),
+      rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
+      maskRights: writeMaskRights,
+      fieldMasksAt: 'requests',
+      request: BatchSetEndDevicesRequest,
+    }),
+    [`${batch}.Delete`]: rpc({
+      service: batch,
+      method: 'Delete',
+      component,
+      http: [{ verb: 'DELETE', path: `${prefix}/{application_ids.application_id}/devices/batch` }],
+      entity: app('application_ids.application_id'),
+      rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
+      request: BatchDeleteEndDevicesRequest,
+    }),
   } as Record<
     `${S}.${'Set' | 'Get' | 'Delete'}`,
     RpcDefinition<SetEndDeviceRequest> | RpcDefinition<GetEndDeviceRequest> | RpcDefinition<DeleteEndDeviceRequest>
-  >;
+  > &
+    Record<`${BatchService<S>}.${'Set' | 'Delete'}`, RpcDefinition<BatchSetEndDevicesRequest> | RpcDefinition<BatchDeleteEndDevicesRequest>>;
 }
 
-/** The rights a request needs: the RPC's base rights plus those its field mask calls for. */
+/** `JsEndDeviceRegistry` → `JsEndDeviceBatchRegistry` (TTS's service of the batch operations). */
+type BatchService<S extends string> = S extends `${infer C}EndDeviceRegistry` ? `${C}EndDeviceBatchRegistry` : never;
+
+type Masked = { field_mask?: { paths?: string[] } };
+
+/** The field-mask paths of a request: its own mask's, or the union of its items' (`fieldMasksAt`). */
+function maskPathsOf(rpc: RpcDefinition, request: object): readonly string[] {
+  if (!rpc.fieldMasksAt) return (request as Masked).field_mask?.paths ?? [];
+  const items = (request as Record<string, unknown>)[rpc.fieldMasksAt];
+  return Array.isArray(items) ? [...new Set(items.flatMap((item: Masked | null) => item?.field_mask?.paths ?? []))] : [];
+}
+
+/** The rights a request needs: the RPC's base rights plus those its field mask(s) call for. */
 export function requiredRights(rpc: RpcDefinition, request: object): Right[] {
-  const paths = (request as { field_mask?: { paths?: string[] } }).field_mask?.paths ?? [];
+  const paths = maskPathsOf(rpc, request);
   const rights = new Set(rightsTarget(rpc, request)?.rights ?? rpc.rights);
   for (const rule of rpc.maskRights ?? []) {
     if (rule.paths.some((p) => hasAnyField(paths, p))) rule.rights.forEach((r) => rights.add(r));

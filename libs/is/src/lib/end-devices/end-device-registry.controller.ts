@@ -1,6 +1,9 @@
 import { Controller } from '@nestjs/common';
 import {
   rpcPattern,
+  type BatchCreateEndDevicesRequest,
+  type BatchDeleteEndDevicesRequest,
+  type BatchGetEndDevicesRequest,
   type CreateEndDeviceRequest,
   type DeleteEndDeviceRequest,
   type GetEndDeviceRequest,
@@ -12,7 +15,7 @@ import { RpcCallContext, RpcRequest } from '@lorawan/component';
 import { MessagePattern } from '@nestjs/microservices';
 import { EndDeviceRegistryService } from './end-device-registry.service';
 
-/** EndDeviceRegistry RPC handlers: each delegates in one line. */
+/** EndDeviceRegistry and EndDeviceBatchRegistry RPC handlers: each delegates in one line. */
 @Controller()
 export class EndDeviceRegistryController {
   constructor(private readonly registry: EndDeviceRegistryService) {}
@@ -40,5 +43,20 @@ export class EndDeviceRegistryController {
   @MessagePattern(rpcPattern('EndDeviceRegistry.Delete'))
   delete(@RpcRequest() req: DeleteEndDeviceRequest, @RpcCallContext() ctx: RpcContext) {
     return this.registry.delete(req, ctx);
+  }
+
+  @MessagePattern(rpcPattern('EndDeviceBatchRegistry.Get'))
+  batchGet(@RpcRequest() req: BatchGetEndDevicesRequest) {
+    return this.registry.batchGet(req);
+  }
+
+  @MessagePattern(rpcPattern('EndDeviceBatchRegistry.Delete'))
+  batchDelete(@RpcRequest() req: BatchDeleteEndDevicesRequest, @RpcCallContext() ctx: RpcContext) {
+    return this.registry.batchDelete(req, ctx);
+  }
+
+  @MessagePattern(rpcPattern('EndDeviceBatchRegistry.Create'))
+  batchCreate(@RpcRequest() req: BatchCreateEndDevicesRequest, @RpcCallContext() ctx: RpcContext) {
+    return this.registry.batchCreate(req, ctx);
   }
 }

@@ -34,6 +34,9 @@ function storeWith(device: IsEndDevice, losses: number): EndDeviceStore & { repl
       return true;
     },
     delete: async () => true,
+    createMany: async () => ({ ok: true }),
+    getMany: async () => [current],
+    deleteMany: async () => [],
   };
 }
 

@@ -1,6 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ALLOWED_PATHS,
+  type BatchCreateEndDevicesRequest,
+  type BatchDeleteEndDevicesRequest,
+  type BatchGetEndDevicesRequest,
   checkFieldMaskPaths,
   type CreateEndDeviceRequest,
   type DeleteEndDeviceRequest,
@@ -20,6 +23,7 @@ import {
   plainJson,
 } from '@lorawan/api';
 import { EventPublisher, WithTotal } from '@lorawan/component';
+import { batchItemError, ErrValidation, type StackError } from '@lorawan/errors';
 import {
   ErrAlreadyExists,
   ErrApplicationNotFound,
@@ -30,7 +34,7 @@ import {
   ErrOrderNotInMask,
 } from '../errors';
 import { IDENTITY_DIRECTORY, type IdentityDirectory } from '../identity.contracts';
-import { END_DEVICE_STORE, type EndDeviceStore, type IsEndDevice } from './end-device.model';
+import { type CreateConflict, END_DEVICE_STORE, type EndDeviceStore, type IsEndDevice } from './end-device.model';
 
 /** Always returned, whatever the mask (TTS `getPaths`). */
 const DEFAULT_PATHS = ['ids', 'created_at', 'updated_at'];
@@ -61,22 +65,61 @@ export class EndDeviceRegistryService {
 
   /** Stores a device of an existing (not deleted) application. */
   async create({ end_device }: CreateEndDeviceRequest, ctx: RpcContext): Promise<IsEndDevice> {
-    const applicationId = end_device.ids.application_ids.application_id;
-    if (!(await this.directory.exists({ kind: 'application', id: applicationId }))) throw ErrApplicationNotFound.with({ application_id: applicationId });
-    const now = nowTimestamp();
-    const device: IsEndDevice = { ...pickIsFields(end_device), created_at: now, updated_at: now };
+    await this.mustExist(end_device.ids.application_ids.application_id);
+    const device = toStored(end_device, nowTimestamp());
     const result = await this.store.create(device);
-    if (!result.ok && result.conflict === 'id') throw ErrIdTaken.with({}, ErrAlreadyExists.with());
-    if (!result.ok) {
-      throw ErrEndDeviceEUIsTaken.with({
-        join_eui: device.ids.join_eui,
-        dev_eui: device.ids.dev_eui,
-        device_id: result.holder?.device_id ?? '',
-        application_id: result.holder?.application_ids.application_id ?? '',
-      });
-    }
+    if (!result.ok) throw conflictError(device, result);
     this.events.publish(IS_EVENTS.endDevice.create, deviceIdentifiers(device.ids), { ctx });
     return device;
+  }
+
+  /**
+   * Our extension: devices of one application stored all or none, each taken as `create` takes it;
+   * IDs and (JoinEUI, DevEUI) pairs must be unique within the batch as in the store. A device's
+   * error names its index (`batchItemError`: 400 on `end_devices[i]` for a validation error, the
+   * single Create's error with `index` for a conflict). Publishes `end_device.create` per device, in order.
+   */
+  async batchCreate({ application_ids, end_devices }: BatchCreateEndDevicesRequest, ctx: RpcContext): Promise<{ end_devices: IsEndDevice[] }> {
+    const applicationId = application_ids.application_id;
+    const atIndex = (index: number, err: StackError) => batchItemError(err, { field: 'end_devices', index, message: 'BatchCreateEndDevicesRequest' });
+    end_devices.forEach((d, index) => {
+      if (d.ids.application_ids.application_id !== applicationId) {
+        const reason = `value must be the application of the path, \`${applicationId}\``;
+        throw atIndex(index, ErrValidation.with({ field: 'ids.application_ids.application_id', name: 'EndDeviceValidationError', reason }));
+      }
+    });
+    await this.mustExist(applicationId);
+    const now = nowTimestamp();
+    const devices = end_devices.map((d) => toStored(d, now));
+    const duplicate = firstDuplicate(devices);
+    if (duplicate) throw atIndex(duplicate.index, conflictError(devices[duplicate.index], duplicate));
+    const result = await this.store.createMany(devices);
+    if (!result.ok) throw atIndex(result.index, conflictError(devices[result.index], result));
+    for (const device of devices) this.events.publish(IS_EVENTS.endDevice.create, deviceIdentifiers(device.ids), { ctx });
+    return { end_devices: devices };
+  }
+
+  /** TTS `EndDeviceBatchRegistry.Get`: the devices found (by device ID), with the fields of the mask; the others are left out. */
+  async batchGet({ application_ids, device_ids, field_mask }: BatchGetEndDevicesRequest): Promise<{ end_devices?: Partial<IsEndDevice>[] }> {
+    const paths = field_mask?.paths ?? [];
+    // TTS validates the mask of a batch Get as the single Get's.
+    checkFieldMaskPaths(paths, ALLOWED_PATHS['EndDeviceRegistry.Get']);
+    const devices = await this.store.getMany(application_ids.application_id, [...new Set(device_ids)]);
+    const select = fieldSelector<IsEndDevice>([...DEFAULT_PATHS, ...paths]);
+    return devices.length > 0 ? { end_devices: devices.map(select) } : {};
+  }
+
+  /**
+   * TTS `EndDeviceBatchRegistry.Delete`: the devices found are deleted at once, the others skipped;
+   * one `end_device.batch.delete` about the application names those deleted (none: no event).
+   */
+  async batchDelete({ application_ids, device_ids }: BatchDeleteEndDevicesRequest, ctx: RpcContext): Promise<Record<string, never>> {
+    const deleted = await this.store.deleteMany(application_ids.application_id, [...new Set(device_ids)]);
+    if (deleted.length > 0) {
+      const application = { application_ids: { application_id: application_ids.application_id } };
+      this.events.publish(IS_EVENTS.endDevice.batchDelete, application, { ctx, data: { end_device_ids: deleted } });
+    }
+    return {};
   }
 
   async get({ end_device_ids, field_mask }: GetEndDeviceRequest): Promise<Partial<IsEndDevice>> {
@@ -130,11 +173,47 @@ export class EndDeviceRegistryService {
     return {};
   }
 
+  private async mustExist(applicationId: string): Promise<void> {
+    if (!(await this.directory.exists({ kind: 'application', id: applicationId }))) throw ErrApplicationNotFound.with({ application_id: applicationId });
+  }
+
   private async mustGet(applicationId: string, deviceId: string): Promise<IsEndDevice> {
     const device = await this.store.get(applicationId, deviceId);
     if (!device) throw ErrEndDeviceNotFound.with({ application_id: applicationId, device_id: deviceId });
     return device;
   }
+}
+
+/** A created device as stored: its IS fields and server times. */
+function toStored(end_device: EndDevice, now: string): IsEndDevice {
+  return { ...pickIsFields(end_device), created_at: now, updated_at: now };
+}
+
+/** The error of a device that cannot be stored: its ID taken (`id_taken`), or its EUIs (`end_device_euis_taken`, naming the holder). */
+function conflictError(device: IsEndDevice, conflict: CreateConflict): StackError {
+  if (conflict.conflict === 'id') return ErrIdTaken.with({}, ErrAlreadyExists.with());
+  return ErrEndDeviceEUIsTaken.with({
+    join_eui: device.ids.join_eui,
+    dev_eui: device.ids.dev_eui,
+    device_id: conflict.holder?.device_id ?? '',
+    application_id: conflict.holder?.application_ids.application_id ?? '',
+  });
+}
+
+/** The first device of a batch whose ID, or (JoinEUI, DevEUI) pair, an earlier device of the batch has. */
+function firstDuplicate(devices: IsEndDevice[]): ({ index: number } & CreateConflict) | undefined {
+  const ids = new Set<string>();
+  const euis = new Map<string, IsEndDevice['ids']>();
+  for (const [index, { ids: deviceIds }] of devices.entries()) {
+    if (ids.has(deviceIds.device_id)) return { index, conflict: 'id' };
+    ids.add(deviceIds.device_id);
+    if (!deviceIds.join_eui || !deviceIds.dev_eui) continue;
+    const pair = `${deviceIds.join_eui}:${deviceIds.dev_eui}`;
+    const holder = euis.get(pair);
+    if (holder) return { index, conflict: 'euis', holder };
+    euis.set(pair, deviceIds);
+  }
+  return undefined;
 }
 
 /** The fields of a request's EndDevice that the IS stores (the seed's "Registries" table). */

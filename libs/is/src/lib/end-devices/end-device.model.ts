@@ -29,20 +29,34 @@ export interface ListOptions {
   offset: number;
 }
 
-export type CreateResult = { ok: true } | { ok: false; conflict: 'id' } | { ok: false; conflict: 'euis'; holder?: IsEndDevice['ids'] };
+/** Why a device cannot be stored: its ID is taken in its application, or its (JoinEUI, DevEUI) pair by `holder`. */
+export type CreateConflict = { conflict: 'id' } | { conflict: 'euis'; holder?: IsEndDevice['ids'] };
+
+export type CreateResult = { ok: true } | ({ ok: false } & CreateConflict);
+
+/** A batch is stored whole or not at all; a conflict names the first device (by its index in the batch) that has one. */
+export type CreateManyResult = { ok: true } | ({ ok: false; index: number } & CreateConflict);
 
 /**
- * Storage of IS end devices. Implementations: TypeORM on MySQL and on SQLite (one class, two
- * drivers), both held to `end-device.store.conformance.ts`.
+ * Storage of IS end devices. `list` answers the application's device count kept beside the devices
+ * (updated in the transaction of every insert and delete), never by counting the rows.
+ * Implementations: TypeORM on MySQL and on SQLite (one class, two drivers), both held to
+ * `end-device.store.conformance.ts`.
  */
 export interface EndDeviceStore {
   create(device: IsEndDevice): Promise<CreateResult>;
+  /** Stores devices of one application in one transaction (all or none). */
+  createMany(devices: IsEndDevice[]): Promise<CreateManyResult>;
   get(applicationId: string, deviceId: string): Promise<IsEndDevice | undefined>;
+  /** The devices of the application among `deviceIds` (those not found left out), ordered by device ID. */
+  getMany(applicationId: string, deviceIds: string[]): Promise<IsEndDevice[]>;
   findByEuis(joinEui: string, devEui: string): Promise<IsEndDevice | undefined>;
   list(applicationId: string, options: ListOptions): Promise<{ devices: IsEndDevice[]; total: number }>;
   /** Replaces the device if it still has `expectedUpdatedAt`; false when it changed meanwhile or is gone. */
   replace(device: IsEndDevice, expectedUpdatedAt: string): Promise<boolean>;
   delete(applicationId: string, deviceId: string): Promise<boolean>;
+  /** Deletes the devices of the application among `deviceIds` in one transaction; answers the identifiers of those it deleted, by device ID. */
+  deleteMany(applicationId: string, deviceIds: string[]): Promise<Array<IsEndDevice['ids']>>;
 }
 
 export const END_DEVICE_STORE = Symbol('END_DEVICE_STORE');

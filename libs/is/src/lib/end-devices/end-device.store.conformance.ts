@@ -139,6 +139,104 @@ export function describeEndDeviceStoreConformance(name: string, open: () => Prom
       expect((await store.get('app-r', 'dev-r'))?.name).toBe('after');
     });
 
+    describe('batches and the kept count', () => {
+      const total = async (app: string) => (await store.list(app, { order: 'device_id', descending: false, limit: 1, offset: 0 })).total;
+      const euis = (app: string, id: string, n: number) =>
+        device(app, id, {
+          ids: { device_id: id, application_ids: { application_id: app }, dev_eui: n.toString(16).padStart(16, '0'), join_eui: 'AAAAAAAAAAAAAAAA' },
+        });
+
+      it('createMany stores all devices or, on a conflict, none, naming the first device that has one', async () => {
+        const batch = Array.from({ length: 300 }, (_, i) => euis('app-bc', `dev-${i}`, 0x1000 + i));
+        expect(await store.createMany(batch)).toEqual({ ok: true });
+        expect(await store.get('app-bc', 'dev-299')).toEqual(batch[299]);
+        expect(await total('app-bc')).toBe(300);
+        expect(await store.createMany([device('app-bc', 'new-1'), device('app-bc', 'dev-7')])).toEqual({ ok: false, index: 1, conflict: 'id' });
+        expect(await store.createMany([device('app-bc', 'new-1'), device('app-bc', 'new-2'), euis('app-bc2', 'new-3', 0x1005)])).toEqual({
+          ok: false,
+          index: 2,
+          conflict: 'euis',
+          holder: batch[5].ids,
+        });
+        expect(await store.get('app-bc', 'new-1')).toBeUndefined();
+        expect(await total('app-bc')).toBe(300);
+        expect(await total('app-bc2')).toBe(0);
+      });
+
+      it('getMany and deleteMany take the devices found, by device ID, and skip the others', async () => {
+        expect((await store.getMany('app-bc', ['dev-3', 'nope', 'dev-10'])).map((d) => d.ids.device_id)).toEqual(['dev-10', 'dev-3']);
+        expect(await store.getMany('app-bc', ['nope'])).toEqual([]);
+        expect(await store.deleteMany('app-bc', ['dev-3', 'nope', 'dev-10'])).toEqual([
+          {
+            device_id: 'dev-10',
+            application_ids: { application_id: 'app-bc' },
+            dev_eui: (0x1000 + 10).toString(16).padStart(16, '0'),
+            join_eui: 'AAAAAAAAAAAAAAAA',
+          },
+          {
+            device_id: 'dev-3',
+            application_ids: { application_id: 'app-bc' },
+            dev_eui: (0x1000 + 3).toString(16).padStart(16, '0'),
+            join_eui: 'AAAAAAAAAAAAAAAA',
+          },
+        ]);
+        expect(await store.deleteMany('app-bc', ['dev-3', 'nope'])).toEqual([]);
+        expect(await store.get('app-bc', 'dev-3')).toBeUndefined();
+        expect(await total('app-bc')).toBe(298);
+      });
+
+      it('the count stays right under concurrent creates, batch creates and deletes (each device counted once)', async () => {
+        const app = 'app-count';
+        const singles = Array.from({ length: 40 }, (_, i) => device(app, `s-${i}`));
+        const batches = Array.from({ length: 4 }, (_, b) => Array.from({ length: 25 }, (_, i) => device(app, `b-${b}-${i}`)));
+        await store.create(device(app, 'pre'));
+        const results = await Promise.all([
+          ...singles.map((d) => store.create(d)),
+          ...singles.slice(0, 10).map((d) => store.create(d)),
+          ...batches.map((batch) => store.createMany(batch)),
+          store.createMany([device(app, 'loser-1'), device(app, 'pre')]),
+        ]);
+        expect(results.filter((r) => r.ok)).toHaveLength(40 + 4);
+        const stored = 1 + 40 + 100;
+        expect(await total(app)).toBe(stored);
+        const deletes = await Promise.all([
+          ...singles.map((d) => store.delete(app, d.ids.device_id)),
+          ...singles.slice(0, 20).map((d) => store.delete(app, d.ids.device_id)),
+          store.deleteMany(app, ['b-0-0', 'b-0-1', 's-1', 'nope']),
+          store.deleteMany(app, ['b-0-1', 'b-0-2', 's-2']),
+        ]);
+        const deleted = deletes.filter((r) => r === true).length + deletes.filter(Array.isArray).reduce((n, r) => n + r.length, 0);
+        expect(deleted).toBe(43);
+        const listed = await store.list(app, { order: 'device_id', descending: false, limit: 1000, offset: 0 });
+        expect(listed.total).toBe(stored - 43);
+        expect(listed.devices).toHaveLength(stored - 43);
+      });
+
+      it('pages from either end of the index alike: every page of every order matches the whole list', async () => {
+        const app = 'app-pages';
+        await store.createMany(
+          Array.from({ length: 23 }, (_, i) =>
+            device(app, `p-${String(i).padStart(2, '0')}`, { name: `n${i % 4}`, description: i % 3 ? `d${i % 5}` : undefined }),
+          ),
+        );
+        for (const order of ['device_id', 'name', 'description', 'created_at'] as const) {
+          for (const descending of [false, true]) {
+            const all = (await store.list(app, { order, descending, limit: 100, offset: 0 })).devices.map((d) => d.ids.device_id);
+            expect(all).toHaveLength(23);
+            for (const limit of [1, 5, 10]) {
+              const pages: string[] = [];
+              for (let offset = 0; offset < 23; offset += limit) {
+                const page = await store.list(app, { order, descending, limit, offset });
+                expect(page.total).toBe(23);
+                pages.push(...page.devices.map((d) => d.ids.device_id));
+              }
+              expect(pages).toEqual(all);
+            }
+          }
+        }
+      });
+    });
+
     it('deletes', async () => {
       await store.create(device('app-d', 'dev-d'));
       expect(await store.delete('app-d', 'dev-d')).toBe(true);

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { IS_TEST_DATABASES, type OpenedDatabase, openIsMysql } from '../is-test-databases.conformance';
 import { describeEndDeviceStoreConformance, device } from './end-device.store.conformance';
-import { TypeOrmEndDeviceStore } from './typeorm-end-device.store';
+import { listSql, TypeOrmEndDeviceStore } from './typeorm-end-device.store';
 
 for (const [name, open] of IS_TEST_DATABASES) {
   describeEndDeviceStoreConformance(name, async () => {
@@ -35,7 +35,7 @@ describe('MySQL query plans: Get, every List order and the EUI lookup use indexe
   });
   afterAll(async () => db.close());
 
-  async function plan(sql: string, params: unknown[]): Promise<Array<{ type: string; key: string | null; Extra: string | null }>> {
+  async function plan(sql: string, params: unknown[]): Promise<Array<{ table: string; type: string; key: string | null; Extra: string | null }>> {
     return ds.query(`EXPLAIN ${sql}`, params);
   }
 
@@ -48,6 +48,30 @@ describe('MySQL query plans: Get, every List order and the EUI lookup use indexe
   it('EUI lookup uses the unique (join_eui, dev_eui) index', async () => {
     const [row] = await plan('SELECT * FROM end_devices WHERE join_eui = ? AND dev_eui = ?', ['00000000000003E9', '00000000000003E9']);
     expect(row.key).toBe('uq_end_devices_join_eui_dev_eui');
+  });
+
+  it.each([
+    ['device_id', 'PRIMARY'],
+    ['name', 'idx_end_devices_app_name'],
+    ['description', 'idx_end_devices_app_description'],
+    ['created_at', 'idx_end_devices_app_created_at'],
+    ['dev_eui', 'idx_end_devices_app_dev_eui'],
+    ['join_eui', 'idx_end_devices_app_join_eui'],
+  ] as const)('List by %s: the page is read from %s alone (no filesort), then its rows by primary key', async (order, index) => {
+    for (const [descending, reversed] of [
+      [false, false],
+      [true, false],
+      [false, true],
+      [true, true],
+    ]) {
+      const rows = await plan(listSql('STRAIGHT_JOIN', order, descending, reversed), ['app-2', 100, 100, 'app-2']);
+      const page = rows.find((r) => r.key === index && r.table === 'end_devices');
+      expect(page?.Extra ?? '').toContain('Using index');
+      expect(page?.Extra ?? '').not.toContain('filesort');
+      const join = rows.find((r) => r.table === 'd');
+      expect(join).toMatchObject({ type: 'eq_ref', key: 'PRIMARY' });
+      expect(rows.indexOf(join as (typeof rows)[number])).toBeGreaterThan(rows.findIndex((r) => r.table === '<derived2>'));
+    }
   });
 
   it.each([
@@ -66,4 +90,20 @@ describe('MySQL query plans: Get, every List order and the EUI lookup use indexe
       expect(row.type).not.toBe('ALL');
     }
   });
+});
+
+describe.each(IS_TEST_DATABASES)('migration CreateEndDeviceCounts1732600007000 on %s', (_, open) => {
+  it('fills the counts from the devices there are, and its down drops them', async () => {
+    const db = await open();
+    try {
+      const store = new TypeOrmEndDeviceStore(db.ds);
+      await store.createMany([device('app-m', 'dev-1'), device('app-m', 'dev-2'), device('app-m', 'dev-3')]);
+      await db.ds.undoLastMigration({ transaction: 'each' });
+      await expect(db.ds.query('SELECT 1 FROM end_device_counts')).rejects.toThrow();
+      await db.ds.runMigrations({ transaction: 'each' });
+      expect((await store.list('app-m', { order: 'device_id', descending: false, limit: 10, offset: 0 })).total).toBe(3);
+    } finally {
+      await db.close();
+    }
+  }, 30_000);
 });

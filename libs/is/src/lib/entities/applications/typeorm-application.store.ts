@@ -1,7 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { timestampToSql } from '@lorawan/api';
 import { isDuplicateKeyError } from '@lorawan/persistence';
-import { EndDeviceEntity } from '../../end-devices/end-device.entity';
 import { deleteCollaboratorsOfPurged, insertCollaborator } from '../collaborators/typeorm-collaborator.store';
 import type { Collaborator } from '../collaborators/collaborator.model';
 import { runAtomically } from '@lorawan/persistence';
@@ -18,6 +17,10 @@ const INSERT_SQL = 'INSERT INTO applications (application_id, name, created_at, 
 const NO_DEVICES = 'NOT EXISTS (SELECT 1 FROM end_devices d WHERE d.application_id = ?)';
 const SOFT_DELETE_SQL = `UPDATE applications SET deleted_at = ? WHERE application_id = ? AND deleted_at IS NULL AND ${NO_DEVICES}`;
 const PURGE_SQL = `DELETE FROM applications WHERE application_id = ? AND ${NO_DEVICES}`;
+/** A purged application's device count (its shards sum to zero) goes with it, in the purge's transaction. */
+const PURGE_COUNT_SQL = 'DELETE FROM end_device_counts WHERE application_id = ? AND NOT EXISTS (SELECT 1 FROM applications a WHERE a.application_id = ?)';
+/** The count the end-device store keeps (see `TypeOrmEndDeviceStore`). */
+const DEVICE_COUNT_SQL = 'SELECT COALESCE(SUM(device_count), 0) AS total FROM end_device_counts WHERE application_id = ?';
 /** A removal that found nothing to change may have lost a race with a device's removal: it checks again this often. */
 const REMOVAL_ATTEMPTS = 3;
 
@@ -69,7 +72,8 @@ export class TypeOrmApplicationStore implements ApplicationStore {
   }
 
   async deviceCount(applicationId: string): Promise<number> {
-    return this.dataSource.getRepository(EndDeviceEntity).count({ where: { application_id: applicationId } });
+    const [row] = (await this.dataSource.query(DEVICE_COUNT_SQL, [applicationId])) as Array<{ total: number | string }>;
+    return Number(row?.total ?? 0);
   }
 
   async softDelete(applicationId: string, deletedAt: string): Promise<RemovalResult> {
@@ -87,6 +91,7 @@ export class TypeOrmApplicationStore implements ApplicationStore {
     return this.removeUnlessDevices(applicationId, 'any', async () => {
       const [changed] = await runAtomically(this.dataSource, [
         { sql: PURGE_SQL, params: [applicationId, applicationId] },
+        { sql: PURGE_COUNT_SQL, params: [applicationId, applicationId] },
         deleteCollaboratorsOfPurged('application', applicationId),
       ]);
       return changed > 0;

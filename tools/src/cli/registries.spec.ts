@@ -1,0 +1,40 @@
+import { KEY_PATHS, QUEUE_PATHS } from '@lorawan/api';
+import { batchPath, exportMask } from './registries';
+
+/** Whether a mask path selects `path` (equal, or a parent of it). */
+const selects = (mask: string[], path: string) => mask.some((p) => p === path || path.startsWith(`${p}.`));
+
+describe('batchPath', () => {
+  it('is the collection path with /batch', () => {
+    expect(batchPath('IS', 'app1')).toBe('/api/v3/applications/app1/devices/batch');
+    expect(batchPath('NS', 'app1')).toBe('/api/v3/ns/applications/app1/devices/batch');
+  });
+});
+
+describe('exportMask', () => {
+  it.each([
+    ['JS', 'js'],
+    ['NS', 'ns'],
+    ['AS', 'as'],
+  ] as const)('%s: key material only with keys, downlink queues never', (registry, component) => {
+    const withKeys = exportMask(registry, true).split(',');
+    const withoutKeys = exportMask(registry, false).split(',');
+    for (const path of KEY_PATHS[component].read) {
+      expect(selects(withKeys, path)).toBe(true);
+      expect(selects(withoutKeys, path)).toBe(false);
+    }
+    for (const path of QUEUE_PATHS) {
+      expect(selects(withKeys, path)).toBe(false);
+      expect(selects(withoutKeys, path)).toBe(false);
+    }
+    expect(withoutKeys).toContain('ids');
+  });
+
+  it('keeps what is not a key: the session without its keys, the shortest prefixes', () => {
+    const ns = exportMask('NS', false).split(',');
+    expect(ns).toEqual(expect.arrayContaining(['mac_settings', 'session.dev_addr', 'session.keys.session_key_id', 'frequency_plan_id']));
+    expect(ns).not.toContain('session');
+    expect(ns).not.toContain('mac_settings.rx1_delay');
+    expect(exportMask('JS', true).split(',')).toContain('root_keys');
+  });
+});
