@@ -170,7 +170,7 @@ export async function importPhase(o: ImportOptions) {
     const wallS = (performance.now() - started) / 1000;
     const cpuAfter = cpuOf();
     if (code !== 0) throw new Error(`import: the CLI exited with ${code}: ${stdout.slice(-2000)} ${stderr}`);
-    const summary = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+    const summary = JSON.parse(stdout) as Record<string, unknown>;
     const res = await fetch(`${o.baseUrl}/api/v3/applications/${o.app}/devices?limit=1`, { headers: { authorization: `Bearer ${o.apiKey}` } });
     const registered = Number(res.headers.get('x-total-count'));
     if (registered !== o.devices) throw new Error(`import: the IS holds ${registered} devices of ${o.app}, expected ${o.devices}: ${JSON.stringify(summary)}`);
