@@ -98,8 +98,16 @@ describe.each(IS_TEST_DATABASES)('migration CreateEndDeviceCounts1732600007000 o
     try {
       const store = new TypeOrmEndDeviceStore(db.ds);
       await store.createMany([device('app-m', 'dev-1'), device('app-m', 'dev-2'), device('app-m', 'dev-3')]);
+      const executed = async () => ((await db.ds.query('SELECT name FROM migrations ORDER BY id')) as Array<{ name: string }>).map((m) => m.name);
+      expect((await executed()).pop()).toBe('CreateEndDeviceCounts1732600007000');
       await db.ds.undoLastMigration({ transaction: 'each' });
-      await expect(db.ds.query('SELECT 1 FROM end_device_counts')).rejects.toThrow();
+      expect(await executed()).not.toContain('CreateEndDeviceCounts1732600007000');
+      const runner = db.ds.createQueryRunner();
+      try {
+        expect(await runner.hasTable('end_device_counts')).toBe(false);
+      } finally {
+        await runner.release();
+      }
       await db.ds.runMigrations({ transaction: 'each' });
       expect((await store.list('app-m', { order: 'device_id', descending: false, limit: 10, offset: 0 })).total).toBe(3);
     } finally {
