@@ -143,7 +143,10 @@ export class TypeOrmDeviceStore implements DeviceStore {
       const result = await readThenWrite(this.dataSource, [this.lockingRead(applicationId, deviceIds)], ([rows]) => {
         const stored = new Map(rows.map((row) => toRecord(row as unknown as Row)).map((r) => [r.ids.device_id, r]));
         const { result, records } = decide(stored);
-        return { result, writes: records.map((r) => (r.revision === 1 ? insertOf(r) : updateOf(r))) };
+        // The new devices in one multi-row INSERT (one statement, not one round trip per device), then the updates.
+        const created = records.filter((r) => r.revision === 1);
+        const writes = [...(created.length > 0 ? [insertAllOf(created)] : []), ...records.filter((r) => r.revision !== 1).map(updateOf)];
+        return { result, writes };
       });
       return { ok: true, result };
     } catch (err) {
@@ -188,7 +191,13 @@ export class TypeOrmDeviceStore implements DeviceStore {
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 function insertOf(r: DeviceRecord): Statement {
-  return { sql: `INSERT INTO end_devices (${COLUMNS}) VALUES (${marks(10)})`, params: toParams(r) };
+  return insertAllOf([r]);
+}
+
+/** One INSERT of every record (the rows' order is the records'). */
+function insertAllOf(records: readonly DeviceRecord[]): Statement {
+  const row = `(${marks(10)})`;
+  return { sql: `INSERT INTO end_devices (${COLUMNS}) VALUES ${records.map(() => row).join(', ')}`, params: records.flatMap(toParams) };
 }
 
 /** The replace of a record if the stored one is still at the revision before it. */
