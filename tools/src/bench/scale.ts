@@ -4,7 +4,7 @@ import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { log, round, run } from './load';
-import { cpuMs } from './procs';
+import { cpuMs, profileFlags } from './procs';
 import { latencyFigures } from './radio';
 import { deviceId, seedDevices } from './seed';
 
@@ -158,7 +158,7 @@ export async function importPhase(o: ImportOptions) {
     const cpuOf = () => Object.fromEntries(Object.entries(o.pids).map(([name, pid]) => [name, cpuMs(pid) ?? 0]));
     const cpuBefore = cpuOf();
     const started = performance.now();
-    const child = spawn(process.execPath, args, {
+    const child = spawn(process.execPath, [...profileFlags('cli'), ...args], {
       env: { PATH: process.env.PATH ?? '', LORAWAN_API_URL: o.baseUrl, LORAWAN_API_KEY: o.apiKey },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

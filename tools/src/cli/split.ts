@@ -56,12 +56,22 @@ function prefixes(path: string): string[] {
   return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
 }
 
-/** Paths that have allowed sub-paths: the registry knows their sub-fields one by one. */
+const PARENTS = new WeakMap<ReadonlySet<string>, Set<string>>();
+
+/** Paths that have allowed sub-paths: the registry knows their sub-fields one by one (worked out once per allowed set). */
 function parentsOf(allowed: ReadonlySet<string>): Set<string> {
-  const parents = new Set<string>();
-  for (const path of allowed) for (const p of prefixes(path).slice(0, -1)) parents.add(p);
+  let parents = PARENTS.get(allowed);
+  if (!parents) {
+    parents = new Set<string>();
+    for (const path of allowed) for (const p of prefixes(path).slice(0, -1)) parents.add(p);
+    PARENTS.set(allowed, parents);
+  }
   return parents;
 }
+
+/** Masks worked out per allowed set and leaf set: the devices of an import mostly share their shape. */
+const MASKS = new WeakMap<ReadonlySet<string>, Map<string, string[]>>();
+const MASKS_PER_SET = 1000;
 
 type LeafKind = 'settable' | 'foreign' | 'elsewhere';
 
@@ -92,8 +102,20 @@ function classify(leaf: string, allowed: ReadonlySet<string>, parents: ReadonlyS
  * `ids` never appear: they are always in the body and the registries add them to the mask.
  */
 export function setFieldMask(device: JsonObject, allowed: ReadonlySet<string>): string[] {
-  const parents = parentsOf(allowed);
   const leaves = leafPaths(device).filter((p) => p !== 'ids' && !p.startsWith('ids.'));
+  let masks = MASKS.get(allowed);
+  if (!masks) MASKS.set(allowed, (masks = new Map()));
+  const shape = leaves.join('\n');
+  const known = masks.get(shape);
+  if (known) return [...known];
+  const mask = maskOf(leaves, allowed);
+  if (masks.size >= MASKS_PER_SET) masks.clear();
+  masks.set(shape, mask);
+  return [...mask];
+}
+
+function maskOf(leaves: readonly string[], allowed: ReadonlySet<string>): string[] {
+  const parents = parentsOf(allowed);
   const kinds = new Map(leaves.map((leaf) => [leaf, classify(leaf, allowed, parents)]));
   const foreign = leaves.filter((leaf) => kinds.get(leaf) === 'foreign');
   const mask = new Set<string>();
