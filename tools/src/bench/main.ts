@@ -26,7 +26,7 @@ import { uplinksPhase } from './uplinks';
  * BENCH_CONNECTIONS, BENCH_WARMUP_S, BENCH_DURATION_S, BENCH_ROUNDS, BENCH_CREATES,
  * BENCH_REGISTRATIONS, BENCH_REGISTER_WARMUP, BENCH_REGISTER_CLIENTS, BENCH_NS_DEVICES,
  * BENCH_PHASES (default get,get_device_app_key,list,create,register,import,list_scale,ns_get,events,webhooks,joins,uplinks,register_embedded,rpc_overhead),
- * BENCH_IMPORT_DEVICES, BENCH_SCALE_SMALL, BENCH_SCALE_DEVICES,
+ * BENCH_IMPORT_DEVICES, BENCH_IMPORT_BATCH, BENCH_IMPORT_CONCURRENCY, BENCH_SCALE_SMALL, BENCH_SCALE_DEVICES,
  * BENCH_RPC_CALLS, BENCH_RPC_CONCURRENCY,
  * BENCH_EVENT_STREAMS (1,1000), BENCH_EVENT_WRITES, BENCH_EVENT_BURST, BENCH_WEBHOOK_UPLINKS,
  * BENCH_WEBHOOK_WARMUP, BENCH_WEBHOOKS (webhooks per application), BENCH_WEBHOOK_DEVICES,
@@ -94,6 +94,9 @@ const REGISTER_WARMUP = Number(process.env.BENCH_REGISTER_WARMUP ?? 200);
 const REGISTER_CLIENTS = Number(process.env.BENCH_REGISTER_CLIENTS ?? 32);
 const NS_DEVICES = Number(process.env.BENCH_NS_DEVICES ?? 1000);
 const IMPORT_DEVICES = Number(process.env.BENCH_IMPORT_DEVICES ?? 100_000);
+/** The CLI's `--batch-size` and `--concurrency` for the import (unset: the CLI's defaults). */
+const IMPORT_BATCH = process.env.BENCH_IMPORT_BATCH ? Number(process.env.BENCH_IMPORT_BATCH) : undefined;
+const IMPORT_CONCURRENCY = process.env.BENCH_IMPORT_CONCURRENCY ? Number(process.env.BENCH_IMPORT_CONCURRENCY) : undefined;
 const SCALE_SMALL = Number(process.env.BENCH_SCALE_SMALL ?? 10_000);
 const SCALE_DEVICES = Number(process.env.BENCH_SCALE_DEVICES ?? 1_000_000);
 const IMPORT_APP = 'bench-import-app';
@@ -393,6 +396,8 @@ async function main(): Promise<void> {
         apiKey: stack.adminKey,
         app: IMPORT_APP,
         devices: IMPORT_DEVICES,
+        batchSize: IMPORT_BATCH,
+        concurrency: IMPORT_CONCURRENCY,
         cli: join(process.cwd(), 'dist/tools/src/cli/main.js'),
         pids: { ...pidsOf('gateway', 'is', 'js', 'ns', 'as'), ...shared },
       });

@@ -1,5 +1,16 @@
 import { TTS_FIELD_MASK_PATHS } from '@lorawan/api';
-import { isFields, type JsonObject, leafPaths, mergeAll, mergeDevices, parseDescription, planRegistration, setFieldMask, topLevelPaths } from './split';
+import {
+  isFields,
+  type JsonObject,
+  leafPaths,
+  maskedFields,
+  mergeAll,
+  mergeDevices,
+  parseDescription,
+  planRegistration,
+  setFieldMask,
+  topLevelPaths,
+} from './split';
 
 // TTS's own lists (a superset of ours): the masks must be what a real TTS accepts.
 const tts = (rpc: keyof typeof TTS_FIELD_MASK_PATHS): ReadonlySet<string> => new Set(TTS_FIELD_MASK_PATHS[rpc] as string[]);
@@ -133,13 +144,18 @@ describe('setFieldMask', () => {
 });
 
 describe('planRegistration', () => {
-  it('OTAA: IS fields to the IS, the whole description with per-registry masks to JS, NS and AS', () => {
+  it('OTAA: IS fields to the IS, to JS, NS and AS their part of the description (ids and what their mask names)', () => {
     const plan = planRegistration(OTAA, ALLOWED);
     expect(plan.is).toEqual({ end_device: isFields(OTAA) });
-    expect(plan.js).toEqual({ end_device: OTAA, field_mask: { paths: ['root_keys'] } });
-    expect(plan.ns.end_device).toBe(OTAA);
+    expect(plan.js).toEqual({ end_device: { ids: OTAA.ids, root_keys: OTAA.root_keys }, field_mask: { paths: ['root_keys'] } });
     expect(plan.ns.field_mask.paths).toContain('frequency_plan_id');
-    expect(plan.as).toEqual({ end_device: OTAA, field_mask: { paths: ['formatters', 'version_ids'] } });
+    expect(plan.ns.end_device).toEqual(maskedFields(OTAA, plan.ns.field_mask.paths));
+    expect(plan.ns.end_device).not.toHaveProperty('root_keys');
+    expect(plan.ns.end_device).not.toHaveProperty('formatters');
+    expect(plan.as).toEqual({
+      end_device: { ids: OTAA.ids, formatters: OTAA.formatters, version_ids: OTAA.version_ids },
+      field_mask: { paths: ['formatters', 'version_ids'] },
+    });
   });
 
   it('ABP: no JS step; NS and AS are called even with nothing but ids for them', () => {
@@ -147,8 +163,8 @@ describe('planRegistration', () => {
     expect(plan.js).toBeUndefined();
     expect(plan.ns.field_mask.paths).toContain('session.dev_addr');
     const bare = planRegistration({ ids: ids('bare'), supports_join: false }, ALLOWED);
-    expect(bare.as).toEqual({ end_device: { ids: ids('bare'), supports_join: false }, field_mask: { paths: [] } });
-    expect(bare.ns.field_mask.paths).toEqual(['supports_join']);
+    expect(bare.as).toEqual({ end_device: { ids: ids('bare') }, field_mask: { paths: [] } });
+    expect(bare.ns).toEqual({ end_device: { ids: ids('bare'), supports_join: false }, field_mask: { paths: ['supports_join'] } });
   });
 
   it('OTAA without anything for the JS skips it; a DevAddr in the ids is not sent to the JS', () => {
@@ -158,7 +174,15 @@ describe('planRegistration', () => {
     const withDevAddr = { ...OTAA, ids: { ...(OTAA.ids as JsonObject), dev_addr: '26011234' } };
     const plan = planRegistration(withDevAddr, ALLOWED);
     expect(plan.js?.end_device.ids).toEqual(ids('otaa-1'));
-    expect(plan.ns.end_device).toBe(withDevAddr);
+    expect(plan.ns.end_device.ids).toEqual(withDevAddr.ids);
+  });
+});
+
+describe('maskedFields', () => {
+  it('keeps the ids and the sub-trees the mask names, nested paths included; absent ones are skipped', () => {
+    const device = { ids: ids('m'), a: { b: 1, c: 2 }, d: { e: { f: 3, g: 4 } }, h: 5 };
+    expect(maskedFields(device, ['a', 'd.e.f', 'x.y'])).toEqual({ ids: ids('m'), a: { b: 1, c: 2 }, d: { e: { f: 3 } } });
+    expect(maskedFields(device, [])).toEqual({ ids: ids('m') });
   });
 });
 

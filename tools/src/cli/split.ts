@@ -180,24 +180,47 @@ export interface SetAllowedPaths {
   as: ReadonlySet<string>;
 }
 
+/** The device's `ids` and the sub-trees the mask names: all a Set with that mask reads. */
+export function maskedFields(device: JsonObject, paths: readonly string[]): JsonObject {
+  const out: JsonObject = { ids: device.ids ?? {} };
+  for (const path of paths) {
+    const parts = path.split('.');
+    let from: Json | undefined = device;
+    for (const part of parts) from = isObject(from) ? from[part] : undefined;
+    if (from === undefined) continue;
+    let to = out;
+    for (const part of parts.slice(0, -1)) {
+      if (!isObject(to[part])) to[part] = {};
+      to = to[part] as JsonObject;
+    }
+    to[parts[parts.length - 1]] = from;
+  }
+  return out;
+}
+
+/** A registry's Set of the device: its mask, and only the fields the mask names (smaller bodies to encode, send and decode). */
+function setRequest(device: JsonObject, allowed: ReadonlySet<string>): SetRequest {
+  const paths = setFieldMask(device, allowed);
+  return { end_device: maskedFields(device, paths), field_mask: { paths } };
+}
+
 /**
  * The four requests of a registration, in the spec's order IS → JS (OTAA only) → NS → AS. The JS,
- * NS and AS get the whole description (the mask picks their part). The NS is always called (the
- * device must exist there to be served) and the AS too (ids alone make it known to the AS).
+ * NS and AS get their part of the description with the mask naming it. The NS is always called
+ * (the device must exist there to be served) and the AS too (ids alone make it known to the AS).
  */
 export function planRegistration(device: JsonObject, allowed: SetAllowedPaths): RegistrationPlan {
   const plan: RegistrationPlan = {
     is: { end_device: isFields(device) },
-    ns: { end_device: device, field_mask: { paths: setFieldMask(device, allowed.ns) } },
-    as: { end_device: device, field_mask: { paths: setFieldMask(device, allowed.as) } },
+    ns: setRequest(device, allowed.ns),
+    as: setRequest(device, allowed.as),
   };
   if (device.supports_join === true) {
     // TTS's JS refuses a create whose ids carry a DevAddr (it is only known after the join).
     const ids = isObject(device.ids) ? { ...device.ids } : {};
     delete ids.dev_addr;
-    const jsDevice = { ...device, ids };
-    const paths = setFieldMask(jsDevice, allowed.js);
-    if (paths.length > 0) plan.js = { end_device: jsDevice, field_mask: { paths } };
+    const js = setRequest({ ...device, ids }, allowed.js);
+    if (js.field_mask.paths.length > 0) plan.js = js;
   }
   return plan;
 }
