@@ -21,16 +21,34 @@ function repositoryRoot(from: string): string {
 const ROOT = repositoryRoot(__dirname);
 const DIST = process.env.LW_DIST_DIR ?? join(ROOT, 'dist');
 
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
+/**
+ * Ports handed out below the kernel's ephemeral range (Linux: 32768–60999 by default): a port
+ * the kernel picked as free (`listen(0)`) is in that range, and between the check and the child's
+ * own listen it may become the source port of some outgoing connection (EADDRINUSE at start-up).
+ */
+const PORT_RANGE = { from: 20000, to: 32000 };
+/** Ports this process handed out already (two children of one stack never get the same one). */
+const handedOut = new Set<number>();
+
+/** Whether a TCP port can be listened on, on every address (as the components listen). */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((res) => {
     const srv = createServer();
     srv.unref();
-    srv.on('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => res(typeof address === 'object' && address ? address.port : 0));
-    });
+    srv.once('error', () => res(false));
+    srv.listen({ port, host: '::', ipv6Only: false }, () => srv.close(() => res(true)));
   });
+}
+
+/** A TCP port free now, outside the ephemeral range, not handed out before by this process. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free TCP port in ${PORT_RANGE.from}–${PORT_RANGE.to} after 200 attempts`);
 }
 
 /** A UDP port free on loopback now (the Gateway Server's GS_UDP_PORT of a test stack). */
