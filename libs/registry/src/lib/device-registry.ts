@@ -20,7 +20,7 @@ import {
   plainJson,
 } from '@lorawan/api';
 import type { EventPublisher } from '@lorawan/component';
-import { Code, type ErrorDefinition, ErrValidation, StackError } from '@lorawan/errors';
+import { batchItemError, type ErrorDefinition, ErrValidation, StackError } from '@lorawan/errors';
 import { copyOnCreate } from '@lorawan/lorawan';
 import type { DeviceIds, DeviceLookup, DeviceRecord, DeviceStore } from './device-record';
 import type { KeyEnvelopeJson, KeySealer } from './key-sealer';
@@ -485,18 +485,9 @@ function atIndex<T>(index: number, fn: () => T): T {
   }
 }
 
-const BATCH_VALIDATION = 'BatchSetEndDevicesRequestValidationError';
-const EMBEDDED = 'embedded message failed validation';
-
-/**
- * The error of batch request `index`: a validation or policy error (InvalidArgument) becomes the
- * cause of a validation error of `requests[<index>]`, as `decodeMessage` names a repeated message's
- * item; any other error is raised again with the attribute `index`, itself as the cause.
- */
+/** The error of batch request `index`, naming `requests[<index>]` (see `batchItemError`). */
 function atIndexError(index: number, err: StackError): StackError {
-  if (err.code === Code.InvalidArgument) return ErrValidation.with({ field: `requests[${index}]`, name: BATCH_VALIDATION, reason: EMBEDDED }, err);
-  const definition = { namespace: err.namespace, name: err.errorName, messageFormat: err.messageFormat, code: err.code, httpStatus: err.httpStatus };
-  return new StackError(definition, { ...err.attributes, index }, err);
+  return batchItemError(err, { field: 'requests', index, message: 'BatchSetEndDevicesRequest' });
 }
 
 /** A field of a batch request the batch refuses (its application, its uniqueness). */

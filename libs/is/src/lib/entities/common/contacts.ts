@@ -26,12 +26,6 @@ export function collaboratorAccount(collaborator: OrganizationOrUserIdentifiers 
   return account;
 }
 
-/** A contact of a request as stored (undefined clears it). */
-export function toContact(contact: OrganizationOrUserIdentifiers | undefined): Contact | undefined {
-  const account = contactAccount(contact);
-  return account && accountContact(account);
-}
-
 /**
  * Contacts of a new entity (TTS `createApplication`/`createGateway`): absent ones default to the
  * collaborator; given ones must be the collaborator (`contact_no_collaborator`).
