@@ -9,7 +9,7 @@ import { registerAbpDevices, registerPhase } from './register';
 import { rpcOverheadPhase } from './rpc-overhead';
 import { importPhase, listScalePhase } from './scale';
 import { deviceId, seedDevices } from './seed';
-import { type BenchComponent, type BenchStack, startBenchStack } from './stack';
+import { BENCH_WITHOUT_ABUSE_LIMITS, type BenchComponent, type BenchStack, startBenchStack } from './stack';
 import { eventsPhase } from './events';
 import { webhooksPhase } from './webhooks';
 import { joinsPhase } from './joins';
@@ -27,6 +27,7 @@ import { uplinksPhase } from './uplinks';
  * BENCH_REGISTRATIONS, BENCH_REGISTER_WARMUP, BENCH_REGISTER_CLIENTS, BENCH_NS_DEVICES,
  * BENCH_PHASES (default get,get_device_app_key,list,create,register,import,list_scale,ns_get,events,webhooks,joins,uplinks,register_embedded,rpc_overhead),
  * BENCH_IMPORT_DEVICES, BENCH_IMPORT_BATCH, BENCH_IMPORT_CONCURRENCY, BENCH_SCALE_SMALL, BENCH_SCALE_DEVICES,
+ * BENCH_SCALE_BUFFER_POOL_MB (InnoDB buffer pool during `list_scale`, restored after it),
  * BENCH_RPC_CALLS, BENCH_RPC_CONCURRENCY,
  * BENCH_EVENT_STREAMS (1,1000), BENCH_EVENT_WRITES, BENCH_EVENT_BURST, BENCH_WEBHOOK_UPLINKS,
  * BENCH_WEBHOOK_WARMUP, BENCH_WEBHOOKS (webhooks per application), BENCH_WEBHOOK_DEVICES,
@@ -278,7 +279,7 @@ async function nsGet(stack: BenchStack, auth: Record<string, string>, pids: Reco
  */
 async function registerEmbeddedPhase(shared: Record<string, number>) {
   log('register_embedded: starting the embedded stack');
-  const embedded = await startEmbeddedStack({ nodeFlags: profileFlags('stack') });
+  const embedded = await startEmbeddedStack({ nodeFlags: profileFlags('stack'), env: BENCH_WITHOUT_ABUSE_LIMITS });
   try {
     const auth = { authorization: `Bearer ${embedded.adminKey}` };
     await createApplications(embedded.baseUrl, auth, [REGISTER_APP]);
@@ -413,7 +414,10 @@ async function main(): Promise<void> {
         small: SCALE_SMALL,
         large: SCALE_DEVICES,
         getRequests: 20_000,
+        getRounds: 3,
         listRequests: 100,
+        databasePid: Object.values(pidsByName(['mariadbd', 'mysqld']))[0],
+        bufferPoolMb: process.env.BENCH_SCALE_BUFFER_POOL_MB ? Number(process.env.BENCH_SCALE_BUFFER_POOL_MB) : undefined,
       });
       log(`list_scale: ${JSON.stringify(listScale)}`);
     }

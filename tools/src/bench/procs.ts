@@ -39,6 +39,13 @@ export function cpuMs(pid: number): number | undefined {
   }
 }
 
+/** CPU time in ms of the terminated children this process has waited for (cutime + cstime of stat(5)). */
+export function reapedChildrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS_PER_S;
+}
+
 /** A process's resident memory in MB; undefined when it is gone. */
 export function rssMb(pid: number): number | undefined {
   try {

@@ -18,6 +18,7 @@ import {
   selectFields,
   type SetEndDeviceRequest,
   plainJson,
+  cloneJson,
 } from '@lorawan/api';
 import type { EventPublisher } from '@lorawan/component';
 import { batchItemError, type ErrorDefinition, ErrValidation, StackError } from '@lorawan/errors';
@@ -458,10 +459,14 @@ export class DeviceRegistry {
 
   /** What a reader gets: ids plus the masked paths, with the masked keys opened. */
   private view(device: Device, paths: readonly string[]): Json {
-    const shown = structuredClone(this.policy.present ? this.policy.present(device) : device);
-    for (const envelopePath of this.policy.keyEnvelopes) {
+    const presented = this.policy.present ? this.policy.present(device) : device;
+    const opened = this.policy.keyEnvelopes.filter((envelopePath) => hasAnyField(paths, `${envelopePath}.key`));
+    if (opened.length === 0) return cloneJson(selectFields(presented, ['ids', ...paths]));
+    // The envelopes to open whole (a sealed one has no `key` yet), opened, then the paths asked for.
+    const shown = cloneJson(selectFields(presented, ['ids', ...paths, ...opened]));
+    for (const envelopePath of opened) {
       const envelope = getPath(shown, partsOf(envelopePath)) as KeyEnvelopeJson | undefined;
-      if (envelope && hasAnyField(paths, `${envelopePath}.key`)) setPath(shown, partsOf(envelopePath), this.keys.open(envelope));
+      if (envelope) setPath(shown, partsOf(envelopePath), this.keys.open(envelope));
     }
     return selectFields(shown, ['ids', ...paths]);
   }
@@ -507,7 +512,7 @@ function lookupOf(ids: DeleteEndDeviceRequest): DeviceLookup {
 /** The store hands out fresh records, so their objects are reused, not copied (applyFields and view copy what they change). */
 /** The device of a record (its identifiers copied: the record's are what a write compares with). */
 function toDevice(record: DeviceRecord): Device {
-  return { ...record.fields, ids: structuredClone(record.ids), created_at: record.created_at, updated_at: record.updated_at };
+  return { ...record.fields, ids: cloneJson(record.ids), created_at: record.created_at, updated_at: record.updated_at };
 }
 
 /**
@@ -523,7 +528,7 @@ function toRecord(device: Device, revision: number, keys: KeySealer, envelopes: 
     const envelope = getPath(fields, parts) as KeyEnvelopeJson | undefined;
     if (envelope) fields = withPath(fields, parts, keys.seal(envelope));
   }
-  return { ids: structuredClone(ids), created_at: created_at ?? '', updated_at: updated_at ?? '', revision, fields };
+  return { ids: cloneJson(ids), created_at: created_at ?? '', updated_at: updated_at ?? '', revision, fields };
 }
 
 /** `root` with `value` at `parts`: the objects along the path copied, the rest shared. */

@@ -1,5 +1,6 @@
 import { ErrFieldMaskPaths } from '@lorawan/errors';
 import { getPath } from '../json/dotted-path';
+import { cloneJson } from '../json/plain';
 import { isJsonObject, type JsonObject } from '../json/json-object';
 
 /** Rejects paths outside `allowed` with `field_mask_paths` naming them (TTS's validator middleware). */
@@ -49,6 +50,20 @@ function splitPaths(paths: readonly string[]): string[][] {
   return normalizePaths(paths).map((path) => path.split('.'));
 }
 
+/** `splitPaths` of masks seen before (a batch's requests mostly share one), at most `SPLIT_CACHE_SIZE` of them. */
+const splitCache = new Map<string, readonly string[][]>();
+const SPLIT_CACHE_SIZE = 256;
+
+function splitPathsOf(paths: readonly string[]): readonly string[][] {
+  const key = JSON.stringify(paths);
+  let split = splitCache.get(key);
+  if (!split) {
+    if (splitCache.size >= SPLIT_CACHE_SIZE) splitCache.clear();
+    splitCache.set(key, (split = splitPaths(paths)));
+  }
+  return split;
+}
+
 function selectSplitPaths<T extends object>(source: T, paths: readonly string[][]): Partial<T> {
   const out: JsonObject = {};
   for (const parts of paths) {
@@ -71,9 +86,8 @@ function selectSplitPaths<T extends object>(source: T, paths: readonly string[][
  * the source's value, and a masked path absent from the source clears the field.
  */
 export function applyFields<T extends object>(target: T, source: object, paths: readonly string[]): T {
-  const out = structuredClone(target) as JsonObject;
-  for (const path of normalizePaths(paths)) {
-    const parts = path.split('.');
+  const out = cloneJson(target) as JsonObject;
+  for (const parts of splitPathsOf(paths)) {
     const value = getPath(source as JsonObject, parts);
     let cur = out;
     for (const key of parts.slice(0, -1)) {
@@ -85,7 +99,7 @@ export function applyFields<T extends object>(target: T, source: object, paths: 
     }
     const leaf = parts[parts.length - 1];
     if (value === undefined) delete cur[leaf];
-    else cur[leaf] = structuredClone(value);
+    else cur[leaf] = cloneJson(value);
   }
   return out as T;
 }

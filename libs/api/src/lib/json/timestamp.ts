@@ -33,10 +33,17 @@ export function nowTimestamp(): string {
   return microsToTimestamp(micros);
 }
 
+/** The whole second `secondPrefix` is of (`2024-05-01T10:00:00`): consecutive timestamps mostly share it. */
+let prefixSecond = Number.NaN;
+let secondPrefix = '';
+
 export function microsToTimestamp(micros: number): string {
-  const date = new Date(Math.floor(micros / 1000));
-  const iso = date.toISOString(); // 2024-05-01T10:00:00.123Z
-  return `${iso.slice(0, 19)}.${String(micros % 1_000_000).padStart(6, '0')}Z`;
+  const second = Math.floor(micros / 1_000_000);
+  if (second !== prefixSecond) {
+    secondPrefix = new Date(second * 1000).toISOString().slice(0, 19); // 2024-05-01T10:00:00.000Z
+    prefixSecond = second;
+  }
+  return `${secondPrefix}.${String(micros - second * 1_000_000).padStart(6, '0')}Z`;
 }
 
 /** `2024-05-01T10:00:00.123456Z` ⇄ `2024-05-01 10:00:00.123456` (SQL DATETIME(6) text). */

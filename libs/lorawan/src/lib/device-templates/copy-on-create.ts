@@ -1,3 +1,5 @@
+import { cloneJson } from '@lorawan/api';
+
 /** Formatters belong to a device model's template; a network-wide profile has no say in them. */
 const TEMPLATE_ONLY_FIELDS: readonly string[] = ['formatters'];
 
@@ -17,7 +19,7 @@ export function copyOnCreate(request: Record<string, unknown>, copyFields: reado
     if (!isAbsent(request[field])) continue;
     let value = fromTemplate[field];
     if (isAbsent(value) && !TEMPLATE_ONLY_FIELDS.includes(field)) value = fromProfile[field];
-    if (!isAbsent(value)) added[field] = structuredClone(value);
+    if (!isAbsent(value)) added[field] = cloneJson(value);
   }
   return added;
 }
