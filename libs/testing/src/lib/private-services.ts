@@ -1,10 +1,10 @@
 import { createConnection } from 'mysql2/promise';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './processes';
+import { freePort } from './ports';
 
 /**
  * A database or broker server of one test suite's own, for injecting faults the machine's shared
@@ -44,6 +44,20 @@ const MARIADBD = process.env.TEST_MARIADBD ?? '/usr/sbin/mariadbd';
 const MARIADB_INSTALL_DB = process.env.TEST_MARIADB_INSTALL_DB ?? '/usr/bin/mariadb-install-db';
 const NATS_SERVER = process.env.TEST_NATS_SERVER ?? '/usr/sbin/nats-server';
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => process.platform === 'linux' && existsSync(path));
+
+/** The server programs `startPrivateMariaDb` and `startPrivateNats` run, with the Debian package of each. */
+export const SERVER_PROGRAMS = {
+  mariadb: [
+    { path: MARIADBD, package: 'mariadb-server', env: 'TEST_MARIADBD' },
+    { path: MARIADB_INSTALL_DB, package: 'mariadb-server', env: 'TEST_MARIADB_INSTALL_DB' },
+  ],
+  nats: [{ path: NATS_SERVER, package: 'nats-server', env: 'TEST_NATS_SERVER' }],
+} as const;
+
+/** The programs of a kind of server that are not installed (an empty list: it can be started). */
+export function missingPrograms(kind: keyof typeof SERVER_PROGRAMS): Array<{ path: string; package: string; env: string }> {
+  return SERVER_PROGRAMS[kind].filter((program) => !existsSync(program.path));
+}
 
 /**
  * The command line that runs `command` so that the kernel SIGKILLs it when the process that spawned
@@ -112,6 +126,9 @@ class ServerProcess {
     const child = this.child;
     if (!child || !this.running) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // Referenced until it has exited: a process with nothing else to wait for (jest's global
+    // teardown) would otherwise end right here, with exit code 0 whatever the tests said.
+    child.ref();
     child.kill('SIGKILL');
     await exited;
   }
@@ -242,9 +259,12 @@ const MARIADB_SERVER_OPTIONS = [
  * A MariaDB of its own on a free loopback port, with a fresh data directory under the OS temp dir
  * (`mariadb-install-db`: root without a password, no test database). `root` connects from
  * 127.0.0.1 without a password, as on the machine's server, so `url` + `/<database>` works with
- * `ensureMysqlDatabase` and `openDataSource`.
+ * `ensureMysqlDatabase` and `openDataSource`. `o.bufferPoolMb`: its InnoDB buffer pool (default
+ * the least InnoDB takes, for a suite that kills it and starts it again).
  */
-export async function startPrivateMariaDb(): Promise<PrivateService> {
+export async function startPrivateMariaDb(
+  o: { bufferPoolMb?: number; ssl?: { caFile: string; certFile: string; keyFile: string } } = {},
+): Promise<PrivateService> {
   const baseDir = mkdtempSync(join(tmpdir(), 'lw-mariadb-'));
   const dataDir = join(baseDir, 'data');
   const asRoot = process.getuid?.() === 0 ? ['--user=root'] : [];
@@ -271,6 +291,9 @@ export async function startPrivateMariaDb(): Promise<PrivateService> {
     `--socket=${join(baseDir, 'mysqld.sock')}`,
     `--pid-file=${join(baseDir, 'mysqld.pid')}`,
     ...MARIADB_SERVER_OPTIONS,
+    ...(o.bufferPoolMb ? [`--innodb-buffer-pool-size=${o.bufferPoolMb}M`] : []),
+    // `o.ssl`: the server also offers TLS with this certificate (clients choose; users made `REQUIRE SSL` must use it).
+    ...(o.ssl ? [`--ssl-ca=${o.ssl.caFile}`, `--ssl-cert=${o.ssl.certFile}`, `--ssl-key=${o.ssl.keyFile}`] : []),
   ]);
   const url = `mysql://root@127.0.0.1:${port}`;
   const ready = async () => {
@@ -304,12 +327,22 @@ function natsGreets(port: number): Promise<void> {
   });
 }
 
-/** A NATS server with JetStream of its own on a free loopback port, its store under the OS temp dir. */
-export async function startPrivateNats(): Promise<PrivateService> {
+/**
+ * A NATS server with JetStream of its own on a free loopback port, its store under the OS temp dir.
+ * `o.config`: nats-server configuration text (TLS, authorization) written to a file it is started
+ * with (address, port and store stay the command line's); `o.tls`: the URL is `tls://`.
+ */
+export async function startPrivateNats(o: { config?: string; tls?: boolean } = {}): Promise<PrivateService> {
   const baseDir = mkdtempSync(join(tmpdir(), 'lw-nats-'));
   const port = await freePort();
-  const server = new ServerProcess('nats-server', NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', baseDir]);
-  const url = `nats://127.0.0.1:${port}`;
+  const configArgs: string[] = [];
+  if (o.config !== undefined) {
+    const file = join(baseDir, 'nats-server.conf');
+    writeFileSync(file, o.config, { mode: 0o600 });
+    configArgs.push('-c', file);
+  }
+  const server = new ServerProcess('nats-server', NATS_SERVER, [...configArgs, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', baseDir]);
+  const url = `${o.tls ? 'tls' : 'nats'}://127.0.0.1:${port}`;
   const ready = () => natsGreets(port);
   return started(privateService(url, port, baseDir, baseDir, server, ready));
 }

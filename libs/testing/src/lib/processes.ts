@@ -3,11 +3,14 @@ import { connect } from 'nats';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { dropMysqlDatabase, ensureMysqlDatabase } from '@lorawan/persistence';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { type DatabaseTls, dropMysqlDatabase, ensureMysqlDatabase } from '@lorawan/persistence';
 import type { ComponentName } from '@lorawan/api';
+import { freePort } from './ports';
+
+export { freePort };
 
 /** Where the machine's services are (README "Tests"): overridable for other machines. */
 export const TEST_MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
@@ -20,36 +23,6 @@ function repositoryRoot(from: string): string {
 }
 const ROOT = repositoryRoot(__dirname);
 const DIST = process.env.LW_DIST_DIR ?? join(ROOT, 'dist');
-
-/**
- * Ports handed out below the kernel's ephemeral range (Linux: 32768–60999 by default): a port
- * the kernel picked as free (`listen(0)`) is in that range, and between the check and the child's
- * own listen it may become the source port of some outgoing connection (EADDRINUSE at start-up).
- */
-const PORT_RANGE = { from: 20000, to: 32000 };
-/** Ports this process handed out already (two children of one stack never get the same one). */
-const handedOut = new Set<number>();
-
-/** Whether a TCP port can be listened on, on every address (as the components listen). */
-function canListen(port: number): Promise<boolean> {
-  return new Promise((res) => {
-    const srv = createServer();
-    srv.unref();
-    srv.once('error', () => res(false));
-    srv.listen({ port, host: '::', ipv6Only: false }, () => srv.close(() => res(true)));
-  });
-}
-
-/** A TCP port free now, outside the ephemeral range, not handed out before by this process. */
-export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
-    if (handedOut.has(port) || !(await canListen(port))) continue;
-    handedOut.add(port);
-    return port;
-  }
-  throw new Error(`no free TCP port in ${PORT_RANGE.from}–${PORT_RANGE.to} after 200 attempts`);
-}
 
 /** A UDP port free on loopback now (the Gateway Server's GS_UDP_PORT of a test stack). */
 export async function freeUdpPort(): Promise<number> {
@@ -79,11 +52,13 @@ export interface StackUnderTest {
   udpPort?: number;
   /** Distributed mode: the UDP port of each Gateway Server replica (`gs#0`, `gs#1`, …). */
   udpPorts?: Map<string, number>;
+  /** Distributed mode with several gateways: the base URL of each (`gateway#0` first); else just `baseUrl`. */
+  baseUrls?: string[];
   /** Output of every process, for failure diagnostics and log assertions. */
   logs(): string;
   /** Output of one process (`gateway`, `is#0`, … distributed; `stack` embedded). */
   logsOf(name: string): string;
-  /** Distributed mode: SIGKILLs the named process (e.g. `as#0`), starts it again with the same environment and waits until it is ready. */
+  /** SIGKILLs the named process (`as#0`, … distributed; `stack` embedded, on the same DATA_DIR), starts it again with the same environment and waits until it is ready. */
   restart?(name: string): Promise<void>;
   stop(): Promise<void>;
 }
@@ -108,22 +83,28 @@ export function spawnApp(name: string, script: string, args: string[], env: Reco
   return { name, child, output };
 }
 
-/** Waits until every given `/readyz` answers 200 (each replica, not just one of a queue group). */
-export async function waitReady(readyUrls: string[], spawned: Spawned[], timeoutMs = 60000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  const pending = new Set(readyUrls);
-  while (Date.now() < deadline) {
-    const dead = spawned.find((s) => s.child.exitCode !== null);
-    if (dead) throw new Error(`${dead.name} exited with ${dead.child.exitCode}:\n${dead.output.join('')}`);
-    for (const url of [...pending]) {
-      try {
-        if ((await fetch(url)).status === 200) pending.delete(url);
-      } catch {
-        // not listening yet
+/** Waits until every given `/readyz` answers 200 (each replica, not just one of a queue group); `https://` ones verified against `ca`. */
+export async function waitReady(readyUrls: string[], spawned: Spawned[], timeoutMs = 60000, ca?: string): Promise<void> {
+  const dispatcher = ca ? new Agent({ connect: { ca } }) : undefined;
+  const probe = async (url: string) => (dispatcher && url.startsWith('https:') ? (await undiciFetch(url, { dispatcher })).status : (await fetch(url)).status);
+  try {
+    const deadline = Date.now() + timeoutMs;
+    const pending = new Set(readyUrls);
+    while (Date.now() < deadline) {
+      const dead = spawned.find((s) => s.child.exitCode !== null);
+      if (dead) throw new Error(`${dead.name} exited with ${dead.child.exitCode}:\n${dead.output.join('')}`);
+      for (const url of [...pending]) {
+        try {
+          if ((await probe(url)) === 200) pending.delete(url);
+        } catch {
+          // not listening yet
+        }
       }
+      if (pending.size === 0) return;
+      await new Promise((r) => setTimeout(r, 100));
     }
-    if (pending.size === 0) return;
-    await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    await dispatcher?.close();
   }
   throw new Error(`stack not ready after ${timeoutMs} ms:\n${spawned.map((s) => `--- ${s.name}\n${s.output.join('')}`).join('\n')}`);
 }
@@ -156,6 +137,14 @@ export interface DistributedOptions {
   mysqlUrl?: string;
   /** The NATS the processes use (default TEST_NATS_URL; a private one for fault injection). */
   natsUrl?: string;
+  /** Gateway processes (default 1, named `gateway`; with more, `gateway#0`, `gateway#1`, … each on its own port: `baseUrls`). */
+  gatewayReplicas?: number;
+  /** TLS of the `mysqlUrl` server for making and dropping the suite's databases (the processes get theirs from `env`: DB_TLS_*). */
+  mysqlTls?: DatabaseTls;
+  /** The gateways serve HTTPS (`env` has HTTP_TLS_*): base URLs are `https://`, their readiness verified against this CA (PEM). */
+  httpsCa?: string;
+  /** Environment of one process only (`is#0`, `gateway`, …), over `env`: its own NATS credentials. */
+  envOf?: (name: string) => Record<string, string>;
 }
 
 /** Gateway + components as separate processes over the machine's NATS and MariaDB (own databases, own subjects). */
@@ -169,14 +158,14 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
   for (const c of components) {
     if (c === 'events' || c === 'gs') continue;
     databases[`${c.toUpperCase()}_DATABASE_URL`] = `${mysqlUrl}/lw_${suffix}_${c}`;
-    await ensureMysqlDatabase(databases[`${c.toUpperCase()}_DATABASE_URL`]);
+    await ensureMysqlDatabase(databases[`${c.toUpperCase()}_DATABASE_URL`], options.mysqlTls);
   }
   const port = await freePort();
   const env = {
     NATS_URL: natsUrl,
     NATS_SUBJECT_PREFIX: `t${suffix}`,
     ADMIN_API_KEY: adminKey,
-    PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`,
+    PUBLIC_URL: `${options.httpsCa ? 'https' : 'http'}://127.0.0.1:${port}/api/v3`,
     ...databases,
     ...options.env,
   };
@@ -188,6 +177,7 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
       ...env,
       HEALTH_PORT: String(healthPorts.get(name)),
       ...(udpPorts.has(name) ? { GS_UDP_PORT: String(udpPorts.get(name)), GS_UDP_HOST: '127.0.0.1' } : {}),
+      ...options.envOf?.(name),
     });
   for (const c of components) {
     for (let i = 0; i < (options.replicas ?? 1); i++) {
@@ -197,12 +187,19 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
       spawned.push(spawnComponent(name));
     }
   }
-  spawned.push(spawnApp('gateway', 'apps/gateway/src/main.js', [], { ...env, HTTP_PORT: String(port) }));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const readyUrls = [`${baseUrl}/readyz`, ...[...healthPorts.values()].map((p) => `http://127.0.0.1:${p}/readyz`)];
+  // Gateways answer their own /readyz on their HTTP port; the first one's port is PUBLIC_URL's.
+  const gatewayPorts = new Map<string, number>();
+  const gateways = options.gatewayReplicas ?? 1;
+  for (let i = 0; i < gateways; i++) gatewayPorts.set(gateways === 1 ? 'gateway' : `gateway#${i}`, i === 0 ? port : await freePort());
+  const spawnGateway = (name: string) =>
+    spawnApp(name, 'apps/gateway/src/main.js', [], { ...env, HTTP_PORT: String(gatewayPorts.get(name)), ...options.envOf?.(name) });
+  for (const name of gatewayPorts.keys()) spawned.push(spawnGateway(name));
+  const baseUrls = [...gatewayPorts.values()].map((p) => `${options.httpsCa ? 'https' : 'http'}://127.0.0.1:${p}`);
+  const baseUrl = baseUrls[0];
+  const readyUrls = [...baseUrls.map((url) => `${url}/readyz`), ...[...healthPorts.values()].map((p) => `http://127.0.0.1:${p}/readyz`)];
   const stop = async () => {
     await stopAll(spawned);
-    for (const url of Object.values(databases)) await dropMysqlDatabase(url).catch(() => undefined);
+    for (const url of Object.values(databases)) await dropMysqlDatabase(url, options.mysqlTls).catch(() => undefined);
     // The events service keeps history in a JetStream stream of the subject prefix: not left behind.
     if (components.includes('events')) await deleteJetStreamStream(`EVENTS_${env.NATS_SUBJECT_PREFIX}`, natsUrl);
     if (components.includes('as')) await deleteJetStreamStream(`WEBHOOKS_${env.NATS_SUBJECT_PREFIX}`, natsUrl);
@@ -211,21 +208,23 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
   const processes = new Map(spawned.map((s) => [s.name, s.child]));
   const restart = async (name: string) => {
     const index = spawned.findIndex((s) => s.name === name);
-    if (index < 0 || !healthPorts.has(name)) throw new Error(`no component process ${name}`);
+    const readyPort = healthPorts.get(name) ?? gatewayPorts.get(name);
+    if (index < 0 || readyPort === undefined) throw new Error(`no component process ${name}`);
     const old = spawned[index];
     if (old.child.exitCode === null && old.child.signalCode === null) {
       const exited = new Promise((res) => old.child.once('exit', res));
       old.child.kill('SIGKILL');
       await exited;
     }
-    const fresh = spawnComponent(name);
+    const fresh = gatewayPorts.has(name) ? spawnGateway(name) : spawnComponent(name);
     fresh.output.unshift(...old.output, `--- ${name} restarted\n`);
     spawned[index] = fresh;
     processes.set(name, fresh.child);
-    await waitReady([`http://127.0.0.1:${healthPorts.get(name)}/readyz`], [fresh]);
+    const readyUrl = healthPorts.has(name) ? `http://127.0.0.1:${readyPort}/readyz` : `${baseUrls[0].split(':')[0]}://127.0.0.1:${readyPort}/readyz`;
+    await waitReady([readyUrl], [fresh], undefined, options.httpsCa);
   };
   try {
-    await waitReady(readyUrls, spawned);
+    await waitReady(readyUrls, spawned, undefined, options.httpsCa);
   } catch (err) {
     await stop();
     throw err;
@@ -233,6 +232,7 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
   return {
     mode: 'distributed',
     baseUrl,
+    baseUrls,
     adminKey,
     processes,
     healthPorts,
@@ -251,25 +251,42 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
   const adminKey = `NNSXS.TEST${randomBytes(16).toString('hex').toUpperCase()}.${randomBytes(24).toString('hex').toUpperCase()}`;
   const port = await freePort();
   const udpPort = await freeUdpPort();
-  const stack = spawnApp(
-    'stack',
-    'apps/stack/src/main.js',
-    ['start'],
-    {
-      DATA_DIR: dataDir,
-      GS_UDP_PORT: String(udpPort),
-      GS_UDP_HOST: '127.0.0.1',
-      HTTP_PORT: String(port),
-      ADMIN_API_KEY: adminKey,
-      PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`,
-      ...options.env,
-    },
-    options.nodeFlags,
-  );
+  const spawnStack = () =>
+    spawnApp(
+      'stack',
+      'apps/stack/src/main.js',
+      ['start'],
+      {
+        DATA_DIR: dataDir,
+        GS_UDP_PORT: String(udpPort),
+        GS_UDP_HOST: '127.0.0.1',
+        HTTP_PORT: String(port),
+        ADMIN_API_KEY: adminKey,
+        PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`,
+        ...options.env,
+      },
+      options.nodeFlags,
+    );
+  let stack = spawnStack();
   const baseUrl = `http://127.0.0.1:${port}`;
+  const processes = new Map([['stack', stack.child]]);
   const stop = async () => {
     await stopAll([stack]);
     rmSync(dataDir, { recursive: true, force: true });
+  };
+  /** SIGKILLs the process (a crash: nothing is flushed or closed) and starts it again on the same DATA_DIR, ports and environment. */
+  const restart = async (name: string) => {
+    if (name !== 'stack') throw new Error(`no process ${name} in embedded mode (only \`stack\`)`);
+    const old = stack;
+    if (old.child.exitCode === null && old.child.signalCode === null) {
+      const exited = new Promise((res) => old.child.once('exit', res));
+      old.child.kill('SIGKILL');
+      await exited;
+    }
+    stack = spawnStack();
+    stack.output.unshift(...old.output, '--- stack restarted\n');
+    processes.set('stack', stack.child);
+    await waitReady([`${baseUrl}/readyz`], [stack]);
   };
   try {
     await waitReady([`${baseUrl}/readyz`], [stack]);
@@ -282,11 +299,12 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
     mode: 'embedded',
     baseUrl,
     adminKey,
-    processes: new Map([['stack', stack.child]]),
+    processes,
     healthPorts: new Map(),
     udpPort,
     logs,
     logsOf: (name) => (name === 'stack' ? logs() : ''),
+    restart,
     stop,
   };
 }
