@@ -1,5 +1,6 @@
 import { loadConfig } from '@lorawan/config';
 import { asDataSourceOptions } from '@lorawan/as';
+import { eventsDataSourceOptions } from '@lorawan/events';
 import { isDataSourceOptions } from '@lorawan/is';
 import { jsDataSourceOptions } from '@lorawan/js';
 import { nsDataSourceOptions } from '@lorawan/ns';
@@ -12,6 +13,8 @@ const SOURCES: Record<string, (c: StackConfig) => ComponentDataSourceOptions> = 
   js: jsDataSourceOptions,
   ns: nsDataSourceOptions,
   as: asDataSourceOptions,
+  /** Embedded mode only (its SQLite event history); distributed mode keeps events in JetStream. */
+  events: eventsDataSourceOptions,
 };
 
 async function main(): Promise<void> {
@@ -20,7 +23,7 @@ async function main(): Promise<void> {
   const options = SOURCES[component];
   const config = loadConfig(process.env);
   const dsOptions = options(config);
-  if (dsOptions.url) await ensureMysqlDatabase(dsOptions.url);
+  if (dsOptions.url) await ensureMysqlDatabase(dsOptions.url, dsOptions.tls);
   const ds = await openDataSource(dsOptions, false);
   const applied = await runMigrations(ds);
   console.log(`${component}: ${applied.length} migration(s) applied${applied.length ? `: ${applied.join(', ')}` : ''}`);

@@ -7,4 +7,8 @@ export * from './lib/prepared-event';
 export * from './lib/stream-filter';
 export * from './lib/history/event-history';
 export * from './lib/history/memory-history';
+export * from './lib/history/sql-history';
+export * from './lib/history/event-history.entity';
+export * from './lib/events-data-source';
+export * from './lib/migrations';
 export * from './lib/history/jetstream-history';

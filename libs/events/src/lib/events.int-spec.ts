@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'nats';
 import {
   type EntityRef,
@@ -37,7 +40,7 @@ interface Stack {
   stop(): Promise<void>;
 }
 
-/** Two events replicas, on NATS (JetStream history) and on the in-process transport (memory history). */
+/** Two events replicas, on NATS (JetStream history) and on the in-process transport (SQLite history, each replica its own DATA_DIR). */
 const MODES: Array<[string, () => Promise<Stack>]> = [
   [
     'NATS, JetStream history',
@@ -70,15 +73,15 @@ const MODES: Array<[string, () => Promise<Stack>]> = [
     },
   ],
   [
-    'in-process, memory history',
+    'in-process, SQLite history',
     async () => {
       const broker = new InProcessBroker();
       const config = loadConfig({ LOG_LEVEL: 'error', EVENTS_STREAM_BUFFER: '50' });
       const messaging = inProcessMessaging(broker, config);
-      const replicas = [
-        await startComponent(EventsModule, { component: 'events', config, messaging, logger: false }),
-        await startComponent(EventsModule, { component: 'events', config, messaging, logger: false }),
-      ];
+      const dataDirs = [1, 2].map(() => mkdtempSync(join(tmpdir(), 'lw-events-int-')));
+      const replicas: RunningComponent[] = [];
+      for (const dataDir of dataDirs)
+        replicas.push(await startComponent(EventsModule, { component: 'events', config: { ...config, dataDir }, messaging, logger: false }));
       return {
         replicas,
         client: broker,
@@ -89,6 +92,7 @@ const MODES: Array<[string, () => Promise<Stack>]> = [
         stop: async () => {
           for (const r of replicas) await r.close();
           broker.close();
+          for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
         },
       };
     },

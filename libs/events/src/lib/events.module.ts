@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { STREAM_SESSION_TIMEOUT_MS } from '@lorawan/api';
 import { HealthService } from '@lorawan/component';
@@ -7,7 +8,8 @@ import { EventsHub } from './events-hub';
 import { EventsController } from './events.controller';
 import type { EventHistory } from './history/event-history';
 import { JetStreamEventHistory } from './history/jetstream-history';
-import { MemoryEventHistory } from './history/memory-history';
+import { SqlEventHistory } from './history/sql-history';
+import { eventsDataSourceOptions } from './events-data-source';
 
 export const EVENT_HISTORY = Symbol('EVENT_HISTORY');
 
@@ -16,14 +18,22 @@ const SWEEP_INTERVAL_MS = 5_000;
 /** Messages handed on to the transport per event-loop turn. */
 const FLUSH_BUDGET = 10_000;
 
-/** History from the configuration: JetStream with NATS (distributed), the in-memory ring without (embedded). */
+/** History from the configuration: JetStream with NATS (distributed), the events service's SQLite file without (embedded). */
 export async function openEventHistory(config: StackConfig): Promise<EventHistory> {
-  if (!config.natsUrl) return new MemoryEventHistory(config.eventsHistoryMax, config.eventsRetentionMs);
+  if (!config.natsUrl) {
+    const options = eventsDataSourceOptions(config);
+    const history = await SqlEventHistory.open(options, config.autoMigrate, { max: config.eventsHistoryMax, retentionMs: config.eventsRetentionMs });
+    const file = join(options.dataDir, `${options.component}.sqlite`);
+    new Logger('Events').log({ file }, `event history in SQLite ${file}`);
+    return history;
+  }
   const history = await JetStreamEventHistory.open({
     url: config.natsUrl,
+    security: config.natsSecurity,
     subjectPrefix: config.natsSubjectPrefix,
     retentionMs: config.eventsRetentionMs,
     scanMax: config.eventsHistoryMax,
+    maxBytes: config.eventsHistoryMaxBytes,
   });
   new Logger('Events').log(`event history in JetStream stream ${history.streamName}`);
   return history;
@@ -32,7 +42,7 @@ export async function openEventHistory(config: StackConfig): Promise<EventHistor
 /**
  * The EVENTS component: `Events.Stream` (served in the `events` queue group, so any replica opens
  * a stream) and the live fan-out of every event to the sessions this replica serves, with history
- * from JetStream (distributed) or memory (embedded).
+ * from JetStream (distributed) or its SQLite file (embedded).
  */
 @Module({
   providers: [

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type CallerIdentity, type EntityRef, type EventJson, type Right, type StreamStartReply } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
@@ -28,11 +31,17 @@ describe('Events.Stream over the transport', () => {
   let component: TestComponent;
   let hub: EventsHub;
 
+  /** The embedded history's SQLite file goes here. */
+  const dataDir = mkdtempSync(join(tmpdir(), 'lw-events-rpc-'));
+
   beforeAll(async () => {
-    component = await startTestComponent(EventsModule, { component: 'events', config: loadConfig({ LOG_LEVEL: 'error' }) });
+    component = await startTestComponent(EventsModule, { component: 'events', config: loadConfig({ LOG_LEVEL: 'error', DATA_DIR: dataDir }) });
     hub = component.running.app.get(EventsHub);
   });
-  afterAll(async () => component.close());
+  afterAll(async () => {
+    await component.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   async function stream(
     body: Record<string, unknown>,

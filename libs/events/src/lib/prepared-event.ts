@@ -77,11 +77,15 @@ export class PreparedEvent {
     return this.event.unique_id;
   }
 
+  /** The event's JSON as published (what `fromBytes` takes back), for a history that stores it. */
+  get bytes(): Uint8Array {
+    return this.raw ?? Buffer.from(JSON.stringify(this.event));
+  }
+
   /** The `StreamMessage` `{event}` as bytes, built once from the bytes as published (no re-encoding). */
   get message(): Uint8Array {
     if (!this.payload) {
-      const body = this.raw ?? Buffer.from(JSON.stringify(this.event));
-      this.payload = Buffer.concat([OPEN, body, CLOSE]);
+      this.payload = Buffer.concat([OPEN, this.bytes, CLOSE]);
     }
     return this.payload;
   }

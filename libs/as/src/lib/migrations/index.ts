@@ -3,6 +3,7 @@ import { CreateAsEndDevices1732500000000 } from './1732500000000-create-as-end-d
 import { CreateWebhooks1732700000000 } from './1732700000000-create-webhooks';
 import { CreateApplicationLinks1732800000000 } from './1732800000000-create-application-links';
 import { WidenSettingsColumns1732900000000 } from './1732900000000-widen-settings-columns';
+import { CreateWebhookJobs1733100000000 } from './1733100000000-create-webhook-jobs';
 
 /** The Application Server's migrations, in order. */
 export const AS_MIGRATIONS = [
@@ -11,4 +12,5 @@ export const AS_MIGRATIONS = [
   CreateApplicationLinks1732800000000,
   WidenSettingsColumns1732900000000,
   AddAsPendingDevAddr1733000000000,
+  CreateWebhookJobs1733100000000,
 ];

@@ -10,9 +10,9 @@ export interface HistoryQuery {
 }
 
 /**
- * The events kept for `tail`/`after`: an in-memory ring in embedded mode, NATS JetStream in
- * distributed mode. Both look at most at the last `EVENTS_HISTORY_MAX` events within
- * `EVENTS_RETENTION_MS`, so a query's work is bounded.
+ * The events kept for `tail`/`after`: a SQLite table of the events service in embedded mode (an
+ * in-memory ring in the specs), NATS JetStream in distributed mode. Both look at most at the last
+ * `EVENTS_HISTORY_MAX` events within `EVENTS_RETENTION_MS`, so a query's work is bounded.
  */
 export interface EventHistory {
   /** Whether `record` keeps events (false: every event need not even be parsed when no stream is open). */
@@ -69,5 +69,38 @@ export class HistoryCollector {
     const tail = this.query.tail;
     const ordered = tail && this.count > tail ? [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)] : this.ring.slice();
     return ordered.sort((a, b) => a.timeMicros - b.timeMicros);
+  }
+}
+
+/**
+ * A tail without `after`, scanning the history newest first: keeps the first `tail` matching
+ * events offered that are newer than `afterMicros` (the retention's cut), one copy of an event
+ * published twice. `full` tells when the scan can stop; `result` is oldest first by event time.
+ */
+export class TailCollector {
+  private readonly found: PreparedEvent[] = [];
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly filter: StreamFilter,
+    private readonly afterMicros: number,
+    private readonly tail: number,
+  ) {}
+
+  offer(event: PreparedEvent): void {
+    if (this.full || event.timeMicros <= this.afterMicros || this.seen.has(event.uniqueId) || !this.filter.matches(event)) return;
+    this.seen.add(event.uniqueId);
+    this.found.push(event);
+  }
+
+  get full(): boolean {
+    return this.found.length >= this.tail;
+  }
+
+  result(): PreparedEvent[] {
+    return this.found
+      .slice()
+      .reverse()
+      .sort((a, b) => a.timeMicros - b.timeMicros);
   }
 }

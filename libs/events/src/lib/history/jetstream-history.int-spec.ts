@@ -1,4 +1,4 @@
-import { connect, nanos, type NatsConnection, StorageType } from 'nats';
+import { connect, DiscardPolicy, nanos, type NatsConnection, StorageType } from 'nats';
 import { type EventJson, eventSubject, IS_EVENTS } from '@lorawan/api';
 import { TEST_NATS_URL, uniqueSuffix } from '@lorawan/testing';
 import { encode, NatsLink, NatsPubSub } from '@lorawan/transport';
@@ -53,17 +53,35 @@ describe('JetStreamEventHistory', () => {
     await admin.close();
   });
 
-  it('creates the stream: EVENTS_<prefix>, every event subject under the prefix, max_age = retention, file, one replica', async () => {
+  it('creates the stream: EVENTS_<prefix>, every event subject under the prefix, max_age = retention, 1 GiB by default (oldest dropped), file, one replica', async () => {
     const jsm = await admin.jetstreamManager();
     const { config } = await jsm.streams.info(eventStreamName(prefix));
     expect(config).toMatchObject({
       name: `EVENTS_${prefix}`,
       subjects: [`${prefix}.events.>`],
       max_age: nanos(3_600_000),
+      max_bytes: 1024 ** 3,
+      discard: DiscardPolicy.Old,
       storage: StorageType.File,
       num_replicas: 1,
     });
     expect(eventStreamName()).toBe('EVENTS');
+  });
+
+  it('bounds the stream to EVENTS_HISTORY_MAX_BYTES, also when it exists already', async () => {
+    const bounded = await JetStreamEventHistory.open({
+      url: TEST_NATS_URL,
+      subjectPrefix: prefix,
+      retentionMs: 3_600_000,
+      scanMax: 1000,
+      maxBytes: 8 * 1024 * 1024,
+    });
+    try {
+      const jsm = await admin.jetstreamManager();
+      expect((await jsm.streams.info(eventStreamName(prefix))).config.max_bytes).toBe(8 * 1024 * 1024);
+    } finally {
+      await bounded.close();
+    }
   });
 
   it('answers the last `tail` matching events, oldest first', async () => {

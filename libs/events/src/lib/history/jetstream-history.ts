@@ -14,19 +14,23 @@ import {
   type StreamConfig,
 } from 'nats';
 import { EVENT_SUBJECTS } from '@lorawan/api';
-import { ensureStream } from '@lorawan/transport';
+import { ensureStream, type NatsSecurity, natsSecurityOptions } from '@lorawan/transport';
 import { PreparedEvent } from '../prepared-event';
 import type { StreamFilter } from '../stream-filter';
 import { type EventHistory, HistoryCollector, type HistoryQuery } from './event-history';
 
 export interface JetStreamHistoryOptions {
   url: string;
+  /** TLS and credentials (NATS_TLS_*, NATS_USER). */
+  security?: NatsSecurity;
   /** NATS_SUBJECT_PREFIX: the stream keeps `<prefix>.events.>` and is named `EVENTS_<prefix>`. */
   subjectPrefix?: string;
   /** EVENTS_RETENTION_MS: the stream's `max_age`. */
   retentionMs: number;
   /** EVENTS_HISTORY_MAX: a query reads at most this many of the stream's last messages. */
   scanMax: number;
+  /** EVENTS_HISTORY_MAX_BYTES: the stream's `max_bytes` (oldest events dropped beyond it); default `DEFAULT_HISTORY_MAX_BYTES`. */
+  maxBytes?: number;
   /** Connection name (shown by the NATS server). */
   name?: string;
 }
@@ -44,8 +48,15 @@ export function eventStreamName(subjectPrefix?: string): string {
   return subjectPrefix ? `EVENTS_${subjectPrefix}` : 'EVENTS';
 }
 
-/** The stream's configuration: every event subject, kept `retentionMs`, on file, one replica. */
-export function eventStreamConfig(subjectPrefix: string | undefined, retentionMs: number): Partial<StreamConfig> & { name: string; subjects: string[] } {
+/** The stream's configuration: every event subject, kept `retentionMs` and within `maxBytes` (the oldest go first), on file, one replica. */
+/** The events stream's size bound when none is configured (EVENTS_HISTORY_MAX_BYTES). */
+export const DEFAULT_HISTORY_MAX_BYTES = 1024 ** 3;
+
+export function eventStreamConfig(
+  subjectPrefix: string | undefined,
+  retentionMs: number,
+  maxBytes = DEFAULT_HISTORY_MAX_BYTES,
+): Partial<StreamConfig> & { name: string; subjects: string[] } {
   return {
     name: eventStreamName(subjectPrefix),
     description: 'LoRaWAN stack events (tail/after of Events.Stream)',
@@ -54,15 +65,16 @@ export function eventStreamConfig(subjectPrefix: string | undefined, retentionMs
     storage: StorageType.File,
     num_replicas: 1,
     max_age: nanos(retentionMs),
+    max_bytes: maxBytes,
     discard: DiscardPolicy.Old,
     // Deduplication by message ID is not used; its window may not exceed max_age.
     duplicate_window: nanos(Math.min(120_000, retentionMs)),
   };
 }
 
-/** Creates the events stream, or updates its subjects, max age, deduplication window and description (see `ensureStream`). */
+/** Creates the events stream, or updates its subjects, max age, max bytes, deduplication window and description (see `ensureStream`). */
 export function ensureEventStream(jsm: JetStreamManager, config: ReturnType<typeof eventStreamConfig>): Promise<'created' | 'updated' | 'unchanged'> {
-  return ensureStream(jsm, config, ['subjects', 'max_age', 'duplicate_window', 'description']);
+  return ensureStream(jsm, config, ['subjects', 'max_age', 'max_bytes', 'duplicate_window', 'description']);
 }
 
 /**
@@ -88,10 +100,16 @@ export class JetStreamEventHistory implements EventHistory {
   static async open(o: JetStreamHistoryOptions): Promise<JetStreamEventHistory> {
     // nats.js's own write schedule, not connectNats: with coalesced writes the spec "leaves no consumer behind" failed (a query's
     // ephemeral consumer outlived it; not yet understood), and this connection carries a query's few requests, not a hot path.
-    const nc = await connect({ servers: o.url, name: o.name ?? 'events-history', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    const nc = await connect({
+      servers: o.url,
+      name: o.name ?? 'events-history',
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      ...natsSecurityOptions(o.security),
+    });
     try {
       const jsm = await nc.jetstreamManager();
-      const config = eventStreamConfig(o.subjectPrefix, o.retentionMs);
+      const config = eventStreamConfig(o.subjectPrefix, o.retentionMs, o.maxBytes);
       await ensureEventStream(jsm, config);
       return new JetStreamEventHistory(nc, jsm, nc.jetstream(), config.name, o);
     } catch (err) {

@@ -1,10 +1,10 @@
 import type { PreparedEvent } from '../prepared-event';
 import type { StreamFilter } from '../stream-filter';
-import { type EventHistory, HistoryCollector, type HistoryQuery } from './event-history';
+import { type EventHistory, HistoryCollector, type HistoryQuery, TailCollector } from './event-history';
 
 /**
- * Embedded mode: the last `max` events received (oldest dropped first), none older than
- * `retentionMs`, in a ring. A query scans it once, newest first when only a tail is asked.
+ * In memory (the specs' reference; embedded mode keeps its history in SQLite, `SqlEventHistory`):
+ * the last `max` events received (oldest dropped first), none older than `retentionMs`, in a ring. A query scans it once, newest first when only a tail is asked.
  */
 export class MemoryEventHistory implements EventHistory {
   readonly recordsEvents = true;
@@ -41,15 +41,9 @@ export class MemoryEventHistory implements EventHistory {
     const collector = new HistoryCollector(filter, { ...query, afterMicros: after }, limit);
     if (query.tail && query.afterMicros === undefined) {
       // Newest first, stop at `tail` matches; the collector then orders them oldest first.
-      const found: PreparedEvent[] = [];
-      const seen = new Set<string>();
-      for (let i = this.size - 1; i >= 0 && found.length < query.tail; i--) {
-        const entry = this.at(i);
-        if (entry.timeMicros <= after || seen.has(entry.uniqueId) || !filter.matches(entry)) continue;
-        seen.add(entry.uniqueId);
-        found.push(entry);
-      }
-      return found.reverse().sort((a, b) => a.timeMicros - b.timeMicros);
+      const tail = new TailCollector(filter, after, query.tail);
+      for (let i = this.size - 1; i >= 0 && !tail.full; i--) tail.offer(this.at(i));
+      return tail.result();
     }
     for (let i = 0; i < this.size && !collector.full; i++) collector.offer(this.at(i));
     return collector.result();

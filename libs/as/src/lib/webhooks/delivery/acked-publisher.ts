@@ -13,7 +13,7 @@ interface Pending {
  * publishes every retry and the integration every job, so this is on the hot path.
  */
 export class AckedPublisher {
-  private readonly inbox = createInbox();
+  private readonly inbox: string;
   private readonly pending = new Map<string, Pending>();
   private readonly sub: Subscription;
   private readonly sweep: NodeJS.Timeout;
@@ -22,7 +22,10 @@ export class AckedPublisher {
   constructor(
     private readonly nc: NatsConnection,
     private readonly timeoutMs: number,
+    /** The connection's reply inbox prefix (the NATS user's own, `natsInboxPrefix`; the broker lets it subscribe to nothing else). */
+    inboxPrefix?: string,
   ) {
+    this.inbox = createInbox(inboxPrefix);
     this.sub = nc.subscribe(`${this.inbox}.*`, { callback: (_err, msg) => this.settle(msg) });
     this.sweep = setInterval(() => this.expire(), Math.min(1000, timeoutMs));
     this.sweep.unref();

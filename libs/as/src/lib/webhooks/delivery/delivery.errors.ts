@@ -14,7 +14,7 @@ export const ErrRequestTimeout = defineError('pkg/applicationserver/io/web/sink'
 /** Connection-level failure (refused, reset, DNS): `message` is the transport's, it names no secret. */
 export const ErrTransport = defineError('pkg/applicationserver/io/web/sink', 'transport', '{message}', Code.Unavailable);
 
-/** Embedded mode: the in-memory delivery queue holds its maximum of jobs (the message is refused, not dropped later). */
+/** Embedded mode: the delivery queue in the AS's database holds its maximum of jobs (the message is refused, not dropped later). */
 export const ErrQueueFull = defineError(
   'pkg/applicationserver/io/web',
   'queue_full',

@@ -3,7 +3,7 @@ import { deleteWebhookStream, TEST_NATS_URL, uniqueSuffix } from '@lorawan/testi
 import { AckedPublisher } from './acked-publisher';
 import { JetStreamJobQueue, webhookStreamName } from './jetstream-job-queue';
 import { describeWebhookDeliveryConformance } from './webhook-delivery.conformance';
-import type { WebhookJobQueue } from './webhook-job';
+import type { WebhookJob, WebhookJobQueue } from './webhook-job';
 
 describeWebhookDeliveryConformance(
   'JetStream (distributed)',
@@ -32,7 +32,7 @@ describeWebhookDeliveryConformance(
       },
     };
   },
-  { durable: true },
+  { redelivery: 'after-ack-wait' },
 );
 
 describe('AckedPublisher', () => {
@@ -47,6 +47,31 @@ describe('AckedPublisher', () => {
       publisher.close();
     } finally {
       await nc.close();
+      await queue.close();
+      await deleteWebhookStream(subjectPrefix);
+    }
+  });
+});
+
+describe('JetStreamJobQueue bounds', () => {
+  it('holds at most maxJobs jobs: beyond, enqueue fails with queue_full and the stream keeps what it had', async () => {
+    const subjectPrefix = `t${uniqueSuffix()}`;
+    const queue = await JetStreamJobQueue.open({ url: TEST_NATS_URL, subjectPrefix, ackWaitMs: 30_000, maxInFlight: 10, maxJobs: 3 });
+    const job = (n: number): WebhookJob => ({
+      ids: { application_ids: { application_id: 'app1' }, webhook_id: 'wh1' },
+      up: { end_device_ids: { device_id: `dev${n}`, application_ids: { application_id: 'app1' } } } as WebhookJob['up'],
+      kind: 'uplink_message',
+      attempt: 1,
+    });
+    try {
+      await queue.enqueue([job(1), job(2), job(3)]);
+      await expect(queue.enqueue([job(4)])).rejects.toMatchObject({
+        namespace: 'pkg/applicationserver/io/web',
+        errorName: 'queue_full',
+        attributes: { max_jobs: 3 },
+      });
+      expect(await queue.depth()).toBe(3);
+    } finally {
       await queue.close();
       await deleteWebhookStream(subjectPrefix);
     }

@@ -4,6 +4,7 @@ import {
   type Consumer,
   type ConsumerConfig,
   DeliverPolicy,
+  DiscardPolicy,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
@@ -13,20 +14,28 @@ import {
   RetentionPolicy,
   StorageType,
 } from 'nats';
-import { connectNats, ensureStream, JS_CONSUMER_NOT_FOUND, settleWithin } from '@lorawan/transport';
+import { connectNats, ensureStream, JS_CONSUMER_NOT_FOUND, natsInboxPrefix, type NatsSecurity, natsSecurityOptions, settleWithin } from '@lorawan/transport';
 import { AckedPublisher } from './acked-publisher';
-import type { JobMessage, WebhookJob, WebhookJobQueue } from './webhook-job';
+import { ErrQueueFull } from './delivery.errors';
+import { DEFAULT_QUEUE_MAX_JOBS, type JobMessage, type WebhookJob, type WebhookJobQueue } from './webhook-job';
 
 export interface JetStreamJobQueueOptions {
   url: string;
+  /** TLS and credentials (NATS_TLS_*, NATS_USER). */
+  security?: NatsSecurity;
   /** NATS_SUBJECT_PREFIX: subjects `<prefix>.as.webhooks.…`, stream `WEBHOOKS_<prefix>`. */
   subjectPrefix?: string;
   /** How long JetStream waits for an ack before handing a message to another worker. */
   ackWaitMs: number;
   /** Messages this replica holds unsettled, per consumer. */
   maxInFlight: number;
+  /** WEBHOOK_QUEUE_MAX_JOBS: the stream's `max_msgs`; beyond, a publish is refused and `enqueue` fails with `queue_full`. Default `DEFAULT_QUEUE_MAX_JOBS`. */
+  maxJobs?: number;
   name?: string;
 }
+
+/** How JetStream refuses a publish to a stream at its `max_msgs` / `max_bytes` with the `new` discard policy. */
+const STREAM_FULL = /maximum (?:messages|bytes) exceeded/i;
 
 /** JetStream API error codes (nats-server `server/errors.json`). */
 const FETCH_EXPIRES_MS = 2_000;
@@ -73,12 +82,18 @@ export class JetStreamJobQueue implements WebhookJobQueue {
     private readonly base: string,
     private readonly o: JetStreamJobQueueOptions,
   ) {
-    this.publisher = new AckedPublisher(nc, PUBLISH_TIMEOUT_MS);
+    this.publisher = new AckedPublisher(nc, PUBLISH_TIMEOUT_MS, natsInboxPrefix(o.security?.user));
   }
 
   /** Connects (its own connection) and makes sure the stream and both consumers exist with this configuration. */
   static async open(o: JetStreamJobQueueOptions): Promise<JetStreamJobQueue> {
-    const nc = await connectNats({ servers: o.url, name: o.name ?? 'as-webhooks', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    const nc = await connectNats({
+      servers: o.url,
+      name: o.name ?? 'as-webhooks',
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      ...natsSecurityOptions(o.security),
+    });
     try {
       const jsm = await nc.jetstreamManager();
       const streamName = webhookStreamName(o.subjectPrefix);
@@ -93,8 +108,10 @@ export class JetStreamJobQueue implements WebhookJobQueue {
           retention: RetentionPolicy.Workqueue,
           storage: StorageType.File,
           num_replicas: 1,
+          max_msgs: o.maxJobs ?? DEFAULT_QUEUE_MAX_JOBS,
+          discard: DiscardPolicy.New,
         },
-        ['subjects'],
+        ['subjects', 'max_msgs', 'discard'],
       );
       await ensureConsumer(jsm, streamName, consumerConfig(DELIVER_CONSUMER, `${base}.deliver.>`, o.ackWaitMs, DELIVER_MAX_ACK_PENDING));
       await ensureConsumer(jsm, streamName, consumerConfig(RETRY_CONSUMER, `${base}.retry.>`, o.ackWaitMs, RETRY_MAX_ACK_PENDING));
@@ -105,9 +122,14 @@ export class JetStreamJobQueue implements WebhookJobQueue {
     }
   }
 
-  /** Publishes every job at once and waits for all the stream's acknowledgements. */
+  /** Publishes every job at once and waits for all the stream's acknowledgements; a full stream is `queue_full`. */
   async enqueue(jobs: WebhookJob[]): Promise<void> {
-    await Promise.all(jobs.map((job) => this.publisher.publish(this.subject(job), Buffer.from(JSON.stringify(job)))));
+    try {
+      await Promise.all(jobs.map((job) => this.publisher.publish(this.subject(job), Buffer.from(JSON.stringify(job)))));
+    } catch (err) {
+      if (err instanceof Error && STREAM_FULL.test(err.message)) throw ErrQueueFull.with({ max_jobs: this.o.maxJobs ?? DEFAULT_QUEUE_MAX_JOBS });
+      throw err;
+    }
   }
 
   start(handler: (message: JobMessage) => void): void {

@@ -47,7 +47,8 @@ export interface JobMessage {
 
 /**
  * The durable queue of delivery jobs: JetStream in distributed mode (shared by every AS
- * replica), in memory in embedded mode. Both bound how many messages this replica has unsettled.
+ * replica), a table of the AS's database in embedded mode. Both bound how many messages this
+ * replica has unsettled.
  */
 export interface WebhookJobQueue {
   /** Resolves once every job has been accepted by the queue (JetStream: each publish acknowledged). */
@@ -63,3 +64,6 @@ export interface WebhookJobQueue {
 }
 
 export const WEBHOOK_JOB_QUEUE = Symbol('WEBHOOK_JOB_QUEUE');
+
+/** Jobs a queue holds at most when none is configured (WEBHOOK_QUEUE_MAX_JOBS's default; about 1–2 KiB each): beyond, new messages are refused. */
+export const DEFAULT_QUEUE_MAX_JOBS = 100_000;
