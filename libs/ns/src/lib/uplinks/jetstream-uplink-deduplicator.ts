@@ -1,6 +1,6 @@
 import { type KV, type NatsConnection, StorageType, type Subscription } from 'nats';
 import { newUlid } from '@lorawan/api';
-import { connectNats } from '@lorawan/transport';
+import { connectNats, JS_STREAM_NOT_FOUND, type NatsSecurity, natsSecurityOptions } from '@lorawan/transport';
 import type { DedupTiming, UplinkDeduplicator } from './uplink-deduplicator';
 
 /**
@@ -15,6 +15,8 @@ import type { DedupTiming, UplinkDeduplicator } from './uplink-deduplicator';
  */
 export interface JetStreamDedupOptions {
   natsUrl: string;
+  /** TLS and credentials (NATS_TLS_*, NATS_USER). */
+  security?: NatsSecurity;
   /** The bucket (one per NATS_SUBJECT_PREFIX, as the stack's other streams). */
   bucket: string;
   /** NATS_SUBJECT_PREFIX: the replicas' inboxes are below it. */
@@ -35,6 +37,11 @@ interface Collected {
 }
 
 const ENTRY_TTL_MS = 5 * 60_000;
+/**
+ * The bucket's size bound (its stream's `max_bytes`, in NATS memory): a claim is ~150 bytes, so this
+ * holds the claims of ~5000 uplinks/s over the TTL; beyond, new claims are refused (the uplink with them).
+ */
+export const DEDUP_BUCKET_MAX_BYTES = 256 * 1024 * 1024;
 /** Rounds of create / read when the entry changes between them (a claim renewed, or deleted). */
 const MAX_ROUNDS = 10;
 /** How long metadata that arrived ahead of its claim is kept for it. */
@@ -56,11 +63,17 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
   private readonly early = new Map<string, { metadata: unknown[]; at: number }>();
   private readonly subscription: Subscription;
 
+  private reopening?: Promise<KV>;
+
   private constructor(
     private readonly nc: NatsConnection,
-    private readonly kv: KV,
+    private kv: KV,
     private readonly inbox: string,
+    private readonly bucket: string,
+    /** Opens (creates if missing) the bucket: again after a NATS restart, which loses a memory-stored one. */
+    private readonly openBucket: () => Promise<KV>,
   ) {
+    void this.reopenOnReconnect();
     this.subscription = nc.subscribe(inbox, {
       callback: (err, msg) => {
         if (err) return;
@@ -77,10 +90,11 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
   }
 
   static async open(o: JetStreamDedupOptions): Promise<JetStreamUplinkDeduplicator> {
-    const nc = await connectNats({ servers: o.natsUrl, name: 'ns-uplink-dedup', noAsyncTraces: true });
+    const nc = await connectNats({ servers: o.natsUrl, name: 'ns-uplink-dedup', noAsyncTraces: true, ...natsSecurityOptions(o.security) });
     try {
-      const kv = await nc.jetstream().views.kv(o.bucket, { history: 1, ttl: o.ttlMs ?? ENTRY_TTL_MS, storage: StorageType.Memory });
-      return new JetStreamUplinkDeduplicator(nc, kv, `${o.subjectPrefix ?? ''}ns.dedup.${newUlid()}`);
+      const openBucket = () =>
+        nc.jetstream().views.kv(o.bucket, { history: 1, ttl: o.ttlMs ?? ENTRY_TTL_MS, storage: StorageType.Memory, max_bytes: DEDUP_BUCKET_MAX_BYTES });
+      return new JetStreamUplinkDeduplicator(nc, await openBucket(), `${o.subjectPrefix ?? ''}ns.dedup.${newUlid()}`, o.bucket, openBucket);
     } catch (err) {
       await nc.close();
       throw err;
@@ -98,7 +112,15 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
       } catch {
         // Claimed already (or just now by another copy): read the claim.
       }
-      const entry = await this.kv.get(key);
+      let entry: Awaited<ReturnType<KV['get']>>;
+      try {
+        entry = await this.kv.get(key);
+      } catch (err) {
+        // The bucket is gone (memory storage does not outlive a NATS restart; its operations then time out): made again, the round repeated.
+        if (round === MAX_ROUNDS - 1 || !(await this.bucketMissing())) throw err;
+        this.kv = await this.reopen();
+        continue;
+      }
       const current = entry?.operation === 'PUT' ? codec.decode<Claim>(entry.value) : undefined;
       if (current && Math.abs(now - current.at) <= timing.windowMs + timing.cooldownMs) {
         if (current.owner !== this.inbox) this.nc.publish(current.owner, codec.encode({ key, metadata }));
@@ -121,6 +143,34 @@ export class JetStreamUplinkDeduplicator implements UplinkDeduplicator {
 
   async accumulated(key: string): Promise<unknown[]> {
     return [...(this.collected.get(key)?.metadata ?? [])];
+  }
+
+  /** After every reconnect (the server may have restarted, without the memory-stored bucket): the bucket made again if it is gone. */
+  private async reopenOnReconnect(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type !== 'reconnect') continue;
+      try {
+        this.kv = await this.reopen();
+      } catch {
+        // JetStream not ready yet: the next operation that fails checks again.
+      }
+    }
+  }
+
+  /** Whether the bucket's stream is gone (the JetStream API answers at once, where the bucket's own subjects time out). */
+  private async bucketMissing(): Promise<boolean> {
+    try {
+      await (await this.nc.jetstreamManager()).streams.info(`KV_${this.bucket}`);
+      return false;
+    } catch (err) {
+      return (err as { api_error?: { err_code?: number } }).api_error?.err_code === JS_STREAM_NOT_FOUND;
+    }
+  }
+
+  /** The bucket opened again, once for all the uplinks that found it gone at the same time. */
+  private reopen(): Promise<KV> {
+    this.reopening ??= this.openBucket().finally(() => (this.reopening = undefined));
+    return this.reopening;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import { connect } from 'nats';
-import { TEST_NATS_URL, uniqueSuffix } from '@lorawan/testing';
-import { JetStreamUplinkDeduplicator } from './jetstream-uplink-deduplicator';
+import { type PrivateService, startPrivateNats, TEST_NATS_URL, uniqueSuffix } from '@lorawan/testing';
+import { DEDUP_BUCKET_MAX_BYTES, JetStreamUplinkDeduplicator } from './jetstream-uplink-deduplicator';
 import { describeDeduplicatorConformance } from './uplink-deduplicator.conformance';
 import { InMemoryUplinkDeduplicator } from './uplink-deduplicator';
 
@@ -25,4 +25,47 @@ describeDeduplicatorConformance('JetStream KV, two replicas', async () => {
       await nc.close();
     },
   };
+});
+
+describe('JetStream KV deduplicator across a NATS restart (private NATS)', () => {
+  let nats: PrivateService;
+  const timing = { windowMs: 200, cooldownMs: 60_000 };
+
+  beforeAll(async () => {
+    nats = await startPrivateNats();
+  });
+  afterAll(async () => {
+    await nats?.stop();
+  });
+
+  it('makes its memory-stored bucket again once NATS is back, and deduplicates as before', async () => {
+    const bucket = `NS_UPLINKS_t${uniqueSuffix()}`;
+    const dedup = await JetStreamUplinkDeduplicator.open({ natsUrl: nats.url, bucket });
+    try {
+      expect(await dedup.deduplicate('before', [{ gw: 1 }], timing)).toBe(true);
+      await nats.kill();
+      await nats.start();
+      // The client reconnects by itself; the first uplinks after it find the bucket gone with the server's memory.
+      // Both copies were received at the same moment (`at`), however long the first one waited for the bucket.
+      const at = Date.now();
+      let first: boolean | undefined;
+      for (let attempt = 0; attempt < 50 && first === undefined; attempt++) {
+        first = await dedup.deduplicate('after', [{ gw: 1 }], timing, at).catch(() => undefined);
+        if (first === undefined) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(first).toBe(true);
+      expect(await dedup.deduplicate('after', [{ gw: 2 }], timing, at)).toBe(false);
+      expect(await dedup.accumulated('after')).toEqual([{ gw: 1 }, { gw: 2 }]);
+      // Made again as it was: in memory, bounded.
+      const nc = await connect({ servers: nats.url });
+      try {
+        const { config } = await (await nc.jetstreamManager()).streams.info(`KV_${bucket}`);
+        expect(config).toMatchObject({ max_bytes: DEDUP_BUCKET_MAX_BYTES, storage: 'memory' });
+      } finally {
+        await nc.close();
+      }
+    } finally {
+      await dedup.close();
+    }
+  });
 });

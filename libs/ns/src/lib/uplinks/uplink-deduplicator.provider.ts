@@ -22,6 +22,7 @@ export const UPLINK_DEDUPLICATOR_PROVIDERS: Provider[] = [
       config.natsUrl
         ? JetStreamUplinkDeduplicator.open({
             natsUrl: config.natsUrl,
+            security: config.natsSecurity,
             bucket: dedupBucketName(config.natsSubjectPrefix),
             subjectPrefix: config.natsSubjectPrefix ? `${config.natsSubjectPrefix}.` : undefined,
           })
