@@ -55,11 +55,22 @@ function unwrap(value: unknown, options: WrapperOption | undefined): unknown {
   return (value as { value?: unknown }).value;
 }
 
-/** A check that accepts an absent value (`decodeMessage` skips the checks of undefined properties). */
-function check(name: string, valid: (value: unknown) => boolean, reason: (value: unknown) => string, options?: ValidationOptions): PropertyDecorator {
+/**
+ * A check that accepts an absent value (`decodeMessage` skips the checks of undefined properties).
+ * `constraints` expose the rule's parameters in class-validator's metadata (read by the fuzz suite's
+ * request generator, `apps/e2e/src/fuzz/`); the check itself uses its closure.
+ */
+function check(
+  name: string,
+  valid: (value: unknown) => boolean,
+  reason: (value: unknown) => string,
+  options?: ValidationOptions,
+  constraints?: unknown[],
+): PropertyDecorator {
   return ValidateBy(
     {
       name,
+      constraints,
       validator: {
         validate: (value) => value === undefined || valid(value),
         defaultMessage: (args) => reason(args?.value),
@@ -84,7 +95,7 @@ function listOf(value: unknown, maxItems: number | undefined): unknown[] | Inval
 function fixedBytes(name: string, length: number): PropertyDecorator {
   return compose(
     Transform(({ value }) => normalizeFixedBytes(value, length), { toClassOnly: true }),
-    check(name, notInvalid, (v) => reasonOf(v, `invalid ${name}`)),
+    check(name, notInvalid, (v) => reasonOf(v, `invalid ${name}`), undefined, [{ length }]),
   );
 }
 
@@ -114,7 +125,7 @@ export function Base64Bytes(maxBytes?: number, minBytes?: number): PropertyDecor
       },
       { toClassOnly: true },
     ),
-    check('bytes', notInvalid, (v) => reasonOf(v, 'invalid bytes')),
+    check('bytes', notInvalid, (v) => reasonOf(v, 'invalid bytes'), undefined, [{ maxBytes, minBytes }]),
   );
 }
 
@@ -147,7 +158,7 @@ export function EnumName(protoEnum: ProtoEnum, options?: WrapperOption): Propert
       },
       { toClassOnly: true },
     ),
-    check('enum', notInvalid, (v) => reasonOf(v, `invalid ${protoEnum.typeName}`)),
+    check('enum', notInvalid, (v) => reasonOf(v, `invalid ${protoEnum.typeName}`), undefined, [{ protoEnum }]),
   );
 }
 
@@ -164,7 +175,7 @@ export function EnumNames(protoEnum: ProtoEnum, rules: { maxItems?: number } = {
       },
       { toClassOnly: true },
     ),
-    check('enum', notInvalid, (v) => reasonOf(v, `invalid ${protoEnum.typeName}`)),
+    check('enum', notInvalid, (v) => reasonOf(v, `invalid ${protoEnum.typeName}`), undefined, [{ protoEnum, list: true, maxItems: rules.maxItems }]),
   );
 }
 
@@ -195,7 +206,7 @@ function integer(name: string, lo: number, hi: number, range: IntRange, options?
     registerWrapper(options),
     Transform(({ value }) => toInteger(unwrap(value, options), lo, hi, name), { toClassOnly: true }),
     check(name, notInvalid, (v) => reasonOf(v, `invalid ${name}`)),
-    check(`${name}_range`, rangeCheck(range), () => rangeReason(range)),
+    check(`${name}_range`, rangeCheck(range), () => rangeReason(range), undefined, [{ min: range.min, max: range.max }]),
   );
 }
 
@@ -226,7 +237,7 @@ export function Uint64(range: IntRange & WrapperOption = {}): PropertyDecorator 
     registerWrapper(range),
     Transform(({ value }) => toUint64(unwrap(value, range)), { toClassOnly: true }),
     check('uint64', notInvalid, (v) => reasonOf(v, 'invalid uint64')),
-    check('uint64_range', uint64InRange(range), () => rangeReason(range)),
+    check('uint64_range', uint64InRange(range), () => rangeReason(range), undefined, [{ min: range.min, max: range.max }]),
   );
 }
 
@@ -262,7 +273,7 @@ export function Float(range: IntRange & WrapperOption = {}): PropertyDecorator {
       { toClassOnly: true },
     ),
     check('float', notInvalid, (v) => reasonOf(v, 'invalid number')),
-    check('float_range', rangeCheck(range), () => rangeReason(range)),
+    check('float_range', rangeCheck(range), () => rangeReason(range), undefined, [{ min: range.min, max: range.max }]),
   );
 }
 
@@ -305,6 +316,8 @@ export function Str(rules: StringRules = {}): PropertyDecorator {
         typeof v === 'string' && rules.maxLength !== undefined && [...v].length > rules.maxLength
           ? `value length must be at most ${rules.maxLength} runes`
           : `value does not match regex pattern "${rules.pattern?.source}"`,
+      undefined,
+      [{ maxLength: rules.maxLength, pattern: rules.pattern }],
     ),
   );
 }
@@ -351,6 +364,8 @@ export function List(rules: { minItems?: number; maxItems?: number; item?: (v: u
       if (rules.maxItems !== undefined && v.length > rules.maxItems) return `value must contain no more than ${rules.maxItems} item(s)`;
       return rules.itemReason ?? 'invalid item';
     },
+    undefined,
+    [{ minItems: rules.minItems, maxItems: rules.maxItems }],
   );
 }
 
