@@ -11,6 +11,7 @@ import { buildRequest, compileBinding } from './request-builder';
 import { RpcForwarder } from './rpc-forwarder';
 import { routeLabel } from './rpc-routes';
 import { framingFor } from './stream-framing';
+import { ErrTooManyStreams } from './gateway-errors';
 
 /** Overrides of the stream limits (tests). */
 export const STREAM_LIMITS = Symbol('STREAM_LIMITS');
@@ -39,6 +40,9 @@ export interface OpenStream {
 export class EventStreamRoute implements OnModuleDestroy {
   private readonly logger = new Logger('Gateway');
   private readonly sessions = new Set<EventStreamSession>();
+  /** The credential (caller ID) of each session, and how many sessions each credential has. */
+  private readonly credentialOf = new Map<EventStreamSession, string>();
+  private readonly perCredential = new Map<string, number>();
   private readonly limits: StreamLimits;
   private shuttingDown = false;
 
@@ -97,6 +101,9 @@ export class EventStreamRoute implements OnModuleDestroy {
     // The client left meanwhile: no session to open.
     if (o.sink.destroyed) return;
     if (this.shuttingDown) return refuseStream(o.sink, framing, headers, ErrUnavailable.with({ component: 'gateway' }));
+    const open = this.perCredential.get(caller.id) ?? 0;
+    const max = this.limits.maxStreamsPerCredential;
+    if (max > 0 && open >= max) return refuseStream(o.sink, framing, headers, ErrTooManyStreams.with({ open, max }));
     // Subscribed (by the session) before the replica is asked, so that nothing it sends is missed.
     const session = new EventStreamSession({
       id: newUlid(),
@@ -108,6 +115,8 @@ export class EventStreamRoute implements OnModuleDestroy {
       onClosed: (s) => this.forget(s),
     });
     this.sessions.add(session);
+    this.credentialOf.set(session, caller.id);
+    this.perCredential.set(caller.id, open + 1);
     eventStreamsOpen.set({ component: 'gateway' }, this.sessions.size);
     try {
       const ctx = { request_id: o.requestId, correlation_ids: [rpcCorrelationId(STREAM, o.requestId)], caller };
@@ -121,6 +130,13 @@ export class EventStreamRoute implements OnModuleDestroy {
 
   private forget(session: EventStreamSession): void {
     this.sessions.delete(session);
+    const credential = this.credentialOf.get(session);
+    if (credential !== undefined) {
+      this.credentialOf.delete(session);
+      const left = (this.perCredential.get(credential) ?? 1) - 1;
+      if (left > 0) this.perCredential.set(credential, left);
+      else this.perCredential.delete(credential);
+    }
     eventStreamsOpen.set({ component: 'gateway' }, this.sessions.size);
   }
 

@@ -28,6 +28,8 @@ export interface StreamLimits {
   slowGraceMs: number;
   /** After ending a stream for slowness, how long the client gets to read the error before the socket is destroyed. */
   closeGraceMs: number;
+  /** Streams one credential (API key ID, admin key) may have open at once on this gateway; 0: no limit. */
+  maxStreamsPerCredential: number;
 }
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
@@ -36,6 +38,7 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   hardMaxBufferedBytes: 16 * 1024 * 1024,
   slowGraceMs: 5_000,
   closeGraceMs: 5_000,
+  maxStreamsPerCredential: 100,
 };
 
 export interface SessionOptions {

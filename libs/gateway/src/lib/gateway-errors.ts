@@ -27,3 +27,11 @@ export const ErrStreamBufferFull = defineError(
   'the subscriber reads too slowly: {buffered_bytes} bytes are waiting to be sent (at most {max_bytes})',
   Code.ResourceExhausted,
 );
+
+/** A credential with as many event streams open on this gateway as it may have (`EVENTS_MAX_STREAMS_PER_KEY`). */
+export const ErrTooManyStreams = defineError(
+  'pkg/events',
+  'too_many_streams',
+  '{open} event streams are open with this credential, at most {max} may be',
+  Code.ResourceExhausted,
+);

@@ -8,6 +8,8 @@ import { HealthController } from './health.controller';
 import { RpcForwarder } from './rpc-forwarder';
 import { RpcRoutes } from './rpc-routes';
 import { GATEWAY_READY_COMPONENTS, REQUEST_BODY_LIMIT, RPC_CLIENT } from './tokens';
+import { STREAM_LIMITS } from './event-stream.route';
+import type { StreamLimits } from './event-stream.session';
 import { GatewayState } from './gateway-state';
 
 export interface GatewayOptions {
@@ -33,6 +35,7 @@ export class GatewayModule {
         { provide: PUBSUB, useValue: options.messaging.pubsub },
         { provide: GATEWAY_READY_COMPONENTS, useValue: options.readyComponents ?? ['is'] },
         { provide: REQUEST_BODY_LIMIT, useValue: requestBodyLimit(options.messaging.maxPayload) },
+        { provide: STREAM_LIMITS, useValue: { maxStreamsPerCredential: options.config.limits.streamsPerKey } satisfies Partial<StreamLimits> },
         GatewayState,
         Authenticator,
         RpcForwarder,
