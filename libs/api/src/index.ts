@@ -27,6 +27,7 @@ export * from './lib/rpc/context';
 export * from './lib/rpc/define-rpc';
 export * from './lib/rpc/rpc-table';
 export * from './lib/rpc/dataplane-rpcs';
+export * from './lib/rpc/nats-permissions';
 export * from './lib/enums/mac';
 export * from './lib/messages/keys';
 export * from './lib/messages/traffic';

@@ -5,6 +5,7 @@ export * from './lib/rpc/rpc-packet';
 export * from './lib/rpc/rpc-dispatcher';
 export * from './lib/nats/coalesced-writes';
 export * from './lib/nats/nats-link';
+export * from './lib/nats/nats-security';
 export * from './lib/nats/nats-pubsub';
 export * from './lib/nats/stack-server-nats';
 export * from './lib/nats/stack-client-nats';

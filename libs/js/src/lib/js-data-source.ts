@@ -4,6 +4,6 @@ import { registryDataSourceOptions } from '@lorawan/registry';
 import { JS_MIGRATIONS } from './migrations';
 
 /** The Join Server's own database (JS_DATABASE_URL, or `js.sqlite` under DATA_DIR). */
-export function jsDataSourceOptions(config: Pick<StackConfig, 'databaseUrls' | 'dataDir'>): ComponentDataSourceOptions {
+export function jsDataSourceOptions(config: Pick<StackConfig, 'databaseUrls' | 'dataDir' | 'databaseTls'>): ComponentDataSourceOptions {
   return registryDataSourceOptions('js', JS_MIGRATIONS, config);
 }

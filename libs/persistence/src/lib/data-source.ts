@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource, type DataSourceOptions, type EntitySchema, type MixedList } from 'typeorm';
 
@@ -7,9 +7,32 @@ export interface ComponentDataSourceOptions {
   component: string;
   /** `mysql://…` in distributed mode; unset = SQLite file under `dataDir`. */
   url?: string;
+  /** TLS of the MySQL connections (DB_TLS_*): the CA the server's certificate is verified against, an optional client certificate. */
+  tls?: DatabaseTls;
   dataDir: string;
   entities: MixedList<string | (new () => unknown) | EntitySchema>;
   migrations: MixedList<string | (new () => unknown)>;
+}
+
+/** PEM files of a MySQL TLS client (DB_TLS_CA_FILE, DB_TLS_CERT_FILE, DB_TLS_KEY_FILE). */
+export interface DatabaseTls {
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+}
+
+/**
+ * mysql2's `ssl` option for DB_TLS_*: the server's certificate verified against the CA (and its
+ * name against the URL's host), a client certificate when given. Undefined without TLS settings.
+ */
+export function mysqlSslOptions(tls: DatabaseTls | undefined): { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized: true } | undefined {
+  if (!tls || (!tls.caFile && !tls.certFile)) return undefined;
+  return {
+    ...(tls.caFile ? { ca: readFileSync(tls.caFile) } : {}),
+    ...(tls.certFile ? { cert: readFileSync(tls.certFile) } : {}),
+    ...(tls.keyFile ? { key: readFileSync(tls.keyFile) } : {}),
+    rejectUnauthorized: true,
+  };
 }
 
 /**
@@ -26,6 +49,7 @@ export function componentDataSourceOptions(options: ComponentDataSourceOptions):
     logging: false,
   } as const;
   if (options.url) {
+    const ssl = mysqlSslOptions(options.tls);
     return {
       ...common,
       type: 'mysql',
@@ -36,6 +60,7 @@ export function componentDataSourceOptions(options: ComponentDataSourceOptions):
       supportBigNumbers: true,
       bigNumberStrings: true,
       extra: { connectionLimit: 32, enableKeepAlive: true },
+      ...(ssl ? { ssl } : {}),
     };
   }
   mkdirSync(options.dataDir, { recursive: true });

@@ -18,9 +18,9 @@ type Migrations = ComponentDataSourceOptions['migrations'];
 export function registryDataSourceOptions(
   component: RegistryComponent,
   migrations: Migrations,
-  config: Pick<StackConfig, 'databaseUrls' | 'dataDir'>,
+  config: Pick<StackConfig, 'databaseUrls' | 'dataDir' | 'databaseTls'>,
 ): ComponentDataSourceOptions {
-  return { component, url: config.databaseUrls[component], dataDir: config.dataDir, entities: [RegistryDeviceEntity], migrations };
+  return { component, url: config.databaseUrls[component], tls: config.databaseTls, dataDir: config.dataDir, entities: [RegistryDeviceEntity], migrations };
 }
 
 /** Keys at rest: wrapped with the component's KEK label when KEKS and `<C>_KEK_LABEL` say so. Fails fast on a bad setup. */

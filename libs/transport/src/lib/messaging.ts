@@ -4,6 +4,7 @@ import { InProcessClient } from './in-process/in-process-client';
 import { InProcessServer } from './in-process/in-process-server';
 import { NatsLink } from './nats/nats-link';
 import { NatsPubSub } from './nats/nats-pubsub';
+import { type NatsSecurity, natsSecurityOptions } from './nats/nats-security';
 import { StackClientNats } from './nats/stack-client-nats';
 import { StackServerNats } from './nats/stack-server-nats';
 import type { PubSub, SubjectRouter } from './pubsub';
@@ -11,6 +12,8 @@ import type { PubSub, SubjectRouter } from './pubsub';
 export interface MessagingSettings {
   natsUrl?: string;
   natsSubjectPrefix?: string;
+  /** TLS and credentials of the connection (NATS_TLS_*, NATS_USER). */
+  natsSecurity?: NatsSecurity;
   /** Gateway → component request timeout (RPC_TIMEOUT_MS). */
   rpcTimeoutMs: number;
   /** How long a component's shutdown waits for requests in flight (SHUTDOWN_GRACE_MS). */
@@ -43,7 +46,7 @@ export interface Messaging {
 
 export async function connectMessaging(settings: MessagingSettings, name: string): Promise<Messaging> {
   if (!settings.natsUrl) return inProcessMessaging(new InProcessBroker(), settings);
-  const link = await NatsLink.connect(settings.natsUrl, name, settings.natsSubjectPrefix);
+  const link = await NatsLink.connect(settings.natsUrl, name, settings.natsSubjectPrefix, natsSecurityOptions(settings.natsSecurity));
   const pubsub = new NatsPubSub(link);
   return {
     kind: 'nats',

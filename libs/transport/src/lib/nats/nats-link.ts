@@ -20,6 +20,8 @@ export class NatsLink {
   private constructor(
     readonly connection: NatsConnection,
     readonly subjectPrefix: string,
+    /** The connection's reply inbox prefix (`_INBOX` unless the user has its own, see `natsInboxPrefix`). */
+    readonly inboxPrefix: string | undefined,
   ) {
     natsConnectionUp.set(1);
     void this.watch();
@@ -36,7 +38,7 @@ export class NatsLink {
       noAsyncTraces: true,
       ...options,
     });
-    return new NatsLink(connection, subjectPrefix ? `${subjectPrefix}.` : '');
+    return new NatsLink(connection, subjectPrefix ? `${subjectPrefix}.` : '', options.inboxPrefix);
   }
 
   get state(): NatsLinkState {

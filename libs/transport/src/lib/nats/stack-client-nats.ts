@@ -27,13 +27,14 @@ export class StackClientNats extends ClientNats {
   private readonly inFlight = new Set<Callback>();
   /** Requests waiting for their reply, by the token that ends their reply subject. */
   private readonly awaiting = new Map<string, (msg: Msg) => void>();
-  private readonly inbox = `${createInbox()}.`;
+  private readonly inbox: string;
   private nextToken = 0;
 
   private listening = false;
 
   constructor(private readonly stack: StackClientNatsOptions) {
     super({});
+    this.inbox = `${createInbox(stack.link.inboxPrefix)}.`;
     stack.link.onStateChange((state) => {
       if (state === 'connected') return;
       const failed = [...this.inFlight];
