@@ -24,6 +24,12 @@ export interface BenchStack {
 }
 
 /**
+ * The bench measures throughput from one address with one key (thousands of requests a second,
+ * a thousand streams): the gateway's abuse limits, which would refuse that, are off.
+ */
+export const BENCH_WITHOUT_ABUSE_LIMITS = { RATE_LIMIT_API_KEY_PER_MIN: '0', RATE_LIMIT_ADDRESS_PER_MIN: '0', EVENTS_MAX_STREAMS_PER_KEY: '0' };
+
+/**
  * The distributed stack as `startDistributedStack()` runs it (components + gateway as separate
  * node processes from dist/, real NATS and MariaDB, one database per component, own subject
  * prefix, each component with its HEALTH_PORT and waited for on its `/readyz`), but exposing the
@@ -55,6 +61,7 @@ export async function startBenchStack(
     // would ask each of them for DevStatusAns in a downlink after every uplink (as TTS does for a
     // device that never answers), which is not the traffic the uplink targets describe.
     NS_DEFAULT_MAC_SETTINGS: JSON.stringify({ status_count_periodicity: 0, status_time_periodicity: '0s' }),
+    ...BENCH_WITHOUT_ABUSE_LIMITS,
     ...databases,
   };
   const procs: Proc[] = [];

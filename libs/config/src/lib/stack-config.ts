@@ -16,6 +16,14 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535) HEALTH_PORT?: number;
   @IsOptional() @IsString() @Matches(/^(nats|tls|ws|wss):\/\/.+/, { message: 'NATS_URL must be a nats:// URL' }) NATS_URL?: string;
   @IsOptional() @Matches(/^[A-Za-z0-9_-]+$/, { message: 'NATS_SUBJECT_PREFIX may hold letters, digits, - and _' }) NATS_SUBJECT_PREFIX?: string;
+  /** PEM file of the CA(s) the NATS server's certificate is verified against; with it (or a `tls://` URL) every NATS connection uses TLS. */
+  @IsOptional() @IsString() NATS_TLS_CA_FILE?: string;
+  /** Client certificate and key (PEM) for NATS servers that verify clients (mutual TLS). */
+  @IsOptional() @IsString() NATS_TLS_CERT_FILE?: string;
+  @IsOptional() @IsString() NATS_TLS_KEY_FILE?: string;
+  /** The component's own NATS user (see `npm run cli -- nats-config`); its replies come on `_INBOX_<user>.>`. */
+  @IsOptional() @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'NATS_USER may hold letters, digits, - and _' }) NATS_USER?: string;
+  @IsOptional() @IsString() NATS_PASSWORD?: string;
   @IsOptional() @IsString() DATA_DIR = './data';
   @IsOptional() @Matches(MYSQL_URL, { message: 'IS_DATABASE_URL must be a mysql:// URL' }) IS_DATABASE_URL?: string;
   @IsOptional() @Matches(MYSQL_URL, { message: 'JS_DATABASE_URL must be a mysql:// URL' }) JS_DATABASE_URL?: string;
@@ -30,8 +38,16 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(30 * 86_400_000) EVENTS_RETENTION_MS = 86_400_000;
   /** Embedded mode: how many events the in-process history keeps (oldest dropped first). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000) EVENTS_HISTORY_MAX = 10_000;
+  /** Distributed mode: the size bound of the JetStream events stream (its oldest events are dropped beyond it). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1024 * 1024) @Max(Number.MAX_SAFE_INTEGER) EVENTS_HISTORY_MAX_BYTES = 1024 ** 3;
   /** Messages a stream may have waiting for a slow subscriber before it is closed with an error. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000) EVENTS_STREAM_BUFFER = 1000;
+  /** HTTP API requests per minute per API key (its ID), per gateway process; 0: no limit. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000_000) RATE_LIMIT_API_KEY_PER_MIN = 60_000;
+  /** HTTP API requests per minute per source address, whatever the credentials, per gateway process; 0: no limit. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000_000) RATE_LIMIT_ADDRESS_PER_MIN = 120_000;
+  /** Event streams one credential may have open at once on a gateway process; 0: no limit. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000) EVENTS_MAX_STREAMS_PER_KEY = 100;
   /** Public base URL of the HTTP API (…/api/v3), used in webhook `X-Downlink-Push`/`X-Downlink-Replace` and `X-Tts-Domain`. */
   @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'PUBLIC_URL must be an absolute http(s) URL' }) PUBLIC_URL?: string;
   /** SSRF guard switch: allow webhook destinations in loopback, private and link-local ranges. */
@@ -81,7 +97,17 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000) WEBHOOK_CONCURRENCY = 32;
   /** Distributed mode: how long JetStream waits for a delivery's ack before handing it to another worker (AS restart recovery time). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000) WEBHOOK_ACK_WAIT_MS = 30_000;
+  /** Delivery jobs the queue holds at most (JetStream stream or embedded table); beyond, new messages are refused with `queue_full`. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100_000_000) WEBHOOK_QUEUE_MAX_JOBS = 100_000;
   @IsOptional() @Transform(toBool) @IsBoolean() DB_AUTO_MIGRATE = true;
+  /** PEM file of the CA(s) MySQL/MariaDB servers' certificates are verified against; with it every `*_DATABASE_URL` connection uses TLS. */
+  @IsOptional() @IsString() DB_TLS_CA_FILE?: string;
+  /** Client certificate and key (PEM) for database servers that verify clients (`REQUIRE X509`). */
+  @IsOptional() @IsString() DB_TLS_CERT_FILE?: string;
+  @IsOptional() @IsString() DB_TLS_KEY_FILE?: string;
+  /** The gateway serves HTTPS with this certificate (chain) and key (PEM files); both or neither. */
+  @IsOptional() @IsString() HTTP_TLS_CERT_FILE?: string;
+  @IsOptional() @IsString() HTTP_TLS_KEY_FILE?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000) RPC_TIMEOUT_MS = 10000;
   /** On SIGTERM, how long a process waits for requests in flight before it closes anyway. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600000) SHUTDOWN_GRACE_MS = 10000;
@@ -111,14 +137,23 @@ export interface StackConfig {
   natsUrl?: string;
   /** Prefix of every subject, so several stacks can share one NATS (tests, staging). */
   natsSubjectPrefix?: string;
+  /** TLS and credentials of every NATS connection (all unset: plain, anonymous). */
+  natsSecurity: NatsSecurityConfig;
   dataDir: string;
   databaseUrls: Partial<Record<DatabaseComponent, string>>;
+  /** TLS of every MySQL connection (unset: as the URL says, plain by default). */
+  databaseTls?: TlsFilesConfig;
+  /** The gateway's HTTPS certificate and key (unset: plain HTTP). */
+  httpTls?: { certFile: string; keyFile: string };
   adminApiKey?: string;
   adminUserId: string;
   authCacheTtlMs: number;
   eventsRetentionMs: number;
   eventsHistoryMax: number;
   eventsStreamBuffer: number;
+  eventsHistoryMaxBytes: number;
+  /** The gateway's abuse limits (0: none). */
+  limits: { apiKeyPerMin: number; addressPerMin: number; streamsPerKey: number };
   autoMigrate: boolean;
   /** PUBLIC_URL without a trailing slash (default `http://localhost:<HTTP_PORT>/api/v3`). */
   publicUrl: string;
@@ -138,6 +173,21 @@ export interface StackConfig {
   deviceTemplatesFile?: string;
   /** Parsed DEFAULT_DEVICE_PROFILE (validated by the registries at boot). */
   defaultDeviceProfile?: Record<string, unknown>;
+}
+
+/** PEM files of a TLS client: the CA to verify the server with, and an optional client certificate and key. */
+export interface TlsFilesConfig {
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+}
+
+/** NATS_TLS_* and NATS_USER/NATS_PASSWORD. */
+export interface NatsSecurityConfig {
+  /** Set when the connections use TLS (a CA file, a client certificate or a `tls://` URL). */
+  tls?: TlsFilesConfig;
+  user?: string;
+  password?: string;
 }
 
 /** The Gateway Server's UDP frontend (GS_*). */
@@ -178,6 +228,7 @@ export interface WebhookDeliveryConfig {
   retryMaxMs: number;
   concurrency: number;
   ackWaitMs: number;
+  queueMaxJobs: number;
 }
 
 export class ConfigError extends Error {}
@@ -187,6 +238,15 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const e = plainToInstance(Environment, present);
   const errors = validateSync(e, { whitelist: true });
+  const pairs: Array<[string, string]> = [
+    ['NATS_TLS_CERT_FILE', 'NATS_TLS_KEY_FILE'],
+    ['DB_TLS_CERT_FILE', 'DB_TLS_KEY_FILE'],
+    ['HTTP_TLS_CERT_FILE', 'HTTP_TLS_KEY_FILE'],
+    ['NATS_USER', 'NATS_PASSWORD'],
+  ];
+  for (const [a, b] of pairs) {
+    if (!present[a] !== !present[b]) throw new ConfigError(`invalid configuration: ${a} and ${b} go together`);
+  }
   if (errors.length > 0) {
     throw new ConfigError(`invalid configuration: ${errors.map((x) => Object.values(x.constraints ?? {}).join(', ') || x.property).join('; ')}`);
   }
@@ -195,14 +255,26 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     healthPort: e.HEALTH_PORT,
     natsUrl: e.NATS_URL,
     natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,
+    natsSecurity: {
+      tls:
+        e.NATS_TLS_CA_FILE || e.NATS_TLS_CERT_FILE || e.NATS_URL?.startsWith('tls://')
+          ? { caFile: e.NATS_TLS_CA_FILE, certFile: e.NATS_TLS_CERT_FILE, keyFile: e.NATS_TLS_KEY_FILE }
+          : undefined,
+      user: e.NATS_USER,
+      password: e.NATS_PASSWORD,
+    },
     dataDir: e.DATA_DIR,
     databaseUrls: { is: e.IS_DATABASE_URL, js: e.JS_DATABASE_URL, ns: e.NS_DATABASE_URL, as: e.AS_DATABASE_URL },
+    databaseTls: e.DB_TLS_CA_FILE || e.DB_TLS_CERT_FILE ? { caFile: e.DB_TLS_CA_FILE, certFile: e.DB_TLS_CERT_FILE, keyFile: e.DB_TLS_KEY_FILE } : undefined,
+    httpTls: e.HTTP_TLS_CERT_FILE && e.HTTP_TLS_KEY_FILE ? { certFile: e.HTTP_TLS_CERT_FILE, keyFile: e.HTTP_TLS_KEY_FILE } : undefined,
     adminApiKey: e.ADMIN_API_KEY,
     adminUserId: e.ADMIN_USER_ID,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     eventsRetentionMs: e.EVENTS_RETENTION_MS,
     eventsHistoryMax: e.EVENTS_HISTORY_MAX,
     eventsStreamBuffer: e.EVENTS_STREAM_BUFFER,
+    eventsHistoryMaxBytes: e.EVENTS_HISTORY_MAX_BYTES,
+    limits: { apiKeyPerMin: e.RATE_LIMIT_API_KEY_PER_MIN, addressPerMin: e.RATE_LIMIT_ADDRESS_PER_MIN, streamsPerKey: e.EVENTS_MAX_STREAMS_PER_KEY },
     autoMigrate: e.DB_AUTO_MIGRATE,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.HTTP_PORT}/api/v3`).replace(/\/+$/, ''),
     webhooks: {
@@ -213,6 +285,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       retryMaxMs: Math.max(e.WEBHOOK_RETRY_MAX_MS, e.WEBHOOK_RETRY_BASE_MS),
       concurrency: e.WEBHOOK_CONCURRENCY,
       ackWaitMs: e.WEBHOOK_ACK_WAIT_MS,
+      queueMaxJobs: e.WEBHOOK_QUEUE_MAX_JOBS,
     },
     gs: {
       udpPort: e.GS_UDP_PORT,

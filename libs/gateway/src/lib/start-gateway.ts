@@ -1,17 +1,26 @@
 import 'reflect-metadata';
-import type { IncomingMessage } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { newUlid } from '@lorawan/api';
+import { Code } from '@lorawan/errors';
 import { childLogger } from '@lorawan/observability';
 import { ApiExceptionFilter } from './api-exception.filter';
 import { EventStreamRoute } from './event-stream.route';
 import { GatewayModule, type GatewayOptions, requestBodyLimit } from './gateway.module';
 import { GatewayState } from './gateway-state';
 import { metricsOf } from './route-metrics';
+import { RateLimits } from './rate-limits';
 import { RpcRoutes } from './rpc-routes';
+import { sendError } from './http-reply';
+import { PlainStatus } from './gateway-errors';
+
+/** The HTTP API's paths: what the abuse limits count (not the probes and the metrics scrape). */
+const API_PREFIX = '/api/v3/';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const OPERATIONS_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -20,6 +29,28 @@ const OPERATIONS_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 function requestId(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : newUlid();
+}
+
+/**
+ * A request Node's HTTP parser refuses before fastify sees it (headers over the size limit, a
+ * malformed request line): fastify's answer in the API's error shape (`{code, message}`, as
+ * grpc-gateway writes its own errors), then the connection is closed.
+ */
+function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, Code.DeadlineExceeded, 'client timeout']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, Code.InvalidArgument, 'request header fields too large']
+        : [400, Code.InvalidArgument, 'malformed HTTP request'];
+  const body = JSON.stringify({ code, message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 export interface RunningGateway {
@@ -37,7 +68,19 @@ export interface RunningGateway {
  */
 export async function startGateway(options: GatewayOptions & { port?: number; host?: string; logger?: LoggerService | false }): Promise<RunningGateway> {
   const bodyLimit = requestBodyLimit(options.messaging.maxPayload);
-  const adapter = new FastifyAdapter({ bodyLimit, genReqId: requestId, requestIdHeader: false, logger: false, return503OnClosing: true });
+  const tls = options.config.httpTls;
+  const adapter = new FastifyAdapter({
+    // HTTPS with HTTP_TLS_CERT_FILE and HTTP_TLS_KEY_FILE (read once at start; a new certificate needs a restart).
+    ...(tls ? { https: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } } : {}),
+    bodyLimit,
+    genReqId: requestId,
+    requestIdHeader: false,
+    logger: false,
+    return503OnClosing: true,
+    // A path fastify's router refuses (bad percent-encoding, a parameter over its length) is a bad argument, in the API's error shape.
+    frameworkErrors: (error: FastifyError, _req: FastifyRequest, reply: FastifyReply) => sendError(reply, new PlainStatus(Code.InvalidArgument, error.message)),
+    clientErrorHandler: writeClientError,
+  });
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(options), adapter, {
     bodyParser: false,
     logger: options.logger ?? ['error', 'warn'],
@@ -49,9 +92,12 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
 
   fastify.decorateRequest('callerId', undefined);
   // Callback hooks, not async ones: no promise per request and hook.
+  const rateLimits = new RateLimits({ perKeyPerMin: options.config.limits.apiKeyPerMin, perAddressPerMin: options.config.limits.addressPerMin });
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
-    done();
+    if (!rateLimits.enabled || !req.url.startsWith(API_PREFIX)) return done();
+    // A refused request is answered here (429) and goes no further: `done` is not called then.
+    rateLimits.admit(req, reply, (err) => sendError(reply, err)).then((admitted) => admitted && done(), done);
   });
   fastify.addHook('onResponse', (req, reply, done) => {
     const options = req.routeOptions; // a new object per read
