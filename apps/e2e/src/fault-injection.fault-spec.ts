@@ -1,9 +1,10 @@
 /**
  * The fault-injection suite (`npm run test:faults`, also run by `npm test`): the distributed stack
  * with two replicas of every component and two gateways, on a NATS and a MariaDB of the suite's own
- * (never the machine's), under a steady load of registry writes, webhook deliveries and radio
- * traffic (ABP uplinks heard by two simulated gateways, one on each GS replica), while one fault
- * after another is injected:
+ * (never the machine's), under a steady load of registry writes, open event streams, webhook
+ * deliveries and radio traffic (ABP uplinks, and OTAA joins of devices registered as the load runs,
+ * heard by two simulated gateways, one on each GS replica), while one fault after another is
+ * injected:
  *
  * - `kill -9` of one replica of each component in turn (gateway, is, js, ns, as, events, gs), started
  *   again at once (what a supervisor does);
@@ -16,14 +17,21 @@
  * to the other one, a 503/504 is retried after a pause. Asserted: no 500 and no 5xx other than
  * 503/504; every write the stack acknowledged (200) is there at the end; every simulated uplink
  * the AS acknowledged reaches the webhook at least once (duplicates counted); after each fault the
- * stack serves again within `RECOVERY_BOUND_MS`; every readiness endpoint is true at the end, and
- * false while its dependency is away (NATS, MariaDB); each radio device's NS state stays consistent
- * (its session and MAC state kept, its FCnt never behind what reached the application nor ahead of
- * what it sent) and most of its frames get through (datagrams to a GS being restarted are lost).
+ * stack serves reads and writes again, and every event stream (reopened by its client when it
+ * ended) carries new events, within `RECOVERY_BOUND_MS`; every readiness endpoint is true at the
+ * end, and false while its dependency is away (NATS, MariaDB); each radio device's NS state stays
+ * consistent (its session and MAC state kept, its FCnt never behind what reached the application
+ * nor ahead of what it sent) and most of its frames get through (datagrams to a GS being restarted
+ * are lost); every join-accept a device received (decrypted and checked by lora-packet) is the
+ * session the NS holds for it, with the keys the device derived, and its DevNonce is used in the JS,
+ * so that two replicas never answered one join-request with two sessions.
  */
 import loraPacket from 'lora-packet';
+import type { EventJson } from '@lorawan/api';
 import {
+  type AcceptedJoin,
   type PrivateService,
+  SimulatedOtaaDevice,
   SimulatedUdpGateway,
   startDistributedStack,
   startPrivateMariaDb,
@@ -32,6 +40,7 @@ import {
   WebhookReceiver,
 } from '@lorawan/testing';
 import { abpAsDevice, abpNsDevice, isDevicePath, isDevicesPath, NS_OTAA, randomDevAddr, randomEui, randomKey, registryDevicePath } from './devices';
+import { EventStream } from './event-stream';
 import { type ConnectedGateway, connectGateways } from './gateways';
 import { Api } from './http-client';
 
@@ -58,8 +67,24 @@ interface RadioDevice {
   fCnt: number;
 }
 
+/** A joined OTAA device: the join-accept it received and the session keys it derived from it. */
+interface JoinedDevice {
+  dev: string;
+  devNonce: number;
+  accepted: AcceptedJoin & { keys: { nwkSKey: string; appSKey: string } };
+}
+
+/** A subscriber of the application's events through one gateway, reopening its stream whenever it ends. */
+interface Subscriber {
+  /** Streams opened (200). */
+  opened: number;
+  events: number;
+  /** The devices of the `end_device.create` events received. */
+  created: Set<string>;
+}
+
 /** A data uplink as the device sends it (MAC 1.0.3), built by lora-packet. */
-function dataUplink(d: RadioDevice, fCnt: number): Buffer {
+function dataUplink(d: Pick<RadioDevice, 'devAddr' | 'nwkSKey' | 'appSKey'>, fCnt: number): Buffer {
   return loraPacket
     .fromFields(
       { MType: 'Unconfirmed Data Up', DevAddr: Buffer.from(d.devAddr, 'hex'), FCnt: fCnt & 0xffff, FPort: 1, payload: Buffer.from('01670110', 'hex') },
@@ -85,6 +110,10 @@ class Ledger {
   readonly nsSet: string[] = [];
   readonly uplinksAcked = new Set<number>();
   rejectedWrites = 0;
+  /** OTAA devices of the join load: registered in all four registries, then joined through both gateways. */
+  joinsSent = 0;
+  joinsNotRegistered = 0;
+  readonly joined: JoinedDevice[] = [];
 
   count(status: number, what: string): void {
     this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
@@ -157,12 +186,17 @@ describe('fault injection: two replicas of everything under load, one fault afte
   const app = 'faults-app';
   const uplinkDevice = 'faults-uplinks';
   /** Per fault: how long the process took to be ready again (kills), and then until the stack served a read and a write. */
-  const recoveries: Array<{ fault: string; restart_ms?: number; recovered_ms: number }> = [];
+  const recoveries: Array<{ fault: string; restart_ms?: number; served_ms: number; recovered_ms: number }> = [];
   let loadRunning = true;
   const loops: Array<Promise<void>> = [];
   const radio: RadioDevice[] = [];
   let gateways: ConnectedGateway[] = [];
   let radioSent = 0;
+  /** Concentrator times of the simulated radio: each frame its own, always increasing. */
+  let tmst = 0;
+  const nextTmst = () => (tmst = (tmst + 50_000) % 2 ** 32) >>> 0;
+  const subscribers: Subscriber[] = [];
+  const openStreams = new Set<EventStream>();
 
   /** Registry writes: an IS create, then an NS set of the same device; one device after another. */
   async function writeLoop(worker: number): Promise<void> {
@@ -204,33 +238,155 @@ describe('fault injection: two replicas of everything under load, one fault afte
     for (let n = 0; loadRunning; n++) {
       const d = radio[n % radio.length];
       const frame = dataUplink(d, d.fCnt++);
+      const at = nextTmst();
       // A PUSH_ACK not coming (a GS being restarted) is what a packet forwarder shrugs off.
       await Promise.allSettled(
-        gateways.map((gw, i) =>
-          gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { tmst: ((n * 50_000 + i * 7) % 2 ** 32) >>> 0, lsnr: 5 - i, rssi: -60 - i * 10 })] }, 500),
-        ),
+        gateways.map((gw, i) => gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { tmst: (at + i * 7) >>> 0, lsnr: 5 - i, rssi: -60 - i * 10 })] }, 500)),
       );
       radioSent++;
       await sleep(50);
     }
   }
 
-  /** Until a read and a write both succeed (each a single try, no retries): the milliseconds that took. */
+  /**
+   * OTAA joins: a device registered in the four registries (the spec's order), then its join-request
+   * heard by both gateways; the join-accept (on either gateway, found by decrypting with the
+   * device's key) gives the device its session, and the device sends its first uplink in it.
+   */
+  async function joinLoop(): Promise<void> {
+    for (let n = 0; loadRunning; n++) {
+      const dev = `join-${n}`;
+      const ids = { device_id: dev, dev_eui: randomEui(), join_eui: randomEui() };
+      const appKey = randomKey();
+      const steps: Array<[string, string, unknown]> = [
+        ['POST', isDevicesPath(app), { end_device: { ids } }],
+        [
+          'PUT',
+          registryDevicePath('js', app, dev),
+          { end_device: { ids, root_keys: { app_key: { key: appKey } } }, field_mask: { paths: ['root_keys.app_key.key'] } },
+        ],
+        [
+          'PUT',
+          registryDevicePath('ns', app, dev),
+          { end_device: { ids, ...NS_OTAA, supports_join: true }, field_mask: { paths: [...Object.keys(NS_OTAA), 'supports_join'] } },
+        ],
+        ['PUT', registryDevicePath('as', app, dev), { end_device: { ids }, field_mask: { paths: [] } }],
+      ];
+      let registered = true;
+      for (const [method, path, body] of steps) registered = registered && (await client.call(method, path, body)).status === 200;
+      if (!registered) {
+        ledger.joinsNotRegistered++;
+        continue;
+      }
+      const device = new SimulatedOtaaDevice({ joinEui: ids.join_eui, devEui: ids.dev_eui, appKey, macVersion: 'MAC_V1_0_3' });
+      const frame = device.joinRequest();
+      const seen = gateways.map((gw) => gw.udp.downlinks.length);
+      const at = nextTmst();
+      await Promise.allSettled(
+        gateways.map((gw, i) => gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { tmst: (at + i * 7) >>> 0, lsnr: 7 - i, rssi: -50 - i * 10 })] }, 500)),
+      );
+      ledger.joinsSent++;
+      const accepted = await joinAccept(device, seen, 6000);
+      if (accepted && 'nwkSKey' in accepted.keys) {
+        ledger.joined.push({ dev, devNonce: device.lastDevNonce as number, accepted: accepted as JoinedDevice['accepted'] });
+        const up = dataUplink({ devAddr: accepted.devAddr, nwkSKey: accepted.keys.nwkSKey, appSKey: accepted.keys.appSKey }, 0);
+        const upAt = nextTmst();
+        await Promise.allSettled(
+          gateways.map((gw, i) => gw.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(up, { tmst: (upAt + i * 7) >>> 0, lsnr: 7 - i })] }, 500)),
+        );
+      }
+      await sleep(300);
+    }
+  }
+
+  /** The join-accept for `device` among the downlinks either gateway received after `seen`; undefined when none came within `timeoutMs`. */
+  async function joinAccept(device: SimulatedOtaaDevice, seen: number[], timeoutMs: number): Promise<AcceptedJoin | undefined> {
+    for (const deadline = Date.now() + timeoutMs; Date.now() < deadline && loadRunning; await sleep(50)) {
+      for (const [i, gw] of gateways.entries()) {
+        for (const down of gw.udp.downlinks.slice(seen[i])) {
+          try {
+            return device.acceptJoin(Buffer.from(down.txpk.data as string, 'base64'));
+          } catch {
+            // Another device's join-accept or a data downlink.
+          }
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /** A client following the application's events through gateway `i`: it reopens the stream (on any gateway) when it ends. */
+  async function streamLoop(i: number): Promise<void> {
+    const sub: Subscriber = { opened: 0, events: 0, created: new Set() };
+    subscribers.push(sub);
+    for (let attempt = i; loadRunning; attempt++) {
+      const urls = stack.baseUrls ?? [stack.baseUrl];
+      let stream: EventStream;
+      try {
+        stream = await EventStream.open(urls[attempt % urls.length], {
+          authorization: `Bearer ${stack.adminKey}`,
+          body: { identifiers: [{ application_ids: { application_id: app } }] },
+        });
+      } catch {
+        await sleep(200); // That gateway is gone: the next try goes to the other one.
+        continue;
+      }
+      ledger.count(stream.status, 'POST /api/v3/events');
+      if (stream.status === 200) {
+        sub.opened++;
+        openStreams.add(stream);
+        while (loadRunning && !stream.ended) {
+          let event: EventJson;
+          try {
+            event = await stream.nextEvent(1000);
+          } catch {
+            continue;
+          }
+          sub.events++;
+          if (event.name === 'end_device.create') {
+            const dev = (event.identifiers[0] as { device_ids?: { device_id?: string } } | undefined)?.device_ids?.device_id;
+            if (dev) sub.created.add(dev);
+          }
+        }
+        openStreams.delete(stream);
+      }
+      stream.close();
+      await sleep(200);
+    }
+  }
+
+  /**
+   * Until a read and a write both succeed (each a single try, no retries) and every event stream
+   * carries the `end_device.create` of a write made after the fault: the milliseconds that took.
+   */
   async function recovered(fault: string, restartMs?: number): Promise<void> {
     const started = Date.now();
     const probe = new BalancedClient(() => stack, ledger, 0);
+    const probes: string[] = [];
+    const tag = fault.replace(/[^a-z0-9]/g, '');
+    let served: number | undefined;
     for (let n = 0; ; n++) {
       const read = await probe.call('GET', `/api/v3/applications/${app}?field_mask=name`);
-      const write =
-        read.status === 200
-          ? await probe.call('POST', isDevicesPath(app), { end_device: { ids: { device_id: `probe-${fault.replace(/[^a-z0-9]/g, '')}-${n}` } } })
-          : read;
-      if (read.status === 200 && write.status === 200) break;
-      if (Date.now() - started > RECOVERY_BOUND_MS * 2)
-        throw new Error(`${fault}: not serving ${RECOVERY_BOUND_MS * 2} ms after the fault ended (read ${read.status}, write ${write.status})`);
-      await sleep(100);
+      const dev = `probe-${tag}-${n}`;
+      const write = read.status === 200 ? await probe.call('POST', isDevicesPath(app), { end_device: { ids: { device_id: dev } } }) : read;
+      if (write.status === 200) probes.push(dev);
+      if (read.status === 200 && write.status === 200) served ??= Date.now() - started;
+      const streamsCaughtUp = subscribers.every((s) => probes.some((p) => s.created.has(p)));
+      if (served !== undefined && streamsCaughtUp) break;
+      if (Date.now() - started > RECOVERY_BOUND_MS * 2) {
+        const streams = subscribers.map((s) => `${s.opened} opened, ${s.events} events, probes seen: ${probes.filter((p) => s.created.has(p)).length}`);
+        throw new Error(
+          `${fault}: not recovered ${RECOVERY_BOUND_MS * 2} ms after the fault ended (read ${read.status}, write ${write.status}; streams: ${streams.join('; ')})`,
+        );
+      }
+      await sleep(served === undefined ? 100 : 300);
     }
-    recoveries.push({ fault, ...(restartMs === undefined ? {} : { restart_ms: restartMs }), recovered_ms: Date.now() - started });
+    recoveries.push({
+      fault,
+      ...(restartMs === undefined ? {} : { restart_ms: restartMs }),
+      served_ms: served as number,
+      recovered_ms: Date.now() - started,
+    });
   }
 
   async function readyz(url: string): Promise<number> {
@@ -288,11 +444,12 @@ describe('fault injection: two replicas of everything under load, one fault afte
       await setup('PUT', registryDevicePath('as', app, d.dev), { end_device: as.device, field_mask: { paths: as.paths } });
       radio.push(d);
     }
-    loops.push(writeLoop(0), writeLoop(1), uplinkLoop(), radioLoop());
+    loops.push(writeLoop(0), writeLoop(1), uplinkLoop(), radioLoop(), joinLoop(), streamLoop(0), streamLoop(1));
   }, 240_000);
 
   afterAll(async () => {
     loadRunning = false;
+    for (const s of openStreams) s.close();
     await Promise.allSettled(loops);
     for (const gw of gateways) gw.udp.close();
     await stack?.stop();
@@ -346,6 +503,7 @@ describe('fault injection: two replicas of everything under load, one fault afte
 
   it('lost nothing acknowledged, answered no 500, and is ready everywhere again', async () => {
     loadRunning = false;
+    for (const s of openStreams) s.close();
     await Promise.all(loops);
     const check = new BalancedClient(() => stack, ledger);
     const missing = { is: [] as string[], ns: [] as string[] };
@@ -386,6 +544,22 @@ describe('fault injection: two replicas of everything under load, one fault afte
         status: res.status,
       });
     }
+    // Joins: the session the NS holds (pending until the first uplink reached it) is the one the device got, with its keys.
+    type NsSession = { dev_addr?: string; keys?: { f_nwk_s_int_key?: { key?: string } } };
+    const joinState = [];
+    for (const j of ledger.joined) {
+      const ns = await check.call('GET', `${registryDevicePath('ns', app, j.dev)}?field_mask=session,pending_session`);
+      const js = await check.call('GET', `${registryDevicePath('js', app, j.dev)}?field_mask=used_dev_nonces`);
+      const { session, pending_session: pending } = ns.json as { session?: NsSession; pending_session?: NsSession };
+      const held = [session, pending].find((s) => s?.dev_addr === j.accepted.devAddr);
+      joinState.push({
+        dev: j.dev,
+        status: [ns.status, js.status],
+        session_held: held !== undefined,
+        keys_match: held?.keys?.f_nwk_s_int_key?.key === j.accepted.keys.nwkSKey,
+        dev_nonce_used: ((js.json as { used_dev_nonces?: number[] }).used_dev_nonces ?? []).includes(j.devNonce),
+      });
+    }
     const ready = await Promise.all([
       ...(stack.baseUrls ?? [stack.baseUrl]).map((u) => readyz(u)),
       ...[...stack.healthPorts.keys()].map((n) => componentReadyz(n)),
@@ -402,6 +576,8 @@ describe('fault injection: two replicas of everything under load, one fault afte
       unreachable: ledger.unreachable,
       radio_uplinks_sent: radioSent,
       radio: radioState,
+      joins: { sent: ledger.joinsSent, accepted: ledger.joined.length, not_registered: ledger.joinsNotRegistered },
+      event_streams: subscribers.map((s) => ({ opened: s.opened, events: s.events })),
       recoveries,
     };
     console.info(`fault injection: ${JSON.stringify(summary)}`);
@@ -419,6 +595,11 @@ describe('fault injection: two replicas of everything under load, one fault afte
       // Most frames get through (datagrams to a GS being restarted are lost, as on air).
       expect(r.delivered).toBeGreaterThan(r.sent / 2);
     }
+    expect(joinState.filter((j) => !(j.session_held && j.keys_match && j.dev_nonce_used))).toEqual([]);
+    // Most joins are answered (a join-request to a GS being restarted, or whose RX1 an outage ate, is not).
+    expect(ledger.joined.length).toBeGreaterThan(ledger.joinsSent / 2);
+    expect(ledger.joined.length).toBeGreaterThanOrEqual(5);
+    for (const s of subscribers) expect(s.opened).toBeGreaterThanOrEqual(1);
     // The load did run through the faults.
     expect(ledger.isCreated.length).toBeGreaterThan(50);
     expect(ledger.uplinksAcked.size).toBeGreaterThan(50);

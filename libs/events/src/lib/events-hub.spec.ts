@@ -1,4 +1,4 @@
-import { type EventJson, eventSubject, IS_EVENTS, streamControlSubject, type StreamMessage, streamSubject } from '@lorawan/api';
+import { type EventJson, eventSubject, IS_EVENTS, STREAM_REPLICA_SUBJECTS, streamControlSubject, type StreamMessage, streamSubject } from '@lorawan/api';
 import { decode, encode, InProcessBroker, type Subscription } from '@lorawan/transport';
 import { EventsHub, type EventsHubOptions } from './events-hub';
 import { app, dev, filterFor, makeEvent } from './fixtures.conformance';
@@ -290,5 +290,26 @@ describe('EventsHub (sessions and live fan-out of one replica)', () => {
     hub.stop();
     await settle();
     expect(ids(got)).toEqual(['error:shutting_down']);
+  });
+
+  it('tells the gateways it is alive every heartbeatMs, on its own subject, from start to stop', async () => {
+    const beats: string[] = [];
+    start({ heartbeatMs: 20 });
+    hub.stop();
+    // The first beat goes out at start: listen on a fresh hub.
+    transport = new InProcessBroker();
+    subscriptions.push(transport.subscribe(STREAM_REPLICA_SUBJECTS, (_p, subject) => beats.push(subject)));
+    hub = new EventsHub(transport, history, { bufferSize: 100, sessionTimeoutMs: 35_000, sweepIntervalMs: 10, flushBudget: 10_000, heartbeatMs: 20 });
+    hub.start();
+    expect(hub.replicaId).toMatch(/^[0-9A-Z]{26}$/);
+    await sleep(110);
+    expect(beats.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(beats)).toEqual(new Set([`stream-replica.${hub.replicaId}`]));
+    expect(hub.stats().timers).toBe(2);
+    hub.stop();
+    const after = beats.length;
+    await sleep(60);
+    expect(beats).toHaveLength(after);
+    expect(hub.stats().timers).toBe(0);
   });
 });

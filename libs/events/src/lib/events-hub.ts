@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { EVENT_SUBJECTS, STREAM_CONTROL_SUBJECTS, type StreamControl, type StreamMessage, streamSubject } from '@lorawan/api';
+import { EVENT_SUBJECTS, newUlid, replicaHeartbeatSubject, STREAM_CONTROL_SUBJECTS, type StreamControl, type StreamMessage, streamSubject } from '@lorawan/api';
 import { eventsDelivered, eventsReceived, eventStreamsOpen } from '@lorawan/observability';
 import { decode, encode, type PubSub, type Subscription } from '@lorawan/transport';
 import { ErrBufferFull, ErrHistoryUnavailable, ErrSessionExists, ErrSessionExpired, ErrShuttingDown } from './errors';
@@ -17,6 +17,8 @@ export interface EventsHubOptions {
   sweepIntervalMs: number;
   /** Messages handed on per event-loop turn, over all sessions in turn, so one turn stays short. */
   flushBudget: number;
+  /** How often the replica tells the gateways it is alive (STREAM_REPLICA_HEARTBEAT_MS); 0: never (tests). */
+  heartbeatMs?: number;
   now?: () => number;
 }
 
@@ -53,7 +55,10 @@ export class EventsHub {
   private readonly ready = new Set<StreamSession>();
   private subscriptions: Subscription[] = [];
   private sweepTimer?: NodeJS.Timeout;
+  private heartbeatTimer?: NodeJS.Timeout;
   private flushHandle?: NodeJS.Immediate;
+  /** This replica's name in start replies and on its heartbeat subject (`@lorawan/api` stream.ts, step 4). */
+  readonly replicaId = newUlid();
   private pass = 0;
   private readonly now: () => number;
 
@@ -73,6 +78,13 @@ export class EventsHub {
     ];
     this.sweepTimer = setInterval(() => this.sweep(), this.options.sweepIntervalMs);
     this.sweepTimer.unref();
+    const heartbeatMs = this.options.heartbeatMs ?? 0;
+    if (heartbeatMs > 0) {
+      const beat = () => this.pubsub.publish(replicaHeartbeatSubject(this.replicaId), new Uint8Array(0));
+      beat();
+      this.heartbeatTimer = setInterval(beat, heartbeatMs);
+      this.heartbeatTimer.unref();
+    }
   }
 
   /** Unsubscribes, stops its timers and ends every session (`shutting_down`). */
@@ -80,6 +92,8 @@ export class EventsHub {
     for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
     clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
     if (this.flushHandle) clearImmediate(this.flushHandle);
     this.flushHandle = undefined;
     for (const session of [...this.sessions.values()]) this.end(session, { error: ErrShuttingDown.with().toDetails() });
@@ -114,7 +128,7 @@ export class EventsHub {
       opening: this.opening.size,
       ready: this.ready.size,
       subscriptions: this.subscriptions.length,
-      timers: (this.sweepTimer ? 1 : 0) + (this.flushHandle ? 1 : 0),
+      timers: (this.sweepTimer ? 1 : 0) + (this.heartbeatTimer ? 1 : 0) + (this.flushHandle ? 1 : 0),
     };
   }
 

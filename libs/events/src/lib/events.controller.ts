@@ -51,7 +51,7 @@ export class EventsController {
     const history = historyQuery(req);
     const start = startEvent(identifiers, names, ctx);
     this.hub.open({ id: req.session_id, filter: new StreamFilter({ identifiers, names, rights }), history });
-    return { start };
+    return { start, replica: this.hub.replicaId };
   }
 }
 

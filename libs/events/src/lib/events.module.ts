@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { STREAM_SESSION_TIMEOUT_MS } from '@lorawan/api';
+import { STREAM_REPLICA_HEARTBEAT_MS, STREAM_SESSION_TIMEOUT_MS } from '@lorawan/api';
 import { HealthService } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { type PubSub, PUBSUB } from '@lorawan/transport';
@@ -64,6 +64,7 @@ export async function openEventHistory(config: StackConfig): Promise<EventHistor
           sessionTimeoutMs: STREAM_SESSION_TIMEOUT_MS,
           sweepIntervalMs: SWEEP_INTERVAL_MS,
           flushBudget: FLUSH_BUDGET,
+          heartbeatMs: STREAM_REPLICA_HEARTBEAT_MS,
         }),
     },
   ],

@@ -1,5 +1,15 @@
 import { EventEmitter } from 'node:events';
-import { type CallerIdentity, type EventJson, SESSION_ID_PATTERN, STREAM_PING_MS, type StreamControl, type StreamMessage, streamSubject } from '@lorawan/api';
+import {
+  type CallerIdentity,
+  type EventJson,
+  replicaHeartbeatSubject,
+  SESSION_ID_PATTERN,
+  STREAM_PING_MS,
+  STREAM_REPLICA_TIMEOUT_MS,
+  type StreamControl,
+  type StreamMessage,
+  streamSubject,
+} from '@lorawan/api';
 import type { StackConfig } from '@lorawan/config';
 import { Code, defineError, type ErrorDetails } from '@lorawan/errors';
 import { serveRpcDouble } from '@lorawan/testing';
@@ -593,6 +603,39 @@ describe('EventStreamRoute', () => {
     await opening;
     await flush();
     expect(t.controls.filter((c) => c.session === started.session).map((c) => c.message)).toEqual([{ close: true }]);
+    expect(jest.getTimerCount()).toBe(timersBefore);
+  });
+
+  it('ends a stream whose events replica fell silent with unavailable (the client reconnects); streams of live or older replicas go on', async () => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
+    const t = setup();
+    const timersBefore = jest.getTimerCount();
+    t.route.onModuleInit();
+    let replica: string | undefined = 'REPLICA1';
+    t.setAnswer(async () => ({ ok: { start: START, ...(replica ? { replica } : {}) } }));
+    const dying = await t.open();
+    t.watch(dying.session);
+    replica = 'REPLICA2';
+    const alive = await t.open();
+    replica = undefined;
+    const older = await t.open();
+    // REPLICA2 beats every second, REPLICA1 beat once and then died.
+    t.transport.publish(replicaHeartbeatSubject('REPLICA1'), new Uint8Array(0));
+    for (let s = 0; s * 1000 <= STREAM_REPLICA_TIMEOUT_MS + 2000; s++) {
+      t.transport.publish(replicaHeartbeatSubject('REPLICA2'), new Uint8Array(0));
+      jest.advanceTimersByTime(1000);
+      await flush();
+    }
+    expect(dying.sink.writableEnded).toBe(true);
+    const last = JSON.parse(dying.sink.text.trim().split('\n').pop() as string) as { error: { code: number; message: string } };
+    expect(last.error).toMatchObject({ code: 14, message: 'error:pkg/rpc:unavailable (component `events` is unavailable)' });
+    expect(t.controls.filter((c) => c.session === dying.session).map((c) => c.message)).toContainEqual({ close: true });
+    expect([alive.sink.writableEnded, older.sink.writableEnded]).toEqual([false, false]);
+    expect(t.route.openSessions).toBe(2);
+    alive.sink.disconnect();
+    older.sink.disconnect();
+    t.route.onModuleDestroy();
+    await flush();
     expect(jest.getTimerCount()).toBe(timersBefore);
   });
 });

@@ -1,9 +1,20 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type CallerIdentity, type EntityRef, isJsonObject, newUlid, RPCS, rpcCorrelationId, type StreamStartReply } from '@lorawan/api';
+import {
+  type CallerIdentity,
+  type EntityRef,
+  isJsonObject,
+  newUlid,
+  RPCS,
+  rpcCorrelationId,
+  STREAM_REPLICA_HEARTBEAT_MS,
+  STREAM_REPLICA_SUBJECTS,
+  STREAM_REPLICA_TIMEOUT_MS,
+  type StreamStartReply,
+} from '@lorawan/api';
 import { ErrInternal, ErrUnavailable, StackError } from '@lorawan/errors';
 import { eventStreamsOpen } from '@lorawan/observability';
-import { type PubSub, PUBSUB } from '@lorawan/transport';
+import { type PubSub, PUBSUB, type Subscription } from '@lorawan/transport';
 import { Authenticator, isEntityId } from './authenticator';
 import { DEFAULT_STREAM_LIMITS, EventStreamSession, refuseStream, type StreamLimits, type StreamSink } from './event-stream.session';
 import { sendError } from './http-reply';
@@ -15,6 +26,13 @@ import { ErrTooManyStreams } from './gateway-errors';
 
 /** Overrides of the stream limits (tests). */
 export const STREAM_LIMITS = Symbol('STREAM_LIMITS');
+/** Overrides of how long an events replica may stay silent, and how often that is checked (tests). */
+export const REPLICA_WATCH = Symbol('REPLICA_WATCH');
+
+export interface ReplicaWatch {
+  timeoutMs: number;
+  checkMs: number;
+}
 
 const STREAM = RPCS['Events.Stream'];
 /** More identifiers than a request may hold: none is resolved, the events service refuses the request. */
@@ -35,24 +53,62 @@ export interface OpenStream {
  * opens a session with an events replica and streams its messages (`EventStreamSession`).
  * Errors before the stream starts answer with their status; the body is the error message of the
  * stream framing (`{"error":…}`), except a body that is not JSON (a plain status, as grpc-gateway).
+ * It listens to the events replicas' heartbeats: a stream whose replica has been silent for
+ * `STREAM_REPLICA_TIMEOUT_MS` (killed, frozen, cut off from the broker) ends with `unavailable`, so
+ * that its client reconnects to a live replica rather than wait on a silent stream.
  */
 @Injectable()
-export class EventStreamRoute implements OnModuleDestroy {
+export class EventStreamRoute implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Gateway');
   private readonly sessions = new Set<EventStreamSession>();
   /** The credential (caller ID) of each session, and how many sessions each credential has. */
   private readonly credentialOf = new Map<EventStreamSession, string>();
   private readonly perCredential = new Map<string, number>();
   private readonly limits: StreamLimits;
+  private readonly watch: ReplicaWatch;
   private shuttingDown = false;
+  /** When each events replica was last heard (`performance.now()`). */
+  private readonly replicaSeen = new Map<string, number>();
+  private heartbeats?: Subscription;
+  private watchTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly auth: Authenticator,
     private readonly forwarder: RpcForwarder,
     @Inject(PUBSUB) private readonly pubsub: PubSub,
     @Optional() @Inject(STREAM_LIMITS) limits?: Partial<StreamLimits>,
+    @Optional() @Inject(REPLICA_WATCH) watch?: Partial<ReplicaWatch>,
   ) {
     this.limits = { ...DEFAULT_STREAM_LIMITS, ...limits };
+    this.watch = { timeoutMs: STREAM_REPLICA_TIMEOUT_MS, checkMs: STREAM_REPLICA_HEARTBEAT_MS, ...watch };
+  }
+
+  onModuleInit(): void {
+    const prefix = STREAM_REPLICA_SUBJECTS.slice(0, -1);
+    this.heartbeats = this.pubsub.subscribe(STREAM_REPLICA_SUBJECTS, (_payload, subject) => {
+      const at = subject.lastIndexOf(prefix);
+      if (at >= 0) this.replicaSeen.set(subject.slice(at + prefix.length), performance.now());
+    });
+    this.watchTimer = setInterval(() => this.endSilentStreams(), this.watch.checkMs);
+    this.watchTimer.unref();
+  }
+
+  /**
+   * Ends the streams whose replica has not been heard for `timeoutMs` (counted from the stream's
+   * start when it never was), and forgets replicas silent for long.
+   */
+  private endSilentStreams(): void {
+    const now = performance.now();
+    const { timeoutMs } = this.watch;
+    for (const session of [...this.sessions]) {
+      const replica = session.replica;
+      if (replica === undefined || session.startedAt === undefined) continue;
+      const heard = Math.max(this.replicaSeen.get(replica) ?? 0, session.startedAt);
+      if (now - heard <= timeoutMs) continue;
+      this.logger.warn({ session: session.id, replica, silent_ms: Math.round(now - heard) }, 'events replica silent: stream ended');
+      session.fail(ErrUnavailable.with({ component: 'events' }));
+    }
+    for (const [replica, seen] of this.replicaSeen) if (now - seen > timeoutMs * 10) this.replicaSeen.delete(replica);
   }
 
   register(fastify: FastifyInstance): void {
@@ -122,7 +178,8 @@ export class EventStreamRoute implements OnModuleDestroy {
       const ctx = { request_id: o.requestId, correlation_ids: [rpcCorrelationId(STREAM, o.requestId)], caller };
       // The session ID is the gateway's, whatever the client sent.
       const { body } = await this.forwarder.forward(STREAM, { ...o.request, session_id: session.id }, ctx);
-      session.start((body as StreamStartReply).start);
+      const reply = body as StreamStartReply;
+      session.start(reply.start, typeof reply.replica === 'string' ? reply.replica : undefined);
     } catch (err) {
       session.refuse(this.stackError(err, o.requestId));
     }
@@ -143,6 +200,8 @@ export class EventStreamRoute implements OnModuleDestroy {
   /** Shutdown: every stream ends (and its replica session with it), so the HTTP server can close. */
   onModuleDestroy(): void {
     this.shuttingDown = true;
+    this.heartbeats?.unsubscribe();
+    clearInterval(this.watchTimer);
     for (const session of [...this.sessions]) session.shutdown();
   }
 

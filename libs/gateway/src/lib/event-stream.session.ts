@@ -81,6 +81,8 @@ export class EventStreamSession {
   /** When the stream was last written to (`performance.now()`, a monotonic clock). */
   private lastWriteAt = 0;
   private readonly delimiter: Buffer;
+  private replicaId?: string;
+  private startedAtMs?: number;
 
   constructor(private readonly o: SessionOptions) {
     this.delimiter = Buffer.from(o.framing.delimiter);
@@ -97,12 +99,24 @@ export class EventStreamSession {
     return this.state === 'closed';
   }
 
+  /** The events replica serving the stream, as its start reply named it (undefined: an older replica, not watched). */
+  get replica(): string | undefined {
+    return this.replicaId;
+  }
+
+  /** When the stream started (`performance.now()`), or undefined while opening. */
+  get startedAt(): number | undefined {
+    return this.startedAtMs;
+  }
+
   /** The replica accepted: status 200 with the start event, then what arrived meanwhile, then live. */
-  start(event: EventJson): void {
+  start(event: EventJson, replica?: string): void {
     // The client left while the replica was opening the session: it learns now that it can drop it.
     if (this.state === 'closed') return this.control({ close: true });
     if (this.state !== 'opening') return;
     this.state = 'streaming';
+    this.replicaId = replica;
+    this.startedAtMs = performance.now();
     this.o.sink.writeHead(200, {
       ...this.o.headers,
       'content-type': this.o.framing.contentType,
@@ -128,6 +142,11 @@ export class EventStreamSession {
     if (this.state !== 'opening') return;
     refuseStream(this.o.sink, this.o.framing, this.o.headers, error);
     this.close();
+  }
+
+  /** The stream cannot go on (its events replica went silent): an error message in the stream, then the end. */
+  fail(error: StackError): void {
+    if (this.state === 'streaming') this.endWith(error.toStatus());
   }
 
   /** Gateway shutdown: a stream not started yet is refused (503), a started one ends. */

@@ -49,6 +49,12 @@ export class StreamEventsRequest {
  *    every STREAM_PING_MS; on disconnect `{close:true}`. A replica drops a session that missed
  *    pings for STREAM_SESSION_TIMEOUT_MS, or whose messages it cannot hand on (bounded buffer),
  *    ending it with an error message.
+ * 4. The other way round: every replica publishes a heartbeat on `replicaHeartbeatSubject(replica)`
+ *    every STREAM_REPLICA_HEARTBEAT_MS (one message per replica, however many sessions it serves),
+ *    and names itself in the start reply. A gateway that has not heard a session's replica for
+ *    STREAM_REPLICA_TIMEOUT_MS (it died, froze, or lost the broker) ends the stream with
+ *    `unavailable`, so that the client opens a new one (on a live replica) instead of waiting on a
+ *    silent stream for ever. A start reply without `replica` (an older replica) is not watched.
  */
 export const streamSubject = (sessionId: string) => `stream.${sessionId}`;
 export const streamControlSubject = (sessionId: string) => `stream-control.${sessionId}`;
@@ -56,10 +62,17 @@ export const streamControlSubject = (sessionId: string) => `stream-control.${ses
 export const STREAM_CONTROL_SUBJECTS = 'stream-control.*';
 export const STREAM_PING_MS = 10_000;
 export const STREAM_SESSION_TIMEOUT_MS = 35_000;
+export const replicaHeartbeatSubject = (replica: string) => `stream-replica.${replica}`;
+/** What a gateway subscribes to once for every replica's heartbeats. */
+export const STREAM_REPLICA_SUBJECTS = 'stream-replica.*';
+export const STREAM_REPLICA_HEARTBEAT_MS = 1_000;
+export const STREAM_REPLICA_TIMEOUT_MS = 4_000;
 export const SESSION_ID_PATTERN = SESSION_ID_PATTERN_SOURCE;
 
 export type StreamControl = { ping: true } | { close: true };
 export type StreamMessage = { event: EventJson } | { error: ErrorDetails } | { end: true };
 export interface StreamStartReply {
   start: EventJson;
+  /** The replica serving the session (its heartbeat subject's token); absent from older replicas. */
+  replica?: string;
 }

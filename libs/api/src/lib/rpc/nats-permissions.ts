@@ -1,5 +1,5 @@
 import { EVENT_SUBJECTS } from '../events/event';
-import { streamControlSubject, streamSubject } from '../events/stream';
+import { replicaHeartbeatSubject, streamControlSubject, streamSubject } from '../events/stream';
 import { ACCESS_INVALIDATION_SUBJECT } from './context';
 import { COMPONENTS, type ComponentName, type RpcDefinition } from './define-rpc';
 import { gatewayDownlinkSubject } from './dataplane-rpcs';
@@ -99,8 +99,8 @@ export function natsPermissions(subjectPrefix?: string): Record<NatsPrincipal, N
   result.gateway.subscribe.push(`${p}${ACCESS_INVALIDATION_SUBJECT}`);
   // Event streams: the events service answers each session on its subject; the gateway keeps it alive.
   result.events.subscribe.push(`${p}${EVENT_SUBJECTS}`, `${p}${streamControlSubject('*')}`);
-  result.events.publish.push(`${p}${streamSubject('*')}`);
-  result.gateway.subscribe.push(`${p}${streamSubject('*')}`);
+  result.events.publish.push(`${p}${streamSubject('*')}`, `${p}${replicaHeartbeatSubject('*')}`);
+  result.gateway.subscribe.push(`${p}${streamSubject('*')}`, `${p}${replicaHeartbeatSubject('*')}`);
   result.gateway.publish.push(`${p}${streamControlSubject('*')}`);
   // The AS: its replicas' application caches, and its webhook job queue's subjects.
   result.as.publish.push(`${p}as.cache.>`, `${p}as.webhooks.>`);

@@ -66,6 +66,7 @@ for (const [driver, name] of DRIVERS) {
     });
 
     afterEach(async () => {
+      jest.restoreAllMocks();
       await Promise.all(queues.splice(0).map((q) => q.close()));
       await db.close();
     });
@@ -158,16 +159,28 @@ for (const [driver, name] of DRIVERS) {
     });
 
     it('stores all the jobs of one enqueue or none of them', async () => {
-      // One row of the batch fails in the middle of the transaction.
+      // One row of the batch fails in the middle of the transaction: on MySQL a trigger refuses it; on
+      // SQLite the connection's second INSERT of the batch throws (inside the same better-sqlite3
+      // transaction, as a failing statement would).
       if (driver === 'mysql') {
         await db.ds.query(
           `CREATE TRIGGER refuse_marked BEFORE INSERT ON webhook_jobs FOR EACH ROW
            BEGIN IF NEW.job LIKE '%"attempt":99%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused'; END IF; END`,
         );
       } else {
-        await db.ds.query(
-          `CREATE TRIGGER refuse_marked BEFORE INSERT ON webhook_jobs WHEN NEW.job LIKE '%"attempt":99%' BEGIN SELECT RAISE(ABORT, 'refused'); END`,
-        );
+        type Connection = { prepare(sql: string): { run(...params: unknown[]): unknown } };
+        const connection = (db.ds.driver as unknown as { databaseConnection: Connection }).databaseConnection;
+        const prepare = connection.prepare.bind(connection);
+        jest.spyOn(connection, 'prepare').mockImplementation((sql: string) => {
+          const statement = prepare(sql);
+          if (!sql.startsWith('INSERT INTO webhook_jobs')) return statement;
+          return {
+            run: (...params: unknown[]) => {
+              if (String(params[1]).includes('"attempt":99')) throw new Error('refused');
+              return statement.run(...params);
+            },
+          } as ReturnType<Connection['prepare']>;
+        });
       }
       const queue = await open(10, 3);
       const got: JobMessage[] = [];
