@@ -283,7 +283,7 @@ describe.each(MODES)('HTTP fuzzing (%s)', (_mode, start) => {
 
   it.each(BINDINGS.map((b) => [`${b.binding.verb} ${b.binding.path}`, b] as const))('%s', async (_name, { rpc, binding }) => {
     counts.bindings++;
-    const destructive = binding.verb === 'DELETE' || (binding.verb !== 'GET' && /\{user_ids\.user_id\}$/.test(binding.path));
+    const destructive = binding.verb === 'DELETE' || (binding.verb !== 'GET' && /\{user(_ids|\.ids)\.user_id\}$/.test(binding.path));
     const getter = readBackOf(binding);
     const withBody = binding.body === '*';
     const property = fc.asyncProperty(

@@ -96,6 +96,15 @@ describe('UserRegistryService (SQLite)', () => {
       expect(await bed.directory.user('bob')).toEqual({ user_id: 'bob', admin: true, state: 'STATE_APPROVED' });
     });
 
+    it("invalidates the gateways' cached access of the user's keys when admin or state changes, not for other fields", async () => {
+      const before = bed.invalidations.length;
+      await update('bob', { name: 'Bob' }, ['name'], adminCaller());
+      expect(bed.invalidations).toHaveLength(before);
+      await update('bob', { state: 'STATE_FLAGGED' }, ['state'], adminCaller());
+      await update('bob', { admin: true }, ['admin'], adminCaller());
+      expect(bed.invalidations.slice(before)).toEqual([{ entity: { kind: 'user', id: 'bob' } }, { entity: { kind: 'user', id: 'bob' } }]);
+    });
+
     it("a new e-mail address is not validated; identifiers are read-only; timestamps are the server's", async () => {
       await update('alice', { primary_email_address_validated_at: '2024-01-01T00:00:00Z' }, ['primary_email_address_validated_at'], adminCaller());
       await update('alice', { primary_email_address: 'alice@example.com' }, ['primary_email_address'], userCaller('alice'));

@@ -122,6 +122,8 @@ export class UserRegistryService {
       (next, expected) => this.store.replace(next, expected),
       () => ErrEntityConcurrentUpdate.with({ entity_type: 'user', entity_id: id }),
     );
+    // The user's rights follow `admin` and `state`: the gateways' cached resolutions of its keys go.
+    if (hasAnyField(paths, 'admin') || hasAnyField(paths, 'state')) this.invalidator.invalidate({ entity: { kind: 'user', id } });
     this.events.publish(EVENTS.update, idsOf(id), { ctx, data: [...requested] });
     return selectFields(updated, [...DEFAULT_PATHS, ...paths]);
   }
