@@ -45,3 +45,7 @@ export * from './lib/messages/application-up';
 export * from './lib/messages/application-link';
 export * from './lib/ids/ulid';
 export * from './lib/rpc/wire-context';
+export * from './lib/json/field-rules';
+export * from './lib/messages/responses';
+export * from './lib/openapi/schemas';
+export * from './lib/openapi/openapi';

@@ -20,12 +20,12 @@
  * refused one must leave the entity absent (create) or unchanged (update).
  */
 import fc from 'fast-check';
-import { ALLOWED_PATHS, Application, EndDevice, type HttpBinding, RPCS, type RpcDefinition } from '@lorawan/api';
+import { ALLOWED_PATHS, Application, EndDevice, fieldsOf, type HttpBinding, RPCS, type RpcDefinition } from '@lorawan/api';
 import { type StackUnderTest } from '@lorawan/testing';
 import { ADMIN_USER_ID, Api, createApplications } from '../http-client';
 import { uid } from '../devices';
 import { expectAlive, FUZZ_BUDGET_MS, FUZZ_RUNS, FUZZ_SEED, MODES } from './fuzz-config';
-import { deep, fieldPaths, fieldsOf, messageArbitrary, mutant, nastyString, setPath, validish } from './request-arbitraries';
+import { deep, fieldPaths, messageArbitrary, mutant, nastyString, setPath, validish } from './request-arbitraries';
 
 const BINDINGS: Array<{ rpc: RpcDefinition; binding: HttpBinding }> = Object.values(RPCS as Record<string, RpcDefinition>)
   .filter((rpc) => !rpc.unauthenticated)

@@ -9,34 +9,12 @@
  */
 import fc from 'fast-check';
 import type { ClassConstructor } from 'class-transformer';
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
-import { getMetadataStorage } from 'class-validator';
+import { type FieldRule as Rule, fieldsOf, hasRule as has, isRequiredField, nestedClass, ruleConstraint as constraint } from '@lorawan/api';
 
 type Json = unknown;
-interface Rule {
-  name?: string;
-  type: string;
-  constraints?: Array<Record<string, unknown>>;
-}
 interface EnumLike {
   names: readonly string[];
 }
-
-/** The validation entries of each property of `cls` (own and inherited). */
-export function fieldsOf(cls: ClassConstructor<object>): Map<string, Rule[]> {
-  const metas = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false) as unknown as Array<Rule & { propertyName: string }>;
-  const out = new Map<string, Rule[]>();
-  for (const m of metas) out.set(m.propertyName, [...(out.get(m.propertyName) ?? []), m]);
-  return out;
-}
-
-function nestedClass(cls: ClassConstructor<object>, property: string): ClassConstructor<object> | undefined {
-  const meta = defaultMetadataStorage.findTypeMetadata(cls, property);
-  return meta?.typeFunction() as ClassConstructor<object> | undefined;
-}
-
-const constraint = (rules: Rule[], name: string): Record<string, unknown> | undefined => rules.find((r) => r.name === name)?.constraints?.[0];
-const has = (rules: Rule[], name: string) => rules.some((r) => r.name === name);
 
 /** Strings that break things: unicode, lone surrogates, NUL, control characters, RTL marks, long runs. */
 export const nastyString: fc.Arbitrary<string> = fc.oneof(
@@ -194,7 +172,7 @@ export function messageArbitrary(cls: ClassConstructor<object>, o: MessageOption
   const required: string[] = [];
   for (const [property, rules] of fieldsOf(cls)) {
     entries[property] = validish(cls, property, rules, depth, o.paths);
-    if (rules.some((r) => r.type === 'isDefined')) required.push(property);
+    if (isRequiredField(rules)) required.push(property);
   }
   return fc.record(entries, { requiredKeys: required }).map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)));
 }

@@ -4,6 +4,7 @@ import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { type Messaging, PUBSUB } from '@lorawan/transport';
 import { Authenticator } from './authenticator';
 import { EventStreamRoute } from './event-stream.route';
+import { OpenApiRoute } from './openapi.route';
 import { HealthController } from './health.controller';
 import { RpcForwarder } from './rpc-forwarder';
 import { RpcRoutes } from './rpc-routes';
@@ -41,6 +42,7 @@ export class GatewayModule {
         RpcForwarder,
         RpcRoutes,
         EventStreamRoute,
+        OpenApiRoute,
       ],
     };
   }

@@ -11,6 +11,7 @@ import { Code } from '@lorawan/errors';
 import { childLogger } from '@lorawan/observability';
 import { ApiExceptionFilter } from './api-exception.filter';
 import { EventStreamRoute } from './event-stream.route';
+import { OpenApiRoute } from './openapi.route';
 import { GatewayModule, type GatewayOptions, requestBodyLimit } from './gateway.module';
 import { GatewayState } from './gateway-state';
 import { metricsOf } from './route-metrics';
@@ -63,8 +64,8 @@ export interface RunningGateway {
 }
 
 /**
- * The HTTP edge: `/api/v3/**` from the RPC table (event streams included), `/healthz`, `/readyz`,
- * `/metrics`; one access-log line and one metrics sample per request.
+ * The HTTP edge: `/api/v3/**` from the RPC table (event streams included), the API's OpenAPI
+ * document and docs page, `/healthz`, `/readyz`, `/metrics`; one access-log line and one metrics sample per request.
  */
 export async function startGateway(options: GatewayOptions & { port?: number; host?: string; logger?: LoggerService | false }): Promise<RunningGateway> {
   const bodyLimit = requestBodyLimit(options.messaging.maxPayload);
@@ -128,6 +129,7 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
   const routes = app.get(RpcRoutes);
   routes.register(fastify, bodyLimit);
   app.get(EventStreamRoute).register(fastify);
+  app.get(OpenApiRoute).register(fastify);
   // Errors Fastify raises before a route runs (body too large, bad request) reach Nest's error handler and this filter.
   app.useGlobalFilters(new ApiExceptionFilter(routes, bodyLimit));
 

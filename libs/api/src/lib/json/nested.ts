@@ -31,6 +31,8 @@ export function Messages(cls: () => ClassConstructor<object>, rules: { minItems?
   return compose(
     ValidateBy({
       name: 'messages',
+      // The limits, for readers of the metadata (`field-rules.ts`); the check uses its closure.
+      constraints: [{ minItems: rules.minItems, maxItems: rules.maxItems }],
       validator: {
         validate: (v) =>
           v === undefined ||

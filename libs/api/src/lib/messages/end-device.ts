@@ -104,7 +104,7 @@ export class EndDevice {
   @Message(() => MessagePayloadFormatters) formatters?: MessagePayloadFormatters;
 }
 
-/** `ttn.lorawan.v3.EndDevices`. */
-export interface EndDevices {
-  end_devices?: EndDevice[];
+/** `ttn.lorawan.v3.EndDevices` (List; the batch Get, Create and Set). */
+export class EndDevices {
+  @Messages(() => EndDevice) end_devices?: EndDevice[];
 }

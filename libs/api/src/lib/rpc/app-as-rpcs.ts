@@ -1,6 +1,7 @@
 import { EndDeviceIdentifiers } from '../messages/identifiers';
 import { DownlinkQueueRequest, WebhookDownlinkQueueRequest } from '../messages/downlinks';
 import { ApplicationUp } from '../messages/application-up';
+import { ApplicationDownlinks, Empty } from '../messages/responses';
 import { Right } from './rights';
 import { applicationAt, defineRpc, type RpcSpec } from './define-rpc';
 
@@ -25,6 +26,7 @@ export function appAsRpcs() {
       entity: applicationAt('end_device_ids.application_ids.application_id'),
       rights: downWrite,
       request: DownlinkQueueRequest,
+      response: Empty,
     }),
     'AppAs.DownlinkQueueReplace': asRpc({
       service: 'AppAs',
@@ -33,6 +35,7 @@ export function appAsRpcs() {
       entity: applicationAt('end_device_ids.application_ids.application_id'),
       rights: downWrite,
       request: DownlinkQueueRequest,
+      response: Empty,
     }),
     'AppAs.DownlinkQueueList': asRpc({
       service: 'AppAs',
@@ -41,6 +44,7 @@ export function appAsRpcs() {
       entity: applicationAt('application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ],
       request: EndDeviceIdentifiers,
+      response: ApplicationDownlinks,
     }),
     /** Simulate uplink (§9): `{}` once the message is processed and its webhook deliveries are queued. */
     'AppAs.SimulateUplink': asRpc({
@@ -52,6 +56,7 @@ export function appAsRpcs() {
       entity: applicationAt('end_device_ids.application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_TRAFFIC_UP_WRITE],
       request: ApplicationUp,
+      response: Empty,
     }),
     ...webhookDownlinkRpcs(),
   };
@@ -73,6 +78,7 @@ export function webhookDownlinkRpcs() {
       entity,
       rights: downWrite,
       request: WebhookDownlinkQueueRequest,
+      response: Empty,
       ...webhookResponses,
     }),
     'AppAs.WebhookDownlinkQueueReplace': asRpc({
@@ -82,6 +88,7 @@ export function webhookDownlinkRpcs() {
       entity,
       rights: downWrite,
       request: WebhookDownlinkQueueRequest,
+      response: Empty,
       ...webhookResponses,
     }),
   };

@@ -1,5 +1,6 @@
-import { CreateClientRequest, GetClientRequest, ListClientsRequest, UpdateClientRequest } from '../messages/client';
+import { Client, CreateClientRequest, GetClientRequest, ListClientsRequest, UpdateClientRequest } from '../messages/client';
 import { ClientIdentifiers } from '../messages/identifiers';
+import { Clients } from '../messages/responses';
 import { entityRegistryRpcs } from './entity-registry-rpcs';
 
 /**
@@ -13,5 +14,7 @@ export function clientRpcs() {
     list: ListClientsRequest,
     update: UpdateClientRequest,
     identifiers: ClientIdentifiers,
+    entity: Client,
+    entities: Clients,
   });
 }

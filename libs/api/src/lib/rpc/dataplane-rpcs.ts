@@ -7,6 +7,7 @@ import { AsNsDownlinkQueueRequest } from '../messages/downlinks';
 import { EndDeviceIdentifiers } from '../messages/identifiers';
 import { KeyEnvelope } from '../messages/keys';
 import { JoinRequest, UplinkMessage } from '../messages/traffic';
+import { ApplicationDownlinks, Empty } from '../messages/responses';
 import { defineRpc } from './define-rpc';
 
 /** `NsJs.HandleJoin`'s request: TTS's JoinRequest, with what the JS cannot do without required. */
@@ -143,6 +144,7 @@ export function dataplaneRpcs() {
       rights: [],
       unauthenticated: true,
       request: UplinkMessage,
+      response: Empty,
     }),
     /** The GS reports a gateway's TX_ACK of a downlink the NS scheduled (TTS `GsNs.ReportTxAcknowledgment`). */
     'GsNs.ReportTxAcknowledgment': defineRpc({
@@ -153,6 +155,7 @@ export function dataplaneRpcs() {
       rights: [],
       unauthenticated: true,
       request: TxAcknowledgmentRequest,
+      response: Empty,
     }),
     /** The AS fetches the AppSKey of a session it does not have (TTS `AsJs.GetAppSKey`), wrapped for it. */
     'AsJs.GetAppSKey': defineRpc({
@@ -183,6 +186,7 @@ export function dataplaneRpcs() {
       rights: [],
       unauthenticated: true,
       request: NsAsHandleUplinkRequest,
+      response: Empty,
     }),
     /**
      * The AS adds application downlinks, encrypted and counted for a session, to the NS's queue of
@@ -197,6 +201,7 @@ export function dataplaneRpcs() {
       rights: [],
       unauthenticated: true,
       request: AsNsDownlinkQueueRequest,
+      response: Empty,
     }),
     /** As Push, after emptying both sessions' queues (TTS `AsNs.DownlinkQueueReplace`); no downlinks: the queues cleared. */
     'AsNs.DownlinkQueueReplace': defineRpc({
@@ -207,6 +212,7 @@ export function dataplaneRpcs() {
       rights: [],
       unauthenticated: true,
       request: AsNsDownlinkQueueRequest,
+      response: Empty,
     }),
     /** The NS's queue of the device: the current session's downlinks, then the pending session's, as the AS encrypted them (TTS `AsNs.DownlinkQueueList`). */
     'AsNs.DownlinkQueueList': defineRpc({
@@ -217,6 +223,7 @@ export function dataplaneRpcs() {
       rights: [],
       unauthenticated: true,
       request: EndDeviceIdentifiers,
+      response: ApplicationDownlinks,
     }),
     /** The NS hands a join-request to the JS: a join-accept and session keys, or the refusal. */
     'NsJs.HandleJoin': defineRpc({

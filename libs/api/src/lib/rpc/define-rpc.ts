@@ -52,6 +52,11 @@ export interface RpcDefinition<Req extends object = object> {
    */
   fieldMasksAt?: string;
   request: ClassConstructor<Req>;
+  /**
+   * The answer's message (`Empty` for `{}`; a stream's: each message's `result`). Every RPC bound
+   * to HTTP names one (the OpenAPI document's response schema); internal RPCs may leave it out.
+   */
+  response?: ClassConstructor<object>;
   /** Responses carry a total count, exposed as `X-Total-Count`. */
   paginated?: boolean;
   /**

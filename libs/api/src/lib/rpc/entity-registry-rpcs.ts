@@ -1,4 +1,5 @@
 import type { ClassConstructor } from 'class-transformer';
+import { Empty } from '../messages/responses';
 import { type EntityKind, Right } from './rights';
 import { byOrganization, defineRpc, type RpcDefinition } from './define-rpc';
 
@@ -22,6 +23,9 @@ export interface RegistryRequests {
   update: ClassConstructor<object>;
   /** `<Entity>Identifiers`: the request of Delete, Restore and Purge. */
   identifiers: ClassConstructor<object>;
+  /** The entity (the answer of Create, Get and Update) and its list (`<Entities>`, List's). */
+  entity: ClassConstructor<object>;
+  entities: ClassConstructor<object>;
 }
 
 /**
@@ -60,12 +64,14 @@ export function entityRegistryRpcs<K extends RegistryKind>(kind: K, requests: Re
       rights: [userRight('CREATE')],
       ...(byOrganizations ? { orEntity: byOrganization(organizationRight('CREATE')) } : {}),
       request: requests.create,
+      response: requests.entity,
     }),
     [`${service}.Get`]: rpc('Get', {
       http: [{ verb: 'GET', path: `/${collection}/{${kind}_ids.${id}}` }],
       entity: at(`${kind}_ids.${id}`),
       rights: [entityRight('INFO')],
       request: requests.get,
+      response: requests.entity,
     }),
     [`${service}.List`]: rpc('List', {
       http: [
@@ -77,6 +83,7 @@ export function entityRegistryRpcs<K extends RegistryKind>(kind: K, requests: Re
       rights: [userRight('LIST')],
       ...(byOrganizations ? { orEntity: byOrganization(organizationRight('LIST')) } : {}),
       request: requests.list,
+      response: requests.entities,
       paginated: true,
     }),
     [`${service}.Update`]: rpc('Update', {
@@ -84,18 +91,21 @@ export function entityRegistryRpcs<K extends RegistryKind>(kind: K, requests: Re
       entity: at(`${kind}.ids.${id}`),
       rights: [entityRight('SETTINGS_BASIC')],
       request: requests.update,
+      response: requests.entity,
     }),
     [`${service}.Delete`]: rpc('Delete', {
       http: [{ verb: 'DELETE', path: `/${collection}/{${id}}` }],
       entity: at(id),
       rights: [entityRight('DELETE')],
       request: requests.identifiers,
+      response: Empty,
     }),
     [`${service}.Restore`]: rpc('Restore', {
       http: [{ verb: 'POST', path: `/${collection}/{${id}}/restore`, body: '*' }],
       entity: at(id),
       rights: [entityRight('DELETE')],
       request: requests.identifiers,
+      response: Empty,
     }),
     [`${service}.Purge`]: rpc('Purge', {
       http: [{ verb: 'DELETE', path: `/${collection}/{${id}}/purge` }],
@@ -103,6 +113,7 @@ export function entityRegistryRpcs<K extends RegistryKind>(kind: K, requests: Re
       rights: [entityRight('DELETE')],
       adminOnly: true,
       request: requests.identifiers,
+      response: Empty,
     }),
   } as Record<`${Service<K>}.${Method}`, RpcDefinition>;
 }

@@ -1,5 +1,6 @@
 import { ApplicationIdentifiers } from '../messages/identifiers';
-import { GetApplicationLinkRequest, SetApplicationLinkRequest } from '../messages/application-link';
+import { ApplicationLink, GetApplicationLinkRequest, SetApplicationLinkRequest } from '../messages/application-link';
+import { Empty } from '../messages/responses';
 import { Right } from './rights';
 import { applicationAt, defineRpc, type RpcSpec } from './define-rpc';
 
@@ -21,6 +22,7 @@ export function linkRpcs() {
       entity: applicationAt('application_ids.application_id'),
       rights,
       request: GetApplicationLinkRequest,
+      response: ApplicationLink,
     }),
     'As.SetLink': asRpc({
       method: 'SetLink',
@@ -28,6 +30,7 @@ export function linkRpcs() {
       entity: applicationAt('application_ids.application_id'),
       rights,
       request: SetApplicationLinkRequest,
+      response: ApplicationLink,
     }),
     'As.DeleteLink': asRpc({
       method: 'DeleteLink',
@@ -35,6 +38,7 @@ export function linkRpcs() {
       entity: applicationAt('application_id'),
       rights,
       request: ApplicationIdentifiers,
+      response: Empty,
     }),
   };
 }

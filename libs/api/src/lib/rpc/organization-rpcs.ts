@@ -1,5 +1,6 @@
 import { OrganizationIdentifiers } from '../messages/identifiers';
-import { CreateOrganizationRequest, GetOrganizationRequest, ListOrganizationsRequest, UpdateOrganizationRequest } from '../messages/organization';
+import { Organizations } from '../messages/responses';
+import { CreateOrganizationRequest, Organization, GetOrganizationRequest, ListOrganizationsRequest, UpdateOrganizationRequest } from '../messages/organization';
 import { entityRegistryRpcs } from './entity-registry-rpcs';
 
 /**
@@ -14,5 +15,7 @@ export function organizationRpcs() {
     list: ListOrganizationsRequest,
     update: UpdateOrganizationRequest,
     identifiers: OrganizationIdentifiers,
+    entity: Organization,
+    entities: Organizations,
   });
 }

@@ -15,6 +15,10 @@ import { hasAnyField } from '../field-mask/field-mask';
 import { getPath } from '../json/dotted-path';
 import { KEY_PATHS, QUEUE_PATHS } from '../field-mask/allowed-paths';
 import {
+  Application,
+  APIKey,
+  Gateway,
+  User,
   AuthInfoRequest,
   AuthorizeRequest,
   CreateApplicationAPIKeyRequest,
@@ -52,7 +56,10 @@ import {
   UpdateUserRequest,
 } from '../messages/identity';
 import { ApplicationIdentifiers, GatewayIdentifiers, OrganizationIdentifiers, UserIdentifiers } from '../messages/identifiers';
+import { EndDevice, EndDevices } from '../messages/end-device';
+import { APIKeys, Applications, AuthInfoResponse, Collaborators, Empty, Event, Gateways, Rights, Users } from '../messages/responses';
 import {
+  Collaborator,
   DeleteApplicationCollaboratorRequest,
   DeleteClientCollaboratorRequest,
   DeleteGatewayCollaboratorRequest,
@@ -71,7 +78,7 @@ import {
   SetOrganizationCollaboratorRequest,
 } from '../messages/collaborators';
 import { type EntityKind, Right } from './rights';
-import { applicationAt, type ComponentName, defineRpc, type MaskRight, type RpcDefinition, rpcSubject } from './define-rpc';
+import { applicationAt, type ComponentName, defineRpc, type HttpBinding, type MaskRight, type RpcDefinition, rpcSubject } from './define-rpc';
 import { StreamEventsRequest } from '../events/stream';
 import { entityRegistryRpcs } from './entity-registry-rpcs';
 import { webhookRpcs } from './webhook-rpcs';
@@ -99,6 +106,7 @@ export const RPCS = {
     entity: app('end_device.ids.application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
     request: CreateEndDeviceRequest,
+    response: EndDevice,
   }),
   'EndDeviceRegistry.Get': rpc({
     service: 'EndDeviceRegistry',
@@ -108,6 +116,7 @@ export const RPCS = {
     entity: app('end_device_ids.application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_READ],
     request: GetEndDeviceRequest,
+    response: EndDevice,
   }),
   'EndDeviceRegistry.List': rpc({
     service: 'EndDeviceRegistry',
@@ -117,6 +126,7 @@ export const RPCS = {
     entity: app('application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_READ],
     request: ListEndDevicesRequest,
+    response: EndDevices,
     paginated: true,
   }),
   'EndDeviceRegistry.Update': rpc({
@@ -127,6 +137,7 @@ export const RPCS = {
     entity: app('end_device.ids.application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
     request: UpdateEndDeviceRequest,
+    response: EndDevice,
   }),
   'EndDeviceRegistry.Delete': rpc({
     service: 'EndDeviceRegistry',
@@ -136,6 +147,7 @@ export const RPCS = {
     entity: app('application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
     request: DeleteEndDeviceRequest,
+    response: Empty,
   }),
   // TTS's EndDeviceBatchRegistry (Get, Delete), and our extension Create.
   'EndDeviceBatchRegistry.Get': rpc({
@@ -146,6 +158,7 @@ export const RPCS = {
     entity: app('application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_READ],
     request: BatchGetEndDevicesRequest,
+    response: EndDevices,
   }),
   'EndDeviceBatchRegistry.Delete': rpc({
     service: 'EndDeviceBatchRegistry',
@@ -155,6 +168,7 @@ export const RPCS = {
     entity: app('application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
     request: BatchDeleteEndDevicesRequest,
+    response: Empty,
   }),
   'EndDeviceBatchRegistry.Create': rpc({
     service: 'EndDeviceBatchRegistry',
@@ -164,6 +178,7 @@ export const RPCS = {
     entity: app('application_ids.application_id'),
     rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
     request: BatchCreateEndDevicesRequest,
+    response: EndDevices,
   }),
   ...identityRpcs(),
   ...clientRpcs(),
@@ -180,6 +195,7 @@ export const RPCS = {
     // Rights on each requested entity: resolved by the gateway into `entity_rights`, checked by the events service.
     rights: [],
     request: StreamEventsRequest,
+    response: Event,
     stream: true,
   }),
   ...registryRpcs(
@@ -228,6 +244,7 @@ function identityRpcs() {
       http: [{ verb: 'GET', path: '/auth_info' }],
       rights: [],
       request: AuthInfoRequest,
+      response: AuthInfoResponse,
     }),
 
     'UserRegistry.Create': rpc({
@@ -238,6 +255,7 @@ function identityRpcs() {
       rights: [],
       adminOnly: true,
       request: CreateUserRequest,
+      response: User,
     }),
     'UserRegistry.Get': rpc({
       service: 'UserRegistry',
@@ -247,6 +265,7 @@ function identityRpcs() {
       entity: usr('user_ids.user_id'),
       rights: [R.RIGHT_USER_INFO],
       request: GetUserRequest,
+      response: User,
     }),
     'UserRegistry.List': rpc({
       service: 'UserRegistry',
@@ -256,6 +275,7 @@ function identityRpcs() {
       rights: [],
       adminOnly: true,
       request: ListUsersRequest,
+      response: Users,
       paginated: true,
     }),
     'UserRegistry.Update': rpc({
@@ -266,6 +286,7 @@ function identityRpcs() {
       entity: usr('user.ids.user_id'),
       rights: [R.RIGHT_USER_SETTINGS_BASIC],
       request: UpdateUserRequest,
+      response: User,
     }),
     'UserRegistry.Delete': rpc({
       service: 'UserRegistry',
@@ -275,6 +296,7 @@ function identityRpcs() {
       entity: usr('user_id'),
       rights: [R.RIGHT_USER_DELETE],
       request: UserIdentifiers,
+      response: Empty,
     }),
     'UserAccess.ListRights': rpc({
       service: 'UserAccess',
@@ -284,6 +306,7 @@ function identityRpcs() {
       entity: usr('user_id'),
       rights: [],
       request: UserIdentifiers,
+      response: Rights,
     }),
     ...apiKeyRpcs('UserAccess', 'users', 'user_ids.user_id', usr('user_ids.user_id'), R.RIGHT_USER_SETTINGS_API_KEYS, {
       create: CreateUserAPIKeyRequest,
@@ -299,6 +322,8 @@ function identityRpcs() {
       list: ListApplicationsRequest,
       update: UpdateApplicationRequest,
       identifiers: ApplicationIdentifiers,
+      entity: Application,
+      entities: Applications,
     }),
     'ApplicationAccess.ListRights': rpc({
       service: 'ApplicationAccess',
@@ -308,6 +333,7 @@ function identityRpcs() {
       entity: app('application_id'),
       rights: [],
       request: ApplicationIdentifiers,
+      response: Rights,
     }),
     ...apiKeyRpcs(
       'ApplicationAccess',
@@ -336,6 +362,8 @@ function identityRpcs() {
       list: ListGatewaysRequest,
       update: UpdateGatewayRequest,
       identifiers: GatewayIdentifiers,
+      entity: Gateway,
+      entities: Gateways,
     }),
     'GatewayRegistry.GetIdentifiersForEUI': rpc({
       service: 'GatewayRegistry',
@@ -344,6 +372,7 @@ function identityRpcs() {
       http: [],
       rights: [],
       request: GetGatewayIdentifiersForEUIRequest,
+      response: GatewayIdentifiers,
     }),
     'GatewayAccess.ListRights': rpc({
       service: 'GatewayAccess',
@@ -353,6 +382,7 @@ function identityRpcs() {
       entity: gtw('gateway_id'),
       rights: [],
       request: GatewayIdentifiers,
+      response: Rights,
     }),
     ...apiKeyRpcs('GatewayAccess', 'gateways', 'gateway_ids.gateway_id', gtw('gateway_ids.gateway_id'), R.RIGHT_GATEWAY_SETTINGS_API_KEYS, {
       create: CreateGatewayAPIKeyRequest,
@@ -388,6 +418,7 @@ function identityRpcs() {
       entity: org('organization_id'),
       rights: [],
       request: OrganizationIdentifiers,
+      response: Rights,
     }),
     ...apiKeyRpcs(
       'OrganizationAccess',
@@ -426,18 +457,14 @@ function apiKeyRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'UserAcces
   },
 ) {
   const base = `/${collection}/{${idField}}/api-keys`;
-  const common = { service, component: 'is' as const, entity, rights: [right] };
+  const keyRpc = (method: string, http: HttpBinding, request: ClassConstructor<object>, response: ClassConstructor<object>) =>
+    rpc({ service, method, component: 'is', entity, rights: [right], http: [http], request, response });
   return {
-    [`${service}.CreateAPIKey`]: rpc({ ...common, method: 'CreateAPIKey', http: [{ verb: 'POST', path: base, body: '*' }], request: requests.create }),
-    [`${service}.ListAPIKeys`]: rpc({ ...common, method: 'ListAPIKeys', http: [{ verb: 'GET', path: base }], request: requests.list, paginated: true }),
-    [`${service}.GetAPIKey`]: rpc({ ...common, method: 'GetAPIKey', http: [{ verb: 'GET', path: `${base}/{key_id}` }], request: requests.get }),
-    [`${service}.UpdateAPIKey`]: rpc({
-      ...common,
-      method: 'UpdateAPIKey',
-      http: [{ verb: 'PUT', path: `${base}/{api_key.id}`, body: '*' }],
-      request: requests.update,
-    }),
-    [`${service}.DeleteAPIKey`]: rpc({ ...common, method: 'DeleteAPIKey', http: [{ verb: 'DELETE', path: `${base}/{key_id}` }], request: requests.delete }),
+    [`${service}.CreateAPIKey`]: keyRpc('CreateAPIKey', { verb: 'POST', path: base, body: '*' }, requests.create, APIKey),
+    [`${service}.ListAPIKeys`]: { ...keyRpc('ListAPIKeys', { verb: 'GET', path: base }, requests.list, APIKeys), paginated: true },
+    [`${service}.GetAPIKey`]: keyRpc('GetAPIKey', { verb: 'GET', path: `${base}/{key_id}` }, requests.get, APIKey),
+    [`${service}.UpdateAPIKey`]: keyRpc('UpdateAPIKey', { verb: 'PUT', path: `${base}/{api_key.id}`, body: '*' }, requests.update, APIKey),
+    [`${service}.DeleteAPIKey`]: keyRpc('DeleteAPIKey', { verb: 'DELETE', path: `${base}/{key_id}` }, requests.delete, Empty),
   } as Record<`${S}.${'CreateAPIKey' | 'ListAPIKeys' | 'GetAPIKey' | 'UpdateAPIKey' | 'DeleteAPIKey'}`, RpcDefinition>;
 }
 
@@ -472,6 +499,7 @@ function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'Cli
       http: [{ verb: 'GET', path: `${base}/collaborators` }],
       rights: [],
       request: requests.list,
+      response: Collaborators,
       paginated: true,
     }),
     [`${service}.GetCollaborator`]: rpc({
@@ -480,6 +508,7 @@ function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'Cli
       http: byMember('collaborator').map((path) => ({ verb: 'GET' as const, path })),
       rights: [right],
       request: requests.get,
+      response: Collaborator,
     }),
     [`${service}.SetCollaborator`]: rpc({
       ...common,
@@ -487,6 +516,7 @@ function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'Cli
       http: [{ verb: 'PUT', path: `${base}/collaborators`, body: '*' }],
       rights: [right],
       request: requests.set,
+      response: Empty,
     }),
     [`${service}.DeleteCollaborator`]: rpc({
       ...common,
@@ -494,6 +524,7 @@ function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'Cli
       http: byMember('collaborator_ids', service === 'ApplicationAccess' ? 'collaborator' : 'collaborators').map((path) => ({ verb: 'DELETE' as const, path })),
       rights: [right],
       request: requests.delete,
+      response: Empty,
     }),
   } as Record<`${S}.${'ListCollaborators' | 'GetCollaborator' | 'SetCollaborator' | 'DeleteCollaborator'}`, RpcDefinition>;
 }
@@ -525,6 +556,7 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
       rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
       maskRights: writeMaskRights,
       request: SetEndDeviceRequest,
+      response: EndDevice,
     }),
     [`${service}.Get`]: rpc({
       service,
@@ -535,6 +567,7 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
       rights: [Right.RIGHT_APPLICATION_DEVICES_READ],
       maskRights: readMaskRights,
       request: GetEndDeviceRequest,
+      response: EndDevice,
     }),
     [`${service}.Delete`]: rpc({
       service,
@@ -544,6 +577,7 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
       entity: app('application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
       request: DeleteEndDeviceRequest,
+      response: Empty,
     }),
     [`${batch}.Set`]: rpc({
       service: batch,
@@ -555,6 +589,7 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
       maskRights: writeMaskRights,
       fieldMasksAt: 'requests',
       request: BatchSetEndDevicesRequest,
+      response: EndDevices,
     }),
     [`${batch}.Delete`]: rpc({
       service: batch,
@@ -564,6 +599,7 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
       entity: app('application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
       request: BatchDeleteEndDevicesRequest,
+      response: Empty,
     }),
   } as Record<
     `${S}.${'Set' | 'Get' | 'Delete'}`,

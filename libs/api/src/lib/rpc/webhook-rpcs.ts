@@ -1,10 +1,12 @@
 import {
+  ApplicationWebhook,
   DeleteApplicationWebhookRequest,
   GetApplicationWebhookFormatsRequest,
   GetApplicationWebhookRequest,
   ListApplicationWebhooksRequest,
   SetApplicationWebhookRequest,
 } from '../messages/webhooks';
+import { ApplicationWebhookFormats, ApplicationWebhooks, Empty } from '../messages/responses';
 import { Right } from './rights';
 import { applicationAt, defineRpc, type RpcSpec } from './define-rpc';
 
@@ -28,6 +30,7 @@ export function webhookRpcs() {
       http: [{ verb: 'GET', path: '/as/webhook-formats' }],
       rights: [],
       request: GetApplicationWebhookFormatsRequest,
+      response: ApplicationWebhookFormats,
     }),
     'ApplicationWebhookRegistry.List': webhookRpc({
       method: 'List',
@@ -35,6 +38,7 @@ export function webhookRpcs() {
       entity: app('application_ids.application_id'),
       rights: read,
       request: ListApplicationWebhooksRequest,
+      response: ApplicationWebhooks,
       paginated: true,
     }),
     'ApplicationWebhookRegistry.Get': webhookRpc({
@@ -43,6 +47,7 @@ export function webhookRpcs() {
       entity: app('ids.application_ids.application_id'),
       rights: read,
       request: GetApplicationWebhookRequest,
+      response: ApplicationWebhook,
     }),
     'ApplicationWebhookRegistry.Set': webhookRpc({
       method: 'Set',
@@ -53,6 +58,7 @@ export function webhookRpcs() {
       entity: app('webhook.ids.application_ids.application_id'),
       rights: write,
       request: SetApplicationWebhookRequest,
+      response: ApplicationWebhook,
     }),
     'ApplicationWebhookRegistry.Delete': webhookRpc({
       method: 'Delete',
@@ -60,6 +66,7 @@ export function webhookRpcs() {
       entity: app('application_ids.application_id'),
       rights: write,
       request: DeleteApplicationWebhookRequest,
+      response: Empty,
     }),
   };
 }
