@@ -5,6 +5,7 @@ import { type Messaging, PUBSUB } from '@lorawan/transport';
 import { Authenticator } from './authenticator';
 import { EventStreamRoute } from './event-stream.route';
 import { OpenApiRoute } from './openapi.route';
+import { ConsoleRoute } from './console.route';
 import { HealthController } from './health.controller';
 import { RpcForwarder } from './rpc-forwarder';
 import { RpcRoutes } from './rpc-routes';
@@ -43,6 +44,7 @@ export class GatewayModule {
         RpcRoutes,
         EventStreamRoute,
         OpenApiRoute,
+        ConsoleRoute,
       ],
     };
   }

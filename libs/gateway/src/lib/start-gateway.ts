@@ -12,6 +12,7 @@ import { childLogger } from '@lorawan/observability';
 import { ApiExceptionFilter } from './api-exception.filter';
 import { EventStreamRoute } from './event-stream.route';
 import { OpenApiRoute } from './openapi.route';
+import { ConsoleRoute } from './console.route';
 import { GatewayModule, type GatewayOptions, requestBodyLimit } from './gateway.module';
 import { GatewayState } from './gateway-state';
 import { metricsOf } from './route-metrics';
@@ -65,7 +66,7 @@ export interface RunningGateway {
 
 /**
  * The HTTP edge: `/api/v3/**` from the RPC table (event streams included), the API's OpenAPI
- * document and docs page, `/healthz`, `/readyz`, `/metrics`; one access-log line and one metrics sample per request.
+ * document and docs page, the web console (`/console`), `/healthz`, `/readyz`, `/metrics`; one access-log line and one metrics sample per request.
  */
 export async function startGateway(options: GatewayOptions & { port?: number; host?: string; logger?: LoggerService | false }): Promise<RunningGateway> {
   const bodyLimit = requestBodyLimit(options.messaging.maxPayload);
@@ -130,6 +131,7 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
   routes.register(fastify, bodyLimit);
   app.get(EventStreamRoute).register(fastify);
   app.get(OpenApiRoute).register(fastify);
+  app.get(ConsoleRoute).register(fastify);
   // Errors Fastify raises before a route runs (body too large, bad request) reach Nest's error handler and this filter.
   app.useGlobalFilters(new ApiExceptionFilter(routes, bodyLimit));
 

@@ -1,0 +1,183 @@
+import { api, ApiError, get } from './client';
+
+export type Registry = 'is' | 'js' | 'ns' | 'as';
+export type EndDevice = Record<string, unknown> & {
+  ids?: { device_id: string; dev_eui?: string; join_eui?: string; dev_addr?: string; application_ids?: { application_id: string } };
+  name?: string;
+  description?: string;
+};
+
+/** What the device page reads from each registry; keys only when the user asks (they need `…_READ_KEYS`). */
+export const DEVICE_PATHS: Record<Registry, { fields: string[]; keys: string[] }> = {
+  is: { fields: ['name', 'description', 'attributes', 'version_ids', 'created_at', 'updated_at'], keys: [] },
+  js: { fields: ['resets_join_nonces', 'net_id', 'last_dev_nonce', 'last_join_nonce'], keys: ['root_keys'] },
+  ns: {
+    fields: [
+      'frequency_plan_id',
+      'lorawan_version',
+      'lorawan_phy_version',
+      'supports_join',
+      'supports_class_b',
+      'supports_class_c',
+      'mac_settings',
+      'mac_state',
+      'session.dev_addr',
+      'session.last_f_cnt_up',
+      'session.last_n_f_cnt_down',
+      'session.started_at',
+      'last_dev_status_received_at',
+      'battery_percentage',
+      'recent_uplinks',
+    ],
+    keys: ['session.keys', 'pending_session.keys'],
+  },
+  as: { fields: ['formatters', 'skip_payload_crypto', 'session.dev_addr', 'session.last_a_f_cnt_down'], keys: ['session.keys.app_s_key.key'] },
+};
+
+const PREFIX: Record<Registry, string> = { is: '', js: '/js', ns: '/ns', as: '/as' };
+
+export const devicePath = (registry: Registry, app: string, dev?: string): string =>
+  `${PREFIX[registry]}/applications/${encodeURIComponent(app)}/devices${dev === undefined ? '' : `/${encodeURIComponent(dev)}`}`;
+
+/** One registry's answer: the device, not there (404), or the API's error (e.g. 403 for keys). */
+export type Part = { device: EndDevice } | { missing: true } | { error: ApiError };
+
+export interface MergedDevice {
+  device: EndDevice;
+  /** Which registry gave each top-level field. */
+  sources: Record<string, Registry[]>;
+  parts: Record<Registry, Part>;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function deepMerge(into: Record<string, unknown>, from: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(from)) {
+    const existing = into[k];
+    if (isObject(existing) && isObject(v)) deepMerge(existing, v);
+    else into[k] = isObject(v) ? structuredClone(v) : v;
+  }
+}
+
+/** The device as the four registries hold it, merged in registration order (IS, JS, NS, AS), as TTS's Console shows it. */
+export function mergeDevice(parts: Record<Registry, Part>): MergedDevice {
+  const device: EndDevice = {};
+  const sources: Record<string, Registry[]> = {};
+  for (const registry of ['is', 'js', 'ns', 'as'] as const) {
+    const part = parts[registry];
+    if (!('device' in part)) continue;
+    deepMerge(device, part.device);
+    for (const field of Object.keys(part.device)) if (field !== 'ids') (sources[field] ??= []).push(registry);
+  }
+  return { device, sources, parts };
+}
+
+async function readPart(registry: Registry, app: string, dev: string, paths: string[]): Promise<Part> {
+  try {
+    return { device: await get<EndDevice>(devicePath(registry, app, dev), { field_mask: paths.join(',') }) };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return { missing: true };
+    if (err instanceof ApiError) return { error: err };
+    throw err;
+  }
+}
+
+/** The merged device; with `keys`, the registries are also asked for key material (a 403 comes back as that part's error). */
+export async function loadDevice(app: string, dev: string, keys: boolean): Promise<MergedDevice> {
+  const registries = ['is', 'js', 'ns', 'as'] as const;
+  const parts = await Promise.all(
+    registries.map((r) => readPart(r, app, dev, keys ? [...DEVICE_PATHS[r].fields, ...DEVICE_PATHS[r].keys] : DEVICE_PATHS[r].fields)),
+  );
+  const is = parts[0];
+  if ('missing' in is) throw new ApiError(404, 5, `end device \`${dev}\` not found`);
+  if ('error' in is) throw is.error;
+  return mergeDevice({ is, js: parts[1], ns: parts[2], as: parts[3] });
+}
+
+export interface OtaaRegistration {
+  device_id: string;
+  dev_eui: string;
+  join_eui: string;
+  name: string;
+  description: string;
+  app_key: string;
+  frequency_plan_id: string;
+  lorawan_version: string;
+  lorawan_phy_version: string;
+  up_formatter: string;
+}
+
+type SetStep = { registry: Exclude<Registry, 'is'>; end_device: EndDevice; paths: string[] };
+
+/** The four writes of an OTAA registration, in the README's order: IS create, JS, NS, AS set. */
+export function registrationSteps(app: string, r: OtaaRegistration): { create: EndDevice; sets: SetStep[] } {
+  const ids = { device_id: r.device_id, application_ids: { application_id: app }, dev_eui: r.dev_eui.toUpperCase(), join_eui: r.join_eui.toUpperCase() };
+  return {
+    create: { ids, name: r.name || undefined, description: r.description || undefined },
+    sets: [
+      { registry: 'js', end_device: { ids, root_keys: { app_key: { key: r.app_key.toUpperCase() } } }, paths: ['root_keys.app_key.key'] },
+      {
+        registry: 'ns',
+        end_device: {
+          ids,
+          frequency_plan_id: r.frequency_plan_id,
+          lorawan_version: r.lorawan_version,
+          lorawan_phy_version: r.lorawan_phy_version,
+          supports_join: true,
+        },
+        paths: ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join'],
+      },
+      { registry: 'as', end_device: { ids, formatters: { up_formatter: r.up_formatter } }, paths: ['formatters.up_formatter'] },
+    ],
+  };
+}
+
+const setIn = (registry: Exclude<Registry, 'is'>, app: string, dev: string, end_device: EndDevice, paths: string[]) =>
+  api('PUT', devicePath(registry, app, dev), { body: { end_device, field_mask: { paths } } });
+
+/** Registers an OTAA device in the four registries; when a step fails, what the earlier steps wrote is deleted again and the step's error thrown. */
+export async function registerDevice(app: string, r: OtaaRegistration): Promise<void> {
+  const steps = registrationSteps(app, r);
+  await api('POST', devicePath('is', app), { body: { end_device: steps.create } });
+  const done: Registry[] = ['is'];
+  try {
+    for (const step of steps.sets) {
+      await setIn(step.registry, app, r.device_id, step.end_device, step.paths);
+      done.push(step.registry);
+    }
+  } catch (err) {
+    await deleteFrom(done.reverse(), app, r.device_id).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The README's delete order: AS, NS, JS, then IS; a registry that does not hold the device is skipped. */
+export const DELETE_ORDER: Registry[] = ['as', 'ns', 'js', 'is'];
+
+async function deleteFrom(registries: Registry[], app: string, dev: string): Promise<void> {
+  for (const registry of registries) {
+    try {
+      await api('DELETE', devicePath(registry, app, dev));
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404 && registry !== 'is')) throw err;
+    }
+  }
+}
+
+export const deleteDevice = (app: string, dev: string): Promise<void> => deleteFrom(DELETE_ORDER, app, dev);
+
+export interface DeviceEdit {
+  name: string;
+  description: string;
+  frequency_plan_id: string;
+  up_formatter: string;
+}
+
+/** Changes the IS's name and description, the NS's frequency plan and the AS's uplink formatter. */
+export async function updateDevice(app: string, dev: string, ids: EndDevice['ids'], edit: DeviceEdit): Promise<void> {
+  await api('PUT', devicePath('is', app, dev), {
+    body: { end_device: { ids, name: edit.name, description: edit.description }, field_mask: { paths: ['name', 'description'] } },
+  });
+  await setIn('ns', app, dev, { ids, frequency_plan_id: edit.frequency_plan_id }, ['frequency_plan_id']);
+  await setIn('as', app, dev, { ids, formatters: { up_formatter: edit.up_formatter } }, ['formatters.up_formatter']);
+}
