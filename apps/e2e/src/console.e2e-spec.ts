@@ -1,24 +1,45 @@
 /**
  * The web console (/console) in Debian's headless Chromium, driven by playwright-core (no browser
- * download): sign in with the admin key, create an application, register a device while a second
- * tab follows the application's live events, edit and delete it, page through the device list.
- * Screenshots (desktop and phone-sized) go to test-artifacts/console/.
+ * download), against the distributed and the embedded stack: sign in with the admin key, create an
+ * application, register an OTAA device while a second tab follows the application's live events,
+ * edit and delete it; register an ABP device (no JS) and find its session in the NS and AS; page
+ * through the device list. Screenshots (desktop and phone-sized, taken in embedded mode) go to
+ * test-artifacts/console/.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
+import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
 
 const CHROMIUM = process.env.TEST_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', '..', '..', 'test-artifacts', 'console');
 const APP = 'console-app';
 const PHONE = { width: 390, height: 844 };
 
-describe('web console (embedded)', () => {
+type Start = () => Promise<StackUnderTest>;
+/** The parts of a registry's Get answer the ABP test reads. */
+interface DeviceJson {
+  name?: string;
+  supports_join?: boolean;
+  lorawan_version?: string;
+  ids: { dev_eui?: string; dev_addr?: string };
+  session: { dev_addr?: string; keys: { session_key_id?: string } };
+}
+const MODES: Array<[string, Start]> = [
+  ['distributed', () => startDistributedStack({ components: ['is', 'js', 'ns', 'as', 'events'] })],
+  ['embedded', () => startEmbeddedStack({})],
+];
+
+describe.each(MODES)('web console (%s)', (mode, start) => {
   let stack: StackUnderTest;
   let browser: Browser;
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  /** Screenshots of one mode only (the pages look the same in both). */
+  const shot = async (page: Page, name: string) => {
+    if (mode === 'embedded') await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  };
+  const adminFetch = (path: string, init: RequestInit = {}) =>
+    fetch(`${stack.baseUrl}/api/v3${path}`, { ...init, headers: { authorization: `Bearer ${stack.adminKey}`, 'content-type': 'application/json' } });
 
   async function signIn(context: BrowserContext, path = '/console'): Promise<Page> {
     const page = await context.newPage();
@@ -31,7 +52,7 @@ describe('web console (embedded)', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    stack = await startEmbeddedStack();
+    stack = await start();
     // playwright-core launches it with a fresh temporary profile (its --user-data-dir) and removes it on close.
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -118,9 +139,7 @@ describe('web console (embedded)', () => {
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByTestId('device-total').filter({ hasText: '0 devices' }).waitFor();
     for (const r of ['as', 'ns', 'js', '']) {
-      const res = await fetch(`${stack.baseUrl}/api/v3${r ? `/${r}` : ''}/applications/${APP}/devices/dev1`, {
-        headers: { authorization: `Bearer ${stack.adminKey}` },
-      });
+      const res = await adminFetch(`${r ? `/${r}` : ''}/applications/${APP}/devices/dev1`);
       expect({ r, status: res.status }).toEqual({ r, status: 404 });
     }
     await watcher.getByTestId('event-table').getByText('end_device.delete', { exact: true }).waitFor();
@@ -128,6 +147,60 @@ describe('web console (embedded)', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    await context.close();
+  });
+
+  it('registers an ABP device through the form (IS, NS, AS: no JS), its session in the NS and AS, and deletes it', async () => {
+    const NWK_S_KEY = '2B7E151628AED2A6ABF7158809CF4F3C';
+    const APP_S_KEY = '000102030405060708090A0B0C0D0E0F';
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await signIn(context, `/console/applications/${APP}/devices`);
+    await page.getByRole('button', { name: 'Register device' }).click();
+    await page.getByText('ABP', { exact: true }).click();
+    await page.getByLabel('Device ID').fill('abp1');
+    await page.getByLabel('Name', { exact: true }).fill('ABP one');
+    await page.getByLabel('DevEUI').fill('70B3D57ED005B5AB');
+    await page.getByLabel('DevAddr').fill('0100ABC');
+    await page.getByLabel(/^NwkSKey/).fill(NWK_S_KEY);
+    await page.getByLabel('AppSKey').fill(APP_S_KEY);
+    // The form checks hex lengths itself: nothing is sent.
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.getByText('8 hex digits').waitFor();
+    await shot(page, 'register-abp');
+    expect((await adminFetch(`/applications/${APP}/devices/abp1`)).status).toBe(404);
+    await page.getByLabel('DevAddr').fill('0100abcd');
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.getByRole('heading', { name: 'ABP one' }).waitFor();
+    for (const r of ['IS', 'NS', 'AS']) await page.getByText(`${r}: registered`).waitFor();
+    await page.getByText('JS: not registered').waitFor();
+
+    // The IS takes the DevAddr in ids and, as TTS's, holds none (README: Identity and access); the NS and AS do.
+    const is = (await (await adminFetch(`/applications/${APP}/devices/abp1?field_mask=name`)).json()) as DeviceJson;
+    expect([is.name, is.ids.dev_eui]).toEqual(['ABP one', '70B3D57ED005B5AB']);
+    const nsRes = await adminFetch(`/ns/applications/${APP}/devices/abp1?field_mask=supports_join,lorawan_version,session.dev_addr,session.keys`);
+    expect(nsRes.status).toBe(200);
+    const ns = (await nsRes.json()) as DeviceJson;
+    expect(ns.supports_join ?? false).toBe(false);
+    expect(ns.lorawan_version).toBe('MAC_V1_0_3');
+    expect(ns.ids.dev_addr).toBe('0100ABCD');
+    // MAC 1.0.x: the NwkSKey, sent as the FNwkSIntKey, is also the SNwkSIntKey and NwkSEncKey.
+    expect(ns.session).toMatchObject({
+      dev_addr: '0100ABCD',
+      keys: { f_nwk_s_int_key: { key: NWK_S_KEY }, s_nwk_s_int_key: { key: NWK_S_KEY }, nwk_s_enc_key: { key: NWK_S_KEY } },
+    });
+    const asRes = await adminFetch(`/as/applications/${APP}/devices/abp1?field_mask=session.dev_addr,session.keys,formatters`);
+    expect(asRes.status).toBe(200);
+    const as = (await asRes.json()) as DeviceJson;
+    expect(as.session).toMatchObject({ dev_addr: '0100ABCD', keys: { app_s_key: { key: APP_S_KEY }, session_key_id: ns.session.keys.session_key_id } });
+    expect((await adminFetch(`/js/applications/${APP}/devices/abp1`)).status).toBe(404);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByTestId('device-total').filter({ hasText: '0 devices' }).waitFor();
+    for (const r of ['as', 'ns', '']) {
+      const res = await adminFetch(`${r ? `/${r}` : ''}/applications/${APP}/devices/abp1`);
+      expect({ r, status: res.status }).toEqual({ r, status: 404 });
+    }
     await context.close();
   });
 
@@ -141,11 +214,7 @@ describe('web console (embedded)', () => {
       },
       name: `Paged ${i}`,
     }));
-    const res = await fetch(`${stack.baseUrl}/api/v3/applications/${APP}/devices/batch`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${stack.adminKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ end_devices }),
-    });
+    const res = await adminFetch(`/applications/${APP}/devices/batch`, { method: 'POST', body: JSON.stringify({ end_devices }) });
     expect(res.status).toBe(200);
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -158,9 +227,12 @@ describe('web console (embedded)', () => {
     await expect(rows.count()).resolves.toBe(5);
     await page.getByRole('combobox', { name: 'Order' }).click();
     await page.getByRole('option', { name: '-device_id', exact: true }).click();
-    await page.getByRole('link', { name: 'pd-24' }).waitFor();
-    await expect(rows.first().textContent()).resolves.toContain('pd-24');
-    await page.getByLabel('Search this page').fill('pd-1');
+    // Page 2 of the ascending order also shows pd-24 (last): wait for the descending page 1.
+    await rows.first().filter({ hasText: 'pd-24' }).waitFor();
+    await expect(rows.count()).resolves.toBe(20);
+    // The IS search (device-list.tsx): IDs containing pd-1 are pd-10 … pd-19.
+    await page.getByLabel('Search devices').fill('pd-1');
+    await page.getByTestId('device-total').filter({ hasText: '10 devices' }).waitFor();
     await expect(rows.count()).resolves.toBe(10);
     await shot(page, 'device-list');
     await context.close();
@@ -175,6 +247,8 @@ describe('web console (embedded)', () => {
     await small.getByRole('button', { name: 'Menu' }).click();
     await small.getByText('Gateways').click();
     await small.getByRole('heading', { name: 'Gateways' }).waitFor();
+    // The menu closes on navigation: the screenshot waits until it has slid off the screen.
+    await small.waitForFunction(() => (document.querySelector('.mantine-AppShell-navbar')?.getBoundingClientRect().right ?? 0) <= 0);
     await shot(small, 'phone-gateways');
     await phone.close();
   });

@@ -49,6 +49,8 @@ const APPLICATIONS = [
   'robust-app',
   'case-app',
   'auth-app',
+  'search-app',
+  'search-app2',
   ...Array.from({ length: 5 }, (_, i) => `race-app-${i}`),
 ];
 
@@ -487,6 +489,72 @@ describe.each(MODES)('EndDeviceRegistry over HTTP (%s)', (mode, start) => {
       expect(ids(second)).toEqual(all.slice(100));
       const big = await api.get(`${devicesPath('bulk-app')}?limit=1000`);
       expect(ids(big)).toEqual(all);
+    });
+  });
+
+  // ------------------------------------------------------------------------------------------
+  describe('Search (EndDeviceRegistrySearch.SearchEndDevices)', () => {
+    const searchPath = (app: string, query: string) => `/api/v3/search/applications/${app}/devices?${query}`;
+    beforeAll(async () => {
+      const devices: Array<Record<string, unknown>> = [
+        { ids: { device_id: 'sensor-a', dev_eui: '70B3D57ED005B59E', join_eui: '0000000000000001' }, name: 'Kitchen Sensor', attributes: { room: 'kitchen' } },
+        { ids: { device_id: 'sensor-b', dev_eui: '70B3D57ED005B5AA', join_eui: '0000000000000001' }, name: 'hall light', description: '100% sure' },
+        { ids: { device_id: 'meter-1' }, name: 'meter_1', attributes: { room: 'cellar' } },
+        { ids: { device_id: 'valve' } },
+      ];
+      for (const endDevice of devices) await create('search-app', endDevice);
+      await create('search-app2', { ids: { device_id: 'sensor-other' }, name: 'Kitchen Sensor' });
+    });
+
+    it('ID or name contains, case-insensitively, in the application only; the searched field answered; X-Total-Count', async () => {
+      const byId = await api.get(searchPath('search-app', 'id_contains=SENSOR'));
+      expectStatus(byId, 200);
+      expect(ids(byId)).toEqual(['sensor-a', 'sensor-b']);
+      expect(byId.headers.get('x-total-count')).toBe('2');
+      expect(Object.keys(byId.json.end_devices[0]).sort()).toEqual(['created_at', 'ids', 'updated_at']);
+      const byName = await api.get(searchPath('search-app', 'name_contains=kitchen'));
+      expect(byName.json.end_devices).toEqual([expect.objectContaining({ ids: expect.objectContaining({ device_id: 'sensor-a' }), name: 'Kitchen Sensor' })]);
+      const query = await api.get(searchPath('search-app', 'query=e&field_mask=name&order=-name&limit=2&page=2'));
+      expectStatus(query, 200);
+      expect(query.headers.get('x-total-count')).toBe('4');
+      expect(ids(query)).toEqual(['sensor-a', 'valve']);
+    });
+
+    it('EUIs as hex substrings, attributes by key (`attributes_contain[key]=…`), % and _ literally', async () => {
+      expect(ids(await api.get(searchPath('search-app', 'dev_eui_contains=d005b5a')))).toEqual(['sensor-b']);
+      expect(ids(await api.get(searchPath('search-app', 'attributes_contain[room]=KIT')))).toEqual(['sensor-a']);
+      expect(ids(await api.get(searchPath('search-app', 'attributes_contain.room=ell')))).toEqual(['meter-1']);
+      expect(ids(await api.get(searchPath('search-app', 'description_contains=0%25')))).toEqual(['sensor-b']);
+      expect(ids(await api.get(searchPath('search-app', 'name_contains=_')))).toEqual(['meter-1']);
+      const none = await api.get(searchPath('search-app', 'id_contains=meter_'));
+      expectStatus(none, 200);
+      expect(none.json).toEqual({});
+      expect(none.headers.get('x-total-count')).toBe('0');
+    });
+
+    it('validates as TTS: contains ≤ 50, EUIs ≤ 16, order as List, the order in the mask, IS paths only', async () => {
+      expectValidationError(await api.get(searchPath('search-app', `name_contains=${'x'.repeat(51)}`)), 'name_contains');
+      expectValidationError(await api.get(searchPath('search-app', `dev_eui_contains=${'0'.repeat(17)}`)), 'dev_eui_contains');
+      expectValidationError(await api.get(searchPath('search-app', 'attributes_contain[BAD]=x')), /attributes_contain/);
+      expectValidationError(await api.get(searchPath('search-app', 'order=foo')), 'order');
+      expectValidationError(await api.get(searchPath('search-app', 'limit=1001')), 'limit');
+      expectStatus(await api.get(searchPath('search-app', 'order=name')), 400);
+      expectStatus(await api.get(searchPath('search-app', `name_contains=${'x'.repeat(50)}`)), 200);
+      expectTtsError(await api.get(searchPath('search-app', 'field_mask=mac_state')), 400, 3, 'pkg/rpcmiddleware/validator', 'field_mask_paths');
+    });
+
+    it('needs RIGHT_APPLICATION_DEVICES_READ on the application', async () => {
+      const key = async (rights: string[]) => {
+        const res = await api.post('/api/v3/applications/search-app/api-keys', { name: 'search', rights });
+        expectStatus(res, 200);
+        return { authorization: `Bearer ${res.json.key as string}` };
+      };
+      const info = await key(['RIGHT_APPLICATION_INFO']);
+      expectTtsError(await api.get(searchPath('search-app', 'id_contains=a'), { headers: info }), 403, 7, 'pkg/auth/rights', 'insufficient_application_rights');
+      const read = await key(['RIGHT_APPLICATION_DEVICES_READ']);
+      expect(ids(await api.get(searchPath('search-app', 'id_contains=sensor'), { headers: read }))).toEqual(['sensor-a', 'sensor-b']);
+      expectTtsError(await api.get(searchPath('search-app2', 'id_contains=a'), { headers: read }), 403, 7, 'pkg/auth/rights', 'no_application_rights');
+      expectStatus(await api.get(searchPath('search-app', 'id_contains=a'), { headers: {} }), 401);
     });
   });
 

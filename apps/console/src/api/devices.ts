@@ -95,6 +95,7 @@ export async function loadDevice(app: string, dev: string, keys: boolean): Promi
 }
 
 export interface OtaaRegistration {
+  activation?: 'otaa';
   device_id: string;
   dev_eui: string;
   join_eui: string;
@@ -107,27 +108,116 @@ export interface OtaaRegistration {
   up_formatter: string;
 }
 
+/**
+ * An ABP device: a DevAddr and session keys instead of a join. Before LoRaWAN 1.1 there is one
+ * network session key (NwkSKey), sent as the FNwkSIntKey (the NS uses it as the other two); 1.1
+ * has three. The DevEUI is optional.
+ */
+export interface AbpRegistration {
+  activation: 'abp';
+  device_id: string;
+  dev_eui: string;
+  dev_addr: string;
+  name: string;
+  description: string;
+  f_nwk_s_int_key: string;
+  s_nwk_s_int_key: string;
+  nwk_s_enc_key: string;
+  app_s_key: string;
+  frequency_plan_id: string;
+  lorawan_version: string;
+  lorawan_phy_version: string;
+  up_formatter: string;
+}
+
+export type Registration = OtaaRegistration | AbpRegistration;
+
 type SetStep = { registry: Exclude<Registry, 'is'>; end_device: EndDevice; paths: string[] };
 
-/** The four writes of an OTAA registration, in the README's order: IS create, JS, NS, AS set. */
-export function registrationSteps(app: string, r: OtaaRegistration): { create: EndDevice; sets: SetStep[] } {
-  const ids = { device_id: r.device_id, application_ids: { application_id: app }, dev_eui: r.dev_eui.toUpperCase(), join_eui: r.join_eui.toUpperCase() };
+/** Hex digits of each hex field of the registration form. */
+const HEX_DIGITS: Record<string, number> = {
+  dev_eui: 16,
+  join_eui: 16,
+  app_key: 32,
+  dev_addr: 8,
+  f_nwk_s_int_key: 32,
+  s_nwk_s_int_key: 32,
+  nwk_s_enc_key: 32,
+  app_s_key: 32,
+};
+
+/** The hex fields a registration sends (ABP before 1.1: no SNwkSIntKey and NwkSEncKey; the DevEUI optional). */
+function hexFields(r: Registration): Array<{ name: string; optional: boolean }> {
+  const names =
+    r.activation === 'abp'
+      ? ['dev_eui', 'dev_addr', 'f_nwk_s_int_key', ...(r.lorawan_version === 'MAC_V1_1' ? ['s_nwk_s_int_key', 'nwk_s_enc_key'] : []), 'app_s_key']
+      : ['dev_eui', 'join_eui', 'app_key'];
+  return names.map((name) => ({ name, optional: r.activation === 'abp' && name === 'dev_eui' }));
+}
+
+/** The form's own check: each hex field it sends has its number of hex digits (the rest is the API's to judge). Field name → message; empty when valid. */
+export function validateRegistration(r: Registration): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const { name, optional } of hexFields(r)) {
+    const digits = HEX_DIGITS[name];
+    const value = (r as unknown as Record<string, string>)[name].trim();
+    if (optional && value === '') continue;
+    if (!new RegExp(`^[0-9A-Fa-f]{${digits}}$`).test(value)) errors[name] = `${digits} hex digits`;
+  }
+  return errors;
+}
+
+/** A random session key ID (16 bytes, base64) for a new ABP session: the same in the NS and the AS. */
+export function newSessionKeyId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes));
+}
+
+const hex = (v: string) => v.trim().toUpperCase();
+
+/**
+ * The writes of a registration, in the README's order: IS create, then for OTAA the JS (root key),
+ * NS and AS; for ABP (no JS) the NS with the session's DevAddr and network keys and the AS with the
+ * AppSKey, both with the same session key ID.
+ */
+export function registrationSteps(app: string, r: Registration, sessionKeyId = newSessionKeyId()): { create: EndDevice; sets: SetStep[] } {
+  const as = (ids: EndDevice['ids'], session?: Record<string, unknown>, sessionPaths: string[] = []): SetStep => ({
+    registry: 'as',
+    end_device: { ids, ...(session ? { session } : {}), formatters: { up_formatter: r.up_formatter } },
+    paths: [...sessionPaths, 'formatters.up_formatter'],
+  });
+  const versions = { frequency_plan_id: r.frequency_plan_id, lorawan_version: r.lorawan_version, lorawan_phy_version: r.lorawan_phy_version };
+  const versionPaths = ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join'];
+  if (r.activation === 'abp') {
+    const dev_addr = hex(r.dev_addr);
+    const ids = { device_id: r.device_id, application_ids: { application_id: app }, ...(r.dev_eui.trim() ? { dev_eui: hex(r.dev_eui) } : {}), dev_addr };
+    const nwkKeys: Array<'f_nwk_s_int_key' | 's_nwk_s_int_key' | 'nwk_s_enc_key'> =
+      r.lorawan_version === 'MAC_V1_1' ? ['f_nwk_s_int_key', 's_nwk_s_int_key', 'nwk_s_enc_key'] : ['f_nwk_s_int_key'];
+    const keys: Record<string, unknown> = { session_key_id: sessionKeyId };
+    for (const k of nwkKeys) keys[k] = { key: hex(r[k]) };
+    return {
+      create: { ids, name: r.name || undefined, description: r.description || undefined },
+      sets: [
+        {
+          registry: 'ns',
+          end_device: { ids, ...versions, supports_join: false, session: { dev_addr, keys } },
+          paths: [...versionPaths, 'session.dev_addr', 'session.keys.session_key_id', ...nwkKeys.map((k) => `session.keys.${k}.key`)],
+        },
+        as(ids, { dev_addr, keys: { session_key_id: sessionKeyId, app_s_key: { key: hex(r.app_s_key) } } }, [
+          'session.dev_addr',
+          'session.keys.session_key_id',
+          'session.keys.app_s_key.key',
+        ]),
+      ],
+    };
+  }
+  const ids = { device_id: r.device_id, application_ids: { application_id: app }, dev_eui: hex(r.dev_eui), join_eui: hex(r.join_eui) };
   return {
     create: { ids, name: r.name || undefined, description: r.description || undefined },
     sets: [
-      { registry: 'js', end_device: { ids, root_keys: { app_key: { key: r.app_key.toUpperCase() } } }, paths: ['root_keys.app_key.key'] },
-      {
-        registry: 'ns',
-        end_device: {
-          ids,
-          frequency_plan_id: r.frequency_plan_id,
-          lorawan_version: r.lorawan_version,
-          lorawan_phy_version: r.lorawan_phy_version,
-          supports_join: true,
-        },
-        paths: ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join'],
-      },
-      { registry: 'as', end_device: { ids, formatters: { up_formatter: r.up_formatter } }, paths: ['formatters.up_formatter'] },
+      { registry: 'js', end_device: { ids, root_keys: { app_key: { key: hex(r.app_key) } } }, paths: ['root_keys.app_key.key'] },
+      { registry: 'ns', end_device: { ids, ...versions, supports_join: true }, paths: versionPaths },
+      as(ids),
     ],
   };
 }
@@ -135,8 +225,8 @@ export function registrationSteps(app: string, r: OtaaRegistration): { create: E
 const setIn = (registry: Exclude<Registry, 'is'>, app: string, dev: string, end_device: EndDevice, paths: string[]) =>
   api('PUT', devicePath(registry, app, dev), { body: { end_device, field_mask: { paths } } });
 
-/** Registers an OTAA device in the four registries; when a step fails, what the earlier steps wrote is deleted again and the step's error thrown. */
-export async function registerDevice(app: string, r: OtaaRegistration): Promise<void> {
+/** Registers a device (OTAA: IS, JS, NS, AS; ABP: IS, NS, AS); when a step fails, what the earlier steps wrote is deleted again and the step's error thrown. */
+export async function registerDevice(app: string, r: Registration): Promise<void> {
   const steps = registrationSteps(app, r);
   await api('POST', devicePath('is', app), { body: { end_device: steps.create } });
   const done: Registry[] = ['is'];

@@ -1,36 +1,44 @@
 import { Button, Group, Pagination, Select, Stack, Table, Text, TextInput } from '@mantine/core';
-import { useState } from 'react';
-import { api } from '../api/client';
-import { devicePath, type EndDevice } from '../api/devices';
+import { useEffect, useState } from 'react';
+import { loadDevicePage } from '../api/device-search';
 import { ErrorAlert, Link, Loading, useLoad } from '../components/common';
 import { navigate } from '../router';
 
 const ORDERS = ['device_id', '-device_id', 'name', '-name', 'created_at', '-created_at', 'dev_eui', '-dev_eui'];
 const FIELDS = 'name,created_at';
+/** Typing pauses this long before the search is asked for. */
+const SEARCH_DELAY_MS = 300;
 
 /**
- * The IS's List with paging (`limit`, `page`, X-Total-Count) and ordering. The stack has no
- * search route, so the search box filters the page shown by device ID prefix or name.
+ * The IS's List with paging (`limit`, `page`, X-Total-Count) and ordering; with a term in the
+ * search box, the IS's end device search (`GET /search/applications/{id}/devices?query=…`: ID,
+ * name, description or EUI contains it), paged and ordered the same, its total the matches.
  */
 export function DeviceList({ app }: { app: string }) {
   const [page, setPage] = useState(1);
   const [limit, setLimit] = useState('20');
   const [order, setOrder] = useState('device_id');
   const [search, setSearch] = useState('');
-  const { data, error, loading } = useLoad(async () => {
-    const res = await api<{ end_devices?: EndDevice[] }>('GET', devicePath('is', app), { query: { field_mask: FIELDS, order, limit, page } });
-    return { devices: res.body.end_devices ?? [], total: Number(res.headers.get('x-total-count') ?? 0) };
-  }, [app, page, limit, order]);
-  const term = search.trim().toLowerCase();
-  const shown = (data?.devices ?? []).filter((d) => !term || d.ids?.device_id.startsWith(term) || (d.name ?? '').toLowerCase().includes(term));
+  const [term, setTerm] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => setTerm(search.trim()), SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [search]);
+  // Another term, other matches: back to their first page.
+  useEffect(() => setPage(1), [term]);
+  const { data, error, loading } = useLoad(
+    () => loadDevicePage(app, { search: term, fieldMask: FIELDS, order, limit: Number(limit), page }),
+    [app, term, page, limit, order],
+  );
+  const shown = data?.devices ?? [];
   const pages = Math.max(1, Math.ceil((data?.total ?? 0) / Number(limit)));
   return (
     <Stack>
       <Group justify="space-between" align="end">
         <Group align="end">
           <TextInput
-            label="Search this page"
-            description="ID prefix or name (the stack has no search route)"
+            label="Search devices"
+            description="ID, name, description or EUI contains"
             value={search}
             onChange={(e) => setSearch(e.currentTarget.value)}
           />

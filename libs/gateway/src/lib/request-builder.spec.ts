@@ -32,6 +32,13 @@ describe('grpc-gateway request semantics', () => {
     expect(buildRequest(del, c, { p0: 'app1' }, { device_ids: ['dev1', 'dev2'] }, undefined).device_ids).toEqual(['dev1', 'dev2']);
   });
 
+  it('a map entry is a parameter `field[key]` (grpc-gateway), and its key cannot be a prototype key', () => {
+    const c = compileBinding(get);
+    const req = buildRequest(get, c, { p0: 'a', p1: 'b' }, { 'attributes_contain[room]': 'kitchen', 'attributes_contain[floor]': '1' }, undefined);
+    expect(req).toMatchObject({ attributes_contain: { room: 'kitchen', floor: '1' } });
+    expect(() => buildRequest(get, c, { p0: 'a', p1: 'b' }, { 'attributes_contain[__proto__]': 'x' }, undefined)).toThrow(PlainStatus);
+  });
+
   it('rejects a repeated scalar query parameter (too many values)', () => {
     expect(() => buildRequest(get, compileBinding(get), { p0: 'a', p1: 'b' }, { field_mask: ['a', 'b'] }, undefined)).toThrow(PlainStatus);
   });

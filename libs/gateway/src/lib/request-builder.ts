@@ -29,9 +29,13 @@ export function compileBinding(binding: HttpBinding, prefix = '/api/v3'): Compil
   return { fastifyPath, variables, pattern, setters };
 }
 
-/** A query parameter's field path, refused when it is not one (empty parts, prototype keys). */
+/** grpc-gateway's map entry in a query, `attributes_contain[room]=x`: the map field's path and the key. */
+const MAP_ENTRY = /^([^[\]]+)\[([^[\]]+)\]$/;
+
+/** A query parameter's field path (a map entry's: the map's path and its key), refused when it is not one (empty parts, prototype keys). */
 function setField(target: Obj, path: string, value: unknown): void {
-  const parts = path.split('.');
+  const entry = MAP_ENTRY.exec(path);
+  const parts = entry ? [...entry[1].split('.'), entry[2]] : path.split('.');
   if (!safePathParts(parts)) throw new PlainStatus(Code.InvalidArgument, `invalid field path "${path}"`);
   setPath(target, parts, value);
 }

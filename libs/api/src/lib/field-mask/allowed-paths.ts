@@ -166,6 +166,8 @@ const ORGANIZATION_PATHS: ReadonlySet<string> = new Set(contractPaths(Organizati
 export const ALLOWED_PATHS = {
   'EndDeviceRegistry.Get': subset('/ttn.lorawan.v3.EndDeviceRegistry/Get', isField),
   'EndDeviceRegistry.List': subset('/ttn.lorawan.v3.EndDeviceRegistry/List', isField),
+  /** TTS's search takes any EndDevice path; the IS answers those it holds, as its List. */
+  'EndDeviceRegistrySearch.SearchEndDevices': subset('/ttn.lorawan.v3.EndDeviceRegistry/List', isField),
   'EndDeviceRegistry.Update': subset('/ttn.lorawan.v3.EndDeviceRegistry/Update', isField),
   'JsEndDeviceRegistry.Get': registryPaths('/ttn.lorawan.v3.JsEndDeviceRegistry/Get', JS_END_DEVICE_FIELDS, CLAIM_CODE_PATHS),
   'JsEndDeviceRegistry.Set': registryPaths('/ttn.lorawan.v3.JsEndDeviceRegistry/Set', JS_END_DEVICE_FIELDS, CLAIM_CODE_PATHS),

@@ -1,4 +1,4 @@
-import { List, Uint32, Str } from '../json/fields';
+import { List, Uint32, Str, StringMap } from '../json/fields';
 import { Message, Messages, Required } from '../json/nested';
 import { EndDevice } from './end-device';
 import { FieldMask, FieldMaskField } from './field-mask';
@@ -20,6 +20,34 @@ const ORDER_PATTERN = new RegExp(`^(?:-?(?:${END_DEVICE_ORDERS.join('|')}))?$`);
 
 export class ListEndDevicesRequest {
   @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
+  @FieldMaskField() field_mask?: FieldMask;
+  @Str({ pattern: ORDER_PATTERN }) order?: string;
+  @Uint32({ max: 1000 }) limit?: number;
+  @Uint32() page?: number;
+}
+
+/** Longest substring a search matches on (TTS `SearchEndDevicesRequest`: `*_contains` max_len 50). */
+export const SEARCH_CONTAINS_MAX_LENGTH = 50;
+
+/**
+ * TTS `SearchEndDevicesRequest` (`EndDeviceRegistrySearch.SearchEndDevices`,
+ * `GET /search/applications/{application_ids.application_id}/devices`): devices of one application
+ * whose fields contain the given substrings, case-insensitively; every filter given must hold.
+ * `query` holds when the ID, name, description, DevEUI or JoinEUI contains it; the EUI filters
+ * match the hexadecimal form. `dev_addr_contains` is accepted and, as in TTS's Identity Server,
+ * not applied (the IS does not hold DevAddrs). Order, limit and page as List.
+ */
+export class SearchEndDevicesRequest {
+  @Required() @Message(() => ApplicationIdentifiers) application_ids!: ApplicationIdentifiers;
+  @Str({ maxLength: SEARCH_CONTAINS_MAX_LENGTH }) query?: string;
+  @Str({ maxLength: SEARCH_CONTAINS_MAX_LENGTH }) id_contains?: string;
+  @Str({ maxLength: SEARCH_CONTAINS_MAX_LENGTH }) name_contains?: string;
+  @Str({ maxLength: SEARCH_CONTAINS_MAX_LENGTH }) description_contains?: string;
+  @StringMap({ maxEntries: 10, keyPattern: ID_PATTERN, maxKeyLength: ID_MAX_LENGTH, maxValueLength: SEARCH_CONTAINS_MAX_LENGTH })
+  attributes_contain?: Record<string, string>;
+  @Str({ maxLength: 16 }) dev_eui_contains?: string;
+  @Str({ maxLength: 16 }) join_eui_contains?: string;
+  @Str({ maxLength: 8 }) dev_addr_contains?: string;
   @FieldMaskField() field_mask?: FieldMask;
   @Str({ pattern: ORDER_PATTERN }) order?: string;
   @Uint32({ max: 1000 }) limit?: number;

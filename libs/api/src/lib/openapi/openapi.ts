@@ -211,7 +211,12 @@ export function buildOpenApiDocument(rpcs: readonly RpcDefinition[] = Object.val
         continue;
       }
       const schema = registry.propertySchema(cls, property, rules);
-      // Lists are taken from repeated parameters only for `…_ids` fields (grpc-gateway: `device_ids=a&device_ids=b`); maps and Structs not at all.
+      // Maps of strings as grpc-gateway takes them, one parameter per entry: `attributes_contain[room]=kitchen`.
+      if (hasRule(rules, 'string_map')) {
+        out.push({ name, in: 'query', style: 'deepObject', explode: true, schema });
+        continue;
+      }
+      // Lists are taken from repeated parameters only for `…_ids` fields (grpc-gateway: `device_ids=a&device_ids=b`); other maps and Structs not at all.
       if (schema.type === 'object' || (schema.type === 'array' && !property.endsWith('_ids'))) continue;
       out.push({ name, in: 'query', schema, ...(schema.type === 'array' ? { style: 'form', explode: true } : {}) });
     }

@@ -8,6 +8,7 @@ import {
   DeleteEndDeviceRequest,
   GetEndDeviceRequest,
   ListEndDevicesRequest,
+  SearchEndDevicesRequest,
   SetEndDeviceRequest,
   UpdateEndDeviceRequest,
 } from '../messages/end-device-requests';
@@ -96,6 +97,15 @@ const usr = (path: string, optional?: boolean) => ({ kind: 'user' as const, path
 
 const rpc = defineRpc;
 
+/** The IS's pages of an application's devices (List and its search): who may read them, and their answer. */
+const IS_DEVICE_PAGE = {
+  component: 'is' as const,
+  entity: app('application_ids.application_id'),
+  rights: [Right.RIGHT_APPLICATION_DEVICES_READ],
+  response: EndDevices,
+  paginated: true,
+};
+
 /** The one RPC table: the gateway builds its routes from it, components register handlers by it. */
 export const RPCS = {
   'EndDeviceRegistry.Create': rpc({
@@ -121,13 +131,17 @@ export const RPCS = {
   'EndDeviceRegistry.List': rpc({
     service: 'EndDeviceRegistry',
     method: 'List',
-    component: 'is',
     http: [{ verb: 'GET', path: '/applications/{application_ids.application_id}/devices' }],
-    entity: app('application_ids.application_id'),
-    rights: [Right.RIGHT_APPLICATION_DEVICES_READ],
     request: ListEndDevicesRequest,
-    response: EndDevices,
-    paginated: true,
+    ...IS_DEVICE_PAGE,
+  }),
+  // TTS's EndDeviceRegistrySearch: List with substring filters.
+  'EndDeviceRegistrySearch.SearchEndDevices': rpc({
+    service: 'EndDeviceRegistrySearch',
+    method: 'SearchEndDevices',
+    http: [{ verb: 'GET', path: '/search/applications/{application_ids.application_id}/devices' }],
+    request: SearchEndDevicesRequest,
+    ...IS_DEVICE_PAGE,
   }),
   'EndDeviceRegistry.Update': rpc({
     service: 'EndDeviceRegistry',

@@ -9,13 +9,14 @@ import {
   type GetEndDeviceRequest,
   type ListEndDevicesRequest,
   type RpcContext,
+  type SearchEndDevicesRequest,
   type UpdateEndDeviceRequest,
 } from '@lorawan/api';
 import { RpcCallContext, RpcRequest } from '@lorawan/component';
 import { MessagePattern } from '@nestjs/microservices';
 import { EndDeviceRegistryService } from './end-device-registry.service';
 
-/** EndDeviceRegistry and EndDeviceBatchRegistry RPC handlers: each delegates in one line. */
+/** EndDeviceRegistry, EndDeviceRegistrySearch and EndDeviceBatchRegistry RPC handlers: each delegates in one line. */
 @Controller()
 export class EndDeviceRegistryController {
   constructor(private readonly registry: EndDeviceRegistryService) {}
@@ -33,6 +34,11 @@ export class EndDeviceRegistryController {
   @MessagePattern(rpcPattern('EndDeviceRegistry.List'))
   list(@RpcRequest() req: ListEndDevicesRequest) {
     return this.registry.list(req);
+  }
+
+  @MessagePattern(rpcPattern('EndDeviceRegistrySearch.SearchEndDevices'))
+  search(@RpcRequest() req: SearchEndDevicesRequest) {
+    return this.registry.search(req);
   }
 
   @MessagePattern(rpcPattern('EndDeviceRegistry.Update'))

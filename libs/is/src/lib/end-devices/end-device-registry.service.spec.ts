@@ -1,6 +1,14 @@
 import { EndDeviceRegistryService } from './end-device-registry.service';
 import type { CreateResult, EndDeviceStore, IsEndDevice } from './end-device.model';
-import { CreateEndDeviceRequest, decodeMessage, DeleteEndDeviceRequest, type EntityRef, ListEndDevicesRequest, UpdateEndDeviceRequest } from '@lorawan/api';
+import {
+  CreateEndDeviceRequest,
+  decodeMessage,
+  DeleteEndDeviceRequest,
+  type EntityRef,
+  ListEndDevicesRequest,
+  SearchEndDevicesRequest,
+  UpdateEndDeviceRequest,
+} from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import type { StackError } from '@lorawan/errors';
 import { type EventRecorder, recordEvents, rpcContext } from '@lorawan/testing';
@@ -17,16 +25,22 @@ function directoryWith(...applicationIds: string[]): IdentityDirectory {
 }
 
 /** A store that loses the optimistic race a given number of times, to exercise the retry. */
-function storeWith(device: IsEndDevice, losses: number): EndDeviceStore & { replaced: IsEndDevice[] } {
+function storeWith(device: IsEndDevice, losses: number): EndDeviceStore & { replaced: IsEndDevice[]; searches: unknown[][] } {
   let current = device;
   let toLose = losses;
   const replaced: IsEndDevice[] = [];
+  const searches: unknown[][] = [];
   return {
     replaced,
+    searches,
     create: async (): Promise<CreateResult> => ({ ok: true }),
     get: async () => current,
     findByEuis: async () => undefined,
     list: async () => ({ devices: [current], total: 1 }),
+    search: async (...args) => {
+      searches.push(args);
+      return { devices: [{ ...current, attributes: { room: 'kitchen' } }], total: 7 };
+    },
     replace: async (d, expected) => {
       if (toLose-- > 0 || expected !== current.updated_at) return false;
       current = d;
@@ -81,6 +95,26 @@ describe('EndDeviceRegistryService', () => {
     await expect(list({ order: '-name', field_mask: 'name' })).resolves.toMatchObject({ total: 1 });
     await expect(list({ order: '-created_at' })).resolves.toMatchObject({ total: 1 });
     await expect(list({ order: 'dev_eui' })).resolves.toMatchObject({ total: 1 });
+  });
+
+  it('Search passes its filters, order and page to the store and answers the searched fields and the total, as TTS', async () => {
+    const store = storeWith(existing, 0);
+    const service = new EndDeviceRegistryService(store, directoryWith('app1'), publisher);
+    const search = (q: object) => service.search(decodeMessage(SearchEndDevicesRequest, { application_ids: { application_id: 'app1' }, ...q }));
+    const out = await search({ name_contains: 'ol', attributes_contain: { room: 'kit' }, dev_eui_contains: 'b5', order: '-name', limit: 2, page: 3 });
+    expect(store.searches[0]).toEqual([
+      'app1',
+      { name_contains: 'ol', attributes_contain: { room: 'kit' }, dev_eui_contains: 'b5' },
+      { order: 'name', descending: true, limit: 2, offset: 4 },
+    ]);
+    // `name` and `attributes` were searched on: returned though the mask does not name them; `description` was not.
+    expect(out.total).toBe(7);
+    expect(out.body.end_devices).toEqual([
+      { ids: existing.ids, created_at: existing.created_at, updated_at: existing.updated_at, name: 'old', attributes: { room: 'kitchen' } },
+    ]);
+    await expect(search({ order: 'description' })).rejects.toMatchObject({ errorName: 'order_not_in_field_mask' } satisfies Partial<StackError>);
+    await expect(search({ order: 'description', field_mask: { paths: ['description'] } })).resolves.toBeDefined();
+    await expect(search({ field_mask: { paths: ['root_keys'] } })).rejects.toMatchObject({ errorName: 'field_mask_paths' } satisfies Partial<StackError>);
   });
 
   it('Create stores a device only in an application that exists and is not deleted', async () => {

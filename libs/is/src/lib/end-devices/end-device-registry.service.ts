@@ -19,6 +19,7 @@ import {
   fieldSelector,
   applyFields,
   type RpcContext,
+  type SearchEndDevicesRequest,
   type UpdateEndDeviceRequest,
   plainJson,
 } from '@lorawan/api';
@@ -34,7 +35,7 @@ import {
   ErrOrderNotInMask,
 } from '../errors';
 import { IDENTITY_DIRECTORY, type IdentityDirectory } from '../identity.contracts';
-import { type CreateConflict, END_DEVICE_STORE, type EndDeviceStore, type IsEndDevice } from './end-device.model';
+import { type CreateConflict, END_DEVICE_STORE, type EndDeviceStore, type IsEndDevice, type ListOptions } from './end-device.model';
 
 /** Always returned, whatever the mask (TTS `getPaths`). */
 const DEFAULT_PATHS = ['ids', 'created_at', 'updated_at'];
@@ -129,21 +130,25 @@ export class EndDeviceRegistryService {
     return selectFields(device, [...DEFAULT_PATHS, ...paths]);
   }
 
-  async list({ application_ids, field_mask, order, limit, page }: ListEndDevicesRequest): Promise<WithTotal<{ end_devices?: Partial<IsEndDevice>[] }>> {
-    const paths = field_mask?.paths ?? [];
+  async list(request: ListEndDevicesRequest): Promise<WithTotal<{ end_devices?: Partial<IsEndDevice>[] }>> {
+    const paths = request.field_mask?.paths ?? [];
     checkFieldMaskPaths(paths, ALLOWED_PATHS['EndDeviceRegistry.List']);
-    const field = (order?.replace(/^-/, '') || 'device_id') as EndDeviceOrderField;
-    if (!hasAnyField([...DEFAULT_PATHS, ...paths], IMPLICIT_ORDER_PATHS[field])) throw ErrOrderNotInMask.with({ field });
-    const pageSize = limit || DEFAULT_LIMIT;
-    const { devices, total } = await this.store.list(application_ids.application_id, {
-      order: field,
-      descending: order?.startsWith('-') ?? false,
-      limit: pageSize,
-      offset: (Math.max(page ?? 0, 1) - 1) * pageSize,
-    });
-    const select = fieldSelector<IsEndDevice>([...DEFAULT_PATHS, ...paths]);
-    const selected = devices.map(select);
-    return new WithTotal(selected.length > 0 ? { end_devices: selected } : {}, total);
+    return listPage(request, [...DEFAULT_PATHS, ...paths], (options) => this.store.list(request.application_ids.application_id, options));
+  }
+
+  /**
+   * TTS `EndDeviceRegistrySearch.SearchEndDevices`: List of the devices matching every filter given.
+   * As TTS, the fields searched on (`name`, `description`, `attributes`) are returned whatever the mask.
+   */
+  async search(request: SearchEndDevicesRequest): Promise<WithTotal<{ end_devices?: Partial<IsEndDevice>[] }>> {
+    const { query, id_contains, name_contains, description_contains, attributes_contain, dev_eui_contains, join_eui_contains } = request;
+    const paths = request.field_mask?.paths ?? [];
+    checkFieldMaskPaths(paths, ALLOWED_PATHS['EndDeviceRegistrySearch.SearchEndDevices']);
+    const searched = [name_contains && 'name', description_contains && 'description', Object.keys(attributes_contain ?? {}).length > 0 && 'attributes'];
+    const filter = { query, id_contains, name_contains, description_contains, attributes_contain, dev_eui_contains, join_eui_contains };
+    return listPage(request, [...DEFAULT_PATHS, ...paths, ...searched.filter((p): p is string => !!p)], (options) =>
+      this.store.search(request.application_ids.application_id, filter, options),
+    );
   }
 
   /** Publishes `end_device.update` with the request's field-mask paths as data. */
@@ -182,6 +187,25 @@ export class EndDeviceRegistryService {
     if (!device) throw ErrEndDeviceNotFound.with({ application_id: applicationId, device_id: deviceId });
     return device;
   }
+}
+
+/** A page of List or search: `order` (which the selected `paths` must cover), `limit` (default 100) and `page` (0 = 1) read through `read`. */
+async function listPage(
+  { order, limit, page }: Pick<ListEndDevicesRequest, 'order' | 'limit' | 'page'>,
+  paths: string[],
+  read: (options: ListOptions) => Promise<{ devices: IsEndDevice[]; total: number }>,
+): Promise<WithTotal<{ end_devices?: Partial<IsEndDevice>[] }>> {
+  const field = (order?.replace(/^-/, '') || 'device_id') as EndDeviceOrderField;
+  if (!hasAnyField(paths, IMPLICIT_ORDER_PATHS[field])) throw ErrOrderNotInMask.with({ field });
+  const pageSize = limit || DEFAULT_LIMIT;
+  const { devices, total } = await read({
+    order: field,
+    descending: order?.startsWith('-') ?? false,
+    limit: pageSize,
+    offset: (Math.max(page ?? 0, 1) - 1) * pageSize,
+  });
+  const selected = devices.map(fieldSelector<IsEndDevice>(paths));
+  return new WithTotal(selected.length > 0 ? { end_devices: selected } : {}, total);
 }
 
 /** A created device as stored: its IS fields and server times. */

@@ -29,6 +29,25 @@ export interface ListOptions {
   offset: number;
 }
 
+/**
+ * Substring filters of a search (TTS `SearchEndDevicesRequest`), each case-insensitive; every one
+ * given must hold. `query` holds when the ID, name, description, DevEUI or JoinEUI contains it; the
+ * EUI filters match the upper-case hexadecimal form; `attributes_contain` needs each key's value to
+ * contain the given substring.
+ */
+export interface SearchFilter {
+  query?: string;
+  id_contains?: string;
+  name_contains?: string;
+  description_contains?: string;
+  attributes_contain?: Record<string, string>;
+  dev_eui_contains?: string;
+  join_eui_contains?: string;
+}
+
+/** A search counts its matches up to this many; `total` is then this bound (and pages past it are empty). */
+export const SEARCH_COUNT_MAX = 10_000;
+
 /** Why a device cannot be stored: its ID is taken in its application, or its (JoinEUI, DevEUI) pair by `holder`. */
 export type CreateConflict = { conflict: 'id' } | { conflict: 'euis'; holder?: IsEndDevice['ids'] };
 
@@ -52,6 +71,11 @@ export interface EndDeviceStore {
   getMany(applicationId: string, deviceIds: string[]): Promise<IsEndDevice[]>;
   findByEuis(joinEui: string, devEui: string): Promise<IsEndDevice | undefined>;
   list(applicationId: string, options: ListOptions): Promise<{ devices: IsEndDevice[]; total: number }>;
+  /**
+   * List's page of the devices that match `filter`; `total` counts the matches, at most
+   * SEARCH_COUNT_MAX (a bounded query: the application's kept count does not apply).
+   */
+  search(applicationId: string, filter: SearchFilter, options: ListOptions): Promise<{ devices: IsEndDevice[]; total: number }>;
   /** Replaces the device if it still has `expectedUpdatedAt`; false when it changed meanwhile or is gone. */
   replace(device: IsEndDevice, expectedUpdatedAt: string): Promise<boolean>;
   delete(applicationId: string, deviceId: string): Promise<boolean>;

@@ -1,4 +1,4 @@
-import type { EndDeviceStore, IsEndDevice } from './end-device.model';
+import { type EndDeviceStore, type IsEndDevice, type ListOptions, SEARCH_COUNT_MAX, type SearchFilter } from './end-device.model';
 
 /**
  * The behaviour every EndDeviceStore must have, run against each implementation (MySQL and
@@ -126,6 +126,110 @@ export function describeEndDeviceStoreConformance(name: string, open: () => Prom
         expect(await ids('device_id', false, 2, 2)).toEqual(['d-c', 'd-d']);
         const past = await store.list(app, { order: 'device_id', descending: false, limit: 2, offset: 10 });
         expect(past).toEqual({ devices: [], total: 4 });
+      });
+    });
+
+    describe('search', () => {
+      const app = 'app-search';
+      const rows: Array<[string, string, string, string, Record<string, string>]> = [
+        ['sensor-a', 'Kitchen Sensor', 'first floor', '70B3D57ED005B59E', { room: 'Kitchen-North', floor: '1' }],
+        ['sensor-b', 'kitchen light', 'ground floor', '70B3D57ED005B5AA', { room: 'pantry' }],
+        ['meter-1', 'Meter', '100% sure', '0004A30B001C0530', { room: 'cellar' }],
+        ['meter-2', 'meter_2', 'under 100', '0004A30B001C0531', {}],
+        ['valve', '', '', '', {}],
+      ];
+      beforeAll(async () => {
+        for (const [id, name, description, eui, attributes] of rows) {
+          await store.create(
+            device(app, id, {
+              ids: { device_id: id, application_ids: { application_id: app }, ...(eui ? { dev_eui: eui, join_eui: eui.split('').reverse().join('') } : {}) },
+              ...(name ? { name } : {}),
+              ...(description ? { description } : {}),
+              ...(Object.keys(attributes).length > 0 ? { attributes } : {}),
+            }),
+          );
+        }
+        await store.create(device('app-search-other', 'sensor-z', { name: 'Kitchen Sensor' }));
+      });
+      const search = async (filter: SearchFilter, order: ListOptions['order'] = 'device_id', descending = false, limit = 10, offset = 0) => {
+        const { devices, total } = await store.search(app, filter, { order, descending, limit, offset });
+        return { ids: devices.map((d) => d.ids.device_id), total };
+      };
+
+      it('matches substrings of the ID, name and description, case-insensitively, within the application only', async () => {
+        expect(await search({ id_contains: 'SENSOR' })).toEqual({ ids: ['sensor-a', 'sensor-b'], total: 2 });
+        expect(await search({ name_contains: 'kitchen' })).toEqual({ ids: ['sensor-a', 'sensor-b'], total: 2 });
+        expect(await search({ description_contains: 'FLOOR' })).toEqual({ ids: ['sensor-a', 'sensor-b'], total: 2 });
+        expect(await search({ name_contains: 'nothing' })).toEqual({ ids: [], total: 0 });
+      });
+
+      it('matches EUIs as hexadecimal substrings in either case', async () => {
+        expect(await search({ dev_eui_contains: 'b5a' })).toEqual({ ids: ['sensor-b'], total: 1 });
+        expect(await search({ dev_eui_contains: '0004a30b' })).toEqual({ ids: ['meter-1', 'meter-2'], total: 2 });
+        expect(await search({ join_eui_contains: '0350C1' })).toEqual({ ids: ['meter-1'], total: 1 });
+      });
+
+      it('matches attribute values by key, each pair given must hold', async () => {
+        expect(await search({ attributes_contain: { room: 'kitchen' } })).toEqual({ ids: ['sensor-a'], total: 1 });
+        expect(await search({ attributes_contain: { room: 'E' } })).toEqual({ ids: ['meter-1', 'sensor-a'], total: 2 });
+        expect(await search({ attributes_contain: { room: 'e', floor: '1' } })).toEqual({ ids: ['sensor-a'], total: 1 });
+        expect(await search({ attributes_contain: { room: 'e', floor: '2' } })).toEqual({ ids: [], total: 0 });
+        expect(await search({ attributes_contain: { missing: 'a' } })).toEqual({ ids: [], total: 0 });
+      });
+
+      it('every filter given must hold; query matches the ID, name, description or an EUI', async () => {
+        expect(await search({ id_contains: 'sensor', name_contains: 'light' })).toEqual({ ids: ['sensor-b'], total: 1 });
+        expect(await search({ query: 'METER' })).toEqual({ ids: ['meter-1', 'meter-2'], total: 2 });
+        expect(await search({ query: 'ground' })).toEqual({ ids: ['sensor-b'], total: 1 });
+        expect(await search({ query: 'd005b59' })).toEqual({ ids: ['sensor-a'], total: 1 });
+        expect(await search({ query: 'valve', name_contains: 'x' })).toEqual({ ids: [], total: 0 });
+      });
+
+      it('takes % and _ literally', async () => {
+        expect(await search({ description_contains: '100%' })).toEqual({ ids: ['meter-1'], total: 1 });
+        expect(await search({ description_contains: '%' })).toEqual({ ids: ['meter-1'], total: 1 });
+        expect(await search({ name_contains: '_' })).toEqual({ ids: ['meter-2'], total: 1 });
+        expect(await search({ name_contains: 'r_2' })).toEqual({ ids: ['meter-2'], total: 1 });
+        expect(await search({ id_contains: 'meter_' })).toEqual({ ids: [], total: 0 });
+        expect(await search({ id_contains: '!' })).toEqual({ ids: [], total: 0 });
+      });
+
+      it('orders and pages the matches as List does, the total counting every match', async () => {
+        const filter = { query: 'e' };
+        expect(await search(filter)).toEqual({ ids: ['meter-1', 'meter-2', 'sensor-a', 'sensor-b', 'valve'], total: 5 });
+        expect(await search(filter, 'device_id', true)).toEqual({ ids: ['valve', 'sensor-b', 'sensor-a', 'meter-2', 'meter-1'], total: 5 });
+        expect(await search(filter, 'name')).toEqual({ ids: ['valve', 'sensor-a', 'meter-1', 'sensor-b', 'meter-2'], total: 5 });
+        expect(await search(filter, 'dev_eui', true, 2, 0)).toEqual({ ids: ['sensor-b', 'sensor-a'], total: 5 });
+        // Each page, from the start or (past the middle) from the end, is the slice of the whole.
+        for (const [limit, offset] of [
+          [2, 0],
+          [2, 2],
+          [2, 4],
+          [3, 3],
+        ]) {
+          const all = (await search(filter, 'created_at', true)).ids;
+          expect(await search(filter, 'created_at', true, limit, offset)).toEqual({ ids: all.slice(offset, offset + limit), total: 5 });
+        }
+        expect(await search(filter, 'device_id', false, 2, 10)).toEqual({ ids: [], total: 5 });
+      });
+
+      it(`counts at most ${SEARCH_COUNT_MAX} matches; pages below the bound are read from the start`, async () => {
+        const many = 'app-search-many';
+        for (let start = 0; start <= SEARCH_COUNT_MAX; start += 1000) {
+          const batch = Array.from({ length: Math.min(1000, SEARCH_COUNT_MAX + 1 - start) }, (_, i) => device(many, `d-${String(start + i).padStart(5, '0')}`));
+          expect(await store.createMany(batch)).toEqual({ ok: true });
+        }
+        const last = await store.search(many, { id_contains: 'd-' }, { order: 'device_id', descending: false, limit: 2, offset: SEARCH_COUNT_MAX - 2 });
+        expect(last.total).toBe(SEARCH_COUNT_MAX);
+        expect(last.devices.map((d) => d.ids.device_id)).toEqual(['d-09998', 'd-09999']);
+        // Below the bound the count is exact, and a page past the middle is read from the end.
+        const exact = await store.search(many, { id_contains: 'd-01' }, { order: 'device_id', descending: false, limit: 3, offset: 998 });
+        expect(exact.total).toBe(1000);
+        expect(exact.devices.map((d) => d.ids.device_id)).toEqual(['d-01998', 'd-01999']);
+      });
+
+      it('without filters is the whole application', async () => {
+        expect(await search({})).toEqual({ ids: ['meter-1', 'meter-2', 'sensor-a', 'sensor-b', 'valve'], total: 5 });
       });
     });
 

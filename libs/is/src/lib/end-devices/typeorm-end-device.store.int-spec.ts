@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { IS_TEST_DATABASES, type OpenedDatabase, openIsMysql } from '../is-test-databases.conformance';
 import { describeEndDeviceStoreConformance, device } from './end-device.store.conformance';
-import { listSql, TypeOrmEndDeviceStore } from './typeorm-end-device.store';
+import { listSql, searchConditions, TypeOrmEndDeviceStore } from './typeorm-end-device.store';
 
 for (const [name, open] of IS_TEST_DATABASES) {
   describeEndDeviceStoreConformance(name, async () => {
@@ -72,6 +72,16 @@ describe('MySQL query plans: Get, every List order and the EUI lookup use indexe
       expect(join).toMatchObject({ type: 'eq_ref', key: 'PRIMARY' });
       expect(rows.indexOf(join as (typeof rows)[number])).toBeGreaterThan(rows.findIndex((r) => r.table === '<derived2>'));
     }
+  });
+
+  it('a search by ID or name, ordered by name, reads its page from the name index alone, then its rows by primary key', async () => {
+    const where = searchConditions({ query: undefined, id_contains: 'dev-1', name_contains: 'N1' }, true);
+    const rows = await plan(listSql('STRAIGHT_JOIN', 'name', false, false, where.sql), ['app-2', ...where.params, 100, 0, 'app-2']);
+    const page = rows.find((r) => r.table === 'end_devices');
+    expect(page).toMatchObject({ key: 'idx_end_devices_app_name' });
+    expect(page?.Extra ?? '').toContain('Using index');
+    expect(page?.Extra ?? '').not.toContain('filesort');
+    expect(rows.find((r) => r.table === 'd')).toMatchObject({ type: 'eq_ref', key: 'PRIMARY' });
   });
 
   it.each([

@@ -3,7 +3,16 @@ import { sqlToTimestamp, timestampToSql } from '@lorawan/api';
 import { isDuplicateKeyError, isMysql, readThenWrite, runAtomically, type Statement, timestampTransformer } from '@lorawan/persistence';
 import { EndDeviceEntity } from './end-device.entity';
 import { toDomain, toEntity } from './end-device.mapper';
-import type { CreateConflict, CreateManyResult, CreateResult, EndDeviceStore, IsEndDevice, ListOptions } from './end-device.model';
+import {
+  type CreateConflict,
+  type CreateManyResult,
+  type CreateResult,
+  type EndDeviceStore,
+  type IsEndDevice,
+  type ListOptions,
+  SEARCH_COUNT_MAX,
+  type SearchFilter,
+} from './end-device.model';
 
 /** Column each List order sorts by; every one is backed by an (application_id, column, device_id) index. */
 const ORDER_COLUMNS: Record<ListOptions['order'], string> = {
@@ -57,17 +66,60 @@ function fromRaw(raw: RawEndDeviceRow): EndDeviceEntity {
 }
 
 /**
- * List's deferred join (parameters: application, limit, offset, application): the page's IDs from
- * the order's index alone, `reversed` walking it from the other end, then their rows by primary key.
+ * List's deferred join (parameters: application, the `where` conditions' own, limit, offset,
+ * application): the page's IDs from the order's index alone (a search's conditions on indexed
+ * columns keep it so), `reversed` walking it from the other end, then their rows by primary key.
  */
-export function listSql(join: 'STRAIGHT_JOIN' | 'CROSS JOIN', order: ListOptions['order'], descending: boolean, reversed: boolean): string {
+export function listSql(join: 'STRAIGHT_JOIN' | 'CROSS JOIN', order: ListOptions['order'], descending: boolean, reversed: boolean, where = ''): string {
   const by = (alias: string, desc: boolean) => {
     const dir = desc ? 'DESC' : 'ASC';
     const column = ORDER_COLUMNS[order];
     return `${column === 'device_id' ? '' : `${alias}${column} ${dir}, `}${alias}device_id ${dir}`;
   };
-  const page = `SELECT device_id FROM end_devices WHERE application_id = ? ORDER BY ${by('', descending !== reversed)} LIMIT ? OFFSET ?`;
+  const page = `SELECT device_id FROM end_devices WHERE application_id = ?${where} ORDER BY ${by('', descending !== reversed)} LIMIT ? OFFSET ?`;
   return `SELECT ${SELECT_COLUMNS} FROM (${page}) page ${join} end_devices d ON d.application_id = ? AND d.device_id = page.device_id ORDER BY ${by('d.', descending)}`;
+}
+
+/** LIKE's escape character: a backslash would need escaping differently in MySQL and SQLite literals. */
+const LIKE_ESCAPE = '!';
+
+/** A LIKE pattern matching any text that contains `value` literally (its `%`, `_` and `!` escaped). */
+export function containsPattern(value: string): string {
+  return `%${value.replace(/[!%_]/g, (c) => LIKE_ESCAPE + c)}%`;
+}
+
+/**
+ * A search's conditions, each ` AND …` after `application_id = ?`, and their parameters.
+ * Case-insensitive: MySQL's columns are `utf8mb4_bin`, so both sides are lower-cased there; SQLite's
+ * LIKE ignores the case of ASCII letters. EUIs are stored in upper-case hex, so the pattern is
+ * upper-cased. Attribute values are read from the JSON document.
+ */
+export function searchConditions(filter: SearchFilter, mysql: boolean): { sql: string; params: string[] } {
+  const params: string[] = [];
+  const like = (expression: string, value: string, caseOf: 'text' | 'hex' = 'text'): string => {
+    if (caseOf === 'hex') {
+      params.push(containsPattern(value.toUpperCase()));
+      return `${expression} LIKE ? ESCAPE '${LIKE_ESCAPE}'`;
+    }
+    params.push(containsPattern(mysql ? value.toLowerCase() : value));
+    return `${mysql ? `LOWER(${expression})` : expression} LIKE ? ESCAPE '${LIKE_ESCAPE}'`;
+  };
+  const conditions: string[] = [];
+  if (filter.query) {
+    const q = filter.query;
+    conditions.push(`(${[like('device_id', q), like('name', q), like('description', q), like('dev_eui', q, 'hex'), like('join_eui', q, 'hex')].join(' OR ')})`);
+  }
+  if (filter.id_contains) conditions.push(like('device_id', filter.id_contains));
+  if (filter.name_contains) conditions.push(like('name', filter.name_contains));
+  if (filter.description_contains) conditions.push(like('description', filter.description_contains));
+  if (filter.dev_eui_contains) conditions.push(like('dev_eui', filter.dev_eui_contains, 'hex'));
+  if (filter.join_eui_contains) conditions.push(like('join_eui', filter.join_eui_contains, 'hex'));
+  for (const [key, value] of Object.entries(filter.attributes_contain ?? {})) {
+    const attribute = mysql ? 'JSON_UNQUOTE(JSON_EXTRACT(fields, ?))' : 'json_extract(fields, ?)';
+    params.push(`$.attributes.${JSON.stringify(key)}`);
+    conditions.push(like(attribute, value));
+  }
+  return { sql: conditions.map((c) => ` AND ${c}`).join(''), params };
 }
 
 /** `?, ?, …` for `n` values. */
@@ -86,9 +138,12 @@ export class TypeOrmEndDeviceStore implements EndDeviceStore {
   /** MySQL has STRAIGHT_JOIN to read the page's IDs first; SQLite reads the tables of a CROSS JOIN in the order written. */
   private readonly pageJoin: 'STRAIGHT_JOIN' | 'CROSS JOIN';
 
+  private readonly mysql: boolean;
+
   constructor(private readonly dataSource: DataSource) {
     this.repo = dataSource.getRepository(EndDeviceEntity);
     const mysql = isMysql(dataSource);
+    this.mysql = mysql;
     this.addToCountSql = mysql ? ADD_TO_COUNT_SQL.mysql : ADD_TO_COUNT_SQL.sqlite;
     this.pageJoin = mysql ? 'STRAIGHT_JOIN' : 'CROSS JOIN';
   }
@@ -184,14 +239,42 @@ export class TypeOrmEndDeviceStore implements EndDeviceStore {
    */
   async list(applicationId: string, options: ListOptions): Promise<{ devices: IsEndDevice[]; total: number }> {
     const total = await this.count(applicationId);
+    return { devices: await this.page(applicationId, options, total, { sql: '', params: [] }), total };
+  }
+
+  /**
+   * List's deferred join over the matching devices. The matches are counted first by a query that
+   * stops at SEARCH_COUNT_MAX (a count of a million devices' substrings is not bounded otherwise);
+   * below that bound the count is exact and a page past the middle is read from the other end.
+   */
+  async search(applicationId: string, filter: SearchFilter, options: ListOptions): Promise<{ devices: IsEndDevice[]; total: number }> {
+    const where = searchConditions(filter, this.mysql);
+    const [row] = (await this.dataSource.query(`SELECT COUNT(*) AS total FROM (SELECT 1 FROM end_devices WHERE application_id = ?${where.sql} LIMIT ?) m`, [
+      applicationId,
+      ...where.params,
+      SEARCH_COUNT_MAX,
+    ])) as Array<{ total: number | string }>;
+    const total = Number(row?.total ?? 0);
+    // At the bound the count is not the number of matches: a page is then read from the start only.
+    return { devices: await this.page(applicationId, options, total, where, total < SEARCH_COUNT_MAX), total };
+  }
+
+  /** A page of `total` devices (those matching `where`); read from the index's other end past the middle when `total` is exact. */
+  private async page(
+    applicationId: string,
+    options: ListOptions,
+    total: number,
+    where: { sql: string; params: string[] },
+    exact = true,
+  ): Promise<IsEndDevice[]> {
     const { limit, offset } = options;
-    if (offset >= total || limit <= 0) return { devices: [], total };
+    if (offset >= total || limit <= 0) return [];
     const fromEnd = total - offset - limit;
-    const reversed = fromEnd < offset;
+    const reversed = exact && fromEnd < offset;
     const scan = reversed ? { limit: limit + Math.min(fromEnd, 0), offset: Math.max(fromEnd, 0) } : { limit, offset };
-    const sql = listSql(this.pageJoin, options.order, options.descending, reversed);
-    const rows = (await this.dataSource.query(sql, [applicationId, scan.limit, scan.offset, applicationId])) as RawEndDeviceRow[];
-    return { devices: rows.map((row) => toDomain(fromRaw(row))), total };
+    const sql = listSql(this.pageJoin, options.order, options.descending, reversed, where.sql);
+    const rows = (await this.dataSource.query(sql, [applicationId, ...where.params, scan.limit, scan.offset, applicationId])) as RawEndDeviceRow[];
+    return rows.map((row) => toDomain(fromRaw(row)));
   }
 
   private async count(applicationId: string): Promise<number> {
