@@ -248,7 +248,12 @@ describe.each(MODES)('web console (%s)', (mode, start) => {
     await small.getByText('Gateways').click();
     await small.getByRole('heading', { name: 'Gateways' }).waitFor();
     // The menu closes on navigation: the screenshot waits until it has slid off the screen.
-    await small.waitForFunction(() => (document.querySelector('.mantine-AppShell-navbar')?.getBoundingClientRect().right ?? 0) <= 0);
+    const navbar = small.locator('.mantine-AppShell-navbar');
+    for (const deadline = Date.now() + 5000; ; await small.waitForTimeout(50)) {
+      const box = await navbar.boundingBox();
+      if (!box || box.x + box.width <= 0) break;
+      if (Date.now() > deadline) throw new Error('the menu did not close after navigating');
+    }
     await shot(small, 'phone-gateways');
     await phone.close();
   });

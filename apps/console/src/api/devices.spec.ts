@@ -80,6 +80,28 @@ describe('registrationSteps', () => {
     expect(steps.sets[0].end_device.root_keys).toEqual({ app_key: { key: '00112233445566778899AABBCCDDEEFF' } });
   });
 
+  it('OTAA MAC 1.1: the JS gets the NwkKey beside the AppKey, and the form checks both', () => {
+    const otaa11 = {
+      device_id: 'dev11',
+      dev_eui: '70b3d57ed005b59f',
+      join_eui: '0000000000000000',
+      name: '',
+      description: '',
+      app_key: '00112233445566778899aabbccddeeff',
+      nwk_key: 'ffeeddccbbaa99887766554433221100',
+      frequency_plan_id: 'EU_863_870_TTN',
+      lorawan_version: 'MAC_V1_1',
+      lorawan_phy_version: 'PHY_V1_1_REV_B',
+      up_formatter: 'FORMATTER_NONE',
+    };
+    const [js] = registrationSteps('app1', otaa11).sets;
+    expect(js.paths).toEqual(['root_keys.app_key.key', 'root_keys.nwk_key.key']);
+    expect(js.end_device.root_keys).toEqual({ app_key: { key: '00112233445566778899AABBCCDDEEFF' }, nwk_key: { key: 'FFEEDDCCBBAA99887766554433221100' } });
+    expect(Object.keys(validateRegistration({ ...otaa11, nwk_key: 'abc' }))).toEqual(['nwk_key']);
+    // Before 1.1 there is no NwkKey to check or send.
+    expect(validateRegistration({ ...otaa11, lorawan_version: 'MAC_V1_0_3', nwk_key: '' })).toEqual({});
+  });
+
   it('deletes in the reverse order', () => expect(DELETE_ORDER).toEqual(['as', 'ns', 'js', 'is']));
 
   it('ABP (MAC 1.0.x): IS with the DevAddr in ids, no JS, the NS session with the NwkSKey as FNwkSIntKey, the AS AppSKey; one session key ID', () => {

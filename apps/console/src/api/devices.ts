@@ -102,6 +102,8 @@ export interface OtaaRegistration {
   name: string;
   description: string;
   app_key: string;
+  /** LoRaWAN 1.1 only: the network root key (the JS derives the network session keys from it). */
+  nwk_key?: string;
   frequency_plan_id: string;
   lorawan_version: string;
   lorawan_phy_version: string;
@@ -139,6 +141,7 @@ const HEX_DIGITS: Record<string, number> = {
   dev_eui: 16,
   join_eui: 16,
   app_key: 32,
+  nwk_key: 32,
   dev_addr: 8,
   f_nwk_s_int_key: 32,
   s_nwk_s_int_key: 32,
@@ -151,7 +154,7 @@ function hexFields(r: Registration): Array<{ name: string; optional: boolean }> 
   const names =
     r.activation === 'abp'
       ? ['dev_eui', 'dev_addr', 'f_nwk_s_int_key', ...(r.lorawan_version === 'MAC_V1_1' ? ['s_nwk_s_int_key', 'nwk_s_enc_key'] : []), 'app_s_key']
-      : ['dev_eui', 'join_eui', 'app_key'];
+      : ['dev_eui', 'join_eui', 'app_key', ...(r.lorawan_version === 'MAC_V1_1' ? ['nwk_key'] : [])];
   return names.map((name) => ({ name, optional: r.activation === 'abp' && name === 'dev_eui' }));
 }
 
@@ -215,7 +218,13 @@ export function registrationSteps(app: string, r: Registration, sessionKeyId = n
   return {
     create: { ids, name: r.name || undefined, description: r.description || undefined },
     sets: [
-      { registry: 'js', end_device: { ids, root_keys: { app_key: { key: hex(r.app_key) } } }, paths: ['root_keys.app_key.key'] },
+      r.lorawan_version === 'MAC_V1_1'
+        ? {
+            registry: 'js',
+            end_device: { ids, root_keys: { app_key: { key: hex(r.app_key) }, nwk_key: { key: hex(r.nwk_key ?? '') } } },
+            paths: ['root_keys.app_key.key', 'root_keys.nwk_key.key'],
+          }
+        : { registry: 'js', end_device: { ids, root_keys: { app_key: { key: hex(r.app_key) } } }, paths: ['root_keys.app_key.key'] },
       { registry: 'ns', end_device: { ids, ...versions, supports_join: true }, paths: versionPaths },
       as(ids),
     ],

@@ -29,6 +29,7 @@ export function RegisterDevicePage({ app }: { app: string }) {
     name: '',
     description: '',
     app_key: '',
+    nwk_key: '',
     f_nwk_s_int_key: '',
     s_nwk_s_int_key: '',
     nwk_s_enc_key: '',
@@ -104,7 +105,10 @@ export function RegisterDevicePage({ app }: { app: string }) {
                 {field('app_s_key', 'AppSKey', { required: true, placeholder: '32 hex digits' })}
               </>
             ) : (
-              field('app_key', 'AppKey', { required: true, placeholder: '32 hex digits' })
+              <>
+                {field('app_key', 'AppKey', { required: true, placeholder: '32 hex digits' })}
+                {v11 && field('nwk_key', 'NwkKey', { required: true, placeholder: '32 hex digits' })}
+              </>
             )}
             {field('description', 'Description')}
             {choice('frequency_plan_id', 'Frequency plan', FREQUENCY_PLANS)}
