@@ -57,7 +57,7 @@ export function DeviceList({ app }: { app: string }) {
       <ErrorAlert error={error} />
       {loading && <Loading />}
       <Text size="sm" c="dimmed" data-testid="device-total">
-        {data ? `${data.total} devices` : ''}
+        {data ? `${data.total} ${data.total === 1 ? 'device' : 'devices'}` : ''}
       </Text>
       <Table.ScrollContainer minWidth={420}>
         <Table striped highlightOnHover data-testid="device-table">

@@ -24,28 +24,56 @@ const SQLITE_BUSY_WAIT_MS = 5000;
  * take in whatever else runs meanwhile: the statements run synchronously instead, in one
  * better-sqlite3 transaction, once no other transaction is open on the connection.
  */
-export async function runAtomically(dataSource: DataSource, statements: readonly Statement[]): Promise<number[]> {
+export async function runAtomically(dataSource: DataSource, statements: readonly Statement[], options: TransactionOptions = {}): Promise<number[]> {
   if (!isMysql(dataSource)) return runOnSqlite(sqliteConnection(dataSource), statements);
-  // InnoDB may pick a transaction racing others for the same keys as a deadlock victim: run it again.
+  return retryingDeadlocks(() => runOnMysql(dataSource.createQueryRunner(), statements, options.isolation));
+}
+
+/**
+ * MySQL transactions' isolation: REPEATABLE READ (the server's default) unless asked. A job
+ * queue's transactions take READ COMMITTED, under which InnoDB locks the rows it reads and
+ * writes but not the gaps between them, so concurrent inserts of new jobs do not deadlock with
+ * the claims and settlements of due ones.
+ */
+export interface TransactionOptions {
+  isolation?: 'READ COMMITTED';
+}
+
+/**
+ * Runs `work` again when InnoDB picked it as a deadlock victim (up to DEADLOCK_ATTEMPTS tries,
+ * each after a pause): for a transaction or a single statement racing others for the same rows.
+ */
+export async function retryingDeadlocks<T>(work: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await runOnMysql(dataSource.createQueryRunner(), statements);
+      return await work();
     } catch (err) {
       if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(err)) throw err;
     }
+    await deadlockPause(attempt);
   }
 }
 
-const DEADLOCK_ATTEMPTS = 3;
+/** Tries of a transaction InnoDB picked as a deadlock victim (each after a pause, see `deadlockPause`). */
+const DEADLOCK_ATTEMPTS = 5;
+
+/**
+ * Before another try of a deadlock victim: a random pause growing with the attempt (5–10 ms, then
+ * 10–20 ms, …), so transactions that collided do not collide again in the same order at once.
+ */
+function deadlockPause(attempt: number): Promise<void> {
+  const ms = 5 * attempt * (1 + Math.random());
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 function isDeadlock(err: unknown): boolean {
   const e = err as { code?: string; driverError?: { code?: string } };
   return (e?.driverError?.code ?? e?.code) === 'ER_LOCK_DEADLOCK';
 }
 
-async function runOnMysql(runner: QueryRunner, statements: readonly Statement[]): Promise<number[]> {
+async function runOnMysql(runner: QueryRunner, statements: readonly Statement[], isolation?: TransactionOptions['isolation']): Promise<number[]> {
   try {
-    await runner.startTransaction();
+    await runner.startTransaction(isolation);
     const changed: number[] = [];
     for (const { sql, params } of statements) {
       const result = (await runner.query(sql, params.map(sqlValue), true)) as { affected?: number };
@@ -83,9 +111,14 @@ function sqlValue(value: string | number | boolean | null | undefined): string |
   return value;
 }
 
-/** A read of `readThenWrite`; `lock` makes it a locking read on MySQL (`FOR UPDATE`; SQLite transactions are serial anyway). */
+/**
+ * A read of `readThenWrite`; `lock` makes it a locking read on MySQL (`FOR UPDATE`; SQLite
+ * transactions are serial anyway). `'skip-locked'` (`FOR UPDATE SKIP LOCKED`, MySQL 8 and MariaDB
+ * 10.6 on) passes over rows other transactions hold, as a job queue's claim does: it never waits
+ * on a concurrent insert, so it cannot deadlock with one.
+ */
 export interface Read extends Statement {
-  lock?: boolean;
+  lock?: boolean | 'skip-locked';
 }
 
 /**
@@ -99,6 +132,7 @@ export async function readThenWrite<T>(
   dataSource: DataSource,
   reads: readonly Read[],
   decide: (rows: Array<Array<Record<string, unknown>>>) => { result: T; writes: readonly Statement[] },
+  options: TransactionOptions = {},
 ): Promise<T> {
   if (!isMysql(dataSource)) {
     const db = sqliteConnection(dataSource);
@@ -111,24 +145,29 @@ export async function readThenWrite<T>(
     });
     return run();
   }
-  for (let attempt = 1; ; attempt++) {
+  return retryingDeadlocks(async () => {
     const runner = dataSource.createQueryRunner();
     try {
-      await runner.startTransaction();
+      await runner.startTransaction(options.isolation);
       const rows: Array<Array<Record<string, unknown>>> = [];
       for (const { sql, params, lock } of reads)
-        rows.push((await runner.query(lock ? `${sql} FOR UPDATE` : sql, params.map(sqlValue))) as Array<Record<string, unknown>>);
+        rows.push((await runner.query(lockingRead(sql, lock), params.map(sqlValue))) as Array<Record<string, unknown>>);
       const { result, writes } = decide(rows);
       for (const { sql, params } of writes) await runner.query(sql, params.map(sqlValue));
       await runner.commitTransaction();
       return result;
     } catch (err) {
       if (runner.isTransactionActive) await runner.rollbackTransaction();
-      if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(err)) throw err;
+      throw err;
     } finally {
       await runner.release();
     }
-  }
+  });
+}
+
+function lockingRead(sql: string, lock: Read['lock']): string {
+  if (lock === 'skip-locked') return `${sql} FOR UPDATE SKIP LOCKED`;
+  return lock ? `${sql} FOR UPDATE` : sql;
 }
 
 async function waitForSqlite(db: SqliteConnection): Promise<void> {

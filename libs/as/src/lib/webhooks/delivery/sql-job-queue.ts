@@ -1,8 +1,11 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { readThenWrite, runAtomically, runStatement } from '@lorawan/persistence';
+import { readThenWrite, retryingDeadlocks, runAtomically, runStatement, type TransactionOptions } from '@lorawan/persistence';
 import { ErrQueueFull } from './delivery.errors';
 import { DEFAULT_QUEUE_MAX_JOBS, type JobMessage, type WebhookJob, type WebhookJobQueue } from './webhook-job';
+
+/** The queue's MySQL transactions: no gap locks, so inserts of new jobs never deadlock with claims (see `TransactionOptions`). */
+const QUEUE_TRANSACTIONS: TransactionOptions = { isolation: 'READ COMMITTED' };
 
 /** After a failed read of the due jobs (the database away or busy), the next try comes this much later. */
 const PUMP_RETRY_MS = 1000;
@@ -79,6 +82,7 @@ export class SqlJobQueue implements WebhookJobQueue {
           sql: 'INSERT INTO webhook_jobs (not_before, claimed, job) VALUES (?, 0, ?)',
           params: [job.not_before ?? now, JSON.stringify(job)],
         })),
+        QUEUE_TRANSACTIONS,
       );
     } catch (err) {
       this.stored -= jobs.length;
@@ -164,7 +168,11 @@ export class SqlJobQueue implements WebhookJobQueue {
     const { due, next } = await readThenWrite(
       this.dataSource,
       [
-        { sql: 'SELECT id, job FROM webhook_jobs WHERE claimed = 0 AND not_before <= ? ORDER BY not_before, id LIMIT ?', params: [now, room], lock: true },
+        {
+          sql: 'SELECT id, job FROM webhook_jobs WHERE claimed = 0 AND not_before <= ? ORDER BY not_before, id LIMIT ?',
+          params: [now, room],
+          lock: 'skip-locked',
+        },
         { sql: 'SELECT MIN(not_before) AS next FROM webhook_jobs WHERE claimed = 0 AND not_before > ?', params: [now] },
       ],
       ([rows, [min]]) => {
@@ -175,6 +183,7 @@ export class SqlJobQueue implements WebhookJobQueue {
           writes: due.length > 0 ? [{ sql: `UPDATE webhook_jobs SET claimed = 1 WHERE id IN (${placeholders(due)})`, params: ids(due) }] : [],
         };
       },
+      QUEUE_TRANSACTIONS,
     );
     this.wakeAt(next);
     const left: JobRow[] = [];
@@ -211,7 +220,7 @@ export class SqlJobQueue implements WebhookJobQueue {
       this.unsettled--;
       this.schedulePump();
       if (this.closed) return;
-      const write = runStatement(this.dataSource, sql, params).then(
+      const write = retryingDeadlocks(() => runStatement(this.dataSource, sql, params)).then(
         ({ affected }) => {
           done?.(affected);
           this.schedulePump();
