@@ -8,17 +8,7 @@
 import { startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
 import { Api, createApplications } from './http-client';
 import { abpAsDevice, expectOk, isDevicesPath, randomDevAddr, randomEui, randomKey, Registries, uid } from './devices';
-
-/** Short retries so the receiver's downtime is bridged in seconds; loopback receivers allowed; 4 requests at a time per webhook. */
-const WEBHOOK_ENV = {
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-  WEBHOOK_RETRY_BASE_MS: '200',
-  WEBHOOK_RETRY_MAX_MS: '1000',
-  WEBHOOK_TIMEOUT_MS: '3000',
-  WEBHOOK_CONCURRENCY: '4',
-};
-/** CayenneLPP: channel 1 temperature 27.2 °C, channel 2 relative humidity 50 %. */
-const LPP = Buffer.from('01670110026864', 'hex').toString('base64');
+import { LPP, WEBHOOK_ENV } from './webhook-env';
 
 const fCntsOf = (requests: Array<{ json: { uplink_message?: { f_cnt?: number } } }>) => new Set(requests.map((r) => r.json?.uplink_message?.f_cnt));
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);

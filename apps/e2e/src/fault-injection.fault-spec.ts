@@ -43,6 +43,7 @@ import { abpAsDevice, abpNsDevice, isDevicePath, isDevicesPath, NS_OTAA, randomD
 import { EventStream } from './event-stream';
 import { type ConnectedGateway, connectGateways } from './gateways';
 import { Api } from './http-client';
+import { LPP } from './webhook-env';
 
 /** How soon after a fault ends (the process, server or receiver is back) the stack must serve reads and writes again. */
 const RECOVERY_BOUND_MS = 15_000;
@@ -52,8 +53,6 @@ const OUTAGE_MS = 3_000;
 const LONG_OUTAGE_MS = 5_000;
 /** The component processes, each with two replicas. */
 const COMPONENTS = ['is', 'js', 'ns', 'as', 'events', 'gs'] as const;
-/** CayenneLPP: channel 1 temperature 27.2 °C, channel 2 relative humidity 50 %. */
-const LPP = Buffer.from('01670110026864', 'hex').toString('base64');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** ABP devices whose uplinks the two simulated gateways (one on each GS replica) hear. */
 const RADIO_DEVICES = 4;

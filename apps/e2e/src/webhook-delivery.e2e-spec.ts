@@ -13,15 +13,8 @@ import { Access, bearer } from './access';
 import { Api, createApplications, expectTtsError, expectValidationError, sleep, TIMESTAMP_6 } from './http-client';
 import { EventStream } from './event-stream';
 import { abpAsDevice, abpNsDevice, expectOk, isDevicesPath, randomDevAddr, randomEui, randomKey, Registries, uid } from './devices';
+import { LPP, WEBHOOK_ENV } from './webhook-env';
 
-/** Short retries and timeouts so that the failure cases run in seconds; loopback receivers allowed. */
-const WEBHOOK_ENV = {
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-  WEBHOOK_RETRY_BASE_MS: '200',
-  WEBHOOK_RETRY_MAX_MS: '1000',
-  WEBHOOK_TIMEOUT_MS: '3000',
-  WEBHOOK_CONCURRENCY: '4',
-};
 type Start = () => Promise<StackUnderTest>;
 const MODES: Array<[string, Start]> = [
   // The NS holds the downlink queue the webhooks' X-Downlink-Push/Replace fill.
@@ -30,8 +23,6 @@ const MODES: Array<[string, Start]> = [
 ];
 
 type Json = Record<string, unknown>;
-/** CayenneLPP: channel 1 temperature 27.2 °C, channel 2 relative humidity 50 %. */
-const LPP = Buffer.from('01670110026864', 'hex').toString('base64');
 const INFINITE_LOOP = 'function decodeUplink(input) { while (true) {} }';
 
 /** The stack, an application with an API key for downlinks, and helpers for devices and webhooks. */

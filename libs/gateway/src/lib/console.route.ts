@@ -30,6 +30,8 @@ const CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self
 interface ConsoleFile {
   type: string;
   body: Buffer;
+  /** Worth compressing (text over 1 KiB); compressed on its first request, not at start. */
+  compressible: boolean;
   gzipped?: Buffer;
   /** Vite's hashed file names never change content: cached for a year. */
   immutable: boolean;
@@ -49,7 +51,7 @@ function readTree(dir: string): Map<string, ConsoleFile> {
       const body = readFileSync(path);
       const type = TYPES[extname(name)] ?? 'application/octet-stream';
       const compressible = /^(text\/|application\/(javascript|json)|image\/svg)/.test(type) && body.length > 1024;
-      files.set(url, { type, body, gzipped: compressible ? gzipSync(body) : undefined, immutable: url.startsWith('/assets/') });
+      files.set(url, { type, body, compressible, immutable: url.startsWith('/assets/') });
     }
   };
   walk(dir);
@@ -57,7 +59,8 @@ function readTree(dir: string): Map<string, ConsoleFile> {
 }
 
 /**
- * `GET /console/**`: the web console (apps/console), static files read once at start. A path that
+ * `GET /console/**`: the web console (apps/console), static files read once at start (and
+ * gzipped once, when first asked for so). A path that
  * names no file and is not under `assets/` is a page of the single-page app: its index.html, so
  * deep links and reloads work. Without a built console (`npm run build` not run, or a build
  * without it) every `/console` path answers 404 with a text saying so.
@@ -81,7 +84,8 @@ export class ConsoleRoute {
         .header('content-security-policy', CSP)
         .header('x-content-type-options', 'nosniff')
         .header('vary', 'accept-encoding');
-      if (file.gzipped && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+      if (file.compressible && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+        file.gzipped ??= gzipSync(file.body);
         return reply.header('content-encoding', 'gzip').send(file.gzipped);
       }
       return reply.send(file.body);

@@ -35,15 +35,18 @@ const PAGE = `<!doctype html>
 `;
 
 /**
- * `GET /api/v3/openapi.json` (the API's OpenAPI document, built from the RPC table once at start)
+ * `GET /api/v3/openapi.json` (the API's OpenAPI document, built from the RPC table once, on first request)
  * and `GET /api/v3/docs` (a browsable page: Swagger UI, its files served from the swagger-ui-dist
  * package, nothing from elsewhere). Unauthenticated, like the document TTS publishes.
  */
 @Injectable()
 export class OpenApiRoute {
   register(fastify: FastifyInstance): void {
-    const document = JSON.stringify(buildOpenApiDocument());
-    fastify.get(OPENAPI_PATH, { config: { route: OPENAPI_PATH } }, (_req, reply) => reply.type('application/json').send(document));
+    // Built on its first request (about 30 ms), not at every gateway's start.
+    let document: string | undefined;
+    fastify.get(OPENAPI_PATH, { config: { route: OPENAPI_PATH } }, (_req, reply) =>
+      reply.type('application/json').send((document ??= JSON.stringify(buildOpenApiDocument()))),
+    );
     fastify.get(DOCS_PATH, { config: { route: DOCS_PATH } }, (_req, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
     fastify.get(`${DOCS_PATH}/initializer.js`, { config: { route: DOCS_PATH } }, (_req, reply) =>
       reply.type('application/javascript; charset=utf-8').send(INITIALIZER),
