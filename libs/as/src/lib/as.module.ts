@@ -6,12 +6,14 @@ import { WEBHOOK_CONTROLLERS, WEBHOOK_PROVIDERS } from './webhooks';
 import { DOWNLINK_CONTROLLERS, DOWNLINK_PROVIDERS } from './downlinks';
 import { WEBHOOK_DELIVERY_PROVIDERS } from './webhooks/delivery';
 import { UPLINK_CONTROLLERS, UPLINK_PROVIDERS } from './uplinks';
+import { FORMATTER_PROVIDERS } from './formatters';
 
 /** The Application Server: formatters and application session keys (AsEndDeviceRegistry). */
 @Module({
   controllers: [endDeviceRegistryController('AsEndDeviceRegistry'), ...WEBHOOK_CONTROLLERS, ...DOWNLINK_CONTROLLERS, ...UPLINK_CONTROLLERS],
   providers: [
     ...registryProviders('as', AS_MIGRATIONS, () => AS_REGISTRY_POLICY),
+    ...FORMATTER_PROVIDERS,
     ...WEBHOOK_PROVIDERS,
     ...DOWNLINK_PROVIDERS,
     ...WEBHOOK_DELIVERY_PROVIDERS,

@@ -20,6 +20,8 @@ export const ErrPayloadTooLarge = defineError(
   Code.InvalidArgument,
 );
 export const ErrEncodePayload = defineError('pkg/applicationserver', 'encode_payload', 'encode payload', Code.InvalidArgument);
+/** SimulateUplink whose payload formatter ran into a limit of the AS (the cause: `script_timeout`, `script_memory`, …). */
+export const ErrDecodePayload = defineError('pkg/applicationserver', 'decode_payload', 'decode payload', Code.InvalidArgument);
 export const ErrNoAppSKey = defineError('pkg/applicationserver', 'no_app_s_key', 'no AppSKey in the device session', Code.FailedPrecondition);
 /** Webhook Get of a missing webhook: TTS answers its Redis registry's not-found error. */
 export const ErrWebhookNotFound = defineError('pkg/redis', 'not_found', 'entity not found', Code.NotFound);

@@ -99,6 +99,24 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000) WEBHOOK_ACK_WAIT_MS = 30_000;
   /** Delivery jobs the queue holds at most (JetStream stream or embedded table); beyond, new messages are refused with `queue_full`. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100_000_000) WEBHOOK_QUEUE_MAX_JOBS = 100_000;
+  /** Worker threads of each AS process that run JavaScript payload formatters (off the AS's event loop). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64) FORMATTER_WORKERS = 2;
+  /** Wall-clock limit of one formatter call (TTS: 100 ms); a worker that does not answer shortly after it is replaced. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(10) @Max(10_000) FORMATTER_TIMEOUT_MS = 100;
+  /** A worker's QuickJS heap in MiB (the WebAssembly memory's maximum; QuickJS itself takes ~16 of it). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(24) @Max(2048) FORMATTER_MEMORY_LIMIT_MB = 32;
+  /** The largest result of a formatter call, in bytes of JSON. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(16 * 1024 * 1024) FORMATTER_MAX_OUTPUT_BYTES = 65_536;
+  /** How deeply a formatter's result may nest (the returned object is level 1). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(2) @Max(256) FORMATTER_MAX_OUTPUT_DEPTH = 32;
+  /** Formatter calls of one application running at once per AS process (keep it below FORMATTER_WORKERS). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64) FORMATTER_APP_CONCURRENCY = 1;
+  /** Formatter calls of one application that may wait for a worker; beyond, `formatter_busy`. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000) FORMATTER_APP_QUEUE = 32;
+  /** Formatter calls that may wait for a worker, all applications together; beyond, `formatter_busy`. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000) FORMATTER_QUEUE = 256;
+  /** Nice value of the formatter worker threads on Linux (0–19; 0: the process's own). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(19) FORMATTER_NICE = 10;
   @IsOptional() @Transform(toBool) @IsBoolean() DB_AUTO_MIGRATE = true;
   /** PEM file of the CA(s) MySQL/MariaDB servers' certificates are verified against; with it every `*_DATABASE_URL` connection uses TLS. */
   @IsOptional() @IsString() DB_TLS_CA_FILE?: string;
@@ -158,6 +176,7 @@ export interface StackConfig {
   /** PUBLIC_URL without a trailing slash (default `http://localhost:<HTTP_PORT>/api/v3`). */
   publicUrl: string;
   webhooks: WebhookDeliveryConfig;
+  formatters: FormatterConfig;
   gs: GatewayServerConfig;
   ns: NetworkServerConfig;
   rpcTimeoutMs: number;
@@ -217,6 +236,22 @@ export interface NetworkServerConfig {
   deviceCacheSize: number;
   /** NS_DEFAULT_MAC_SETTINGS as given (a JSON object; the NS validates it as MACSettings at boot). */
   defaultMacSettings: Record<string, unknown>;
+}
+
+/** The AS's payload formatter workers (FORMATTER_*). */
+export interface FormatterConfig {
+  workers: number;
+  timeoutMs: number;
+  memoryLimitBytes: number;
+  maxOutputBytes: number;
+  maxOutputDepth: number;
+  /** Calls of one application running at once, and waiting. */
+  applicationConcurrency: number;
+  applicationQueue: number;
+  /** Calls waiting, all applications together. */
+  queue: number;
+  /** Nice value of the worker threads (Linux); 0: the process's. */
+  nice: number;
 }
 
 /** Webhook delivery settings (WEBHOOK_*). */
@@ -286,6 +321,17 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       concurrency: e.WEBHOOK_CONCURRENCY,
       ackWaitMs: e.WEBHOOK_ACK_WAIT_MS,
       queueMaxJobs: e.WEBHOOK_QUEUE_MAX_JOBS,
+    },
+    formatters: {
+      workers: e.FORMATTER_WORKERS,
+      timeoutMs: e.FORMATTER_TIMEOUT_MS,
+      memoryLimitBytes: e.FORMATTER_MEMORY_LIMIT_MB * 1024 * 1024,
+      maxOutputBytes: e.FORMATTER_MAX_OUTPUT_BYTES,
+      maxOutputDepth: e.FORMATTER_MAX_OUTPUT_DEPTH,
+      applicationConcurrency: e.FORMATTER_APP_CONCURRENCY,
+      applicationQueue: e.FORMATTER_APP_QUEUE,
+      queue: e.FORMATTER_QUEUE,
+      nice: e.FORMATTER_NICE,
     },
     gs: {
       udpPort: e.GS_UDP_PORT,

@@ -93,7 +93,11 @@ export class DownlinkPayloads {
   async decode(item: Json, device: AsDevice, link: ApplicationLink | undefined, ctx: RpcContext): Promise<void> {
     const { formatter, parameter } = formatterFor('down', device, link);
     const bytes = Buffer.from((item.frm_payload as string | undefined) ?? '', 'base64');
-    const decoded = await this.formatter.decodeDownlink({ bytes, fPort: Number(item.f_port ?? 0) }, formatter, parameter);
+    const decoded = await this.formatter.decodeDownlink(
+      { applicationId: device.ids.application_ids.application_id, bytes, fPort: Number(item.f_port ?? 0) },
+      formatter,
+      parameter,
+    );
     if (!decoded) return;
     const identifiers = deviceIdentifiers(device.ids);
     if (decoded.error) {

@@ -4,7 +4,16 @@ import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from 
 import { CTX, openTestDataSource, rawFieldsOf, setReq, unobservedEvents } from '@lorawan/registry/conformance';
 import { AS_REGISTRY_POLICY } from '../end-devices/as-registry.policy';
 import { AS_MIGRATIONS } from '../migrations';
-import { asDownlinkServices, asRegistry, errorOf, NsQueueDouble, type RecordedEvent, recordingPublisher, RecordingSink } from '../testing/as-test-kit';
+import {
+  asDownlinkServices,
+  asRegistry,
+  errorOf,
+  NsQueueDouble,
+  type RecordedEvent,
+  recordingPublisher,
+  RecordingSink,
+  testFormatterPool,
+} from '../testing/as-test-kit';
 import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
 import { SqlLinkStore } from '../uplinks/link/application-link.store';
 import type { DownlinkQueue } from './downlink-queue.service';
@@ -34,6 +43,7 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
   const sink = new RecordingSink();
   /** What the queue handed to the integrations. */
   const ups = sink.ups;
+  const pool = testFormatterPool();
   const ns = new NsQueueDouble(() => ({ dev_addr: DEV_ADDR, session_key_id: 'AQID' }));
 
   const setLink = (application_id: string, link: Json, paths: string[]) =>
@@ -61,9 +71,12 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
     db = await openTestDataSource('as', AS_MIGRATIONS, driver);
     registry = asRegistry(db.ds, unobservedEvents());
     links = new ApplicationLinkRegistry(new SqlLinkStore(db.ds));
-    queue = asDownlinkServices({ registry, links, events: recorder, sink, rpc: ns.client() }).queue;
+    queue = asDownlinkServices({ registry, links, events: recorder, sink, rpc: ns.client(), pool }).queue;
   });
-  afterAll(async () => db.close());
+  afterAll(async () => {
+    await pool.close();
+    await db.close();
+  });
   beforeEach(() => {
     published.length = 0;
     ups.length = 0;
@@ -223,7 +236,7 @@ describe.each(['sqlite', 'mysql'] as const)('DownlinkQueue (%s)', (driver) => {
       CTX,
     );
     expect(JSON.stringify(await stored('kek-1'))).not.toContain(APP_S_KEY);
-    const kekQueue = asDownlinkServices({ registry: wrapped, links, events: recorder, sink, rpc: ns.client() }).queue;
+    const kekQueue = asDownlinkServices({ registry: wrapped, links, events: recorder, sink, rpc: ns.client(), pool }).queue;
     await kekQueue.push(req('kek-1', [{ f_port: 1, frm_payload: b64('0102') }]), CTX);
     expect((await storedQueue('kek-1'))?.[0].frm_payload).toBe(enc('0102', 1));
     expect((await kekQueue.list(ids('kek-1'), CTX)).downlinks?.[0].frm_payload).toBe(b64('0102'));

@@ -15,6 +15,7 @@ import { EventPublisher } from '@lorawan/component';
 import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice } from '../end-devices/as-device';
 import { ErrDownlinkMaxRetriesInvalid, ErrEncodePayload, ErrFPortRange, ErrNoDeviceSession, ErrNoFPort, ErrPayloadTooLarge } from '../errors';
+import { ErrFormatterBusy } from '../formatters/formatter.errors';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
 import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
 import { formatterFor } from '../uplinks/link/link-settings';
@@ -141,6 +142,8 @@ export class DownlinkQueue {
   /**
    * Checks the FPort, encodes a `decoded_payload` with the device's formatter (else the link's
    * default), checks the size and the confirmed attempts: the item to queue, FRMPayload in plaintext.
+   * A formatter failure is 400 `encode_payload` with the script's error as its cause; 429
+   * `formatter_busy` when the application's formatter calls are queued to their bound.
    */
   private async prepare(received: Received, device: AsDevice, link: ApplicationLink | undefined): Promise<Json> {
     const item: Json = { ...received };
@@ -150,8 +153,12 @@ export class DownlinkQueue {
     let payload = Buffer.from((item.frm_payload as string | undefined) ?? '', 'base64');
     if (item.frm_payload === undefined && item.decoded_payload !== undefined) {
       const { formatter, parameter } = formatterFor('down', device, link);
-      const encoded = await this.formatter.encodeDownlink({ data: item.decoded_payload as Json, fPort }, formatter, parameter);
-      if (encoded?.error) throw ErrEncodePayload.with({}, encoded.error);
+      const encoded = await this.formatter.encodeDownlink(
+        { applicationId: device.ids.application_ids.application_id, data: item.decoded_payload as Json, fPort },
+        formatter,
+        parameter,
+      );
+      if (encoded?.error) throw ErrFormatterBusy.matches(encoded.error) ? encoded.error : ErrEncodePayload.with({}, encoded.error);
       if (encoded?.bytes) {
         payload = Buffer.from(encoded.bytes);
         if (encoded.fPort !== undefined && encoded.fPort !== fPort) {

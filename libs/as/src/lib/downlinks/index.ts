@@ -1,6 +1,4 @@
 import type { Provider } from '@nestjs/common';
-import { JavaScriptSandbox } from '../formatters/javascript-sandbox';
-import { PayloadFormatter } from '../formatters/payload-formatter.service';
 import { DownlinkPayloads } from './downlink-payloads.service';
 import { DownlinkQueue } from './downlink-queue.service';
 import { DownlinkReports } from './downlink-reports.service';
@@ -11,12 +9,10 @@ import { DownlinkQueueOperation } from './queue-operation.service';
 import { WebhookDownlinkQueue } from './webhook-downlink-queue.service';
 
 /**
- * Payload formatters, the downlink queue (at the Network Server) and its webhook-scoped
+ * The downlink queue (at the Network Server) and its webhook-scoped
  * push/replace, and the Network Server's reports on downlinks: Nest providers.
  */
 export const DOWNLINK_PROVIDERS: Provider[] = [
-  { provide: JavaScriptSandbox, useFactory: () => new JavaScriptSandbox() },
-  PayloadFormatter,
   NetworkServerQueue,
   DownlinkPayloads,
   DownlinkReports,

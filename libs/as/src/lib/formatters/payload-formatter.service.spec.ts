@@ -1,14 +1,20 @@
-import { JavaScriptSandbox } from './javascript-sandbox';
+import { testFormatterPool } from '../testing/as-test-kit';
 import { PayloadFormatter } from './payload-formatter.service';
 
 const JS = 'FORMATTER_JAVASCRIPT';
-const formatter = new PayloadFormatter(new JavaScriptSandbox());
-const up = (bytes: number[], fPort = 1) => ({ bytes: Uint8Array.from(bytes), fPort, recvTime: new Date('2024-05-01T10:00:00Z') });
+const applicationId = 'app-1';
+const pool = testFormatterPool();
+const formatter = new PayloadFormatter(pool);
+const up = (bytes: number[], fPort = 1) => ({ applicationId, bytes: Uint8Array.from(bytes), fPort, recvTime: new Date('2024-05-01T10:00:00Z') });
+const down = (data: Record<string, unknown>, fPort = 1) => ({ applicationId, data, fPort });
+const downBytes = (bytes: number[], fPort: number) => ({ applicationId, bytes: Uint8Array.from(bytes), fPort });
 
 describe('PayloadFormatter', () => {
+  afterAll(() => pool.close());
+
   it('FORMATTER_NONE and absent formatters do nothing', async () => {
     expect(await formatter.decodeUplink(up([1]), 'FORMATTER_NONE', undefined)).toBeUndefined();
-    expect(await formatter.encodeDownlink({ data: {}, fPort: 1 }, undefined, undefined)).toBeUndefined();
+    expect(await formatter.encodeDownlink(down({}, 1), undefined, undefined)).toBeUndefined();
   });
 
   it('runs decodeUplink with bytes, fPort and recvTime', async () => {
@@ -22,20 +28,18 @@ describe('PayloadFormatter', () => {
 
   it('runs encodeDownlink and takes its fPort, else the input fPort', async () => {
     const script = `function encodeDownlink(input) { return { bytes: [input.data.led ? 1 : 0, 255], fPort: input.data.port, warnings: ['w'] }; }`;
-    expect(await formatter.encodeDownlink({ data: { led: true, port: 9 }, fPort: 2 }, JS, script)).toEqual({
+    expect(await formatter.encodeDownlink(down({ led: true, port: 9 }, 2), JS, script)).toEqual({
       bytes: Uint8Array.from([1, 255]),
       fPort: 9,
       warnings: ['w'],
       errors: [],
     });
-    expect((await formatter.encodeDownlink({ data: { led: false }, fPort: 2 }, JS, script))?.fPort).toBe(2);
+    expect((await formatter.encodeDownlink(down({ led: false }, 2), JS, script))?.fPort).toBe(2);
   });
 
   it('supports the legacy Decoder and Encoder functions', async () => {
     expect((await formatter.decodeUplink(up([5]), JS, 'function Decoder(bytes, port) { return { v: bytes[0] * port }; }'))?.data).toEqual({ v: 5 });
-    expect((await formatter.encodeDownlink({ data: { v: 3 }, fPort: 1 }, JS, 'function Encoder(obj, port) { return [obj.v]; }'))?.bytes).toEqual(
-      Uint8Array.from([3]),
-    );
+    expect((await formatter.encodeDownlink(down({ v: 3 }, 1), JS, 'function Encoder(obj, port) { return [obj.v]; }'))?.bytes).toEqual(Uint8Array.from([3]));
   });
 
   it('reports the script errors, syntax errors, exceptions and bad output', async () => {
@@ -47,10 +51,8 @@ describe('PayloadFormatter', () => {
     expect(thrown?.error?.errorName).toBe('runtime');
     expect(thrown?.errors[0]).toContain('boom');
     expect((await formatter.decodeUplink(up([1]), JS, 'var x = 1;'))?.error?.errorName).toBe('entrypoint_not_found');
-    expect((await formatter.encodeDownlink({ data: {}, fPort: 1 }, JS, 'function encodeDownlink() { return { bytes: [256] }; }'))?.error?.errorName).toBe(
-      'output',
-    );
-    expect((await formatter.encodeDownlink({ data: {}, fPort: 1 }, JS, 'function encodeDownlink() { return 5; }'))?.error?.errorName).toBe('output');
+    expect((await formatter.encodeDownlink(down({}, 1), JS, 'function encodeDownlink() { return { bytes: [256] }; }'))?.error?.errorName).toBe('output');
+    expect((await formatter.encodeDownlink(down({}, 1), JS, 'function encodeDownlink() { return 5; }'))?.error?.errorName).toBe('output');
   });
 
   it('has no host access: no require, process, module, timers or Node globals', async () => {
@@ -83,7 +85,8 @@ describe('PayloadFormatter', () => {
   });
 
   it('stops a script at its memory limit', async () => {
-    const sandboxed = new PayloadFormatter(new JavaScriptSandbox({ timeoutMs: 5000, memoryBytes: 4 * 1024 * 1024, stackBytes: 512 * 1024 }));
+    const small = testFormatterPool({ timeoutMs: 5000, memoryLimitBytes: 24 * 1024 * 1024 });
+    const sandboxed = new PayloadFormatter(small);
     const bomb = await sandboxed.decodeUplink(
       up([1]),
       JS,
@@ -91,6 +94,7 @@ describe('PayloadFormatter', () => {
     );
     expect(bomb?.error?.errorName).toBe('script_memory');
     expect((await sandboxed.decodeUplink(up([2]), JS, 'function decodeUplink(i) { return { data: { ok: i.bytes[0] } }; }'))?.data).toEqual({ ok: 2 });
+    await small.close();
   });
 
   it('keeps state of one call away from the next', async () => {
@@ -104,12 +108,12 @@ describe('PayloadFormatter', () => {
       temperature_3: 27.2,
       temperature_5: 25.5,
     });
-    expect(await formatter.encodeDownlink({ data: { value_2: -50.51 }, fPort: 3 }, 'FORMATTER_CAYENNELPP', undefined)).toMatchObject({
+    expect(await formatter.encodeDownlink(down({ value_2: -50.51 }, 3), 'FORMATTER_CAYENNELPP', undefined)).toMatchObject({
       bytes: Uint8Array.from([2, 0xec, 0x45]),
       fPort: 3,
     });
     expect((await formatter.decodeUplink(up([0x01, 0x99]), 'FORMATTER_CAYENNELPP', undefined))?.error?.errorName).toBe('payload');
-    expect((await formatter.decodeDownlink({ bytes: Uint8Array.from([2, 0xec, 0x45]), fPort: 3 }, 'FORMATTER_CAYENNELPP', undefined))?.data).toEqual({
+    expect((await formatter.decodeDownlink(downBytes([2, 0xec, 0x45], 3), 'FORMATTER_CAYENNELPP', undefined))?.data).toEqual({
       value_2: -50.51,
     });
   });
@@ -117,20 +121,18 @@ describe('PayloadFormatter', () => {
   it("decodes downlinks with a script's decodeDownlink (data and warnings); a failing or missing one is the error; none is undefined", async () => {
     const script =
       'function decodeDownlink(input) { return input.bytes[0] === 9 ? { errors: ["nine"] } : { data: { first: input.bytes[0], port: input.fPort }, warnings: ["w"] }; }';
-    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7, 8]), fPort: 4 }, JS, script)).toEqual({
+    expect(await formatter.decodeDownlink(downBytes([7, 8], 4), JS, script)).toEqual({
       data: { first: 7, port: 4 },
       warnings: ['w'],
       errors: [],
     });
-    const failed = await formatter.decodeDownlink({ bytes: Uint8Array.from([9]), fPort: 4 }, JS, script);
+    const failed = await formatter.decodeDownlink(downBytes([9], 4), JS, script);
     expect([failed?.data, failed?.error?.errorName, failed?.error?.attributes]).toEqual([undefined, 'output_errors', { errors: 'nine' }]);
-    const missing = await formatter.decodeDownlink({ bytes: Uint8Array.from([7]), fPort: 4 }, JS, 'function decodeUplink() { return { data: {} }; }');
+    const missing = await formatter.decodeDownlink(downBytes([7], 4), JS, 'function decodeUplink() { return { data: {} }; }');
     expect(missing?.error?.errorName).toBe('entrypoint_not_found');
-    expect(
-      (await formatter.decodeDownlink({ bytes: Uint8Array.from([7]), fPort: 4 }, JS, 'function decodeDownlink() { while (true) {} }'))?.error,
-    ).toBeDefined();
-    expect((await formatter.decodeDownlink({ bytes: Uint8Array.from([0x01, 0x99]), fPort: 4 }, 'FORMATTER_CAYENNELPP', undefined))?.error).toBeDefined();
-    expect(await formatter.decodeDownlink({ bytes: Uint8Array.from([7]), fPort: 4 }, 'FORMATTER_NONE', undefined)).toBeUndefined();
+    expect((await formatter.decodeDownlink(downBytes([7], 4), JS, 'function decodeDownlink() { while (true) {} }'))?.error).toBeDefined();
+    expect((await formatter.decodeDownlink(downBytes([0x01, 0x99], 4), 'FORMATTER_CAYENNELPP', undefined))?.error).toBeDefined();
+    expect(await formatter.decodeDownlink(downBytes([7], 4), 'FORMATTER_NONE', undefined)).toBeUndefined();
   });
 
   it('reports unsupported formatters', async () => {

@@ -1,19 +1,24 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { isJsonObject } from '@lorawan/api';
 import { isStackError, type StackError } from '@lorawan/errors';
 import { decodeLpp, decodeLppDownlink, encodeLppDownlink } from './cayenne-lpp';
 import { ErrEntrypointNotFound, ErrOutput, ErrOutputErrors, ErrScriptRuntime, ErrUnsupportedFormatter } from './formatter.errors';
-import { JavaScriptSandbox } from './javascript-sandbox';
+import { FormatterWorkerPool } from './formatter-worker-pool.service';
 
 type Json = Record<string, unknown>;
 
-export interface UplinkInput {
+/** Whose script runs: the pool bounds the calls of each application. */
+interface ApplicationScoped {
+  applicationId: string;
+}
+
+export interface UplinkInput extends ApplicationScoped {
   bytes: Uint8Array;
   fPort: number;
   recvTime?: Date;
 }
 
-export interface DownlinkInput {
+export interface DownlinkInput extends ApplicationScoped {
   data: Json;
   fPort: number;
 }
@@ -40,11 +45,12 @@ const stringList = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => St
  * Payload formatters of the AS (TTS `pkg/messageprocessors`): FORMATTER_NONE, FORMATTER_JAVASCRIPT
  * (TTS's script API: `decodeUplink(input)` → `{data, warnings?, errors?}`, `encodeDownlink(input)`
  * → `{bytes, fPort?, warnings?, errors?}`, legacy `Decoder(bytes, fPort)` / `Encoder(data, fPort)`),
- * FORMATTER_CAYENNELPP. Failures are returned (`errors` plus the typed `error`), never thrown.
+ * FORMATTER_CAYENNELPP. Scripts run in the FormatterWorkerPool, bounded per application. Failures
+ * are returned (`errors` plus the typed `error`), never thrown.
  */
 @Injectable()
 export class PayloadFormatter {
-  constructor(private readonly sandbox: JavaScriptSandbox) {}
+  constructor(@Inject(FormatterWorkerPool) private readonly pool: FormatterWorkerPool) {}
 
   async decodeUplink(input: UplinkInput, formatter: string | undefined, parameter: string | undefined): Promise<Formatted<DecodedPayload> | undefined> {
     switch (formatter ?? 'FORMATTER_NONE') {
@@ -54,16 +60,15 @@ export class PayloadFormatter {
         return this.guard(() => ({ data: decodeLpp(input.bytes), warnings: [], errors: [] }));
       case 'FORMATTER_JAVASCRIPT':
         return this.guardAsync(async () => {
-          const inputJson = JSON.stringify({
-            bytes: [...input.bytes],
-            fPort: input.fPort,
-            ...(input.recvTime ? { recvTime: input.recvTime.toISOString() } : {}),
+          const out = await this.pool.run(input.applicationId, {
+            script: parameter ?? '',
+            input: JSON.stringify({
+              bytes: [...input.bytes],
+              fPort: input.fPort,
+              ...(input.recvTime ? { recvTime: input.recvTime.toISOString() } : {}),
+            }),
+            entry: `typeof decodeUplink === 'function' ? decodeUplink(input) : typeof Decoder === 'function' ? { data: Decoder(input.bytes, input.fPort) } : { __missing: 'decodeUplink' }`,
           });
-          const out = await this.sandbox.run(
-            parameter ?? '',
-            inputJson,
-            `typeof decodeUplink === 'function' ? decodeUplink(input) : typeof Decoder === 'function' ? { data: Decoder(input.bytes, input.fPort) } : { __missing: 'decodeUplink' }`,
-          );
           return this.decoded(out);
         });
       default:
@@ -79,11 +84,11 @@ export class PayloadFormatter {
         return this.guard(() => ({ bytes: encodeLppDownlink(input.data), fPort: input.fPort, warnings: [], errors: [] }));
       case 'FORMATTER_JAVASCRIPT':
         return this.guardAsync(async () => {
-          const out = await this.sandbox.run(
-            parameter ?? '',
-            JSON.stringify({ data: input.data, fPort: input.fPort }),
-            `typeof encodeDownlink === 'function' ? encodeDownlink(input) : typeof Encoder === 'function' ? { bytes: Encoder(input.data, input.fPort) } : { __missing: 'encodeDownlink' }`,
-          );
+          const out = await this.pool.run(input.applicationId, {
+            script: parameter ?? '',
+            input: JSON.stringify({ data: input.data, fPort: input.fPort }),
+            entry: `typeof encodeDownlink === 'function' ? encodeDownlink(input) : typeof Encoder === 'function' ? { bytes: Encoder(input.data, input.fPort) } : { __missing: 'encodeDownlink' }`,
+          });
           return this.encoded(out, input.fPort);
         });
       default:
@@ -98,7 +103,7 @@ export class PayloadFormatter {
    * (`error`), which leaves the downlink without `decoded_payload`.
    */
   async decodeDownlink(
-    input: { bytes: Uint8Array; fPort: number },
+    input: ApplicationScoped & { bytes: Uint8Array; fPort: number },
     formatter: string | undefined,
     parameter: string | undefined,
   ): Promise<Formatted<DecodedPayload> | undefined> {
@@ -107,11 +112,11 @@ export class PayloadFormatter {
         return this.guard(() => ({ data: decodeLppDownlink(input.bytes), warnings: [], errors: [] }));
       case 'FORMATTER_JAVASCRIPT':
         return this.guardAsync(async () => {
-          const result = await this.sandbox.run(
-            parameter ?? '',
-            JSON.stringify({ bytes: [...input.bytes], fPort: input.fPort }),
-            `typeof decodeDownlink === 'function' ? decodeDownlink(input) : { __missing: 'decodeDownlink' }`,
-          );
+          const result = await this.pool.run(input.applicationId, {
+            script: parameter ?? '',
+            input: JSON.stringify({ bytes: [...input.bytes], fPort: input.fPort }),
+            entry: `typeof decodeDownlink === 'function' ? decodeDownlink(input) : { __missing: 'decodeDownlink' }`,
+          });
           return this.decoded(result, 'decodeDownlink');
         });
       default:

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { type ApplicationUpJson, DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE, type EventDefinition, type RpcContext, RPCS } from '@lorawan/api';
 import type { EventPublisher } from '@lorawan/component';
-import type { StackConfig } from '@lorawan/config';
+import { type FormatterConfig, loadConfig, type StackConfig } from '@lorawan/config';
 import { type ErrorDetails, StackError } from '@lorawan/errors';
 import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
 import { type RpcClient, RpcTransportError } from '@lorawan/transport';
@@ -11,7 +11,7 @@ import { DownlinkReports } from '../downlinks/downlink-reports.service';
 import { NetworkServerQueue } from '../downlinks/network-server-queue';
 import { DownlinkQueueOperation } from '../downlinks/queue-operation.service';
 import { AS_REGISTRY_POLICY } from '../end-devices/as-registry.policy';
-import { JavaScriptSandbox } from '../formatters/javascript-sandbox';
+import { FormatterWorkerPool } from '../formatters/formatter-worker-pool.service';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
 import type { ApplicationUpSink } from '../integrations/application-up-sink';
 import { AppSKeys } from '../uplinks/app-s-keys.service';
@@ -163,16 +163,22 @@ export class NsQueueDouble {
   }
 }
 
-/** The AS's downlink services on `registry`, with the NS reached through `rpc` (a NsQueueDouble's client) and no KEKs. */
+/** A formatter worker pool with the default FORMATTER_* settings, or these; the spec closes it. */
+export function testFormatterPool(overrides: Partial<FormatterConfig> = {}): FormatterWorkerPool {
+  return new FormatterWorkerPool({ formatters: { ...loadConfig({}).formatters, ...overrides } });
+}
+
+/** The AS's downlink services on `registry`, with the NS reached through `rpc` (a NsQueueDouble's client), scripts run by `pool`, and no KEKs. */
 export function asDownlinkServices(o: {
   registry: DeviceRegistry;
   links: ApplicationLinkRegistry;
   events: EventPublisher;
   sink: ApplicationUpSink;
   rpc: RpcClient;
+  pool: FormatterWorkerPool;
 }) {
   const config = { rpcTimeoutMs: 1000, keks: undefined } as StackConfig;
-  const formatter = new PayloadFormatter(new JavaScriptSandbox());
+  const formatter = new PayloadFormatter(o.pool);
   const payloads = new DownlinkPayloads(o.registry, formatter, o.events);
   const ns = new NetworkServerQueue(o.rpc, config);
   const operation = new DownlinkQueueOperation(o.registry, new AppSKeys(o.rpc, config), payloads, ns);

@@ -3,10 +3,9 @@ import { ErrValidation } from '@lorawan/errors';
 import type { DeviceRegistry } from '@lorawan/registry';
 import { openTestDataSource, setReq, unobservedEvents } from '@lorawan/registry/conformance';
 import { encodeLpp } from '../formatters/cayenne-lpp';
-import { JavaScriptSandbox } from '../formatters/javascript-sandbox';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
 import { AS_MIGRATIONS } from '../migrations';
-import { asRegistry, errorOf, type RecordedEvent, recordingPublisher, RecordingSink } from '../testing/as-test-kit';
+import { asRegistry, errorOf, type RecordedEvent, recordingPublisher, RecordingSink, testFormatterPool } from '../testing/as-test-kit';
 import { ApplicationLinkRegistry } from './link/application-link.service';
 import { SqlLinkStore } from './link/application-link.store';
 import { SimulateUplink } from './simulate-uplink.service';
@@ -40,6 +39,7 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
   let registry: DeviceRegistry;
   let links: ApplicationLinkRegistry;
   let simulator: SimulateUplink;
+  const pool = testFormatterPool();
   const published: RecordedEvent[] = [];
   const recorder = recordingPublisher(published);
   const sink = new RecordingSink();
@@ -62,7 +62,7 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
     db = await openTestDataSource('as', AS_MIGRATIONS, driver);
     registry = asRegistry(db.ds, unobservedEvents());
     links = new ApplicationLinkRegistry(new SqlLinkStore(db.ds));
-    const decoder = new UplinkDecoder(new PayloadFormatter(new JavaScriptSandbox()), recorder);
+    const decoder = new UplinkDecoder(new PayloadFormatter(pool), recorder);
     simulator = new SimulateUplink(registry, links, decoder, new ApplicationUpForwarder(recorder, sink));
     await create(APP, 'plain');
     await create(APP, 'dev-js', { formatters: { up_formatter: 'FORMATTER_JAVASCRIPT', up_formatter_parameter: JS_DECODER } }, ['formatters']);
@@ -87,7 +87,10 @@ describe.each(['sqlite', 'mysql'] as const)('SimulateUplink (%s)', (driver) => {
     );
     await create(APP_SKIP, 'dev');
   });
-  afterAll(async () => db.close());
+  afterAll(async () => {
+    await pool.close();
+    await db.close();
+  });
   beforeEach(() => {
     published.length = 0;
     ups.length = 0;

@@ -1,0 +1,151 @@
+import { readFile } from 'node:fs/promises';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { type FormatterConfig, STACK_CONFIG, type StackConfig } from '@lorawan/config';
+import { ApplicationFairQueue, QueueFullError } from './application-fair-queue';
+import { ErrFormatterBusy, scriptFailureError } from './formatter.errors';
+import type { ScriptCall, ScriptOutcome, WorkerSetup } from './script-call';
+import { ScriptWorker, type WorkerExit } from './script-worker';
+
+/** QuickJS's stack limit in a run (the worker thread's own stack is 4 MiB). */
+const STACK_BYTES = 512 * 1024;
+/** How long the pool waits before it tries again to start a worker that failed to start. */
+const RESTART_DELAY_MS = 1000;
+
+interface Job {
+  call: ScriptCall;
+  resolve: (outcome: ScriptOutcome) => void;
+}
+
+/**
+ * Runs JavaScript payload formatters off the AS's event loop: `FORMATTER_WORKERS` worker threads,
+ * each with QuickJS in a WebAssembly memory of at most `FORMATTER_MEMORY_LIMIT_MB` and a V8 heap
+ * of its own (`WORKER_RESOURCE_LIMITS`), one call at a time per worker. Calls wait in an
+ * ApplicationFairQueue: at most `FORMATTER_APP_CONCURRENCY` of one application run at once, the
+ * applications take turns, and beyond `FORMATTER_APP_QUEUE` waiting calls of one application (or
+ * `FORMATTER_QUEUE` in all) a call is refused with `formatter_busy`, so one application cannot
+ * occupy the pool. A run gets `FORMATTER_TIMEOUT_MS`; a worker that overruns it (a script that
+ * never yields), dies (its heap limit) or whose sandbox is unsound after a run is terminated and
+ * replaced; the AS process is never harmed.
+ */
+@Injectable()
+export class FormatterWorkerPool implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('FormatterWorkerPool');
+  private readonly config: FormatterConfig;
+  private readonly queue: ApplicationFairQueue<Job>;
+  private readonly workers = new Set<ScriptWorker>();
+  private readonly idle: ScriptWorker[] = [];
+  private started?: Promise<void>;
+  private setup?: WorkerSetup;
+  private closed = false;
+
+  constructor(@Inject(STACK_CONFIG) config: Pick<StackConfig, 'formatters'>) {
+    this.config = config.formatters;
+    this.queue = new ApplicationFairQueue({
+      perApplicationRunning: this.config.applicationConcurrency,
+      perApplicationWaiting: this.config.applicationQueue,
+      waiting: this.config.queue,
+    });
+  }
+
+  /** Starts the workers with the AS (a worker that cannot start stops the AS's start). */
+  onModuleInit(): Promise<void> {
+    return (this.started ??= this.start());
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.close();
+  }
+
+  /**
+   * Runs `call` for `applicationId`: the entry's value (parsed JSON, undefined for `undefined`), or
+   * throws the run's typed error (`script_timeout`, `script_memory`, …, `formatter_busy`).
+   */
+  async run(applicationId: string, call: ScriptCall): Promise<unknown> {
+    await (this.started ??= this.start());
+    const outcome = await new Promise<ScriptOutcome>((resolve) => {
+      if (this.closed) return resolve({ ok: false, failure: { kind: 'interrupt', message: 'the Application Server is shutting down' } });
+      try {
+        this.queue.push(applicationId, { call, resolve });
+      } catch (err) {
+        if (!(err instanceof QueueFullError)) throw err;
+        throw ErrFormatterBusy.with({ application_id: applicationId, reason: err.message });
+      }
+      this.dispatch();
+    });
+    if (!outcome.ok) throw scriptFailureError(outcome.failure, this.config);
+    return outcome.output === undefined ? undefined : (JSON.parse(outcome.output) as unknown);
+  }
+
+  /** Terminates the workers; waiting calls fail with `script_interrupt`. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.drain()) job.resolve({ ok: false, failure: { kind: 'interrupt', message: 'the Application Server is shutting down' } });
+    this.idle.length = 0;
+    await Promise.all([...this.workers].map((w) => w.terminate()));
+    this.workers.clear();
+  }
+
+  private async start(): Promise<void> {
+    const wasm = await readFile(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm'));
+    this.setup = {
+      limits: {
+        timeoutMs: this.config.timeoutMs,
+        memoryBytes: this.config.memoryLimitBytes,
+        stackBytes: STACK_BYTES,
+        maxOutputBytes: this.config.maxOutputBytes,
+        maxOutputDepth: this.config.maxOutputDepth,
+      },
+      wasmModule: await WebAssembly.compile(wasm),
+      nice: this.config.nice,
+    };
+    const setup = this.setup;
+    const started = await Promise.all(Array.from({ length: this.config.workers }, () => ScriptWorker.start(setup, (w, exit) => this.exited(w, exit))));
+    for (const worker of started) this.add(worker);
+  }
+
+  /** Hands waiting calls to idle workers, the applications in turn. */
+  private dispatch(): void {
+    while (this.idle.length > 0) {
+      const next = this.queue.take();
+      if (!next) return;
+      const worker = this.idle.pop() as ScriptWorker;
+      void worker.run(next.job.call).then((outcome) => {
+        this.queue.finished(next.application);
+        if (worker.alive && !this.closed) this.idle.push(worker);
+        next.job.resolve(outcome);
+        this.dispatch();
+      });
+    }
+  }
+
+  private add(worker: ScriptWorker): void {
+    if (this.closed) {
+      void worker.terminate();
+      return;
+    }
+    this.workers.add(worker);
+    this.idle.push(worker);
+    this.dispatch();
+  }
+
+  private exited(worker: ScriptWorker, exit: WorkerExit): void {
+    this.workers.delete(worker);
+    const i = this.idle.indexOf(worker);
+    if (i >= 0) this.idle.splice(i, 1);
+    if (this.closed) return;
+    this.logger.warn({ reason: exit.reason, failure: exit.kind }, 'formatter worker stopped; starting a new one');
+    this.replace();
+  }
+
+  private replace(): void {
+    if (this.closed) return;
+    const setup = this.setup as WorkerSetup;
+    ScriptWorker.start(setup, (w, exit) => this.exited(w, exit)).then(
+      (worker) => this.add(worker),
+      (err: unknown) => {
+        this.logger.error({ error: (err as Error).message }, 'a formatter worker failed to start; trying again');
+        setTimeout(() => this.replace(), RESTART_DELAY_MS).unref();
+      },
+    );
+  }
+}
