@@ -9,6 +9,7 @@ import type { EventJson } from '@lorawan/api';
 import { SimulatedOtaaDevice, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
 import { abpAsDevice, abpNsDevice, randomDevAddr, Registries, randomEui, randomKey, uid } from './devices';
 import { EventStream } from './event-stream';
+import { dataUplink } from './lora-frames';
 import { type ConnectedGateway, connectGateways } from './gateways';
 import { Api, createApplications, expectStatus, sleep } from './http-client';
 
@@ -27,35 +28,6 @@ const MODES: Array<[string, Start, { replicas: boolean }]> = [
   ['distributed, two replicas of each component', () => startDistributedStack({ components: [...ALL], replicas: 2, env }), { replicas: true }],
   ['embedded', () => startEmbeddedStack({ env }), { replicas: false }],
 ];
-
-/** A data uplink as the device sends it, built by lora-packet with the session keys the device derived. */
-function dataUplink(
-  keys: { nwkSKey: string; appSKey: string },
-  devAddr: string,
-  fCnt: number,
-  fPort: number,
-  payload: Buffer,
-  o: { confirmed?: boolean; ack?: boolean } = {},
-): Buffer {
-  const high = Buffer.alloc(2);
-  high.writeUInt16LE(fCnt >>> 16);
-  return loraPacket
-    .fromFields(
-      {
-        MType: o.confirmed ? 'Confirmed Data Up' : 'Unconfirmed Data Up',
-        DevAddr: Buffer.from(devAddr, 'hex'),
-        FCnt: fCnt & 0xffff,
-        FPort: fPort,
-        payload,
-        ...(o.ack ? { FCtrl: { ACK: true } } : {}),
-      },
-      Buffer.from(keys.appSKey, 'hex'),
-      Buffer.from(keys.nwkSKey, 'hex'),
-      undefined,
-      high,
-    )
-    .getPHYPayload() as Buffer;
-}
 
 describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
   let stack: StackUnderTest;

@@ -1,0 +1,220 @@
+/**
+ * One application's payload formatter cannot harm the AS or another application (issue 29,
+ * finding 2), in both run modes. The probe's scripts (a memory bomb, an endless loop, a 5000-deep
+ * result, endless recursion) and a native call that never yields each fail with a clear error:
+ * SimulateUplink answers 400 `decode_payload` with the script's error as its cause, a downlink
+ * push 400 `encode_payload`, and a real uplink from a gateway is still delivered, without
+ * `decoded_payload`, with `as.up.data.decode.fail`. While one application runs them at 10/s,
+ * another's simulated uplinks are decoded and its API calls answered; the AS process stays up and
+ * its memory bounded. Speed is the bench's to measure (`formatter_isolation`); the bounds here are
+ * generous liveness bounds.
+ */
+import { readFileSync } from 'node:fs';
+import type { EventJson } from '@lorawan/api';
+import { SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
+import { ABUSIVE_FORMATTERS, type AbusiveFormatter, isErrorOf } from '../abusive-formatters';
+import { abpAsDevice, abpNsDevice, randomDevAddr, randomEui, randomKey, Registries, uid } from '../devices';
+import { EventStream } from '../event-stream';
+import { type ConnectedGateway, connectGateways } from '../gateways';
+import { Api, type ApiResponse, createApplications, expectStatus, expectTtsError, sleep } from '../http-client';
+import { dataUplink } from '../lora-frames';
+
+type Start = () => Promise<StackUnderTest>;
+const ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', NS_DEFAULT_MAC_SETTINGS: JSON.stringify({ status_count_periodicity: 0, status_time_periodicity: '0s' }) };
+const MODES: Array<[string, Start, string]> = [
+  ['distributed', () => startDistributedStack({ components: ['is', 'ns', 'as', 'events', 'gs'], env: ENV }), 'as#0'],
+  ['embedded', () => startEmbeddedStack({ env: ENV }), 'stack'],
+];
+/** The victim's formatter: an ordinary decoder. */
+const DECODER = 'function decodeUplink(input) { return { data: { first: input.bytes[0], port: input.fPort } }; }';
+/**
+ * What the formatter workers may add to the AS process's memory with the default FORMATTER_*
+ * settings (README "Payload formatter isolation"): 2 workers × (32 MiB of QuickJS heap + 40 MB of
+ * V8 heap + ~10 MB of thread), one more while a terminated worker is being replaced, and margin.
+ * The memory bomb alone took the AS from 143 MB to 1.6 GB.
+ */
+const RSS_BOUND_MB = 300;
+/** A generous liveness bound on one of the other application's requests (they take milliseconds; the bomb stalled them 13 s). */
+const ANSWER_BOUND_MS = 5000;
+
+function rssMb(pid: number): number {
+  const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return rss ? Number(rss[1]) / 1024 : 0;
+}
+
+describe.each(MODES)('payload formatter isolation (%s)', (_mode, start, asProcess) => {
+  let stack: StackUnderTest;
+  let api: Api;
+  let reg: Registries;
+  let receiver: WebhookReceiver;
+  let gateway: ConnectedGateway;
+  const abuser = uid('abuser');
+  const victim = uid('victim');
+  const devices = new Map<string, { dev: string; devAddr: string; keys: { nwkSKey: string; appSKey: string }; fCnt: number }>();
+  let victimDev: string;
+  let baselineRss = 0;
+  let maxRss = 0;
+  let sampler: NodeJS.Timeout | undefined;
+  const asPid = () => stack.processes.get(asProcess)?.pid ?? 0;
+
+  /** An ABP device (IS, NS session, AS AppSKey) with a JavaScript formatter for both directions. */
+  async function abpDevice(app: string, script: string) {
+    const dev = uid('dev');
+    const ids = { device_id: dev, dev_eui: randomEui() };
+    const devAddr = randomDevAddr();
+    const keys = { nwkSKey: randomKey(), appSKey: randomKey() };
+    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
+    const ns = abpNsDevice(ids, devAddr, keys.nwkSKey, { frequency_plan_id: 'EU_863_870_TTN' });
+    await reg.setOk('ns', app, dev, ns.device, ns.paths);
+    const as = abpAsDevice(ids, devAddr, keys.appSKey);
+    const formatters = {
+      up_formatter: 'FORMATTER_JAVASCRIPT',
+      up_formatter_parameter: script,
+      down_formatter: 'FORMATTER_JAVASCRIPT',
+      down_formatter_parameter: script,
+    };
+    await reg.setOk('as', app, dev, { ...as.device, formatters }, [...as.paths, 'formatters']);
+    return { dev, devAddr, keys, fCnt: 0 };
+  }
+
+  const simulate = (app: string, dev: string, bytes: number[]) =>
+    api.post(`/api/v3/as/applications/${app}/devices/${dev}/up/simulate`, {
+      uplink_message: { f_port: 2, frm_payload: Buffer.from(bytes).toString('base64') },
+    });
+  const deviceOf = (f: AbusiveFormatter) => devices.get(f.name) as { dev: string; devAddr: string; keys: { nwkSKey: string; appSKey: string }; fCnt: number };
+  const uplinksOf = (dev: string) => receiver.to('/up').filter((r) => r.json?.end_device_ids?.device_id === dev);
+  /** The uplinks of `dev` that came from the gateway (not simulated). */
+  const radioUplinksOf = (dev: string) => uplinksOf(dev).filter((r) => r.json?.simulated !== true);
+
+  beforeAll(async () => {
+    stack = await start();
+    api = new Api(() => stack);
+    reg = new Registries(api);
+    await createApplications(api, [abuser, victim]);
+    receiver = await new WebhookReceiver().start();
+    for (const app of [abuser, victim]) {
+      expectStatus(
+        await api.put(`/api/v3/as/webhooks/${app}/hook`, {
+          webhook: {
+            ids: { webhook_id: 'hook', application_ids: { application_id: app } },
+            base_url: receiver.url,
+            format: 'json',
+            uplink_message: { path: '/up' },
+          },
+          field_mask: { paths: ['base_url', 'format', 'uplink_message'] },
+        }),
+        200,
+      );
+    }
+    for (const f of ABUSIVE_FORMATTERS) devices.set(f.name, await abpDevice(abuser, f.script));
+    victimDev = (await abpDevice(victim, DECODER)).dev;
+    [gateway] = await connectGateways(api, stack, { count: 1, replicas: false });
+    baselineRss = rssMb(asPid());
+    maxRss = baselineRss;
+    sampler = setInterval(() => (maxRss = Math.max(maxRss, rssMb(asPid()))), 50);
+  }, 180_000);
+
+  afterAll(async () => {
+    if (sampler) clearInterval(sampler);
+    gateway?.udp.close();
+    await receiver?.stop();
+    await stack?.stop();
+  });
+
+  it.each(ABUSIVE_FORMATTERS.map((f) => [f.name, [f.error].flat().join(' or '), f] as const))(
+    'refuses a simulated uplink whose formatter is %s with 400 decode_payload (cause %s), and the AS goes on',
+    async (_name, _error, f) => {
+      const res = await simulate(abuser, deviceOf(f).dev, [1]);
+      const details = expectTtsError(res, 400, 3, 'pkg/applicationserver', 'decode_payload');
+      expect([details.cause?.name, isErrorOf(f, details.cause?.name)]).toEqual([expect.any(String), true]);
+      expect(res.ms).toBeLessThan(ANSWER_BOUND_MS);
+      // Nothing of it was delivered.
+      expect(uplinksOf(deviceOf(f).dev)).toHaveLength(0);
+      expectStatus(await simulate(victim, victimDev, [7]), 200);
+    },
+  );
+
+  it.each(ABUSIVE_FORMATTERS.map((f) => [f.name, [f.error].flat().join(' or '), f] as const))(
+    'refuses a downlink whose formatter is %s with 400 encode_payload (cause %s)',
+    async (_name, _error, f) => {
+      const res = await api.post(`/api/v3/as/applications/${abuser}/devices/${deviceOf(f).dev}/down/push`, {
+        downlinks: [{ f_port: 2, decoded_payload: { on: true } }],
+      });
+      const cause = expectTtsError(res, 400, 3, 'pkg/applicationserver', 'encode_payload').cause;
+      expect([cause?.name, isErrorOf(f, cause?.name)]).toEqual([expect.any(String), true]);
+    },
+  );
+
+  it('delivers a real uplink whose formatter runs away without decoded_payload, with as.up.data.decode.fail naming the limit', async () => {
+    const events = await EventStream.open(stack.baseUrl, {
+      authorization: `Bearer ${stack.adminKey}`,
+      body: { identifiers: [{ application_ids: { application_id: abuser } }], names: ['as.up.data.decode.fail'] },
+    });
+    try {
+      expect((await events.nextEvent()).name).toBe('events.stream.start');
+      for (const f of ABUSIVE_FORMATTERS) {
+        const d = deviceOf(f);
+        const frame = dataUplink(d.keys, d.devAddr, d.fCnt++, 2, Buffer.from([1, 2, 3]));
+        await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { tmst: 1_000_000 + d.fCnt })] });
+      }
+      await receiver.waitFor(
+        () => ABUSIVE_FORMATTERS.every((f) => radioUplinksOf(deviceOf(f).dev).length === 1),
+        30_000,
+        "every abuser device's uplink at /up",
+      );
+      for (const f of ABUSIVE_FORMATTERS) {
+        const up = radioUplinksOf(deviceOf(f).dev)[0].json;
+        expect(up.uplink_message).toMatchObject({ f_port: 2, frm_payload: Buffer.from([1, 2, 3]).toString('base64') });
+        expect(up.uplink_message.decoded_payload).toBeUndefined();
+      }
+      const failures: EventJson[] = [];
+      while (failures.length < ABUSIVE_FORMATTERS.length) failures.push(await events.nextEvent(30_000));
+      const byDevice = new Map(
+        failures.map((e) => [(e.identifiers?.[0] as { device_ids?: { device_id?: string } }).device_ids?.device_id, e.data as { name?: string }]),
+      );
+      for (const f of ABUSIVE_FORMATTERS) expect([f.name, isErrorOf(f, byDevice.get(deviceOf(f).dev)?.name)]).toEqual([f.name, true]);
+    } finally {
+      events.close();
+    }
+  });
+
+  it("answers another application's requests and decodes its uplinks while one application runs the abusive scripts at 10/s", async () => {
+    const abusive: Array<Promise<ApiResponse>> = [];
+    const answers: Array<{ status: number; ms: number }> = [];
+    let victimUplinks = 0;
+    const until = Date.now() + 4000;
+    let next = 0;
+    const fire = setInterval(() => {
+      const f = ABUSIVE_FORMATTERS[next++ % ABUSIVE_FORMATTERS.length];
+      abusive.push(simulate(abuser, deviceOf(f).dev, [next]));
+    }, 100);
+    try {
+      while (Date.now() < until) {
+        const sim = await simulate(victim, victimDev, [victimUplinks + 1, 9]);
+        victimUplinks++;
+        const get = await api.get(`/api/v3/as/applications/${victim}/devices/${victimDev}?field_mask=formatters`);
+        answers.push({ status: sim.status, ms: sim.ms }, { status: get.status, ms: get.ms });
+        await sleep(20);
+      }
+    } finally {
+      clearInterval(fire);
+    }
+    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+    expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(ANSWER_BOUND_MS);
+    // Every victim uplink reached its webhook decoded by its own formatter.
+    await receiver.waitFor(() => uplinksOf(victimDev).length >= victimUplinks, 30_000, "the victim's uplinks");
+    const decoded = uplinksOf(victimDev).map((r) => r.json.uplink_message.decoded_payload);
+    expect(decoded.filter((p) => p?.port === 2 && typeof p.first === 'number')).toHaveLength(decoded.length);
+    // The abuser got answers too: 400 (its scripts' limits) or 429 (its calls queued to their bound), never a 5xx.
+    const statuses = new Set((await Promise.all(abusive)).map((r) => r.status));
+    expect([...statuses].filter((s) => s !== 400 && s !== 429)).toEqual([]);
+  });
+
+  it('keeps the AS process alive, its memory bounded and every QuickJS runtime freed', () => {
+    expect(stack.processes.get(asProcess)?.exitCode).toBeNull();
+    expect(maxRss - baselineRss).toBeLessThan(RSS_BOUND_MB);
+    const logs = stack.logsOf(asProcess);
+    expect(logs).not.toContain('list_empty');
+    expect(logs).not.toContain('Maximum call stack size exceeded');
+  });
+});
