@@ -15,6 +15,10 @@
  * is 200. Destructive routes (DELETE, and writes on the admin user itself) only name missing or odd
  * IDs, so the fixtures survive the run.
  *
+ * The abusive payload formatters of issue 29 (`abusive-formatters.ts`) are among the values of the
+ * formatter fields, and a property of their own sets them on a device and on the application link
+ * and then runs them: simulated uplinks, downlink pushes and replaces (no 5xx, every process up).
+ *
  * Read-back of accepted writes is checked for a subset: applications (Create, Update) and the
  * Identity Server's end devices (Create, Update) on `name`, `description` and `attributes`; a
  * refused one must leave the entity absent (create) or unchanged (update).
@@ -22,8 +26,9 @@
 import fc from 'fast-check';
 import { ALLOWED_PATHS, Application, EndDevice, fieldsOf, type HttpBinding, RPCS, type RpcDefinition } from '@lorawan/api';
 import { type StackUnderTest } from '@lorawan/testing';
+import { ABUSIVE_FORMATTERS } from '../abusive-formatters';
 import { ADMIN_USER_ID, Api, createApplications } from '../http-client';
-import { uid } from '../devices';
+import { randomDevAddr, randomKey, uid } from '../devices';
 import { expectAlive, FUZZ_BUDGET_MS, FUZZ_RUNS, FUZZ_SEED, MODES } from './fuzz-config';
 import { deep, fieldPaths, messageArbitrary, mutant, nastyString, setPath, validish } from './request-arbitraries';
 
@@ -313,6 +318,74 @@ describe.each(MODES)('HTTP fuzzing (%s)', (_mode, start) => {
       seed: FUZZ_SEED + counts.bindings,
       numRuns: FUZZ_RUNS,
       interruptAfterTimeLimit: budgetPerBinding,
+      markInterruptAsFailure: false,
+      endOnFailure: true,
+    });
+    await expectAlive(stack);
+  });
+
+  it('abusive formatter scripts set on a device or as the link’s defaults, then run by simulated uplinks and downlink pushes: never a 5xx', async () => {
+    const dev = uid('fz-fmt');
+    const ids = { device_id: dev, application_ids: { application_id: app } };
+    const session = { dev_addr: randomDevAddr(), keys: { session_key_id: 'AQID', app_s_key: { key: randomKey() } } };
+    const sendChecked = async (rpc: string, method: string, path: string, body: unknown) => {
+      const s: Sent = { method, path, headers: { ...admin(), 'content-type': 'application/json' }, body: JSON.stringify(body) };
+      counts.requests++;
+      checkAnswer(RPCS[rpc as keyof typeof RPCS] as RpcDefinition, s, await send(s));
+    };
+    await sendChecked('EndDeviceRegistry.Create', 'POST', `/api/v3/applications/${app}/devices`, { end_device: { ids } });
+    await sendChecked('AsEndDeviceRegistry.Set', 'PUT', `/api/v3/as/applications/${app}/devices/${dev}`, {
+      end_device: { ids, session },
+      field_mask: { paths: ['session.dev_addr', 'session.keys.session_key_id', 'session.keys.app_s_key.key'] },
+    });
+    const property = fc.asyncProperty(
+      fc.constantFrom(...ABUSIVE_FORMATTERS),
+      fc.constantFrom('device', 'link'),
+      fc.constantFrom('up/simulate', 'down/push', 'down/replace'),
+      fc.uint8Array({ maxLength: 32 }),
+      fc.integer({ min: 0, max: 255 }),
+      async (formatter, where, route, payload, fPort) => {
+        const formatters = {
+          up_formatter: 'FORMATTER_JAVASCRIPT',
+          up_formatter_parameter: formatter.script,
+          down_formatter: 'FORMATTER_JAVASCRIPT',
+          down_formatter_parameter: formatter.script,
+        };
+        if (where === 'device')
+          await sendChecked('AsEndDeviceRegistry.Set', 'PUT', `/api/v3/as/applications/${app}/devices/${dev}`, {
+            end_device: { ids, formatters },
+            field_mask: { paths: ['formatters'] },
+          });
+        else {
+          await sendChecked('AsEndDeviceRegistry.Set', 'PUT', `/api/v3/as/applications/${app}/devices/${dev}`, {
+            end_device: { ids },
+            field_mask: { paths: ['formatters'] },
+          });
+          await sendChecked('As.SetLink', 'PUT', `/api/v3/as/applications/${app}/link`, {
+            link: { default_formatters: formatters },
+            field_mask: { paths: ['default_formatters'] },
+          });
+        }
+        const frm = Buffer.from(payload).toString('base64');
+        if (route === 'up/simulate')
+          await sendChecked('AppAs.SimulateUplink', 'POST', `/api/v3/as/applications/${app}/devices/${dev}/up/simulate`, {
+            uplink_message: { f_port: fPort, frm_payload: frm },
+          });
+        else
+          await sendChecked(
+            route === 'down/push' ? 'AppAs.DownlinkQueuePush' : 'AppAs.DownlinkQueueReplace',
+            'POST',
+            `/api/v3/as/applications/${app}/devices/${dev}/${route}`,
+            {
+              downlinks: [{ f_port: fPort, decoded_payload: { bytes: [...payload] } }],
+            },
+          );
+      },
+    );
+    await fc.assert(property, {
+      seed: FUZZ_SEED + 30_001,
+      numRuns: FUZZ_RUNS * 2,
+      interruptAfterTimeLimit: budgetPerBinding * 4,
       markInterruptAsFailure: false,
       endOnFailure: true,
     });

@@ -10,6 +10,7 @@
 import fc from 'fast-check';
 import type { ClassConstructor } from 'class-transformer';
 import { type FieldRule as Rule, fieldsOf, hasRule as has, isRequiredField, nestedClass, ruleConstraint as constraint } from '@lorawan/api';
+import { ABUSIVE_FORMATTERS } from '../abusive-formatters';
 
 type Json = unknown;
 interface EnumLike {
@@ -81,6 +82,8 @@ export function validish(cls: ClassConstructor<object>, property: string, rules:
       ? fc.subarray([...paths], { maxLength: Math.min(6, paths.length) }).map((p) => ({ paths: p }))
       : fc.constant({ paths: [] });
   }
+  // Payload formatter scripts, the abusive ones of issue 29 among them: the AS runs what it accepts.
+  if (property.endsWith('_formatter_parameter')) return fc.oneof(fc.constantFrom(...ABUSIVE_FORMATTERS.map((f) => f.script)), fc.string({ maxLength: 50 }));
   if (has(rules, 'string_rules') || has(rules, 'string')) {
     const { maxLength, pattern } = stringRules(rules);
     if (pattern) return fc.stringMatching(pattern).filter((s) => maxLength === undefined || [...s].length <= maxLength);
