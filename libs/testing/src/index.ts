@@ -7,3 +7,4 @@ export * from './lib/udp-gateway';
 export * from './lib/otaa-device';
 export * from './lib/lora-join-accept';
 export * from './lib/lora-payloads';
+export * from './lib/abusive-formatters';

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '@lorawan/config';
 import { startEmbeddedStack, TEST_NATS_URL } from '@lorawan/testing';
 import { createApplicationApiKey, createApplications } from './applications';
 import { startBaseline, type Baseline } from './baseline/launcher';
@@ -12,6 +13,7 @@ import { deviceId, seedDevices } from './seed';
 import { BENCH_WITHOUT_ABUSE_LIMITS, type BenchComponent, type BenchStack, startBenchStack } from './stack';
 import { eventsPhase } from './events';
 import { webhooksPhase } from './webhooks';
+import { formatterIsolationPhase } from './formatter-isolation';
 import { joinsPhase } from './joins';
 import { uplinksPhase } from './uplinks';
 
@@ -21,11 +23,12 @@ import { uplinksPhase } from './uplinks';
  * the same Get with an application API key, full device registrations (IS + JS + NS + AS), NS
  * Get, events, webhooks, OTAA joins through the Gateway Server's Semtech UDP frontend
  * (simulated gateways → GS → NS → JS, join-accept back as a PULL_RESP), and data uplinks from the
- * same gateways to an application webhook (and class A downlinks back). One JSON document on
+ * same gateways to an application webhook (and class A downlinks back), and one application's
+ * uplinks and API calls while another runs abusive payload formatters. One JSON document on
  * stdout; progress on stderr. Knobs (env): BENCH_DEVICES,
  * BENCH_CONNECTIONS, BENCH_WARMUP_S, BENCH_DURATION_S, BENCH_ROUNDS, BENCH_CREATES,
  * BENCH_REGISTRATIONS, BENCH_REGISTER_WARMUP, BENCH_REGISTER_CLIENTS, BENCH_NS_DEVICES,
- * BENCH_PHASES (default get,get_device_app_key,list,create,register,import,list_scale,ns_get,events,webhooks,joins,uplinks,register_embedded,rpc_overhead),
+ * BENCH_PHASES (default get,get_device_app_key,list,create,register,import,list_scale,ns_get,events,webhooks,formatter_isolation,joins,uplinks,register_embedded,rpc_overhead),
  * BENCH_IMPORT_DEVICES, BENCH_IMPORT_BATCH, BENCH_IMPORT_CONCURRENCY, BENCH_SCALE_SMALL, BENCH_SCALE_DEVICES,
  * BENCH_SCALE_BUFFER_POOL_MB (InnoDB buffer pool during `list_scale`, restored after it),
  * BENCH_RPC_CALLS, BENCH_RPC_CONCURRENCY,
@@ -34,7 +37,8 @@ import { uplinksPhase } from './uplinks';
  * BENCH_JOIN_DEVICES, BENCH_JOIN_GATEWAYS, BENCH_JOIN_RATE, BENCH_JOIN_DURATION_S, BENCH_JOIN_WARMUP,
  * BENCH_JOIN_JITTER_MS, BENCH_JOIN_FETCH_MS (also of uplinks), BENCH_JOIN_TRACE_MERGES, BENCH_UPLINK_DEVICES,
  * BENCH_UPLINK_GATEWAYS, BENCH_UPLINK_RATE, BENCH_UPLINK_DURATION_S, BENCH_UPLINK_WARMUP,
- * BENCH_UPLINK_DOWNLINK_RATE, BENCH_GS_REPLICAS, BENCH_NS_REPLICAS,
+ * BENCH_UPLINK_DOWNLINK_RATE, BENCH_GS_REPLICAS, BENCH_NS_REPLICAS, BENCH_FORMATTER_VICTIM_RATE,
+ * BENCH_FORMATTER_ABUSE_RATE, BENCH_FORMATTER_ROUND_S, BENCH_FORMATTER_ROUNDS,
  * BENCH_CPU_PROF=<dir> (CPU profiles of every spawned process, written when they stop).
  */
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
@@ -45,7 +49,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PHASES = new Set(
   (
     process.env.BENCH_PHASES ??
-    'get,get_device_app_key,list,create,register,import,list_scale,ns_get,events,webhooks,joins,uplinks,register_embedded,rpc_overhead'
+    'get,get_device_app_key,list,create,register,import,list_scale,ns_get,events,webhooks,formatter_isolation,joins,uplinks,register_embedded,rpc_overhead'
   ).split(','),
 );
 const WEBHOOK_UPLINKS = Number(process.env.BENCH_WEBHOOK_UPLINKS ?? 20000);
@@ -84,6 +88,14 @@ const UPLINK_LOAD = {
   durationS: Number(process.env.BENCH_UPLINK_DURATION_S ?? 20),
   warmup: Number(process.env.BENCH_UPLINK_WARMUP ?? 2 * UPLINK_RATE),
   downlinkRate: Number(process.env.BENCH_UPLINK_DOWNLINK_RATE ?? 500),
+};
+/** The load of `formatter_isolation`: the victim's requests of each kind per second, the abuser's simulated uplinks per second (the issue's 10/s), rounds of each. */
+const FORMATTER_LOAD = {
+  victimRate: Number(process.env.BENCH_FORMATTER_VICTIM_RATE ?? 50),
+  abuseRate: Number(process.env.BENCH_FORMATTER_ABUSE_RATE ?? 10),
+  roundS: Number(process.env.BENCH_FORMATTER_ROUND_S ?? 5),
+  rounds: Number(process.env.BENCH_FORMATTER_ROUNDS ?? 8),
+  warmupS: 3,
 };
 const EVENT_STREAMS = (process.env.BENCH_EVENT_STREAMS ?? '1,1000').split(',').map(Number);
 const EVENT_WRITES = Number(process.env.BENCH_EVENT_WRITES ?? 200);
@@ -307,7 +319,7 @@ async function main(): Promise<void> {
     const registries = PHASES.has('register') || PHASES.has('import') || PHASES.has('ns_get') || radio;
     const components: BenchComponent[] = [
       'is',
-      ...(registries ? (['js', 'ns', 'as'] as const) : PHASES.has('webhooks') ? (['as'] as const) : []),
+      ...(registries ? (['js', 'ns', 'as'] as const) : PHASES.has('webhooks') || PHASES.has('formatter_isolation') ? (['as'] as const) : []),
       ...(PHASES.has('events') ? (['events'] as const) : []),
       ...(radio ? (['gs'] as const) : []),
     ];
@@ -456,6 +468,19 @@ async function main(): Promise<void> {
         log(`webhooks (${count} per application): ${JSON.stringify(webhooks[`webhooks_${count}`])}`);
       }
     }
+    let formatterIsolation: Awaited<ReturnType<typeof formatterIsolationPhase>> | null = null;
+    if (PHASES.has('formatter_isolation')) {
+      const formatters = loadConfig({}).formatters;
+      formatterIsolation = await formatterIsolationPhase({
+        baseUrl: stack.baseUrl,
+        auth,
+        asPid: running.pid('as'),
+        formatterWorkers: formatters.workers,
+        formatterMemoryMb: formatters.memoryLimitBytes / 1024 / 1024,
+        ...FORMATTER_LOAD,
+      });
+      log(`formatter_isolation: ${JSON.stringify(formatterIsolation)}`);
+    }
     // The processes of the radio phases (joins, uplinks), and their `/metrics`.
     const replicas = (c: string, n: number) => [c, ...Array.from({ length: n - 1 }, (_, i) => `${c}#${i + 1}`)];
     const radioProcs = ['is', 'js', ...replicas('ns', NS_REPLICAS), ...replicas('as', AS_REPLICAS), ...replicas('gs', GS_REPLICAS)];
@@ -500,6 +525,7 @@ async function main(): Promise<void> {
       ns_get: nsGetFigures,
       events,
       webhooks,
+      formatter_isolation: formatterIsolation,
       joins,
       uplinks,
       setup: {

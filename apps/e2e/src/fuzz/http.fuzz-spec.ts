@@ -15,9 +15,10 @@
  * is 200. Destructive routes (DELETE, and writes on the admin user itself) only name missing or odd
  * IDs, so the fixtures survive the run.
  *
- * The abusive payload formatters of issue 29 (`abusive-formatters.ts`) are among the values of the
- * formatter fields, and a property of their own sets them on a device and on the application link
- * and then runs them: simulated uplinks, downlink pushes and replaces (no 5xx, every process up).
+ * The abusive payload formatters of issue 29 (`ABUSIVE_FORMATTERS` of @lorawan/testing) are among
+ * the values of the formatter fields, and a property of their own sets them on a device and on the
+ * application link and then runs them: simulated uplinks, downlink pushes and replaces (no 5xx,
+ * every process up).
  *
  * Read-back of accepted writes is checked for a subset: applications (Create, Update) and the
  * Identity Server's end devices (Create, Update) on `name`, `description` and `attributes`; a
@@ -25,8 +26,7 @@
  */
 import fc from 'fast-check';
 import { ALLOWED_PATHS, Application, EndDevice, fieldsOf, type HttpBinding, RPCS, type RpcDefinition } from '@lorawan/api';
-import { type StackUnderTest } from '@lorawan/testing';
-import { ABUSIVE_FORMATTERS } from '../abusive-formatters';
+import { ABUSIVE_FORMATTERS, type StackUnderTest } from '@lorawan/testing';
 import { ADMIN_USER_ID, Api, createApplications } from '../http-client';
 import { randomDevAddr, randomKey, uid } from '../devices';
 import { expectAlive, FUZZ_BUDGET_MS, FUZZ_RUNS, FUZZ_SEED, MODES } from './fuzz-config';

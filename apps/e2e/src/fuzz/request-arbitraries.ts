@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import type { ClassConstructor } from 'class-transformer';
 import { type FieldRule as Rule, fieldsOf, hasRule as has, isRequiredField, nestedClass, ruleConstraint as constraint } from '@lorawan/api';
-import { ABUSIVE_FORMATTERS } from '../abusive-formatters';
+import { ABUSIVE_FORMATTERS } from '@lorawan/testing';
 
 type Json = unknown;
 interface EnumLike {

@@ -4,15 +4,25 @@
  * result, endless recursion) and a native call that never yields each fail with a clear error:
  * SimulateUplink answers 400 `decode_payload` with the script's error as its cause, a downlink
  * push 400 `encode_payload`, and a real uplink from a gateway is still delivered, without
- * `decoded_payload`, with `as.up.data.decode.fail`. While one application runs them at 10/s,
- * another's simulated uplinks are decoded and its API calls answered; the AS process stays up and
- * its memory bounded. Speed is the bench's to measure (`formatter_isolation`); the bounds here are
+ * `decoded_payload`, with `as.up.data.decode.fail`. An application whose scripts keep running away
+ * is suspended for the rest of the minute (429 `formatter_suspended`, its uplinks still
+ * delivered). While abusive applications run them at 10/s, another's simulated uplinks are
+ * decoded and its API calls answered; the AS process stays up and its memory bounded. Each abusive
+ * script has an application of its own, so that only the suspension case meets the runaway budget. Speed is the bench's to measure (`formatter_isolation`); the bounds here are
  * generous liveness bounds.
  */
 import { readFileSync } from 'node:fs';
 import type { EventJson } from '@lorawan/api';
-import { SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
-import { ABUSIVE_FORMATTERS, type AbusiveFormatter, isErrorOf } from '../abusive-formatters';
+import {
+  ABUSIVE_FORMATTERS,
+  type AbusiveFormatter,
+  isErrorOf,
+  SimulatedUdpGateway,
+  startDistributedStack,
+  startEmbeddedStack,
+  type StackUnderTest,
+  WebhookReceiver,
+} from '@lorawan/testing';
 import { abpAsDevice, abpNsDevice, randomDevAddr, randomEui, randomKey, Registries, uid } from '../devices';
 import { EventStream } from '../event-stream';
 import { type ConnectedGateway, connectGateways } from '../gateways';
@@ -20,6 +30,13 @@ import { Api, type ApiResponse, createApplications, expectStatus, expectTtsError
 import { dataUplink } from '../lora-frames';
 
 type Start = () => Promise<StackUnderTest>;
+interface AbpDevice {
+  app: string;
+  dev: string;
+  devAddr: string;
+  keys: { nwkSKey: string; appSKey: string };
+  fCnt: number;
+}
 const ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', NS_DEFAULT_MAC_SETTINGS: JSON.stringify({ status_count_periodicity: 0, status_time_periodicity: '0s' }) };
 const MODES: Array<[string, Start, string]> = [
   ['distributed', () => startDistributedStack({ components: ['is', 'ns', 'as', 'events', 'gs'], env: ENV }), 'as#0'],
@@ -48,9 +65,9 @@ describe.each(MODES)('payload formatter isolation (%s)', (_mode, start, asProces
   let reg: Registries;
   let receiver: WebhookReceiver;
   let gateway: ConnectedGateway;
-  const abuser = uid('abuser');
-  const victim = uid('victim');
-  const devices = new Map<string, { dev: string; devAddr: string; keys: { nwkSKey: string; appSKey: string }; fCnt: number }>();
+  let victim: string;
+  /** A device of its own application for each abusive script. */
+  const devices = new Map<string, AbpDevice>();
   let victimDev: string;
   let baselineRss = 0;
   let maxRss = 0;
@@ -58,7 +75,7 @@ describe.each(MODES)('payload formatter isolation (%s)', (_mode, start, asProces
   const asPid = () => stack.processes.get(asProcess)?.pid ?? 0;
 
   /** An ABP device (IS, NS session, AS AppSKey) with a JavaScript formatter for both directions. */
-  async function abpDevice(app: string, script: string) {
+  async function abpDevice(app: string, script: string): Promise<AbpDevice> {
     const dev = uid('dev');
     const ids = { device_id: dev, dev_eui: randomEui() };
     const devAddr = randomDevAddr();
@@ -74,14 +91,55 @@ describe.each(MODES)('payload formatter isolation (%s)', (_mode, start, asProces
       down_formatter_parameter: script,
     };
     await reg.setOk('as', app, dev, { ...as.device, formatters }, [...as.paths, 'formatters']);
-    return { dev, devAddr, keys, fCnt: 0 };
+    return { app, dev, devAddr, keys, fCnt: 0 };
+  }
+
+  /** A new application with the webhook `/up` of `receiver`. */
+  async function application(prefix: string): Promise<string> {
+    const app = uid(prefix);
+    await createApplications(api, [app]);
+    expectStatus(
+      await api.put(`/api/v3/as/webhooks/${app}/hook`, {
+        webhook: {
+          ids: { webhook_id: 'hook', application_ids: { application_id: app } },
+          base_url: receiver.url,
+          format: 'json',
+          uplink_message: { path: '/up' },
+        },
+        field_mask: { paths: ['base_url', 'format', 'uplink_message'] },
+      }),
+      200,
+    );
+    return app;
+  }
+
+  /** Sends a data uplink of `d` through the gateway. */
+  async function radioUplink(d: AbpDevice, payload: Buffer): Promise<void> {
+    const frame = dataUplink(d.keys, d.devAddr, d.fCnt++, 2, payload);
+    await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { tmst: 1_000_000 + d.fCnt })] });
+  }
+
+  /** The next `count` `as.up.data.decode.fail` events of the applications, by device ID (the stream opened before `act`). */
+  async function decodeFailures(apps: string[], count: number, act: () => Promise<void>): Promise<Map<string | undefined, { name?: string }>> {
+    const events = await EventStream.open(stack.baseUrl, {
+      authorization: `Bearer ${stack.adminKey}`,
+      body: { identifiers: apps.map((app) => ({ application_ids: { application_id: app } })), names: ['as.up.data.decode.fail'] },
+    });
+    try {
+      expect((await events.nextEvent()).name).toBe('events.stream.start');
+      await act();
+      const failures: EventJson[] = await events.nextEvents(count, 30_000);
+      return new Map(failures.map((e) => [(e.identifiers?.[0] as { device_ids?: { device_id?: string } }).device_ids?.device_id, e.data as { name?: string }]));
+    } finally {
+      events.close();
+    }
   }
 
   const simulate = (app: string, dev: string, bytes: number[]) =>
     api.post(`/api/v3/as/applications/${app}/devices/${dev}/up/simulate`, {
       uplink_message: { f_port: 2, frm_payload: Buffer.from(bytes).toString('base64') },
     });
-  const deviceOf = (f: AbusiveFormatter) => devices.get(f.name) as { dev: string; devAddr: string; keys: { nwkSKey: string; appSKey: string }; fCnt: number };
+  const deviceOf = (f: AbusiveFormatter) => devices.get(f.name) as AbpDevice;
   const uplinksOf = (dev: string) => receiver.to('/up').filter((r) => r.json?.end_device_ids?.device_id === dev);
   /** The uplinks of `dev` that came from the gateway (not simulated). */
   const radioUplinksOf = (dev: string) => uplinksOf(dev).filter((r) => r.json?.simulated !== true);
@@ -90,23 +148,9 @@ describe.each(MODES)('payload formatter isolation (%s)', (_mode, start, asProces
     stack = await start();
     api = new Api(() => stack);
     reg = new Registries(api);
-    await createApplications(api, [abuser, victim]);
     receiver = await new WebhookReceiver().start();
-    for (const app of [abuser, victim]) {
-      expectStatus(
-        await api.put(`/api/v3/as/webhooks/${app}/hook`, {
-          webhook: {
-            ids: { webhook_id: 'hook', application_ids: { application_id: app } },
-            base_url: receiver.url,
-            format: 'json',
-            uplink_message: { path: '/up' },
-          },
-          field_mask: { paths: ['base_url', 'format', 'uplink_message'] },
-        }),
-        200,
-      );
-    }
-    for (const f of ABUSIVE_FORMATTERS) devices.set(f.name, await abpDevice(abuser, f.script));
+    for (const f of ABUSIVE_FORMATTERS) devices.set(f.name, await abpDevice(await application('abuser'), f.script));
+    victim = await application('victim');
     victimDev = (await abpDevice(victim, DECODER)).dev;
     [gateway] = await connectGateways(api, stack, { count: 1, replicas: false });
     baselineRss = rssMb(asPid());
@@ -124,7 +168,7 @@ describe.each(MODES)('payload formatter isolation (%s)', (_mode, start, asProces
   it.each(ABUSIVE_FORMATTERS.map((f) => [f.name, [f.error].flat().join(' or '), f] as const))(
     'refuses a simulated uplink whose formatter is %s with 400 decode_payload (cause %s), and the AS goes on',
     async (_name, _error, f) => {
-      const res = await simulate(abuser, deviceOf(f).dev, [1]);
+      const res = await simulate(deviceOf(f).app, deviceOf(f).dev, [1]);
       const details = expectTtsError(res, 400, 3, 'pkg/applicationserver', 'decode_payload');
       expect([details.cause?.name, isErrorOf(f, details.cause?.name)]).toEqual([expect.any(String), true]);
       expect(res.ms).toBeLessThan(ANSWER_BOUND_MS);
@@ -137,7 +181,7 @@ describe.each(MODES)('payload formatter isolation (%s)', (_mode, start, asProces
   it.each(ABUSIVE_FORMATTERS.map((f) => [f.name, [f.error].flat().join(' or '), f] as const))(
     'refuses a downlink whose formatter is %s with 400 encode_payload (cause %s)',
     async (_name, _error, f) => {
-      const res = await api.post(`/api/v3/as/applications/${abuser}/devices/${deviceOf(f).dev}/down/push`, {
+      const res = await api.post(`/api/v3/as/applications/${deviceOf(f).app}/devices/${deviceOf(f).dev}/down/push`, {
         downlinks: [{ f_port: 2, decoded_payload: { on: true } }],
       });
       const cause = expectTtsError(res, 400, 3, 'pkg/applicationserver', 'encode_payload').cause;
@@ -146,39 +190,38 @@ describe.each(MODES)('payload formatter isolation (%s)', (_mode, start, asProces
   );
 
   it('delivers a real uplink whose formatter runs away without decoded_payload, with as.up.data.decode.fail naming the limit', async () => {
-    const events = await EventStream.open(stack.baseUrl, {
-      authorization: `Bearer ${stack.adminKey}`,
-      body: { identifiers: [{ application_ids: { application_id: abuser } }], names: ['as.up.data.decode.fail'] },
-    });
-    try {
-      expect((await events.nextEvent()).name).toBe('events.stream.start');
-      for (const f of ABUSIVE_FORMATTERS) {
-        const d = deviceOf(f);
-        const frame = dataUplink(d.keys, d.devAddr, d.fCnt++, 2, Buffer.from([1, 2, 3]));
-        await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(frame, { tmst: 1_000_000 + d.fCnt })] });
-      }
-      await receiver.waitFor(
-        () => ABUSIVE_FORMATTERS.every((f) => radioUplinksOf(deviceOf(f).dev).length === 1),
-        30_000,
-        "every abuser device's uplink at /up",
-      );
-      for (const f of ABUSIVE_FORMATTERS) {
-        const up = radioUplinksOf(deviceOf(f).dev)[0].json;
-        expect(up.uplink_message).toMatchObject({ f_port: 2, frm_payload: Buffer.from([1, 2, 3]).toString('base64') });
-        expect(up.uplink_message.decoded_payload).toBeUndefined();
-      }
-      const failures: EventJson[] = [];
-      while (failures.length < ABUSIVE_FORMATTERS.length) failures.push(await events.nextEvent(30_000));
-      const byDevice = new Map(
-        failures.map((e) => [(e.identifiers?.[0] as { device_ids?: { device_id?: string } }).device_ids?.device_id, e.data as { name?: string }]),
-      );
-      for (const f of ABUSIVE_FORMATTERS) expect([f.name, isErrorOf(f, byDevice.get(deviceOf(f).dev)?.name)]).toEqual([f.name, true]);
-    } finally {
-      events.close();
+    const payload = Buffer.from([1, 2, 3]);
+    const failures = await decodeFailures(
+      ABUSIVE_FORMATTERS.map((f) => deviceOf(f).app),
+      ABUSIVE_FORMATTERS.length,
+      async () => {
+        for (const f of ABUSIVE_FORMATTERS) await radioUplink(deviceOf(f), payload);
+      },
+    );
+    await receiver.waitFor(() => ABUSIVE_FORMATTERS.every((f) => radioUplinksOf(deviceOf(f).dev).length === 1), 30_000, "every abuser device's uplink at /up");
+    for (const f of ABUSIVE_FORMATTERS) {
+      const up = radioUplinksOf(deviceOf(f).dev)[0].json;
+      expect(up.uplink_message).toMatchObject({ f_port: 2, frm_payload: payload.toString('base64') });
+      expect(up.uplink_message.decoded_payload).toBeUndefined();
+      expect([f.name, isErrorOf(f, failures.get(deviceOf(f).dev)?.name)]).toEqual([f.name, true]);
     }
   });
 
-  it("answers another application's requests and decodes its uplinks while one application runs the abusive scripts at 10/s", async () => {
+  it('suspends an application whose scripts keep running away (FORMATTER_APP_RUNAWAYS_PER_MIN, 5): 429 formatter_suspended at once, its uplinks still delivered', async () => {
+    const d = await abpDevice(await application('repeat'), (ABUSIVE_FORMATTERS.find((f) => f.error === 'script_timeout') as AbusiveFormatter).script);
+    for (let i = 0; i < 5; i++) expectTtsError(await simulate(d.app, d.dev, [i]), 400, 3, 'pkg/applicationserver', 'decode_payload');
+    const suspended = await simulate(d.app, d.dev, [5]);
+    expectTtsError(suspended, 429, 8, 'pkg/messageprocessors', 'formatter_suspended', { application_id: d.app, runaways: 5 });
+    expect(suspended.ms).toBeLessThan(ANSWER_BOUND_MS);
+    const failures = await decodeFailures([d.app], 1, () => radioUplink(d, Buffer.from([9])));
+    expect(failures.get(d.dev)).toMatchObject({ name: 'formatter_suspended' });
+    await receiver.waitFor(() => radioUplinksOf(d.dev).length === 1, 30_000, "the suspended application's uplink");
+    expect(radioUplinksOf(d.dev)[0].json.uplink_message.decoded_payload).toBeUndefined();
+    // Another application is not suspended.
+    expectStatus(await simulate(victim, victimDev, [1]), 200);
+  });
+
+  it("answers another application's requests and decodes its uplinks while abusive applications run their scripts at 10/s", async () => {
     const abusive: Array<Promise<ApiResponse>> = [];
     const answers: Array<{ status: number; ms: number }> = [];
     let victimUplinks = 0;
@@ -186,7 +229,7 @@ describe.each(MODES)('payload formatter isolation (%s)', (_mode, start, asProces
     let next = 0;
     const fire = setInterval(() => {
       const f = ABUSIVE_FORMATTERS[next++ % ABUSIVE_FORMATTERS.length];
-      abusive.push(simulate(abuser, deviceOf(f).dev, [next]));
+      abusive.push(simulate(deviceOf(f).app, deviceOf(f).dev, [next]));
     }, 100);
     try {
       while (Date.now() < until) {
@@ -205,7 +248,7 @@ describe.each(MODES)('payload formatter isolation (%s)', (_mode, start, asProces
     await receiver.waitFor(() => uplinksOf(victimDev).length >= victimUplinks, 30_000, "the victim's uplinks");
     const decoded = uplinksOf(victimDev).map((r) => r.json.uplink_message.decoded_payload);
     expect(decoded.filter((p) => p?.port === 2 && typeof p.first === 'number')).toHaveLength(decoded.length);
-    // The abuser got answers too: 400 (its scripts' limits) or 429 (its calls queued to their bound), never a 5xx.
+    // The abusers got answers too: 400 (their scripts' limits) or 429 (suspended, or queued to their bound), never a 5xx.
     const statuses = new Set((await Promise.all(abusive)).map((r) => r.status));
     expect([...statuses].filter((s) => s !== 400 && s !== 429)).toEqual([]);
   });

@@ -115,6 +115,8 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000) FORMATTER_APP_QUEUE = 32;
   /** Formatter calls that may wait for a worker, all applications together; beyond, `formatter_busy`. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000) FORMATTER_QUEUE = 256;
+  /** Runs of one application's formatters that may run into a limit per minute; beyond, its formatters are suspended for the rest of that minute (0: no bound). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000) FORMATTER_APP_RUNAWAYS_PER_MIN = 5;
   /** Nice value of the formatter worker threads on Linux (0–19; 0: the process's own). */
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(19) FORMATTER_NICE = 10;
   @IsOptional() @Transform(toBool) @IsBoolean() DB_AUTO_MIGRATE = true;
@@ -250,6 +252,8 @@ export interface FormatterConfig {
   applicationQueue: number;
   /** Calls waiting, all applications together. */
   queue: number;
+  /** Runs of one application that may run into a limit per minute (0: no bound). */
+  applicationRunawaysPerMinute: number;
   /** Nice value of the worker threads (Linux); 0: the process's. */
   nice: number;
 }
@@ -331,6 +335,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       applicationConcurrency: e.FORMATTER_APP_CONCURRENCY,
       applicationQueue: e.FORMATTER_APP_QUEUE,
       queue: e.FORMATTER_QUEUE,
+      applicationRunawaysPerMinute: e.FORMATTER_APP_RUNAWAYS_PER_MIN,
       nice: e.FORMATTER_NICE,
     },
     gs: {

@@ -15,7 +15,7 @@ import { EventPublisher } from '@lorawan/component';
 import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice } from '../end-devices/as-device';
 import { ErrDownlinkMaxRetriesInvalid, ErrEncodePayload, ErrFPortRange, ErrNoDeviceSession, ErrNoFPort, ErrPayloadTooLarge } from '../errors';
-import { ErrFormatterBusy } from '../formatters/formatter.errors';
+import { isFormatterRefusal } from '../formatters/formatter.errors';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
 import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
 import { formatterFor } from '../uplinks/link/link-settings';
@@ -143,7 +143,8 @@ export class DownlinkQueue {
    * Checks the FPort, encodes a `decoded_payload` with the device's formatter (else the link's
    * default), checks the size and the confirmed attempts: the item to queue, FRMPayload in plaintext.
    * A formatter failure is 400 `encode_payload` with the script's error as its cause; 429
-   * `formatter_busy` when the application's formatter calls are queued to their bound.
+   * `formatter_busy` / `formatter_suspended` when the application's formatter calls are queued to
+   * their bound or its scripts ran into the limits too often.
    */
   private async prepare(received: Received, device: AsDevice, link: ApplicationLink | undefined): Promise<Json> {
     const item: Json = { ...received };
@@ -158,7 +159,7 @@ export class DownlinkQueue {
         formatter,
         parameter,
       );
-      if (encoded?.error) throw ErrFormatterBusy.matches(encoded.error) ? encoded.error : ErrEncodePayload.with({}, encoded.error);
+      if (encoded?.error) throw isFormatterRefusal(encoded.error) ? encoded.error : ErrEncodePayload.with({}, encoded.error);
       if (encoded?.bytes) {
         payload = Buffer.from(encoded.bytes);
         if (encoded.fPort !== undefined && encoded.fPort !== fPort) {

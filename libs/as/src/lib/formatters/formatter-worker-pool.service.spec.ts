@@ -35,7 +35,8 @@ describe('FormatterWorkerPool', () => {
   let pool: FormatterWorkerPool;
 
   beforeAll(async () => {
-    pool = testFormatterPool({ workers: 2, applicationConcurrency: 1, applicationQueue: 4, queue: 8 });
+    // No runaway budget here: these runs reach the limits on purpose, many times (see the last cases).
+    pool = testFormatterPool({ workers: 2, applicationConcurrency: 1, applicationQueue: 4, queue: 8, applicationRunawaysPerMinute: 0 });
     await pool.onModuleInit();
   });
   afterAll(() => pool.close());
@@ -106,6 +107,28 @@ describe('FormatterWorkerPool', () => {
     expect(full.attributes).toEqual({ application_id: 'third', reason: 'at most 8 calls may wait' });
     await Promise.all([running, ...waiting, ...second]);
     expect(await pool.run('third', call(SCRIPTS.echo, { ok: true }))).toEqual({ data: { ok: true } });
+  });
+
+  it('suspends an application whose runs met a limit FORMATTER_APP_RUNAWAYS_PER_MIN times in a minute (formatter_suspended, 429), not the others', async () => {
+    const budgeted = testFormatterPool({ workers: 2, applicationRunawaysPerMinute: 2 });
+    try {
+      for (let i = 0; i < 2; i++) expect((await errorOf(budgeted.run('abuser', call(SCRIPTS.loop)))).errorName).toBe('script_timeout');
+      // Script errors of its own do not count: only runs stopped at a limit.
+      expect((await errorOf(budgeted.run('careless', call('function f() { throw new Error("no"); }')))).errorName).toBe('runtime');
+      const started = Date.now();
+      const suspended = await errorOf(budgeted.run('abuser', call(SCRIPTS.echo)));
+      expect([suspended.namespace, suspended.errorName, suspended.code, suspended.attributes]).toEqual([
+        'pkg/messageprocessors',
+        'formatter_suspended',
+        8,
+        { application_id: 'abuser', seconds: expect.any(Number), runaways: 2 },
+      ]);
+      expect(Date.now() - started).toBeLessThan(100);
+      expect(await budgeted.run('other', call(SCRIPTS.echo, { n: 3 }))).toEqual({ data: { n: 3 } });
+      expect(await budgeted.run('careless', call(SCRIPTS.echo, { n: 4 }))).toEqual({ data: { n: 4 } });
+    } finally {
+      await budgeted.close();
+    }
   });
 
   it("fails a run that overflows the thread's stack inside QuickJS with script_stack, and replaces that worker", async () => {

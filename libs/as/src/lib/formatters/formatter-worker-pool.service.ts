@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type FormatterConfig, STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { ApplicationFairQueue, QueueFullError } from './application-fair-queue';
-import { ErrFormatterBusy, scriptFailureError } from './formatter.errors';
-import type { ScriptCall, ScriptOutcome, WorkerSetup } from './script-call';
+import { ErrFormatterBusy, ErrFormatterSuspended, scriptFailureError } from './formatter.errors';
+import { RunawayBudget } from './runaway-budget';
+import type { ScriptCall, ScriptFailureKind, ScriptOutcome, WorkerSetup } from './script-call';
 import { ScriptWorker, type WorkerExit } from './script-worker';
 
 /** QuickJS's stack limit in a run (the worker thread's own stack is 4 MiB). */
@@ -11,9 +12,13 @@ const STACK_BYTES = 512 * 1024;
 /** How long the pool waits before it tries again to start a worker that failed to start. */
 const RESTART_DELAY_MS = 1000;
 
+/** The failures that count against an application's RunawayBudget: a run that met a limit (a script error does not). */
+const RUNAWAYS: ReadonlySet<ScriptFailureKind> = new Set(['timeout', 'memory', 'stack', 'output_too_large', 'output_too_deep', 'interrupt']);
+
 interface Job {
   call: ScriptCall;
   resolve: (outcome: ScriptOutcome) => void;
+  reject: (err: Error) => void;
 }
 
 /**
@@ -23,7 +28,9 @@ interface Job {
  * ApplicationFairQueue: at most `FORMATTER_APP_CONCURRENCY` of one application run at once, the
  * applications take turns, and beyond `FORMATTER_APP_QUEUE` waiting calls of one application (or
  * `FORMATTER_QUEUE` in all) a call is refused with `formatter_busy`, so one application cannot
- * occupy the pool. A run gets `FORMATTER_TIMEOUT_MS`; a worker that overruns it (a script that
+ * occupy the pool. An application whose runs met a limit `FORMATTER_APP_RUNAWAYS_PER_MIN` times in
+ * a minute has its calls refused (`formatter_suspended`) for the rest of that minute
+ * (RunawayBudget), so a script that runs away on every uplink cannot keep a CPU busy. A run gets `FORMATTER_TIMEOUT_MS`; a worker that overruns it (a script that
  * never yields), dies (its heap limit) or whose sandbox is unsound after a run is terminated and
  * replaced; the AS process is never harmed.
  */
@@ -32,6 +39,7 @@ export class FormatterWorkerPool implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('FormatterWorkerPool');
   private readonly config: FormatterConfig;
   private readonly queue: ApplicationFairQueue<Job>;
+  private readonly runaways: RunawayBudget;
   private readonly workers = new Set<ScriptWorker>();
   private readonly idle: ScriptWorker[] = [];
   private started?: Promise<void>;
@@ -45,6 +53,7 @@ export class FormatterWorkerPool implements OnModuleInit, OnModuleDestroy {
       perApplicationWaiting: this.config.applicationQueue,
       waiting: this.config.queue,
     });
+    this.runaways = new RunawayBudget(this.config.applicationRunawaysPerMinute);
   }
 
   /** Starts the workers with the AS (a worker that cannot start stops the AS's start). */
@@ -58,22 +67,26 @@ export class FormatterWorkerPool implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Runs `call` for `applicationId`: the entry's value (parsed JSON, undefined for `undefined`), or
-   * throws the run's typed error (`script_timeout`, `script_memory`, …, `formatter_busy`).
+   * throws the run's typed error (`script_timeout`, `script_memory`, …, `formatter_busy`,
+   * `formatter_suspended`).
    */
   async run(applicationId: string, call: ScriptCall): Promise<unknown> {
     await (this.started ??= this.start());
-    const outcome = await new Promise<ScriptOutcome>((resolve) => {
+    const outcome = await new Promise<ScriptOutcome>((resolve, reject) => {
       if (this.closed) return resolve({ ok: false, failure: { kind: 'interrupt', message: 'the Application Server is shutting down' } });
+      const suspended = this.suspension(applicationId);
+      if (suspended) return reject(suspended);
       try {
-        this.queue.push(applicationId, { call, resolve });
+        this.queue.push(applicationId, { call, resolve, reject });
       } catch (err) {
         if (!(err instanceof QueueFullError)) throw err;
         throw ErrFormatterBusy.with({ application_id: applicationId, reason: err.message });
       }
       this.dispatch();
     });
-    if (!outcome.ok) throw scriptFailureError(outcome.failure, this.config);
-    return outcome.output === undefined ? undefined : (JSON.parse(outcome.output) as unknown);
+    if (outcome.ok) return outcome.output === undefined ? undefined : (JSON.parse(outcome.output) as unknown);
+    if (RUNAWAYS.has(outcome.failure.kind) && !this.closed) this.runaways.record(applicationId, Date.now());
+    throw scriptFailureError(outcome.failure, this.config);
   }
 
   /** Terminates the workers; waiting calls fail with `script_interrupt`. */
@@ -103,11 +116,26 @@ export class FormatterWorkerPool implements OnModuleInit, OnModuleDestroy {
     for (const worker of started) this.add(worker);
   }
 
-  /** Hands waiting calls to idle workers, the applications in turn. */
+  /** `formatter_suspended` while the application's RunawayBudget is spent, else undefined. */
+  private suspension(applicationId: string): Error | undefined {
+    const now = Date.now();
+    const until = this.runaways.suspendedUntil(applicationId, now);
+    if (until === undefined) return undefined;
+    const seconds = Math.ceil((until - now) / 1000);
+    return ErrFormatterSuspended.with({ application_id: applicationId, seconds, runaways: this.config.applicationRunawaysPerMinute });
+  }
+
+  /** Hands waiting calls to idle workers, the applications in turn (calls of an application suspended meanwhile are refused). */
   private dispatch(): void {
     while (this.idle.length > 0) {
       const next = this.queue.take();
       if (!next) return;
+      const suspended = this.suspension(next.application);
+      if (suspended) {
+        this.queue.finished(next.application);
+        next.job.reject(suspended);
+        continue;
+      }
       const worker = this.idle.pop() as ScriptWorker;
       void worker.run(next.job.call).then((outcome) => {
         this.queue.finished(next.application);

@@ -43,8 +43,30 @@ export const ErrFormatterBusy = defineError(
   Code.ResourceExhausted,
 );
 
+/** Formatter calls of an application whose scripts ran into the limits too often (RunawayBudget). */
+export const ErrFormatterSuspended = defineError(
+  'pkg/messageprocessors',
+  'formatter_suspended',
+  'payload formatters of application `{application_id}` suspended for {seconds} s: its scripts ran into the limits {runaways} times within a minute',
+  Code.ResourceExhausted,
+);
+
 /** The errors of a script that ran into a limit (or was stopped), as opposed to one that failed on its own (threw, returned bad output). */
-const LIMIT_ERRORS = [ErrScriptTimeout, ErrScriptMemory, ErrScriptStack, ErrScriptInterrupt, ErrOutputTooLarge, ErrOutputTooDeep, ErrFormatterBusy];
+const LIMIT_ERRORS = [
+  ErrScriptTimeout,
+  ErrScriptMemory,
+  ErrScriptStack,
+  ErrScriptInterrupt,
+  ErrOutputTooLarge,
+  ErrOutputTooDeep,
+  ErrFormatterBusy,
+  ErrFormatterSuspended,
+];
+
+/** Whether `err` refuses a call before it ran (`formatter_busy`, `formatter_suspended`): the caller may try again later (429). */
+export function isFormatterRefusal(err: StackError): boolean {
+  return ErrFormatterBusy.matches(err) || ErrFormatterSuspended.matches(err);
+}
 
 /** Whether `err` says a formatter ran into a limit of the AS: a runaway script, or one refused for lack of workers. */
 export function isFormatterLimitError(err: StackError): boolean {

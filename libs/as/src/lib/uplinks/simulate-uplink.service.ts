@@ -4,7 +4,7 @@ import { ErrValidation } from '@lorawan/errors';
 import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice } from '../end-devices/as-device';
 import { ErrDecodePayload, ErrDeviceNotFound, ErrPayloadCryptoSkipped, ErrSimulated } from '../errors';
-import { ErrFormatterBusy, isFormatterLimitError } from '../formatters/formatter.errors';
+import { isFormatterLimitError, isFormatterRefusal } from '../formatters/formatter.errors';
 import { ApplicationUpForwarder, requireUpKind } from './application-up-forwarder.service';
 import { ApplicationLinkRegistry } from './link/application-link.service';
 import { skipsPayloadCrypto } from './link/link-settings';
@@ -23,9 +23,10 @@ type Empty = Record<string, never>;
  * `decoded_payload`. The message is then handed to the integrations, with its `as.up.*` events
  * (ApplicationUpForwarder). Unlike TTS, a formatter that ran into a limit of the AS (time, memory,
  * stack, output size or depth: a runaway script) refuses the simulated uplink: `as.up.data.drop`
- * and 400 `decode_payload` with the script's error as its cause, or 429 `formatter_busy` when
- * the application's formatter calls are queued to their bound; a real uplink goes on without
- * `decoded_payload` (UplinkDecoder).
+ * and 400 `decode_payload` with the script's error as its cause, or 429 `formatter_busy` /
+ * `formatter_suspended` when the application's formatter calls are queued to their bound or its
+ * scripts ran into the limits too often; a real uplink goes on without `decoded_payload`
+ * (UplinkDecoder).
  *
  * Unlike TTS, which answers `{}` at once and processes asynchronously, this answers once the
  * message is processed and its deliveries are durably queued: `{}` means nothing will be lost, and
@@ -71,7 +72,7 @@ export class SimulateUplink {
     if (kind === 'uplink_message') {
       const failure = await this.decoder.decode(up, device, link, eventCtx);
       if (failure && isFormatterLimitError(failure)) {
-        const err = ErrFormatterBusy.matches(failure) ? failure : ErrDecodePayload.with({}, failure);
+        const err = isFormatterRefusal(failure) ? failure : ErrDecodePayload.with({}, failure);
         this.upstream.dropped(up, eventCtx, err);
         throw err;
       }
