@@ -17,6 +17,7 @@ import { Registries, randomEui, randomKey, uid } from './devices';
 import { EventStream } from './event-stream';
 import { type ConnectedGateway, connectGateways } from './gateways';
 import { ADMIN_USER_ID, Api, createApplications, expectStatus, sleep } from './http-client';
+import { setJsonWebhook } from './webhook-env';
 
 type Start = () => Promise<StackUnderTest>;
 const CLI = join(process.env.LW_DIST_DIR ?? join(__dirname, '../../../dist'), 'tools/src/cli/main.js');
@@ -76,18 +77,7 @@ describe.each(MODES)('OTAA join (%s)', (_mode, start, { replicas, netId, devAddr
     reg = new Registries(api);
     await createApplications(api, [app]);
     receiver = await new WebhookReceiver().start();
-    expectStatus(
-      await api.put(`/api/v3/as/webhooks/${app}/join-hook`, {
-        webhook: {
-          ids: { webhook_id: 'join-hook', application_ids: { application_id: app } },
-          base_url: receiver.url,
-          format: 'json',
-          join_accept: { path: '/join' },
-        },
-        field_mask: { paths: ['base_url', 'format', 'join_accept'] },
-      }),
-      200,
-    );
+    await setJsonWebhook(api, app, 'join-hook', receiver.url, { join_accept: '/join' });
     // Two gateways; with replicas, each on its own Gateway Server.
     gateways.push(...(await connectGateways(api, stack, { count: 2, replicas })));
     opened.push(...gateways.map((g) => g.udp));

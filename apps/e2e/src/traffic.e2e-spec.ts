@@ -10,6 +10,7 @@ import { SimulatedOtaaDevice, SimulatedUdpGateway, startDistributedStack, startE
 import { abpAsDevice, abpNsDevice, randomDevAddr, Registries, randomEui, randomKey, uid } from './devices';
 import { EventStream } from './event-stream';
 import { dataUplink } from './lora-frames';
+import { setJsonWebhook } from './webhook-env';
 import { type ConnectedGateway, connectGateways } from './gateways';
 import { Api, createApplications, expectStatus, sleep } from './http-client';
 
@@ -44,22 +45,13 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
     reg = new Registries(api);
     await createApplications(api, [app]);
     receiver = await new WebhookReceiver().start();
-    expectStatus(
-      await api.put(`/api/v3/as/webhooks/${app}/hook`, {
-        webhook: {
-          ids: { webhook_id: 'hook', application_ids: { application_id: app } },
-          base_url: receiver.url,
-          format: 'json',
-          uplink_message: { path: '/up' },
-          downlink_sent: { path: '/down/sent' },
-          downlink_ack: { path: '/down/ack' },
-          downlink_nack: { path: '/down/nack' },
-          downlink_failed: { path: '/down/failed' },
-        },
-        field_mask: { paths: ['base_url', 'format', 'uplink_message', 'downlink_sent', 'downlink_ack', 'downlink_nack', 'downlink_failed'] },
-      }),
-      200,
-    );
+    await setJsonWebhook(api, app, 'hook', receiver.url, {
+      uplink_message: '/up',
+      downlink_sent: '/down/sent',
+      downlink_ack: '/down/ack',
+      downlink_nack: '/down/nack',
+      downlink_failed: '/down/failed',
+    });
     // With replicas, each gateway on its own Gateway Server.
     gateways.push(...(await connectGateways(api, stack, { count: 2, replicas })));
     opened.push(...gateways.map((g) => g.udp));

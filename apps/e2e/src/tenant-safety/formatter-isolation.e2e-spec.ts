@@ -28,6 +28,7 @@ import { EventStream } from '../event-stream';
 import { type ConnectedGateway, connectGateways } from '../gateways';
 import { Api, type ApiResponse, createApplications, expectStatus, expectTtsError, sleep } from '../http-client';
 import { dataUplink } from '../lora-frames';
+import { setJsonWebhook } from '../webhook-env';
 
 type Start = () => Promise<StackUnderTest>;
 interface AbpDevice {
@@ -98,18 +99,7 @@ describe.each(MODES)('payload formatter isolation (%s)', (_mode, start, asProces
   async function application(prefix: string): Promise<string> {
     const app = uid(prefix);
     await createApplications(api, [app]);
-    expectStatus(
-      await api.put(`/api/v3/as/webhooks/${app}/hook`, {
-        webhook: {
-          ids: { webhook_id: 'hook', application_ids: { application_id: app } },
-          base_url: receiver.url,
-          format: 'json',
-          uplink_message: { path: '/up' },
-        },
-        field_mask: { paths: ['base_url', 'format', 'uplink_message'] },
-      }),
-      200,
-    );
+    await setJsonWebhook(api, app, 'hook', receiver.url, { uplink_message: '/up' });
     return app;
   }
 
