@@ -24,6 +24,8 @@ export interface FormatterIsolationOptions {
   /** The AS's formatter settings, for the RSS bound (README: FORMATTER_WORKERS × (FORMATTER_MEMORY_LIMIT_MB + 50 MB)). */
   formatterWorkers: number;
   formatterMemoryMb: number;
+  /** The AS's FORMATTER_APP_RUNAWAYS_PER_MIN (0: the worker pool alone, no runaway budget). */
+  runawaysPerMinute: number;
   /** Victim requests per second of each kind (simulate, get). */
   victimRate: number;
   /** Abusive simulated uplinks per second. */
@@ -210,6 +212,7 @@ export async function formatterIsolationPhase(o: FormatterIsolationOptions) {
       victim_rate_per_s: o.victimRate,
       abuse_rate_per_s: o.abuseRate,
       abusive_scripts: PROBE_FORMATTERS.map((f) => f.name),
+      runaways_per_min: o.runawaysPerMinute,
       rounds: o.rounds,
       round_s: o.roundS,
       baseline,

@@ -38,7 +38,7 @@ import { uplinksPhase } from './uplinks';
  * BENCH_JOIN_JITTER_MS, BENCH_JOIN_FETCH_MS (also of uplinks), BENCH_JOIN_TRACE_MERGES, BENCH_UPLINK_DEVICES,
  * BENCH_UPLINK_GATEWAYS, BENCH_UPLINK_RATE, BENCH_UPLINK_DURATION_S, BENCH_UPLINK_WARMUP,
  * BENCH_UPLINK_DOWNLINK_RATE, BENCH_GS_REPLICAS, BENCH_NS_REPLICAS, BENCH_FORMATTER_VICTIM_RATE,
- * BENCH_FORMATTER_ABUSE_RATE, BENCH_FORMATTER_ROUND_S, BENCH_FORMATTER_ROUNDS,
+ * BENCH_FORMATTER_ABUSE_RATE, BENCH_FORMATTER_ROUND_S, BENCH_FORMATTER_ROUNDS, BENCH_FORMATTER_RUNAWAYS_PER_MIN,
  * BENCH_CPU_PROF=<dir> (CPU profiles of every spawned process, written when they stop).
  */
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
@@ -94,7 +94,7 @@ const FORMATTER_LOAD = {
   victimRate: Number(process.env.BENCH_FORMATTER_VICTIM_RATE ?? 50),
   abuseRate: Number(process.env.BENCH_FORMATTER_ABUSE_RATE ?? 10),
   roundS: Number(process.env.BENCH_FORMATTER_ROUND_S ?? 5),
-  rounds: Number(process.env.BENCH_FORMATTER_ROUNDS ?? 8),
+  rounds: Number(process.env.BENCH_FORMATTER_ROUNDS ?? 12),
   warmupS: 3,
 };
 const EVENT_STREAMS = (process.env.BENCH_EVENT_STREAMS ?? '1,1000').split(',').map(Number);
@@ -470,13 +470,14 @@ async function main(): Promise<void> {
     }
     let formatterIsolation: Awaited<ReturnType<typeof formatterIsolationPhase>> | null = null;
     if (PHASES.has('formatter_isolation')) {
-      const formatters = loadConfig({}).formatters;
+      const formatters = loadConfig({ FORMATTER_APP_RUNAWAYS_PER_MIN: process.env.BENCH_FORMATTER_RUNAWAYS_PER_MIN }).formatters;
       formatterIsolation = await formatterIsolationPhase({
         baseUrl: stack.baseUrl,
         auth,
         asPid: running.pid('as'),
         formatterWorkers: formatters.workers,
         formatterMemoryMb: formatters.memoryLimitBytes / 1024 / 1024,
+        runawaysPerMinute: formatters.applicationRunawaysPerMinute,
         ...FORMATTER_LOAD,
       });
       log(`formatter_isolation: ${JSON.stringify(formatterIsolation)}`);

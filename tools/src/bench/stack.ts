@@ -62,6 +62,8 @@ export async function startBenchStack(
     // device that never answers), which is not the traffic the uplink targets describe.
     NS_DEFAULT_MAC_SETTINGS: JSON.stringify({ status_count_periodicity: 0, status_time_periodicity: '0s' }),
     ...BENCH_WITHOUT_ABUSE_LIMITS,
+    // `formatter_isolation` without the AS's runaway budget (0), to measure the worker pool alone.
+    ...(process.env.BENCH_FORMATTER_RUNAWAYS_PER_MIN ? { FORMATTER_APP_RUNAWAYS_PER_MIN: process.env.BENCH_FORMATTER_RUNAWAYS_PER_MIN } : {}),
     ...databases,
   };
   const procs: Proc[] = [];
