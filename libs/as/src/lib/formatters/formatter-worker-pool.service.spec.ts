@@ -66,6 +66,11 @@ describe('FormatterWorkerPool', () => {
     expect(await pool.run('other', call(SCRIPTS.echo, { n: 1 }))).toEqual({ data: { n: 1 } });
   });
 
+  it('fails a result the script made invalid by replacing the built-ins the sandbox writes JSON with', async () => {
+    const err = await errorOf(pool.run('app', call('function f() { JSON.stringify = function () { return "{"; }; return { data: { a: "b" } }; }')));
+    expect([err.namespace, err.errorName, err.attributes]).toEqual(['pkg/messageprocessors/javascript', 'output', { reason: 'the result is not JSON' }]);
+  });
+
   it('keeps its threads: terminated workers are replaced, not added to', async () => {
     // A terminated thread takes a moment to go: count once the process has as few as it will.
     const settled = async (atMost: number) => {

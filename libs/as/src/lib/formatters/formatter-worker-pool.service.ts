@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type FormatterConfig, STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { ApplicationFairQueue, QueueFullError } from './application-fair-queue';
-import { ErrFormatterBusy, ErrFormatterSuspended, scriptFailureError } from './formatter.errors';
+import { ErrFormatterBusy, ErrFormatterSuspended, ErrOutput, scriptFailureError } from './formatter.errors';
 import { RunawayBudget } from './runaway-budget';
 import type { ScriptCall, ScriptFailureKind, ScriptOutcome, WorkerSetup } from './script-call';
 import { ScriptWorker, type WorkerExit } from './script-worker';
@@ -84,7 +84,7 @@ export class FormatterWorkerPool implements OnModuleInit, OnModuleDestroy {
       }
       this.dispatch();
     });
-    if (outcome.ok) return outcome.output === undefined ? undefined : (JSON.parse(outcome.output) as unknown);
+    if (outcome.ok) return parsedOutput(outcome.output);
     if (RUNAWAYS.has(outcome.failure.kind) && !this.closed) this.runaways.record(applicationId, Date.now());
     throw scriptFailureError(outcome.failure, this.config);
   }
@@ -175,5 +175,15 @@ export class FormatterWorkerPool implements OnModuleInit, OnModuleDestroy {
         setTimeout(() => this.replace(), RESTART_DELAY_MS).unref();
       },
     );
+  }
+}
+
+/** The result's JSON text parsed (bounded in size and depth by the worker); a script that replaced the built-ins the sandbox writes it with may have made it invalid. */
+function parsedOutput(output: string | undefined): unknown {
+  if (output === undefined) return undefined;
+  try {
+    return JSON.parse(output) as unknown;
+  } catch {
+    throw ErrOutput.with({ reason: 'the result is not JSON' });
   }
 }
