@@ -8,8 +8,9 @@
  * is suspended for the rest of the minute (429 `formatter_suspended`, its uplinks still
  * delivered). While abusive applications run them at 10/s, another's simulated uplinks are
  * decoded and its API calls answered; the AS process stays up and its memory bounded. Each abusive
- * script has an application of its own, so that only the suspension case meets the runaway budget. Speed is the bench's to measure (`formatter_isolation`); the bounds here are
- * generous liveness bounds.
+ * script has an application of its own, so that only the suspension case meets the runaway
+ * budget. Speed is the bench's to measure (`formatter_isolation`); the bounds here are generous
+ * liveness bounds.
  */
 import { readFileSync } from 'node:fs';
 import type { EventJson } from '@lorawan/api';

@@ -30,9 +30,10 @@ interface Job {
  * `FORMATTER_QUEUE` in all) a call is refused with `formatter_busy`, so one application cannot
  * occupy the pool. An application whose runs met a limit `FORMATTER_APP_RUNAWAYS_PER_MIN` times in
  * a minute has its calls refused (`formatter_suspended`) for the rest of that minute
- * (RunawayBudget), so a script that runs away on every uplink cannot keep a CPU busy. A run gets `FORMATTER_TIMEOUT_MS`; a worker that overruns it (a script that
- * never yields), dies (its heap limit) or whose sandbox is unsound after a run is terminated and
- * replaced; the AS process is never harmed.
+ * (RunawayBudget), so a script that runs away on every uplink cannot keep a CPU busy. A run gets
+ * `FORMATTER_TIMEOUT_MS`; a worker that overruns it (a script that never yields), dies (its heap
+ * limit) or whose sandbox is unsound after a run is terminated and replaced; the AS process is
+ * never harmed.
  */
 @Injectable()
 export class FormatterWorkerPool implements OnModuleInit, OnModuleDestroy {
@@ -178,7 +179,10 @@ export class FormatterWorkerPool implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** The result's JSON text parsed (bounded in size and depth by the worker); a script that replaced the built-ins the sandbox writes it with may have made it invalid. */
+/**
+ * The result's JSON text parsed (bounded in size and depth by the worker); a script that replaced
+ * the built-ins the sandbox writes it with may have made it invalid.
+ */
 function parsedOutput(output: string | undefined): unknown {
   if (output === undefined) return undefined;
   try {
