@@ -133,10 +133,15 @@ function describeRights(rpc: RpcDefinition): string {
   else if (!rpc.adminOnly) lines.push('Rights: an authenticated caller; the handler checks the rest.');
   if (rpc.orEntity) lines.push(`When the request names an ${rpc.orEntity.kind} (\`${rpc.orEntity.path}\`): ${list(rpc.orEntity.rights)} on it instead.`);
   for (const rule of rpc.maskRights ?? []) {
-    lines.push(`A field mask covering ${rule.paths.map((p) => `\`${p}\``).join(', ')} also needs ${list(rule.rights)}.`);
+    const shown = rule.paths.slice(0, MASK_PATHS_SHOWN).map((p) => `\`${p}\``);
+    const more = rule.paths.length > MASK_PATHS_SHOWN ? ` and ${rule.paths.length - MASK_PATHS_SHOWN} more (all in \`x-rights.mask_rights\`)` : '';
+    lines.push(`A field mask covering ${shown.join(', ')}${more} also needs ${list(rule.rights)}.`);
   }
   return lines.join('\n\n');
 }
+
+/** How many of a mask rule's paths the description names (the key rules cover every key of the device). */
+const MASK_PATHS_SHOWN = 6;
 
 /** `x-rights`: the same, as data. */
 function rightsExtension(rpc: RpcDefinition): Record<string, unknown> {

@@ -1,4 +1,5 @@
 import type { ClassConstructor } from 'class-transformer';
+import { withDeviceKeyRights } from './device-key-rights';
 import type { EntityKind, Right } from './rights';
 
 export type ComponentName = 'is' | 'js' | 'ns' | 'as' | 'events' | 'gs';
@@ -86,10 +87,12 @@ export type RpcSpec<Req extends object = object> = Omit<RpcDefinition<Req>, 'nam
 
 /**
  * Defines an RPC of the table: its name and subject are derived from the component, service and
- * method (`rpc.<component>.<Service>.<Method>`), so routes, handlers and subjects cannot disagree.
+ * method (`rpc.<component>.<Service>.<Method>`), so routes, handlers and subjects cannot disagree;
+ * an RPC that reads or writes end devices through a field mask gets the key rights
+ * (`withDeviceKeyRights`), so no device route can leave key material unguarded.
  */
 export function defineRpc<Req extends object>(def: RpcSpec<Req>): RpcDefinition<Req> {
-  return { ...def, name: `${def.service}.${def.method}`, subject: rpcSubject(def.component, def.service, def.method) };
+  return withDeviceKeyRights({ ...def, name: `${def.service}.${def.method}`, subject: rpcSubject(def.component, def.service, def.method) });
 }
 
 /** `rpc.<component>.<Service>.<Method>`: the subject an RPC (or a component's health check) is served on. */

@@ -14,7 +14,7 @@ import {
 } from '../messages/end-device-requests';
 import { hasAnyField } from '../field-mask/field-mask';
 import { getPath } from '../json/dotted-path';
-import { KEY_PATHS, QUEUE_PATHS } from '../field-mask/allowed-paths';
+import { QUEUE_PATHS } from '../field-mask/allowed-paths';
 import {
   Application,
   APIKey,
@@ -96,6 +96,9 @@ const cli = (path: string) => ({ kind: 'client' as const, path });
 const usr = (path: string, optional?: boolean) => ({ kind: 'user' as const, path, ...(optional ? { optional } : {}) });
 
 const rpc = defineRpc;
+
+/** The NS/AS downlink queue is traffic: reading it needs `RIGHT_APPLICATION_TRAFFIC_READ` (TTS). */
+const READ_QUEUES: MaskRight = { paths: QUEUE_PATHS, rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ] };
 
 /** The IS's pages of an application's devices (List and its search): who may read them, and their answer. */
 const IS_DEVICE_PAGE = {
@@ -212,30 +215,10 @@ export const RPCS = {
     response: Event,
     stream: true,
   }),
-  ...registryRpcs(
-    'JsEndDeviceRegistry',
-    'js',
-    [{ paths: KEY_PATHS.js.read, rights: [Right.RIGHT_APPLICATION_DEVICES_READ_KEYS] }],
-    [{ paths: KEY_PATHS.js.write, rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE_KEYS] }],
-  ),
-  ...registryRpcs(
-    'NsEndDeviceRegistry',
-    'ns',
-    [
-      { paths: KEY_PATHS.ns.read, rights: [Right.RIGHT_APPLICATION_DEVICES_READ_KEYS] },
-      { paths: QUEUE_PATHS, rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ] },
-    ],
-    [{ paths: KEY_PATHS.ns.write, rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE_KEYS] }],
-  ),
-  ...registryRpcs(
-    'AsEndDeviceRegistry',
-    'as',
-    [
-      { paths: KEY_PATHS.as.read, rights: [Right.RIGHT_APPLICATION_DEVICES_READ_KEYS] },
-      { paths: QUEUE_PATHS, rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ] },
-    ],
-    [{ paths: KEY_PATHS.as.write, rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE_KEYS] }],
-  ),
+  // Key material needs the key rights in every device registry (`withDeviceKeyRights`, applied by `defineRpc`).
+  ...registryRpcs('JsEndDeviceRegistry', 'js', []),
+  ...registryRpcs('NsEndDeviceRegistry', 'ns', [READ_QUEUES]),
+  ...registryRpcs('AsEndDeviceRegistry', 'as', [READ_QUEUES]),
 } satisfies Record<string, RpcDefinition>;
 
 /** The Identity Server's entities and access: users, applications, gateways, their API keys and rights. */
@@ -553,7 +536,6 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
   service: S,
   component: 'js' | 'ns' | 'as',
   readMaskRights: MaskRight[],
-  writeMaskRights: MaskRight[],
 ) {
   const prefix = `/${component}/applications`;
   const batch = service.replace('EndDeviceRegistry', 'EndDeviceBatchRegistry') as BatchService<S>;
@@ -568,7 +550,6 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
       ],
       entity: app('end_device.ids.application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
-      maskRights: writeMaskRights,
       request: SetEndDeviceRequest,
       response: EndDevice,
     }),
@@ -600,7 +581,6 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
       http: [{ verb: 'PUT', path: `${prefix}/{application_ids.application_id}/devices/batch`, body: '*' }],
       entity: app('application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
-      maskRights: writeMaskRights,
       fieldMasksAt: 'requests',
       request: BatchSetEndDevicesRequest,
       response: EndDevices,
