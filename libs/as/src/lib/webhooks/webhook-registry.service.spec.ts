@@ -163,7 +163,7 @@ describe('WebhookRegistryService', () => {
     expect(await store.get('app1', 'wh1')).toMatchObject(secrets);
   });
 
-  it.each([
+  it.each<[string, Record<string, string>, string, string]>([
     ['CR LF (header injection)', { 'X-Secret': 'a\r\nHost: evil.example' }, 'X-Secret', 'HTTP field value'],
     ['LF', { 'X-Secret': 'a\nb' }, 'X-Secret', 'HTTP field value'],
     ['NUL', { 'X-Secret': 'a\u0000b' }, 'X-Secret', 'HTTP field value'],
@@ -176,7 +176,7 @@ describe('WebhookRegistryService', () => {
     ['host (any case)', { hOsT: 'evil.example' }, 'hOsT', 'set by the HTTP client'],
     ['Content-Length', { 'Content-Length': '0' }, 'Content-Length', 'set by the HTTP client'],
     ...['Connection', 'Keep-Alive', 'Proxy-Connection', 'Transfer-Encoding', 'TE', 'Trailer', 'Upgrade'].map(
-      (h) => [`hop-by-hop ${h}`, { [h]: 'x' }, h, 'set by the HTTP client'] as const,
+      (h): [string, Record<string, string>, string, string] => [`hop-by-hop ${h}`, { [h]: 'x' }, h, 'set by the HTTP client'],
     ),
   ])('refuses a header with %s (400 naming it), storing nothing', async (_name, headers, header, reason) => {
     const error = await errorOf(
