@@ -121,9 +121,10 @@ export interface CollaboratorJson {
  *   to this service: `orEntityByHandler`).
  *
  * The rules are decided on the state read in the transaction that writes (the caller's
- * membership of an organization named included), so concurrent changes cannot together break them. A change takes effect at once: the gateways drop the rights they
- * cached for the entity and, for an organization's member, for the user (whose rights through
- * the organization changed everywhere). Set and Delete publish `<kind>.collaborator.update|delete`.
+ * membership of an organization named included), so concurrent changes cannot together break
+ * them. A change takes effect at once: the gateways drop the rights they cached for the entity
+ * and, for an organization's member, for the user (whose rights through the organization changed
+ * everywhere). Set and Delete publish `<kind>.collaborator.update|delete`.
  */
 @Injectable()
 export class CollaboratorService {
