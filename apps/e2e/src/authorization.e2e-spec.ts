@@ -7,7 +7,9 @@
  * (unless it needs a request body or path variable this file cannot build: then the test says so).
  * The rights entity of a binding is the one its path names (`rightsTarget`): an organization's
  * routes of a user's RPC (`POST /organizations/{…}/applications`, `orEntity`) are checked on the
- * organization, with the organization rights the table gives them.
+ * organization, with the organization rights the table gives them. A binding naming an RPC's
+ * `orEntityByHandler` (an organization taken off an application by its members) is left to the
+ * handler, which answers the same errors for the RPC's entity.
  * Streaming RPCs (`POST /events`) name their entities in the request body: the matrix streams the
  * fixture application; a refusal is the stream's error answer (`{"error":…}` + delimiter, its
  * status), the right key gets status 200 and the `events.stream.start` event first.
@@ -205,7 +207,9 @@ function rightsEntityOf(rpcName: string, rpc: RpcDefinition, binding: HttpBindin
   const variables = [...binding.path.matchAll(/\{([a-z0-9_.]+)\}/g)].map((m) => m[1]);
   const request: Record<string, unknown> = {};
   for (const v of variables) setPath(request, v, `value-of-${v}`);
-  const target = rightsTarget(rpc, request);
+  // A request naming the RPC's `orEntityByHandler` reaches the handler unchecked; the handler answers
+  // the guard's errors for `entity` (and lets through who holds the other entity's rights: not a matrix case).
+  const target = rightsTarget(rpc, request) ?? (rpc.orEntityByHandler ? rightsTarget({ ...rpc, orEntityByHandler: undefined }, request) : undefined);
   if (!target) return { rights: [...rpc.rights] };
   if (target.id === undefined) {
     if (!target.optional) throw new Error(`${rpcName}: ${binding.verb} ${binding.path} lacks the rights entity {${rpc.entity?.path}}`);

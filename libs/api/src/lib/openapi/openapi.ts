@@ -132,6 +132,10 @@ function describeRights(rpc: RpcDefinition): string {
   } else if (rpc.rights.length > 0) lines.push(`Rights: ${list(rpc.rights)}.`);
   else if (!rpc.adminOnly) lines.push('Rights: an authenticated caller; the handler checks the rest.');
   if (rpc.orEntity) lines.push(`When the request names an ${rpc.orEntity.kind} (\`${rpc.orEntity.path}\`): ${list(rpc.orEntity.rights)} on it instead.`);
+  if (rpc.orEntityByHandler) {
+    const { kind, path, rights } = rpc.orEntityByHandler;
+    lines.push(`When the request names an ${kind} (\`${path}\`): ${list(rights)} on it is enough too.`);
+  }
   for (const rule of rpc.maskRights ?? []) {
     const shown = rule.paths.slice(0, MASK_PATHS_SHOWN).map((p) => `\`${p}\``);
     const more = rule.paths.length > MASK_PATHS_SHOWN ? ` and ${rule.paths.length - MASK_PATHS_SHOWN} more (all in \`x-rights.mask_rights\`)` : '';
@@ -150,6 +154,7 @@ function rightsExtension(rpc: RpcDefinition): Record<string, unknown> {
       entity: rpc.entity,
       rights: rpc.rights,
       or_entity: rpc.orEntity,
+      or_entity_by_handler: rpc.orEntityByHandler,
       admin_only: rpc.adminOnly === true ? true : undefined,
       mask_rights: rpc.maskRights?.map((m) => ({ paths: [...m.paths], rights: m.rights })),
     }).filter(([, v]) => v !== undefined),

@@ -40,6 +40,14 @@ export interface RpcDefinition<Req extends object = object> {
    * beside `/users/{…}/applications`, TTS's `OrganizationOrUserIdentifiers` collaborator).
    */
   orEntity?: { kind: EntityKind; path: string; rights: Right[] };
+  /**
+   * A second way to be allowed, decided by the handler because it needs the state the request
+   * changes: holding `rights` on the entity at `path`, when the request names one (an
+   * organization's members taking it off an application it collaborates on). Such a request is
+   * resolved and guarded for its caller only (`rightsTarget` answers none); the handler checks
+   * `rights` on `entity` or these, and answers the errors the guard would have.
+   */
+  orEntityByHandler?: { kind: EntityKind; path: string; rights: Right[] };
   /** Only admin users (TTS `is_admin`). */
   adminOnly?: boolean;
   /** Internal RPC without a caller (the gateway's credential lookup); never bound to HTTP. */

@@ -119,6 +119,20 @@ describe('RPC table', () => {
     expect(list.rights).toEqual([]);
     expect(list.paginated).toBe(true);
     for (const def of [get, set, del]) expect(def.rights).toEqual([right]);
+    // Delete of an organization collaborator: who may add the organization may also take it off; the IS decides (both entities).
+    const app = { [idField.split('.')[0]]: { [idField.split('.')[1]]: 'ent-1' } };
+    const byOrg = { ...app, collaborator_ids: { organization_ids: { organization_id: 'org-1' } } };
+    const byUser = { ...app, collaborator_ids: { user_ids: { user_id: 'usr-1' } } };
+    if (organizations) {
+      expect(del.orEntityByHandler).toEqual({
+        kind: 'organization',
+        path: 'collaborator_ids.organization_ids.organization_id',
+        rights: [Right.RIGHT_ORGANIZATION_ADD_AS_COLLABORATOR],
+      });
+      expect(rightsTarget(del, byOrg)).toBeUndefined();
+    } else expect(del.orEntityByHandler).toBeUndefined();
+    expect(rightsTarget(del, byUser)).toMatchObject({ id: 'ent-1', rights: [right] });
+    expect(rightsTarget(set, { ...app, collaborator: { ids: byOrg.collaborator_ids } })).toMatchObject({ id: 'ent-1', rights: [right] });
   });
 
   it('finds the rights entity of each request shape', () => {

@@ -472,7 +472,9 @@ function apiKeyRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'UserAcces
  * `DELETE` the same under `collaborator/` (applications) or `collaborators/` (the others, as TTS).
  * Get, Set and Delete need `<KIND>_SETTINGS_COLLABORATORS` (an organization's `SETTINGS_MEMBERS`);
  * List only a caller (TTS: without that right it shows the collaborators' identifiers only). Set
- * also needs every right it adds or removes (the handler's check).
+ * also needs every right it adds or removes, and `ORGANIZATION_ADD_AS_COLLABORATOR` on an
+ * organization it adds (the handler's checks); Delete of an organization is also open to who holds
+ * that right on it (`orEntityByHandler`).
  */
 function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'ClientAccess' | 'OrganizationAccess'>(
   service: S,
@@ -520,6 +522,16 @@ function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'Cli
       method: 'DeleteCollaborator',
       http: byMember('collaborator_ids', service === 'ApplicationAccess' ? 'collaborator' : 'collaborators').map((path) => ({ verb: 'DELETE' as const, path })),
       rights: [right],
+      // An organization's members who may add it as a collaborator may also take it off (the IS checks).
+      ...(service === 'OrganizationAccess'
+        ? {}
+        : {
+            orEntityByHandler: {
+              kind: 'organization' as const,
+              path: 'collaborator_ids.organization_ids.organization_id',
+              rights: [Right.RIGHT_ORGANIZATION_ADD_AS_COLLABORATOR],
+            },
+          }),
       request: requests.delete,
       response: Empty,
     }),
@@ -652,9 +664,11 @@ export interface RightsTarget {
 
 /**
  * The rights entity of a request (see `RpcDefinition.entity`): `orEntity` when the request names
- * one (an organization instead of a user), else `entity`; undefined when the RPC has neither.
+ * one (an organization instead of a user), else `entity`; undefined when the RPC has neither, or
+ * when the request names its `orEntityByHandler` (the handler checks the rights then).
  */
 export function rightsTarget(rpc: RpcDefinition, request: object): RightsTarget | undefined {
+  if (rpc.orEntityByHandler && idAt(rpc.orEntityByHandler, request) !== undefined) return undefined;
   const alternative = rpc.orEntity && idAt(rpc.orEntity, request);
   if (rpc.orEntity && alternative !== undefined) return { kind: rpc.orEntity.kind, id: alternative, optional: false, rights: rpc.orEntity.rights };
   if (!rpc.entity) return undefined;
