@@ -30,8 +30,9 @@ interface Entry {
 /**
  * Resolves `Authorization: Bearer <key>` to the caller and its rights on the request's entity by
  * asking the Identity Server (`EntityAccess.Authorize`), which owns the keys. Resolutions are
- * remembered for AUTH_CACHE_TTL_MS per (credential, entity), so a client's steady stream of
- * requests costs one lookup per few seconds; the IS broadcasts key and entity changes
+ * remembered for AUTH_CACHE_TTL_MS per (credential, entity), but never past the key's
+ * `expires_at`: from that instant the IS is asked again (and refuses the key), so a client's steady
+ * stream of requests costs one lookup per few seconds; the IS broadcasts key and entity changes
  * (`access.invalidate`) and every gateway replica drops the affected entries at once. Concurrent
  * misses for the same entry share one lookup. Credentials are never logged.
  */
@@ -115,7 +116,7 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
     try {
       const { body } = await this.forwarder.forward(RPCS['EntityAccess.Authorize'], { authorization, entity }, { request_id: requestId, correlation_ids: [] });
       const caller = body as CallerIdentity;
-      this.remember(key, { expires: Date.now() + this.ttlMs, caller }, started);
+      this.remember(key, { expires: Math.min(Date.now() + this.ttlMs, keyExpiry(caller)), caller }, started);
       return caller;
     } catch (err) {
       if (err instanceof StackError && CACHEABLE_FAILURES.has(err.code)) this.remember(key, { expires: Date.now() + this.ttlMs, error: err }, started);
@@ -124,7 +125,7 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
   }
 
   private remember(key: string, entry: Entry, generation: number): void {
-    if (this.ttlMs <= 0 || generation !== this.generation) return;
+    if (this.ttlMs <= 0 || generation !== this.generation || entry.expires <= Date.now()) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, entry);
   }
@@ -133,6 +134,12 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
 /** A well-formed entity ID (only those get rights looked up). */
 export function isEntityId(id: unknown): id is string {
   return typeof id === 'string' && id.length <= ID_MAX_LENGTH && ID_PATTERN.test(id);
+}
+
+/** When the caller's key stops being valid (ms since the epoch; never for a key without `expires_at`). */
+function keyExpiry(caller: CallerIdentity): number {
+  const at = caller.expires_at === undefined ? NaN : Date.parse(caller.expires_at);
+  return Number.isNaN(at) ? Infinity : at;
 }
 
 function same(a: EntityRef | undefined, b: EntityRef): boolean {

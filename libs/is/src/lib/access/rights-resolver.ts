@@ -39,6 +39,8 @@ export class RightsResolver {
       universal: false,
       rights: [],
     };
+    // The gateway caches this answer: it must know when the key stops being valid.
+    if (credential.expiresAt !== undefined) caller.expires_at = credential.expiresAt;
     if (entity) {
       caller.entity = { kind: entity.kind, id: entity.id };
       caller.rights = await this.rightsOn(credential, entity);
