@@ -1,6 +1,7 @@
 /**
  * The HTTP edge against careless and abusive clients (issue 29, findings 7 and 8), in both run modes:
  * - a cached credential is refused at the instant its key expires, however long AUTH_CACHE_TTL_MS;
+ *   an event stream of that key ends then too, and one of a deleted key ends at once;
  * - a request body sent one byte at a time is cut off (408) within HTTP_REQUEST_TIMEOUT_MS, an
  *   idle connection is closed after HTTP_IDLE_TIMEOUT_MS, and an event stream outlives both;
  * - one address holds at most HTTP_MAX_CONNECTIONS_PER_ADDRESS connections: one more is closed at
@@ -113,6 +114,44 @@ describe.each(MODES)('the HTTP edge against careless and abusive clients (%s)', 
     expectStatus(await get(), 200);
     await sleep(expiresAt + 20 - Date.now());
     expectTtsError(await get(), 401, 16, 'pkg/identityserver', 'api_key_expired');
+  });
+
+  it('ends an event stream when its key expires, and at once when its key is deleted', async () => {
+    const key = async (expiresAt?: number) => {
+      const created = await api.post(`/api/v3/applications/${app}/api-keys`, {
+        name: 'streaming',
+        rights: ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'],
+        ...(expiresAt ? { expires_at: new Date(expiresAt).toISOString() } : {}),
+      });
+      expectStatus(created, 200);
+      return created.json as { id: string; key: string };
+    };
+    const follow = async (token: string) => {
+      const stream = await EventStream.open(stack.baseUrl, {
+        authorization: `Bearer ${token}`,
+        body: { identifiers: [{ application_ids: { application_id: app } }] },
+      });
+      opened.push(stream);
+      expect((await stream.nextEvent()).name).toBe('events.stream.start');
+      return stream;
+    };
+    const endOf = async (stream: EventStream) => {
+      await stream.whenEnded(5000);
+      return (JSON.parse(stream.text.trim().split('\n').pop() as string) as { error?: { code: number; message: string } }).error;
+    };
+
+    const expiresAt = Date.now() + 3000;
+    const expiring = await follow((await key(expiresAt)).key);
+    const deleted = await key();
+    const revoked = await follow(deleted.key);
+    expectStatus(await api.delete(`/api/v3/applications/${app}/api-keys/${deleted.id}`), 200);
+    const revokedEnd = await endOf(revoked);
+    expect(revokedEnd).toMatchObject({ code: 16, message: expect.stringContaining('api_key_not_found') });
+    // The expiring key's stream is untouched by another key's deletion, and ends when it expires.
+    expect(expiring.ended).toBe(false);
+    const expiredEnd = await endOf(expiring);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    expect(expiredEnd).toMatchObject({ code: 16, message: expect.stringContaining('api_key_expired') });
   });
 
   it('cuts off a request body sent one byte every 250 ms with 408 within HTTP_REQUEST_TIMEOUT_MS', async () => {

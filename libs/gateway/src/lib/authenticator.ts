@@ -45,6 +45,8 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
   /** Bumped by every invalidation: a lookup that started before one is answered but not remembered. */
   private generation = 0;
   private subscription?: Subscription;
+  /** Told of every invalidation once the cache has dropped what it affects (long-lived requests: event streams). */
+  private readonly listeners = new Set<(msg: AccessInvalidation) => void>();
 
   constructor(
     @Inject(STACK_CONFIG) config: StackConfig,
@@ -100,15 +102,20 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
     return lookup;
   }
 
-  /** Drops what was remembered for a changed key or entity. */
+  /** Drops what was remembered for a changed key or entity, then tells the listeners. */
   invalidate(msg: AccessInvalidation): void {
     if (msg.all) this.entries.clear();
     for (const [key, entry] of this.entries) {
-      const c = entry.caller;
-      if (!c) continue;
-      if ((msg.api_key_id && c.id === msg.api_key_id) || (msg.entity && (same(c.entity, msg.entity) || same(c.owner, msg.entity)))) this.entries.delete(key);
+      if (entry.caller && affects(msg, entry.caller)) this.entries.delete(key);
     }
     this.generation++;
+    for (const listener of this.listeners) listener(msg);
+  }
+
+  /** Calls `listener` after each invalidation (when a lookup already answers afresh); returns the unsubscribe. */
+  onInvalidation(listener: (msg: AccessInvalidation) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   private async resolve(key: string, authorization: string, entity: EntityRef | undefined, requestId: string): Promise<CallerIdentity> {
@@ -140,6 +147,17 @@ export function isEntityId(id: unknown): id is string {
 function keyExpiry(caller: CallerIdentity): number {
   const at = caller.expires_at === undefined ? NaN : Date.parse(caller.expires_at);
   return Number.isNaN(at) ? Infinity : at;
+}
+
+/**
+ * Whether an invalidation concerns a resolved caller: every one (`all`), its key, or an entity its
+ * rights were resolved on (`entity`, each of an event stream's `entity_rights`) or that owns its key.
+ */
+export function affects(msg: AccessInvalidation, caller: CallerIdentity): boolean {
+  if (msg.all || (msg.api_key_id !== undefined && caller.id === msg.api_key_id)) return true;
+  const entity = msg.entity;
+  if (!entity) return false;
+  return same(caller.entity, entity) || same(caller.owner, entity) || (caller.entity_rights ?? []).some((r) => same(r.entity, entity));
 }
 
 function same(a: EntityRef | undefined, b: EntityRef): boolean {
