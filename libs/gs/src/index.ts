@@ -6,3 +6,4 @@ export * from './lib/gs.module';
 export * from './lib/errors';
 export * from './lib/server/gateway-server.service';
 export * from './lib/udp/txpk';
+export * from './lib/lookup/gateway-lookup';

@@ -1,4 +1,4 @@
-import { KEY_PATHS, QUEUE_PATHS } from '@lorawan/api';
+import { ALLOWED_PATHS, KEY_PATHS, QUEUE_PATHS } from '@lorawan/api';
 import { batchPath, exportMask } from './registries';
 
 /** Whether a mask path selects `path` (equal, or a parent of it). */
@@ -12,14 +12,13 @@ describe('batchPath', () => {
 });
 
 describe('exportMask', () => {
-  it.each([
-    ['JS', 'js'],
-    ['NS', 'ns'],
-    ['AS', 'as'],
-  ] as const)('%s: key material only with keys, downlink queues never', (registry, component) => {
+  it.each(['JS', 'NS', 'AS'] as const)('%s: key material only with keys, downlink queues never', (registry) => {
     const withKeys = exportMask(registry, true).split(',');
     const withoutKeys = exportMask(registry, false).split(',');
-    for (const path of KEY_PATHS[component].read) {
+    const allowed = [...ALLOWED_PATHS[`${registry === 'JS' ? 'Js' : registry === 'NS' ? 'Ns' : 'As'}EndDeviceRegistry.Get`]];
+    const keyPaths = KEY_PATHS.read.filter((path) => allowed.includes(path));
+    expect(keyPaths.length).toBeGreaterThan(0);
+    for (const path of keyPaths) {
       expect(selects(withKeys, path)).toBe(true);
       expect(selects(withoutKeys, path)).toBe(false);
     }

@@ -75,8 +75,7 @@ export function listMask(): string {
  * prefix that covers nothing left out, so the query string stays short.
  */
 export function exportMask(registry: 'JS' | 'NS' | 'AS', withKeys: boolean): string {
-  const keyPaths: readonly string[] = KEY_PATHS[registry === 'JS' ? 'js' : registry === 'NS' ? 'ns' : 'as'].read;
-  const excluded: string[] = [...QUEUE_PATHS, ...(withKeys ? [] : keyPaths)];
+  const excluded: string[] = [...QUEUE_PATHS, ...(withKeys ? [] : KEY_PATHS.read)];
   const allowed = allowedPaths(registry, 'Get');
   const touches = (path: string) => excluded.some((x) => x === path || x.startsWith(`${path}.`) || path.startsWith(`${x}.`));
   const kept = [...allowed].filter((p) => !touches(p));

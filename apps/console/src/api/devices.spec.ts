@@ -1,5 +1,5 @@
 import { api, ApiError } from './client';
-import { type AbpRegistration, DELETE_ORDER, mergeDevice, registerDevice, registrationSteps, validateRegistration } from './devices';
+import { type AbpRegistration, DELETE_ORDER, DEVICE_PATHS, mergeDevice, registerDevice, registrationSteps, validateRegistration } from './devices';
 
 jest.mock('./client', () => ({ ...jest.requireActual('./client'), api: jest.fn() }));
 const apiMock = api as jest.MockedFunction<typeof api>;
@@ -24,6 +24,13 @@ const abp = (o: Partial<AbpRegistration> = {}): AbpRegistration => ({
   lorawan_phy_version: 'PHY_V1_0_3_REV_A',
   up_formatter: 'FORMATTER_CAYENNELPP',
   ...o,
+});
+
+describe('DEVICE_PATHS', () => {
+  it('reads no field that holds keys unless asked: never a whole session, MAC state or root keys (they need …_READ_KEYS)', () => {
+    const holdsKeys = /^(session|pending_session|mac_state|pending_mac_state|root_keys)$|\.keys\b|queued_join_accept/;
+    for (const registry of ['is', 'js', 'ns', 'as'] as const) expect(DEVICE_PATHS[registry].fields.filter((p) => holdsKeys.test(p))).toEqual([]);
+  });
 });
 
 describe('mergeDevice', () => {

@@ -20,8 +20,14 @@ export const FUZZ_DATAGRAMS = num('FUZZ_DATAGRAMS', 4000);
 export const FUZZ_BUDGET_MS = num('FUZZ_BUDGET_MS', 75_000);
 export const FUZZ_UDP_BUDGET_MS = num('FUZZ_UDP_BUDGET_MS', Math.max(10_000, FUZZ_BUDGET_MS / 4));
 
-/** The stack's limits well above what the fuzzer sends (rate limits are not what it tests). */
-const ENV = { RATE_LIMIT_API_KEY_PER_MIN: '10000000', RATE_LIMIT_ADDRESS_PER_MIN: '10000000' };
+/** The Gateway Server's lookups of unknown EUIs per second: the UDP suite's flood phase checks the IS gets no more. */
+export const FUZZ_EUI_LOOKUPS_PER_SEC = 50;
+/** The stack's limits well above what the fuzzer sends (rate limits are not what it tests), but the GS's lookup rate. */
+const ENV = {
+  RATE_LIMIT_API_KEY_PER_MIN: '10000000',
+  RATE_LIMIT_ADDRESS_PER_MIN: '10000000',
+  GS_UNKNOWN_EUI_LOOKUPS_PER_SEC: String(FUZZ_EUI_LOOKUPS_PER_SEC),
+};
 const ALL: ComponentName[] = ['is', 'js', 'ns', 'as', 'events', 'gs'];
 
 export type Start = () => Promise<StackUnderTest>;

@@ -8,7 +8,9 @@
  *
  * Asserted: every process keeps running with readiness 200 (checked every few hundred datagrams),
  * and afterwards the port answers a well-formed PULL_DATA with PULL_ACK and PUSH_DATA with PUSH_ACK,
- * for the registered gateway and for an unknown one.
+ * for the registered gateway and for an unknown one. A second phase floods the port with PUSH_DATA
+ * and PULL_DATA from random EUIs as fast as it can: the Identity Server gets at most the Gateway
+ * Server's lookup rate (GS_UNKNOWN_EUI_LOOKUPS_PER_SEC, read from its `/metrics`), nothing crashes.
  */
 import { createSocket, type Socket } from 'node:dgram';
 import fc from 'fast-check';
@@ -16,7 +18,8 @@ import loraPacket from 'lora-packet';
 import { loraJoinRequest, SimulatedUdpGateway, type StackUnderTest } from '@lorawan/testing';
 import { ADMIN_USER_ID, Api, expectStatus } from '../http-client';
 import { uid } from '../devices';
-import { expectAlive, FUZZ_DATAGRAMS, FUZZ_SEED, FUZZ_UDP_BUDGET_MS, MODES } from './fuzz-config';
+import { metricSum, scrape } from '../prometheus';
+import { expectAlive, FUZZ_DATAGRAMS, FUZZ_EUI_LOOKUPS_PER_SEC, FUZZ_SEED, FUZZ_UDP_BUDGET_MS, MODES } from './fuzz-config';
 import { nastyString, wrongValue } from './request-arbitraries';
 
 const REGISTERED_EUI = 'AA555A0000F0221E';
@@ -148,7 +151,7 @@ describe.each(MODES)('UDP fuzzing of the Gateway Server (%s)', (mode, start) => 
   let stack: StackUnderTest;
   let socket: Socket;
   const api = new Api(() => stack);
-  const counts = { datagrams: 0, bytes: 0 };
+  const counts = { datagrams: 0, bytes: 0, flood: 0, flood_lookups: 0 };
   const started = Date.now();
 
   beforeAll(async () => {
@@ -169,12 +172,15 @@ describe.each(MODES)('UDP fuzzing of the Gateway Server (%s)', (mode, start) => 
     await stack?.stop();
   });
 
-  const send = (datagram: Buffer) =>
+  /** Sends one datagram, counted as fuzzed unless it is the flood's. */
+  const send = (datagram: Buffer, fuzzed = true) =>
     new Promise<void>((resolve, reject) => {
       // At most what one UDP datagram carries.
       const d = datagram.subarray(0, 65_000);
-      counts.datagrams++;
-      counts.bytes += d.length;
+      if (fuzzed) {
+        counts.datagrams++;
+        counts.bytes += d.length;
+      } else counts.flood++;
       socket.send(d, stack.udpPort, '127.0.0.1', (err) => (err ? reject(err) : resolve()));
     });
 
@@ -216,5 +222,33 @@ describe.each(MODES)('UDP fuzzing of the Gateway Server (%s)', (mode, start) => 
     await expectAcks('AA555A00000000FF');
     await expectAlive(stack);
     expect(counts.datagrams).toBeGreaterThan(0);
+  });
+
+  it('a flood from random gateway EUIs costs the IS at most the lookup rate, and crashes nothing', async () => {
+    const isMetrics = () => scrape(mode === 'distributed' ? `http://127.0.0.1:${stack.healthPorts.get('is#0')}/metrics` : `${stack.baseUrl}/metrics`);
+    const lookups = async () => metricSum(await isMetrics(), 'lorawan_rpc_server_handled_total', { component: 'is', rpc: 'GsIs.GetGatewayForEUI' });
+    await new Promise((r) => setTimeout(r, 1100)); // the lookup bucket full again after the first phase
+    const before = await lookups();
+    const started = Date.now();
+    const flood = fc.tuple(fc.uint8Array({ minLength: 8, maxLength: 8 }), fc.nat({ max: 0xffff }), fc.boolean(), phyPayload).map(([e, token, push, frame]) => {
+      const h = header(2, token, push ? 0 : 2, Buffer.from(e).toString('hex'));
+      return push ? Buffer.concat([h, Buffer.from(JSON.stringify({ rxpk: [validRxpk(frame)] }))]) : h;
+    });
+    const datagrams = fc.sample(flood, { seed: FUZZ_SEED, numRuns: FUZZ_DATAGRAMS });
+    for (const [i, d] of datagrams.entries()) {
+      await send(d, false);
+      if (i % 200 === 199) await new Promise((r) => setTimeout(r, 5));
+    }
+    // Lookups in flight answered.
+    let after = await lookups();
+    for (let last = -1; after !== last; after = await lookups()) {
+      last = after;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    counts.flood_lookups = after - before;
+    const seconds = (Date.now() - started) / 1000;
+    expect(counts.flood_lookups).toBeLessThanOrEqual(2 * FUZZ_EUI_LOOKUPS_PER_SEC * (1 + seconds));
+    await expectAlive(stack);
+    await expectAcks(REGISTERED_EUI);
   });
 });

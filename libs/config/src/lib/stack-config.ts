@@ -46,6 +46,14 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000_000) RATE_LIMIT_API_KEY_PER_MIN = 60_000;
   /** HTTP API requests per minute per source address, whatever the credentials, per gateway process; 0: no limit. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000_000) RATE_LIMIT_ADDRESS_PER_MIN = 120_000;
+  /** The HTTP edge: a request's headers and body must have arrived this long after it began, else 408 and the connection closes; 0: no limit. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) HTTP_REQUEST_TIMEOUT_MS = 60_000;
+  /** The HTTP edge: a connection without a request in progress (kept alive between requests) is closed after this long. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000) HTTP_IDLE_TIMEOUT_MS = 72_000;
+  /** The HTTP edge: connections one client address may have open at once; one more is closed as it arrives. 0: no limit. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000) HTTP_MAX_CONNECTIONS_PER_ADDRESS = 256;
+  /** The HTTP edge: a body over the limit is read and discarded up to this many bytes before its 413, so the client reads it; a longer one is answered at once. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1 << 30) HTTP_OVERSIZED_BODY_DRAIN_BYTES = 16 * 1024 * 1024;
   /** Event streams one credential may have open at once on a gateway process; 0: no limit. */
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000) EVENTS_MAX_STREAMS_PER_KEY = 100;
   /** Public base URL of the HTTP API (…/api/v3), used in webhook `X-Downlink-Push`/`X-Downlink-Replace` and `X-Tts-Domain`. */
@@ -66,6 +74,12 @@ export class Environment {
   /** Refuse gateways the IS does not know (else they connect as `eui-<eui>` with the fallback plan). */
   @IsOptional() @Transform(toBool) @IsBoolean() GS_REQUIRE_REGISTERED_GATEWAYS = true;
   @IsOptional() @Matches(/^[A-Z0-9_]{1,64}$/, { message: 'GS_FALLBACK_FREQUENCY_PLAN must be a frequency plan ID' }) GS_FALLBACK_FREQUENCY_PLAN?: string;
+  /** How many EUIs the IS does not know a GS replica remembers (least recently seen forgotten first); 0: none. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000) GS_UNKNOWN_EUI_CACHE_SIZE = 65_536;
+  /** How long a GS replica remembers that the IS does not know an EUI (a `gateway.create` or `.update` naming it forgets it at once). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(86_400_000) GS_UNKNOWN_EUI_CACHE_TTL_MS = 300_000;
+  /** Gateway lookups (`GsIs.GetGatewayForEUI`) a GS replica makes per second at most, for EUIs it holds no connection of; beyond, their datagrams are dropped. 0: no limit. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000) GS_UNKNOWN_EUI_LOOKUPS_PER_SEC = 100;
   /** The Network Server's NetID (6 hex digits): joined devices get DevAddrs of its prefix. */
   @IsOptional() @Matches(/^[0-9A-Fa-f]{6}$/, { message: 'NS_NET_ID must be 6 hex digits' }) NS_NET_ID = '000000';
   /** DevAddr prefixes to allocate from instead of the NetID's (`26011000/20,26012000/20`). */
@@ -174,6 +188,8 @@ export interface StackConfig {
   eventsHistoryMaxBytes: number;
   /** The gateway's abuse limits (0: none). */
   limits: { apiKeyPerMin: number; addressPerMin: number; streamsPerKey: number };
+  /** The gateway's HTTP connections. */
+  http: HttpEdgeConfig;
   autoMigrate: boolean;
   /** PUBLIC_URL without a trailing slash (default `http://localhost:<HTTP_PORT>/api/v3`). */
   publicUrl: string;
@@ -211,6 +227,18 @@ export interface NatsSecurityConfig {
   password?: string;
 }
 
+/** The gateway's HTTP connections (HTTP_*): timeouts and bounds against slow and abusive clients. */
+export interface HttpEdgeConfig {
+  /** Headers and body of a request must arrive within this long (0: no limit). */
+  requestTimeoutMs: number;
+  /** A connection without a request in progress closes after this long. */
+  idleTimeoutMs: number;
+  /** Connections open at once per client address (0: no limit). */
+  maxConnectionsPerAddress: number;
+  /** Bytes of an oversized body read and discarded before its 413. */
+  oversizedBodyDrainBytes: number;
+}
+
 /** The Gateway Server's UDP frontend (GS_*). */
 export interface GatewayServerConfig {
   udpPort: number;
@@ -221,6 +249,11 @@ export interface GatewayServerConfig {
   udpReceiveBuffer: number;
   requireRegisteredGateways: boolean;
   fallbackFrequencyPlan?: string;
+  /** EUIs the IS does not know, remembered per replica: at most this many (0: none), each for `unknownEuiCacheTtlMs`. */
+  unknownEuiCacheSize: number;
+  unknownEuiCacheTtlMs: number;
+  /** IS lookups per second for EUIs without a connection (0: no limit). */
+  unknownEuiLookupsPerSec: number;
 }
 
 /** The Network Server's network (NS_*). */
@@ -314,6 +347,12 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     eventsStreamBuffer: e.EVENTS_STREAM_BUFFER,
     eventsHistoryMaxBytes: e.EVENTS_HISTORY_MAX_BYTES,
     limits: { apiKeyPerMin: e.RATE_LIMIT_API_KEY_PER_MIN, addressPerMin: e.RATE_LIMIT_ADDRESS_PER_MIN, streamsPerKey: e.EVENTS_MAX_STREAMS_PER_KEY },
+    http: {
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
+      maxConnectionsPerAddress: e.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+      oversizedBodyDrainBytes: e.HTTP_OVERSIZED_BODY_DRAIN_BYTES,
+    },
     autoMigrate: e.DB_AUTO_MIGRATE,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.HTTP_PORT}/api/v3`).replace(/\/+$/, ''),
     webhooks: {
@@ -345,6 +384,9 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       udpReceiveBuffer: e.GS_UDP_RECEIVE_BUFFER,
       requireRegisteredGateways: e.GS_REQUIRE_REGISTERED_GATEWAYS,
       fallbackFrequencyPlan: e.GS_FALLBACK_FREQUENCY_PLAN,
+      unknownEuiCacheSize: e.GS_UNKNOWN_EUI_CACHE_SIZE,
+      unknownEuiCacheTtlMs: e.GS_UNKNOWN_EUI_CACHE_TTL_MS,
+      unknownEuiLookupsPerSec: e.GS_UNKNOWN_EUI_LOOKUPS_PER_SEC,
     },
     ns: {
       netId: e.NS_NET_ID.toUpperCase(),

@@ -82,6 +82,50 @@ describe('Authenticator', () => {
     expect(short.calls).toHaveLength(2);
   });
 
+  it('never uses a remembered caller past its key’s expires_at, whatever the TTL', async () => {
+    const { auth, calls, setAnswer } = setup(600_000);
+    const expiresAt = Date.now() + 60;
+    setAnswer((req) => ({
+      ok: {
+        kind: 'api-key',
+        id: 'KEY1',
+        is_admin: false,
+        key_rights: [],
+        universal: false,
+        entity: req.entity as never,
+        rights: [],
+        expires_at: new Date(expiresAt).toISOString(),
+      },
+    }));
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r1');
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r2');
+    expect(calls).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, expiresAt - Date.now()));
+    // From the instant the key expires the IS is asked again (and answers that it expired).
+    setAnswer(() => ({ error: ErrNotFound.with().toDetails() }));
+    expect(await errorOf(auth.authenticate('Bearer T1', GET, request('app-1'), 'r3'))).toBe('pkg/identityserver:api_key_not_found');
+    expect(calls).toHaveLength(2);
+  });
+
+  it('remembers nothing of an answer whose key expired while it was asked', async () => {
+    const { auth, calls, setAnswer } = setup(600_000);
+    setAnswer((req) => ({
+      ok: {
+        kind: 'api-key',
+        id: 'KEY1',
+        is_admin: false,
+        key_rights: [],
+        universal: false,
+        entity: req.entity as never,
+        rights: [],
+        expires_at: '2000-01-01T00:00:00Z',
+      },
+    }));
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r1');
+    await auth.authenticate('Bearer T1', GET, request('app-1'), 'r2');
+    expect(calls).toHaveLength(2);
+  });
+
   it('remembers credential failures but not an unavailable IS', async () => {
     const { auth, calls, setAnswer } = setup();
     setAnswer(() => ({ error: ErrNotFound.with().toDetails() }));

@@ -30,8 +30,9 @@ interface Entry {
 /**
  * Resolves `Authorization: Bearer <key>` to the caller and its rights on the request's entity by
  * asking the Identity Server (`EntityAccess.Authorize`), which owns the keys. Resolutions are
- * remembered for AUTH_CACHE_TTL_MS per (credential, entity), so a client's steady stream of
- * requests costs one lookup per few seconds; the IS broadcasts key and entity changes
+ * remembered for AUTH_CACHE_TTL_MS per (credential, entity), but never past the key's
+ * `expires_at`: from that instant the IS is asked again (and refuses the key), so a client's steady
+ * stream of requests costs one lookup per few seconds; the IS broadcasts key and entity changes
  * (`access.invalidate`) and every gateway replica drops the affected entries at once. Concurrent
  * misses for the same entry share one lookup. Credentials are never logged.
  */
@@ -44,6 +45,8 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
   /** Bumped by every invalidation: a lookup that started before one is answered but not remembered. */
   private generation = 0;
   private subscription?: Subscription;
+  /** Told of every invalidation once the cache has dropped what it affects (long-lived requests: event streams). */
+  private readonly listeners = new Set<(msg: AccessInvalidation) => void>();
 
   constructor(
     @Inject(STACK_CONFIG) config: StackConfig,
@@ -99,15 +102,20 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
     return lookup;
   }
 
-  /** Drops what was remembered for a changed key or entity. */
+  /** Drops what was remembered for a changed key or entity, then tells the listeners. */
   invalidate(msg: AccessInvalidation): void {
     if (msg.all) this.entries.clear();
     for (const [key, entry] of this.entries) {
-      const c = entry.caller;
-      if (!c) continue;
-      if ((msg.api_key_id && c.id === msg.api_key_id) || (msg.entity && (same(c.entity, msg.entity) || same(c.owner, msg.entity)))) this.entries.delete(key);
+      if (entry.caller && affects(msg, entry.caller)) this.entries.delete(key);
     }
     this.generation++;
+    for (const listener of this.listeners) listener(msg);
+  }
+
+  /** Calls `listener` after each invalidation (when a lookup already answers afresh); returns the unsubscribe. */
+  onInvalidation(listener: (msg: AccessInvalidation) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   private async resolve(key: string, authorization: string, entity: EntityRef | undefined, requestId: string): Promise<CallerIdentity> {
@@ -115,7 +123,7 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
     try {
       const { body } = await this.forwarder.forward(RPCS['EntityAccess.Authorize'], { authorization, entity }, { request_id: requestId, correlation_ids: [] });
       const caller = body as CallerIdentity;
-      this.remember(key, { expires: Date.now() + this.ttlMs, caller }, started);
+      this.remember(key, { expires: Math.min(Date.now() + this.ttlMs, keyExpiry(caller)), caller }, started);
       return caller;
     } catch (err) {
       if (err instanceof StackError && CACHEABLE_FAILURES.has(err.code)) this.remember(key, { expires: Date.now() + this.ttlMs, error: err }, started);
@@ -124,7 +132,7 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
   }
 
   private remember(key: string, entry: Entry, generation: number): void {
-    if (this.ttlMs <= 0 || generation !== this.generation) return;
+    if (this.ttlMs <= 0 || generation !== this.generation || entry.expires <= Date.now()) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, entry);
   }
@@ -133,6 +141,23 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
 /** A well-formed entity ID (only those get rights looked up). */
 export function isEntityId(id: unknown): id is string {
   return typeof id === 'string' && id.length <= ID_MAX_LENGTH && ID_PATTERN.test(id);
+}
+
+/** When the caller's key stops being valid (ms since the epoch; never for a key without `expires_at`). */
+function keyExpiry(caller: CallerIdentity): number {
+  const at = caller.expires_at === undefined ? NaN : Date.parse(caller.expires_at);
+  return Number.isNaN(at) ? Infinity : at;
+}
+
+/**
+ * Whether an invalidation concerns a resolved caller: every one (`all`), its key, or an entity its
+ * rights were resolved on (`entity`, each of an event stream's `entity_rights`) or that owns its key.
+ */
+export function affects(msg: AccessInvalidation, caller: CallerIdentity): boolean {
+  if (msg.all || (msg.api_key_id !== undefined && caller.id === msg.api_key_id)) return true;
+  const entity = msg.entity;
+  if (!entity) return false;
+  return same(caller.entity, entity) || same(caller.owner, entity) || (caller.entity_rights ?? []).some((r) => same(r.entity, entity));
 }
 
 function same(a: EntityRef | undefined, b: EntityRef): boolean {

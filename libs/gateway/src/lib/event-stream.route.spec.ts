@@ -1,6 +1,8 @@
 import { EventEmitter } from 'node:events';
 import {
+  ACCESS_INVALIDATION_SUBJECT,
   type CallerIdentity,
+  type Right,
   type EventJson,
   replicaHeartbeatSubject,
   SESSION_ID_PATTERN,
@@ -80,6 +82,7 @@ const START = event('events.stream.start');
 
 type ServiceAnswer = (req: { body: Record<string, unknown>; ctx: RpcEnvelope['ctx'] }) => Promise<{ ok: unknown } | { error: ErrorDetails }>;
 const ErrNoRights = defineError('pkg/auth/rights', 'no_application_rights', 'no rights for application `{uid}`', Code.PermissionDenied);
+const ErrKeyExpired = defineError('pkg/identityserver', 'api_key_expired', 'API key expired', Code.Unauthenticated);
 const ErrNoIdentifiers = defineError('pkg/events/grpc', 'no_identifiers', 'no identifiers', Code.InvalidArgument);
 
 /** A gateway EventStreamRoute on an in-process transport, with an IS (Authorize) and an events replica double. */
@@ -87,12 +90,16 @@ function setup(limits: Partial<StreamLimits> = {}) {
   const transport = new InProcessBroker();
   const config = { authCacheTtlMs: 0, rpcTimeoutMs: 1000 } as StackConfig;
   const authorizations: Array<{ authorization: string; entity?: { kind: string; id: string } }> = [];
+  /** The key as the IS double knows it: when it expires, whether it was deleted, its rights on app-1. */
+  const key: { expiresAt?: string; deleted: boolean; rights: Right[] } = { deleted: false, rights: ['RIGHT_APPLICATION_INFO'] };
   serveRpcDouble(transport, 'EntityAccess.Authorize', async (request) => {
     const body = request.body as { authorization: string; entity?: { kind: string; id: string } };
     authorizations.push(body);
-    if (body.authorization === 'Bearer unknown')
+    if (body.authorization === 'Bearer unknown' || key.deleted)
       return { error: defineError('pkg/identityserver', 'api_key_not_found', 'API key not found', Code.Unauthenticated).with().toDetails() };
+    if (key.expiresAt !== undefined && Date.now() >= Date.parse(key.expiresAt)) return { error: ErrKeyExpired.with().toDetails() };
     const caller: CallerIdentity = {
+      ...(key.expiresAt !== undefined ? { expires_at: key.expiresAt } : {}),
       kind: 'api-key',
       id: 'KEY1',
       owner: { kind: 'user', id: 'usr-1' },
@@ -100,7 +107,7 @@ function setup(limits: Partial<StreamLimits> = {}) {
       key_rights: ['RIGHT_APPLICATION_INFO'],
       universal: false,
       entity: body.entity as never,
-      rights: body.entity?.id === 'app-1' ? ['RIGHT_APPLICATION_INFO'] : [],
+      rights: body.entity?.id === 'app-1' ? [...key.rights] : [],
     };
     return { ok: caller };
   });
@@ -132,6 +139,8 @@ function setup(limits: Partial<StreamLimits> = {}) {
   }
   return {
     transport,
+    auth,
+    key,
     route,
     requests,
     controls,
@@ -637,5 +646,69 @@ describe('EventStreamRoute', () => {
     t.route.onModuleDestroy();
     await flush();
     expect(jest.getTimerCount()).toBe(timersBefore);
+  });
+
+  describe('a stream lives no longer than its credential', () => {
+    /** The last message of a stream: its end. */
+    const lastOf = (sink: FakeSink) => JSON.parse(sink.text.trim().split('\n').pop() as string) as { error?: { code: number; message: string } };
+    const invalidate = (t: ReturnType<typeof setup>, msg: object) => t.transport.publish(ACCESS_INVALIDATION_SUBJECT, encode(msg));
+
+    function started() {
+      const t = setup();
+      t.auth.onModuleInit();
+      t.route.onModuleInit();
+      return t;
+    }
+
+    it('ends with the IS’s api_key_expired at the instant the key expires, and leaves no timer behind', async () => {
+      jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
+      const t = started();
+      t.key.expiresAt = new Date(Date.now() + 90_000).toISOString();
+      const { sink } = await t.open();
+      expect(sink.status).toBe(200);
+      jest.advanceTimersByTime(89_000);
+      await flush(6);
+      expect(sink.writableEnded).toBe(false);
+      jest.advanceTimersByTime(1_000);
+      await flush(6);
+      expect(sink.writableEnded).toBe(true);
+      expect(lastOf(sink).error).toMatchObject({ code: 16, message: 'error:pkg/identityserver:api_key_expired (API key expired)' });
+      expect(t.route.openSessions).toBe(0);
+      t.route.onModuleDestroy();
+      t.auth.onModuleDestroy();
+    });
+
+    it('ends at once when its key is deleted (access.invalidate of the key), with the IS’s refusal; another key’s invalidation leaves it alone', async () => {
+      const t = started();
+      const { sink } = await t.open();
+      invalidate(t, { api_key_id: 'SOMEONE-ELSE' });
+      await flush(6);
+      expect(sink.writableEnded).toBe(false);
+      t.key.deleted = true;
+      invalidate(t, { api_key_id: 'KEY1' });
+      await flush(6);
+      expect(sink.writableEnded).toBe(true);
+      expect(lastOf(sink).error).toMatchObject({ code: 16, message: 'error:pkg/identityserver:api_key_not_found (API key not found)' });
+      t.route.onModuleDestroy();
+      t.auth.onModuleDestroy();
+    });
+
+    it('a change of its entity: the same rights go on, other rights end it with rights_changed (the client reconnects)', async () => {
+      const t = started();
+      const { sink } = await t.open();
+      invalidate(t, { entity: { kind: 'application', id: 'app-1' } });
+      await flush(6);
+      expect(sink.writableEnded).toBe(false);
+      t.key.rights = ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'];
+      invalidate(t, { entity: { kind: 'application', id: 'app-2' } });
+      await flush(6);
+      expect(sink.writableEnded).toBe(false);
+      invalidate(t, { entity: { kind: 'application', id: 'app-1' } });
+      await flush(6);
+      expect(sink.writableEnded).toBe(true);
+      expect(lastOf(sink).error).toMatchObject({ code: 10, message: expect.stringContaining('pkg/events:rights_changed') });
+      t.route.onModuleDestroy();
+      t.auth.onModuleDestroy();
+    });
   });
 });

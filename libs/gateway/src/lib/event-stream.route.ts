@@ -15,14 +15,14 @@ import {
 import { ErrInternal, ErrUnavailable, StackError } from '@lorawan/errors';
 import { eventStreamsOpen } from '@lorawan/observability';
 import { type PubSub, PUBSUB, type Subscription } from '@lorawan/transport';
-import { Authenticator, isEntityId } from './authenticator';
+import { affects, Authenticator, isEntityId } from './authenticator';
 import { DEFAULT_STREAM_LIMITS, EventStreamSession, refuseStream, type StreamLimits, type StreamSink } from './event-stream.session';
 import { sendError } from './http-reply';
 import { buildRequest, compileBinding } from './request-builder';
 import { RpcForwarder } from './rpc-forwarder';
 import { routeLabel } from './rpc-routes';
 import { framingFor } from './stream-framing';
-import { ErrTooManyStreams } from './gateway-errors';
+import { ErrStreamRightsChanged, ErrTooManyStreams } from './gateway-errors';
 
 /** Overrides of the stream limits (tests). */
 export const STREAM_LIMITS = Symbol('STREAM_LIMITS');
@@ -71,6 +71,9 @@ export class EventStreamRoute implements OnModuleInit, OnModuleDestroy {
   private readonly replicaSeen = new Map<string, number>();
   private heartbeats?: Subscription;
   private watchTimer?: NodeJS.Timeout;
+  /** What each stream was authorized with, so it can be checked again (`revalidate`). */
+  private readonly grants = new Map<EventStreamSession, StreamGrant>();
+  private stopInvalidations?: () => void;
 
   constructor(
     private readonly auth: Authenticator,
@@ -91,6 +94,9 @@ export class EventStreamRoute implements OnModuleInit, OnModuleDestroy {
     });
     this.watchTimer = setInterval(() => this.endSilentStreams(), this.watch.checkMs);
     this.watchTimer.unref();
+    this.stopInvalidations = this.auth.onInvalidation((msg) => {
+      for (const [session, grant] of this.grants) if (affects(msg, grant.caller)) void this.revalidate(session);
+    });
   }
 
   /**
@@ -171,6 +177,8 @@ export class EventStreamRoute implements OnModuleInit, OnModuleDestroy {
       onClosed: (s) => this.forget(s),
     });
     this.sessions.add(session);
+    this.grants.set(session, { caller, authorization: o.authorization, identifiers: o.request.identifiers, requestId: o.requestId });
+    this.scheduleExpiry(session);
     this.credentialOf.set(session, caller.id);
     this.perCredential.set(caller.id, open + 1);
     eventStreamsOpen.set({ component: 'gateway' }, this.sessions.size);
@@ -185,7 +193,47 @@ export class EventStreamRoute implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /**
+   * A stream lives no longer than its credential: at the key's `expires_at`, and whenever the IS
+   * says the key or an entity of the stream changed (`access.invalidate`), the caller is resolved
+   * again. Refused (expired, deleted, no rights left) → the stream ends with that error; other
+   * rights than it was opened with → it ends with `rights_changed` (the client reconnects with the
+   * current ones); the same → it goes on.
+   */
+  private async revalidate(session: EventStreamSession): Promise<void> {
+    const grant = this.grants.get(session);
+    if (!grant) return;
+    clearTimeout(grant.expiry);
+    let caller: CallerIdentity;
+    try {
+      caller = await this.caller(grant.authorization, grant.identifiers, grant.requestId);
+    } catch (err) {
+      if (!this.grants.has(session)) return;
+      const error = this.stackError(err, grant.requestId);
+      this.logger.log({ session: session.id, request_id: grant.requestId, error: error.name }, 'event stream ended: its credential is refused');
+      return session.abort(error);
+    }
+    if (!this.grants.has(session)) return;
+    if (JSON.stringify(caller.entity_rights) !== JSON.stringify(grant.caller.entity_rights)) {
+      this.logger.log({ session: session.id, request_id: grant.requestId }, 'event stream ended: its rights changed');
+      return session.abort(ErrStreamRightsChanged.with());
+    }
+    grant.caller = caller;
+    this.scheduleExpiry(session);
+  }
+
+  /** Checks the stream again when its key expires (timers run at most ~24 days ahead: a later expiry is checked then and rescheduled). */
+  private scheduleExpiry(session: EventStreamSession): void {
+    const grant = this.grants.get(session);
+    const at = grant?.caller.expires_at === undefined ? NaN : Date.parse(grant.caller.expires_at);
+    if (!grant || Number.isNaN(at)) return;
+    grant.expiry = setTimeout(() => void this.revalidate(session), Math.min(Math.max(at - Date.now(), 0), MAX_TIMER_MS));
+    grant.expiry.unref();
+  }
+
   private forget(session: EventStreamSession): void {
+    clearTimeout(this.grants.get(session)?.expiry);
+    this.grants.delete(session);
     this.sessions.delete(session);
     const credential = this.credentialOf.get(session);
     if (credential !== undefined) {
@@ -201,6 +249,7 @@ export class EventStreamRoute implements OnModuleInit, OnModuleDestroy {
   onModuleDestroy(): void {
     this.shuttingDown = true;
     this.heartbeats?.unsubscribe();
+    this.stopInvalidations?.();
     clearInterval(this.watchTimer);
     for (const session of [...this.sessions]) session.shutdown();
   }
@@ -220,6 +269,19 @@ export class EventStreamRoute implements OnModuleInit, OnModuleDestroy {
     return internal;
   }
 }
+
+/** What a stream was authorized with: the caller as resolved, and what resolves it again. */
+interface StreamGrant {
+  caller: CallerIdentity;
+  authorization: string | undefined;
+  identifiers: unknown;
+  requestId: string;
+  /** The timer of the key's expiry, if it has one. */
+  expiry?: NodeJS.Timeout;
+}
+
+/** The longest delay `setTimeout` keeps (2^31 - 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The identity without the rights of one entity (the stream's are in `entity_rights`). */
 function credentialOnly(caller: CallerIdentity): CallerIdentity {

@@ -149,6 +149,12 @@ export class EventStreamSession {
     if (this.state === 'streaming') this.endWith(error.toStatus());
   }
 
+  /** The stream may not go on (its credential expired, was revoked or its rights changed): refused if not started, else ended with the error. */
+  abort(error: StackError): void {
+    if (this.state === 'opening') this.refuse(error);
+    else this.fail(error);
+  }
+
   /** Gateway shutdown: a stream not started yet is refused (503), a started one ends. */
   shutdown(): void {
     if (this.state === 'opening') this.refuse(ErrUnavailable.with({ component: 'gateway' }));

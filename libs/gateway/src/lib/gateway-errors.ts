@@ -35,3 +35,15 @@ export const ErrTooManyStreams = defineError(
   '{open} event streams are open with this credential, at most {max} may be',
   Code.ResourceExhausted,
 );
+
+/**
+ * The rights a stream was opened with changed (a collaborator, membership or key update): the stream
+ * ends rather than go on with rights the credential no longer has; the client reconnects and gets
+ * the current ones.
+ */
+export const ErrStreamRightsChanged = defineError(
+  'pkg/events',
+  'rights_changed',
+  'the rights of the credential changed since the stream opened: reconnect',
+  Code.Aborted,
+);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -8,8 +8,11 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { newUlid } from '@lorawan/api';
 import { Code } from '@lorawan/errors';
-import { childLogger } from '@lorawan/observability';
+import { childLogger, httpConnectionsRefused, LogSampler } from '@lorawan/observability';
 import { ApiExceptionFilter } from './api-exception.filter';
+import { limitConnectionsPerAddress } from './connection-limit';
+import { httpTimeouts } from './http-timeouts';
+import { answerExpectContinue } from './oversized-body';
 import { EventStreamRoute } from './event-stream.route';
 import { OpenApiRoute } from './openapi.route';
 import { ConsoleRoute } from './console.route';
@@ -35,11 +38,14 @@ function requestId(req: IncomingMessage): string {
 
 /**
  * A request Node's HTTP parser refuses before fastify sees it (headers over the size limit, a
- * malformed request line): fastify's answer in the API's error shape (`{code, message}`, as
- * grpc-gateway writes its own errors), then the connection is closed.
+ * malformed request line) or that took longer than HTTP_REQUEST_TIMEOUT_MS to arrive: fastify's
+ * answer in the API's error shape (`{code, message}`, as grpc-gateway writes its own errors),
+ * unless a response already began on the connection, then the connection is closed.
  */
-function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+function writeClientError(err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: ServerResponse }): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // Node's own handler checks the same (the response in progress on the connection, if any).
+  if (socket._httpMessage?.headersSent) return void socket.destroy(err);
   const [status, code, message] =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, Code.DeadlineExceeded, 'client timeout']
@@ -71,9 +77,11 @@ export interface RunningGateway {
 export async function startGateway(options: GatewayOptions & { port?: number; host?: string; logger?: LoggerService | false }): Promise<RunningGateway> {
   const bodyLimit = requestBodyLimit(options.messaging.maxPayload);
   const tls = options.config.httpTls;
+  const timeouts = httpTimeouts(options.config.http);
   const adapter = new FastifyAdapter({
     // HTTPS with HTTP_TLS_CERT_FILE and HTTP_TLS_KEY_FILE (read once at start; a new certificate needs a restart).
-    ...(tls ? { https: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } } : {}),
+    ...(tls ? { https: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), ...timeouts.server } } : { http: timeouts.server }),
+    ...timeouts.fastify,
     bodyLimit,
     genReqId: requestId,
     requestIdHeader: false,
@@ -91,6 +99,14 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   // Straight through pino (level checked first): one line per request is on the hottest path.
   const accessLog = childLogger({ context: 'Access' });
+  const gatewayLog = childLogger({ context: 'Gateway' });
+  const sampler = new LogSampler();
+  limitConnectionsPerAddress(fastify.server, options.config.http.maxConnectionsPerAddress, (address) => {
+    httpConnectionsRefused.inc();
+    const heldBack = sampler.sample('connection_refused');
+    if (heldBack !== undefined) gatewayLog?.warn({ address, held_back: heldBack }, 'connection refused: too many open from its address');
+  });
+  answerExpectContinue(fastify.server, bodyLimit);
 
   fastify.decorateRequest('callerId', undefined);
   // Callback hooks, not async ones: no promise per request and hook.
@@ -133,7 +149,7 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
   app.get(OpenApiRoute).register(fastify);
   app.get(ConsoleRoute).register(fastify);
   // Errors Fastify raises before a route runs (body too large, bad request) reach Nest's error handler and this filter.
-  app.useGlobalFilters(new ApiExceptionFilter(routes, bodyLimit));
+  app.useGlobalFilters(new ApiExceptionFilter(routes, { bodyLimit, drainBytes: options.config.http.oversizedBodyDrainBytes }));
 
   await app.listen(options.port ?? options.config.httpPort, options.host ?? '0.0.0.0');
   const address = fastify.server.address();

@@ -164,8 +164,19 @@ export const gsUplinks = new Counter({
 
 export const gsDatagramsDropped = new Counter({
   name: 'lorawan_gs_udp_dropped_total',
-  help: 'Semtech UDP datagrams (or rxpk items) dropped before any processing, by reason (malformed, flood filter, unknown token).',
+  help: 'Semtech UDP datagrams (or rxpk items) dropped before any processing, by reason (malformed, flood filter, unknown token; unknown_gateway, lookup_throttled and lookup_failed for datagrams of EUIs without a connection).',
   labelNames: ['reason'] as const,
+});
+
+export const gsGatewayLookups = new Counter({
+  name: 'lorawan_gs_gateway_lookups_total',
+  help: 'Gateway EUIs a Gateway Server replica looked up in the Identity Server (GsIs.GetGatewayForEUI), by result: found, not_found, failed; throttled: not asked, over GS_UNKNOWN_EUI_LOOKUPS_PER_SEC.',
+  labelNames: ['result'] as const,
+});
+
+export const httpConnectionsRefused = new Counter({
+  name: 'lorawan_http_connections_refused_total',
+  help: 'Connections the gateway closed as they arrived: their address had HTTP_MAX_CONNECTIONS_PER_ADDRESS open already.',
 });
 
 export const natsConnectionUp = new Gauge({

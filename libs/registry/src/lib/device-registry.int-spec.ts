@@ -46,7 +46,6 @@ const POLICY: RegistryPolicy = {
     'session.keys.session_key_id',
     'session.keys.f_nwk_s_int_key',
   ],
-  keyEnvelopes: ['session.keys.f_nwk_s_int_key'],
   copyFields: ['supports_class_c'],
   errors: { notFound: ErrNotFound, readOnlyField: ErrReadOnly },
   events: NS_EVENTS.endDevice,

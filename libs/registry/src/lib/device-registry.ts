@@ -19,6 +19,8 @@ import {
   type SetEndDeviceRequest,
   plainJson,
   cloneJson,
+  END_DEVICE_KEY_PATHS,
+  envelopesUnder,
 } from '@lorawan/api';
 import type { EventPublisher } from '@lorawan/component';
 import { batchItemError, type ErrorDefinition, ErrValidation, StackError } from '@lorawan/errors';
@@ -67,8 +69,6 @@ export interface RegistryPolicy {
   allowedSetPaths: ReadonlySet<string>;
   /** Paths the registry stores (`formatters`, `session.keys.app_s_key`, …); anything else is dropped. */
   storedPaths: readonly string[];
-  /** Key envelopes the registry holds (`root_keys.app_key`, …): sealed at rest, opened for readers. */
-  keyEnvelopes: readonly string[];
   /** The seed's Copy fields this registry stores, filled on creation when absent. */
   copyFields: readonly string[];
   errors: RegistryErrors;
@@ -139,6 +139,12 @@ export class DeviceRegistry {
   private readonly reads = new WeakMap<Device, DeviceRecord>();
   /** The latest record written per session DevAddr (`bySessionDevAddr`'s known record), if enabled. */
   private readonly sessionRecords: RecordCache | undefined;
+  /**
+   * The key envelopes among the stored paths (`root_keys.app_key`, `session.keys.nwk_s_enc_key`,
+   * `pending_mac_state.queued_join_accept.keys.app_s_key`, …), derived from the contract: sealed at
+   * rest, opened for readers whose mask names their key.
+   */
+  private readonly keyEnvelopes: readonly string[];
 
   /**
    * `o.sessionCacheSize`: how many session DevAddrs `bySessionDevAddr` remembers the latest written
@@ -155,6 +161,7 @@ export class DeviceRegistry {
     o: { sessionCacheSize?: number; freezeShared?: boolean } = {},
   ) {
     this.selectStored = fieldSelector<Device>(['ids', 'created_at', 'updated_at', ...policy.storedPaths]);
+    this.keyEnvelopes = envelopesUnder(END_DEVICE_KEY_PATHS, policy.storedPaths);
     this.sessionRecords = o.sessionCacheSize ? new RecordCache(o.sessionCacheSize, o.freezeShared ?? false) : undefined;
   }
 
@@ -277,7 +284,7 @@ export class DeviceRegistry {
       const { dev_addr: _stored, ...fixedIds } = existing.ids;
       const storedIds = device.ids?.dev_addr ? { ...fixedIds, dev_addr: device.ids.dev_addr } : fixedIds;
       const updated = { ...this.keepStored(device), ids: storedIds, created_at: existing.created_at, updated_at: nowTimestamp() };
-      const record = toRecord(updated, existing.revision + 1, this.keys, this.policy.keyEnvelopes);
+      const record = toRecord(updated, existing.revision + 1, this.keys, this.keyEnvelopes);
       const written = await this.store.replace(record);
       if (written === 'ok') {
         // What was written is where a next modify of the same device may start (`read`), and what a next lookup by its session DevAddr may reuse.
@@ -370,7 +377,7 @@ export class DeviceRegistry {
       device = this.keepStored(this.policy.complete(device, { created: true, paths: viewPaths, request }));
       const now = nowTimestamp();
       device = { ...device, created_at: now, updated_at: now };
-      return { record: toRecord(device, 1, this.keys, this.policy.keyEnvelopes), device, viewPaths };
+      return { record: toRecord(device, 1, this.keys, this.keyEnvelopes), device, viewPaths };
     }
     for (const id of ['dev_eui', 'join_eui'] as const) {
       const given = request.ids[id];
@@ -380,7 +387,7 @@ export class DeviceRegistry {
     let device = this.applyRequest(previous, request, paths);
     device = this.keepStored(this.policy.complete(device, { created: false, paths, request, previous }));
     device = { ...device, created_at: existing.created_at, updated_at: nowTimestamp() };
-    return { record: toRecord(device, existing.revision + 1, this.keys, this.policy.keyEnvelopes), device, viewPaths: paths };
+    return { record: toRecord(device, existing.revision + 1, this.keys, this.keyEnvelopes), device, viewPaths: paths };
   }
 
   /** Writes a prepared Set of one device: false when the round lost a race and must be retried. */
@@ -437,7 +444,7 @@ export class DeviceRegistry {
       request,
       paths.filter((p) => !ID_PATHS.has(p)),
     );
-    for (const envelopePath of this.policy.keyEnvelopes) {
+    for (const envelopePath of this.keyEnvelopes) {
       const keyOnly = paths.includes(`${envelopePath}.key`) && !hasAnyField(paths, envelopePath);
       const key = (getPath(keyOnly ? request : device, partsOf(envelopePath)) as KeyEnvelopeJson | undefined)?.key;
       if (key) setPath(device, partsOf(envelopePath), { key });
@@ -460,7 +467,7 @@ export class DeviceRegistry {
   /** What a reader gets: ids plus the masked paths, with the masked keys opened. */
   private view(device: Device, paths: readonly string[]): Json {
     const presented = this.policy.present ? this.policy.present(device) : device;
-    const opened = this.policy.keyEnvelopes.filter((envelopePath) => hasAnyField(paths, `${envelopePath}.key`));
+    const opened = this.keyEnvelopes.filter((envelopePath) => hasAnyField(paths, `${envelopePath}.key`));
     if (opened.length === 0) return cloneJson(selectFields(presented, ['ids', ...paths]));
     // The envelopes to open whole (a sealed one has no `key` yet), opened, then the paths asked for.
     const shown = cloneJson(selectFields(presented, ['ids', ...paths, ...opened]));

@@ -92,6 +92,11 @@ export function eventSubject(event: Pick<EventJson, 'identifiers'>): string {
 /** Every event subject (what the events service and the JetStream stream listen to). */
 export const EVENT_SUBJECTS = 'events.>';
 
+/** The subjects of the events about entities of one kind (`events.gateway.*`: what the GS listens to for registrations). */
+export function entityEventSubjects(kind: EntityKind): string {
+  return `events.${kind}.*`;
+}
+
 /** IDs are `[a-z0-9-]`; anything else (never produced by a valid request) is escaped so it stays one token. */
 function subjectToken(id: string): string {
   return /^[a-z0-9-]+$/.test(id) ? id : encodeURIComponent(id).replace(/[.*>%]/g, '_');

@@ -4,6 +4,7 @@ import { Application, Gateway, User } from '../messages/identity';
 import { Client } from '../messages/client';
 import { Organization } from '../messages/organization';
 import { contractPaths, wrapperPathCanonicaliser } from './contract-paths';
+import { type KeyPaths, keyPathsOf, readKeyPaths, writeKeyPaths } from './key-paths';
 import { APPLICATION_LINK_PATHS, DEPRECATED_APPLICATION_LINK_PATHS } from '../messages/application-link';
 
 /**
@@ -210,33 +211,24 @@ function isWebhookField(path: string): boolean {
 }
 
 /**
- * Paths whose presence in a field mask needs more rights than the RPC's base rights (TTS
- * `grpc_deviceregistry.go` of each server): key material needs `*_READ_KEYS` / `*_WRITE_KEYS`, and
- * the NS/AS downlink queue needs `RIGHT_APPLICATION_TRAFFIC_READ`. A requested path that equals one
- * of these or is a parent of it (`session` covers `session.keys.app_s_key.key`) triggers the right.
+ * Every EndDevice path that reaches key material, wherever it nests (`root_keys.app_key.key`,
+ * `session.keys.nwk_s_enc_key.encrypted_key`, `pending_mac_state.queued_join_accept.keys.…`, …),
+ * derived from the contract's `@KeyMaterial` / `@KeyReference` marks, never listed by hand.
  */
-const envelopes = (prefix: string, keys: readonly string[]) => keys.map((k) => `${prefix}.${k}.key`);
-const NS_SESSION_KEYS = ['f_nwk_s_int_key', 's_nwk_s_int_key', 'nwk_s_enc_key'];
+export const END_DEVICE_KEY_PATHS: KeyPaths = keyPathsOf(EndDevice);
+
+/**
+ * Paths whose presence in a field mask needs the key rights on every device registry (TTS
+ * `grpc_deviceregistry.go` of each server): reading key material needs `*_READ_KEYS`, writing it or
+ * a key reference `*_WRITE_KEYS`. A requested path that equals one of these or is a parent of it
+ * (`session` covers `session.keys.app_s_key.key`) triggers the right.
+ */
 export const KEY_PATHS = {
-  js: {
-    read: envelopes('root_keys', ['app_key', 'nwk_key']),
-    write: [...envelopes('root_keys', ['app_key', 'nwk_key']), 'root_keys.root_key_id'],
-  },
-  ns: {
-    read: [...envelopes('session.keys', NS_SESSION_KEYS), ...envelopes('pending_session.keys', NS_SESSION_KEYS)],
-    write: [
-      ...envelopes('session.keys', NS_SESSION_KEYS),
-      'session.keys.session_key_id',
-      ...envelopes('pending_session.keys', NS_SESSION_KEYS),
-      'pending_session.keys.session_key_id',
-    ],
-  },
-  as: {
-    read: ['session.keys.app_s_key.key', 'pending_session.keys.app_s_key.key'],
-    write: ['session.keys.app_s_key.key', 'session.keys.session_key_id'],
-  },
+  read: readKeyPaths(END_DEVICE_KEY_PATHS),
+  write: writeKeyPaths(END_DEVICE_KEY_PATHS),
 } as const;
 
+/** The NS/AS downlink queue: reading it needs `RIGHT_APPLICATION_TRAFFIC_READ`. */
 export const QUEUE_PATHS = ['queued_application_downlinks', 'session.queued_application_downlinks', 'pending_session.queued_application_downlinks'] as const;
 
 export { ttsPaths as TTS_FIELD_MASK_PATHS };

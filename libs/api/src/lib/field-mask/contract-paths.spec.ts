@@ -1,5 +1,5 @@
 import { EndDevice } from '../messages/end-device';
-import { ALLOWED_PATHS, END_DEVICE_PATHS, KEY_PATHS, TTS_FIELD_MASK_PATHS, canonicalEndDevicePaths } from './allowed-paths';
+import { ALLOWED_PATHS, END_DEVICE_PATHS, TTS_FIELD_MASK_PATHS, canonicalEndDevicePaths } from './allowed-paths';
 import { contractPaths, wrapperPathCanonicaliser } from './contract-paths';
 
 const paths = new Set(contractPaths(EndDevice));
@@ -192,14 +192,5 @@ describe('allowed paths of the JS, NS and AS registries', () => {
       expect(allowed.has('session.keys.app_s_key')).toBe(false);
       expect(allowed.has('root_keys')).toBe(false);
     }
-  });
-
-  it.each([
-    ['js', 'JsEndDeviceRegistry'],
-    ['ns', 'NsEndDeviceRegistry'],
-    ['as', 'AsEndDeviceRegistry'],
-  ] as const)('KEY_PATHS.%s are allowed in %s.Get (read) and .Set (write)', (component, registry) => {
-    expect(KEY_PATHS[component].read.filter((p) => !ALLOWED_PATHS[`${registry}.Get`].has(p))).toEqual([]);
-    expect(KEY_PATHS[component].write.filter((p) => !ALLOWED_PATHS[`${registry}.Set`].has(p))).toEqual([]);
   });
 });

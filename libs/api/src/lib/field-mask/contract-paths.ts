@@ -1,8 +1,6 @@
-import { getMetadataStorage } from 'class-validator';
-// class-transformer keeps @Type metadata in this storage; it has no public accessor for it.
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import type { ClassConstructor } from 'class-transformer';
 import { wrapperFieldsOf } from '../json/fields';
+import { messageFields } from '../json/message-fields';
 
 interface ContractPath {
   path: string;
@@ -11,14 +9,11 @@ interface ContractPath {
 
 function walk(cls: ClassConstructor<object>, prefix: string, depth: number, out: ContractPath[]): ContractPath[] {
   if (depth > 12) throw new Error(`contract paths nest too deep at ${prefix}`);
-  const metadata = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
   const wrappers = wrapperFieldsOf(cls);
-  for (const name of new Set(metadata.map((m) => m.propertyName))) {
+  for (const { name, type, embedded } of messageFields(cls)) {
     const path = `${prefix}${name}`;
     out.push({ path, wrapper: wrappers.has(name) });
-    const embedded = metadata.some((m) => m.propertyName === name && m.name === 'message');
-    const type = defaultMetadataStorage.findTypeMetadata(cls, name)?.typeFunction();
-    if (embedded && typeof type === 'function') walk(type as ClassConstructor<object>, `${path}.`, depth + 1, out);
+    if (embedded && type) walk(type, `${path}.`, depth + 1, out);
   }
   return out;
 }

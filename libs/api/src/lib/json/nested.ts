@@ -50,6 +50,13 @@ export function Messages(cls: () => ClassConstructor<object>, rules: { minItems?
   );
 }
 
+const MAP_ITEMS = new WeakMap<object, Map<string, () => ClassConstructor<object>>>();
+
+/** The class of a `MessageMap` field's values (maps carry no class-transformer type), if `field` is one. */
+export function mapItemClassOf(cls: { prototype: object }, field: string): ClassConstructor<object> | undefined {
+  return MAP_ITEMS.get(cls.prototype)?.get(field)?.();
+}
+
 /**
  * map<string, Message>: each value is decoded into `cls` and validated; keys follow `rules` (TTS's
  * `map.keys` rules). The decoded map is a new object holding every own key of the given one
@@ -57,6 +64,7 @@ export function Messages(cls: () => ClassConstructor<object>, rules: { minItems?
  */
 export function MessageMap(cls: () => ClassConstructor<object>, rules: MapKeyRules = {}): PropertyDecorator {
   return compose(
+    (target, key) => MAP_ITEMS.set(target, new Map(MAP_ITEMS.get(target)).set(String(key), cls)),
     Transform(
       ({ value }) => {
         if (!isJsonObject(value)) return value;

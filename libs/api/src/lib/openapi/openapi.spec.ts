@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { KEY_PATHS } from '../field-mask/allowed-paths';
 import { RPCS } from '../rpc/rpc-table';
 import type { RpcDefinition } from '../rpc/define-rpc';
 import { buildOpenApiDocument, operationIdOf } from './openapi';
@@ -74,7 +75,11 @@ describe('buildOpenApiDocument', () => {
     expect(get['x-rights']).toEqual({
       entity: { kind: 'application', path: 'end_device_ids.application_ids.application_id' },
       rights: ['RIGHT_APPLICATION_DEVICES_READ'],
+      mask_rights: [{ paths: [...KEY_PATHS.read], rights: ['RIGHT_APPLICATION_DEVICES_READ_KEYS'] }],
     });
+    expect(get.description).toMatch(
+      /A field mask covering `root_keys\.app_key\.key`, .* and \d+ more \(all in `x-rights\.mask_rights`\) also needs `RIGHT_APPLICATION_DEVICES_READ_KEYS`/,
+    );
     expect(get.description).toContain('`RIGHT_APPLICATION_DEVICES_READ`');
     expect(get.parameters.find((p: Json) => p.name === 'field_mask')).toMatchObject({ in: 'query', schema: { type: 'string' } });
     expect(get.responses['404']).toEqual({ $ref: '#/components/responses/Error404' });

@@ -132,11 +132,20 @@ function describeRights(rpc: RpcDefinition): string {
   } else if (rpc.rights.length > 0) lines.push(`Rights: ${list(rpc.rights)}.`);
   else if (!rpc.adminOnly) lines.push('Rights: an authenticated caller; the handler checks the rest.');
   if (rpc.orEntity) lines.push(`When the request names an ${rpc.orEntity.kind} (\`${rpc.orEntity.path}\`): ${list(rpc.orEntity.rights)} on it instead.`);
+  if (rpc.orEntityByHandler) {
+    const { kind, path, rights } = rpc.orEntityByHandler;
+    lines.push(`When the request names an ${kind} (\`${path}\`): ${list(rights)} on it is enough too.`);
+  }
   for (const rule of rpc.maskRights ?? []) {
-    lines.push(`A field mask covering ${rule.paths.map((p) => `\`${p}\``).join(', ')} also needs ${list(rule.rights)}.`);
+    const shown = rule.paths.slice(0, MASK_PATHS_SHOWN).map((p) => `\`${p}\``);
+    const more = rule.paths.length > MASK_PATHS_SHOWN ? ` and ${rule.paths.length - MASK_PATHS_SHOWN} more (all in \`x-rights.mask_rights\`)` : '';
+    lines.push(`A field mask covering ${shown.join(', ')}${more} also needs ${list(rule.rights)}.`);
   }
   return lines.join('\n\n');
 }
+
+/** How many of a mask rule's paths the description names (the key rules cover every key of the device). */
+const MASK_PATHS_SHOWN = 6;
 
 /** `x-rights`: the same, as data. */
 function rightsExtension(rpc: RpcDefinition): Record<string, unknown> {
@@ -145,6 +154,7 @@ function rightsExtension(rpc: RpcDefinition): Record<string, unknown> {
       entity: rpc.entity,
       rights: rpc.rights,
       or_entity: rpc.orEntity,
+      or_entity_by_handler: rpc.orEntityByHandler,
       admin_only: rpc.adminOnly === true ? true : undefined,
       mask_rights: rpc.maskRights?.map((m) => ({ paths: [...m.paths], rights: m.rights })),
     }).filter(([, v]) => v !== undefined),

@@ -29,6 +29,8 @@ export interface CallerIdentity {
    * by the gateway like `rights` (devices under their application).
    */
   entity_rights?: Array<{ entity: EntityRef; rights: Right[] }>;
+  /** When the API key expires (RFC 3339), if it does: whoever caches this identity must not use it from then on. */
+  expires_at?: string;
 }
 
 /** Metadata sent with every RPC alongside the request message. */

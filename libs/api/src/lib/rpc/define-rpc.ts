@@ -1,4 +1,5 @@
 import type { ClassConstructor } from 'class-transformer';
+import { withDeviceKeyRights } from './device-key-rights';
 import type { EntityKind, Right } from './rights';
 
 export type ComponentName = 'is' | 'js' | 'ns' | 'as' | 'events' | 'gs';
@@ -39,6 +40,14 @@ export interface RpcDefinition<Req extends object = object> {
    * beside `/users/{…}/applications`, TTS's `OrganizationOrUserIdentifiers` collaborator).
    */
   orEntity?: { kind: EntityKind; path: string; rights: Right[] };
+  /**
+   * A second way to be allowed, decided by the handler because it needs the state the request
+   * changes: holding `rights` on the entity at `path`, when the request names one (an
+   * organization's members taking it off an application it collaborates on). Such a request is
+   * resolved and guarded for its caller only (`rightsTarget` answers none); the handler checks
+   * `rights` on `entity` or these, and answers the errors the guard would have.
+   */
+  orEntityByHandler?: { kind: EntityKind; path: string; rights: Right[] };
   /** Only admin users (TTS `is_admin`). */
   adminOnly?: boolean;
   /** Internal RPC without a caller (the gateway's credential lookup); never bound to HTTP. */
@@ -86,10 +95,12 @@ export type RpcSpec<Req extends object = object> = Omit<RpcDefinition<Req>, 'nam
 
 /**
  * Defines an RPC of the table: its name and subject are derived from the component, service and
- * method (`rpc.<component>.<Service>.<Method>`), so routes, handlers and subjects cannot disagree.
+ * method (`rpc.<component>.<Service>.<Method>`), so routes, handlers and subjects cannot disagree;
+ * an RPC that reads or writes end devices through a field mask gets the key rights
+ * (`withDeviceKeyRights`), so no device route can leave key material unguarded.
  */
 export function defineRpc<Req extends object>(def: RpcSpec<Req>): RpcDefinition<Req> {
-  return { ...def, name: `${def.service}.${def.method}`, subject: rpcSubject(def.component, def.service, def.method) };
+  return withDeviceKeyRights({ ...def, name: `${def.service}.${def.method}`, subject: rpcSubject(def.component, def.service, def.method) });
 }
 
 /** `rpc.<component>.<Service>.<Method>`: the subject an RPC (or a component's health check) is served on. */

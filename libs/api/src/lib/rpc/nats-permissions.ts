@@ -1,4 +1,4 @@
-import { EVENT_SUBJECTS } from '../events/event';
+import { entityEventSubjects, EVENT_SUBJECTS } from '../events/event';
 import { replicaHeartbeatSubject, streamControlSubject, streamSubject } from '../events/stream';
 import { ACCESS_INVALIDATION_SUBJECT } from './context';
 import { COMPONENTS, type ComponentName, type RpcDefinition } from './define-rpc';
@@ -105,6 +105,8 @@ export function natsPermissions(subjectPrefix?: string): Record<NatsPrincipal, N
   // The AS: its replicas' application caches, and its webhook job queue's subjects.
   result.as.publish.push(`${p}as.cache.>`, `${p}as.webhooks.>`);
   result.as.subscribe.push(`${p}as.cache.>`);
+  // The GS forgets a refused gateway EUI when the IS registers a gateway with it (its gateway.* events).
+  result.gs.subscribe.push(`${p}${entityEventSubjects('gateway')}`);
   // The NS replicas' uplink deduplication: metadata sent straight to the claiming replica.
   result.ns.publish.push(`${p}ns.dedup.>`);
   result.ns.subscribe.push(`${p}ns.dedup.>`);

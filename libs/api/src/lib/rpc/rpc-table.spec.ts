@@ -86,7 +86,7 @@ describe('RPC table', () => {
     const del = RPCS[`${service}.Delete`];
     expect(set).toMatchObject({ service, component, http: [{ verb: 'PUT', path, body: '*' }], rights: [WRITE], fieldMasksAt: 'requests' });
     expect(set.request).toBe(BatchSetEndDevicesRequest);
-    expect(set.maskRights).toBe(RPCS[`${service.replace('Batch', '')}.Set` as RpcName].maskRights);
+    expect(set.maskRights).toEqual(RPCS[`${service.replace('Batch', '')}.Set` as RpcName].maskRights);
     expect(del).toMatchObject({ service, component, http: [{ verb: 'DELETE', path }], rights: [WRITE] });
     expect(del.request).toBe(BatchDeleteEndDevicesRequest);
     expect(entityIdOf(del, { application_ids: { application_id: 'app-1' }, device_ids: ['a'] })).toBe('app-1');
@@ -119,6 +119,20 @@ describe('RPC table', () => {
     expect(list.rights).toEqual([]);
     expect(list.paginated).toBe(true);
     for (const def of [get, set, del]) expect(def.rights).toEqual([right]);
+    // Delete of an organization collaborator: who may add the organization may also take it off; the IS decides (both entities).
+    const app = { [idField.split('.')[0]]: { [idField.split('.')[1]]: 'ent-1' } };
+    const byOrg = { ...app, collaborator_ids: { organization_ids: { organization_id: 'org-1' } } };
+    const byUser = { ...app, collaborator_ids: { user_ids: { user_id: 'usr-1' } } };
+    if (organizations) {
+      expect(del.orEntityByHandler).toEqual({
+        kind: 'organization',
+        path: 'collaborator_ids.organization_ids.organization_id',
+        rights: [Right.RIGHT_ORGANIZATION_ADD_AS_COLLABORATOR],
+      });
+      expect(rightsTarget(del, byOrg)).toBeUndefined();
+    } else expect(del.orEntityByHandler).toBeUndefined();
+    expect(rightsTarget(del, byUser)).toMatchObject({ id: 'ent-1', rights: [right] });
+    expect(rightsTarget(set, { ...app, collaborator: { ids: byOrg.collaborator_ids } })).toMatchObject({ id: 'ent-1', rights: [right] });
   });
 
   it('finds the rights entity of each request shape', () => {
@@ -183,7 +197,13 @@ describe('requiredRights', () => {
     ['NsEndDeviceRegistry.Get', ['session.keys'], [READ, READ_KEYS]],
     ['NsEndDeviceRegistry.Get', ['pending_session.keys.nwk_s_enc_key.key'], [READ, READ_KEYS]],
     ['NsEndDeviceRegistry.Get', ['session.queued_application_downlinks'], [READ, TRAFFIC_READ]],
-    ['NsEndDeviceRegistry.Get', ['session.dev_addr', 'session.last_f_cnt_up', 'mac_state'], [READ]],
+    ['NsEndDeviceRegistry.Get', ['session.dev_addr', 'session.last_f_cnt_up', 'mac_settings', 'mac_state.device_class'], [READ]],
+    // A MAC state may hold a queued join-accept with its session keys (TTS).
+    ['NsEndDeviceRegistry.Get', ['pending_mac_state'], [READ, READ_KEYS]],
+    ['NsEndDeviceRegistry.Get', ['mac_state.queued_join_accept.keys'], [READ, READ_KEYS]],
+    ['NsEndDeviceRegistry.Get', ['pending_mac_state.queued_join_accept.keys.session_key_id', 'pending_mac_state.queued_join_accept.payload'], [READ]],
+    ['NsEndDeviceRegistry.Set', ['pending_mac_state'], [WRITE, WRITE_KEYS]],
+    ['NsEndDeviceRegistry.Set', ['pending_mac_state.queued_join_accept.keys.session_key_id'], [WRITE, WRITE_KEYS]],
     ['NsEndDeviceRegistry.Set', ['session.keys.session_key_id'], [WRITE, WRITE_KEYS]],
     ['NsEndDeviceRegistry.Set', ['session.dev_addr', 'mac_settings.rx1_delay'], [WRITE]],
     // Application Server: the application session key and the downlink queue.
@@ -219,24 +239,19 @@ describe('requiredRights', () => {
     expect(requiredRights(def, {})).toEqual(def.rights);
   });
 
-  it.each([
-    ['JsEndDeviceRegistry', 'js'],
-    ['NsEndDeviceRegistry', 'ns'],
-    ['AsEndDeviceRegistry', 'as'],
-  ] as const)('%s: every key path needs the *_KEYS right', (service, component) => {
-    for (const path of KEY_PATHS[component].read) expect(requiredRights(RPCS[`${service}.Get`], request(`${service}.Get`, [path]))).toContain(READ_KEYS);
-    for (const path of KEY_PATHS[component].write) expect(requiredRights(RPCS[`${service}.Set`], request(`${service}.Set`, [path]))).toContain(WRITE_KEYS);
+  it.each(['JsEndDeviceRegistry', 'NsEndDeviceRegistry', 'AsEndDeviceRegistry'] as const)('%s: every key path needs the *_KEYS right', (service) => {
+    for (const path of KEY_PATHS.read) expect(requiredRights(RPCS[`${service}.Get`], request(`${service}.Get`, [path]))).toContain(READ_KEYS);
+    for (const path of KEY_PATHS.write) expect(requiredRights(RPCS[`${service}.Set`], request(`${service}.Set`, [path]))).toContain(WRITE_KEYS);
   });
 
-  it.each([
-    ['JsEndDeviceRegistry', 'js'],
-    ['NsEndDeviceRegistry', 'ns'],
-    ['AsEndDeviceRegistry', 'as'],
-  ] as const)('%s: a Get of all allowed paths needs READ_KEYS; one without any key path does not', (service, component) => {
-    const all = [...ALLOWED_PATHS[`${service}.Get`]];
-    expect(requiredRights(RPCS[`${service}.Get`], request(`${service}.Get`, all))).toContain(READ_KEYS);
-    const keyless = all.filter((p) => !KEY_PATHS[component].read.some((k) => k === p || k.startsWith(`${p}.`)));
-    expect(keyless.length).toBeGreaterThan(0);
-    expect(requiredRights(RPCS[`${service}.Get`], request(`${service}.Get`, keyless))).not.toContain(READ_KEYS);
-  });
+  it.each(['JsEndDeviceRegistry', 'NsEndDeviceRegistry', 'AsEndDeviceRegistry'] as const)(
+    '%s: a Get of all allowed paths needs READ_KEYS; one without any key path does not',
+    (service) => {
+      const all = [...ALLOWED_PATHS[`${service}.Get`]];
+      expect(requiredRights(RPCS[`${service}.Get`], request(`${service}.Get`, all))).toContain(READ_KEYS);
+      const keyless = all.filter((p) => !KEY_PATHS.read.some((k) => k === p || k.startsWith(`${p}.`)));
+      expect(keyless.length).toBeGreaterThan(0);
+      expect(requiredRights(RPCS[`${service}.Get`], request(`${service}.Get`, keyless))).not.toContain(READ_KEYS);
+    },
+  );
 });

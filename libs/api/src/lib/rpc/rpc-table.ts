@@ -14,7 +14,7 @@ import {
 } from '../messages/end-device-requests';
 import { hasAnyField } from '../field-mask/field-mask';
 import { getPath } from '../json/dotted-path';
-import { KEY_PATHS, QUEUE_PATHS } from '../field-mask/allowed-paths';
+import { QUEUE_PATHS } from '../field-mask/allowed-paths';
 import {
   Application,
   APIKey,
@@ -96,6 +96,9 @@ const cli = (path: string) => ({ kind: 'client' as const, path });
 const usr = (path: string, optional?: boolean) => ({ kind: 'user' as const, path, ...(optional ? { optional } : {}) });
 
 const rpc = defineRpc;
+
+/** The NS/AS downlink queue is traffic: reading it needs `RIGHT_APPLICATION_TRAFFIC_READ` (TTS). */
+const READ_QUEUES: MaskRight = { paths: QUEUE_PATHS, rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ] };
 
 /** The IS's pages of an application's devices (List and its search): who may read them, and their answer. */
 const IS_DEVICE_PAGE = {
@@ -212,30 +215,10 @@ export const RPCS = {
     response: Event,
     stream: true,
   }),
-  ...registryRpcs(
-    'JsEndDeviceRegistry',
-    'js',
-    [{ paths: KEY_PATHS.js.read, rights: [Right.RIGHT_APPLICATION_DEVICES_READ_KEYS] }],
-    [{ paths: KEY_PATHS.js.write, rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE_KEYS] }],
-  ),
-  ...registryRpcs(
-    'NsEndDeviceRegistry',
-    'ns',
-    [
-      { paths: KEY_PATHS.ns.read, rights: [Right.RIGHT_APPLICATION_DEVICES_READ_KEYS] },
-      { paths: QUEUE_PATHS, rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ] },
-    ],
-    [{ paths: KEY_PATHS.ns.write, rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE_KEYS] }],
-  ),
-  ...registryRpcs(
-    'AsEndDeviceRegistry',
-    'as',
-    [
-      { paths: KEY_PATHS.as.read, rights: [Right.RIGHT_APPLICATION_DEVICES_READ_KEYS] },
-      { paths: QUEUE_PATHS, rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ] },
-    ],
-    [{ paths: KEY_PATHS.as.write, rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE_KEYS] }],
-  ),
+  // Key material needs the key rights in every device registry (`withDeviceKeyRights`, applied by `defineRpc`).
+  ...registryRpcs('JsEndDeviceRegistry', 'js', []),
+  ...registryRpcs('NsEndDeviceRegistry', 'ns', [READ_QUEUES]),
+  ...registryRpcs('AsEndDeviceRegistry', 'as', [READ_QUEUES]),
 } satisfies Record<string, RpcDefinition>;
 
 /** The Identity Server's entities and access: users, applications, gateways, their API keys and rights. */
@@ -489,7 +472,9 @@ function apiKeyRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'UserAcces
  * `DELETE` the same under `collaborator/` (applications) or `collaborators/` (the others, as TTS).
  * Get, Set and Delete need `<KIND>_SETTINGS_COLLABORATORS` (an organization's `SETTINGS_MEMBERS`);
  * List only a caller (TTS: without that right it shows the collaborators' identifiers only). Set
- * also needs every right it adds or removes (the handler's check).
+ * also needs every right it adds or removes, and `ORGANIZATION_ADD_AS_COLLABORATOR` on an
+ * organization it adds (the handler's checks); Delete of an organization is also open to who holds
+ * that right on it (`orEntityByHandler`).
  */
 function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'ClientAccess' | 'OrganizationAccess'>(
   service: S,
@@ -537,6 +522,16 @@ function collaboratorRpcs<S extends 'ApplicationAccess' | 'GatewayAccess' | 'Cli
       method: 'DeleteCollaborator',
       http: byMember('collaborator_ids', service === 'ApplicationAccess' ? 'collaborator' : 'collaborators').map((path) => ({ verb: 'DELETE' as const, path })),
       rights: [right],
+      // An organization's members who may add it as a collaborator may also take it off (the IS checks).
+      ...(service === 'OrganizationAccess'
+        ? {}
+        : {
+            orEntityByHandler: {
+              kind: 'organization' as const,
+              path: 'collaborator_ids.organization_ids.organization_id',
+              rights: [Right.RIGHT_ORGANIZATION_ADD_AS_COLLABORATOR],
+            },
+          }),
       request: requests.delete,
       response: Empty,
     }),
@@ -553,7 +548,6 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
   service: S,
   component: 'js' | 'ns' | 'as',
   readMaskRights: MaskRight[],
-  writeMaskRights: MaskRight[],
 ) {
   const prefix = `/${component}/applications`;
   const batch = service.replace('EndDeviceRegistry', 'EndDeviceBatchRegistry') as BatchService<S>;
@@ -568,7 +562,6 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
       ],
       entity: app('end_device.ids.application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
-      maskRights: writeMaskRights,
       request: SetEndDeviceRequest,
       response: EndDevice,
     }),
@@ -600,7 +593,6 @@ function registryRpcs<S extends 'JsEndDeviceRegistry' | 'NsEndDeviceRegistry' | 
       http: [{ verb: 'PUT', path: `${prefix}/{application_ids.application_id}/devices/batch`, body: '*' }],
       entity: app('application_ids.application_id'),
       rights: [Right.RIGHT_APPLICATION_DEVICES_WRITE],
-      maskRights: writeMaskRights,
       fieldMasksAt: 'requests',
       request: BatchSetEndDevicesRequest,
       response: EndDevices,
@@ -672,9 +664,11 @@ export interface RightsTarget {
 
 /**
  * The rights entity of a request (see `RpcDefinition.entity`): `orEntity` when the request names
- * one (an organization instead of a user), else `entity`; undefined when the RPC has neither.
+ * one (an organization instead of a user), else `entity`; undefined when the RPC has neither, or
+ * when the request names its `orEntityByHandler` (the handler checks the rights then).
  */
 export function rightsTarget(rpc: RpcDefinition, request: object): RightsTarget | undefined {
+  if (rpc.orEntityByHandler && idAt(rpc.orEntityByHandler, request) !== undefined) return undefined;
   const alternative = rpc.orEntity && idAt(rpc.orEntity, request);
   if (rpc.orEntity && alternative !== undefined) return { kind: rpc.orEntity.kind, id: alternative, optional: false, rights: rpc.orEntity.rights };
   if (!rpc.entity) return undefined;

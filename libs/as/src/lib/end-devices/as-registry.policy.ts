@@ -68,7 +68,6 @@ export const AS_REGISTRY_POLICY: RegistryPolicy = {
   allowedGetPaths: ALLOWED_PATHS['AsEndDeviceRegistry.Get'],
   allowedSetPaths: ALLOWED_PATHS['AsEndDeviceRegistry.Set'],
   storedPaths: AS_STORED_PATHS,
-  keyEnvelopes: ['session.keys.app_s_key', 'pending_session.keys.app_s_key'],
   copyFields: ['formatters'],
   errors: { notFound: ErrDeviceNotFound, readOnlyField: ErrReadOnlyField },
   events: AS_EVENTS.endDevice,

@@ -7,7 +7,6 @@ import {
   checkFieldMaskPaths,
   decodeMessage,
   type GetApplicationWebhookRequest,
-  hasAnyField,
   type ListApplicationWebhooksRequest,
   nowTimestamp,
   Right,
@@ -23,14 +22,17 @@ import { ErrValidation } from '@lorawan/errors';
 import { ErrReadOnlyField, ErrWebhookFormatNotFound, ErrWebhookNotFound } from '../errors';
 import { WEBHOOK_STORE, type WebhookStore } from './webhook.store';
 import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../common/application-cache';
+import { headerProblem } from './webhook-headers';
 
 /** Always returned (TTS `grpc_webhooks.go`): paths ∪ these. */
 const DEFAULT_PATHS = ['ids', 'created_at', 'updated_at', 'base_url', 'format'];
 const ID_PATHS = ['ids', 'ids.application_ids', 'ids.application_ids.application_id', 'ids.webhook_id'];
-/** The secret of a webhook: only for callers who could Set it (basic settings). */
-const SECRET = 'downlink_api_key';
-/** RFC 9110 `token`: the characters of a header name. */
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/**
+ * The secrets of a webhook (its downlink API key, and its headers, which often carry the receiver's
+ * credentials): shown only to callers who could Set them (basic settings), never to readers of
+ * traffic.
+ */
+const SECRETS = ['downlink_api_key', 'headers'] as const;
 
 /**
  * The seed's default: "a webhook created with only a base URL delivers uplinks to `<base>/up` and
@@ -124,16 +126,17 @@ function withDefaults(webhook: ApplicationWebhook): ApplicationWebhook {
   };
 }
 
-/** The whole result, re-validated: the contract's rules plus the AS's own (base URL, format, header names). */
+/** The whole result, re-validated: the contract's rules plus the AS's own (base URL, format, headers: `webhook-headers.ts`). */
 export function validateWebhook(webhook: ApplicationWebhook): ApplicationWebhook {
   const plain = JSON.parse(JSON.stringify(dropNulls(webhook))) as Record<string, unknown>;
   const decoded = decodeMessage(ApplicationWebhookMessage, plain);
   if (!decoded.base_url) throw ErrValidation.with({ field: 'base_url', name: 'ApplicationWebhookValidationError', reason: 'value is required' });
   if (!isHttpUrl(decoded.base_url))
     throw ErrValidation.with({ field: 'base_url', name: 'ApplicationWebhookValidationError', reason: 'value must be an absolute http or https URL' });
-  const badHeader = Object.keys(decoded.headers ?? {}).find((name) => !HEADER_NAME.test(name));
-  if (badHeader !== undefined)
-    throw ErrValidation.with({ field: `headers[${badHeader}]`, name: 'ApplicationWebhookValidationError', reason: 'header name must be an HTTP token' });
+  for (const [header, value] of Object.entries(decoded.headers ?? {})) {
+    const reason = headerProblem(header, value);
+    if (reason !== undefined) throw ErrValidation.with({ field: `headers[${header}]`, name: 'ApplicationWebhookValidationError', reason });
+  }
   const format = decoded.format ?? DEFAULT_WEBHOOK_FORMAT;
   // TTS accepts any well-formed format and fails every delivery; this stack delivers JSON only, so it refuses others at once.
   if (!(format in WEBHOOK_FORMATS)) throw ErrWebhookFormatNotFound.with({ format });
@@ -154,15 +157,15 @@ function dropNulls(webhook: ApplicationWebhook): ApplicationWebhook {
   return Object.fromEntries(Object.entries(webhook).filter(([, v]) => v !== null && v !== undefined)) as unknown as ApplicationWebhook;
 }
 
-/** What a caller sees: default paths ∪ mask; the downlink API key only for callers who could Set the webhook. */
+/** What a caller sees: default paths ∪ mask; the secrets only for callers who could Set the webhook. */
 function present(webhook: ApplicationWebhook, paths: readonly string[], ctx: RpcContext): Partial<ApplicationWebhook> {
   const selected = selectFields(webhook, [...DEFAULT_PATHS, ...paths]);
-  if (hasAnyField(paths, SECRET) && mayReadSecret(ctx)) return selected;
-  const { downlink_api_key: _secret, ...rest } = selected;
-  return rest;
+  if (mayReadSecrets(ctx)) return selected;
+  for (const secret of SECRETS) delete selected[secret];
+  return selected;
 }
 
-function mayReadSecret(ctx: RpcContext): boolean {
+function mayReadSecrets(ctx: RpcContext): boolean {
   const caller = ctx.caller;
   if (!caller) return false;
   return caller.universal || caller.rights.includes(Right.RIGHT_APPLICATION_SETTINGS_BASIC) || caller.rights.includes(Right.RIGHT_APPLICATION_ALL);

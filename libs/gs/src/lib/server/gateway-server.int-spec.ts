@@ -1,8 +1,8 @@
-import { gatewayDownlinkSubject, GS_EVENTS, RPCS } from '@lorawan/api';
+import { eventSubject, type EventJson, gatewayDownlinkSubject, GS_EVENTS, RPCS } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
 import { Code, defineError } from '@lorawan/errors';
 import { gpsMsToUtc, nextPingSlot, pingSlotFrequency, utcToGpsMs } from '@lorawan/lorawan';
-import { inProcessMessaging, type RpcEnvelope } from '@lorawan/transport';
+import { encode, inProcessMessaging, type RpcEnvelope } from '@lorawan/transport';
 import {
   eventually,
   type EventRecorder,
@@ -36,16 +36,21 @@ describe('Gateway Server (in-process)', () => {
   let events: EventRecorder;
   let gateway: SimulatedUdpGateway;
   const uplinksAtNs: RpcEnvelope[] = [];
+  /** The EUIs the IS double knows, and the ones it was asked about. */
+  const registered = new Set([EUI]);
+  const lookups: string[] = [];
   let nsAnswer: 'ok' | 'not_found' | 'unavailable' = 'ok';
 
   beforeAll(async () => {
     gs = await startTestComponent(GsModule, { component: 'gs', config: loadConfig({ GS_UDP_PORT: '0', GS_UDP_HOST: '127.0.0.1', LOG_LEVEL: 'error' }) });
     events = recordEvents(gs.broker);
-    serveRpcDouble(gs.broker, 'GsIs.GetGatewayForEUI', (req) =>
-      (req.body as { eui: string }).eui === EUI
-        ? { ok: { ids: { gateway_id: 'gtw-1', eui: EUI }, frequency_plan_ids: ['EU_863_870_TTN'] } }
-        : { error: GATEWAY_EUI_NOT_FOUND.with({ eui: (req.body as { eui: string }).eui }).toDetails() },
-    );
+    serveRpcDouble(gs.broker, 'GsIs.GetGatewayForEUI', (req) => {
+      const { eui } = req.body as { eui: string };
+      lookups.push(eui);
+      return registered.has(eui)
+        ? { ok: { ids: { gateway_id: `gtw-${eui === EUI ? 1 : eui.slice(-2).toLowerCase()}`, eui }, frequency_plan_ids: ['EU_863_870_TTN'] } }
+        : { error: GATEWAY_EUI_NOT_FOUND.with({ eui }).toDetails() };
+    });
     serveRpcDouble(gs.broker, 'GsNs.HandleUplink', (req) => {
       if (nsAnswer === 'not_found') return { error: DEVICE_NOT_FOUND.with().toDetails() };
       if (nsAnswer === 'unavailable') return { error: NS_UNAVAILABLE.with().toDetails() };
@@ -249,6 +254,35 @@ describe('Gateway Server (in-process)', () => {
       expect(await events.take()).toEqual([]);
     } finally {
       stranger.close();
+    }
+  });
+
+  it('looks an unknown EUI up once, and again at once when the IS registers a gateway with it (gateway.create)', async () => {
+    const eui = 'AA555A00000000FE';
+    const port = gs.running.app.get(GatewayServerService).udp?.port ?? 0;
+    const newcomer = new SimulatedUdpGateway(eui, { host: '127.0.0.1', port });
+    await newcomer.open();
+    try {
+      for (let i = 0; i < 3; i++) expect(await newcomer.pull()).toBe(0x04);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(lookups.filter((e) => e === eui)).toEqual([eui]);
+      registered.add(eui);
+      const created: EventJson = {
+        name: 'gateway.create',
+        time: '2026-01-01T00:00:00.000000Z',
+        identifiers: [{ gateway_ids: { gateway_id: 'gtw-fe', eui } }],
+        correlation_ids: [],
+        origin: 'is',
+        visibility: { rights: [] },
+        unique_id: '01H0000000000000000000000',
+      };
+      gs.broker.publish(eventSubject(created), encode(created));
+      await new Promise((r) => setTimeout(r, 10));
+      expect(await newcomer.pull()).toBe(0x04);
+      await eventually(() => events.all.some((e) => e.name === GS_EVENTS.connect.name && JSON.stringify(e.identifiers).includes('gtw-fe')));
+      expect(lookups.filter((e) => e === eui)).toEqual([eui, eui]);
+    } finally {
+      newcomer.close();
     }
   });
 });

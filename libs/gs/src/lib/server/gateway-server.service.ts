@@ -14,8 +14,8 @@ import { COMPONENT_RPC_CLIENT, EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, type ErrorDetails, isErrorDetails, isStackError, type StackError } from '@lorawan/errors';
 import { type FrequencyPlan, getFrequencyPlan, parsePhyPayload } from '@lorawan/lorawan';
-import { gsConnectedGateways, gsDatagramsDropped, gsDownlinks, gsUplinks, withLogFields } from '@lorawan/observability';
-import { type RpcClient, type SubjectRouter, SUBJECT_ROUTER, type Subscription } from '@lorawan/transport';
+import { gsConnectedGateways, gsDatagramsDropped, gsDownlinks, gsUplinks, LogSampler, withLogFields } from '@lorawan/observability';
+import { type PubSub, PUBSUB, type RpcClient, type SubjectRouter, SUBJECT_ROUTER, type Subscription } from '@lorawan/transport';
 import {
   ErrConnectionExpired,
   ErrFrequencyPlan,
@@ -27,13 +27,15 @@ import {
   ErrServerStopped,
   ErrUplinkToken,
 } from '../errors';
+import { GatewayLookup, type GatewayResolution } from '../lookup/gateway-lookup';
+import { watchGatewayRegistrations } from '../lookup/registration-watch';
 import type { UplinkMessageJson } from '../udp/translation';
 import { decodeUplinkToken, type UplinkToken } from '../udp/uplink-token';
 import { planClassADownlink, planClassCDownlink } from './class-a-downlink';
 import { planClassBDownlink } from './class-b-downlink';
 import { UplinkCoalescer } from './uplink-coalescer';
 import type { TxAckResult } from '../udp/packet-data';
-import { type GatewayConnection, type GatewayResolution, type PendingDownlink, UdpGatewayServer, type UdpHandlers } from '../udp/udp-server';
+import { type GatewayConnection, type PendingDownlink, UdpGatewayServer, type UdpHandlers } from '../udp/udp-server';
 
 /** `NsGs.ScheduleDownlink`'s answer (TTS `ScheduleDownlinkResponse`). */
 export interface ScheduleDownlinkResponseJson {
@@ -56,7 +58,10 @@ const DROP_CODES = new Set<number>([Code.Canceled, Code.DeadlineExceeded, Code.U
  * `gs.up.drop`, `gs.down.schedule.attempt`, `gs.down.send` or `gs.down.schedule.fail`,
  * `gs.status.receive`, `gs.txack.receive`. Each copy carries its own `gs:uplink:<ULID>`
  * correlation ID; copies of one frame from several gateways within GS_UPLINK_COALESCE_MS reach
- * the NS in one call (`UplinkCoalescer`), with every copy's metadata and correlation ID.
+ * the NS in one call (`UplinkCoalescer`), with every copy's metadata and correlation ID. Gateways
+ * are looked up through `GatewayLookup` (unknown EUIs remembered, a bounded rate of lookups), which
+ * forgets an unknown EUI when the IS registers a gateway with it; datagrams of gateways that are
+ * not connected are dropped, counted by reason and logged at a sampled rate.
  */
 @Injectable()
 export class GatewayServerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -65,23 +70,34 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   /** The per-gateway `NsGs.ScheduleDownlink` subjects this replica serves, by gateway EUI. */
   private readonly routes = new Map<string, Subscription>();
   private readonly coalescer: UplinkCoalescer<ErrorDetails | undefined>;
+  private readonly gateways: GatewayLookup;
+  private registrations?: Subscription;
+  /** Dropped datagrams are logged by reason, one line per 10 s each at most. */
+  private readonly dropLog = new LogSampler();
 
   constructor(
     @Inject(STACK_CONFIG) private readonly config: StackConfig,
     @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
     @Inject(SUBJECT_ROUTER) private readonly router: SubjectRouter,
+    @Inject(PUBSUB) private readonly pubsub: PubSub,
     private readonly events: EventPublisher,
   ) {
     this.coalescer = new UplinkCoalescer(config.gs.uplinkCoalesceMs, (message) => this.forward(message));
+    const { unknownEuiCacheSize, unknownEuiCacheTtlMs, unknownEuiLookupsPerSec } = config.gs;
+    this.gateways = new GatewayLookup(
+      { unknownCacheSize: unknownEuiCacheSize, unknownCacheTtlMs: unknownEuiCacheTtlMs, lookupsPerSec: unknownEuiLookupsPerSec },
+      (eui) => this.askIdentityServer(eui),
+    );
   }
 
   async onApplicationBootstrap(): Promise<void> {
     const { udpPort, udpHost, requireRegisteredGateways, fallbackFrequencyPlan, udpReceiveBuffer } = this.config.gs;
     if (fallbackFrequencyPlan && !getFrequencyPlan(fallbackFrequencyPlan))
       throw new Error(`GS_FALLBACK_FREQUENCY_PLAN "${fallbackFrequencyPlan}" is not a frequency plan of the catalogue`);
+    this.registrations = watchGatewayRegistrations(this.pubsub, (eui) => this.gateways.forget(eui));
     this.server = new UdpGatewayServer(
       { port: udpPort, host: udpHost, requireRegistered: requireRegisteredGateways, fallbackFrequencyPlan, receiveBuffer: udpReceiveBuffer },
-      (eui) => this.lookup(eui),
+      (eui) => this.gateways.lookup(eui),
       this.handlers(),
     );
     const port = await this.server.start();
@@ -89,6 +105,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.registrations?.unsubscribe();
     await this.server?.stop();
   }
 
@@ -165,7 +182,8 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     return this.server;
   }
 
-  private async lookup(eui: string): Promise<GatewayResolution | undefined> {
+  /** `GsIs.GetGatewayForEUI`: the gateway, undefined when the IS knows none with this EUI. */
+  private async askIdentityServer(eui: string): Promise<GatewayResolution | undefined> {
     try {
       return await this.rpc.call<GatewayResolution>(RPCS['GsIs.GetGatewayForEUI'].subject, { ctx: this.context([]), body: { eui } });
     } catch (err) {
@@ -197,7 +215,15 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
           data: (reason === 'expired' ? ErrConnectionExpired : ErrServerStopped).with().toDetails(),
         });
       },
-      refused: (eui, reason) => this.logger.warn({ gateway_eui: eui, reason }, 'gateway connection refused'),
+      refused: (eui, reason, detail) => {
+        gsDatagramsDropped.inc({ reason });
+        const heldBack = this.dropLog.sample(reason);
+        if (heldBack !== undefined)
+          this.logger.warn(
+            { gateway_eui: eui, reason, ...(detail ? { detail } : {}), held_back: heldBack },
+            'datagram of a gateway that is not connected dropped',
+          );
+      },
       // Every line of an uplink's handling carries its gs:uplink ID.
       uplink: (conn, message) =>
         void withLogFields({ component: 'gs', gateway_id: conn.ids.gateway_id, uplink_id: message.correlation_ids[0] }, () => this.uplink(conn, message)),

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { eventually, loraJoinRequest, SimulatedUdpGateway } from '@lorawan/testing';
+import { GatewayLookup } from '../lookup/gateway-lookup';
 import { MAX_RXPK } from './packet-data';
 import type { UplinkMessageJson } from './translation';
 import { type GatewayConnection, type GatewayResolver, type PendingDownlink, UdpGatewayServer, type UdpServerOptions } from './udp-server';
@@ -13,7 +14,7 @@ function recorder() {
   const log = {
     connected: [] as string[],
     disconnected: [] as Array<[string, string]>,
-    refused: [] as Array<[string, string]>,
+    refused: [] as Array<[string, string, string | undefined]>,
     uplinks: [] as Array<[string, UplinkMessageJson]>,
     statuses: [] as unknown[],
     acks: [] as Array<[PendingDownlink, string]>,
@@ -22,7 +23,7 @@ function recorder() {
   const handlers = {
     connected: (c: GatewayConnection) => log.connected.push(c.ids.gateway_id),
     disconnected: (c: GatewayConnection, reason: string) => log.disconnected.push([c.ids.gateway_id, reason]),
-    refused: (eui: string, reason: string) => log.refused.push([eui, reason]),
+    refused: (eui: string, reason: string, detail?: string) => log.refused.push([eui, reason, detail]),
     uplink: (c: GatewayConnection, m: UplinkMessageJson) => log.uplinks.push([c.ids.gateway_id, m]),
     status: (_c: GatewayConnection, s: unknown) => log.statuses.push(s),
     txAck: (_c: GatewayConnection, d: PendingDownlink, r: string) => log.acks.push([d, r]),
@@ -43,12 +44,12 @@ describe('UdpGatewayServer', () => {
   async function start(options: Partial<UdpServerOptions> = {}, resolver?: GatewayResolver) {
     lookups = [];
     rec = recorder();
-    const resolve: GatewayResolver =
-      resolver ??
-      (async (eui) => {
-        lookups.push(eui);
-        return eui === REGISTERED || eui === OTHER ? { ids: { gateway_id: `gtw-${eui.slice(-2)}`, eui }, frequency_plan_ids: ['EU_863_870_TTN'] } : undefined;
-      });
+    // The Gateway Server's lookup (unknown EUIs remembered) over an IS double.
+    const registry = new GatewayLookup({ unknownCacheSize: 100, unknownCacheTtlMs: 60_000, lookupsPerSec: 0 }, async (eui) => {
+      lookups.push(eui);
+      return eui === REGISTERED || eui === OTHER ? { ids: { gateway_id: `gtw-${eui.slice(-2)}`, eui }, frequency_plan_ids: ['EU_863_870_TTN'] } : undefined;
+    });
+    const resolve: GatewayResolver = resolver ?? ((eui) => registry.lookup(eui));
     server = new UdpGatewayServer({ port: 0, host: '127.0.0.1', requireRegistered: true, ...options }, resolve, rec.handlers);
     port = await server.start();
   }
@@ -91,15 +92,30 @@ describe('UdpGatewayServer', () => {
     expect(server.receiveBufferSize).toBe(2 * Math.min(asked, rmemMax));
   });
 
-  it('acks an unknown gateway too, but refuses it and does not look it up again for a while', async () => {
+  it('acks an unknown gateway too, but refuses each of its datagrams (looked up once: the lookup remembers it)', async () => {
     await start();
     const g = await gateway(UNKNOWN);
     for (let i = 0; i < 3; i++) expect(await g.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest)] })).toBe(0x01);
-    await eventually(() => rec.log.refused.length === 1);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(rec.log.refused).toEqual([[UNKNOWN, 'gateway_eui_not_registered']]);
+    await eventually(() => rec.log.refused.length === 3);
+    expect(rec.log.refused).toEqual(Array.from({ length: 3 }, () => [UNKNOWN, 'unknown_gateway', undefined]));
     expect(lookups).toEqual([UNKNOWN]);
     expect(rec.log.uplinks).toEqual([]);
+  });
+
+  it('refuses the datagrams of a gateway it may not look up now (the lookup rate is spent), and connects it at a later one', async () => {
+    let throttled = true;
+    await start({}, async (eui) =>
+      throttled ? { status: 'throttled' } : { status: 'found', gateway: { ids: { gateway_id: 'gtw-01', eui }, frequency_plan_ids: ['EU_863_870_TTN'] } },
+    );
+    const g = await gateway(REGISTERED);
+    expect(await g.pull()).toBe(0x04);
+    await eventually(() => rec.log.refused.length === 1);
+    expect(rec.log.refused).toEqual([[REGISTERED, 'lookup_throttled', undefined]]);
+    expect(server.connection(REGISTERED)).toBeUndefined();
+    throttled = false;
+    expect(await g.pull()).toBe(0x04);
+    await eventually(() => rec.log.connected.length === 1);
+    expect(rec.log.connected).toEqual(['gtw-01']);
   });
 
   it('connects an unknown gateway as eui-<eui> with the fallback plan when registration is not required', async () => {
@@ -224,7 +240,7 @@ describe('UdpGatewayServer', () => {
     expect(await g.pull()).toBe(0x04);
     expect(await g.pull()).toBe(0x04);
     await eventually(() => rec.log.refused.length === 2);
-    expect(rec.log.refused[0]).toEqual([REGISTERED, 'gateway lookup failed: registry unavailable']);
+    expect(rec.log.refused[0]).toEqual([REGISTERED, 'lookup_failed', 'registry unavailable']);
     expect(calls).toBe(2);
   });
 });

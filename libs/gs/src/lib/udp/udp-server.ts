@@ -1,6 +1,8 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { randomInt } from 'node:crypto';
 import { newUlid, nowTimestamp } from '@lorawan/api';
+import type { GatewayLookupResult, GatewayResolution } from '../lookup/gateway-lookup';
+import { LruCache } from '../lookup/lru-cache';
 import { ackFor, type DropReason, PacketType, parseUpstream, pullResp, type ProtocolVersion, type UpstreamPacket } from './packet';
 import { isRxPacket, MAX_RXPK, parsePushData, parseTxAck, type TxAckResult } from './packet-data';
 import { type GatewayIds, type GatewayStatusJson, toGatewayStatus, toUplinkMessage, uniqueByRssi, type UplinkMessageJson } from './translation';
@@ -8,22 +10,25 @@ import { type GatewayIds, type GatewayStatusJson, toGatewayStatus, toUplinkMessa
 /**
  * The Gateway Server's Semtech UDP frontend (TTS `pkg/gatewayserver/io/udp`, dataplane-notes §1.4):
  * acks every PUSH_DATA and PULL_DATA before any lookup, connects a gateway on its first datagram
- * (registered gateways by EUI; unknown ones refused, or connected as `eui-<eui>` with the fallback
- * frequency plan when registration is not required), keeps the source of the latest PULL_DATA as
+ * (registered gateways by EUI, through a `GatewayResolver` that bounds the lookups; unknown ones
+ * refused, each of their datagrams, or connected as `eui-<eui>` with the fallback frequency plan
+ * when registration is not required), keeps the source of the latest PULL_DATA as
  * the downlink path and whether its latest uplink carried GPS time (`gps_time`, for class B), sends
  * PULL_RESPs with fresh tokens and matches TX_ACKs to them, and expires
  * downlink paths and connections. Malformed datagrams are counted and dropped; a flood of datagrams
- * from one EUI is cut as TTS's per-EUI filter does. What to do with uplinks, status and
- * acknowledgments is the caller's (`UdpHandlers`).
+ * from one EUI is cut as TTS's per-EUI filter does (the datagram times of at most
+ * `floodTrackedEuis` EUIs are kept, least recently seen forgotten first: random EUIs cannot grow
+ * it). What to do with uplinks, status and acknowledgments is the caller's (`UdpHandlers`).
  */
 
-export interface GatewayResolution {
-  ids: GatewayIds;
-  frequency_plan_ids: string[];
-}
+/** Looks a gateway up by EUI (`GatewayLookup`); rejects when the lookup failed. */
+export type GatewayResolver = (eui: string) => Promise<GatewayLookupResult>;
 
-/** Looks a gateway up by EUI: undefined for an unknown EUI. */
-export type GatewayResolver = (eui: string) => Promise<GatewayResolution | undefined>;
+/**
+ * Why a datagram's gateway was not connected: the IS does not know its EUI; not registered and no
+ * fallback plan; no lookup allowed now (GS_UNKNOWN_EUI_LOOKUPS_PER_SEC); the lookup failed.
+ */
+export type RefusalReason = 'unknown_gateway' | 'no_fallback_frequency_plan' | 'lookup_throttled' | 'lookup_failed';
 
 export interface GatewayConnection {
   readonly ids: GatewayIds;
@@ -44,8 +49,8 @@ export interface GatewayConnection {
 export interface UdpHandlers {
   connected(conn: GatewayConnection): void;
   disconnected(conn: GatewayConnection, reason: 'expired' | 'stopped'): void;
-  /** A connection refused (unknown gateway, lookup failed); acks were sent all the same. */
-  refused(eui: string, reason: string): void;
+  /** A datagram whose gateway could not be connected (each one; acks were sent all the same), and what went wrong for `lookup_failed`. */
+  refused(eui: string, reason: RefusalReason, detail?: string): void;
   /** One received copy of a frame (CRC failures included: `crc_status: false`). */
   uplink(conn: GatewayConnection, message: UplinkMessageJson): void;
   status(conn: GatewayConnection, status: GatewayStatusJson): void;
@@ -70,11 +75,11 @@ export interface UdpServerOptions {
   downlinkPathExpiresMs?: number;
   /** Without any datagram for this long, a connection ends (TTS 3 min). */
   connectionExpiresMs?: number;
-  /** A refused connection is not looked up again for this long (TTS 5 min). */
-  refusalExpiresMs?: number;
   /** The flood filter: a datagram is dropped when the `floodCount`-th previous one from the EUI came less than `floodWindowMs` before. */
   floodCount?: number;
   floodWindowMs?: number;
+  /** The flood filter keeps the datagram times of at most this many EUIs. */
+  floodTrackedEuis?: number;
 }
 
 export interface PendingDownlink {
@@ -97,8 +102,7 @@ export class UdpGatewayServer {
   private socket?: Socket;
   private readonly connections = new Map<string, ConnectionState>();
   private readonly connecting = new Map<string, Promise<ConnectionState | undefined>>();
-  private readonly refusals = new Map<string, number>();
-  private readonly recent = new Map<string, number[]>();
+  private readonly recent: LruCache<string, number[]>;
   private sweeper?: NodeJS.Timeout;
   private readonly o: Required<Omit<UdpServerOptions, 'fallbackFrequencyPlan'>> & { fallbackFrequencyPlan?: string };
 
@@ -110,15 +114,16 @@ export class UdpGatewayServer {
     this.o = {
       downlinkPathExpiresMs: 90_000,
       connectionExpiresMs: 180_000,
-      refusalExpiresMs: 300_000,
       // TTS's rate (10 datagrams in 10 ms: 1000/s per EUI) with ten times its burst: TTS stamps a
       // datagram when a dedicated reader takes it off the socket, we when the event loop does, so a
       // pause of the loop (GC, a burst of work) must not make a busy gateway's queued datagrams a flood.
       floodCount: 100,
       floodWindowMs: 100,
+      floodTrackedEuis: 65_536,
       receiveBuffer: 0,
       ...options,
     };
+    this.recent = new LruCache(this.o.floodTrackedEuis);
   }
 
   /** The socket's receive buffer as the kernel set it (Linux reports twice what was asked, its bookkeeping included). */
@@ -207,8 +212,6 @@ export class UdpGatewayServer {
     const eui = packet.gatewayEui;
     const existing = this.connections.get(eui);
     if (existing) return Promise.resolve(existing);
-    const refusedAt = this.refusals.get(eui);
-    if (refusedAt !== undefined && Date.now() - refusedAt < this.o.refusalExpiresMs) return Promise.resolve(undefined);
     let pending = this.connecting.get(eui);
     if (!pending) {
       pending = this.establish(eui, { address: rinfo.address, port: rinfo.port }, packet.version).finally(() => this.connecting.delete(eui));
@@ -219,19 +222,19 @@ export class UdpGatewayServer {
 
   /** Connects on the first datagram, from where it came (the address `gs.gateway.connect` reports). */
   private async establish(eui: string, remote: GatewayConnection['remote'], version: ProtocolVersion): Promise<ConnectionState | undefined> {
-    let resolution: GatewayResolution | undefined;
+    let result: GatewayLookupResult;
     try {
-      resolution = await this.resolve(eui);
+      result = await this.resolve(eui);
     } catch (err) {
       // The registry is away: refuse this datagram, look again on the next one.
-      this.on.refused(eui, `gateway lookup failed: ${(err as Error).message}`);
-      return undefined;
+      return this.refuse(eui, 'lookup_failed', (err as Error).message);
     }
-    if (!resolution) {
-      if (this.o.requireRegistered) return this.refuse(eui, 'gateway_eui_not_registered');
-      if (!this.o.fallbackFrequencyPlan) return this.refuse(eui, 'no_fallback_frequency_plan');
-      resolution = { ids: { gateway_id: `eui-${eui.toLowerCase()}`, eui }, frequency_plan_ids: [this.o.fallbackFrequencyPlan] };
-    }
+    if (result.status === 'throttled') return this.refuse(eui, 'lookup_throttled');
+    let resolution: GatewayResolution;
+    if (result.status === 'found') resolution = result.gateway;
+    else if (this.o.requireRegistered) return this.refuse(eui, 'unknown_gateway');
+    else if (!this.o.fallbackFrequencyPlan) return this.refuse(eui, 'no_fallback_frequency_plan');
+    else resolution = { ids: { gateway_id: `eui-${eui.toLowerCase()}`, eui }, frequency_plan_ids: [this.o.fallbackFrequencyPlan] };
     const conn: ConnectionState = {
       ids: resolution.ids,
       frequency_plan_ids: resolution.frequency_plan_ids,
@@ -242,14 +245,12 @@ export class UdpGatewayServer {
       pending: new Map(),
     };
     this.connections.set(eui, conn);
-    this.refusals.delete(eui);
     this.on.connected(conn);
     return conn;
   }
 
-  private refuse(eui: string, reason: string): undefined {
-    this.refusals.set(eui, Date.now());
-    this.on.refused(eui, reason);
+  private refuse(eui: string, reason: RefusalReason, detail?: string): undefined {
+    this.on.refused(eui, reason, detail);
     return undefined;
   }
 
@@ -300,7 +301,6 @@ export class UdpGatewayServer {
       if (conn.downlinkPathAt !== undefined && now - conn.downlinkPathAt > this.o.downlinkPathExpiresMs) conn.downlinkPathAt = undefined;
       for (const [token, d] of conn.pending) if (now - d.sent_at > PENDING_TTL_MS) conn.pending.delete(token);
     }
-    for (const [eui, at] of this.refusals) if (now - at > this.o.refusalExpiresMs) this.refusals.delete(eui);
     for (const [eui, times] of this.recent) if (now - times[times.length - 1] > 60_000) this.recent.delete(eui);
   }
 }

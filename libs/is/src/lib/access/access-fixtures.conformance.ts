@@ -98,9 +98,10 @@ export class InMemoryApiKeyStore implements ApiKeyStore {
     return true;
   }
 
-  async delete(owner: EntityRef, id: string): Promise<boolean> {
+  async delete(owner: EntityRef, id: string, expectedUpdatedAt?: string): Promise<boolean> {
     const k = this.keys.get(id);
     if (!k || key(k.owner) !== key(owner)) return false;
+    if (expectedUpdatedAt !== undefined && k.updated_at !== expectedUpdatedAt) return false;
     return this.keys.delete(id);
   }
 

@@ -41,7 +41,8 @@ export interface ApiKeyStore {
   list(owner: EntityRef, options: ApiKeyListOptions): Promise<{ keys: ApiKeyRecord[]; total: number }>;
   /** Replaces name, rights, expiry and updated_at if the key still has `expectedUpdatedAt`; false when it changed meanwhile or is gone. */
   replace(key: ApiKeyRecord, expectedUpdatedAt: string): Promise<boolean>;
-  delete(owner: EntityRef, id: string): Promise<boolean>;
+  /** Deletes the key (if it still has `expectedUpdatedAt`, when given); false when it is gone or changed meanwhile. */
+  delete(owner: EntityRef, id: string, expectedUpdatedAt?: string): Promise<boolean>;
   /** Deletes every key of `owner`; answers their IDs. */
   deleteAllOf(owner: EntityRef): Promise<string[]>;
 }

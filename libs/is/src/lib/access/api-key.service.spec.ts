@@ -317,8 +317,10 @@ describe('ApiKeyService', () => {
       expect(invalidations).toEqual([]);
     });
 
-    it('no escalation: the caller must hold every right it adds and every right it removes, not those it keeps', async () => {
+    it('no escalation: the caller must hold every right of the key and every right it adds, whatever it changes', async () => {
       const held = (...rights: Right[]) => ctx(caller(app1, sortRights(impliedRights(['RIGHT_APPLICATION_SETTINGS_API_KEYS', ...rights]))));
+      const weaker = held('RIGHT_APPLICATION_INFO');
+      const before = store.keys.get(id);
       // Adds DEVICES_WRITE, which the caller lacks.
       expect(
         await failure(
@@ -335,16 +337,29 @@ describe('ApiKeyService', () => {
         name: 'insufficient_application_rights',
         attributes: { missing: ['RIGHT_APPLICATION_DEVICES_WRITE'] },
       });
-      // Removes DEVICES_READ, which the caller lacks.
-      expect(
-        await failure(
-          service.update(app1, updateReq({ api_key: { id, rights: ['RIGHT_APPLICATION_INFO'] }, field_mask: 'rights' }), held('RIGHT_APPLICATION_INFO')),
-        ),
-      ).toMatchObject({
-        attributes: { missing: ['RIGHT_APPLICATION_DEVICES_READ'] },
-      });
-      expect(store.keys.get(id)?.rights).toEqual(['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ']);
-      // Keeps DEVICES_READ (not held), adds TRAFFIC_READ (held): fine.
+      // A key holding less than the key changes nothing of it: rights (removed or kept), name, expiry.
+      const keyRight: Right[] = ['RIGHT_APPLICATION_DEVICES_READ'];
+      for (const [api_key, field_mask, missing] of [
+        [{ id, rights: ['RIGHT_APPLICATION_INFO'] }, 'rights', keyRight],
+        [
+          { id, rights: ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'] },
+          'rights',
+          [...keyRight, 'RIGHT_APPLICATION_TRAFFIC_READ'],
+        ],
+        [{ id, name: 'renamed' }, 'name', keyRight],
+        [{ id, expires_at: future() }, 'expires_at', keyRight],
+        [{ id }, 'expires_at', keyRight],
+      ] as const) {
+        expect(await failure(service.update(app1, updateReq({ api_key, field_mask }), weaker))).toMatchObject({
+          namespace: 'pkg/auth/rights',
+          name: 'insufficient_application_rights',
+          code: 7,
+          attributes: { uid: 'app1', missing },
+        });
+      }
+      expect(store.keys.get(id)).toEqual(before);
+      // Holding every right of the key and those added: fine.
+      const enough = held('RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_TRAFFIC_READ');
       await expect(
         service.update(
           app1,
@@ -352,14 +367,30 @@ describe('ApiKeyService', () => {
             api_key: { id, rights: ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'] },
             field_mask: 'rights',
           }),
-          held('RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'),
+          enough,
         ),
       ).resolves.toMatchObject({
         rights: ['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_TRAFFIC_READ'],
       });
-      // Renaming needs no rights beyond the RPC's.
-      await expect(service.update(app1, updateReq({ api_key: { id, name: 'renamed' }, field_mask: 'name' }), held())).resolves.toMatchObject({
+      await expect(service.update(app1, updateReq({ api_key: { id, name: 'renamed' }, field_mask: 'name' }), enough)).resolves.toMatchObject({
         name: 'renamed',
+      });
+    });
+
+    it('a key with RIGHT_APPLICATION_ALL is changed only by a caller holding RIGHT_APPLICATION_ALL', async () => {
+      const strong = await service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_ALL'] }), owner());
+      const allButAll = ctx(
+        caller(
+          app1,
+          ALL_APP.filter((r) => r !== 'RIGHT_APPLICATION_ALL'),
+        ),
+      );
+      expect(await failure(service.update(app1, updateReq({ api_key: { id: strong.id, name: 'x' }, field_mask: 'name' }), allButAll))).toMatchObject({
+        name: 'insufficient_application_rights',
+        attributes: { missing: ['RIGHT_APPLICATION_ALL'] },
+      });
+      await expect(service.update(app1, updateReq({ api_key: { id: strong.id, name: 'x' }, field_mask: 'name' }), owner())).resolves.toMatchObject({
+        name: 'x',
       });
     });
 
@@ -406,6 +437,41 @@ describe('ApiKeyService', () => {
       expect(await failure(service.delete(app1, id, owner()))).toMatchObject({ name: 'api_key_not_found' });
       await flush();
       expect(invalidations).toEqual([{ api_key_id: id }]);
+    });
+
+    it('deletes only a key whose every right the caller holds (403 insufficient, missing listed), keeping it otherwise', async () => {
+      const strong = await service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_ALL'] }), owner());
+      const weak = await service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_INFO'] }), owner());
+      const keyManager = ctx(caller(app1, sortRights(impliedRights(['RIGHT_APPLICATION_SETTINGS_API_KEYS', 'RIGHT_APPLICATION_INFO']))));
+      expect(await failure(service.delete(app1, strong.id as string, keyManager))).toMatchObject({
+        namespace: 'pkg/auth/rights',
+        name: 'insufficient_application_rights',
+        code: 7,
+        attributes: { uid: 'app1', missing: ['RIGHT_APPLICATION_ALL'] },
+      });
+      expect(store.keys.has(strong.id as string)).toBe(true);
+      // Updating the key away to no rights is deleting it: the same rule.
+      expect(await failure(service.update(app1, updateReq({ api_key: { id: strong.id, rights: [] }, field_mask: 'rights' }), keyManager))).toMatchObject({
+        name: 'insufficient_application_rights',
+      });
+      expect(store.keys.has(strong.id as string)).toBe(true);
+      expect(await service.delete(app1, weak.id as string, keyManager)).toEqual({});
+      expect(await service.delete(app1, strong.id as string, owner())).toEqual({});
+    });
+
+    it('decides on the key as it is when deleted: rights raised meanwhile are checked again', async () => {
+      const k = await service.create(app1, createReq({ rights: ['RIGHT_APPLICATION_INFO'] }), owner());
+      const id = k.id as string;
+      const keyManager = ctx(caller(app1, sortRights(impliedRights(['RIGHT_APPLICATION_SETTINGS_API_KEYS', 'RIGHT_APPLICATION_INFO']))));
+      const del = store.delete.bind(store);
+      jest.spyOn(store, 'delete').mockImplementationOnce(async (o, keyId, expected) => {
+        // Another request raises the key's rights between the read and the delete.
+        const current = store.keys.get(keyId);
+        if (current) store.keys.set(keyId, { ...current, rights: ['RIGHT_APPLICATION_ALL'], updated_at: `${current.updated_at}1` });
+        return del(o, keyId, expected);
+      });
+      expect(await failure(service.delete(app1, id, keyManager))).toMatchObject({ attributes: { missing: ['RIGHT_APPLICATION_ALL'] } });
+      expect(store.keys.get(id)?.rights).toEqual(['RIGHT_APPLICATION_ALL']);
     });
 
     it('deleteKeysOf (purge) deletes every key of the entity and invalidates each', async () => {

@@ -62,7 +62,10 @@ export interface UpdateRequest {
 /**
  * API keys of applications, gateways, users and organizations (TTS `<entity>_access.go`). The RPC server has
  * checked `<KIND>_SETTINGS_API_KEYS` on the entity; this service checks what is specific to keys
- * (no escalation, validity, existence) before storing anything. The secret exists only in the
+ * (no escalation, validity, existence) before storing anything. A caller changes (rights, name,
+ * expiry) or deletes only keys it could have created: it holds every right of the key, and of its
+ * new rights (TTS checks the rights added and removed on update; here a weaker key can neither
+ * expire, rename nor delete a stronger one either), decided on the key as it is when written. The secret exists only in the
  * answer to Create; it is never stored, logged or returned again. Create, Update and Delete
  * publish `<entity>.api-key.*` once they succeeded: the key's fields without the secret as data.
  */
@@ -143,12 +146,8 @@ export class ApiKeyService implements ApiKeyCleanup {
     const keyId = api_key.id ?? '';
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const existing = await this.mustGet(owner, keyId);
-      if (newRights) {
-        // TTS: the caller must hold every right it adds and every right it removes.
-        const before = new Set(existing.rights);
-        const after = new Set(newRights);
-        assertGrantable(owner, [...newRights.filter((r) => !before.has(r)), ...existing.rights.filter((r) => !after.has(r))], ctx.caller);
-      }
+      // The caller holds every right of the key (so every right it removes) and every right it adds.
+      assertGrantable(owner, new Set([...existing.rights, ...(newRights ?? [])]), ctx.caller);
       const updated: ApiKeyRecord = { ...existing, updated_at: nowTimestamp() };
       if (paths.includes('name')) updated.name = api_key.name ?? '';
       if (newRights) updated.rights = newRights;
@@ -162,18 +161,26 @@ export class ApiKeyService implements ApiKeyCleanup {
         this.events.publish(EVENTS[owner.kind].update, entityIdentifiers(owner), { ctx, data: toMessage(updated) });
         return toMessage(updated);
       }
-      await new Promise((r) => setTimeout(r, Math.random() * (2 + attempt * 2)));
+      await pause(attempt);
     }
     throw ErrApiKeyConcurrentUpdate.with({ api_key_id: keyId });
   }
 
+  /** Deletes the key if the caller holds every right of it (as it is when deleted: a concurrent update is read again). */
   async delete(owner: KeyOwner, keyId: string, ctx: RpcContext): Promise<Record<string, never>> {
     await this.mustExist(owner);
-    if (!(await this.store.delete(owner, keyId))) throw notFound(owner, keyId);
-    this.invalidator.invalidate({ api_key_id: keyId });
-    this.logger.log(`deleted API key ${keyId} of ${owner.kind} ${owner.id}`);
-    this.events.publish(EVENTS[owner.kind].delete, entityIdentifiers(owner), { ctx });
-    return {};
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const existing = await this.mustGet(owner, keyId);
+      assertGrantable(owner, existing.rights, ctx.caller);
+      if (await this.store.delete(owner, keyId, existing.updated_at)) {
+        this.invalidator.invalidate({ api_key_id: keyId });
+        this.logger.log(`deleted API key ${keyId} of ${owner.kind} ${owner.id}`);
+        this.events.publish(EVENTS[owner.kind].delete, entityIdentifiers(owner), { ctx });
+        return {};
+      }
+      await pause(attempt);
+    }
+    throw ErrApiKeyConcurrentUpdate.with({ api_key_id: keyId });
   }
 
   /** `ApiKeyCleanup`: the entity is purged, its keys go with it. */
@@ -215,6 +222,11 @@ function uniqueRights(rights: string[], invalid: (reason: string) => StackError)
   if (rights.length === 0) throw invalid('value must contain at least 1 item(s)');
   if (new Set(rights).size !== rights.length) throw invalid('repeated value must contain unique items');
   return rights as Right[];
+}
+
+/** A short random pause before another optimistic attempt, growing with the attempts. */
+function pause(attempt: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, Math.random() * (2 + attempt * 2)));
 }
 
 function isFuture(timestamp: string): boolean {

@@ -179,6 +179,19 @@ export function describeApiKeyStoreConformance(name: string, open: () => Promise
         expect(await store.findById(k.id)).toBeUndefined();
         expect(await store.delete(app2, k.id)).toBe(false);
       });
+
+      it('deletes a key with an expected updated_at only while it still has it', async () => {
+        const k = apiKey(app2, 303);
+        await store.create(k);
+        const next: ApiKeyRecord = { ...k, rights: ['RIGHT_APPLICATION_ALL'], updated_at: '2024-06-03T00:00:00.000001Z' };
+        expect(await store.replace(next, k.updated_at)).toBe(true);
+        // Stale: the key changed since it was read.
+        expect(await store.delete(app2, k.id, k.updated_at)).toBe(false);
+        expect(await store.findById(k.id)).toEqual(next);
+        expect(await store.delete(app1, k.id, next.updated_at)).toBe(false);
+        expect(await store.delete(app2, k.id, next.updated_at)).toBe(true);
+        expect(await store.findById(k.id)).toBeUndefined();
+      });
     });
 
     it('deleteAllOf removes every key of the entity, answers their IDs and leaves other entities alone', async () => {

@@ -50,7 +50,7 @@ export class CredentialVerifier {
     if (!key) throw ErrApiKeyNotFound.with();
     if (!(await verifySecret(parsed.secret, key.secret_hash))) throw ErrInvalidAuthorization.with();
     if (key.expires_at !== undefined && key.expires_at <= microsToTimestamp(Date.now() * 1000)) throw ErrApiKeyExpired.with();
-    const credential: VerifiedCredential = { kind: 'api-key', id: key.id, owner: key.owner, keyRights: impliedRights(key.rights) };
+    const credential: VerifiedCredential = { kind: 'api-key', id: key.id, owner: key.owner, keyRights: impliedRights(key.rights), expiresAt: key.expires_at };
     // A key whose entity is gone (deleted, not yet purged) is as good as no key (TTS: the store does not find it).
     if (key.owner.kind === 'user') credential.user = await this.userOrFail(key.owner.id);
     else if (!(await this.directory.exists(key.owner))) throw ErrApiKeyNotFound.with();

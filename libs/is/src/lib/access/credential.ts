@@ -13,6 +13,8 @@ export interface VerifiedCredential {
   keyRights: ReadonlySet<Right>;
   /** The owning user, for user keys and the admin key. */
   user?: UserEssentials;
+  /** When the key expires (RFC 3339), if it does. */
+  expiresAt?: string;
 }
 
 /** The ID the admin key (ADMIN_API_KEY) goes by in caller identities and `auth_info`. */

@@ -1,7 +1,7 @@
 import { ALL_ADMIN_RIGHTS, ALL_RIGHTS, type EntityRef, impliedRights, type Right, rightsHeldBy, rightsOfKind, sortRights } from '@lorawan/api';
 import { InMemoryIdentityDirectory } from './access-fixtures.conformance';
 import type { VerifiedCredential } from './credential';
-import { RightsResolver } from './rights-resolver';
+import { membershipAccount, RightsResolver, rightsGiven } from './rights-resolver';
 
 const app = (id: string): EntityRef => ({ kind: 'application', id });
 const gtw = (id: string): EntityRef => ({ kind: 'gateway', id });
@@ -200,5 +200,39 @@ describe('RightsResolver: effective rights of a credential on an entity', () => 
     );
     expect(caller.rights).toEqual(['RIGHT_USER_INFO']);
     expect(caller.is_admin).toBe(false);
+  });
+
+  it('resolves a caller the gateway resolved for another entity (or none) again, on any entity, as Authorize would', async () => {
+    for (const [credential, entity] of [
+      [userKey('alice', ['RIGHT_ALL']), org('team')],
+      [userKey('alice', ['RIGHT_APPLICATION_INFO']), app('team-app')],
+      [adminKey, app('other-app')],
+      [orgKey('team', ['RIGHT_ALL']), app('team-app')],
+      [orgKey('team', ['RIGHT_ALL']), org('other-team')],
+      [appKey('alice-app', ['RIGHT_APPLICATION_ALL']), app('alice-app')],
+    ] as const) {
+      const caller = await resolver.callerIdentity(credential, gtw('other-gtw'));
+      const again = await resolver.credentialOf(caller);
+      expect(again && (await resolver.rightsOn(again, entity))).toEqual(await resolver.rightsOn(credential, entity));
+    }
+    const pending = await resolver.credentialOf(await resolver.callerIdentity(userKey('pending', ['RIGHT_ALL'])));
+    expect(pending?.user).toEqual({ user_id: 'pending', admin: false, state: 'STATE_REQUESTED' });
+    expect(await resolver.credentialOf({ kind: 'internal', id: 'as', is_admin: false, key_rights: [], universal: true, rights: [] })).toBeUndefined();
+  });
+
+  it('membershipAccount and rightsGiven: the account whose grant counts, and the rights given that grant (read by a transaction)', () => {
+    expect(membershipAccount(userKey('alice', ['RIGHT_ALL']), org('team'))).toBe('alice');
+    expect(membershipAccount(userKey('alice', ['RIGHT_ALL']), usr('alice'))).toBeUndefined();
+    expect(membershipAccount(orgKey('team', ['RIGHT_ALL']), org('team'))).toBeUndefined();
+    expect(membershipAccount(orgKey('team', ['RIGHT_ALL']), app('team-app'))).toBe('team');
+    expect(membershipAccount(appKey('alice-app', ['RIGHT_ALL']), app('alice-app'))).toBeUndefined();
+    const consent: Right = 'RIGHT_ORGANIZATION_ADD_AS_COLLABORATOR';
+    expect(rightsGiven(userKey('alice', ['RIGHT_ALL']), org('team'), [consent, 'RIGHT_ORGANIZATION_INFO'])).toEqual(
+      sortRights([consent, 'RIGHT_ORGANIZATION_INFO']),
+    );
+    expect(rightsGiven(userKey('alice', ['RIGHT_ORGANIZATION_INFO']), org('team'), [consent, 'RIGHT_ORGANIZATION_INFO'])).toEqual(['RIGHT_ORGANIZATION_INFO']);
+    expect(rightsGiven(userKey('alice', ['RIGHT_ALL']), org('team'), [])).toEqual([]);
+    expect(rightsGiven(userKey('pending', ['RIGHT_ALL']), org('team'), [consent])).toEqual([]);
+    expect(rightsGiven(adminKey, org('other-team'), [])).toContain(consent);
   });
 });

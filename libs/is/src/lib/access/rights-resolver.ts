@@ -39,6 +39,8 @@ export class RightsResolver {
       universal: false,
       rights: [],
     };
+    // The gateway caches this answer: it must know when the key stops being valid.
+    if (credential.expiresAt !== undefined) caller.expires_at = credential.expiresAt;
     if (entity) {
       caller.entity = { kind: entity.kind, id: entity.id };
       caller.rights = await this.rightsOn(credential, entity);
@@ -48,31 +50,62 @@ export class RightsResolver {
 
   /** The credential's effective rights on `entity`, implied and sorted; [] for none. */
   async rightsOn(credential: VerifiedCredential, entity: EntityRef): Promise<Right[]> {
-    const ofKind = rightsHeldBy(entity.kind);
-    const byKey = (held: Iterable<Right>) => {
-      const set = new Set(held);
-      return sortRights(ofKind.filter((r) => set.has(r) && credential.keyRights.has(r)));
-    };
-    if (credential.owner.kind === 'organization' && !sameEntity(credential.owner, entity)) {
-      return byKey(impliedRights(await this.directory.collaboratorRights(credential.owner.id, entity)));
-    }
-    if (credential.owner.kind !== 'user') return sameEntity(credential.owner, entity) ? byKey(ofKind) : [];
-    const user = credential.user;
-    if (!user) return [];
-    if (user.state !== APPROVED) {
-      // A user awaiting approval may still see and edit its profile or delete its account (TTS).
-      const own = user.state === REQUESTED && entity.kind === 'user' && entity.id === user.user_id ? PENDING_USER_RIGHTS : [];
-      return sortRights(own.filter((r) => credential.keyRights.has(r)));
-    }
-    const membership = new Set<Right>();
-    if (entity.kind === 'user') {
-      if (entity.id === user.user_id) ofKind.forEach((r) => membership.add(r));
-    } else {
-      impliedRights(await this.directory.collaboratorRights(user.user_id, entity)).forEach((r) => membership.add(r));
-    }
-    if (user.admin) ALL_ADMIN_RIGHTS.forEach((r) => membership.add(r));
-    return byKey(membership);
+    const account = membershipAccount(credential, entity);
+    return rightsGiven(credential, entity, account ? await this.directory.collaboratorRights(account, entity) : []);
   }
+
+  /**
+   * The credential of a caller the gateway resolved (its rights on the RPC's entity, or on none),
+   * for the rights a handler checks itself on other entities: the same key, its user looked up
+   * again. Undefined for internal callers (they hold every right).
+   */
+  async credentialOf(caller: CallerIdentity): Promise<VerifiedCredential | undefined> {
+    if (caller.kind === 'internal' || !caller.owner) return undefined;
+    const credential: VerifiedCredential = { kind: caller.kind, id: caller.id, owner: caller.owner, keyRights: new Set(caller.key_rights) };
+    if (caller.owner.kind === 'user') credential.user = await this.directory.user(caller.owner.id);
+    return credential;
+  }
+}
+
+/**
+ * The account whose collaborations give the credential its rights on `entity` (TTS membership):
+ * an organization key's organization, on other entities; a user key's user, on entities other
+ * than users. Undefined when there is none (an application's or gateway's key; a user on a user).
+ */
+export function membershipAccount(credential: VerifiedCredential, entity: EntityRef): string | undefined {
+  if (credential.owner.kind === 'organization') return sameEntity(credential.owner, entity) ? undefined : credential.owner.id;
+  if (credential.owner.kind === 'user' && entity.kind !== 'user') return credential.owner.id;
+  return undefined;
+}
+
+/**
+ * The credential's effective rights on `entity` (see RightsResolver), given what its
+ * `membershipAccount` holds there as a collaborator (`membership`, as stored or through chains):
+ * pure, so that a transaction can decide on a membership it read itself.
+ */
+export function rightsGiven(credential: VerifiedCredential, entity: EntityRef, membership: readonly Right[]): Right[] {
+  const ofKind = rightsHeldBy(entity.kind);
+  const byKey = (held: Iterable<Right>) => {
+    const set = new Set(held);
+    return sortRights(ofKind.filter((r) => set.has(r) && credential.keyRights.has(r)));
+  };
+  if (credential.owner.kind === 'organization' && !sameEntity(credential.owner, entity)) return byKey(impliedRights(membership));
+  if (credential.owner.kind !== 'user') return sameEntity(credential.owner, entity) ? byKey(ofKind) : [];
+  const user = credential.user;
+  if (!user) return [];
+  if (user.state !== APPROVED) {
+    // A user awaiting approval may still see and edit its profile or delete its account (TTS).
+    const own = user.state === REQUESTED && entity.kind === 'user' && entity.id === user.user_id ? PENDING_USER_RIGHTS : [];
+    return sortRights(own.filter((r) => credential.keyRights.has(r)));
+  }
+  const held = new Set<Right>();
+  if (entity.kind === 'user') {
+    if (entity.id === user.user_id) ofKind.forEach((r) => held.add(r));
+  } else {
+    impliedRights(membership).forEach((r) => held.add(r));
+  }
+  if (user.admin) ALL_ADMIN_RIGHTS.forEach((r) => held.add(r));
+  return byKey(held);
 }
 
 /** The owner is an approved admin user. */

@@ -61,8 +61,14 @@ export class TypeOrmApiKeyStore implements ApiKeyStore {
     return (result.affected ?? 0) > 0;
   }
 
-  async delete(owner: EntityRef, id: string): Promise<boolean> {
-    const result = await this.repo.delete({ id, entity_kind: owner.kind, entity_id: owner.id });
+  async delete(owner: EntityRef, id: string, expectedUpdatedAt?: string): Promise<boolean> {
+    const query = this.repo
+      .createQueryBuilder()
+      .delete()
+      .from(ApiKeyEntity)
+      .where('id = :id AND entity_kind = :kind AND entity_id = :entity', { id, kind: owner.kind, entity: owner.id });
+    if (expectedUpdatedAt !== undefined) query.andWhere('updated_at = :expected', { expected: timestampToSql(expectedUpdatedAt) });
+    const result = await query.execute();
     return (result.affected ?? 0) > 0;
   }
 

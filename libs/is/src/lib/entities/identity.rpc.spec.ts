@@ -6,6 +6,7 @@ import { recordEvents, rpcContext, startTestComponent, type TestComponent } from
 import { InProcessBroker } from '@lorawan/transport';
 import { DataSource } from 'typeorm';
 import { AccessInvalidator } from '../access-invalidator';
+import { RightsResolver } from '../access/rights-resolver';
 import { API_KEY_CLEANUP } from '../identity.contracts';
 import { openIdentityDatabase } from './identity-fixtures.conformance';
 import { IDENTITY_CONTROLLERS, IDENTITY_PROVIDERS } from './index';
@@ -30,6 +31,7 @@ describe('IS entity RPCs over the transport', () => {
       providers: [
         ...(IDENTITY_PROVIDERS as Provider[]),
         AccessInvalidator,
+        RightsResolver,
         { provide: DataSource, useValue: dataSource },
         { provide: API_KEY_CLEANUP, useValue: { deleteKeysOf: async (entity: EntityRef) => void purgedKeys.push(entity) } },
       ],

@@ -31,7 +31,6 @@ export const JS_REGISTRY_POLICY: RegistryPolicy = {
   allowedGetPaths: ALLOWED_PATHS['JsEndDeviceRegistry.Get'],
   allowedSetPaths: ALLOWED_PATHS['JsEndDeviceRegistry.Set'],
   storedPaths: JS_END_DEVICE_FIELDS.filter((f) => f !== 'ids'),
-  keyEnvelopes: ROOT_KEYS,
   copyFields: ['resets_join_nonces'],
   errors: { notFound: ErrDeviceNotFound, readOnlyField: ErrReadOnlyField },
   events: JS_EVENTS.endDevice,

@@ -123,13 +123,10 @@ function shareNetworkKeyBefore11(device: NsDevice, paths: readonly string[]): vo
   };
 }
 
-const envelopes = (session: string) => NETWORK_KEYS.map((k) => `${session}.keys.${k}`);
-
 export const NS_REGISTRY_POLICY: RegistryPolicy = {
   allowedGetPaths: ALLOWED_PATHS['NsEndDeviceRegistry.Get'],
   allowedSetPaths: ALLOWED_PATHS['NsEndDeviceRegistry.Set'],
   storedPaths: NS_STORED_PATHS,
-  keyEnvelopes: [...envelopes('session'), ...envelopes('pending_session'), ...envelopes('pending_mac_state.queued_join_accept')],
   copyFields: [
     'supports_class_b',
     'supports_class_c',

@@ -42,7 +42,7 @@ import {
   ErrUplinkTooLate,
   ErrUnwrapKey,
 } from '../errors';
-import { newMacState } from '../mac-state';
+import { newMacState, onJoinAcceptNotScheduled } from '../mac-state';
 import type { DedupTiming } from '../uplinks/uplink-deduplicator';
 import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
 import { UplinkCopies } from '../uplinks/uplink-copies.service';
@@ -316,6 +316,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
       nsJoins.inc({ result: 'not_scheduled' });
       this.events.publish(NS_EVENTS.joinScheduleFail, ids, { ctx, data: error.toDetails() });
       this.logger.warn({ device_id: join.ids.device_id, error: error.message }, 'join-accept not scheduled');
+      await this.dropJoinAccept(join);
       return;
     }
     this.events.publish(NS_EVENTS.joinScheduleSuccess, ids, { ctx, data: scheduled });
@@ -346,6 +347,20 @@ export class JoinRequestService implements BeforeApplicationShutdown {
       return;
     }
     await this.forwardToApplicationServer(join, invalidated, ctx);
+  }
+
+  /** A join-accept that could not be scheduled leaves the MAC state, its session keys with it (unless a later join replaced it). */
+  private async dropJoinAccept(join: AcceptedJoin): Promise<void> {
+    const sessionKeyId = join.response.session_keys.session_key_id;
+    try {
+      await this.registry.modify({ application_id: join.ids.application_ids.application_id, device_id: join.ids.device_id }, (stored) => {
+        const pending = (stored as NsDevice).pending_mac_state;
+        if (pending?.queued_join_accept?.keys?.session_key_id !== sessionKeyId) return { device: stored, result: undefined };
+        return { device: { ...stored, pending_mac_state: onJoinAcceptNotScheduled(pending) }, result: undefined };
+      });
+    } catch (err) {
+      this.logger.warn({ device_id: join.ids.device_id, error: (err as Error).message }, 'unscheduled join-accept not dropped');
+    }
   }
 
   /** The join-accept for the AS (TTS ApplicationUp `join_accept`), with the AppSKey the JS wrapped for it. */

@@ -1,5 +1,14 @@
 import type { MACState, MACStateJoinAccept, Session } from '@lorawan/api';
-import { onDeviceModeInd, onDownlinkScheduled, onJoinAcceptQueued, onJoinAcceptScheduled, onRekeyInd, onUplink, onUplinkForPendingJoin } from './transitions';
+import {
+  onDeviceModeInd,
+  onDownlinkScheduled,
+  onJoinAcceptNotScheduled,
+  onJoinAcceptQueued,
+  onJoinAcceptScheduled,
+  onRekeyInd,
+  onUplink,
+  onUplinkForPendingJoin,
+} from './transitions';
 
 /** Freezes deeply, so any mutation of an input throws. */
 function frozen<T>(value: T): T {
@@ -54,6 +63,14 @@ describe('set/clear rules (seed MACState table)', () => {
     expect(onUplink(state({ rx_windows_available: true }), { classB: false }).rx_windows_available).toBe(true);
     expect(onDownlinkScheduled(state({ rx_windows_available: true })).rx_windows_available).toBe(false);
     expect(onJoinAcceptScheduled(state({ rx_windows_available: true, queued_join_accept: joinAccept })).rx_windows_available).toBe(false);
+  });
+
+  it('a join-accept that cannot be scheduled is dropped with its keys; the RX windows are gone; the rest stays', () => {
+    const input = state({ rx_windows_available: true, queued_join_accept: joinAccept, device_class: 'CLASS_A' });
+    const lost = onJoinAcceptNotScheduled(input);
+    expect(lost).not.toHaveProperty('queued_join_accept');
+    expect(lost).toMatchObject({ rx_windows_available: false, device_class: 'CLASS_A' });
+    expect(input.queued_join_accept).toBe(joinAccept);
   });
 
   it('queued_join_accept: set when the join-accept arrives, removed when a downlink is scheduled', () => {

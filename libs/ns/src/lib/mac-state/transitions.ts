@@ -44,6 +44,18 @@ export function onJoinAcceptScheduled(state: MACState): MACState {
   return onDownlinkScheduled({ ...state, pending_join_request: state.queued_join_accept.request });
 }
 
+/**
+ * The queued join-accept could not be scheduled (no downlink path, its RX windows missed): the
+ * device never receives it and will send another join-request, so the accept and the session keys
+ * it carries are dropped rather than kept readable in the MAC state.
+ */
+export function onJoinAcceptNotScheduled<S extends { queued_join_accept?: unknown; rx_windows_available?: boolean }>(
+  state: S,
+): Omit<S, 'queued_join_accept'> & { rx_windows_available: false } {
+  const { queued_join_accept: _lost, ...rest } = state;
+  return { ...rest, rx_windows_available: false };
+}
+
 /** An uplink from the device in the session the join-accept set up: the join is complete. */
 export function onUplinkForPendingJoin(state: MACState): MACState {
   const { pending_join_request: _completed, ...rest } = state;

@@ -66,4 +66,25 @@ describe('buildWebhookRequest (wire contract §8.2)', () => {
     ]);
     expect(Object.getPrototypeOf(req.headers)).toBe(Object.prototype);
   });
+
+  it('never sends a header a webhook may not set (stored before Set refused them): hop-by-hop, Host, Content-Length, malformed', () => {
+    const headers = {
+      Host: 'evil.example',
+      'content-length': '0',
+      'Transfer-Encoding': 'chunked',
+      Connection: 'close',
+      'Keep-Alive': 'timeout=5',
+      'Proxy-Connection': 'keep-alive',
+      TE: 'trailers',
+      Trailer: 'X',
+      Upgrade: 'h2c',
+      'X-Injected': 'a\r\nHost: evil.example',
+      'X-Nul': 'a\u0000b',
+      'Bad Name': 'x',
+      Authorization: 'Bearer abc',
+    };
+    const req = buildWebhookRequest(job({ headers }), 'https://example.com/api/v3');
+    expect(Object.keys(req.headers).sort()).toEqual(['Authorization', 'Content-Type', 'User-Agent', 'X-Tts-Domain']);
+    expect(req.headers['Authorization']).toBe('Bearer abc');
+  });
 });

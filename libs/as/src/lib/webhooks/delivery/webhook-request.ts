@@ -1,6 +1,7 @@
 import { type Delivery, messageConfig } from './webhook-job';
 import { filterByFieldMask } from './field-mask-filter';
 import { urlVariables, webhookUrl } from './webhook-url';
+import { deliverableHeaders } from '../webhook-headers';
 
 /** Sent as `User-Agent` (TTS sends `TheThingsStack/<version> (<os>/<arch>)`). */
 export const USER_AGENT = `lorawan-stack-ts/0.1 (${process.platform}/${process.arch})`;
@@ -13,7 +14,7 @@ export interface WebhookRequest {
 
 /**
  * The HTTP request of a JSON job (wire contract §8.2): URL from the templates, the webhook's
- * headers verbatim, then ours (replacing any of the same name in another case), and the
+ * headers verbatim (those it may send: `webhook-headers.ts`), then ours (replacing any of the same name in another case), and the
  * ApplicationUp filtered by the webhook's field mask. Throws when the URL cannot be built.
  */
 export function buildWebhookRequest(job: Delivery, publicUrl: string): WebhookRequest {
@@ -30,7 +31,8 @@ export function buildWebhookRequest(job: Delivery, publicUrl: string): WebhookRe
   const replaced = new Set(Object.keys(ours).map((name) => name.toLowerCase()));
   // Built with Object.fromEntries, which defines each name as an own property: an assignment
   // `headers[name] = value` would set the object's prototype for a header named `__proto__`.
-  const headers: Record<string, string> = Object.fromEntries(Object.entries(webhook.headers ?? {}).filter(([name]) => !replaced.has(name.toLowerCase())));
+  // Headers a webhook may not send (hop-by-hop, `Host`, `Content-Length`, malformed: stored before Set refused them) are left out.
+  const headers: Record<string, string> = Object.fromEntries(deliverableHeaders(webhook.headers).filter(([name]) => !replaced.has(name.toLowerCase())));
   Object.assign(headers, ours);
   const body = JSON.stringify(filterByFieldMask(up as Record<string, unknown>, webhook.field_mask?.paths));
   return { url, headers, body };

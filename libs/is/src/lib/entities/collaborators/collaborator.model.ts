@@ -34,6 +34,17 @@ export interface CollaboratorState {
   collaborators: Collaborator[];
   /** The account IDs of the entity's administrative and technical contacts. */
   contacts: string[];
+  /**
+   * When the change names an organization and an `actor`: the actor's own grant on that
+   * organization as stored (its membership; [] for none), read and locked with the rest, so that a
+   * decision on the actor's rights there (consent) cannot race a change of them.
+   */
+  actorGrant?: Right[];
+}
+
+export interface CollaboratorChangeOptions {
+  /** The account acting (the caller's user, or the organization of an organization key): see `CollaboratorState.actorGrant`. */
+  actor?: string;
 }
 
 /**
@@ -68,9 +79,16 @@ export interface CollaboratorStore {
    * Sets (non-empty) or removes (`[]`) the account's rights on the entity as `decide` answers, given
    * the state read in the same transaction; nothing is written when `decide` throws (the error
    * propagates). Concurrent changes of the same entity's collaborators run one after the other, so
-   * a rule over all of them (one must keep `*_ALL`) holds.
+   * a rule over all of them (one must keep `*_ALL`) holds. With an `actor`, an organization named as
+   * the account is changed on the actor's grant on it read in the same transaction.
    */
-  change(entity: CollaboratedRef, account: AccountRef, decide: (state: CollaboratorState) => Right[], now: string): Promise<CollaboratorChange>;
+  change(
+    entity: CollaboratedRef,
+    account: AccountRef,
+    decide: (state: CollaboratorState) => Right[],
+    now: string,
+    options?: CollaboratorChangeOptions,
+  ): Promise<CollaboratorChange>;
 }
 
 export const COLLABORATOR_STORE = Symbol('COLLABORATOR_STORE');

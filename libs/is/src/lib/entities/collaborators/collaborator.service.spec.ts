@@ -1,5 +1,6 @@
 import {
   ACCESS_INVALIDATION_SUBJECT,
+  ALL_RIGHTS,
   type AccessInvalidation,
   type CallerIdentity,
   type Collaborator,
@@ -22,6 +23,7 @@ import { type EventRecorder, recordEvents } from '@lorawan/testing';
 import { decode, InProcessBroker } from '@lorawan/transport';
 import { AccessInvalidator } from '../../access-invalidator';
 import { caller } from '../../access/access-fixtures.conformance';
+import { RightsResolver } from '../../access/rights-resolver';
 import { CTX, type IdentityTestBed, openIdentityTestBed } from '../identity-fixtures.conformance';
 import { CollaboratorService, type ManagedRef } from './collaborator.service';
 
@@ -29,10 +31,18 @@ const app1: ManagedRef = { kind: 'application', id: 'app1' };
 const gtw1: ManagedRef = { kind: 'gateway', id: 'gtw1' };
 const ALL_APP = [...rightsOfKind('application')];
 const ctx = (who: CallerIdentity | undefined): RpcContext => ({ request_id: 'r', correlation_ids: ['rpc:spec'], caller: who });
+/** A key of a user with `RIGHT_ALL` (alice: the entities' creator). */
+const userKey = (userId: string, extra: Partial<CallerIdentity> = {}): Partial<CallerIdentity> => ({
+  owner: { kind: 'user', id: userId },
+  key_rights: [...ALL_RIGHTS],
+  ...extra,
+});
 /** A collaborator with every right the entity's kind holds, as Authorize resolves it. */
-const full = (entity: ManagedRef = app1) => ctx(caller(entity, [...rightsHeldBy(entity.kind)]));
+const full = (entity: ManagedRef = app1, userId = 'alice') => ctx(caller(entity, [...rightsHeldBy(entity.kind)], userKey(userId)));
 /** A caller holding the given rights (implied) on the entity. */
-const holding = (rights: Right[], entity: ManagedRef = app1) => ctx(caller(entity, sortRights(impliedRights(rights))));
+const holding = (rights: Right[], entity: ManagedRef = app1, userId = 'alice') => ctx(caller(entity, sortRights(impliedRights(rights)), userKey(userId)));
+/** A caller resolved for no entity (the gateway leaves a Delete naming an organization to the IS: `orEntityByHandler`). */
+const unresolved = (userId: string, extra: Partial<CallerIdentity> = {}) => ctx({ ...caller(app1, [], userKey(userId, extra)), entity: undefined, rights: [] });
 const member = (userId: string, rights: string[] = []): Collaborator => ({ ids: { user_ids: { user_id: userId } }, rights });
 
 async function failure(p: Promise<unknown>) {
@@ -74,7 +84,13 @@ describe('CollaboratorService (SQLite)', () => {
     invalidations = [];
     transport.subscribe(ACCESS_INVALIDATION_SUBJECT, (payload) => invalidations.push(decode(payload)));
     events = recordEvents(transport);
-    service = new CollaboratorService(bed.stores.collaborators, bed.directory, new AccessInvalidator(transport), new EventPublisher(transport));
+    service = new CollaboratorService(
+      bed.stores.collaborators,
+      bed.directory,
+      new AccessInvalidator(transport),
+      new EventPublisher(transport),
+      new RightsResolver(bed.directory),
+    );
   });
   afterEach(async () => {
     await transport?.close();
@@ -367,6 +383,135 @@ describe('CollaboratorService (SQLite)', () => {
         code: 5,
       });
       expect(await failure(service.set(cli1, member('bob', ['RIGHT_APPLICATION_INFO']), full(cli1)))).toMatchObject({ name: 'validation' });
+    });
+
+    describe('consent: RIGHT_ORGANIZATION_ADD_AS_COLLABORATOR on the organization', () => {
+      const CONSENT = 'RIGHT_ORGANIZATION_ADD_AS_COLLABORATOR';
+      const orgIds = { organization_ids: { organization_id: 'org1' } };
+
+      beforeEach(async () => {
+        // bob manages app1, gtw1 and cli1 but is no member of org1; carol is a member without the consent right.
+        for (const entity of [app1, gtw1, cli1]) await service.set(entity, member('bob', [...rightsHeldBy(entity.kind)]), full(entity));
+        await service.set(org1, member('carol', ['RIGHT_ORGANIZATION_INFO']), full(org1));
+        await events.take();
+      });
+
+      it('a caller without rights on the organization cannot make it a collaborator of an application, gateway or client', async () => {
+        for (const [entity, right] of [
+          [app1, 'RIGHT_APPLICATION_INFO'],
+          [gtw1, 'RIGHT_GATEWAY_INFO'],
+          [cli1, 'RIGHT_CLIENT_INFO'],
+        ] as const) {
+          expect(await failure(service.set(entity, orgMember('org1', [right]), full(entity, 'bob')))).toMatchObject({
+            namespace: 'pkg/auth/rights',
+            name: 'no_organization_rights',
+            code: 7,
+            attributes: { uid: 'org1' },
+          });
+          expect(await rightsOf('org1', entity)).toEqual([]);
+        }
+        expect(await events.take()).toEqual([]);
+      });
+
+      it('a member without the consent right, or whose key lacks it, is refused naming it; with it the organization joins', async () => {
+        expect(await failure(service.set(app1, orgMember('org1', ['RIGHT_APPLICATION_INFO']), holding(ALL_APP, app1, 'carol')))).toMatchObject({
+          name: 'insufficient_organization_rights',
+          attributes: { uid: 'org1', missing: [CONSENT] },
+        });
+        await service.set(org1, member('carol', ['RIGHT_ORGANIZATION_INFO', CONSENT]), full(org1));
+        const keyWithout = ctx(
+          caller(
+            app1,
+            ALL_APP,
+            userKey('carol', { key_rights: ALL_RIGHTS.filter((r) => r !== CONSENT && r !== 'RIGHT_ALL' && r !== 'RIGHT_ORGANIZATION_ALL') }),
+          ),
+        );
+        expect(await failure(service.set(app1, orgMember('org1', ['RIGHT_APPLICATION_INFO']), keyWithout))).toMatchObject({
+          name: 'insufficient_organization_rights',
+          attributes: { missing: [CONSENT] },
+        });
+        expect(await rightsOf('org1')).toEqual([]);
+        await service.set(app1, orgMember('org1', ['RIGHT_APPLICATION_INFO']), holding(ALL_APP, app1, 'carol'));
+        expect(await rightsOf('org1')).toEqual(['RIGHT_APPLICATION_INFO']);
+        // Once it collaborates, changing its rights is the application's business.
+        await service.set(app1, orgMember('org1', ['RIGHT_APPLICATION_INFO', 'RIGHT_APPLICATION_DEVICES_READ']), full(app1, 'bob'));
+        expect(await rightsOf('org1')).toEqual(['RIGHT_APPLICATION_DEVICES_READ', 'RIGHT_APPLICATION_INFO']);
+      });
+
+      it('an admin holds the consent right on every organization', async () => {
+        await bed.stores.users.create({
+          ids: { user_id: 'root' },
+          admin: true,
+          created_at: '2024-05-01T10:00:00.000000Z',
+          updated_at: '2024-05-01T10:00:00.000000Z',
+          state: 'STATE_APPROVED',
+        });
+        await service.set(
+          gtw1,
+          orgMember('org1', ['RIGHT_GATEWAY_INFO']),
+          ctx(caller(gtw1, [...rightsHeldBy('gateway')], userKey('root', { is_admin: true }))),
+        );
+        expect(await rightsOf('org1', gtw1)).toEqual(['RIGHT_GATEWAY_INFO']);
+      });
+
+      it('decides on the caller’s membership as the change’s transaction reads it', async () => {
+        await service.set(org1, member('carol', ['RIGHT_ORGANIZATION_INFO', CONSENT]), full(org1));
+        const change = bed.stores.collaborators.change.bind(bed.stores.collaborators);
+        jest.spyOn(bed.stores.collaborators, 'change').mockImplementationOnce(async (entity, account, decide, now, options) => {
+          expect(options).toEqual({ actor: 'carol' });
+          // carol's consent right goes just before the transaction.
+          await change(org1, { kind: 'user', id: 'carol' }, () => ['RIGHT_ORGANIZATION_INFO'], now);
+          return change(entity, account, decide, now, options);
+        });
+        expect(await failure(service.set(app1, orgMember('org1', ['RIGHT_APPLICATION_INFO']), holding(ALL_APP, app1, 'carol')))).toMatchObject({
+          name: 'insufficient_organization_rights',
+        });
+        expect(await rightsOf('org1')).toEqual([]);
+      });
+
+      it('who holds the consent right takes the organization off without any right on the entity; others get the guard’s errors', async () => {
+        await service.set(app1, orgMember('org1', ['RIGHT_APPLICATION_INFO']), full());
+        await service.set(cli1, orgMember('org1', ['RIGHT_CLIENT_INFO']), full(cli1));
+        await events.take();
+        // dave holds nothing: the application's error, as the guard would answer (nothing about the organization).
+        await bed.stores.users.create({
+          ids: { user_id: 'dave' },
+          created_at: '2024-05-01T10:00:00.000000Z',
+          updated_at: '2024-05-01T10:00:00.000000Z',
+          state: 'STATE_APPROVED',
+        });
+        expect(await failure(service.delete(app1, orgIds, unresolved('dave')))).toMatchObject({
+          namespace: 'pkg/auth/rights',
+          name: 'no_application_rights',
+          attributes: { uid: 'app1' },
+        });
+        // carol reads app1 but may not manage its collaborators, nor consent for org1.
+        await service.set(app1, member('carol', ['RIGHT_APPLICATION_INFO']), full());
+        expect(await failure(service.delete(app1, orgIds, unresolved('carol')))).toMatchObject({
+          name: 'insufficient_application_rights',
+          attributes: { uid: 'app1', missing: ['RIGHT_APPLICATION_SETTINGS_COLLABORATORS'] },
+        });
+        expect(await rightsOf('org1')).toEqual(['RIGHT_APPLICATION_INFO']);
+        // With the consent right on org1 (a key holding it), carol takes org1 off app1 and cli1.
+        await service.set(org1, member('carol', ['RIGHT_ORGANIZATION_INFO', CONSENT]), full(org1));
+        await events.take();
+        expect(await service.delete(app1, orgIds, unresolved('carol'))).toEqual({});
+        expect(await service.delete(cli1, orgIds, unresolved('carol', { key_rights: [CONSENT] }))).toEqual({});
+        expect(await rightsOf('org1')).toEqual([]);
+        expect(await rightsOf('org1', cli1)).toEqual([]);
+        expect((await events.take()).map((e) => e.name)).toEqual(['application.collaborator.delete', 'client.collaborator.delete']);
+        // The entity's managers still remove an organization without its consent.
+        await service.set(gtw1, orgMember('org1', ['RIGHT_GATEWAY_INFO']), full(gtw1));
+        expect(await service.delete(gtw1, orgIds, unresolved('bob'))).toEqual({});
+        expect(await rightsOf('org1', gtw1)).toEqual([]);
+      });
+
+      it('a consenting member still keeps the entity’s rules: its last collaborator with *_ALL stays', async () => {
+        await service.set(org1, member('carol', ['RIGHT_ORGANIZATION_INFO', CONSENT]), full(org1));
+        await service.set(app1, orgMember('org1', ['RIGHT_APPLICATION_ALL']), full());
+        for (const id of ['alice', 'bob']) await bed.stores.collaborators.change(app1, { kind: 'user', id }, () => [], '2024-05-02T10:00:00.000000Z');
+        expect(await failure(service.delete(app1, orgIds, unresolved('carol')))).toMatchObject({ name: 'application_needs_collaborator' });
+      });
     });
   });
 });

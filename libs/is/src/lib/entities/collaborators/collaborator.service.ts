@@ -12,10 +12,11 @@ import {
   type RpcContext,
   sortRights,
 } from '@lorawan/api';
-import { EventPublisher, WithTotal } from '@lorawan/component';
-import { type ErrorDefinition, ErrValidation } from '@lorawan/errors';
+import { EventPublisher, rightsErrors, WithTotal } from '@lorawan/component';
+import { type ErrorDefinition, ErrUnauthenticated, ErrValidation } from '@lorawan/errors';
 import { AccessInvalidator } from '../../access-invalidator';
 import { assertGrantable } from '../../access/grant-policy';
+import { membershipAccount, RightsResolver } from '../../access/rights-resolver';
 import { ErrApplicationNotFound, ErrClientNotFound, ErrGatewayNotFound, ErrNestedOrganizations, ErrOrganizationNotFound, ErrUserNotFound } from '../../errors';
 import { IDENTITY_DIRECTORY, type IdentityDirectory } from '../../identity.contracts';
 import type { AccountRef } from '../common/accounts';
@@ -37,6 +38,7 @@ import {
   type CollaboratorState,
   type CollaboratorStore,
 } from './collaborator.model';
+import { assertConsent, CONSENT_RIGHT, type Consenter } from './organization-consent';
 
 /** The kinds whose collaborators the `<Entity>Access` collaborator RPCs manage here (an organization's: its members). */
 export type ManagedKind = CollaboratedKind;
@@ -112,12 +114,17 @@ export interface CollaboratorJson {
  * - rights are those the entity's kind holds (an organization's include the rights on the
  *   entities it collaborates on) or `RIGHT_ALL`, and the caller holds every right it adds, and
  *   every right it takes away unless it removes the collaborator (TTS);
- * - one collaborator always keeps `<KIND>_ALL`, and a contact cannot be deleted (TTS).
+ * - one collaborator always keeps `<KIND>_ALL`, and a contact cannot be deleted (TTS);
+ * - an organization becomes a collaborator of an application, gateway or client only with the
+ *   consent of the caller's `RIGHT_ORGANIZATION_ADD_AS_COLLABORATOR` on it, and who holds that
+ *   right may also take it off, without any right on the entity (the RPC table leaves that Delete
+ *   to this service: `orEntityByHandler`).
  *
- * The rules are decided on the state read in the transaction that writes, so concurrent changes
- * cannot together break them. A change takes effect at once: the gateways drop the rights they
- * cached for the entity and, for an organization's member, for the user (whose rights through
- * the organization changed everywhere). Set and Delete publish `<kind>.collaborator.update|delete`.
+ * The rules are decided on the state read in the transaction that writes (the caller's
+ * membership of an organization named included), so concurrent changes cannot together break
+ * them. A change takes effect at once: the gateways drop the rights they cached for the entity
+ * and, for an organization's member, for the user (whose rights through the organization changed
+ * everywhere). Set and Delete publish `<kind>.collaborator.update|delete`.
  */
 @Injectable()
 export class CollaboratorService {
@@ -128,6 +135,7 @@ export class CollaboratorService {
     @Inject(IDENTITY_DIRECTORY) private readonly directory: IdentityDirectory,
     private readonly invalidator: AccessInvalidator,
     private readonly events: EventPublisher,
+    private readonly rights: RightsResolver,
   ) {}
 
   async list(
@@ -161,37 +169,88 @@ export class CollaboratorService {
     const account = memberAccount(entity, collaborator.ids, 'collaborator.ids');
     const rights = validRights(entity.kind, collaborator.rights ?? []);
     const rules = RULES[entity.kind];
-    const previous = await this.change(entity, account, (state) => {
-      if (rights.length === 0 && !state.current) throw membershipNotFound(entity, account);
-      const before = onKind(entity.kind, state.current ?? []);
-      const after = onKind(entity.kind, rights);
-      const added = [...after].filter((r) => !before.has(r));
-      const removed = [...before].filter((r) => !after.has(r));
-      assertGrantable(entity, added, ctx.caller);
-      // Removing a collaborator altogether takes no rights of the caller beyond managing collaborators (TTS).
-      if (rights.length > 0) assertGrantable(entity, removed, ctx.caller);
-      if (removed.includes(rules.all)) assertOtherHoldsAll(entity, account, state);
-      return rights;
-    });
+    const consenter = await this.consenter(entity, account, ctx);
+    const previous = await this.change(
+      entity,
+      account,
+      (state) => {
+        if (rights.length === 0 && !state.current) throw membershipNotFound(entity, account);
+        // An organization joins with its consent; once it collaborates, its rights are the entity's business.
+        if (consenter && !state.current) assertConsent(consenter, account, state.actorGrant);
+        const before = onKind(entity.kind, state.current ?? []);
+        const after = onKind(entity.kind, rights);
+        const added = [...after].filter((r) => !before.has(r));
+        const removed = [...before].filter((r) => !after.has(r));
+        assertGrantable(entity, added, ctx.caller);
+        // Removing a collaborator altogether takes no rights of the caller beyond managing collaborators (TTS).
+        if (rights.length > 0) assertGrantable(entity, removed, ctx.caller);
+        if (removed.includes(rules.all)) assertOtherHoldsAll(entity, account, state);
+        return rights;
+      },
+      consenter?.actor,
+    );
     this.changed(entity, account, rights, previous, ctx);
     return {};
   }
 
   async delete(entity: ManagedRef, ids: OrganizationOrUserIdentifiers | undefined, ctx: RpcContext): Promise<Record<string, never>> {
     const account = memberAccount(entity, ids, 'collaborator_ids');
-    const previous = await this.change(entity, account, (state) => {
-      if (!state.current) throw membershipNotFound(entity, account);
-      if (state.contacts.includes(account.id)) throw ErrCollaboratorIsContact.with({ collaborator_id: account.id });
-      if (onKind(entity.kind, state.current).has(RULES[entity.kind].all)) assertOtherHoldsAll(entity, account, state);
-      return [];
-    });
+    const consenter = await this.consenter(entity, account, ctx);
+    const byConsent = consenter !== undefined && (await this.deletesByConsent(entity, account, consenter));
+    const previous = await this.change(
+      entity,
+      account,
+      (state) => {
+        if (!state.current) throw membershipNotFound(entity, account);
+        if (byConsent) assertConsent(consenter, account, state.actorGrant);
+        if (state.contacts.includes(account.id)) throw ErrCollaboratorIsContact.with({ collaborator_id: account.id });
+        if (onKind(entity.kind, state.current).has(RULES[entity.kind].all)) assertOtherHoldsAll(entity, account, state);
+        return [];
+      },
+      byConsent ? consenter.actor : undefined,
+    );
     this.changed(entity, account, [], previous, ctx);
     return {};
   }
 
+  /**
+   * The caller of a change naming an organization as collaborator of an application, gateway or
+   * client, for the consent rule; undefined when the rule does not apply (a user; an organization's
+   * members, who are users; internal callers, who hold every right).
+   */
+  private async consenter(entity: ManagedRef, account: AccountRef, ctx: RpcContext): Promise<Consenter | undefined> {
+    if (account.kind !== 'organization' || entity.kind === 'organization') return undefined;
+    const caller = ctx.caller;
+    if (!caller) throw ErrUnauthenticated.with();
+    if (caller.universal) return undefined;
+    const credential = await this.rights.credentialOf(caller);
+    if (!credential) throw rightsErrors(entity.kind).none.with({ uid: entity.id });
+    return { credential, actor: membershipAccount(credential, account) };
+  }
+
+  /**
+   * A Delete naming an organization reaches this service unchecked (`orEntityByHandler`): the
+   * caller manages the entity's collaborators (false), or holds the consent right on the
+   * organization (true: checked again in the transaction); else the entity's rights error, as
+   * the guard would have answered.
+   */
+  private async deletesByConsent(entity: ManagedRef, account: AccountRef, consenter: Consenter): Promise<boolean> {
+    const manage = RULES[entity.kind].manage;
+    const onEntity = await this.rights.rightsOn(consenter.credential, entity);
+    if (onEntity.includes(manage)) return false;
+    if ((await this.rights.rightsOn(consenter.credential, account)).includes(CONSENT_RIGHT)) return true;
+    const errors = rightsErrors(entity.kind);
+    throw onEntity.length === 0 ? errors.none.with({ uid: entity.id }) : errors.insufficient.with({ uid: entity.id, missing: [manage] });
+  }
+
   /** Runs the store's change, turning a missing entity or account into its not-found error; answers the rights held before. */
-  private async change(entity: ManagedRef, account: AccountRef, decide: (state: CollaboratorState) => Right[]): Promise<Right[] | undefined> {
-    const result = await this.store.change(entity, account, decide, nowTimestamp());
+  private async change(
+    entity: ManagedRef,
+    account: AccountRef,
+    decide: (state: CollaboratorState) => Right[],
+    actor: string | undefined,
+  ): Promise<Right[] | undefined> {
+    const result = await this.store.change(entity, account, decide, nowTimestamp(), { actor });
     switch (result.outcome) {
       case 'entity_not_found':
         throw notFound(entity);

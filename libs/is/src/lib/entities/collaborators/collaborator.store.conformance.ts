@@ -207,6 +207,19 @@ export function describeCollaboratorStoreConformance(name: string, open: () => P
         expect(await appIds('ned')).toEqual([]);
       });
 
+      it('reads, for an actor, its own grant on the organization named, with the rest of the state (none: [])', async () => {
+        const seen: CollaboratorState[] = [];
+        const record = (rights: Right[]) => (state: CollaboratorState) => (seen.push(state), rights);
+        const orgC = { kind: 'organization' as const, id: 'org-c' };
+        await sut.collaborators.change(app('app-other'), orgC, record(['RIGHT_APPLICATION_INFO']), ts(), { actor: 'mia' });
+        await sut.collaborators.change(app('app-other'), orgC, record([]), ts(), { actor: 'ned' });
+        // Without an actor, or naming a user, there is nothing to read.
+        await sut.collaborators.change(app('app-other'), orgC, record(['RIGHT_APPLICATION_INFO']), ts());
+        await sut.collaborators.change(app('app-other'), usr('mia'), record(['RIGHT_APPLICATION_INFO']), ts(), { actor: 'mia' });
+        expect(seen.map((s) => s.actorGrant)).toEqual([['RIGHT_APPLICATION_ALL', 'RIGHT_ORGANIZATION_INFO'], [], undefined, undefined]);
+        for (const account of [orgC, usr('mia')]) await sut.collaborators.change(app('app-other'), account, set([]), ts());
+      });
+
       it('refuses an organization that does not exist as collaborator (without deciding)', async () => {
         const decide = jest.fn(set(['RIGHT_APPLICATION_INFO']));
         expect(await sut.collaborators.change(app('app-c'), { kind: 'organization', id: 'org-none' }, decide, ts())).toEqual({ outcome: 'account_not_found' });

@@ -7,6 +7,7 @@ import type {
   CollaboratedRef,
   Collaborator,
   CollaboratorChange,
+  CollaboratorChangeOptions,
   CollaboratorPage,
   CollaboratorState,
   CollaboratorStore,
@@ -167,10 +168,17 @@ export class TypeOrmCollaboratorStore implements CollaboratorStore {
     };
   }
 
-  async change(entity: CollaboratedRef, account: AccountRef, decide: (state: CollaboratorState) => Right[], now: string): Promise<CollaboratorChange> {
+  async change(
+    entity: CollaboratedRef,
+    account: AccountRef,
+    decide: (state: CollaboratorState) => Right[],
+    now: string,
+    { actor }: CollaboratorChangeOptions = {},
+  ): Promise<CollaboratorChange> {
     const { table, id } = ENTITY_TABLES[entity.kind];
     const accounts = ACCOUNT_TABLES[account.kind];
     const member = [entity.kind, entity.id, account.id];
+    const readsGrant = account.kind === 'organization' && actor !== undefined;
     return readThenWrite<CollaboratorChange>(
       this.dataSource,
       [
@@ -183,8 +191,18 @@ export class TypeOrmCollaboratorStore implements CollaboratorStore {
           params: [entity.kind, entity.id],
           lock: true,
         },
+        // The actor's membership of the organization named (locked: a change of it waits, and a change of the organization's members locks its row first).
+        ...(readsGrant
+          ? [
+              {
+                sql: "SELECT rights FROM collaborators WHERE entity_kind = 'organization' AND entity_id = ? AND account_id = ?",
+                params: [account.id, actor],
+                lock: true,
+              },
+            ]
+          : []),
       ],
-      ([entityRows, accountRows, collaboratorRows]) => {
+      ([entityRows, accountRows, collaboratorRows, grantRows]) => {
         if (entityRows.length === 0) return { result: { outcome: 'entity_not_found' }, writes: [] };
         if (accountRows.length === 0) return { result: { outcome: 'account_not_found' }, writes: [] };
         const collaborators: Collaborator[] = collaboratorRows.map((r) => ({
@@ -192,7 +210,9 @@ export class TypeOrmCollaboratorStore implements CollaboratorStore {
           rights: parseRights(String(r['rights'])),
         }));
         const current = collaborators.find((c) => c.ids.id === account.id)?.rights;
-        const rights = decide({ current, collaborators, contacts: contactsOf(entityRows[0]['fields']) });
+        const state: CollaboratorState = { current, collaborators, contacts: contactsOf(entityRows[0]['fields']) };
+        if (readsGrant) state.actorGrant = grantRows.length > 0 ? parseRights(String(grantRows[0]['rights'])) : [];
+        const rights = decide(state);
         let write: Statement;
         if (rights.length === 0) {
           write = { sql: 'DELETE FROM collaborators WHERE entity_kind = ? AND entity_id = ? AND account_id = ?', params: member };

@@ -7,6 +7,7 @@ import { InProcessBroker } from '@lorawan/transport';
 import { DataSource } from 'typeorm';
 import { ACCESS_CONTROLLERS } from '../../access';
 import { AccessInvalidator } from '../../access-invalidator';
+import { RightsResolver } from '../../access/rights-resolver';
 import { API_KEY_CLEANUP } from '../../identity.contracts';
 import { openIdentityDatabase } from '../identity-fixtures.conformance';
 import { IDENTITY_CONTROLLERS, IDENTITY_PROVIDERS } from '../index';
@@ -34,6 +35,7 @@ describe('OrganizationRegistry over the transport', () => {
       providers: [
         ...(IDENTITY_PROVIDERS as Provider[]),
         AccessInvalidator,
+        RightsResolver,
         { provide: DataSource, useValue: dataSource },
         { provide: API_KEY_CLEANUP, useValue: { deleteKeysOf: async (entity: EntityRef) => void purgedKeys.push(entity) } },
       ],
