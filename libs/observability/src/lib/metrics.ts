@@ -174,6 +174,17 @@ export const gsGatewayLookups = new Counter({
   labelNames: ['result'] as const,
 });
 
+export const formatterRuns = new Counter({
+  name: 'lorawan_as_formatter_runs_total',
+  help: 'JavaScript payload-formatter runs of an Application Server, by result: ok, the failure (timeout, memory, stack, output_too_large, output_too_deep, runtime, interrupt), busy (refused: the queues were full) or suspended (refused: the application spent its runaway budget).',
+  labelNames: ['result'] as const,
+});
+
+export const formatterWorkersReplaced = new Counter({
+  name: 'lorawan_as_formatter_workers_replaced_total',
+  help: 'Formatter worker threads an Application Server terminated or lost and started again (a run over its time limit, out of memory, a broken sandbox).',
+});
+
 export const httpConnectionsRefused = new Counter({
   name: 'lorawan_http_connections_refused_total',
   help: 'Connections the gateway closed as they arrived: their address had HTTP_MAX_CONNECTIONS_PER_ADDRESS open already.',

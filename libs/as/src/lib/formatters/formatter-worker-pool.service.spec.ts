@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { isStackError, type StackError } from '@lorawan/errors';
+import { register } from 'prom-client';
 import { testFormatterPool } from '../testing/as-test-kit';
 import type { FormatterWorkerPool } from './formatter-worker-pool.service';
 
@@ -79,10 +80,21 @@ describe('FormatterWorkerPool', () => {
     };
     await pool.run('other', call(SCRIPTS.echo));
     const before = threads();
+    const metric = async (name: string, result?: string) =>
+      (await register.getSingleMetric(name)?.get())?.values.find((v) => result === undefined || v.labels.result === result)?.value ?? 0;
+    const [replaced, timeouts, oks] = [
+      await metric('lorawan_as_formatter_workers_replaced_total'),
+      await metric('lorawan_as_formatter_runs_total', 'timeout'),
+      await metric('lorawan_as_formatter_runs_total', 'ok'),
+    ];
     for (let i = 0; i < 3; i++) expect((await errorOf(pool.run('abuser', call(SCRIPTS.neverYields)))).errorName).toBe('script_timeout');
     await pool.run('other', call(SCRIPTS.echo));
     await pool.run('other', call(SCRIPTS.echo));
     expect(await settled(before)).toBeLessThanOrEqual(before);
+    // Counted: each runaway, each replacement, each good run.
+    expect(await metric('lorawan_as_formatter_workers_replaced_total')).toBe(replaced + 3);
+    expect(await metric('lorawan_as_formatter_runs_total', 'timeout')).toBe(timeouts + 3);
+    expect(await metric('lorawan_as_formatter_runs_total', 'ok')).toBe(oks + 2);
   });
 
   it("answers another application's calls while one application's scripts loop", async () => {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type FormatterConfig, STACK_CONFIG, type StackConfig } from '@lorawan/config';
+import { formatterRuns, formatterWorkersReplaced } from '@lorawan/observability';
 import { ApplicationFairQueue, QueueFullError } from './application-fair-queue';
 import { ErrFormatterBusy, ErrFormatterSuspended, ErrOutput, scriptFailureError } from './formatter.errors';
 import { RunawayBudget } from './runaway-budget';
@@ -76,15 +77,20 @@ export class FormatterWorkerPool implements OnModuleInit, OnModuleDestroy {
     const outcome = await new Promise<ScriptOutcome>((resolve, reject) => {
       if (this.closed) return resolve({ ok: false, failure: { kind: 'interrupt', message: 'the Application Server is shutting down' } });
       const suspended = this.suspension(applicationId);
-      if (suspended) return reject(suspended);
+      if (suspended) {
+        formatterRuns.inc({ result: 'suspended' });
+        return reject(suspended);
+      }
       try {
         this.queue.push(applicationId, { call, resolve, reject });
       } catch (err) {
         if (!(err instanceof QueueFullError)) throw err;
+        formatterRuns.inc({ result: 'busy' });
         throw ErrFormatterBusy.with({ application_id: applicationId, reason: err.message });
       }
       this.dispatch();
     });
+    formatterRuns.inc({ result: outcome.ok ? 'ok' : outcome.failure.kind });
     if (outcome.ok) return parsedOutput(outcome.output);
     if (RUNAWAYS.has(outcome.failure.kind) && !this.closed) this.runaways.record(applicationId, Date.now());
     throw scriptFailureError(outcome.failure, this.config);
@@ -134,6 +140,7 @@ export class FormatterWorkerPool implements OnModuleInit, OnModuleDestroy {
       const suspended = this.suspension(next.application);
       if (suspended) {
         this.queue.finished(next.application);
+        formatterRuns.inc({ result: 'suspended' });
         next.job.reject(suspended);
         continue;
       }
@@ -163,6 +170,7 @@ export class FormatterWorkerPool implements OnModuleInit, OnModuleDestroy {
     if (i >= 0) this.idle.splice(i, 1);
     if (this.closed) return;
     this.logger.warn({ reason: exit.reason, failure: exit.kind }, 'formatter worker stopped; starting a new one');
+    formatterWorkersReplaced.inc();
     this.replace();
   }
 
