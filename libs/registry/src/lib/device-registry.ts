@@ -31,8 +31,19 @@ import { ErrConcurrentUpdate, ErrEndDeviceEUIsTaken, ErrMultipleEndDevices } fro
 
 type Json = Record<string, unknown>;
 
-/** A device as the registry handles it in memory: ids, timestamps and the stored fields. */
-export type Device = Json & { ids: DeviceIds; created_at?: string; updated_at?: string };
+/** What every stored device carries, whatever its registry: its identifiers and server times. */
+export interface StoredDevice {
+  ids: DeviceIds;
+  created_at?: string;
+  updated_at?: string;
+}
+
+/**
+ * A device of no particular registry: ids, timestamps and any stored field as plain JSON. A
+ * component names its own device type instead (`DeviceRegistry<T>`, `RegistryPolicy<T>`), derived
+ * from the contract's EndDevice.
+ */
+export type Device = Json & StoredDevice;
 
 /** The component-specific errors (TTS names them per server). */
 export interface RegistryErrors {
@@ -42,7 +53,7 @@ export interface RegistryErrors {
   readOnlyField: ErrorDefinition;
 }
 
-export interface CompleteContext {
+export interface CompleteContext<T extends StoredDevice = Device> {
   /** True when the Set creates the device. */
   created: boolean;
   /** The effective paths of the Set (canonical, including Copy fields filled on creation). */
@@ -50,7 +61,7 @@ export interface CompleteContext {
   /** The request's EndDevice as plain JSON (all of it, masked or not). */
   request: Json;
   /** The stored device an update starts from. */
-  previous?: Device;
+  previous?: T;
 }
 
 /** The events a registry publishes (`<js|ns|as>.end_device.create|update|delete`, `@lorawan/api` `*_EVENTS.endDevice`). */
@@ -63,8 +74,8 @@ export interface RegistryEvents {
   batchDelete: EventDefinition;
 }
 
-/** What differs between the JS, NS and AS registries. */
-export interface RegistryPolicy {
+/** What differs between the JS, NS and AS registries; `T` is the registry's device type. */
+export interface RegistryPolicy<T extends StoredDevice = Device> {
   allowedGetPaths: ReadonlySet<string>;
   allowedSetPaths: ReadonlySet<string>;
   /** Paths the registry stores (`formatters`, `session.keys.app_s_key`, …); anything else is dropped. */
@@ -78,9 +89,9 @@ export interface RegistryPolicy {
    * Semantic validation and completion of a device about to be stored (the seed's and TTS's
    * rules for this registry). Throws TTS-shaped errors; returns the device to store.
    */
-  complete(device: Device, context: CompleteContext): Device;
+  complete(device: T, context: CompleteContext<T>): T;
   /** Fields derived at read time (e.g. the deprecated mirror of the AS downlink queue). */
-  present?(device: Device): Device;
+  present?(device: T): T;
 }
 
 /** Fills the seed's Copy fields on creation: from the template of `version_ids`, else from the home NS profile. */
@@ -132,11 +143,11 @@ const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.rando
  * request's mask paths), a successful Delete its delete event: once per call, never for a failed
  * one, naming the device by its identifiers as stored (with dev_addr when it has one).
  */
-export class DeviceRegistry {
+export class DeviceRegistry<T extends StoredDevice = Device> {
   /** What the registry stores of a device (its stored paths, normalised once). */
   private readonly selectStored: (device: Device) => Partial<Device>;
   /** Records of the devices data-plane reads returned, while those devices live (`modify`'s `read`). */
-  private readonly reads = new WeakMap<Device, DeviceRecord>();
+  private readonly reads = new WeakMap<object, DeviceRecord>();
   /** The latest record written per session DevAddr (`bySessionDevAddr`'s known record), if enabled. */
   private readonly sessionRecords: RecordCache | undefined;
   /**
@@ -154,7 +165,7 @@ export class DeviceRegistry {
    */
   constructor(
     private readonly store: DeviceStore,
-    private readonly policy: RegistryPolicy,
+    private readonly policy: RegistryPolicy<T>,
     private readonly keys: KeySealer,
     private readonly events: EventPublisher,
     private readonly copy: CopySource = NO_COPY_SOURCE,
@@ -268,11 +279,11 @@ export class DeviceRegistry {
    * The device `mutate` gets then shares nested objects with `read`: build new ones, as a
    * read-modify-write does anyway, rather than relying on `read` staying as it was.
    */
-  async modify<T>(
+  async modify<R>(
     ids: { application_id: string; device_id: string },
-    mutate: (device: Device, openKey: (envelope: KeyEnvelopeJson) => KeyEnvelopeJson) => { device: Device; result: T } | Promise<{ device: Device; result: T }>,
-    o: { read?: Device } = {},
-  ): Promise<T> {
+    mutate: (device: T, openKey: (envelope: KeyEnvelopeJson) => KeyEnvelopeJson) => { device: T; result: R } | Promise<{ device: T; result: R }>,
+    o: { read?: T } = {},
+  ): Promise<R> {
     const openKey = (envelope: KeyEnvelopeJson) => this.keys.open(envelope);
     const known = o.read ? this.reads.get(o.read) : undefined;
     const reusable = known && known.ids.device_id === ids.device_id && known.ids.application_ids.application_id === ids.application_id;
@@ -280,10 +291,10 @@ export class DeviceRegistry {
       const existing = attempt === 0 && reusable ? known : await this.store.get(ids.application_id, ids.device_id);
       if (!existing) throw this.policy.errors.notFound.with({ device_uid: `${ids.application_id}.${ids.device_id}` });
       // A record is parsed afresh from the store on every read: nothing else holds the device `mutate` gets.
-      const { device, result } = await mutate(toDevice(existing), openKey);
+      const { device, result } = await mutate(asTyped<T>(toDevice(existing)), openKey);
       const { dev_addr: _stored, ...fixedIds } = existing.ids;
       const storedIds = device.ids?.dev_addr ? { ...fixedIds, dev_addr: device.ids.dev_addr } : fixedIds;
-      const updated = { ...this.keepStored(device), ids: storedIds, created_at: existing.created_at, updated_at: nowTimestamp() };
+      const updated = { ...this.keepStored(asJson(device)), ids: storedIds, created_at: existing.created_at, updated_at: nowTimestamp() };
       const record = toRecord(updated, existing.revision + 1, this.keys, this.keyEnvelopes);
       const written = await this.store.replace(record);
       if (written === 'ok') {
@@ -299,7 +310,7 @@ export class DeviceRegistry {
   }
 
   /** A data-plane read of one device as stored (key envelopes as stored; `openKey` opens one). */
-  async stored(ids: { application_id: string; device_id: string }): Promise<Device> {
+  async stored(ids: { application_id: string; device_id: string }): Promise<T> {
     const existing = await this.store.get(ids.application_id, ids.device_id);
     if (!existing) throw this.policy.errors.notFound.with({ device_uid: `${ids.application_id}.${ids.device_id}` });
     return this.tracked(existing);
@@ -311,25 +322,25 @@ export class DeviceRegistry {
   }
 
   /** The data plane's lookup by DevAddr: exactly one device, else not found or several-match. */
-  async getByDevAddr(devAddr: string): Promise<Device> {
-    return toDevice(this.single(await this.store.findByDevAddr(devAddr), { dev_addr: devAddr }));
+  async getByDevAddr(devAddr: string): Promise<T> {
+    return asTyped<T>(toDevice(this.single(await this.store.findByDevAddr(devAddr), { dev_addr: devAddr })));
   }
 
   /** The data plane's candidates for an uplink: devices whose session or pending session has this DevAddr, as stored (at most `limit`). */
-  async bySessionDevAddr(devAddr: string, limit = 16): Promise<Device[]> {
+  async bySessionDevAddr(devAddr: string, limit = 16): Promise<T[]> {
     return (await this.store.findBySessionDevAddr(devAddr, limit, this.sessionRecords?.get(devAddr))).map((r) => this.tracked(r));
   }
 
   /** The device of a data-plane read, remembered with its record for a `modify` that follows (see there). */
-  private tracked(record: DeviceRecord): Device {
-    const device = toDevice(record);
+  private tracked(record: DeviceRecord): T {
+    const device = asTyped<T>(toDevice(record));
     this.reads.set(device, record);
     return device;
   }
 
   /** The data plane's lookup by JoinEUI and DevEUI: exactly one device, else not found or several-match. */
-  async getByEuis(joinEui: string, devEui: string): Promise<Device> {
-    return toDevice(this.single(await this.store.findByEuis(joinEui, devEui), { join_eui: joinEui, dev_eui: devEui }));
+  async getByEuis(joinEui: string, devEui: string): Promise<T> {
+    return asTyped<T>(toDevice(this.single(await this.store.findByEuis(joinEui, devEui), { join_eui: joinEui, dev_eui: devEui })));
   }
 
   private single(records: DeviceRecord[], identifiers: Json): DeviceRecord {
@@ -374,7 +385,7 @@ export class DeviceRegistry {
       if (request.ids.join_eui) ids.join_eui = request.ids.join_eui;
       let device = this.applyRequest({ ids } as Device, request, paths);
       const viewPaths = [...paths, ...this.copyOnCreate(device, request)];
-      device = this.keepStored(this.policy.complete(device, { created: true, paths: viewPaths, request }));
+      device = this.keepStored(asJson(this.policy.complete(asTyped<T>(device), { created: true, paths: viewPaths, request })));
       const now = nowTimestamp();
       device = { ...device, created_at: now, updated_at: now };
       return { record: toRecord(device, 1, this.keys, this.keyEnvelopes), device, viewPaths };
@@ -385,7 +396,7 @@ export class DeviceRegistry {
     }
     const previous = toDevice(existing);
     let device = this.applyRequest(previous, request, paths);
-    device = this.keepStored(this.policy.complete(device, { created: false, paths, request, previous }));
+    device = this.keepStored(asJson(this.policy.complete(asTyped<T>(device), { created: false, paths, request, previous: asTyped<T>(previous) })));
     device = { ...device, created_at: existing.created_at, updated_at: nowTimestamp() };
     return { record: toRecord(device, existing.revision + 1, this.keys, this.keyEnvelopes), device, viewPaths: paths };
   }
@@ -466,7 +477,7 @@ export class DeviceRegistry {
 
   /** What a reader gets: ids plus the masked paths, with the masked keys opened. */
   private view(device: Device, paths: readonly string[]): Json {
-    const presented = this.policy.present ? this.policy.present(device) : device;
+    const presented = this.policy.present ? asJson(this.policy.present(asTyped<T>(device))) : device;
     const opened = this.keyEnvelopes.filter((envelopePath) => hasAnyField(paths, `${envelopePath}.key`));
     if (opened.length === 0) return cloneJson(selectFields(presented, ['ids', ...paths]));
     // The envelopes to open whole (a sealed one has no `key` yet), opened, then the paths asked for.
@@ -516,8 +527,24 @@ function lookupOf(ids: DeleteEndDeviceRequest): DeviceLookup {
   return { application_id: ids.application_ids.application_id, device_id: ids.device_id, dev_eui: ids.dev_eui, join_eui: ids.join_eui, dev_addr: ids.dev_addr };
 }
 
-/** The store hands out fresh records, so their objects are reused, not copied (applyFields and view copy what they change). */
-/** The device of a record (its identifiers copied: the record's are what a write compares with). */
+/**
+ * The two boundaries between the registry's JSON documents and its policy's device type `T`: what
+ * the registry stores of a device is exactly what its policy completed and its data plane wrote
+ * (a `T`), checked by the policy on every Set; and every `T` is a JSON document.
+ */
+function asTyped<T extends StoredDevice>(device: Device): T {
+  return device as unknown as T;
+}
+
+function asJson(device: StoredDevice): Device {
+  return device as Device;
+}
+
+/**
+ * The device of a record (its identifiers copied: the record's are what a write compares with).
+ * The store hands out fresh records, so their objects are reused, not copied (applyFields and view
+ * copy what they change).
+ */
 function toDevice(record: DeviceRecord): Device {
   return { ...record.fields, ids: cloneJson(record.ids), created_at: record.created_at, updated_at: record.updated_at };
 }

@@ -7,7 +7,7 @@ import { DeviceTemplateCatalogue, parseDeviceProfile } from '@lorawan/lorawan';
 import { type ComponentDataSourceOptions, dataSourceProviders } from '@lorawan/persistence';
 import { DEVICE_STORE, type DeviceStore } from './device-record';
 import { RegistryDeviceEntity } from './device.entity';
-import { type CopySource, DeviceRegistry, type RegistryPolicy } from './device-registry';
+import { type CopySource, DeviceRegistry, type RegistryPolicy, type StoredDevice } from './device-registry';
 import { KekSealer, type KeySealer, PLAIN_KEYS } from './key-sealer';
 import { TypeOrmDeviceStore } from './typeorm-device.store';
 
@@ -46,7 +46,11 @@ export function copySourceFor(config: Pick<StackConfig, 'deviceTemplatesFile' | 
  * when DB_AUTO_MIGRATE), its device store and the DeviceRegistry running its policy (which names
  * the events it publishes through the component's EventPublisher).
  */
-export function registryProviders(component: RegistryComponent, migrations: Migrations, policy: (config: StackConfig) => RegistryPolicy): Provider[] {
+export function registryProviders<T extends StoredDevice>(
+  component: RegistryComponent,
+  migrations: Migrations,
+  policy: (config: StackConfig) => RegistryPolicy<T>,
+): Provider[] {
   return [
     ...dataSourceProviders((config) => registryDataSourceOptions(component, migrations, config), HealthService),
     { provide: DEVICE_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new TypeOrmDeviceStore(ds) },
@@ -54,7 +58,7 @@ export function registryProviders(component: RegistryComponent, migrations: Migr
       provide: DeviceRegistry,
       inject: [DEVICE_STORE, STACK_CONFIG, EventPublisher],
       useFactory: (store: DeviceStore, config: StackConfig, events: EventPublisher) =>
-        new DeviceRegistry(store, policy(config), keySealerFor(component, config), events, copySourceFor(config), {
+        new DeviceRegistry<T>(store, policy(config), keySealerFor(component, config), events, copySourceFor(config), {
           sessionCacheSize: component === 'ns' ? config.ns.deviceCacheSize : 0,
           freezeShared: config.testChecks,
         }),
