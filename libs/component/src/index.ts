@@ -5,6 +5,7 @@ export * from './lib/rpc/handler-contract';
 export * from './lib/rpc/request-decoder';
 export * from './lib/rpc/rpc-request.decorator';
 export * from './lib/rpc/rights.guard';
+export * from './lib/rpc/rpc-invoker';
 export * from './lib/rpc/stack-error.filter';
 export * from './lib/event-publisher';
 export * from './lib/health/health.service';

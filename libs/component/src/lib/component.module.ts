@@ -12,6 +12,7 @@ import { DecodeRequestPipe } from './rpc/rpc-request.decorator';
 import { RightsGuard } from './rpc/rights.guard';
 import { StackErrorFilter } from './rpc/stack-error.filter';
 import { COMPONENT_NAME, COMPONENT_RPC_CLIENT } from './tokens';
+import { RpcInvoker } from './rpc/rpc-invoker';
 
 export interface ComponentOptions {
   component: ComponentName;
@@ -43,13 +44,25 @@ export class ComponentModule {
         { provide: SUBJECT_ROUTER, useValue: router },
         HealthService,
         EventPublisher,
+        RpcInvoker,
         RequestDecoder,
         DecodeRequestPipe,
         HandlerContractCheck,
         { provide: APP_GUARD, useClass: RightsGuard },
         { provide: APP_FILTER, useClass: StackErrorFilter },
       ],
-      exports: [STACK_CONFIG, PUBSUB, COMPONENT_NAME, COMPONENT_RPC_CLIENT, SUBJECT_ROUTER, HealthService, EventPublisher, RequestDecoder, DecodeRequestPipe],
+      exports: [
+        STACK_CONFIG,
+        PUBSUB,
+        COMPONENT_NAME,
+        COMPONENT_RPC_CLIENT,
+        SUBJECT_ROUTER,
+        HealthService,
+        EventPublisher,
+        RpcInvoker,
+        RequestDecoder,
+        DecodeRequestPipe,
+      ],
     };
   }
 }

@@ -1,36 +1,38 @@
 import type { EntityRef, Right } from './rights';
 
 /**
- * Who is calling, as the Identity Server resolved the request's credentials for the gateway.
- * Components enforce rights from this (the gateway is not the only line of defence).
+ * Who is calling, as the Identity Server resolved the request's credentials for the gateway
+ * (`EntityAccess.Authorize`'s answer). Components enforce rights from this (the gateway is not the
+ * only line of defence). A class only to name the answer in the RPC table: it is never
+ * instantiated, its fields are declared, not emitted.
  */
-export interface CallerIdentity {
+export class CallerIdentity {
   /**
    * `api-key`: an `NNSXS.` key of an application, gateway or user; `admin-key`: ADMIN_API_KEY,
    * the bootstrap admin user's key with `RIGHT_ALL`; `internal`: a component calling another.
    */
-  kind: 'api-key' | 'admin-key' | 'internal';
+  declare kind: 'api-key' | 'admin-key' | 'internal';
   /** Identifier of the credential (the key ID, never the secret). */
-  id: string;
+  declare id: string;
   /** The entity the key belongs to (the admin user for the admin key). */
-  owner?: EntityRef;
+  declare owner?: EntityRef;
   /** The owner is an admin user: universal rights ∩ `ALL_ADMIN_RIGHTS` on every entity. */
-  is_admin: boolean;
+  declare is_admin: boolean;
   /** The key's own rights, implications expanded (what it could ever do). */
-  key_rights: Right[];
+  declare key_rights: Right[];
   /** Internal calls only: every right on every entity. */
-  universal: boolean;
+  declare universal: boolean;
   /** The entity `rights` were resolved on: the request's entity of its RPC (see `RpcDefinition.entity`). */
-  entity?: EntityRef;
+  declare entity?: EntityRef;
   /** The caller's effective rights on `entity`, implications expanded. Empty: none at all. */
-  rights: Right[];
+  declare rights: Right[];
   /**
    * RPCs about several entities at once (an event stream): the caller's rights on each, resolved
    * by the gateway like `rights` (devices under their application).
    */
-  entity_rights?: Array<{ entity: EntityRef; rights: Right[] }>;
+  declare entity_rights?: Array<{ entity: EntityRef; rights: Right[] }>;
   /** When the API key expires (RFC 3339), if it does: whoever caches this identity must not use it from then on. */
-  expires_at?: string;
+  declare expires_at?: string;
 }
 
 /** Metadata sent with every RPC alongside the request message. */

@@ -1,11 +1,11 @@
 import { ValidateBy } from 'class-validator';
 import { Class, RxDelay, TxSchedulePriority } from '../enums/mac';
-import { Base64Bytes, EnumName, Eui64, Str, StringList, Struct, Timestamp, Uint64 } from '../json/fields';
+import { Base64Bytes, Bool, Duration, EnumName, Eui64, Str, StringList, Struct, Timestamp, Uint64 } from '../json/fields';
 import { Message, Messages, Required } from '../json/nested';
 import { ApplicationJoinAccept, ApplicationUp } from '../messages/application-up';
 import { AsNsDownlinkQueueRequest } from '../messages/downlinks';
-import { EndDeviceIdentifiers } from '../messages/identifiers';
-import { KeyEnvelope } from '../messages/keys';
+import { EndDeviceIdentifiers, GatewayIdentifiers } from '../messages/identifiers';
+import { KeyEnvelope, SessionKeys } from '../messages/keys';
 import { JoinRequest, UplinkMessage } from '../messages/traffic';
 import { ApplicationDownlinks, Empty } from '../messages/responses';
 import { defineRpc } from './define-rpc';
@@ -19,9 +19,28 @@ export class HandleJoinRequest extends JoinRequest {
 }
 for (const field of ['raw_payload', 'dev_addr', 'net_id', 'selected_mac_version']) Required()(HandleJoinRequest.prototype, field);
 
+/** `NsJs.HandleJoin`'s answer (TTS `JoinResponse`): the join-accept and the session's keys, each wrapped for the component that holds it when a KEK is configured. */
+export class JoinResponse {
+  @Required() @Base64Bytes(255, 1) raw_payload!: string;
+  @Required() @Message(() => SessionKeys) session_keys!: SessionKeys;
+  @Duration() lifetime?: string;
+  @StringList({ maxLength: 100 }) correlation_ids?: string[];
+}
+
 /** `GsIs.GetGatewayForEUI`'s request: the EUI a Semtech UDP gateway sent. */
 export class GetGatewayForEUIRequest {
   @Required() @Eui64() eui!: string;
+}
+
+/** `GsIs.GetGatewayForEUI`'s answer: the gateway's identifiers (TTS `GetIdentifiersForEUI`) and its frequency plans. */
+export class GetGatewayForEUIResponse {
+  @Required() @Message(() => GatewayIdentifiers) ids!: GatewayIdentifiers;
+  @Required() @StringList({ maxLength: 64 }) frequency_plan_ids!: string[];
+}
+
+/** `AsJs.GetAppSKey`'s answer (TTS `AppSKeyResponse`): the AppSKey, wrapped for the AS when a KEK is configured. */
+export class AppSKeyResponse {
+  @Required() @Message(() => KeyEnvelope) app_s_key!: KeyEnvelope;
 }
 
 /** `ttn.lorawan.v3.SessionKeyRequest`: the session keys of one join of a device, by the ID the JS gave them. */
@@ -49,6 +68,14 @@ export class TxRequest {
   @EnumName(TxSchedulePriority) priority?: string;
   @Timestamp() absolute_time?: string;
   @Str({ maxLength: 64 }) frequency_plan_id?: string;
+}
+
+/** `NsGs.ScheduleDownlink`'s answer (TTS `ScheduleDownlinkResponse`): how long until the gateway transmits, on which path, in which window. */
+export class ScheduleDownlinkResponse {
+  @Required() @Duration() delay!: string;
+  @Required() @Message(() => DownlinkPath) downlink_path!: DownlinkPath;
+  @Bool() rx1?: boolean;
+  @Bool() rx2?: boolean;
 }
 
 /** `NsGs.ScheduleDownlink`'s request: TTS's DownlinkMessage with a TxRequest. */
@@ -134,6 +161,7 @@ export function dataplaneRpcs() {
       rights: [],
       unauthenticated: true,
       request: GetGatewayForEUIRequest,
+      response: GetGatewayForEUIResponse,
     }),
     /** The GS hands a received uplink to the NS. */
     'GsNs.HandleUplink': defineRpc({
@@ -166,6 +194,7 @@ export function dataplaneRpcs() {
       rights: [],
       unauthenticated: true,
       request: SessionKeyRequest,
+      response: AppSKeyResponse,
     }),
     /** The NS asks the GS replica holding a gateway's downlink path (on the gateway's own subject, `gatewayDownlinkSubject`) to send a downlink. */
     'NsGs.ScheduleDownlink': defineRpc({
@@ -176,6 +205,7 @@ export function dataplaneRpcs() {
       rights: [],
       unauthenticated: true,
       request: ScheduleDownlinkRequest,
+      response: ScheduleDownlinkResponse,
     }),
     /** The NS hands application messages (join-accepts, data uplinks with the FRMPayload still encrypted) to the AS. */
     'NsAs.HandleUplink': defineRpc({
@@ -234,6 +264,7 @@ export function dataplaneRpcs() {
       rights: [],
       unauthenticated: true,
       request: HandleJoinRequest,
+      response: JoinResponse,
     }),
   };
 }

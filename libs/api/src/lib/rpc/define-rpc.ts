@@ -15,7 +15,7 @@ export interface HttpBinding {
   body?: '*';
 }
 
-export interface RpcDefinition<Req extends object = object> {
+export interface RpcDefinition<Req extends object = object, Res extends object = object> {
   service: string;
   method: string;
   /** `Service.Method`: the RPC's key in the table, and its label in logs and metrics. */
@@ -62,10 +62,11 @@ export interface RpcDefinition<Req extends object = object> {
   fieldMasksAt?: string;
   request: ClassConstructor<Req>;
   /**
-   * The answer's message (`Empty` for `{}`; a stream's: each message's `result`). Every RPC bound
-   * to HTTP names one (the OpenAPI document's response schema); internal RPCs may leave it out.
+   * The answer's message (`Empty` for `{}`; a stream's: each message's `result`), internal RPCs
+   * included: the OpenAPI document's response schema, and the answer type of `ResponseOf` that
+   * callers get from `RpcInvoker.invoke`.
    */
-  response?: ClassConstructor<object>;
+  response: ClassConstructor<Res>;
   /** Responses carry a total count, exposed as `X-Total-Count`. */
   paginated?: boolean;
   /**
@@ -91,7 +92,7 @@ export interface MaskRight {
 }
 
 /** An RPC as the table writes it: everything but what `defineRpc` derives. */
-export type RpcSpec<Req extends object = object> = Omit<RpcDefinition<Req>, 'name' | 'subject'>;
+export type RpcSpec<Req extends object = object, Res extends object = object> = Omit<RpcDefinition<Req, Res>, 'name' | 'subject'>;
 
 /**
  * Defines an RPC of the table: its name and subject are derived from the component, service and
@@ -99,7 +100,7 @@ export type RpcSpec<Req extends object = object> = Omit<RpcDefinition<Req>, 'nam
  * an RPC that reads or writes end devices through a field mask gets the key rights
  * (`withDeviceKeyRights`), so no device route can leave key material unguarded.
  */
-export function defineRpc<Req extends object>(def: RpcSpec<Req>): RpcDefinition<Req> {
+export function defineRpc<Req extends object, Res extends object = object>(def: RpcSpec<Req, Res>): RpcDefinition<Req, Res> {
   return withDeviceKeyRights({ ...def, name: `${def.service}.${def.method}`, subject: rpcSubject(def.component, def.service, def.method) });
 }
 

@@ -78,6 +78,7 @@ import {
   SetGatewayCollaboratorRequest,
   SetOrganizationCollaboratorRequest,
 } from '../messages/collaborators';
+import { CallerIdentity } from './context';
 import { type EntityKind, Right } from './rights';
 import { applicationAt, type ComponentName, defineRpc, type HttpBinding, type MaskRight, type RpcDefinition, rpcSubject } from './define-rpc';
 import { StreamEventsRequest } from '../events/stream';
@@ -233,6 +234,7 @@ function identityRpcs() {
       rights: [],
       unauthenticated: true,
       request: AuthorizeRequest,
+      response: CallerIdentity,
     }),
     'EntityAccess.AuthInfo': rpc({
       service: 'EntityAccess',
@@ -638,6 +640,8 @@ export function requiredRights(rpc: RpcDefinition, request: object): Right[] {
 
 export type RpcName = keyof typeof RPCS;
 export type RequestOf<N extends RpcName> = InstanceType<(typeof RPCS)[N]['request']>;
+/** The answer of an RPC of the table, as its response class declares it (every RPC names one). */
+export type ResponseOf<N extends RpcName> = InstanceType<NonNullable<(typeof RPCS)[N]['response']>>;
 
 /** Health of a component (answered by every component; used by readiness probes). */
 export function healthSubject(component: ComponentName): string {
