@@ -1,9 +1,7 @@
-/** `ttn.lorawan.v3.KeyEnvelope` as stored and returned (canonical JSON). */
-export interface KeyEnvelopeJson {
-  key?: string;
-  kek_label?: string;
-  encrypted_key?: string;
-}
+import type { KeyEnvelope } from '@lorawan/api';
+
+/** `ttn.lorawan.v3.KeyEnvelope` as stored and returned (canonical JSON): the contract's message. */
+export type KeyEnvelopeJson = KeyEnvelope;
 
 /**
  * How a registry keeps key material at rest. `seal` turns a plain envelope into what is stored

@@ -8,7 +8,7 @@ import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
 import { recordEvents, rpcContext, startTestComponent, type TestComponent } from '@lorawan/testing';
 import { InProcessBroker } from '@lorawan/transport';
-import { DeviceRegistry, NO_COPY_SOURCE, type RegistryPolicy } from './device-registry';
+import { DeviceRegistry, NO_COPY_SOURCE, type RegistryPolicy, type StoredDevice } from './device-registry';
 import type { RegistrySet } from './registry-events.conformance';
 import { CTX, errorOf, getReq, rawFieldsOf } from './registry-requests.conformance';
 import { keySealerFor, type RegistryComponent } from './registry.providers';
@@ -22,7 +22,7 @@ export interface RegistryBatchCase {
   component: RegistryComponent;
   service: RegistryService;
   migrations: Migrations;
-  policy: RegistryPolicy;
+  policy: RegistryPolicy<StoredDevice>;
   /** The component's Nest module, started on an in-process transport for the RPC-level cases. */
   module: Type<unknown>;
   /**
@@ -68,7 +68,7 @@ export function describeRegistryBatch(c: RegistryBatchCase): void {
     describe(`${batch} on ${driver === 'mysql' ? 'MySQL' : 'SQLite'}`, () => {
       const APP = `app-${c.component}-batch`;
       let db: Awaited<ReturnType<typeof openTestDataSource>>;
-      let registry: DeviceRegistry;
+      let registry: DeviceRegistry<StoredDevice>;
       const broker = new InProcessBroker();
       const events = recordEvents(broker);
       const dev = (n: number) => c.device(APP, `dev-${n}`, n);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
 import { CTX, delReq, errorOf, getReq, openTestDataSource, rawFieldsOf, setReq, unobservedEvents } from '@lorawan/registry/conformance';
 import { JS_MIGRATIONS } from '../migrations';
+import type { JsDevice } from './js-device';
 import { JS_REGISTRY_POLICY } from './js-registry.policy';
 
 /** The Join Server's registry (JS_REGISTRY_POLICY on the DeviceRegistry engine) against a real store. */
@@ -35,7 +36,7 @@ const events = unobservedEvents();
 describe('JsEndDeviceRegistry (SQLite)', () => {
   let db: Db;
   let store: TypeOrmDeviceStore;
-  let registry: DeviceRegistry;
+  let registry: DeviceRegistry<JsDevice>;
   const plain = () => keySealerFor('js', { keks: undefined, kekLabels: {} });
 
   beforeAll(async () => {

@@ -1,29 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type HandleJoinRequest, JS_EVENTS, newUlid, nowTimestamp, type RpcContext, type SessionKeyRequest } from '@lorawan/api';
+import {
+  type AppSKeyResponse,
+  type HandleJoinRequest,
+  JS_EVENTS,
+  type JoinResponse,
+  newUlid,
+  nowTimestamp,
+  type RpcContext,
+  type SessionKeyRequest,
+} from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { KeyVault, parseKeks } from '@lorawan/crypto';
 import { isStackError } from '@lorawan/errors';
 import { cfListBytes } from '@lorawan/lorawan';
 import { DeviceRegistry, type KeyEnvelopeJson, type KeySealer, keySealerFor } from '@lorawan/registry';
+import type { JsDevice } from '../end-devices/js-device';
 import { ErrSessionKeysNotFound, ErrWrapKey } from '../errors';
 import { acceptJoin, type JoinAcceptance, type JoinDevice, joinRequestIds } from './join-accept';
 import { SESSION_KEY_STORE, type SessionKeyStore } from './session-key.store';
-
-type Device = Record<string, unknown> & { ids: { device_id: string; application_ids: { application_id: string }; dev_eui?: string; join_eui?: string } };
-
-/** `NsJs.HandleJoin`'s answer (TTS `JoinResponse`): the join-accept to send and the session keys, each wrapped for its receiver. */
-export interface JoinResponseJson {
-  raw_payload: string;
-  session_keys: {
-    session_key_id: string;
-    f_nwk_s_int_key: KeyEnvelopeJson;
-    s_nwk_s_int_key?: KeyEnvelopeJson;
-    nwk_s_enc_key?: KeyEnvelopeJson;
-    app_s_key: KeyEnvelopeJson;
-  };
-  correlation_ids: string[];
-}
 
 /**
  * The Join Server's join handling: finds the device by its EUIs, decides on the join-request with
@@ -40,7 +35,7 @@ export class JoinService {
   private readonly sealer: KeySealer;
 
   constructor(
-    private readonly registry: DeviceRegistry,
+    private readonly registry: DeviceRegistry<JsDevice>,
     @Inject(SESSION_KEY_STORE) private readonly sessionKeys: SessionKeyStore,
     private readonly events: EventPublisher,
     @Inject(STACK_CONFIG) config: StackConfig,
@@ -49,24 +44,24 @@ export class JoinService {
     this.sealer = keySealerFor('js', config);
   }
 
-  async handleJoin(request: HandleJoinRequest, ctx: RpcContext): Promise<JoinResponseJson> {
+  async handleJoin(request: HandleJoinRequest, ctx: RpcContext): Promise<JoinResponse> {
     const raw = Buffer.from(request.raw_payload, 'base64');
     const { join_eui, dev_eui } = joinRequestIds(raw);
-    const found = (await this.registry.getByEuis(join_eui, dev_eui)) as Device;
+    const found = await this.registry.getByEuis(join_eui, dev_eui);
     const correlationIds = [...new Set([...(request.correlation_ids ?? []), ...ctx.correlation_ids])];
     const eventCtx = { ...ctx, correlation_ids: correlationIds };
     const deviceIds = { device_ids: found.ids };
     let accepted: JoinAcceptance | undefined;
     try {
       await this.registry.modify({ application_id: found.ids.application_ids.application_id, device_id: found.ids.device_id }, async (device, openKey) => {
-        const rootKeys = (device.root_keys ?? {}) as Record<string, KeyEnvelopeJson | undefined>;
+        const rootKeys = device.root_keys;
         const joinDevice: JoinDevice = {
-          app_key: rootKeys.app_key ? openKey(rootKeys.app_key).key : undefined,
-          nwk_key: rootKeys.nwk_key ? openKey(rootKeys.nwk_key).key : undefined,
-          last_dev_nonce: device.last_dev_nonce as number | undefined,
-          used_dev_nonces: device.used_dev_nonces as number[] | undefined,
-          last_join_nonce: device.last_join_nonce as number | undefined,
-          resets_join_nonces: device.resets_join_nonces as boolean | undefined,
+          app_key: rootKeys?.app_key ? openKey(rootKeys.app_key).key : undefined,
+          nwk_key: rootKeys?.nwk_key ? openKey(rootKeys.nwk_key).key : undefined,
+          last_dev_nonce: device.last_dev_nonce,
+          used_dev_nonces: device.used_dev_nonces,
+          last_join_nonce: device.last_join_nonce,
+          resets_join_nonces: device.resets_join_nonces,
         };
         accepted = acceptJoin(joinDevice, {
           raw_payload: raw,
@@ -93,8 +88,8 @@ export class JoinService {
       keys: Object.fromEntries(Object.entries(done.keys).map(([name, key]) => [name, this.sealer.seal({ key })])),
       created_at: nowTimestamp(),
     });
-    const forNs = this.wrapper(found.network_server_kek_label as string | undefined);
-    const forAs = this.wrapper(found.application_server_kek_label as string | undefined);
+    const forNs = this.wrapper(found.network_server_kek_label);
+    const forAs = this.wrapper(found.application_server_kek_label);
     this.events.publish(JS_EVENTS.joinAccept, deviceIds, { ctx: eventCtx });
     return {
       raw_payload: done.raw_payload.toString('base64'),
@@ -110,11 +105,11 @@ export class JoinService {
   }
 
   /** `AsJs.GetAppSKey`: the AppSKey of one accepted join, wrapped for the device's Application Server. */
-  async appSKey({ session_key_id, dev_eui, join_eui }: SessionKeyRequest): Promise<{ app_s_key: KeyEnvelopeJson }> {
+  async appSKey({ session_key_id, dev_eui, join_eui }: SessionKeyRequest): Promise<AppSKeyResponse> {
     const [stored, device] = await Promise.all([this.sessionKeys.get(join_eui, dev_eui, session_key_id), this.registry.getByEuis(join_eui, dev_eui)]);
     const key = stored?.keys.app_s_key ? this.sealer.open(stored.keys.app_s_key).key : undefined;
     if (!key) throw ErrSessionKeysNotFound.with({ session_key_id });
-    return { app_s_key: this.wrapper((device as Device).application_server_kek_label as string | undefined)(key) };
+    return { app_s_key: this.wrapper(device.application_server_kek_label)(key) };
   }
 
   /** A key for its receiver: wrapped with the KEK `label` names, clear without a label. */
