@@ -48,7 +48,7 @@ describe('the configuration reference (docs/configuration.md)', () => {
     const files = execFileSync('git', ['ls-files', 'apps', 'libs', 'tools', 'scripts', 'jest.config.js'], { cwd: ROOT, encoding: 'utf8' })
       .split('\n')
       .filter((f) => /\.(ts|mjs|cjs|js)$/.test(f));
-    // `process.env.X`, `env.X`, `env['X']`, and the fuzz suite's `num('X', …)`.
+    // `process.env.<name>`, `env.<name>`, `env['<name>']`, and the fuzz suite's `num('<name>', …)`.
     const read = /\b(?:process\.env|env)(?:\.|\[\s*['"])([A-Z][A-Z0-9_]*)|\bnum\(\s*['"]([A-Z][A-Z0-9_]*)['"]/g;
     const names = new Set<string>();
     for (const file of files) for (const m of readFileSync(join(ROOT, file), 'utf8').matchAll(read)) names.add(m[1] ?? m[2]);
