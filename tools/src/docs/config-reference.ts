@@ -113,7 +113,7 @@ export function renderConfigurationReference(): string {
     'phases in [`tools/src/bench/README.md`](../tools/src/bench/README.md).',
   );
   for (const table of OTHER_VARIABLES) {
-    out.push('', `### ${table.title}`, '', `See [${table.see.replace(/#.*/, '')}](${table.see}).`, '');
+    out.push('', `### ${table.title}`, '', `See [${table.see[0]}](${table.see[1]}).`, '');
     out.push('| Variable | Read by | Default | Meaning |', '|---|---|---|---|');
     for (const v of table.variables) out.push(`| \`${v.name}\` | ${cell(v.readBy)} | ${cell(v.default)} | ${cell(v.meaning)} |`);
   }

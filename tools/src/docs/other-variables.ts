@@ -15,10 +15,14 @@ export interface OtherVariable {
 }
 
 /** The tables of the page's last section, by who reads them. */
-export const OTHER_VARIABLES: ReadonlyArray<{ title: string; see: string; variables: readonly OtherVariable[] }> = [
+export const OTHER_VARIABLES: ReadonlyArray<{
+  title: string;
+  /** Where it is explained: link text and target (relative to `docs/`). */ see: readonly [string, string];
+  variables: readonly OtherVariable[];
+}> = [
   {
     title: 'Tests',
-    see: 'tests-and-benchmarks.md#the-tests-bring-their-own-servers',
+    see: ['The tests bring their own servers', 'tests-and-benchmarks.md#the-tests-bring-their-own-servers'],
     variables: [
       {
         name: 'TEST_MYSQL_URL',
@@ -62,7 +66,7 @@ export const OTHER_VARIABLES: ReadonlyArray<{ title: string; see: string; variab
   },
   {
     title: 'Fuzzing',
-    see: 'tests-and-benchmarks.md#fuzzing',
+    see: ['Fuzzing', 'tests-and-benchmarks.md#fuzzing'],
     variables: [
       { name: 'FUZZ_SEED', readBy: 'the fuzz suites', default: '4330', meaning: 'The seed of every generated request and datagram' },
       { name: 'FUZZ_RUNS', readBy: 'the HTTP fuzz suite', default: '12', meaning: 'Generated requests per route binding' },
@@ -89,7 +93,7 @@ export const OTHER_VARIABLES: ReadonlyArray<{ title: string; see: string; variab
   },
   {
     title: 'Soak test',
-    see: 'tests-and-benchmarks.md#the-soak-test',
+    see: ['The soak test', 'tests-and-benchmarks.md#the-soak-test'],
     variables: [
       { name: 'SOAK_MINUTES', readBy: '`npm run soak`', default: '30', meaning: 'How long the soak test runs' },
       { name: 'SOAK_REGISTER_PER_S', readBy: '`npm run soak`', default: '5', meaning: 'Device registrations per second (through the four registries)' },
@@ -101,7 +105,7 @@ export const OTHER_VARIABLES: ReadonlyArray<{ title: string; see: string; variab
   },
   {
     title: 'Benchmarks (beyond the knobs of `tools/src/bench/README.md`)',
-    see: 'tests-and-benchmarks.md#benchmarks',
+    see: ['Benchmarks', 'tests-and-benchmarks.md#benchmarks'],
     variables: [
       {
         name: 'BENCH_IMPORT_BATCH',
@@ -132,7 +136,7 @@ export const OTHER_VARIABLES: ReadonlyArray<{ title: string; see: string; variab
   },
   {
     title: 'Command line and launcher',
-    see: 'http-api.md#command-line',
+    see: ['Command line', 'http-api.md#command-line'],
     variables: [
       { name: 'LORAWAN_API_URL', readBy: '`npm run cli`', default: '`http://localhost:1885`', meaning: 'The gateway the CLI talks to (`--url`)' },
       {
