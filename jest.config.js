@@ -1,4 +1,4 @@
-// Three test tiers, named by cost (see README "Tests"):
+// Three test tiers, named by cost (see docs/tests-and-benchmarks.md):
 //   unit         *.spec.ts      no I/O, beside the code
 //   integration  *.int-spec.ts  real MariaDB and NATS, each suite makes and drops its own database
 //   e2e          *.e2e-spec.ts  the HTTP gateway with components as real processes, both run modes

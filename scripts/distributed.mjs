@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Runs the distributed topology on this machine: one process per component and the gateway,
-// over NATS (NATS_URL, default nats://127.0.0.1:4222) and MySQL/MariaDB (one database per
-// component under MYSQL_URL, default mysql://root@127.0.0.1:3306). Ctrl-C stops them all.
+// Runs the distributed topology on this machine: one process per component (the Gateway Server
+// included, on UDP GS_UDP_PORT, default 1700) and the gateway, over NATS (NATS_URL, default
+// nats://127.0.0.1:4222) and MySQL/MariaDB (one database per component that stores data, under
+// MYSQL_URL, default mysql://root@127.0.0.1:3306). Ctrl-C stops them all.
 import { spawn } from 'node:child_process';
 import { createConnection } from 'mysql2/promise';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const MYSQL_URL = (process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306').replace(/\/$/, '');
-const COMPONENTS = ['is', 'js', 'ns', 'as', 'events'];
+const COMPONENTS = ['is', 'js', 'ns', 'as', 'events', 'gs'];
 const DB_COMPONENTS = ['is', 'js', 'ns', 'as'];
 
 const conn = await createConnection({ uri: MYSQL_URL });
@@ -43,4 +44,7 @@ function stop(code = 0) {
 }
 process.on('SIGINT', () => stop());
 process.on('SIGTERM', () => stop());
-console.error(`gateway on :${env.HTTP_PORT ?? 1885}, components ${COMPONENTS.join(', ')} (health on :8081-8085) over ${NATS_URL}`);
+console.error(
+  `gateway on :${env.HTTP_PORT ?? 1885}, components ${COMPONENTS.join(', ')} (health on :8081-:${8080 + COMPONENTS.length}), ` +
+    `Gateway Server on UDP :${env.GS_UDP_PORT ?? 1700}, over ${NATS_URL}`,
+);

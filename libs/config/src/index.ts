@@ -1,1 +1,2 @@
 export * from './lib/stack-config';
+export * from './lib/setting.decorator';

@@ -21,7 +21,7 @@ export interface FormatterIsolationOptions {
   auth: Record<string, string>;
   /** The AS process (its RSS and CPU). */
   asPid: number;
-  /** The AS's formatter settings, for the RSS bound (README: FORMATTER_WORKERS × (FORMATTER_MEMORY_LIMIT_MB + 50 MB)). */
+  /** The AS's formatter settings, for the RSS bound (docs/integrations.md: FORMATTER_WORKERS × (FORMATTER_MEMORY_LIMIT_MB + 50 MB)). */
   formatterWorkers: number;
   formatterMemoryMb: number;
   /** The AS's FORMATTER_APP_RUNAWAYS_PER_MIN (0: the worker pool alone, no runaway budget). */

@@ -1,5 +1,5 @@
 /**
- * The import's CSV format: a header row naming columns of a fixed set (README "Importing and
+ * The import's CSV format: a header row naming columns of a fixed set (docs/http-api.md "Importing and
  * exporting devices"), then one device per row. A header with a column outside the set refuses
  * the whole file, before any request: a misspelt key column would otherwise register every
  * device without its key. Fields may be quoted (`"a, b"`, `""` for a quote); a field cannot span

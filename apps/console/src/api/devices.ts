@@ -192,7 +192,7 @@ export function newSessionKeyId(): string {
 const hex = (v: string) => v.trim().toUpperCase();
 
 /**
- * The writes of a registration, in the README's order: IS create, then for OTAA the JS (root key),
+ * The writes of a registration, in the documented order (docs/http-api.md): IS create, then for OTAA the JS (root key),
  * NS and AS; for ABP (no JS) the NS with the session's DevAddr and network keys and the AS with the
  * AppSKey, both with the same session key ID.
  */
@@ -263,7 +263,7 @@ export async function registerDevice(app: string, r: Registration): Promise<void
   }
 }
 
-/** The README's delete order: AS, NS, JS, then IS; a registry that does not hold the device is skipped. */
+/** The documented delete order (docs/http-api.md): AS, NS, JS, then IS; a registry that does not hold the device is skipped. */
 export const DELETE_ORDER: Registry[] = ['as', 'ns', 'js', 'is'];
 
 async function deleteFrom(registries: Registry[], app: string, dev: string): Promise<void> {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, validateSync } from 'class-validator';
+import { Setting } from './setting.decorator';
 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 const toBool = ({ value }: { value: unknown }) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value);
@@ -9,159 +10,671 @@ const KEK_LABEL = /^[A-Za-z0-9_.:-]{1,2048}$/;
 
 /**
  * The environment, validated once at boot. Only `loadConfig` reads it; everything else receives
- * the typed `StackConfig`. Names are fixed by ARCHITECTURE.md and documented in the README.
+ * the typed `StackConfig`. Names are fixed by ARCHITECTURE.md. Each setting is documented by its
+ * `@Setting` (section and description; the initializer is its default): `npm run docs:config`
+ * writes `docs/configuration.md` from them, and a spec fails when the page or a description lags.
  */
 export class Environment {
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) HTTP_PORT = 1885;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535) HEALTH_PORT?: number;
-  @IsOptional() @IsString() @Matches(/^(nats|tls|ws|wss):\/\/.+/, { message: 'NATS_URL must be a nats:// URL' }) NATS_URL?: string;
-  @IsOptional() @Matches(/^[A-Za-z0-9_-]+$/, { message: 'NATS_SUBJECT_PREFIX may hold letters, digits, - and _' }) NATS_SUBJECT_PREFIX?: string;
-  /** PEM file of the CA(s) the NATS server's certificate is verified against; with it (or a `tls://` URL) every NATS connection uses TLS. */
-  @IsOptional() @IsString() NATS_TLS_CA_FILE?: string;
-  /** Client certificate and key (PEM) for NATS servers that verify clients (mutual TLS). */
-  @IsOptional() @IsString() NATS_TLS_CERT_FILE?: string;
-  @IsOptional() @IsString() NATS_TLS_KEY_FILE?: string;
-  /** The component's own NATS user (see `npm run cli -- nats-config`); its replies come on `_INBOX_<user>.>`. */
-  @IsOptional() @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'NATS_USER may hold letters, digits, - and _' }) NATS_USER?: string;
-  @IsOptional() @IsString() NATS_PASSWORD?: string;
-  @IsOptional() @IsString() DATA_DIR = './data';
-  @IsOptional() @Matches(MYSQL_URL, { message: 'IS_DATABASE_URL must be a mysql:// URL' }) IS_DATABASE_URL?: string;
-  @IsOptional() @Matches(MYSQL_URL, { message: 'JS_DATABASE_URL must be a mysql:// URL' }) JS_DATABASE_URL?: string;
-  @IsOptional() @Matches(MYSQL_URL, { message: 'NS_DATABASE_URL must be a mysql:// URL' }) NS_DATABASE_URL?: string;
-  @IsOptional() @Matches(MYSQL_URL, { message: 'AS_DATABASE_URL must be a mysql:// URL' }) AS_DATABASE_URL?: string;
-  @IsOptional() @IsString() @Matches(/^\S{16,}$/, { message: 'ADMIN_API_KEY must be at least 16 characters without spaces' }) ADMIN_API_KEY?: string;
-  /** The bootstrap admin user the IS creates on first start; ADMIN_API_KEY is that user's key. */
-  @IsOptional() @Matches(/^[a-z0-9](?:[-]?[a-z0-9]){2,}$/, { message: 'ADMIN_USER_ID must be a user ID' }) @MaxLength(36) ADMIN_USER_ID = 'admin';
-  /** How long the gateway reuses a resolved caller (credentials and rights); 0 disables the cache. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(300000) AUTH_CACHE_TTL_MS = 5000;
-  /** How long events are kept for `tail`/`after` (JetStream max age in distributed mode). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(30 * 86_400_000) EVENTS_RETENTION_MS = 86_400_000;
-  /** Embedded mode: how many events the in-process history keeps (oldest dropped first). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000) EVENTS_HISTORY_MAX = 10_000;
-  /** Distributed mode: the size bound of the JetStream events stream (its oldest events are dropped beyond it). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1024 * 1024) @Max(Number.MAX_SAFE_INTEGER) EVENTS_HISTORY_MAX_BYTES = 1024 ** 3;
-  /** Messages a stream may have waiting for a slow subscriber before it is closed with an error. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000) EVENTS_STREAM_BUFFER = 1000;
-  /** HTTP API requests per minute per API key (its ID), per gateway process; 0: no limit. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000_000) RATE_LIMIT_API_KEY_PER_MIN = 60_000;
-  /** HTTP API requests per minute per source address, whatever the credentials, per gateway process; 0: no limit. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000_000) RATE_LIMIT_ADDRESS_PER_MIN = 120_000;
-  /** The HTTP edge: a request's headers and body must have arrived this long after it began, else 408 and the connection closes; 0: no limit. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) HTTP_REQUEST_TIMEOUT_MS = 60_000;
-  /** The HTTP edge: a connection without a request in progress (kept alive between requests) is closed after this long. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000) HTTP_IDLE_TIMEOUT_MS = 72_000;
-  /** The HTTP edge: connections one client address may have open at once; one more is closed as it arrives. 0: no limit. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000) HTTP_MAX_CONNECTIONS_PER_ADDRESS = 256;
-  /** The HTTP edge: a body over the limit is read and discarded up to this many bytes before its 413, so the client reads it; a longer one is answered at once. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1 << 30) HTTP_OVERSIZED_BODY_DRAIN_BYTES = 16 * 1024 * 1024;
-  /** Event streams one credential may have open at once on a gateway process; 0: no limit. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000) EVENTS_MAX_STREAMS_PER_KEY = 100;
-  /** Public base URL of the HTTP API (…/api/v3), used in webhook `X-Downlink-Push`/`X-Downlink-Replace` and `X-Tts-Domain`. */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'PUBLIC_URL must be an absolute http(s) URL' }) PUBLIC_URL?: string;
-  /** SSRF guard switch: allow webhook destinations in loopback, private and link-local ranges. */
-  @IsOptional() @Transform(toBool) @IsBoolean() WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
-  /** The Gateway Server's Semtech UDP port (0: any free port) and address. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) GS_UDP_PORT = 1700;
-  @IsOptional() @IsString() GS_UDP_HOST = '0.0.0.0';
-  /** Copies of one frame from several gateways within this many ms go to the NS in one call (0: each alone). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(200) GS_UPLINK_COALESCE_MS = 20;
-  /**
-   * The UDP socket's receive buffer in bytes (SO_RCVBUF; the kernel caps it at net.core.rmem_max):
-   * what datagrams wait in while the event loop is busy (a GC pause, a burst). Linux's default
-   * (~208 KB) holds ~40 ms of four gateways at 1000 frames/s; 0 keeps the system's default.
-   */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1 << 30) GS_UDP_RECEIVE_BUFFER = 4 * 1024 * 1024;
-  /** Refuse gateways the IS does not know (else they connect as `eui-<eui>` with the fallback plan). */
-  @IsOptional() @Transform(toBool) @IsBoolean() GS_REQUIRE_REGISTERED_GATEWAYS = true;
-  @IsOptional() @Matches(/^[A-Z0-9_]{1,64}$/, { message: 'GS_FALLBACK_FREQUENCY_PLAN must be a frequency plan ID' }) GS_FALLBACK_FREQUENCY_PLAN?: string;
-  /** How many EUIs the IS does not know a GS replica remembers (least recently seen forgotten first); 0: none. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000) GS_UNKNOWN_EUI_CACHE_SIZE = 65_536;
-  /** How long a GS replica remembers that the IS does not know an EUI (a `gateway.create` or `.update` naming it forgets it at once). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(86_400_000) GS_UNKNOWN_EUI_CACHE_TTL_MS = 300_000;
-  /** Gateway lookups (`GsIs.GetGatewayForEUI`) a GS replica makes per second at most, for EUIs it holds no connection of; beyond, their datagrams are dropped. 0: no limit. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000) GS_UNKNOWN_EUI_LOOKUPS_PER_SEC = 100;
-  /** The Network Server's NetID (6 hex digits): joined devices get DevAddrs of its prefix. */
-  @IsOptional() @Matches(/^[0-9A-Fa-f]{6}$/, { message: 'NS_NET_ID must be 6 hex digits' }) NS_NET_ID = '000000';
-  /** DevAddr prefixes to allocate from instead of the NetID's (`26011000/20,26012000/20`). */
+  @Setting('gateway', "The gateway's HTTP port: the API under `/api/v3`, the console, `/healthz`, `/readyz` and `/metrics`.")
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  HTTP_PORT = 1885;
+
+  @Setting(
+    'process',
+    'Components serve `/healthz` (liveness), `/readyz` (transport + database, false while shutting down) and `/metrics` (Prometheus) here when set.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  HEALTH_PORT?: number;
+
+  @Setting(
+    'transport',
+    '`nats://host:4222` (or `tls://`, `ws://`, `wss://`): the components talk over this NATS. Unset: the in-process transport (embedded; only the `stack` app).',
+    { default: 'unset (in-process)' },
+  )
+  @IsOptional()
+  @IsString()
+  @Matches(/^(nats|tls|ws|wss):\/\/.+/, { message: 'NATS_URL must be a nats:// URL' })
+  NATS_URL?: string;
+
+  @Setting('transport', 'Prefix for every subject, so several stacks can share one NATS (the tests use it).')
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]+$/, { message: 'NATS_SUBJECT_PREFIX may hold letters, digits, - and _' })
+  NATS_SUBJECT_PREFIX?: string;
+
+  @Setting(
+    'transport',
+    "PEM file of the CA(s) the NATS server's certificate is verified against. With it (or a `tls://` URL, then verified against the system's CAs) every NATS connection of the process uses TLS: RPC, pub/sub, JetStream queues, KV and history.",
+  )
+  @IsOptional()
+  @IsString()
+  NATS_TLS_CA_FILE?: string;
+
+  @Setting('transport', 'Client certificate (PEM) for a NATS server that verifies clients (mutual TLS); with `NATS_TLS_KEY_FILE`.')
+  @IsOptional()
+  @IsString()
+  NATS_TLS_CERT_FILE?: string;
+
+  @Setting('transport', 'The key (PEM) of `NATS_TLS_CERT_FILE`.')
+  @IsOptional()
+  @IsString()
+  NATS_TLS_KEY_FILE?: string;
+
+  @Setting(
+    'transport',
+    "The process's NATS user (one per component and the gateway, from `npm run nats-config`); its replies come on `_INBOX_<user>.>`. Unset: anonymous, replies on `_INBOX.>`.",
+  )
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'NATS_USER may hold letters, digits, - and _' })
+  NATS_USER?: string;
+
+  @Setting('transport', 'The password of `NATS_USER` (in the `<user>.env` file `npm run nats-config` writes).')
+  @IsOptional()
+  @IsString()
+  NATS_PASSWORD?: string;
+
+  @Setting('database', 'Embedded data: SQLite files (one per component, and `events.sqlite`: the event history) and the generated admin key (`admin-api-key`).')
+  @IsOptional()
+  @IsString()
+  DATA_DIR = './data';
+
+  @Setting('database', "The IS's database, `mysql://user:pass@host:3306/db` (one database per component). Unset: the SQLite file `<DATA_DIR>/is.sqlite`.", {
+    default: 'unset (SQLite)',
+  })
+  @IsOptional()
+  @Matches(MYSQL_URL, { message: 'IS_DATABASE_URL must be a mysql:// URL' })
+  IS_DATABASE_URL?: string;
+
+  @Setting('database', "The JS's database, `mysql://user:pass@host:3306/db` (one database per component). Unset: the SQLite file `<DATA_DIR>/js.sqlite`.", {
+    default: 'unset (SQLite)',
+  })
+  @IsOptional()
+  @Matches(MYSQL_URL, { message: 'JS_DATABASE_URL must be a mysql:// URL' })
+  JS_DATABASE_URL?: string;
+
+  @Setting('database', "The NS's database, `mysql://user:pass@host:3306/db` (one database per component). Unset: the SQLite file `<DATA_DIR>/ns.sqlite`.", {
+    default: 'unset (SQLite)',
+  })
+  @IsOptional()
+  @Matches(MYSQL_URL, { message: 'NS_DATABASE_URL must be a mysql:// URL' })
+  NS_DATABASE_URL?: string;
+
+  @Setting('database', "The AS's database, `mysql://user:pass@host:3306/db` (one database per component). Unset: the SQLite file `<DATA_DIR>/as.sqlite`.", {
+    default: 'unset (SQLite)',
+  })
+  @IsOptional()
+  @Matches(MYSQL_URL, { message: 'AS_DATABASE_URL must be a mysql:// URL' })
+  AS_DATABASE_URL?: string;
+
+  @Setting(
+    'identity',
+    "The bootstrap admin user's bearer key (≥ 16 characters, no spaces), checked by the IS: set it on the IS. Without it the embedded stack generates one and stores it in `<DATA_DIR>/admin-api-key` (never logged).",
+  )
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S{16,}$/, { message: 'ADMIN_API_KEY must be at least 16 characters without spaces' })
+  ADMIN_API_KEY?: string;
+
+  @Setting('identity', "ID of the bootstrap admin user the IS creates on first start; `ADMIN_API_KEY` is that user's key, with `RIGHT_ALL`.")
+  @IsOptional()
+  @Matches(/^[a-z0-9](?:[-]?[a-z0-9]){2,}$/, { message: 'ADMIN_USER_ID must be a user ID' })
+  @MaxLength(36)
+  ADMIN_USER_ID = 'admin';
+
+  @Setting(
+    'gateway',
+    "How long the gateway reuses a resolved caller and its rights (per credential and entity); 0 disables. Never past the key's `expires_at`: from that instant the IS is asked again (and refuses it). Key and entity changes invalidate at once.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(300000)
+  AUTH_CACHE_TTL_MS = 5000;
+
+  @Setting('events', "How long events stay available for `tail`/`after` (the JetStream `EVENTS` stream's max age; the embedded history's too).")
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(30 * 86_400_000)
+  EVENTS_RETENTION_MS = 86_400_000;
+
+  @Setting('events', 'Events the embedded history keeps (in `<DATA_DIR>/events.sqlite`, oldest dropped first), and the most a history query reads.')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  EVENTS_HISTORY_MAX = 10_000;
+
+  @Setting('events', "Distributed: the JetStream `EVENTS` stream's `max_bytes` (its oldest events are dropped beyond it).")
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024 * 1024)
+  @Max(Number.MAX_SAFE_INTEGER)
+  EVENTS_HISTORY_MAX_BYTES = 1024 ** 3;
+
+  @Setting('events', 'Messages a stream may have queued in the events service for a slow subscriber before it is ended with `buffer_full`.')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  EVENTS_STREAM_BUFFER = 1000;
+
+  @Setting(
+    'gateway',
+    'HTTP API requests one API key (by its ID) may make per minute on a gateway process; beyond, 429 `rate_limit_exceeded` with `Retry-After`. 0: no limit.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100_000_000)
+  RATE_LIMIT_API_KEY_PER_MIN = 60_000;
+
+  @Setting(
+    'gateway',
+    'HTTP API requests one source address may make per minute on a gateway process, whatever its credentials (the probes and `/metrics` are not counted). 0: no limit.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100_000_000)
+  RATE_LIMIT_ADDRESS_PER_MIN = 120_000;
+
+  @Setting(
+    'gateway',
+    "A request's headers and body must have arrived this long after it began, else 408 and the connection closes (a body sent byte by byte, a connection that sends nothing; checked every quarter of it, at most every second). Responses are not timed: event streams last. 0: no limit (headers still within 60 s).",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  HTTP_REQUEST_TIMEOUT_MS = 60_000;
+
+  @Setting(
+    'gateway',
+    "A connection kept alive without a request in progress is closed after this long (about a second more: Node's grace). Above the 60 s idle timeout of common balancers, so they close first.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  HTTP_IDLE_TIMEOUT_MS = 72_000;
+
+  @Setting(
+    'gateway',
+    'Connections one client address may have open at once on a gateway process; one more is closed as it arrives (`lorawan_http_connections_refused_total`). 0: no limit (behind a balancer or proxy, where every client has its address).',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS = 256;
+
+  @Setting(
+    'gateway',
+    'A body over the limit is read and discarded up to this many bytes before its 413, so a client that sends it whole reads the answer; a longer one is answered at once and the connection closed. `Expect: 100-continue` clients are answered before they send it, whatever its size.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1 << 30)
+  HTTP_OVERSIZED_BODY_DRAIN_BYTES = 16 * 1024 * 1024;
+
+  @Setting('gateway', 'Event streams one credential may have open at once on a gateway process; one more is refused with 429 `too_many_streams`. 0: no limit.')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  EVENTS_MAX_STREAMS_PER_KEY = 100;
+
+  @Setting(
+    'webhooks',
+    'Public base URL of the HTTP API (`…/api/v3`): the AS builds webhook `X-Downlink-Push`/`X-Downlink-Replace` from it and `X-Tts-Domain` from its host. Set it on the AS.',
+    { default: '`http://localhost:<HTTP_PORT>/api/v3`' },
+  )
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'PUBLIC_URL must be an absolute http(s) URL' })
+  PUBLIC_URL?: string;
+
+  @Setting('webhooks', 'SSRF guard switch: allow webhook destinations in loopback, private, link-local and other non-public ranges.')
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
+
+  @Setting('gs', "The Gateway Server's Semtech UDP port (0: any free port, logged at start).")
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  GS_UDP_PORT = 1700;
+
+  @Setting('gs', "The address the Gateway Server's UDP socket binds.")
+  @IsOptional()
+  @IsString()
+  GS_UDP_HOST = '0.0.0.0';
+
+  @Setting(
+    'gs',
+    "Copies of one frame that several gateways of this GS hear within this window go to the NS in one `GsNs.HandleUplink` (every copy's metadata and correlation ID; 0: each copy alone, as TTS's GS). The NS merges across GS replicas anyway; this spares it a call per extra copy.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(200)
+  GS_UPLINK_COALESCE_MS = 20;
+
+  @Setting(
+    'gs',
+    "The UDP socket's receive buffer in bytes (SO_RCVBUF, capped by the kernel at `net.core.rmem_max`; 0: the system's default): datagrams wait there while the GS is busy (a GC pause, a burst). Linux's default (~208 KB) holds about 40 ms of four gateways at 1000 frames/s, so a pause of the event loop lost whole frames; raise `net.core.rmem_max` where it is lower.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1 << 30)
+  GS_UDP_RECEIVE_BUFFER = 4 * 1024 * 1024;
+
+  @Setting('gs', 'Refuse gateways the IS does not know (they are still acked); `false` connects them as `eui-<eui>` with the fallback plan.')
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  GS_REQUIRE_REGISTERED_GATEWAYS = true;
+
+  @Setting('gs', 'The frequency plan of unregistered gateways (a plan ID of the catalogue; without one they are refused).')
+  @IsOptional()
+  @Matches(/^[A-Z0-9_]{1,64}$/, { message: 'GS_FALLBACK_FREQUENCY_PLAN must be a frequency plan ID' })
+  GS_FALLBACK_FREQUENCY_PLAN?: string;
+
+  @Setting(
+    'gs',
+    'Gateway EUIs the IS does not know that a GS replica remembers (least recently seen forgotten first; about 100 bytes each); their datagrams cost no lookup. 0: none remembered.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  GS_UNKNOWN_EUI_CACHE_SIZE = 65_536;
+
+  @Setting(
+    'gs',
+    "How long an unknown EUI is remembered. A gateway registered later connects with its next datagram (the IS's `gateway.create`, `.update` or `.restore` makes every replica forget its EUI), after this long at the latest.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
+  GS_UNKNOWN_EUI_CACHE_TTL_MS = 300_000;
+
+  @Setting(
+    'gs',
+    'IS lookups (`GsIs.GetGatewayForEUI`) a GS replica makes per second at most, for EUIs it has no connection of (one second\'s worth at once); datagrams beyond are dropped (`lorawan_gs_udp_dropped_total{reason="lookup_throttled"}`), so a flood of random EUIs costs the IS this rate per replica. 0: no limit.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  GS_UNKNOWN_EUI_LOOKUPS_PER_SEC = 100;
+
+  @Setting('ns', "The Network Server's NetID (6 hex digits): joined devices get DevAddrs of its prefix (`000013` → `26000000/7`).")
+  @IsOptional()
+  @Matches(/^[0-9A-Fa-f]{6}$/, { message: 'NS_NET_ID must be 6 hex digits' })
+  NS_NET_ID = '000000';
+
+  @Setting(
+    'ns',
+    "DevAddr prefixes to allocate from instead of the NetID's, comma-separated (`26011000/20,26012000/20`; one is picked in proportion to its size). Checked at start.",
+  )
   @IsOptional()
   @Matches(/^[0-9A-Fa-f]{8}\/\d{1,2}(,[0-9A-Fa-f]{8}\/\d{1,2})*$/, {
     message: 'NS_DEV_ADDR_PREFIXES must be a comma-separated list of DevAddr prefixes (26000000/7)',
   })
   NS_DEV_ADDR_PREFIXES?: string;
-  /** How many uplinks the NS keeps in `mac_state.recent_uplinks` and the device's `recent_uplinks` (TTS: 20). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) NS_RECENT_UPLINKS = 20;
-  /** How many data uplinks one NS matches and writes at a time (the others wait their turn, in order). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10000) NS_UPLINK_CONCURRENCY = 32;
-  /**
-   * How many devices' latest records the NS keeps (by session DevAddr) to match their next uplink
-   * without reading their document again when nothing else changed it (0: none). About 26 KB of
-   * heap each with 20 recent uplinks from four gateways (~100 MB for the default).
-   */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000_000) NS_DEVICE_CACHE_SIZE = 4096;
-  /** How many downlinks the NS keeps in `mac_state.recent_downlinks` (TTS: 5). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) NS_RECENT_DOWNLINKS = 5;
-  /** Timeout of one webhook request (connect to end of response). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(300_000) WEBHOOK_TIMEOUT_MS = 5000;
-  /** Attempts per webhook delivery before it is given up (1 = no retry). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000) WEBHOOK_MAX_ATTEMPTS = 20;
-  /** Backoff before retry n: a random delay in [d/2, d] with d = min(WEBHOOK_RETRY_MAX_MS, WEBHOOK_RETRY_BASE_MS × 2^(n−1)). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3_600_000) WEBHOOK_RETRY_BASE_MS = 1000;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(86_400_000) WEBHOOK_RETRY_MAX_MS = 300_000;
-  /** Requests in flight per webhook per AS replica, so one slow endpoint cannot starve the others. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(10_000) WEBHOOK_CONCURRENCY = 32;
-  /** Distributed mode: how long JetStream waits for a delivery's ack before handing it to another worker (AS restart recovery time). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000) WEBHOOK_ACK_WAIT_MS = 30_000;
-  /** Delivery jobs the queue holds at most (JetStream stream or embedded table); beyond, new messages are refused with `queue_full`. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100_000_000) WEBHOOK_QUEUE_MAX_JOBS = 100_000;
-  /** Worker threads of each AS process that run JavaScript payload formatters (off the AS's event loop). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64) FORMATTER_WORKERS = 2;
-  /** Wall-clock limit of one formatter call (TTS: 100 ms); a worker that does not answer shortly after it is replaced. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(10) @Max(10_000) FORMATTER_TIMEOUT_MS = 100;
-  /** A worker's QuickJS heap in MiB (the WebAssembly memory's maximum; QuickJS itself takes ~16 of it). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(24) @Max(2048) FORMATTER_MEMORY_LIMIT_MB = 32;
-  /** The largest result of a formatter call, in bytes of JSON. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(16 * 1024 * 1024) FORMATTER_MAX_OUTPUT_BYTES = 65_536;
-  /** How deeply a formatter's result may nest (the returned object is level 1). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(2) @Max(256) FORMATTER_MAX_OUTPUT_DEPTH = 32;
-  /** Formatter calls of one application running at once per AS process (keep it below FORMATTER_WORKERS). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64) FORMATTER_APP_CONCURRENCY = 1;
-  /** Formatter calls of one application that may wait for a worker; beyond, `formatter_busy`. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000) FORMATTER_APP_QUEUE = 32;
-  /** Formatter calls that may wait for a worker, all applications together; beyond, `formatter_busy`. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000) FORMATTER_QUEUE = 256;
-  /** Runs of one application's formatters that may run into a limit per minute; beyond, its formatters are suspended for the rest of that minute (0: no bound). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000) FORMATTER_APP_RUNAWAYS_PER_MIN = 5;
-  /** Nice value of the formatter worker threads on Linux (0–19; 0: the process's own). */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(19) FORMATTER_NICE = 10;
-  @IsOptional() @Transform(toBool) @IsBoolean() DB_AUTO_MIGRATE = true;
-  /** PEM file of the CA(s) MySQL/MariaDB servers' certificates are verified against; with it every `*_DATABASE_URL` connection uses TLS. */
-  @IsOptional() @IsString() DB_TLS_CA_FILE?: string;
-  /** Client certificate and key (PEM) for database servers that verify clients (`REQUIRE X509`). */
-  @IsOptional() @IsString() DB_TLS_CERT_FILE?: string;
-  @IsOptional() @IsString() DB_TLS_KEY_FILE?: string;
-  /** The gateway serves HTTPS with this certificate (chain) and key (PEM files); both or neither. */
-  @IsOptional() @IsString() HTTP_TLS_CERT_FILE?: string;
-  @IsOptional() @IsString() HTTP_TLS_KEY_FILE?: string;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000) RPC_TIMEOUT_MS = 10000;
-  /** On SIGTERM, how long a process waits for requests in flight before it closes anyway. */
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600000) SHUTDOWN_GRACE_MS = 10000;
-  @IsOptional() @IsIn(['error', 'warn', 'log', 'info', 'debug', 'verbose']) LOG_LEVEL = 'info';
-  /** `test` (jest, and the processes its e2e suites start) turns on checks that cost time: records shared between requests are frozen. */
-  @IsOptional() @IsString() NODE_ENV?: string;
-  /** `json` (one object per line, for log pipelines) or `text` (for people, in development). */
-  @IsOptional() @IsIn(['text', 'json']) LOG_FORMAT: 'text' | 'json' = 'json';
-  /** `label=<hex KEK>,…`: key-encryption keys for keys at rest (parsed and checked by @lorawan/crypto at boot). */
-  @IsOptional() @IsString() KEKS?: string;
-  @IsOptional() @Matches(KEK_LABEL, { message: 'JS_KEK_LABEL must be a KEK label' }) JS_KEK_LABEL?: string;
-  @IsOptional() @Matches(KEK_LABEL, { message: 'NS_KEK_LABEL must be a KEK label' }) NS_KEK_LABEL?: string;
-  @IsOptional() @Matches(KEK_LABEL, { message: 'AS_KEK_LABEL must be a KEK label' }) AS_KEK_LABEL?: string;
-  /** A JSON file of device templates added to (and overriding) the bundled catalogue. */
-  @IsOptional() @IsString() DEVICE_TEMPLATES_FILE?: string;
-  /** The home Network Server's default device profile (JSON object of Copy fields). */
-  @IsOptional() @IsString() DEFAULT_DEVICE_PROFILE?: string;
-  /** The NS's MAC settings for fields a device's `mac_settings` leaves unset (a MACSettings JSON object; validated by the NS at boot). */
-  @IsOptional() @IsString() NS_DEFAULT_MAC_SETTINGS?: string;
+
+  @Setting(
+    'ns',
+    "Uplinks the NS keeps in `mac_state.recent_uplinks` and the device's `recent_uplinks` (TTS: 20; `recent_adr_uplinks` holds at most 20 whatever this says).",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  NS_RECENT_UPLINKS = 20;
+
+  @Setting(
+    'ns',
+    'Data uplinks one NS matches and writes at a time; the others wait their turn in arrival order, and one whose GS stopped waiting (`RPC_TIMEOUT_MS` after the GS received it) is dropped as `uplink_too_late`: an overloaded NS works at its pace instead of slowing everything down together.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  NS_UPLINK_CONCURRENCY = 32;
+
+  @Setting(
+    'ns',
+    "How many devices' latest records the NS keeps, by session DevAddr, to match their next uplink without reading their document again (the lookup still asks the database, in the same statement, whether the device changed since; another replica's or an API write makes it read the document). About 26 KB of heap each with 20 recent uplinks from four gateways (~100 MB for the default); 0 turns it off.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  NS_DEVICE_CACHE_SIZE = 4096;
+
+  @Setting('ns', 'Downlinks the NS keeps in `mac_state.recent_downlinks` (TTS keeps 5).')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  NS_RECENT_DOWNLINKS = 5;
+
+  @Setting('webhooks', 'One webhook request, connect to end of response.')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(300_000)
+  WEBHOOK_TIMEOUT_MS = 5000;
+
+  @Setting('webhooks', 'Attempts per delivery before it is given up (1 = no retry).')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_MAX_ATTEMPTS = 20;
+
+  @Setting(
+    'webhooks',
+    'Backoff before retry n: a random delay in [d/2, d], d = min(`WEBHOOK_RETRY_MAX_MS`, `WEBHOOK_RETRY_BASE_MS` × 2^(n−1)) (with the defaults a delivery is retried for up to about an hour).',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3_600_000)
+  WEBHOOK_RETRY_BASE_MS = 1000;
+
+  @Setting('webhooks', 'The cap of that backoff (see `WEBHOOK_RETRY_BASE_MS`); taken as `WEBHOOK_RETRY_BASE_MS` when lower.')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400_000)
+  WEBHOOK_RETRY_MAX_MS = 300_000;
+
+  @Setting('webhooks', 'Requests in flight per webhook per AS replica, so one slow endpoint cannot hold up the others.')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WEBHOOK_CONCURRENCY = 32;
+
+  @Setting('webhooks', "Distributed: how long JetStream waits for a job's acknowledgement before another worker gets it (recovery time after an AS dies).")
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  WEBHOOK_ACK_WAIT_MS = 30_000;
+
+  @Setting(
+    'webhooks',
+    "Delivery jobs the queue holds at most (the JetStream stream's `max_msgs`, or the embedded table); beyond, new messages are refused with `queue_full`.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
+  WEBHOOK_QUEUE_MAX_JOBS = 100_000;
+
+  @Setting('formatters', "Worker threads of each AS process that run JavaScript payload formatters (off the AS's event loop).")
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  FORMATTER_WORKERS = 2;
+
+  @Setting('formatters', "Wall-clock limit of one formatter call (TTS's); a worker that does not answer 250 ms after it is terminated and replaced.")
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(10_000)
+  FORMATTER_TIMEOUT_MS = 100;
+
+  @Setting('formatters', "A worker's QuickJS heap in MiB (its WebAssembly memory's maximum, of which QuickJS takes about 16).")
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(24)
+  @Max(2048)
+  FORMATTER_MEMORY_LIMIT_MB = 32;
+
+  @Setting('formatters', 'The largest result of a formatter call, in bytes of JSON.')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(16 * 1024 * 1024)
+  FORMATTER_MAX_OUTPUT_BYTES = 65_536;
+
+  @Setting('formatters', "How deeply a formatter's result may nest (the returned object is level 1).")
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(2)
+  @Max(256)
+  FORMATTER_MAX_OUTPUT_DEPTH = 32;
+
+  @Setting(
+    'formatters',
+    'Formatter calls of one application running at once per AS process (keep it below `FORMATTER_WORKERS`, so that one application never holds every worker).',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  FORMATTER_APP_CONCURRENCY = 1;
+
+  @Setting('formatters', 'Formatter calls of one application that may wait for a worker; beyond, `formatter_busy` (429; an uplink goes on undecoded).')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  FORMATTER_APP_QUEUE = 32;
+
+  @Setting('formatters', 'Formatter calls that may wait for a worker, all applications together; beyond, `formatter_busy` (429; an uplink goes on undecoded).')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  FORMATTER_QUEUE = 256;
+
+  @Setting(
+    'formatters',
+    'Calls of one application that may run into a formatter limit per minute; beyond, its formatter calls are refused (`formatter_suspended`) for the rest of the minute. 0: no bound.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  FORMATTER_APP_RUNAWAYS_PER_MIN = 5;
+
+  @Setting('formatters', "Nice value of the formatter worker threads on Linux (0: the process's own).")
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(19)
+  FORMATTER_NICE = 10;
+
+  @Setting('database', 'Apply pending migrations at start (serialised by a database lock across replicas); set false when a job runs `db-migrate`.')
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  DB_AUTO_MIGRATE = true;
+
+  @Setting(
+    'database',
+    "PEM file of the CA(s) MySQL/MariaDB servers' certificates are verified against (and their name against the URL's host); with it every `*_DATABASE_URL` connection, and `db:migrate`, uses TLS (mysql2 `ssl`, `rejectUnauthorized`).",
+  )
+  @IsOptional()
+  @IsString()
+  DB_TLS_CA_FILE?: string;
+
+  @Setting('database', 'Client certificate (PEM) for database users made `REQUIRE X509`; with `DB_TLS_KEY_FILE`.')
+  @IsOptional()
+  @IsString()
+  DB_TLS_CERT_FILE?: string;
+
+  @Setting('database', 'The key (PEM) of `DB_TLS_CERT_FILE`.')
+  @IsOptional()
+  @IsString()
+  DB_TLS_KEY_FILE?: string;
+
+  @Setting(
+    'gateway',
+    'The gateway serves HTTPS with this certificate (chain, PEM), read at start; with `HTTP_TLS_KEY_FILE`. Unset: plain HTTP (behind a TLS-terminating balancer). Set `PUBLIC_URL` to the `https://` address.',
+  )
+  @IsOptional()
+  @IsString()
+  HTTP_TLS_CERT_FILE?: string;
+
+  @Setting('gateway', 'The key (PEM) of `HTTP_TLS_CERT_FILE`.')
+  @IsOptional()
+  @IsString()
+  HTTP_TLS_KEY_FILE?: string;
+
+  @Setting(
+    'transport',
+    "Timeout of a request from one process to another (the gateway's to a component: 504 on expiry; the components' calls to each other too). The NS also drops a data uplink this long after its GS received it (`uplink_too_late`), since the GS has stopped waiting.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600000)
+  RPC_TIMEOUT_MS = 10000;
+
+  @Setting(
+    'process',
+    "On SIGTERM, how long a process lets requests in flight finish before it closes anyway (keep it below the pod's `terminationGracePeriodSeconds`).",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600000)
+  SHUTDOWN_GRACE_MS = 10000;
+
+  @Setting(
+    'process',
+    "How much is logged: `error`, `warn`, `info` (`log`, Nest's name, is the same), `debug` (adds a line per RPC a component serves), `verbose` (pino's `trace`).",
+  )
+  @IsOptional()
+  @IsIn(['error', 'warn', 'log', 'info', 'debug', 'verbose'])
+  LOG_LEVEL = 'info';
+
+  @Setting('process', '`test` (jest, and the processes its e2e suites start) turns on checks that cost time: records shared between requests are frozen.')
+  @IsOptional()
+  @IsString()
+  NODE_ENV?: string;
+
+  @Setting('process', '`json`: one JSON object per line (pino, for log pipelines); `text`: coloured lines for people, in development.')
+  @IsOptional()
+  @IsIn(['text', 'json'])
+  LOG_FORMAT: 'text' | 'json' = 'json';
+
+  @Setting(
+    'keys',
+    'Key-encryption keys for keys at rest, `label=<32 hex>,label2=<hex>` (AES-128; 48/64 hex for AES-192/256). Checked at start; the keys are never logged.',
+  )
+  @IsOptional()
+  @IsString()
+  KEKS?: string;
+
+  @Setting('keys', 'The `KEKS` label the JS wraps the keys it stores with (unset: stored as given). Must name a label of `KEKS`.')
+  @IsOptional()
+  @Matches(KEK_LABEL, { message: 'JS_KEK_LABEL must be a KEK label' })
+  JS_KEK_LABEL?: string;
+
+  @Setting('keys', 'The `KEKS` label the NS wraps the keys it stores with (unset: stored as given). Must name a label of `KEKS`.')
+  @IsOptional()
+  @Matches(KEK_LABEL, { message: 'NS_KEK_LABEL must be a KEK label' })
+  NS_KEK_LABEL?: string;
+
+  @Setting('keys', 'The `KEKS` label the AS wraps the keys it stores with (unset: stored as given). Must name a label of `KEKS`.')
+  @IsOptional()
+  @Matches(KEK_LABEL, { message: 'AS_KEK_LABEL must be a KEK label' })
+  AS_KEK_LABEL?: string;
+
+  @Setting(
+    'keys',
+    'A JSON file of device templates (format: `libs/lorawan/src/lib/device-templates/README.md`) added to (and overriding) the bundled catalogue.',
+  )
+  @IsOptional()
+  @IsString()
+  DEVICE_TEMPLATES_FILE?: string;
+
+  @Setting(
+    'keys',
+    'The default device profile: a JSON object of Copy fields (`{"frequency_plan_id":"EU_863_870_TTN","lorawan_version":"MAC_V1_0_3",…}`) used on creation when no device template matches.',
+  )
+  @IsOptional()
+  @IsString()
+  DEFAULT_DEVICE_PROFILE?: string;
+
+  @Setting(
+    'ns',
+    'MAC settings (a MACSettings JSON object, e.g. `{"status_count_periodicity":0,"use_adr":false}`) for every field a device\'s own `mac_settings` leave unset; checked at boot.',
+  )
+  @IsOptional()
+  @IsString()
+  NS_DEFAULT_MAC_SETTINGS?: string;
 }
+
+/** Settings that go together: both or neither. */
+export const PAIRED_SETTINGS: ReadonlyArray<readonly [keyof Environment, keyof Environment]> = [
+  ['NATS_TLS_CERT_FILE', 'NATS_TLS_KEY_FILE'],
+  ['DB_TLS_CERT_FILE', 'DB_TLS_KEY_FILE'],
+  ['HTTP_TLS_CERT_FILE', 'HTTP_TLS_KEY_FILE'],
+  ['NATS_USER', 'NATS_PASSWORD'],
+];
 
 export type DatabaseComponent = 'is' | 'js' | 'ns' | 'as';
 
@@ -310,13 +823,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const e = plainToInstance(Environment, present);
   const errors = validateSync(e, { whitelist: true });
-  const pairs: Array<[string, string]> = [
-    ['NATS_TLS_CERT_FILE', 'NATS_TLS_KEY_FILE'],
-    ['DB_TLS_CERT_FILE', 'DB_TLS_KEY_FILE'],
-    ['HTTP_TLS_CERT_FILE', 'HTTP_TLS_KEY_FILE'],
-    ['NATS_USER', 'NATS_PASSWORD'],
-  ];
-  for (const [a, b] of pairs) {
+  for (const [a, b] of PAIRED_SETTINGS) {
     if (!present[a] !== !present[b]) throw new ConfigError(`invalid configuration: ${a} and ${b} go together`);
   }
   if (errors.length > 0) {

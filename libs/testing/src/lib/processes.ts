@@ -12,7 +12,7 @@ import { freePort } from './ports';
 
 export { freePort };
 
-/** Where the machine's services are (README "Tests"): overridable for other machines. */
+/** Where the machine's services are (docs/tests-and-benchmarks.md): overridable for other machines. */
 export const TEST_MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
 export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 /** The repository root: the nearest folder with a package.json (works from sources and from dist/). */

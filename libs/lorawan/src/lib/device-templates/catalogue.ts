@@ -97,7 +97,7 @@ function readCatalogue(file: string): unknown {
 }
 
 /**
- * Device templates for "Copy on create" (see README.md): the catalogue bundled with the code, plus
+ * Device templates for "Copy on create" (see docs/http-api.md): the catalogue bundled with the code, plus
  * an operator's file whose entries replace bundled ones with the same version identifiers.
  */
 export class DeviceTemplateCatalogue {
