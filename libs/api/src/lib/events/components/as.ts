@@ -1,0 +1,74 @@
+import { Right } from '../../rpc/rights';
+import { defineEvent, deviceRegistryEvents } from '../definitions';
+
+/** Application Server. */
+const TRAFFIC_READ = [Right.RIGHT_APPLICATION_TRAFFIC_READ];
+const ERROR_DETAILS = 'ttn.lorawan.v3.ErrorDetails';
+const APPLICATION_DOWNLINK = 'ttn.lorawan.v3.ApplicationDownlink';
+const APPLICATION_UP = 'ttn.lorawan.v3.ApplicationUp';
+const APPLICATION_UPLINK = 'ttn.lorawan.v3.ApplicationUplink';
+
+/** `as.down.data.<report>.forward`: one of the NS's reports on a downlink, handed to the integrations (TTS `observability.go`). */
+function downlinkReportForward(report: string, description: string) {
+  return defineEvent(`as.down.data.${report}.forward`, description, { visibility: TRAFFIC_READ, propagateToParent: true, dataType: APPLICATION_UP });
+}
+
+export const AS_EVENTS = {
+  endDevice: deviceRegistryEvents('as.end_device', 'Application Server'),
+  /** An uplink received (simulated or real); device subscribers only, as TTS. */
+  upDataReceive: defineEvent('as.up.data.receive', 'receive uplink data message', { visibility: TRAFFIC_READ, dataType: APPLICATION_UPLINK }),
+  /** An uplink dropped (unknown device, processing error); data: the error. */
+  upDataDrop: defineEvent('as.up.data.drop', 'drop uplink data message', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
+  /** An uplink handed to the integrations (webhooks); data: the ApplicationUp. */
+  upDataForward: defineEvent('as.up.data.forward', 'forward uplink data message', {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: APPLICATION_UP,
+  }),
+  /** A join-accept received; device subscribers only, as TTS. */
+  upJoinReceive: defineEvent('as.up.join.receive', 'receive join-accept message', { visibility: TRAFFIC_READ, dataType: APPLICATION_UP }),
+  /** A join-accept dropped; data: the error. */
+  upJoinDrop: defineEvent('as.up.join.drop', 'drop join-accept message', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
+  /** A join-accept handed to the integrations; data: the ApplicationUp. */
+  upJoinForward: defineEvent('as.up.join.forward', 'forward join-accept message', {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: APPLICATION_UP,
+  }),
+  /** One failed webhook request (each attempt, and the final give-up); data: the error. */
+  webhookFail: defineEvent('as.webhook.fail', 'fail to send webhook', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
+  /** Uplink decoding failed (the uplink is still forwarded, without `decoded_payload`). */
+  upDataDecodeFail: defineEvent('as.up.data.decode.fail', 'decode uplink data message failure', {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: ERROR_DETAILS,
+  }),
+  /** A downlink received for the queue (data: the plaintext downlink). */
+  downDataReceive: defineEvent('as.down.data.receive', 'receive downlink data message', {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: APPLICATION_DOWNLINK,
+  }),
+  /** A downlink queued (data: the encrypted downlink); device subscribers only, as TTS. */
+  downDataForward: defineEvent('as.down.data.forward', 'forward downlink data message', { visibility: TRAFFIC_READ, dataType: APPLICATION_DOWNLINK }),
+  /** A downlink dropped (data: the error). */
+  downDataDrop: defineEvent('as.down.data.drop', 'drop downlink data message', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
+  /** Decoding a downlink the NS reported failed (data: the error); it still goes on, without `decoded_payload`. */
+  downDataDecodeFail: defineEvent('as.down.data.decode.fail', 'decode downlink data message failure', {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: ERROR_DETAILS,
+  }),
+  /** Decoding a downlink gave warnings (data: the downlink). */
+  downDataDecodeWarning: defineEvent('as.down.data.decode.warning', 'decode downlink data message warning', {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: APPLICATION_DOWNLINK,
+  }),
+  /** The NS's reports on downlinks handed to the integrations (data: the ApplicationUp, FRMPayload decrypted). */
+  downDataQueueInvalidatedForward: downlinkReportForward('queue.invalidated', 'forward downlink queue invalidated'),
+  downDataFailedForward: downlinkReportForward('failed', 'forward downlink failed'),
+  downDataSentForward: downlinkReportForward('sent', 'forward downlink sent'),
+  downDataAckForward: downlinkReportForward('ack', 'forward downlink acknowledged'),
+  downDataNackForward: downlinkReportForward('nack', 'forward downlink not acknowledged'),
+};
