@@ -8,7 +8,7 @@
 export * from './components/is';
 export * from './components/js';
 export * from './components/gs';
-export * from './components/ns';
+export { NS_EVENTS } from './components/ns';
 export * from './components/as';
 export * from './components/events';
 export * from './components/ns-mac';
