@@ -106,18 +106,26 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     const { protocol } = conn.frontend;
     gsConnectedGateways.inc({ protocol });
     this.serveDownlinks(conn);
-    this.events.publish(GS_EVENTS.connect, { gateway_ids: conn.ids }, {
-      data: { connected_at: conn.connected_at, protocol, gateway_remote_address: { ip: conn.remote.address } },
-    });
+    this.events.publish(
+      GS_EVENTS.connect,
+      { gateway_ids: conn.ids },
+      {
+        data: { connected_at: conn.connected_at, protocol, gateway_remote_address: { ip: conn.remote.address } },
+      },
+    );
   }
 
   disconnected(conn: GatewayConnection, reason: 'expired' | 'stopped'): void {
     gsConnectedGateways.dec({ protocol: conn.frontend.protocol });
     this.routes.get(conn.ids.eui)?.unsubscribe();
     this.routes.delete(conn.ids.eui);
-    this.events.publish(GS_EVENTS.disconnect, { gateway_ids: conn.ids }, {
-      data: (reason === 'expired' ? ErrConnectionExpired : ErrServerStopped).with().toDetails(),
-    });
+    this.events.publish(
+      GS_EVENTS.disconnect,
+      { gateway_ids: conn.ids },
+      {
+        data: (reason === 'expired' ? ErrConnectionExpired : ErrServerStopped).with().toDetails(),
+      },
+    );
   }
 
   refused(eui: string, reason: RefusalReason, detail?: string): void {

@@ -75,9 +75,7 @@ export class UdpGatewayServer implements GatewayFrontend {
     this.recent = new LruCache(this.o.floodTrackedEuis);
     this.ownConnections = !(connections instanceof GatewayConnections);
     this.connections =
-      connections instanceof GatewayConnections
-        ? connections
-        : new GatewayConnections({ requireRegistered: false, ...options }, connections, on);
+      connections instanceof GatewayConnections ? connections : new GatewayConnections({ requireRegistered: false, ...options }, connections, on);
   }
 
   /** The socket's receive buffer as the kernel set it (Linux reports twice what was asked, its bookkeeping included). */
