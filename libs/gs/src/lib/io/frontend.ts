@@ -15,6 +15,8 @@ export interface GatewayFrontend {
   readonly protocol: string;
   /** Starts serving (binds its socket). */
   start(): Promise<unknown>;
+  /** Where it serves, for the log line once started: the line's fields and message. */
+  describe(): { fields: Record<string, unknown>; message: string };
   /** Stops serving: its gateways are disconnected (`stopped`). */
   stop(): Promise<void>;
   /**

@@ -2,7 +2,7 @@ import type { TxRequest } from '@lorawan/api';
 import { type DataRate, dataRateIndexOf, downlinkEirp, type FrequencyPlan } from '@lorawan/lorawan';
 import { isStackError, type StackError } from '@lorawan/errors';
 import { ErrDataRate, ErrFrequencyNotAllowed, ErrNoRxWindow, ErrTooLate } from '../errors';
-import { classATimestamp, toTxpk } from '../io/udp/txpk';
+import { toTxpk } from '../io/udp/txpk';
 import type { UplinkToken } from './uplink-token';
 
 /**
@@ -117,4 +117,9 @@ export function planClassADownlink(
     payload,
     txpk: toTxpk({ payload, frequency, data_rate: rate, eirp, antenna_gain: antennaGain, timestamp }),
   };
+}
+
+/** The concentrator time of a class A receive window: the uplink's `tmst` plus `delaySeconds`, wrapping at 2^32 µs. */
+export function classATimestamp(uplinkTimestamp: number, delaySeconds: number): number {
+  return (uplinkTimestamp + Math.round(delaySeconds * 1_000_000)) >>> 0;
 }

@@ -11,6 +11,7 @@ import { GatewayConnections, type RefusalReason } from '../connection/gateway-co
 import { gsContext } from '../context';
 import { ErrConnectionExpired, ErrNoNetworkServer, ErrServerStopped } from '../errors';
 import type { FrontendEvents, GatewayFrontend } from '../io/frontend';
+import { gatewayFrontends } from '../io/frontends';
 import type { GatewayStatusJson, TxAckResult, UplinkMessageJson } from '../io/messages';
 import { UdpGatewayServer } from '../io/udp/udp-server';
 import { GatewayLookup } from '../lookup/gateway-lookup';
@@ -34,8 +35,7 @@ import { UplinksService } from '../uplinks/uplinks.service';
 export class GatewayServerService implements OnApplicationBootstrap, BeforeApplicationShutdown, FrontendEvents {
   private readonly logger = new Logger('GatewayServer');
   private readonly connections: GatewayConnections;
-  private readonly frontends: GatewayFrontend[] = [];
-  private server?: UdpGatewayServer;
+  private frontends: GatewayFrontend[] = [];
   /** The per-gateway `NsGs.ScheduleDownlink` subjects this replica serves, by gateway EUI. */
   private readonly routes = new Map<string, Subscription>();
   private readonly gateways: GatewayLookup;
@@ -64,20 +64,22 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const { udpPort, udpHost, fallbackFrequencyPlan, udpReceiveBuffer } = this.config.gs;
+    const { fallbackFrequencyPlan } = this.config.gs;
     if (fallbackFrequencyPlan && !getFrequencyPlan(fallbackFrequencyPlan))
       throw new Error(`GS_FALLBACK_FREQUENCY_PLAN "${fallbackFrequencyPlan}" is not a frequency plan of the catalogue`);
     this.registrations = watchGatewayRegistrations(this.pubsub, (eui) => this.gateways.forget(eui));
     this.connections.start();
-    this.server = new UdpGatewayServer({ port: udpPort, host: udpHost, receiveBuffer: udpReceiveBuffer }, this.connections, this);
-    this.frontends.push(this.server);
-    const port = await this.server.start();
-    this.logger.log({ udp_port: port, receive_buffer: this.server.receiveBufferSize }, `Semtech UDP packet forwarders served on ${udpHost}:${port}`);
+    this.frontends = gatewayFrontends(this.config.gs, this.connections, this);
+    for (const frontend of this.frontends) {
+      await frontend.start();
+      const { fields, message } = frontend.describe();
+      this.logger.log(fields, message);
+    }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.registrations?.unsubscribe();
-    for (const frontend of this.frontends.splice(0)) await frontend.stop();
+    for (const frontend of this.frontends) await frontend.stop();
     this.connections.stop();
   }
 
@@ -86,9 +88,9 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     return this.connections.get(eui);
   }
 
-  /** The UDP frontend (tests). */
+  /** The Semtech UDP frontend, once started (tests). */
   get udp(): UdpGatewayServer | undefined {
-    return this.server;
+    return this.frontends.find((frontend) => frontend instanceof UdpGatewayServer);
   }
 
   /** `GsIs.GetGatewayForEUI`: the gateway, undefined when the IS knows none with this EUI. */

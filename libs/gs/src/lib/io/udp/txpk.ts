@@ -51,8 +51,3 @@ export function toTxpk(tx: TxRequest): Record<string, unknown> {
     data: tx.payload.toString('base64'),
   };
 }
-
-/** The concentrator time of a class A receive window: the uplink's `tmst` plus `delaySeconds`, wrapping at 2^32 µs. */
-export function classATimestamp(uplinkTimestamp: number, delaySeconds: number): number {
-  return (uplinkTimestamp + Math.round(delaySeconds * 1_000_000)) >>> 0;
-}

@@ -112,6 +112,13 @@ export class UdpGatewayServer implements GatewayFrontend {
     if (socket) await new Promise<void>((resolve) => socket.close(() => resolve()));
   }
 
+  describe(): { fields: Record<string, unknown>; message: string } {
+    return {
+      fields: { udp_port: this.port, receive_buffer: this.receiveBufferSize },
+      message: `Semtech UDP packet forwarders served on ${this.o.host}:${this.port}`,
+    };
+  }
+
   /** The bound UDP port (after `start`). */
   get port(): number | undefined {
     return this.socket?.address().port;
