@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
-import { DownlinksController } from './server/downlinks.controller';
-import { GatewayServerService } from './server/gateway-server.service';
+import { DownlinksModule } from './downlinks/downlinks.module';
+import { ServerModule } from './server/server.module';
 
-/** The Gateway Server: Semtech UDP gateways in, uplinks to the Network Server, its downlinks out. No database (connections live in the replica). */
-@Module({ controllers: [DownlinksController], providers: [GatewayServerService] })
+/**
+ * The Gateway Server: gateways in through its frontends (`io/<protocol>`: Semtech UDP), uplinks to
+ * the Network Server, its downlinks out. No database (connections live in the replica).
+ */
+@Module({ imports: [ServerModule, DownlinksModule] })
 export class GsModule {}

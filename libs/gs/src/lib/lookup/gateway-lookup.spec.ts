@@ -1,4 +1,5 @@
-import { GatewayLookup, type GatewayLookupOptions, type GatewayResolution } from './gateway-lookup';
+import type { GetGatewayForEUIResponse as GatewayResolution } from '@lorawan/api';
+import { GatewayLookup, type GatewayLookupOptions } from './gateway-lookup';
 
 const KNOWN = 'AA555A0000000101';
 const gateway = (eui: string): GatewayResolution => ({ ids: { gateway_id: `gtw-${eui.slice(-2)}`, eui }, frequency_plan_ids: ['EU_863_870_TTN'] });

@@ -1,19 +1,13 @@
+import type { GetGatewayForEUIResponse } from '@lorawan/api';
 import { gsGatewayLookups } from '@lorawan/observability';
-import type { GatewayIds } from '../udp/translation';
 import { LruCache } from './lru-cache';
 import { TokenBucket } from './token-bucket';
 
-/** A registered gateway as the Identity Server answers `GsIs.GetGatewayForEUI`. */
-export interface GatewayResolution {
-  ids: GatewayIds;
-  frequency_plan_ids: string[];
-}
-
 /**
- * `found`: the IS's gateway; `unknown`: the IS does not know the EUI (now, or lately);
+ * `found`: the IS's gateway (its answer to `GsIs.GetGatewayForEUI`); `unknown`: the IS does not know the EUI (now, or lately);
  * `throttled`: not asked, the lookup rate is spent. A lookup that failed (IS away) rejects.
  */
-export type GatewayLookupResult = { status: 'found'; gateway: GatewayResolution } | { status: 'unknown' } | { status: 'throttled' };
+export type GatewayLookupResult = { status: 'found'; gateway: GetGatewayForEUIResponse } | { status: 'unknown' } | { status: 'throttled' };
 
 export interface GatewayLookupOptions {
   /** EUIs remembered as unknown at most (least recently seen forgotten first); 0: none. */
@@ -47,7 +41,7 @@ export class GatewayLookup {
 
   constructor(
     options: GatewayLookupOptions,
-    private readonly ask: (eui: string) => Promise<GatewayResolution | undefined>,
+    private readonly ask: (eui: string) => Promise<GetGatewayForEUIResponse | undefined>,
   ) {
     this.unknown = new LruCache(options.unknownCacheSize, options.unknownCacheTtlMs);
     if (options.lookupsPerSec > 0) this.bucket = new TokenBucket(options.lookupsPerSec);
@@ -75,7 +69,7 @@ export class GatewayLookup {
 
   private async call(eui: string): Promise<GatewayLookupResult> {
     const generation = this.generation;
-    let gateway: GatewayResolution | undefined;
+    let gateway: GetGatewayForEUIResponse | undefined;
     try {
       gateway = await this.ask(eui);
     } catch (err) {

@@ -1,5 +1,6 @@
 import loraPacket from 'lora-packet';
-import { classATimestamp, toTxpk } from './txpk';
+import { classATimestamp } from '../../scheduling/class-a-downlink';
+import { toTxpk } from './txpk';
 
 const joinAccept = loraPacket
   .fromFields(

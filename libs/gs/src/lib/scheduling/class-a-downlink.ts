@@ -2,8 +2,8 @@ import type { TxRequest } from '@lorawan/api';
 import { type DataRate, dataRateIndexOf, downlinkEirp, type FrequencyPlan } from '@lorawan/lorawan';
 import { isStackError, type StackError } from '@lorawan/errors';
 import { ErrDataRate, ErrFrequencyNotAllowed, ErrNoRxWindow, ErrTooLate } from '../errors';
-import { classATimestamp, toTxpk } from '../udp/txpk';
-import type { UplinkToken } from '../udp/uplink-token';
+import { toTxpk } from '../io/udp/txpk';
+import type { UplinkToken } from './uplink-token';
 
 /**
  * The receive window a class A downlink goes out in (TTS `pkg/gatewayserver/io` ScheduleDown for
@@ -16,7 +16,7 @@ import type { UplinkToken } from '../udp/uplink-token';
 /** A downlink must reach the gateway this long before its window opens (the forwarder's own scheduling lead and the network's delay). */
 export const SCHEDULE_MARGIN_MS = 250;
 
-export interface ClassADownlink {
+export interface PlannedDownlink {
   window: 'rx1' | 'rx2';
   /** Seconds after the uplink. */
   delay: number;
@@ -27,6 +27,14 @@ export interface ClassADownlink {
   eirp: number;
   /** Unix ms the gateway transmits at. */
   transmit_at_ms: number;
+  /** The concentrator time (µs) to transmit at (class A: the uplink's plus the window's delay, wrapping at 2^32); unset: at `time`, or now. */
+  timestamp?: number;
+  /** The PHYPayload. */
+  payload: Buffer;
+  /**
+   * The same as a Semtech UDP forwarder takes it (PULL_RESP `txpk`), rendered here because the
+   * plans are checked in that form; another frontend translates the fields above.
+   */
   txpk: Record<string, unknown>;
 }
 
@@ -60,7 +68,7 @@ export function rx2Channel(request: TxRequest, plan: FrequencyPlan): { frequency
  * listens on its RX2 channel whenever it is not transmitting. The request's RX2 frequency and data
  * rate; the sub-band's limit as power.
  */
-export function planClassCDownlink(payload: Buffer, request: TxRequest, plan: FrequencyPlan, now = Date.now(), antennaGain = 0): ClassADownlink | StackError {
+export function planClassCDownlink(payload: Buffer, request: TxRequest, plan: FrequencyPlan, now = Date.now(), antennaGain = 0): PlannedDownlink | StackError {
   const channel = rx2Channel(request, plan);
   if (isStackError(channel)) return channel;
   const { frequency, rate, eirp } = channel;
@@ -71,6 +79,7 @@ export function planClassCDownlink(payload: Buffer, request: TxRequest, plan: Fr
     data_rate: rate,
     eirp,
     transmit_at_ms: now,
+    payload,
     txpk: toTxpk({ payload, frequency, data_rate: rate, eirp, antenna_gain: antennaGain }),
   };
 }
@@ -82,7 +91,7 @@ export function planClassADownlink(
   plan: FrequencyPlan,
   now = Date.now(),
   antennaGain = 0,
-): ClassADownlink | StackError {
+): PlannedDownlink | StackError {
   const rx1Delay = request.rx1_delay || 1;
   const windows = [
     { window: 'rx1' as const, delay: rx1Delay, frequency: request.rx1_frequency, rate: request.rx1_data_rate },
@@ -104,6 +113,13 @@ export function planClassADownlink(
     data_rate: rate,
     eirp,
     transmit_at_ms: token.received_ms + reachable.delay * 1000,
+    timestamp,
+    payload,
     txpk: toTxpk({ payload, frequency, data_rate: rate, eirp, antenna_gain: antennaGain, timestamp }),
   };
+}
+
+/** The concentrator time of a class A receive window: the uplink's `tmst` plus `delaySeconds`, wrapping at 2^32 µs. */
+export function classATimestamp(uplinkTimestamp: number, delaySeconds: number): number {
+  return (uplinkTimestamp + Math.round(delaySeconds * 1_000_000)) >>> 0;
 }

@@ -1,4 +1,5 @@
 import { isJsonObject, normalizeTimestamp } from '@lorawan/api';
+import type { TxAckResult } from '../messages';
 
 /**
  * The JSON of PUSH_DATA (`rxpk`, `stat`) and TX_ACK (`txpk_ack`) (PROTOCOL.TXT §4–§6; TTS
@@ -98,9 +99,6 @@ export function parsePushData(body: Buffer): PushData | RxPacketError {
     stat: isJsonObject(stat) ? parseStat(stat) : undefined,
   };
 }
-
-export type TxAckResult =
-  'SUCCESS' | 'UNKNOWN_ERROR' | 'TOO_LATE' | 'TOO_EARLY' | 'COLLISION_PACKET' | 'COLLISION_BEACON' | 'TX_FREQ' | 'TX_POWER' | 'GPS_UNLOCKED';
 
 const TX_ERRORS = new Set<string>(['TOO_LATE', 'TOO_EARLY', 'COLLISION_PACKET', 'COLLISION_BEACON', 'TX_FREQ', 'TX_POWER', 'GPS_UNLOCKED']);
 

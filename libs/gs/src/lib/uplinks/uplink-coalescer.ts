@@ -1,4 +1,4 @@
-import type { UplinkMessageJson } from '../udp/translation';
+import type { UplinkMessageJson } from '../io/messages';
 
 /**
  * Copies of one frame that this Gateway Server receives from several of its gateways within a

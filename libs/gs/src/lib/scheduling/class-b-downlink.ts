@@ -2,8 +2,8 @@ import type { TxRequest } from '@lorawan/api';
 import { isStackError, type StackError } from '@lorawan/errors';
 import { type FrequencyPlan, utcToGpsMs } from '@lorawan/lorawan';
 import { ErrNoAbsoluteTime, ErrNoGpsSync, ErrTooLate } from '../errors';
-import { toTxpk } from '../udp/txpk';
-import { type ClassADownlink, rx2Channel, SCHEDULE_MARGIN_MS } from './class-a-downlink';
+import { toTxpk } from '../io/udp/txpk';
+import { type PlannedDownlink, rx2Channel, SCHEDULE_MARGIN_MS } from './class-a-downlink';
 
 /**
  * A class B downlink: sent in the ping slot the NS chose, at the request's `absolute_time` (TTS
@@ -20,7 +20,7 @@ export function planClassBDownlink(
   gpsSynced: boolean,
   now = Date.now(),
   antennaGain = 0,
-): ClassADownlink | StackError {
+): PlannedDownlink | StackError {
   const transmitAt = request.absolute_time === undefined ? Number.NaN : Date.parse(request.absolute_time);
   if (!Number.isFinite(transmitAt)) return ErrNoAbsoluteTime.with();
   if (!gpsSynced) return ErrNoGpsSync.with();
@@ -36,6 +36,7 @@ export function planClassBDownlink(
     data_rate: rate,
     eirp,
     transmit_at_ms: transmitAt,
+    payload,
     txpk: toTxpk({ payload, frequency, data_rate: rate, eirp, antenna_gain: antennaGain, gps_time_ms: utcToGpsMs(new Date(transmitAt)) }),
   };
 }

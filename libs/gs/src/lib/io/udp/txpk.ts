@@ -8,7 +8,8 @@ import { type DataRate, ERP_TO_EIRP } from '@lorawan/lorawan';
  * "immediately" when neither is given.
  */
 
-export interface TxRequest {
+/** What a `txpk` is made of (the stack's units: Hz, EIRP). */
+export interface TxpkSettings {
   payload: Buffer;
   /** Hz. */
   frequency: number | string;
@@ -25,7 +26,7 @@ export interface TxRequest {
   gps_time_ms?: number;
 }
 
-export function toTxpk(tx: TxRequest): Record<string, unknown> {
+export function toTxpk(tx: TxpkSettings): Record<string, unknown> {
   if (tx.payload.length === 0 || tx.payload.length > 255) throw new Error('a downlink PHYPayload is 1 to 255 bytes');
   const frequency = Number(tx.frequency);
   if (!Number.isFinite(frequency) || frequency <= 0) throw new Error('a downlink needs a frequency');
@@ -50,9 +51,4 @@ export function toTxpk(tx: TxRequest): Record<string, unknown> {
     size: tx.payload.length,
     data: tx.payload.toString('base64'),
   };
-}
-
-/** The concentrator time of a class A receive window: the uplink's `tmst` plus `delaySeconds`, wrapping at 2^32 µs. */
-export function classATimestamp(uplinkTimestamp: number, delaySeconds: number): number {
-  return (uplinkTimestamp + Math.round(delaySeconds * 1_000_000)) >>> 0;
 }

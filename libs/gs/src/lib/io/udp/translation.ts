@@ -1,7 +1,8 @@
 import { plainJson } from '@lorawan/api';
 import { gpsMsToUtc } from '@lorawan/lorawan';
+import type { GatewayIds, GatewayStatusJson, RxMetadata, UplinkMessageJson } from '../messages';
+import { encodeUplinkToken } from '../../scheduling/uplink-token';
 import type { GatewayStat, RxPacket } from './packet-data';
-import { encodeUplinkToken } from './uplink-token';
 
 /**
  * rxpk → UplinkMessage and stat → GatewayStatus as TTS writes them in JSON
@@ -9,42 +10,6 @@ import { encodeUplinkToken } from './uplink-token';
  * one RxMetadata per antenna (`rsig`, else the packet itself), signal figures as the gateway gave
  * them, CRC status.
  */
-
-export interface GatewayIds {
-  gateway_id: string;
-  eui: string;
-}
-
-export interface RxMetadata {
-  gateway_ids: GatewayIds;
-  antenna_index?: number;
-  time?: string;
-  timestamp: number;
-  gps_time?: string;
-  fine_timestamp?: string;
-  rssi?: number;
-  channel_rssi?: number;
-  signal_rssi?: number;
-  snr?: number;
-  channel_index?: number;
-  frequency_offset?: string;
-  /** Opaque to all but the GS: where and when this copy was heard (the NS hands it back to send a class A downlink). */
-  uplink_token: string;
-}
-
-export interface UplinkMessageJson {
-  raw_payload: string;
-  settings: {
-    data_rate: { lora: { spreading_factor: number; bandwidth: number; coding_rate?: string } } | { fsk: { bit_rate: number } };
-    frequency: string;
-    timestamp: number;
-    time?: string;
-  };
-  rx_metadata: RxMetadata[];
-  received_at: string;
-  crc_status?: boolean;
-  correlation_ids: string[];
-}
 
 /**
  * The UTC time of a `tmms` (GPS ms since 1980-01-06), as TTS `gpstime.Parse`: GPS time runs ahead
@@ -117,12 +82,6 @@ export function uniqueByRssi(packets: RxPacket[]): RxPacket[] {
     if (!kept || p.rssi > kept.rssi) best.set(key, p);
   }
   return [...best.values()];
-}
-
-export interface GatewayStatusJson {
-  time?: string;
-  antenna_locations?: Array<{ latitude: number; longitude: number; altitude: number; source: 'SOURCE_GPS' }>;
-  metrics: Record<string, number>;
 }
 
 /** TTS's placeholder locations that packet forwarders report without a GPS fix. */

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { eventually, loraJoinRequest, SimulatedUdpGateway } from '@lorawan/testing';
-import { GatewayLookup } from '../lookup/gateway-lookup';
+import type { GatewayConnection, PendingDownlink } from '../../connection/gateway-connection';
+import type { GatewayResolver } from '../../connection/gateway-connections';
+import { GatewayLookup } from '../../lookup/gateway-lookup';
+import type { UplinkMessageJson } from '../messages';
 import { MAX_RXPK } from './packet-data';
-import type { UplinkMessageJson } from './translation';
-import { type GatewayConnection, type GatewayResolver, type PendingDownlink, UdpGatewayServer, type UdpServerOptions } from './udp-server';
+import { UdpGatewayServer, type UdpServerOptions } from './udp-server';
 
 /** The UDP frontend on a loopback port, driven by the simulated packet forwarder; frames built by lora-packet. */
 const REGISTERED = 'AA555A0000000101';

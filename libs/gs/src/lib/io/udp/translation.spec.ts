@@ -1,7 +1,7 @@
 import loraPacket from 'lora-packet';
 import type { RxPacket } from './packet-data';
 import { toGatewayStatus, toUplinkMessage, uniqueByRssi } from './translation';
-import { decodeUplinkToken } from './uplink-token';
+import { decodeUplinkToken } from '../../scheduling/uplink-token';
 
 const frame = loraPacket
   .fromFields(

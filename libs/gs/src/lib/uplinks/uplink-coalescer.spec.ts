@@ -1,4 +1,4 @@
-import type { UplinkMessageJson } from '../udp/translation';
+import type { UplinkMessageJson } from '../io/messages';
 import { UplinkCoalescer } from './uplink-coalescer';
 
 const copy = (gateway: string, payload = 'QAEAACaAAQAB', frequency = '868100000'): UplinkMessageJson => ({

@@ -1,0 +1,91 @@
+import { randomInt } from 'node:crypto';
+import { nowTimestamp } from '@lorawan/api';
+import type { GatewayFrontend } from '../io/frontend';
+import type { GatewayIds } from '../io/messages';
+
+/** Where a gateway's traffic last came from (`gs.gateway.connect` reports the first). */
+export interface RemoteAddress {
+  address: string;
+  port: number;
+}
+
+/** A downlink handed to a gateway, until its TX acknowledgment comes (or it is forgotten). */
+export interface PendingDownlink {
+  /** The token the gateway's acknowledgment carries (Semtech UDP: the PULL_RESP token, 1 to 65535). */
+  token: number;
+  /** What the caller passes along to match the acknowledgment (correlation IDs, the NS's request). */
+  context?: unknown;
+  sent_at: number;
+}
+
+/** A pending downlink is forgotten this long after it was sent. */
+const PENDING_TTL_MS = 60_000;
+
+/**
+ * One connected gateway, whatever frontend it came through (TTS `io.Connection`): its
+ * identifiers and frequency plans from the Identity Server, the frontend, where its traffic last
+ * came from and when, whether (and since when) it has a downlink path, the GPS time of its latest
+ * uplink, and the downlinks handed to it awaiting acknowledgment by token. The frontend reports
+ * what it hears (`seen`, `claimDownlinkPath`, `gps_time`); `GatewayConnections` expires it.
+ */
+export class GatewayConnection {
+  readonly connected_at = nowTimestamp();
+  /** Unix ms of the latest datagram or message. */
+  last_seen_ms = Date.now();
+  /** Unix ms since when the gateway can be sent downlinks (Semtech UDP: its latest PULL_DATA or TX_ACK); unset: no downlink path. */
+  downlink_path_ms?: number;
+  /**
+   * The GPS time (`tmms`) of the latest valid uplink and when it arrived; unset when that uplink had
+   * none. A forwarder writes `tmms` only while its GPS is locked, and TTS re-syncs a gateway's
+   * clock on every uplink, forgetting its absolute time on one without (`scheduling` RolloverClock
+   * Sync / SyncWithGatewayAbsolute). Sending at an absolute time (class B) needs it.
+   */
+  gps_time?: { tmms: number; received_ms: number };
+  private readonly pending = new Map<number, PendingDownlink>();
+
+  constructor(
+    readonly ids: GatewayIds,
+    readonly frequency_plan_ids: string[],
+    /** The frontend the gateway is connected through (its protocol, and where its downlinks go). */
+    readonly frontend: GatewayFrontend,
+    /** The address traffic last came from. */
+    public remote: RemoteAddress,
+  ) {}
+
+  /** Traffic from the gateway (from `remote`): it stays connected. */
+  seen(remote: RemoteAddress, now = Date.now()): void {
+    this.last_seen_ms = now;
+    this.remote = remote;
+  }
+
+  /** The gateway can be sent downlinks from now (Semtech UDP: a PULL_DATA or TX_ACK came from `remote`). */
+  claimDownlinkPath(now = Date.now()): void {
+    this.downlink_path_ms = now;
+  }
+
+  get hasDownlinkPath(): boolean {
+    return this.downlink_path_ms !== undefined;
+  }
+
+  /** A downlink handed to the gateway now, with a fresh token (1 to 65535) its acknowledgment will carry. */
+  pend(context?: unknown): PendingDownlink {
+    let token = randomInt(1, 0x10000);
+    while (this.pending.has(token)) token = randomInt(1, 0x10000);
+    const downlink: PendingDownlink = { token, context, sent_at: Date.now() };
+    this.pending.set(token, downlink);
+    return downlink;
+  }
+
+  /** The downlink an acknowledgment's token names, taken off the pending ones; undefined for a token of none. */
+  acknowledged(token: number): PendingDownlink | undefined {
+    const downlink = this.pending.get(token);
+    this.pending.delete(token);
+    return downlink;
+  }
+
+  /** Forgets the downlink path older than `downlinkPathExpiresMs` and the pending downlinks older than a minute. */
+  expire(now: number, downlinkPathExpiresMs: number): void {
+    if (this.downlink_path_ms !== undefined && now - this.downlink_path_ms > downlinkPathExpiresMs) this.downlink_path_ms = undefined;
+    for (const [token, d] of this.pending) if (now - d.sent_at > PENDING_TTL_MS) this.pending.delete(token);
+  }
+}

@@ -1,0 +1,78 @@
+import type { GatewayFrontend } from '../io/frontend';
+import type { GatewayConnection } from './gateway-connection';
+import { GatewayConnections, type GatewayResolver } from './gateway-connections';
+
+/** A frontend that sends nothing: the connections only need to tell frontends apart. */
+function frontend(protocol: string): GatewayFrontend {
+  return {
+    protocol,
+    start: async () => undefined,
+    stop: async () => undefined,
+    describe: () => ({ fields: {}, message: protocol }),
+    send: () => undefined,
+  };
+}
+
+describe('GatewayConnections', () => {
+  const found: GatewayResolver = async (eui) => ({
+    status: 'found',
+    gateway: { ids: { gateway_id: `gtw-${eui.slice(-2)}`, eui }, frequency_plan_ids: ['EU_863_870_TTN'] },
+  });
+  const remote = { address: '127.0.0.1', port: 1700 };
+
+  function table(resolve: GatewayResolver = found) {
+    const log = { connected: [] as string[], disconnected: [] as Array<[string, string]>, refused: [] as string[] };
+    const connections = new GatewayConnections({ requireRegistered: true }, resolve, {
+      connected: (c: GatewayConnection) => log.connected.push(`${c.ids.gateway_id}/${c.frontend.protocol}`),
+      disconnected: (c: GatewayConnection, reason: string) => log.disconnected.push([c.ids.gateway_id, reason]),
+      refused: (eui: string, reason: string) => log.refused.push(`${eui}:${reason}`),
+    });
+    return { connections, log };
+  }
+
+  it('connects an EUI once however many attempts race, through the frontend that asked first', async () => {
+    let lookups = 0;
+    const { connections, log } = table(async (eui) => (lookups++, found(eui)));
+    const udp = frontend('udp');
+    const [a, b] = await Promise.all([
+      connections.connect('AA555A0000000101', udp, remote),
+      connections.connect('AA555A0000000101', frontend('other'), remote),
+    ]);
+    expect(a).toBe(b);
+    expect(lookups).toBe(1);
+    expect(log.connected).toEqual(['gtw-01/udp']);
+    expect(connections.get('aa555a0000000101')).toBe(a);
+  });
+
+  it('stops the connections of one frontend, and all of them when none is named', async () => {
+    const { connections, log } = table();
+    const udp = frontend('udp');
+    const other = frontend('other');
+    await connections.connect('AA555A0000000101', udp, remote);
+    await connections.connect('AA555A0000000102', other, remote);
+    connections.stop(udp);
+    expect(log.disconnected).toEqual([['gtw-01', 'stopped']]);
+    expect(connections.get('AA555A0000000102')).toBeDefined();
+    connections.stop();
+    expect(log.disconnected).toEqual([
+      ['gtw-01', 'stopped'],
+      ['gtw-02', 'stopped'],
+    ]);
+  });
+
+  it('matches acknowledgments to pending downlinks by token, once each', async () => {
+    const { connections } = table();
+    const conn = await connections.connect('AA555A0000000101', frontend('udp'), remote);
+    if (!conn) throw new Error('not connected');
+    expect(conn.hasDownlinkPath).toBe(false);
+    conn.claimDownlinkPath();
+    expect(conn.hasDownlinkPath).toBe(true);
+    const first = conn.pend('first');
+    const second = conn.pend('second');
+    expect(first.token).not.toBe(second.token);
+    expect(first.token).toBeGreaterThanOrEqual(1);
+    expect(first.token).toBeLessThanOrEqual(0xffff);
+    expect(conn.acknowledged(second.token)?.context).toBe('second');
+    expect(conn.acknowledged(second.token)).toBeUndefined();
+  });
+});

@@ -1,0 +1,135 @@
+import type { GatewayLookupResult } from '../lookup/gateway-lookup';
+import type { GatewayFrontend } from '../io/frontend';
+import type { GatewayIds } from '../io/messages';
+import { GatewayConnection, type RemoteAddress } from './gateway-connection';
+
+/** Looks a gateway up by EUI (`GatewayLookup`); rejects when the lookup failed. */
+export type GatewayResolver = (eui: string) => Promise<GatewayLookupResult>;
+
+/**
+ * Why a gateway was not connected: the IS does not know its EUI; not registered and no fallback
+ * plan; no lookup allowed now (GS_UNKNOWN_EUI_LOOKUPS_PER_SEC); the lookup failed.
+ */
+export type RefusalReason = 'unknown_gateway' | 'no_fallback_frequency_plan' | 'lookup_throttled' | 'lookup_failed';
+
+export interface ConnectionOptions {
+  /** Unknown EUIs are refused; else connected as `eui-<eui>` with `fallbackFrequencyPlan`. */
+  requireRegistered: boolean;
+  fallbackFrequencyPlan?: string;
+  /** Without a downlink path claim (Semtech UDP: PULL_DATA or TX_ACK) for this long, a gateway has no downlink path (TTS 90 s). */
+  downlinkPathExpiresMs?: number;
+  /** Without any traffic for this long, a connection ends (TTS 3 min). */
+  connectionExpiresMs?: number;
+}
+
+/** What the connections tell the Gateway Server's core (TTS `io.Server` Connect, and a connection's end). */
+export interface ConnectionEvents {
+  connected(conn: GatewayConnection): void;
+  disconnected(conn: GatewayConnection, reason: 'expired' | 'stopped'): void;
+  /** A gateway that could not be connected (each attempt), and what went wrong for `lookup_failed`. */
+  refused(eui: string, reason: RefusalReason, detail?: string): void;
+}
+
+/**
+ * The gateways connected to this Gateway Server replica, by EUI, through any frontend: a frontend
+ * asks to connect an EUI on its first traffic (`connect`: concurrent attempts share one lookup;
+ * registered gateways by EUI through the resolver, unknown ones refused or connected as
+ * `eui-<eui>` with the fallback frequency plan); connections without traffic, downlink paths and
+ * pending downlinks expire (`sweep`, run every second while started).
+ */
+export class GatewayConnections {
+  private readonly connections = new Map<string, GatewayConnection>();
+  private readonly connecting = new Map<string, Promise<GatewayConnection | undefined>>();
+  private sweeper?: NodeJS.Timeout;
+  private readonly o: Required<Omit<ConnectionOptions, 'fallbackFrequencyPlan'>> & { fallbackFrequencyPlan?: string };
+
+  constructor(
+    options: ConnectionOptions,
+    private readonly resolve: GatewayResolver,
+    private readonly on: ConnectionEvents,
+  ) {
+    this.o = { downlinkPathExpiresMs: 90_000, connectionExpiresMs: 180_000, ...options };
+  }
+
+  /** Starts expiring connections. */
+  start(): void {
+    this.sweeper ??= setInterval(() => this.sweep(), Math.min(1000, this.o.downlinkPathExpiresMs / 2));
+    this.sweeper.unref();
+  }
+
+  /** Stops expiring and ends the connections of `frontend` (all when none is named): `disconnected(conn, 'stopped')`. */
+  stop(frontend?: GatewayFrontend): void {
+    if (!frontend) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
+    for (const [eui, conn] of this.connections) {
+      if (frontend && conn.frontend !== frontend) continue;
+      this.connections.delete(eui);
+      this.on.disconnected(conn, 'stopped');
+    }
+  }
+
+  /** The connection of a gateway EUI (upper-case hex, any case accepted). */
+  get(eui: string): GatewayConnection | undefined {
+    return this.connections.get(eui.toUpperCase());
+  }
+
+  /** The gateway's connection: the existing one, else one made now through `frontend` (from `remote`); undefined when refused. */
+  connect(eui: string, frontend: GatewayFrontend, remote: RemoteAddress): Promise<GatewayConnection | undefined> {
+    const existing = this.connections.get(eui);
+    if (existing) return Promise.resolve(existing);
+    let pending = this.connecting.get(eui);
+    if (!pending) {
+      pending = this.establish(eui, frontend, remote).finally(() => this.connecting.delete(eui));
+      this.connecting.set(eui, pending);
+    }
+    return pending;
+  }
+
+  private async establish(eui: string, frontend: GatewayFrontend, remote: RemoteAddress): Promise<GatewayConnection | undefined> {
+    let result: GatewayLookupResult;
+    try {
+      result = await this.resolve(eui);
+    } catch (err) {
+      // The registry is away: refuse this attempt, look again on the next one.
+      return this.refuse(eui, 'lookup_failed', (err as Error).message);
+    }
+    if (result.status === 'throttled') return this.refuse(eui, 'lookup_throttled');
+    let ids: GatewayIds;
+    let plans: string[];
+    if (result.status === 'found') {
+      const { ids: registered, frequency_plan_ids } = result.gateway;
+      // The IS answers with the gateway's identifiers, its EUI included (the one asked for).
+      ids = { ...registered, eui: registered.eui ?? eui };
+      plans = frequency_plan_ids;
+    } else if (this.o.requireRegistered) return this.refuse(eui, 'unknown_gateway');
+    else if (!this.o.fallbackFrequencyPlan) return this.refuse(eui, 'no_fallback_frequency_plan');
+    else {
+      ids = { gateway_id: `eui-${eui.toLowerCase()}`, eui };
+      plans = [this.o.fallbackFrequencyPlan];
+    }
+    const conn = new GatewayConnection(ids, plans, frontend, remote);
+    this.connections.set(eui, conn);
+    this.on.connected(conn);
+    return conn;
+  }
+
+  private refuse(eui: string, reason: RefusalReason, detail?: string): undefined {
+    this.on.refused(eui, reason, detail);
+    return undefined;
+  }
+
+  /** Ends the connections without traffic for `connectionExpiresMs`, and expires downlink paths and pending downlinks. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const [eui, conn] of this.connections) {
+      if (now - conn.last_seen_ms > this.o.connectionExpiresMs) {
+        this.connections.delete(eui);
+        this.on.disconnected(conn, 'expired');
+        continue;
+      }
+      conn.expire(now, this.o.downlinkPathExpiresMs);
+    }
+  }
+}

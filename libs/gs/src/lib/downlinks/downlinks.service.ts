@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { GS_EVENTS, plainJson, type RpcContext, type ScheduleDownlinkRequest, type ScheduleDownlinkResponse } from '@lorawan/api';
+import { EventPublisher } from '@lorawan/component';
+import { isStackError, type StackError } from '@lorawan/errors';
+import { getFrequencyPlan } from '@lorawan/lorawan';
+import { gsDownlinks } from '@lorawan/observability';
+import { ErrFrequencyPlan, ErrGatewayNotConnected, ErrNoDownlinkPath, ErrUplinkToken } from '../errors';
+import { planDownlink } from '../scheduling/plan-downlink';
+import { decodeUplinkToken } from '../scheduling/uplink-token';
+import { GatewayServerService } from '../server/gateway-server.service';
+
+/**
+ * `NsGs.ScheduleDownlink` (TTS `grpc_nsgs.go` ScheduleDownlink): the gateway the uplink token
+ * names, if this replica holds it; the transmission planned by the downlink's class
+ * (`planDownlink`); handed to the gateway's frontend, on its downlink path.
+ * `gs.down.schedule.attempt`, then `gs.down.send` or `gs.down.schedule.fail`.
+ */
+@Injectable()
+export class DownlinksService {
+  constructor(
+    private readonly gs: GatewayServerService,
+    private readonly events: EventPublisher,
+  ) {}
+
+  /**
+   * Sends the downlink on the gateway the uplink token names: class A in RX1 if it can still make
+   * it, else RX2; class B at the request's absolute time, only through a gateway that reports GPS
+   * time; class C at once.
+   */
+  schedule(request: ScheduleDownlinkRequest, ctx: RpcContext): ScheduleDownlinkResponse {
+    const path = request.request.downlink_paths[0];
+    const token = path ? decodeUplinkToken(path.uplink_token) : undefined;
+    if (!token) throw ErrUplinkToken.with();
+    const conn = this.gs.connection(token.eui);
+    if (!conn) throw ErrGatewayNotConnected.with({ gateway_uid: token.gateway_id });
+    const ids = { gateway_ids: conn.ids };
+    const eventCtx = { ...ctx, correlation_ids: [...new Set([...(request.correlation_ids ?? []), ...ctx.correlation_ids])] };
+    const message = plainJson(request);
+    this.events.publish(GS_EVENTS.downScheduleAttempt, ids, { ctx: eventCtx, data: message });
+    const fail = (err: StackError): never => {
+      gsDownlinks.inc({ result: 'failed' });
+      this.events.publish(GS_EVENTS.downScheduleFail, ids, { ctx: eventCtx, data: err.toDetails() });
+      throw err;
+    };
+    const plan = getFrequencyPlan(conn.frequency_plan_ids[0] ?? '');
+    if (!plan) return fail(ErrFrequencyPlan.with({ gateway_uid: conn.ids.gateway_id }));
+    const now = Date.now();
+    const payload = Buffer.from(request.raw_payload, 'base64');
+    const planned = planDownlink(payload, request.request, token, plan, conn.gps_time !== undefined, now);
+    if (isStackError(planned)) return fail(planned);
+    const acknowledged = {
+      end_device_ids: message.end_device_ids,
+      ...(message.payload ? { payload: message.payload } : {}),
+      correlation_ids: eventCtx.correlation_ids,
+      session_key_id: message.session_key_id,
+    };
+    const sent = conn.frontend.send(conn, planned, acknowledged);
+    if (!sent) return fail(ErrNoDownlinkPath.with({ gateway_uid: conn.ids.gateway_id }));
+    gsDownlinks.inc({ result: 'sent' });
+    const scheduled = {
+      data_rate: planned.data_rate,
+      frequency: planned.frequency,
+      ...(planned.timestamp !== undefined ? { timestamp: planned.timestamp } : {}),
+      ...(planned.time !== undefined ? { time: planned.time } : {}),
+      downlink: { tx_power: planned.eirp, invert_polarization: true, antenna_index: token.antenna_index },
+    };
+    const { request: _request, ...rest } = message;
+    this.events.publish(GS_EVENTS.downSend, ids, { ctx: eventCtx, data: { ...rest, scheduled, correlation_ids: eventCtx.correlation_ids } });
+    return {
+      delay: `${Math.max(0, planned.transmit_at_ms - now) / 1000}s`,
+      downlink_path: { uplink_token: path.uplink_token },
+      ...(planned.window === 'rx1' ? { rx1: true } : { rx2: true }),
+    };
+  }
+}
