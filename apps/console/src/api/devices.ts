@@ -176,6 +176,7 @@ export function validateRegistration(r: Registration): Record<string, string> {
   const errors: Record<string, string> = {};
   for (const { name, optional } of hexFields(r)) {
     const digits = HEX_DIGITS[name];
+    // Boundary (the form): hexFields names only string fields of the form.
     const value = (r as unknown as Record<string, string>)[name].trim();
     if (optional && value === '') continue;
     if (!new RegExp(`^[0-9A-Fa-f]{${digits}}$`).test(value)) errors[name] = `${digits} hex digits`;

@@ -66,5 +66,5 @@ export function httpStatusOf(error: { code: Code; httpStatus?: number }): number
 
 /** The canonical code's name (`NotFound`), as metrics and logs label results. */
 export function codeName(code: number): string {
-  return (Code as unknown as Record<number, string | undefined>)[code] ?? String(code);
+  return (Code[code] as string | undefined) ?? String(code);
 }

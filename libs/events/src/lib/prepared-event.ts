@@ -115,6 +115,7 @@ const ID_FIELD: Record<string, string> = {
 /** The identifier's index key, or undefined when it is not well-formed (then it matches nothing). */
 function safeKey(ids: EntityIdentifiersJson): string | undefined {
   if (typeof ids !== 'object' || ids === null) return undefined;
+  // Boundary: the identifiers come from a stored or published event, not validated yet: read field by field.
   const record = ids as unknown as Record<string, Record<string, unknown> | undefined>;
   if ('device_ids' in ids) {
     const device = record['device_ids'];

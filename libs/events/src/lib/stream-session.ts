@@ -16,7 +16,8 @@ export class StreamSession {
   pass = 0;
   /** Unique IDs of the history sent: the same events arriving live are not sent twice. */
   historyIds?: Set<string>;
-  private queue: PreparedEvent[] = [];
+  /** Handed-on entries are cleared (`undefined`) so that the queue does not hold them until it empties. */
+  private queue: (PreparedEvent | undefined)[] = [];
   private head = 0;
 
   constructor(
@@ -41,7 +42,7 @@ export class StreamSession {
     if (history.length === 0) return;
     this.historyIds = new Set(history.map((e) => e.uniqueId));
     const ids = this.historyIds;
-    const live = this.queue.slice(this.head).filter((e) => !ids.has(e.uniqueId));
+    const live = this.queue.slice(this.head).filter((e): e is PreparedEvent => e !== undefined && !ids.has(e.uniqueId));
     this.queue = [...history, ...live];
     this.head = 0;
   }
@@ -49,7 +50,7 @@ export class StreamSession {
   shift(): PreparedEvent | undefined {
     if (this.head >= this.queue.length) return undefined;
     const event = this.queue[this.head];
-    this.queue[this.head++] = undefined as unknown as PreparedEvent;
+    this.queue[this.head++] = undefined;
     if (this.head === this.queue.length) {
       this.queue = [];
       this.head = 0;

@@ -96,7 +96,7 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
     logger: options.logger ?? ['error', 'warn'],
     abortOnError: false,
   });
-  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  const fastify: FastifyInstance = adapter.getInstance();
   // Straight through pino (level checked first): one line per request is on the hottest path.
   const accessLog = childLogger({ context: 'Access' });
   const gatewayLog = childLogger({ context: 'Gateway' });

@@ -24,6 +24,7 @@ abstract class SeriesMetric<S> {
     readonly help: string,
     readonly labelNames: readonly string[],
   ) {
+    // Boundary: prom-client's registry takes any object with get()/reset() but types the parameter as its own Metric class.
     register.registerMetric(this as never);
   }
 

@@ -101,6 +101,7 @@ function sqliteBusy(): Error {
 }
 
 function sqliteConnection(dataSource: DataSource): SqliteConnection {
+  // Boundary: TypeORM keeps the better-sqlite3 connection on its driver without typing it.
   return (dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
 }
 
@@ -122,23 +123,24 @@ export interface Read extends Statement {
 }
 
 /**
- * Reads, decides and writes as one transaction: `decide` gets the rows of each read and answers a
+ * Reads, decides and writes as one transaction: `decide` gets the rows of each read (as `Row`: the
+ * caller names the columns its SELECT reads; the drivers answer untyped rows) and answers a
  * result and the statements to apply; when it throws, nothing is written and the error propagates.
  * `decide` is synchronous, so on SQLite the whole runs as one better-sqlite3 transaction (see
  * `runAtomically`); on MySQL the locking reads hold their rows until the commit, so two
  * transactions deciding on the same rows run one after the other.
  */
-export async function readThenWrite<T>(
+export async function readThenWrite<T, Row = Record<string, unknown>>(
   dataSource: DataSource,
   reads: readonly Read[],
-  decide: (rows: Array<Array<Record<string, unknown>>>) => { result: T; writes: readonly Statement[] },
+  decide: (rows: Row[][]) => { result: T; writes: readonly Statement[] },
   options: TransactionOptions = {},
 ): Promise<T> {
   if (!isMysql(dataSource)) {
     const db = sqliteConnection(dataSource);
     await waitForSqlite(db);
     const run = db.transaction(() => {
-      const rows = reads.map(({ sql, params }) => db.prepare(sql).all(...params.map(sqlValue)) as Array<Record<string, unknown>>);
+      const rows = reads.map(({ sql, params }) => db.prepare(sql).all(...params.map(sqlValue)) as Row[]);
       const { result, writes } = decide(rows);
       for (const { sql, params } of writes) db.prepare(sql).run(...params.map(sqlValue));
       return result;
@@ -149,9 +151,8 @@ export async function readThenWrite<T>(
     const runner = dataSource.createQueryRunner();
     try {
       await runner.startTransaction(options.isolation);
-      const rows: Array<Array<Record<string, unknown>>> = [];
-      for (const { sql, params, lock } of reads)
-        rows.push((await runner.query(lockingRead(sql, lock), params.map(sqlValue))) as Array<Record<string, unknown>>);
+      const rows: Row[][] = [];
+      for (const { sql, params, lock } of reads) rows.push((await runner.query(lockingRead(sql, lock), params.map(sqlValue))) as Row[]);
       const { result, writes } = decide(rows);
       for (const { sql, params } of writes) await runner.query(sql, params.map(sqlValue));
       await runner.commitTransaction();

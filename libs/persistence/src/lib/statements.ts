@@ -22,6 +22,7 @@ interface Mysql2Pool {
  */
 export async function runStatement<Row = Record<string, unknown>>(ds: DataSource, sql: string, params: unknown[]): Promise<StatementResult<Row>> {
   if (isMysql(ds)) {
+    // Boundary: TypeORM keeps the mysql2 pool on its driver without typing it.
     const pool = (ds.driver as unknown as { pool?: Mysql2Pool }).pool;
     if (!ds.isInitialized || !pool) throw Object.assign(new Error('Connection is not established with mysql database'), { name: 'ConnectionIsNotSetError' });
     const result = await new Promise<unknown>((resolve, reject) => pool.execute(sql, params, (err, res) => (err ? reject(err) : resolve(res))));

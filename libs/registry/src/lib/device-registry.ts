@@ -21,6 +21,7 @@ import {
   cloneJson,
   END_DEVICE_KEY_PATHS,
   envelopesUnder,
+  type JsonObject,
 } from '@lorawan/api';
 import type { EventPublisher } from '@lorawan/component';
 import { batchItemError, type ErrorDefinition, ErrValidation, StackError } from '@lorawan/errors';
@@ -28,8 +29,6 @@ import { copyOnCreate } from '@lorawan/lorawan';
 import type { DeviceIds, DeviceLookup, DeviceRecord, DeviceStore } from './device-record';
 import type { KeyEnvelopeJson, KeySealer } from './key-sealer';
 import { ErrConcurrentUpdate, ErrEndDeviceEUIsTaken, ErrMultipleEndDevices } from './registry.errors';
-
-type Json = Record<string, unknown>;
 
 /** What every stored device carries, whatever its registry: its identifiers and server times. */
 export interface StoredDevice {
@@ -43,7 +42,7 @@ export interface StoredDevice {
  * component names its own device type instead (`DeviceRegistry<T>`, `RegistryPolicy<T>`), derived
  * from the contract's EndDevice.
  */
-export type Device = Json & StoredDevice;
+export type Device = JsonObject & StoredDevice;
 
 /** The component-specific errors (TTS names them per server). */
 export interface RegistryErrors {
@@ -59,7 +58,7 @@ export interface CompleteContext<T extends StoredDevice = Device> {
   /** The effective paths of the Set (canonical, including Copy fields filled on creation). */
   paths: readonly string[];
   /** The request's EndDevice as plain JSON (all of it, masked or not). */
-  request: Json;
+  request: JsonObject;
   /** The stored device an update starts from. */
   previous?: T;
 }
@@ -96,8 +95,8 @@ export interface RegistryPolicy<T extends StoredDevice = Device> {
 
 /** Fills the seed's Copy fields on creation: from the template of `version_ids`, else from the home NS profile. */
 export interface CopySource {
-  template(versionIds: unknown): Json | undefined;
-  profile(): Json | undefined;
+  template(versionIds: unknown): JsonObject | undefined;
+  profile(): JsonObject | undefined;
 }
 
 export const NO_COPY_SOURCE: CopySource = { template: () => undefined, profile: () => undefined };
@@ -176,14 +175,14 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
     this.sessionRecords = o.sessionCacheSize ? new RecordCache(o.sessionCacheSize, o.freezeShared ?? false) : undefined;
   }
 
-  async get({ end_device_ids, field_mask }: GetEndDeviceRequest): Promise<Json> {
+  async get({ end_device_ids, field_mask }: GetEndDeviceRequest): Promise<JsonObject> {
     const paths = canonicalEndDevicePaths(field_mask?.paths ?? []);
     checkFieldMaskPaths(paths, this.policy.allowedGetPaths);
     const record = await this.match(lookupOf(end_device_ids));
     return this.view(toDevice(record), paths);
   }
 
-  async set(req: SetEndDeviceRequest, ctx: RpcContext): Promise<Json> {
+  async set(req: SetEndDeviceRequest, ctx: RpcContext): Promise<JsonObject> {
     const input = this.setInput(req);
     const { application_ids, device_id } = input.request.ids;
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
@@ -205,7 +204,7 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
    * of a validation error of `requests[i]`, any other as itself with the attribute `index`. Events
    * and answers as `set`'s, per device, in request order.
    */
-  async batchSet({ application_ids, requests }: BatchSetEndDevicesRequest, ctx: RpcContext): Promise<{ end_devices: Json[] }> {
+  async batchSet({ application_ids, requests }: BatchSetEndDevicesRequest, ctx: RpcContext): Promise<{ end_devices: JsonObject[] }> {
     const applicationId = application_ids.application_id;
     const first = new Map<string, number>();
     const inputs = requests.map((req, index) =>
@@ -343,7 +342,7 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
     return asTyped<T>(toDevice(this.single(await this.store.findByEuis(joinEui, devEui), { join_eui: joinEui, dev_eui: devEui })));
   }
 
-  private single(records: DeviceRecord[], identifiers: Json): DeviceRecord {
+  private single(records: DeviceRecord[], identifiers: JsonObject): DeviceRecord {
     if (records.length > 1) throw ErrMultipleEndDevices.with({ count: records.length, device_ids: records.map((r) => deviceUid(r.ids)) });
     if (records.length === 0) throw this.policy.errors.notFound.with({ device_uid: JSON.stringify(identifiers) });
     return records[0];
@@ -370,6 +369,7 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
   private setInput({ end_device, field_mask }: SetEndDeviceRequest): SetInput {
     const paths = canonicalEndDevicePaths(field_mask?.paths ?? []);
     checkFieldMaskPaths(paths, this.policy.allowedSetPaths);
+    // Boundary (the decoded request): the validated EndDevice as the plain JSON document the registry merges.
     return { request: plainJson(end_device) as unknown as Device, paths, maskPaths: [...(field_mask?.paths ?? [])] };
   }
 
@@ -476,7 +476,7 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
   }
 
   /** What a reader gets: ids plus the masked paths, with the masked keys opened. */
-  private view(device: Device, paths: readonly string[]): Json {
+  private view(device: Device, paths: readonly string[]): JsonObject {
     const presented = this.policy.present ? asJson(this.policy.present(asTyped<T>(device))) : device;
     const opened = this.keyEnvelopes.filter((envelopePath) => hasAnyField(paths, `${envelopePath}.key`));
     if (opened.length === 0) return cloneJson(selectFields(presented, ['ids', ...paths]));
@@ -556,7 +556,7 @@ function toDevice(record: DeviceRecord): Device {
  */
 function toRecord(device: Device, revision: number, keys: KeySealer, envelopes: readonly string[]): DeviceRecord {
   const { ids, created_at, updated_at, ...rest } = device;
-  let fields: Json = rest;
+  let fields: JsonObject = rest;
   for (const envelopePath of envelopes) {
     const parts = partsOf(envelopePath);
     const envelope = getPath(fields, parts) as KeyEnvelopeJson | undefined;
@@ -566,10 +566,10 @@ function toRecord(device: Device, revision: number, keys: KeySealer, envelopes: 
 }
 
 /** `root` with `value` at `parts`: the objects along the path copied, the rest shared. */
-function withPath(root: Json, parts: readonly string[], value: unknown): Json {
+function withPath(root: JsonObject, parts: readonly string[], value: unknown): JsonObject {
   const [head, ...tail] = parts;
   const child = root[head];
-  return { ...root, [head]: tail.length === 0 ? value : withPath(child && typeof child === 'object' ? (child as Json) : {}, tail, value) };
+  return { ...root, [head]: tail.length === 0 ? value : withPath(child && typeof child === 'object' ? (child as JsonObject) : {}, tail, value) };
 }
 
 /**

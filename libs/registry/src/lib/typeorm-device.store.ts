@@ -140,8 +140,8 @@ export class TypeOrmDeviceStore implements DeviceStore {
     decide: (stored: ReadonlyMap<string, DeviceRecord>) => { result: T; records: readonly DeviceRecord[] },
   ): Promise<{ ok: true; result: T } | { ok: false; conflict: 'id' | 'euis' }> {
     try {
-      const result = await readThenWrite(this.dataSource, [this.lockingRead(applicationId, deviceIds)], ([rows]) => {
-        const stored = new Map(rows.map((row) => toRecord(row as unknown as Row)).map((r) => [r.ids.device_id, r]));
+      const result = await readThenWrite<T, Row>(this.dataSource, [this.lockingRead(applicationId, deviceIds)], ([rows]) => {
+        const stored = new Map(rows.map((row) => toRecord(row)).map((r) => [r.ids.device_id, r]));
         const { result, records } = decide(stored);
         // The new devices in one multi-row INSERT (one statement, not one round trip per device), then the updates.
         const created = records.filter((r) => r.revision === 1);
@@ -156,8 +156,8 @@ export class TypeOrmDeviceStore implements DeviceStore {
   }
 
   deleteAll(applicationId: string, deviceIds: readonly string[]): Promise<DeviceRecord[]> {
-    return readThenWrite(this.dataSource, [this.lockingRead(applicationId, deviceIds)], ([rows]) => {
-      const records = rows.map((row) => toRecord(row as unknown as Row));
+    return readThenWrite<DeviceRecord[], Row>(this.dataSource, [this.lockingRead(applicationId, deviceIds)], ([rows]) => {
+      const records = rows.map((row) => toRecord(row));
       const found = records.map((r) => r.ids.device_id);
       const writes =
         found.length === 0

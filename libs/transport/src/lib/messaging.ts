@@ -55,7 +55,9 @@ export async function connectMessaging(settings: MessagingSettings, name: string
       return link.maxPayload;
     },
     server: (component) => new StackServerNats({ link, component, shutdownGraceMs: settings.shutdownGraceMs }),
-    client: () => new StackClientNats({ link, timeoutMs: settings.rpcTimeoutMs }) as unknown as RpcClient,
+    client: () =>
+      // Boundary: Nest's ClientNats types its status stream as NatsStatus where ClientProxy's default is string; the proxy is an RpcClient otherwise.
+      new StackClientNats({ link, timeoutMs: settings.rpcTimeoutMs }) as unknown as RpcClient,
     close: () => link.close(),
   };
 }

@@ -20,6 +20,7 @@ export interface FieldRule {
 
 /** The rules of each property of `cls` (own and inherited), in declaration order. */
 export function fieldsOf(cls: ClassConstructor<object>): Map<string, FieldRule[]> {
+  // Boundary: class-validator types its stored metadata as ValidationMetadata; the fields read here are its public shape.
   const metas = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false) as unknown as Array<FieldRule & { propertyName: string }>;
   const out = new Map<string, FieldRule[]>();
   for (const m of metas) out.set(m.propertyName, [...(out.get(m.propertyName) ?? []), m]);

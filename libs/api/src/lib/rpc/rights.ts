@@ -98,9 +98,14 @@ export function rightsOfKind(kind: EntityKind): readonly Right[] {
   return RIGHTS_BY_KIND[kind];
 }
 
-const RIGHTS_BY_KIND: Record<EntityKind, readonly Right[]> = Object.fromEntries(
-  (Object.keys(KIND_PREFIX) as EntityKind[]).map((k) => [k, ALL_RIGHTS.filter((r) => r.startsWith(KIND_PREFIX[k]))]),
-) as unknown as Record<EntityKind, readonly Right[]>;
+const withPrefix = (kind: EntityKind): readonly Right[] => ALL_RIGHTS.filter((r) => r.startsWith(KIND_PREFIX[kind]));
+const RIGHTS_BY_KIND: Record<EntityKind, readonly Right[]> = {
+  application: withPrefix('application'),
+  gateway: withPrefix('gateway'),
+  user: withPrefix('user'),
+  organization: withPrefix('organization'),
+  client: withPrefix('client'),
+};
 
 const HELD_BY: Record<EntityKind, readonly Right[]> = {
   ...RIGHTS_BY_KIND,

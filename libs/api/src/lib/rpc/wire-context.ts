@@ -85,6 +85,7 @@ export function packCaller(caller: CallerIdentity): WireCaller {
 
 /** A request context as sent: the caller's rights packed. */
 export function toWireContext(ctx: RpcContext): RpcContext {
+  // Boundary (the wire): the caller travels packed (WireCaller) in the slot the context types as CallerIdentity.
   return ctx.caller ? { ...ctx, caller: packCaller(ctx.caller) as unknown as CallerIdentity } : ctx;
 }
 
@@ -93,6 +94,7 @@ export function toWireContext(ctx: RpcContext): RpcContext {
  * lists, as tests and older senders do, is taken as it is).
  */
 export function fromWireContext(ctx: RpcContext): RpcContext {
+  // Boundary (the wire): what arrived in the caller slot may be packed (WireCaller) or plain.
   const caller = ctx?.caller as unknown as Partial<WireCaller> | undefined;
   if (!caller || typeof caller.rights !== 'string') return ctx;
   return {

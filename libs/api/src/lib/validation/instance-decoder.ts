@@ -45,6 +45,7 @@ let plans = new Map<unknown, ClassPlan>();
 
 // A @Type or @Transform added to a class later (a decorator applied at run time) is seen by the
 // next decode; validation metadata added later changes the list the plan is checked against.
+// Boundary: class-transformer's storage methods wrapped here are internal (not in its typings).
 const transformerStorage = defaultMetadataStorage as unknown as Record<'addTypeMetadata' | 'addTransformMetadata', (metadata: unknown) => void>;
 for (const method of ['addTypeMetadata', 'addTransformMetadata'] as const) {
   const original = transformerStorage[method].bind(defaultMetadataStorage);
@@ -60,6 +61,7 @@ for (const method of ['addTypeMetadata', 'addTransformMetadata'] as const) {
  * added, and the identity check is all a lookup costs.
  */
 function planOf(cls: ClassConstructor<object>): ClassPlan {
+  // Boundary: class-validator reads an undefined schema as "no schema"; its typings ask for a string.
   const metadatas = getMetadataStorage().getTargetValidationMetadatas(cls, undefined as unknown as string, false, false, undefined);
   const cached = plans.get(cls);
   if (cached && cached.metadatas === metadatas) return cached;

@@ -91,6 +91,7 @@ export function installValidationMetadataCache(storage: MetadataStorage = getMet
   if (marked[INSTALLED]) return;
   Object.defineProperty(marked, INSTALLED, { value: true });
 
+  // Boundary: the storage's internal maps (not in class-validator's typings) are what the cache indexes.
   const internals = storage as unknown as StorageInternals;
   const originalGet = storage.getTargetValidationMetadatas.bind(storage);
   const originalGroup = storage.groupByPropertyName.bind(storage);

@@ -21,6 +21,7 @@ export class InProcessClient extends ClientProxy {
   }
 
   unwrap<T>(): T {
+    // Boundary: Nest's ClientProxy.unwrap<T>() lets the caller name the underlying client's type.
     return this.broker as unknown as T;
   }
 

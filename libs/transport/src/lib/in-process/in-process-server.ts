@@ -66,6 +66,7 @@ export class InProcessServer extends Server implements CustomTransportStrategy, 
   }
 
   unwrap<T>(): T {
+    // Boundary: Nest's CustomTransportStrategy.unwrap<T>() lets the caller name the underlying server's type.
     return this.broker as unknown as T;
   }
 }

@@ -21,6 +21,7 @@ interface ProtocolHandler {
  * release is coalesced).
  */
 export function coalesceWrites(nc: NatsConnection): boolean {
+  // Boundary: the nats client's protocol handler is internal (not in its typings).
   const protocol = (nc as unknown as { protocol?: Partial<ProtocolHandler> }).protocol;
   if (
     !protocol ||
