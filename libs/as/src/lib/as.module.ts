@@ -2,9 +2,9 @@ import { Module } from '@nestjs/common';
 import { endDeviceRegistryController, registryProviders } from '@lorawan/registry';
 import { AS_REGISTRY_POLICY } from './end-devices/as-registry.policy';
 import { AS_MIGRATIONS } from './migrations';
-import { WEBHOOK_CONTROLLERS, WEBHOOK_PROVIDERS } from './webhooks';
+import { WEBHOOK_CONTROLLERS, WEBHOOK_PROVIDERS } from './integrations/webhooks';
 import { DOWNLINK_CONTROLLERS, DOWNLINK_PROVIDERS } from './downlinks';
-import { WEBHOOK_DELIVERY_PROVIDERS } from './webhooks/delivery';
+import { WEBHOOK_DELIVERY_PROVIDERS } from './integrations/webhooks/delivery';
 import { UPLINK_CONTROLLERS, UPLINK_PROVIDERS } from './uplinks';
 import { FORMATTER_PROVIDERS } from './formatters';
 

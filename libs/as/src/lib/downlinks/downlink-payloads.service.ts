@@ -7,7 +7,7 @@ import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice, AsSession } from '../end-devices/as-device';
 import { ErrNoAppSKey, ErrUnknownSession } from '../errors';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
-import { formatterFor, skipsPayloadCrypto } from '../uplinks/link/link-settings';
+import { formatterFor, skipsPayloadCrypto } from '../links/link-settings';
 
 type Json = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import { rpcPattern, type DownlinkQueueRequest, type EndDeviceIdentifiers, type 
 import { RpcCallContext, RpcRequest } from '@lorawan/component';
 import { MessagePattern } from '@nestjs/microservices';
 import { DownlinkQueue } from './downlink-queue.service';
-import { WebhookDownlinkQueue } from './webhook-downlink-queue.service';
+import { WebhookDownlinkQueue } from '../integrations/webhooks/downlink/webhook-downlink-queue.service';
 
 /** AppAs.DownlinkQueuePush|Replace|List: each delegates to the DownlinkQueue. */
 @Controller()

@@ -6,7 +6,7 @@ import { DownlinkResults } from './downlink-results.service';
 import { AppAsController, WebhookDownlinkController } from './downlinks.controller';
 import { NetworkServerQueue } from './network-server-queue';
 import { DownlinkQueueOperation } from './queue-operation.service';
-import { WebhookDownlinkQueue } from './webhook-downlink-queue.service';
+import { WebhookDownlinkQueue } from '../integrations/webhooks/downlink/webhook-downlink-queue.service';
 
 /**
  * The downlink queue (at the Network Server) and its webhook-scoped

@@ -4,8 +4,8 @@ import { isStackError } from '@lorawan/errors';
 import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice, AsSession } from '../end-devices/as-device';
 import { ErrNoDeviceSession, ErrRebuild } from '../errors';
-import { AppSKeys } from '../uplinks/app-s-keys.service';
-import { skipsPayloadCrypto } from '../uplinks/link/link-settings';
+import { AppSKeys } from '../end-devices/app-s-keys.service';
+import { skipsPayloadCrypto } from '../links/link-settings';
 import { DownlinkPayloads } from './downlink-payloads.service';
 import { NetworkServerQueue, type NsQueueOperation } from './network-server-queue';
 

@@ -1,5 +1,5 @@
 import type { Device, KeyEnvelopeJson } from '@lorawan/registry';
-import type { LinkedDevice } from '../uplinks/link/link-settings';
+import type { LinkedDevice } from '../links/link-settings';
 
 type Json = Record<string, unknown>;
 

@@ -14,8 +14,8 @@ import { AS_REGISTRY_POLICY } from '../end-devices/as-registry.policy';
 import { FormatterWorkerPool } from '../formatters/formatter-worker-pool.service';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
 import type { ApplicationUpSink } from '../integrations/application-up-sink';
-import { AppSKeys } from '../uplinks/app-s-keys.service';
-import type { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
+import { AppSKeys } from '../end-devices/app-s-keys.service';
+import type { ApplicationLinkRegistry } from '../links/application-link.service';
 
 /**
  * What the AS integration specs share: the error a call rejects with, a recording event publisher

@@ -5,9 +5,9 @@ import { isStackError } from '@lorawan/errors';
 import { DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
 import type { AsDevice, AsSession } from '../end-devices/as-device';
 import { ErrNoAppSKey } from '../errors';
-import { AppSKeys } from './app-s-keys.service';
-import { ApplicationUpForwarder } from './application-up-forwarder.service';
-import { ApplicationLinkRegistry } from './link/application-link.service';
+import { AppSKeys } from '../end-devices/app-s-keys.service';
+import { ApplicationUpForwarder } from '../integrations/application-up-forwarder.service';
+import { ApplicationLinkRegistry } from '../links/application-link.service';
 import { UplinkDecoder } from './uplink-decoder.service';
 
 type Json = Record<string, unknown>;

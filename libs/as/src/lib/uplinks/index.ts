@@ -1,22 +1,22 @@
 import type { Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { applicationCacheProvider, LINK_CACHE } from '../common/application-cache';
-import { AppSKeys } from './app-s-keys.service';
-import { ApplicationUpForwarder } from './application-up-forwarder.service';
+import { AppSKeys } from '../end-devices/app-s-keys.service';
+import { ApplicationUpForwarder } from '../integrations/application-up-forwarder.service';
 import { DataUplinks } from './data-uplink.service';
 import { JoinAccepts } from './join-accept.service';
-import { ApplicationLinkController } from './link/application-link.controller';
-import { ApplicationLinkRegistry } from './link/application-link.service';
-import { LINK_STORE, type LinkStore, SqlLinkStore } from './link/application-link.store';
+import { ApplicationLinkController } from '../links/application-link.controller';
+import { ApplicationLinkRegistry } from '../links/application-link.service';
+import { LINK_STORE, type LinkStore, SqlLinkStore } from '../links/application-link.store';
 import { NsAsController } from './ns-as.controller';
 import { NsUplinks } from './ns-uplinks.service';
 import { SimulateUplinkController } from './simulate-uplink.controller';
 import { SimulateUplink } from './simulate-uplink.service';
 import { UplinkDecoder } from './uplink-decoder.service';
 
-export * from './link/application-link.store';
-export * from './link/application-link.service';
-export * from './link/link-settings';
+export * from '../links/application-link.store';
+export * from '../links/application-link.service';
+export * from '../links/link-settings';
 export * from './simulate-uplink.service';
 
 /**

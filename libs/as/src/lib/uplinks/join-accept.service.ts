@@ -3,13 +3,13 @@ import { type ApplicationUpJson, type NsApplicationUp, nowTimestamp, plainJson, 
 import { isStackError } from '@lorawan/errors';
 import { DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
 import type { AsDevice } from '../end-devices/as-device';
-import { AppSKeys } from './app-s-keys.service';
-import { ApplicationUpForwarder } from './application-up-forwarder.service';
+import { AppSKeys } from '../end-devices/app-s-keys.service';
+import { ApplicationUpForwarder } from '../integrations/application-up-forwarder.service';
 import { DownlinkPayloads } from '../downlinks/downlink-payloads.service';
 import { DownlinkReports } from '../downlinks/downlink-reports.service';
 import { DownlinkQueueOperation } from '../downlinks/queue-operation.service';
-import { ApplicationLinkRegistry } from './link/application-link.service';
-import { skipsPayloadCrypto } from './link/link-settings';
+import { ApplicationLinkRegistry } from '../links/application-link.service';
+import { skipsPayloadCrypto } from '../links/link-settings';
 
 /** A join-accept as the NS sends it, checked by NsUplinks: the new DevAddr and the session key ID are there. */
 export type NsJoinAccept = NsApplicationUp & {

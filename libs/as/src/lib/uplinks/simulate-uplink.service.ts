@@ -5,9 +5,9 @@ import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice } from '../end-devices/as-device';
 import { ErrDecodePayload, ErrDeviceNotFound, ErrPayloadCryptoSkipped, ErrSimulated } from '../errors';
 import { isFormatterLimitError, isFormatterRefusal } from '../formatters/formatter.errors';
-import { ApplicationUpForwarder, requireUpKind } from './application-up-forwarder.service';
-import { ApplicationLinkRegistry } from './link/application-link.service';
-import { skipsPayloadCrypto } from './link/link-settings';
+import { ApplicationUpForwarder, requireUpKind } from '../integrations/application-up-forwarder.service';
+import { ApplicationLinkRegistry } from '../links/application-link.service';
+import { skipsPayloadCrypto } from '../links/link-settings';
 import { UplinkDecoder } from './uplink-decoder.service';
 
 type Empty = Record<string, never>;

@@ -2,7 +2,7 @@ import { type ApplicationWebhook, decodeMessage, Right, type RpcContext, SetAppl
 import { StackError } from '@lorawan/errors';
 import { WebhookRegistryService } from './webhook-registry.service';
 import type { WebhookStore } from './webhook.store';
-import { errorOf } from '../testing/as-test-kit';
+import { errorOf } from '../../testing/as-test-kit';
 
 class MemoryWebhookStore implements WebhookStore {
   readonly rows = new Map<string, ApplicationWebhook>();

@@ -2,12 +2,12 @@ import type { Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { HealthService } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { APPLICATION_UP_SINK } from '../../integrations/application-up-sink';
+import { APPLICATION_UP_SINK } from '../../application-up-sink';
 import { JetStreamJobQueue } from './jetstream-job-queue';
 import { SqlJobQueue } from './sql-job-queue';
 import { WEBHOOK_JOB_QUEUE, type WebhookJobQueue } from './webhook-job';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker';
-import { WebhookIntegration } from './webhook.integration';
+import { WebhookIntegration } from '../webhook.integration';
 
 /** Messages one AS replica holds at once (per JetStream consumer: first attempts, retries), over all webhooks. */
 const WEBHOOK_MAX_IN_FLIGHT = 2000;

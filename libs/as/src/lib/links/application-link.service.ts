@@ -15,9 +15,9 @@ import {
   type SetApplicationLinkRequest,
   plainJson,
 } from '@lorawan/api';
-import { ErrLinkNotFound } from '../../errors';
+import { ErrLinkNotFound } from '../errors';
 import { LINK_STORE, type LinkStore } from './application-link.store';
-import { type ApplicationCache, LINK_CACHE } from '../../common/application-cache';
+import { type ApplicationCache, LINK_CACHE } from '../common/application-cache';
 
 type Empty = Record<string, never>;
 type Json = Record<string, unknown>;

@@ -19,9 +19,9 @@ import {
 } from '@lorawan/api';
 import { WithTotal } from '@lorawan/component';
 import { ErrValidation } from '@lorawan/errors';
-import { ErrReadOnlyField, ErrWebhookFormatNotFound, ErrWebhookNotFound } from '../errors';
+import { ErrReadOnlyField, ErrWebhookFormatNotFound, ErrWebhookNotFound } from '../../errors';
 import { WEBHOOK_STORE, type WebhookStore } from './webhook.store';
-import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../common/application-cache';
+import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../../common/application-cache';
 import { headerProblem } from './webhook-headers';
 
 /** Always returned (TTS `grpc_webhooks.go`): paths ∪ these. */

@@ -14,7 +14,7 @@ import {
 import { EventPublisher } from '@lorawan/component';
 import { ErrInternal, ErrValidation, isStackError } from '@lorawan/errors';
 import { ErrPublishUp } from '../errors';
-import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/application-up-sink';
+import { APPLICATION_UP_SINK, type ApplicationUpSink } from './application-up-sink';
 
 /** The events of the kinds TTS publishes them for (`observability.go` registerReceiveUp/DropUp/ForwardUp): the NS's downlink reports have a forward event only. */
 const UP_EVENTS: Partial<Record<ApplicationUpKind, { receive?: EventDefinition; drop?: EventDefinition; forward: EventDefinition }>> = {

@@ -1,9 +1,9 @@
 import { decodeMessage, GetApplicationLinkRequest, RPCS, SetApplicationLinkRequest } from '@lorawan/api';
 import { openTestDataSource } from '@lorawan/registry/conformance';
-import { AS_MIGRATIONS } from '../../migrations';
+import { AS_MIGRATIONS } from '../migrations';
 import { ApplicationLinkRegistry } from './application-link.service';
 import { SqlLinkStore } from './application-link.store';
-import { errorOf } from '../../testing/as-test-kit';
+import { errorOf } from '../testing/as-test-kit';
 
 /** The application link registry (As.GetLink|SetLink|DeleteLink) on a real AS store (SQLite and MariaDB). */
 

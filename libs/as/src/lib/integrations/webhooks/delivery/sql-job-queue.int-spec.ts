@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { openTestDataSource } from '@lorawan/registry/conformance';
-import { AS_MIGRATIONS } from '../../migrations';
+import { AS_MIGRATIONS } from '../../../migrations';
 import { SqlJobQueue } from './sql-job-queue';
 import { describeWebhookDeliveryConformance } from './webhook-delivery.conformance';
 import type { JobMessage, WebhookJob } from './webhook-job';

@@ -1,6 +1,6 @@
 import type { ApplicationUpJson, ApplicationWebhook } from '@lorawan/api';
-import type { WebhookStore } from '../webhook.store';
-import type { WebhookJob, WebhookJobQueue } from './webhook-job';
+import type { WebhookStore } from './webhook.store';
+import type { WebhookJob, WebhookJobQueue } from './delivery/webhook-job';
 import { WebhookIntegration } from './webhook.integration';
 
 const hook = (id: string, fields: Partial<ApplicationWebhook>): ApplicationWebhook => ({

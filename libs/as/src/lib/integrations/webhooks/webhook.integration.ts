@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type ApplicationUpJson, applicationUpKind, type ApplicationWebhook } from '@lorawan/api';
-import type { ApplicationUpSink } from '../../integrations/application-up-sink';
+import type { ApplicationUpSink } from '../application-up-sink';
 import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../../common/application-cache';
-import { messageConfig, WEBHOOK_JOB_QUEUE, type WebhookJob, type WebhookJobQueue } from './webhook-job';
+import { messageConfig, WEBHOOK_JOB_QUEUE, type WebhookJob, type WebhookJobQueue } from './delivery/webhook-job';
 
 /**
  * The webhook integration (TTS `pkg/applicationserver/io/web`): every ApplicationUp becomes one

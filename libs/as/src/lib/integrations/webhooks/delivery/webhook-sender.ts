@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import type { StackError } from '@lorawan/errors';
-import { ErrWebhookFormatNotFound } from '../../errors';
+import { ErrWebhookFormatNotFound } from '../../../errors';
 import {
   deliveryErrorDetails,
   type DeliveryErrorDetails,

@@ -5,7 +5,7 @@ import { WebhookReceiver } from '@lorawan/testing';
 import type { WebhookStore } from '../webhook.store';
 import { WebhookDeliveryWorker } from './webhook-delivery.worker';
 import type { WebhookJobQueue } from './webhook-job';
-import { WebhookIntegration } from './webhook.integration';
+import { WebhookIntegration } from '../webhook.integration';
 
 /** A receiver in a child process (so the measurement is the sender's) counting distinct deliveries. */
 async function startCountingReceiver(): Promise<{ url: string; stats(): Promise<{ count: number; unique: number }>; stop(): void }> {

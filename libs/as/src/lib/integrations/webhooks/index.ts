@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ACTIVE_WEBHOOKS_CACHE, applicationCacheProvider } from '../common/application-cache';
+import { ACTIVE_WEBHOOKS_CACHE, applicationCacheProvider } from '../../common/application-cache';
 import { WebhookRegistryController } from './webhook-registry.controller';
 import { WebhookRegistryService } from './webhook-registry.service';
 import { SqlWebhookStore, WEBHOOK_STORE, type WebhookStore } from './webhook.store';

@@ -4,7 +4,7 @@ import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { formatMessage, type StackError } from '@lorawan/errors';
 import { setWebhookQueueDepthSource, webhookDeliveries, webhookDeliveryDuration } from '@lorawan/observability';
-import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../../common/application-cache';
+import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../../../common/application-cache';
 import { WEBHOOK_STORE, type WebhookStore } from '../webhook.store';
 import { GiveUpLog } from './give-up-log';
 import { retryBackoffMs } from './retry-policy';

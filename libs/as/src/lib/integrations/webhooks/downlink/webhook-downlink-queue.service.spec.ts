@@ -1,9 +1,9 @@
 import { type ApplicationWebhook, type RpcContext, type WebhookDownlinkQueueRequest } from '@lorawan/api';
 import { Code, StackError } from '@lorawan/errors';
-import type { WebhookStore } from '../webhooks/webhook.store';
-import type { DownlinkQueue } from './downlink-queue.service';
+import type { WebhookStore } from '../webhook.store';
+import type { DownlinkQueue } from '../../../downlinks/downlink-queue.service';
 import { WebhookDownlinkQueue } from './webhook-downlink-queue.service';
-import { errorOf } from '../testing/as-test-kit';
+import { errorOf } from '../../../testing/as-test-kit';
 
 const ctx: RpcContext = {
   request_id: 'r',

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RpcContext, WebhookDownlinkQueueRequest } from '@lorawan/api';
-import { ErrWebhookNotFoundForDownlink, ErrWebhookPaused } from '../errors';
-import { WEBHOOK_STORE, type WebhookStore } from '../webhooks/webhook.store';
-import { DownlinkQueue } from './downlink-queue.service';
+import { ErrWebhookNotFoundForDownlink, ErrWebhookPaused } from '../../../errors';
+import { WEBHOOK_STORE, type WebhookStore } from '../webhook.store';
+import { DownlinkQueue } from '../../../downlinks/downlink-queue.service';
 
 /**
  * The webhook-scoped downlink push/replace (wire contract §8.3): the webhook must exist

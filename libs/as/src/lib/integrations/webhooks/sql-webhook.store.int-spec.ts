@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { dropMysqlDatabase, ensureMysqlDatabase, openDataSource } from '@lorawan/persistence';
 import { registryDataSourceOptions } from '@lorawan/registry';
 import { TEST_MYSQL_URL, uniqueSuffix } from '@lorawan/testing';
-import { AS_MIGRATIONS } from '../migrations';
+import { AS_MIGRATIONS } from '../../migrations';
 import { describeWebhookStoreConformance } from './webhook.store.conformance';
 import { SqlWebhookStore } from './webhook.store';
 
