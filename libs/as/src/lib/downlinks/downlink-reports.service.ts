@@ -3,7 +3,8 @@ import { type ApplicationUpJson, AS_EVENTS, deviceIdentifiers, type EndDeviceIde
 import { EventPublisher } from '@lorawan/component';
 import { ErrInternal, isStackError } from '@lorawan/errors';
 import type { DeviceIds } from '@lorawan/registry';
-import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/application-up-sink';
+import type { ApplicationUpSink } from '../integrations/application-integration';
+import { ApplicationIntegrations } from '../integrations/application-integrations.service';
 import { inOrder } from './queue-operation.service';
 
 type Json = Record<string, unknown>;
@@ -24,7 +25,7 @@ export class DownlinkReports {
 
   constructor(
     @Inject(EventPublisher) private readonly events: EventPublisher,
-    @Inject(APPLICATION_UP_SINK) private readonly sink: ApplicationUpSink,
+    @Inject(ApplicationIntegrations) private readonly sink: ApplicationUpSink,
   ) {}
 
   /** `identifiers`: whom the events are about; `ids`: the device as the ApplicationUps name it. */

@@ -14,7 +14,8 @@ import {
 import { EventPublisher } from '@lorawan/component';
 import { ErrInternal, ErrValidation, isStackError } from '@lorawan/errors';
 import { ErrPublishUp } from '../errors';
-import { APPLICATION_UP_SINK, type ApplicationUpSink } from './application-up-sink';
+import type { ApplicationUpSink } from './application-integration';
+import { ApplicationIntegrations } from './application-integrations.service';
 
 /** The events of the kinds TTS publishes them for (`observability.go` registerReceiveUp/DropUp/ForwardUp): the NS's downlink reports have a forward event only. */
 const UP_EVENTS: Partial<Record<ApplicationUpKind, { receive?: EventDefinition; drop?: EventDefinition; forward: EventDefinition }>> = {
@@ -33,9 +34,10 @@ const UP_EVENTS: Partial<Record<ApplicationUpKind, { receive?: EventDefinition; 
  * `applicationserver.go` processUp and `observability.go`. The message gets its correlation IDs
  * (its own, the call's, `as:up:<ULID>`), which its events carry; `as.up.<join|data>.receive` when
  * it arrives, `.drop` (data: the error) when it goes no further, `.forward` (data: the message)
- * once the integrations (APPLICATION_UP_SINK) have it durably queued; the NS's downlink reports
- * only `as.down.data.<sent|ack|nack|failed|queue.invalidated>.forward`. A sink that cannot queue
- * it is a drop and the caller's error. Other kinds have no events.
+ * once the integrations have it durably queued (all of them, ApplicationIntegrations: each on its
+ * own, see there); the NS's downlink reports only
+ * `as.down.data.<sent|ack|nack|failed|queue.invalidated>.forward`. An integration that cannot take
+ * it makes it a drop and the caller's error. Other kinds have no events.
  */
 @Injectable()
 export class ApplicationUpForwarder {
@@ -43,7 +45,7 @@ export class ApplicationUpForwarder {
 
   constructor(
     @Inject(EventPublisher) private readonly events: EventPublisher,
-    @Inject(APPLICATION_UP_SINK) private readonly sink: ApplicationUpSink,
+    @Inject(ApplicationIntegrations) private readonly sink: ApplicationUpSink,
   ) {}
 
   /** Gives the message the call's correlation IDs and `as:up:<ULID>`; returns the context of its events. */

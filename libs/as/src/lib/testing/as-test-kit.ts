@@ -13,7 +13,7 @@ import { DownlinkQueueOperation } from '../downlinks/queue-operation.service';
 import { AS_REGISTRY_POLICY } from '../end-devices/as-registry.policy';
 import { FormatterWorkerPool } from '../formatters/formatter-worker-pool.service';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
-import type { ApplicationUpSink } from '../integrations/application-up-sink';
+import type { ApplicationUpSink } from '../integrations/application-integration';
 import { AppSKeys } from '../end-devices/app-s-keys.service';
 import type { ApplicationLinkRegistry } from '../links/application-link.service';
 

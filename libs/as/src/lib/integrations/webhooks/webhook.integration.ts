@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type ApplicationUpJson, applicationUpKind, type ApplicationWebhook } from '@lorawan/api';
-import type { ApplicationUpSink } from '../application-up-sink';
+import type { ApplicationIntegration } from '../application-integration';
 import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../../common/application-cache';
 import { messageConfig, WEBHOOK_JOB_QUEUE, type WebhookJob, type WebhookJobQueue } from './delivery/webhook-job';
 
@@ -12,7 +12,9 @@ import { messageConfig, WEBHOOK_JOB_QUEUE, type WebhookJob, type WebhookJobQueue
  * the queue has accepted every job; the workers deliver them later.
  */
 @Injectable()
-export class WebhookIntegration implements ApplicationUpSink {
+export class WebhookIntegration implements ApplicationIntegration {
+  readonly name = 'webhooks';
+
   constructor(
     @Inject(ACTIVE_WEBHOOKS_CACHE) private readonly activeWebhooks: Pick<ApplicationCache<ApplicationWebhook[]>, 'get'>,
     @Inject(WEBHOOK_JOB_QUEUE) private readonly queue: WebhookJobQueue,

@@ -2,12 +2,9 @@ import type { Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { HealthService } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { APPLICATION_UP_SINK } from '../../application-up-sink';
 import { JetStreamJobQueue } from './jetstream-job-queue';
 import { SqlJobQueue } from './sql-job-queue';
 import { WEBHOOK_JOB_QUEUE, type WebhookJobQueue } from './webhook-job';
-import { WebhookDeliveryWorker } from './webhook-delivery.worker';
-import { WebhookIntegration } from '../webhook.integration';
 
 /** Messages one AS replica holds at once (per JetStream consumer: first attempts, retries), over all webhooks. */
 const WEBHOOK_MAX_IN_FLIGHT = 2000;
@@ -25,18 +22,13 @@ async function openWebhookJobQueue(config: StackConfig, dataSource: DataSource):
   });
 }
 
-/** Webhook delivery: the APPLICATION_UP_SINK implementation, its durable job queue and workers. */
-export const WEBHOOK_DELIVERY_PROVIDERS: Provider[] = [
-  {
-    provide: WEBHOOK_JOB_QUEUE,
-    inject: [STACK_CONFIG, HealthService, DataSource],
-    useFactory: async (config: StackConfig, health: HealthService, dataSource: DataSource) => {
-      const queue = await openWebhookJobQueue(config, dataSource);
-      health.register({ name: 'webhook-queue', isHealthy: () => queue.healthy() });
-      return queue;
-    },
+/** The webhook delivery jobs' durable queue of the run mode, its health part of readiness. */
+export const WEBHOOK_JOB_QUEUE_PROVIDER: Provider = {
+  provide: WEBHOOK_JOB_QUEUE,
+  inject: [STACK_CONFIG, HealthService, DataSource],
+  useFactory: async (config: StackConfig, health: HealthService, dataSource: DataSource) => {
+    const queue = await openWebhookJobQueue(config, dataSource);
+    health.register({ name: 'webhook-queue', isHealthy: () => queue.healthy() });
+    return queue;
   },
-  WebhookIntegration,
-  WebhookDeliveryWorker,
-  { provide: APPLICATION_UP_SINK, useExisting: WebhookIntegration },
-];
+};
