@@ -31,7 +31,7 @@ export function sessionOf(device: AsDevice, sessionKeyId: string | undefined): A
 @Injectable()
 export class DownlinkPayloads {
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(PayloadFormatter) private readonly formatter: PayloadFormatter,
     @Inject(EventPublisher) private readonly events: EventPublisher,
   ) {}

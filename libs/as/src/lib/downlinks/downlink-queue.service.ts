@@ -52,7 +52,7 @@ type Received = Json & { correlation_ids: string[] };
 @Injectable()
 export class DownlinkQueue {
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(PayloadFormatter) private readonly formatter: PayloadFormatter,
     @Inject(EventPublisher) private readonly events: EventPublisher,
     @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
@@ -72,7 +72,7 @@ export class DownlinkQueue {
 
   /** The NS's queue of the device's session (the current one, else the pending one), decrypted and decoded (`{}` when empty). */
   async list(ids: EndDeviceIdentifiers, ctx: RpcContext): Promise<ApplicationDownlinksJson> {
-    const device = (await this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id })) as AsDevice;
+    const device = await this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id });
     const queue = await this.ns.list(device.ids, ctx);
     if (!queue.length) return {};
     const session = device.session ?? device.pending_session;
@@ -101,7 +101,7 @@ export class DownlinkQueue {
         this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id }),
         this.links.find(ids.application_ids.application_id),
       ]);
-      device = stored as AsDevice;
+      device = stored;
       if (!device.session?.dev_addr && !device.pending_session?.dev_addr) throw ErrNoDeviceSession.with();
       const items: Json[] = [];
       for (const item of received) items.push(await this.prepare(item, device, link));

@@ -50,7 +50,7 @@ export class DownlinkResults {
   private readonly logger = new Logger('DownlinkResults');
 
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
     @Inject(DownlinkPayloads) private readonly payloads: DownlinkPayloads,
     @Inject(DownlinkQueueOperation) private readonly operation: DownlinkQueueOperation,
@@ -73,7 +73,7 @@ export class DownlinkResults {
         this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id }),
         this.links.find(ids.application_ids.application_id),
       ]);
-      const device = stored as AsDevice;
+      const device = stored;
       const report = { device, link, up, ctx: eventCtx };
       switch (kind) {
         case 'downlink_sent':

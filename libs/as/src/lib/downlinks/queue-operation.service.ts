@@ -92,7 +92,7 @@ export class DownlinkQueueOperation {
   private readonly logger = new Logger('DownlinkQueueOperation');
 
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(AppSKeys) private readonly keys: AppSKeys,
     @Inject(DownlinkPayloads) private readonly payloads: DownlinkPayloads,
     @Inject(NetworkServerQueue) private readonly ns: NetworkServerQueue,
@@ -183,7 +183,7 @@ export class DownlinkQueueOperation {
     const ids = read.ids;
     try {
       await this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, (stored) => {
-        const device = stored as AsDevice;
+        const device = stored;
         for (const which of WHICH) {
           const target = targets[which];
           const current = device[which];

@@ -1,19 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { RPCS, type RpcContext } from '@lorawan/api';
-import { COMPONENT_RPC_CLIENT } from '@lorawan/component';
+import type { KeyEnvelope, RpcContext, SessionKeyRequest } from '@lorawan/api';
+import { RpcInvoker } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { KeyVault, parseKeks } from '@lorawan/crypto';
 import { Code, isErrorDetails } from '@lorawan/errors';
-import type { KeyEnvelopeJson } from '@lorawan/registry';
-import type { RpcClient } from '@lorawan/transport';
 import { ErrJoinServerUnavailable, ErrNoDevEUI, ErrNoJoinEUI, fetchAppSKeyError } from '../errors';
 
-/** Which session's AppSKey: the JS's session key ID and the device's EUIs (TTS `SessionKeyRequest`). */
-export interface AppSKeyRequest {
-  session_key_id: string;
-  dev_eui?: string;
-  join_eui?: string;
-}
+/** Which session's AppSKey: the JS's session key ID and the device's EUIs, which a device may lack (then `no_dev_eui`/`no_join_eui`). */
+export type AppSKeyRequest = Pick<SessionKeyRequest, 'session_key_id'> & Partial<Pick<SessionKeyRequest, 'dev_eui' | 'join_eui'>>;
 
 /**
  * The AppSKeys of the AS's sessions (TTS `applicationserver.go` handleJoinAccept and
@@ -30,14 +24,14 @@ export class AppSKeys {
   private readonly vault: KeyVault;
 
   constructor(
-    @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
+    @Inject(RpcInvoker) private readonly rpc: RpcInvoker,
     @Inject(STACK_CONFIG) config: StackConfig,
   ) {
     this.vault = new KeyVault(parseKeks(config.keks));
   }
 
   /** The plain AppSKey: `envelope`'s when it holds one, else the Join Server's. */
-  async appSKey(envelope: KeyEnvelopeJson | undefined, request: AppSKeyRequest, ctx: RpcContext): Promise<string> {
+  async appSKey(envelope: KeyEnvelope | undefined, request: AppSKeyRequest, ctx: RpcContext): Promise<string> {
     const given = envelope && this.vault.unwrap(envelope);
     if (given) return given;
     const fetched = this.vault.unwrap(await this.fetch(request, ctx));
@@ -46,14 +40,11 @@ export class AppSKeys {
   }
 
   /** `AsJs.GetAppSKey`: the key's envelope, as the JS wrapped it for this AS. */
-  private async fetch({ session_key_id, dev_eui, join_eui }: AppSKeyRequest, ctx: RpcContext): Promise<KeyEnvelopeJson> {
+  private async fetch({ session_key_id, dev_eui, join_eui }: AppSKeyRequest, ctx: RpcContext): Promise<KeyEnvelope> {
     if (!dev_eui) throw ErrNoDevEUI.with();
     if (!join_eui) throw ErrNoJoinEUI.with();
     try {
-      const reply = await this.rpc.call<{ app_s_key?: KeyEnvelopeJson }>(RPCS['AsJs.GetAppSKey'].subject, {
-        ctx,
-        body: { session_key_id, dev_eui, join_eui },
-      });
+      const reply = await this.rpc.invoke('AsJs.GetAppSKey', { session_key_id, dev_eui, join_eui }, ctx);
       if (reply?.app_s_key) return reply.app_s_key;
     } catch (err) {
       // The JS's error reply (other than not knowing the keys) is the cause; a failed call means no JS answered.

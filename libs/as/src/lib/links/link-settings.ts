@@ -1,4 +1,4 @@
-import type { ApplicationLink } from '@lorawan/api';
+import type { ApplicationLink, EndDevice } from '@lorawan/api';
 
 /** A payload formatter of one direction and its parameter (the script). */
 export interface DirectionFormatter {
@@ -6,19 +6,11 @@ export interface DirectionFormatter {
   parameter?: string;
 }
 
-interface FormatterFields {
-  up_formatter?: string;
-  up_formatter_parameter?: string;
-  down_formatter?: string;
-  down_formatter_parameter?: string;
-}
-
-/** The device fields these rules read. */
-export interface LinkedDevice {
-  formatters?: FormatterFields;
-  skip_payload_crypto?: boolean;
-  skip_payload_crypto_override?: boolean;
-}
+/**
+ * The device fields these rules read: the contract's, and TTS's `skip_payload_crypto_override`
+ * (a BoolValue the contract's EndDevice subset does not carry; never stored by this AS).
+ */
+export type LinkedDevice = Partial<Pick<EndDevice, 'formatters' | 'skip_payload_crypto'>> & { skip_payload_crypto_override?: boolean };
 
 /**
  * The formatter of `direction` for a device (TTS `payload.go` decodeUplink/encodeDownlink/
@@ -26,7 +18,7 @@ export interface LinkedDevice {
  * that direction, which then means none), else the application link's `default_formatters`.
  */
 export function formatterFor(direction: 'up' | 'down', device: LinkedDevice, link: ApplicationLink | undefined): DirectionFormatter {
-  const source: FormatterFields | undefined = device.formatters ?? (link?.default_formatters as FormatterFields | undefined);
+  const source = device.formatters ?? link?.default_formatters;
   if (!source) return {};
   return direction === 'up'
     ? { formatter: source.up_formatter, parameter: source.up_formatter_parameter }

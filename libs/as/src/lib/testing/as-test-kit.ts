@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { type ApplicationUpJson, DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE, type EventDefinition, type RpcContext, RPCS } from '@lorawan/api';
-import type { EventPublisher } from '@lorawan/component';
+import { type EventPublisher, RpcInvoker } from '@lorawan/component';
 import { type FormatterConfig, loadConfig, type StackConfig } from '@lorawan/config';
 import { type ErrorDetails, StackError } from '@lorawan/errors';
 import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
@@ -10,6 +10,7 @@ import { DownlinkQueue } from '../downlinks/downlink-queue.service';
 import { DownlinkReports } from '../downlinks/downlink-reports.service';
 import { NetworkServerQueue } from '../downlinks/network-server-queue';
 import { DownlinkQueueOperation } from '../downlinks/queue-operation.service';
+import type { AsDevice } from '../end-devices/as-device';
 import { AS_REGISTRY_POLICY } from '../end-devices/as-registry.policy';
 import { FormatterWorkerPool } from '../formatters/formatter-worker-pool.service';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
@@ -78,8 +79,8 @@ export class RecordingSink implements ApplicationUpSink {
  * registry's own events (specs pass `unobservedEvents()` from `@lorawan/registry/conformance`,
  * which this file cannot import: that entry point uses jest globals and is not part of the build).
  */
-export function asRegistry(ds: DataSource, events: EventPublisher): DeviceRegistry {
-  return new DeviceRegistry(new TypeOrmDeviceStore(ds), AS_REGISTRY_POLICY, keySealerFor('as', { keks: undefined, kekLabels: {} }), events, copySourceFor({}));
+export function asRegistry(ds: DataSource, events: EventPublisher): DeviceRegistry<AsDevice> {
+  return new DeviceRegistry<AsDevice>(new TypeOrmDeviceStore(ds), AS_REGISTRY_POLICY, keySealerFor('as', { keks: undefined, kekLabels: {} }), events, copySourceFor({}));
 }
 
 type Json = Record<string, unknown>;
@@ -159,6 +160,7 @@ export class NsQueueDouble {
       if ('error' in reply) throw reply.error;
       return reply.ok;
     };
+    // A double of the one method the AS calls; the rest of the client proxy is never used.
     return { call } as unknown as RpcClient;
   }
 }
@@ -170,7 +172,7 @@ export function testFormatterPool(overrides: Partial<FormatterConfig> = {}): For
 
 /** The AS's downlink services on `registry`, with the NS reached through `rpc` (a NsQueueDouble's client), scripts run by `pool`, and no KEKs. */
 export function asDownlinkServices(o: {
-  registry: DeviceRegistry;
+  registry: DeviceRegistry<AsDevice>;
   links: ApplicationLinkRegistry;
   events: EventPublisher;
   sink: ApplicationUpSink;
@@ -180,8 +182,9 @@ export function asDownlinkServices(o: {
   const config = { rpcTimeoutMs: 1000, keks: undefined } as StackConfig;
   const formatter = new PayloadFormatter(o.pool);
   const payloads = new DownlinkPayloads(o.registry, formatter, o.events);
-  const ns = new NetworkServerQueue(o.rpc, config);
-  const operation = new DownlinkQueueOperation(o.registry, new AppSKeys(o.rpc, config), payloads, ns);
+  const rpc = new RpcInvoker(o.rpc);
+  const ns = new NetworkServerQueue(rpc, config);
+  const operation = new DownlinkQueueOperation(o.registry, new AppSKeys(rpc, config), payloads, ns);
   const reports = new DownlinkReports(o.events, o.sink);
   return { queue: new DownlinkQueue(o.registry, formatter, o.events, o.links, operation, reports, payloads, ns), operation, payloads };
 }

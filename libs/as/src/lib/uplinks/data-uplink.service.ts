@@ -51,7 +51,7 @@ export class DataUplinks {
   private readonly logger = new Logger('DataUplinks');
 
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(AppSKeys) private readonly keys: AppSKeys,
     @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
     @Inject(UplinkDecoder) private readonly decoder: UplinkDecoder,
@@ -101,12 +101,12 @@ export class DataUplinks {
     const ids = request.end_device_ids;
     const deviceKey = { application_id: ids.application_ids.application_id, device_id: ids.device_id };
     const sessionKeyId = request.uplink_message.session_key_id;
-    const stored = (await this.registry.stored(deviceKey)) as AsDevice;
+    const stored = await this.registry.stored(deviceKey);
     if (stored.session?.keys?.session_key_id === sessionKeyId) return matched(stored, stored.session, (e) => this.registry.openKey(e));
     // Fetched once, in the first round that needs it: a lost optimistic round does not ask the JS again.
     let fetched: Promise<string> | undefined;
     return this.registry.modify(deviceKey, async (current, openKey) => {
-      const device = current as AsDevice;
+      const device = current;
       const pending = device.pending_session;
       if (device.session?.keys?.session_key_id === sessionKeyId) {
         // Made current by a concurrent uplink since the read above.

@@ -55,7 +55,7 @@ export class JoinAccepts {
   private readonly logger = new Logger('JoinAccepts');
 
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(AppSKeys) private readonly keys: AppSKeys,
     @Inject(ApplicationUpForwarder) private readonly upstream: ApplicationUpForwarder,
     @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
@@ -115,7 +115,7 @@ export class JoinAccepts {
     // Opened (or fetched) once, in the first round: a lost optimistic round does not ask the JS again.
     let appSKey: Promise<string> | undefined;
     return this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, async (stored) => {
-      const device = stored as AsDevice;
+      const device = stored;
       appSKey ??= this.keys.appSKey(
         envelope,
         { session_key_id: sessionKeyId, dev_eui: ids.dev_eui ?? device.ids.dev_eui, join_eui: ids.join_eui ?? device.ids.join_eui },
