@@ -14,13 +14,13 @@ import {
   selectFields,
   type SetApplicationLinkRequest,
   plainJson,
+  type JsonObject,
 } from '@lorawan/api';
 import { ErrLinkNotFound } from '../errors';
 import { LINK_STORE, type LinkStore } from './application-link.store';
 import { type ApplicationCache, LINK_CACHE } from '../common/application-cache';
 
 type Empty = Record<string, never>;
-type Json = Record<string, unknown>;
 
 /**
  * The application link registry (TTS `pkg/applicationserver/grpc.go` GetLink/SetLink/DeleteLink
@@ -78,8 +78,8 @@ function maskPaths(fieldMask: FieldMask | undefined, allowed: ReadonlySet<string
 
 /** The whole link re-validated (the device formatters' rules), as plain JSON; `null` and `""` parameters are unset. */
 export function validateLink(link: ApplicationLink): ApplicationLink {
-  const out = Object.fromEntries(Object.entries(plainJson(link)).filter(([, v]) => v !== null && v !== undefined)) as Json;
-  const formatters = out.default_formatters as Json | undefined;
+  const out = Object.fromEntries(Object.entries(plainJson(link)).filter(([, v]) => v !== null && v !== undefined)) as JsonObject;
+  const formatters = out.default_formatters as JsonObject | undefined;
   if (formatters) {
     for (const key of Object.keys(formatters)) if (formatters[key] === null || formatters[key] === '') delete formatters[key];
   }

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { type ApplicationUpJson, DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE, type EventDefinition, type RpcContext, RPCS } from '@lorawan/api';
+import { type ApplicationUpJson, DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE, type EventDefinition, type RpcContext, RPCS, type JsonObject } from '@lorawan/api';
 import { type EventPublisher, RpcInvoker } from '@lorawan/component';
 import { type FormatterConfig, loadConfig, type StackConfig } from '@lorawan/config';
 import { type ErrorDetails, StackError } from '@lorawan/errors';
@@ -83,7 +83,6 @@ export function asRegistry(ds: DataSource, events: EventPublisher): DeviceRegist
   return new DeviceRegistry<AsDevice>(new TypeOrmDeviceStore(ds), AS_REGISTRY_POLICY, keySealerFor('as', { keks: undefined, kekLabels: {} }), events, copySourceFor({}));
 }
 
-type Json = Record<string, unknown>;
 /** How a double answers an RPC: the result, or the component's error. */
 export type DoubleReply = { ok: unknown } | { error: ErrorDetails };
 /** The AsNs operations. */
@@ -98,8 +97,8 @@ export type NsQueueOperationName = 'push' | 'replace' | 'list';
  * `answer` serves a broker double; `client()` is an RpcClient for services built by hand.
  */
 export class NsQueueDouble {
-  readonly requests: Array<{ operation: NsQueueOperationName; body: Json }> = [];
-  readonly queues = new Map<string, Json[]>();
+  readonly requests: Array<{ operation: NsQueueOperationName; body: JsonObject }> = [];
+  readonly queues = new Map<string, JsonObject[]>();
   readonly minFCnt = new Map<string, number>();
   refuseNext: ErrorDetails[] = [];
   /** The client answers as if no NS served the subjects. */
@@ -108,7 +107,7 @@ export class NsQueueDouble {
   constructor(private readonly session: (deviceId: string) => { dev_addr: string; session_key_id: string }) {}
 
   answer(operation: NsQueueOperationName, body: unknown): DoubleReply {
-    const request = body as Json & { end_device_ids?: { device_id: string }; device_id?: string; downlinks?: Json[] };
+    const request = body as JsonObject & { end_device_ids?: { device_id: string }; device_id?: string; downlinks?: JsonObject[] };
     this.requests.push({ operation, body: structuredClone(request) });
     const deviceId = request.end_device_ids?.device_id ?? request.device_id ?? '';
     if (operation === 'list') {

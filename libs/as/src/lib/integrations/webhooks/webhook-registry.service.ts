@@ -128,7 +128,8 @@ function withDefaults(webhook: ApplicationWebhook): ApplicationWebhook {
 
 /** The whole result, re-validated: the contract's rules plus the AS's own (base URL, format, headers: `webhook-headers.ts`). */
 export function validateWebhook(webhook: ApplicationWebhook): ApplicationWebhook {
-  const plain = JSON.parse(JSON.stringify(dropNulls(webhook))) as Record<string, unknown>;
+  // A JSON round trip: the webhook as plain JSON data (what is stored), typed as the message it was.
+  const plain: ApplicationWebhook = JSON.parse(JSON.stringify(dropNulls(webhook)));
   const decoded = decodeMessage(ApplicationWebhookMessage, plain);
   if (!decoded.base_url) throw ErrValidation.with({ field: 'base_url', name: 'ApplicationWebhookValidationError', reason: 'value is required' });
   if (!isHttpUrl(decoded.base_url))
@@ -140,7 +141,7 @@ export function validateWebhook(webhook: ApplicationWebhook): ApplicationWebhook
   const format = decoded.format ?? DEFAULT_WEBHOOK_FORMAT;
   // TTS accepts any well-formed format and fails every delivery; this stack delivers JSON only, so it refuses others at once.
   if (!(format in WEBHOOK_FORMATS)) throw ErrWebhookFormatNotFound.with({ format });
-  return plain as unknown as ApplicationWebhook;
+  return plain;
 }
 
 function isHttpUrl(value: string): boolean {
@@ -154,7 +155,9 @@ function isHttpUrl(value: string): boolean {
 
 /** `null` clears a field (clients reset `health_status` that way): stored as absent. */
 function dropNulls(webhook: ApplicationWebhook): ApplicationWebhook {
-  return Object.fromEntries(Object.entries(webhook).filter(([, v]) => v !== null && v !== undefined)) as unknown as ApplicationWebhook;
+  const out = { ...webhook };
+  for (const [field, value] of Object.entries(out)) if (value === null || value === undefined) Reflect.deleteProperty(out, field);
+  return out;
 }
 
 /** What a caller sees: default paths ∪ mask; the secrets only for callers who could Set the webhook. */

@@ -1,6 +1,5 @@
-import { APPLICATION_UP_KINDS } from '@lorawan/api';
+import { APPLICATION_UP_KINDS, type JsonObject } from '@lorawan/api';
 
-type Json = Record<string, unknown>;
 interface PathTree {
   [field: string]: PathTree | true;
 }
@@ -12,7 +11,7 @@ interface PathTree {
  * a message on the way to a selected field is kept (as `{}` when the field is absent). No paths:
  * the message unchanged.
  */
-export function filterByFieldMask(message: Json, paths: readonly string[] | undefined): Json {
+export function filterByFieldMask(message: JsonObject, paths: readonly string[] | undefined): JsonObject {
   if (!paths || paths.length === 0) return message;
   const tree: PathTree = {};
   for (const raw of paths) {
@@ -33,13 +32,13 @@ export function filterByFieldMask(message: Json, paths: readonly string[] | unde
   return select(message, tree);
 }
 
-function select(value: Json, tree: PathTree): Json {
-  const out: Json = {};
+function select(value: JsonObject, tree: PathTree): JsonObject {
+  const out: JsonObject = {};
   for (const [field, sub] of Object.entries(tree)) {
     const v = value[field];
     if (v === undefined || v === null) continue;
     if (sub === true) out[field] = v;
-    else if (typeof v === 'object' && !Array.isArray(v)) out[field] = select(v as Json, sub);
+    else if (typeof v === 'object' && !Array.isArray(v)) out[field] = select(v as JsonObject, sub);
   }
   return out;
 }

@@ -21,6 +21,11 @@ interface JobRow {
   job: string;
 }
 
+/** A row of `SELECT id, job` as the driver gives it: the id a number (or a string: MySQL's BIGINT), the job its JSON text. */
+function jobRow(row: Record<string, unknown>): JobRow {
+  return { id: typeof row.id === 'number' ? row.id : String(row.id), job: typeof row.job === 'string' ? row.job : String(row.job) };
+}
+
 /**
  * Embedded mode: the delivery queue in the AS's own database (table `webhook_jobs`), with the
  * JetStream queue's behaviour (in-flight bound, nak with a delay, ack) so the worker cannot tell
@@ -176,7 +181,7 @@ export class SqlJobQueue implements WebhookJobQueue {
         { sql: 'SELECT MIN(not_before) AS next FROM webhook_jobs WHERE claimed = 0 AND not_before > ?', params: [now] },
       ],
       ([rows, [min]]) => {
-        const due = rows as unknown as JobRow[];
+        const due = rows.map(jobRow);
         const next = min?.next === null || min?.next === undefined ? undefined : Number(min.next);
         return {
           result: { due, next },

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { ApplicationUpJson, ApplicationWebhook, EventDefinition } from '@lorawan/api';
+import type { ApplicationUpJson, ApplicationWebhook, EventDefinition, JsonObject } from '@lorawan/api';
 import type { WebhookDeliveryConfig } from '@lorawan/config';
 import { WebhookReceiver } from '@lorawan/testing';
 import type { WebhookStore } from '../webhook.store';
@@ -43,12 +43,11 @@ export interface QueueHarness {
 
 export type OpenQueue = (o: { ackWaitMs: number }) => Promise<QueueHarness>;
 
-type Json = Record<string, unknown>;
 interface RecordedEvent {
   name: string;
   identifiers: unknown;
   correlation_ids: string[];
-  data: Json;
+  data: JsonObject;
 }
 
 const BASE: WebhookDeliveryConfig = {
@@ -67,9 +66,9 @@ const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 /** A webhook store that only lists and records health writes (what delivery uses). */
 class FakeStore {
   webhooks: ApplicationWebhook[] = [];
-  health: Array<{ webhook: string; status: Json | undefined }> = [];
+  health: Array<{ webhook: string; status: JsonObject | undefined }> = [];
   listActive = async () => this.webhooks;
-  setHealthStatus = async (_app: string, webhook: string, status: Json | undefined) => {
+  setHealthStatus = async (_app: string, webhook: string, status: JsonObject | undefined) => {
     this.health.push({ webhook, status });
     return true;
   };
@@ -97,7 +96,7 @@ class World {
   startWorker(queue: WebhookJobQueue, config: Partial<WebhookDeliveryConfig> = {}): WebhookDeliveryWorker {
     const events = {
       publish: (def: EventDefinition, identifiers: unknown, o: { ctx?: { correlation_ids: string[] }; data?: unknown } = {}) => {
-        this.events.push({ name: def.name, identifiers, correlation_ids: o.ctx?.correlation_ids ?? [], data: o.data as Json });
+        this.events.push({ name: def.name, identifiers, correlation_ids: o.ctx?.correlation_ids ?? [], data: o.data as JsonObject });
         return undefined as never;
       },
     };
@@ -126,7 +125,7 @@ class World {
   }
 
   fails(id: string) {
-    return this.events.filter((e) => e.name === 'as.webhook.fail' && (e.data.attributes as Json | undefined)?.webhook_id === id);
+    return this.events.filter((e) => e.name === 'as.webhook.fail' && (e.data.attributes as JsonObject | undefined)?.webhook_id === id);
   }
 
   async close(): Promise<void> {
@@ -228,7 +227,7 @@ export function describeWebhookDeliveryConformance(name: string, openQueue: Open
         },
       });
       const health = world.store.healthOf('flaky');
-      expect(health.map((h) => (h?.unhealthy as Json | undefined)?.failed_attempts ?? 'healthy')).toEqual(['1', '2', 'healthy']);
+      expect(health.map((h) => (h?.unhealthy as JsonObject | undefined)?.failed_attempts ?? 'healthy')).toEqual(['1', '2', 'healthy']);
       expect(health[1]).toMatchObject({
         unhealthy: { last_failed_attempt_at: expect.stringMatching(/^\d{4}-.*Z$/), last_failed_attempt_details: { name: 'request' } },
       });
@@ -250,7 +249,7 @@ export function describeWebhookDeliveryConformance(name: string, openQueue: Open
       const fails = world.fails('down');
       expect(fails.length).toBeGreaterThanOrEqual(1);
       expect(fails[0].data).toMatchObject({ name: 'request', attributes: { webhook_id: 'down' }, cause: { name: 'transport' } });
-      expect((fails[0].data.attributes as Json).status_code).toBeUndefined();
+      expect((fails[0].data.attributes as JsonObject).status_code).toBeUndefined();
     });
 
     it('sends each attempt with the webhook as it is then: a URL fixed during retries is used, the queue holds no headers or keys', async () => {
@@ -291,8 +290,8 @@ export function describeWebhookDeliveryConformance(name: string, openQueue: Open
       await r.waitFor(() => r.requests.length >= 2, 5000, 'both attempts');
       await sleep(500);
       expect(r.requests.map((q) => q.url).sort()).toEqual(['/gone/up', '/moved/up']);
-      expect(world.fails('gone').map((e) => (e.data.attributes as Json).status_code)).toEqual([404]);
-      expect(world.fails('moved').map((e) => (e.data.attributes as Json).status_code)).toEqual([302]);
+      expect(world.fails('gone').map((e) => (e.data.attributes as JsonObject).status_code)).toEqual([404]);
+      expect(world.fails('moved').map((e) => (e.data.attributes as JsonObject).status_code)).toEqual([302]);
       expect(await world.harness.remaining()).not.toBeGreaterThan(0);
     });
 
@@ -305,7 +304,7 @@ export function describeWebhookDeliveryConformance(name: string, openQueue: Open
       await sleep(600);
       expect(r.requests).toHaveLength(3);
       expect(world.fails('dead')).toHaveLength(3);
-      expect(world.store.healthOf('dead').map((h) => (h?.unhealthy as Json).failed_attempts)).toEqual(['1', '2', '3']);
+      expect(world.store.healthOf('dead').map((h) => (h?.unhealthy as JsonObject).failed_attempts)).toEqual(['1', '2', '3']);
       expect(await world.harness.remaining()).not.toBeGreaterThan(0);
     });
 

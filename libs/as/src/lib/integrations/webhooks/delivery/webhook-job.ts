@@ -21,8 +21,8 @@ export type Delivery = Omit<WebhookJob, 'ids'> & { webhook: ApplicationWebhook }
 
 /** The webhook's settings for a message kind (`{}` included), or undefined when it does not take that kind. */
 export function messageConfig(webhook: ApplicationWebhook, kind: ApplicationUpKind): { path?: string } | undefined {
-  const config = (webhook as unknown as Record<string, unknown>)[kind];
-  return typeof config === 'object' && config !== null ? (config as { path?: string }) : undefined;
+  const config = webhook[kind];
+  return typeof config === 'object' && config !== null ? config : undefined;
 }
 
 /** `<application>/<webhook>`: the key of a webhook's lane and health state. */
