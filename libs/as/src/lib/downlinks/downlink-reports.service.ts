@@ -31,7 +31,12 @@ export class DownlinkReports {
   async queued(identifiers: Ids, ids: Ids, items: ApplicationDownlink[], encrypted: ApplicationDownlink[], receivedAt: string, ctx: RpcContext): Promise<void> {
     for (const item of encrypted) this.events.publish(AS_EVENTS.downDataForward, deviceIdentifiers(identifiers), { ctx: withIds(ctx, item), data: item });
     for (const item of items)
-      await this.publishUp({ end_device_ids: upIdentifiers(ids), correlation_ids: idsOf(item), received_at: receivedAt, downlink_queued: inOrder(item, DOWNLINK_FIELDS) });
+      await this.publishUp({
+        end_device_ids: upIdentifiers(ids),
+        correlation_ids: idsOf(item),
+        received_at: receivedAt,
+        downlink_queued: inOrder(item, DOWNLINK_FIELDS),
+      });
   }
 
   async dropped(identifiers: Ids, ids: Ids, items: ApplicationDownlink[], receivedAt: string, err: unknown, ctx: RpcContext): Promise<void> {

@@ -1,7 +1,6 @@
 import type { JsonObject } from '@lorawan/api';
 import { ErrCayenneLpp } from './formatter.errors';
 
-
 interface LppType {
   id: number;
   /** TTS's JSON key prefix (`<name>_<channel>`). */

@@ -5,7 +5,6 @@ import { decodeLpp, decodeLppDownlink, encodeLppDownlink } from './cayenne-lpp';
 import { ErrEntrypointNotFound, ErrOutput, ErrOutputErrors, ErrScriptRuntime, ErrUnsupportedFormatter } from './formatter.errors';
 import { FormatterWorkerPool } from './formatter-worker-pool.service';
 
-
 /** Whose script runs: the pool bounds the calls of each application. */
 interface ApplicationScoped {
   applicationId: string;

@@ -1,5 +1,12 @@
 import type { DataSource } from 'typeorm';
-import { type ApplicationUpJson, DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE, type EventDefinition, type RpcContext, RPCS, type JsonObject } from '@lorawan/api';
+import {
+  type ApplicationUpJson,
+  DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE,
+  type EventDefinition,
+  type RpcContext,
+  RPCS,
+  type JsonObject,
+} from '@lorawan/api';
 import { type EventPublisher, RpcInvoker } from '@lorawan/component';
 import { type FormatterConfig, loadConfig, type StackConfig } from '@lorawan/config';
 import { type ErrorDetails, StackError } from '@lorawan/errors';
@@ -80,7 +87,13 @@ export class RecordingSink implements ApplicationUpSink {
  * which this file cannot import: that entry point uses jest globals and is not part of the build).
  */
 export function asRegistry(ds: DataSource, events: EventPublisher): DeviceRegistry<AsDevice> {
-  return new DeviceRegistry<AsDevice>(new TypeOrmDeviceStore(ds), AS_REGISTRY_POLICY, keySealerFor('as', { keks: undefined, kekLabels: {} }), events, copySourceFor({}));
+  return new DeviceRegistry<AsDevice>(
+    new TypeOrmDeviceStore(ds),
+    AS_REGISTRY_POLICY,
+    keySealerFor('as', { keks: undefined, kekLabels: {} }),
+    events,
+    copySourceFor({}),
+  );
 }
 
 /** How a double answers an RPC: the result, or the component's error. */

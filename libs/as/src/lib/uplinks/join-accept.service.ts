@@ -1,5 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type ApplicationDownlink, type ApplicationUpJson, type KeyEnvelope, type NsApplicationUp, nowTimestamp, plainJson, type RpcContext } from '@lorawan/api';
+import {
+  type ApplicationDownlink,
+  type ApplicationUpJson,
+  type KeyEnvelope,
+  type NsApplicationUp,
+  nowTimestamp,
+  plainJson,
+  type RpcContext,
+} from '@lorawan/api';
 import { isStackError } from '@lorawan/errors';
 import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice } from '../end-devices/as-device';
