@@ -3,4 +3,4 @@ export * from './lib/as-data-source';
 export * from './lib/errors';
 export * from './lib/end-devices/as-registry.policy';
 export * from './lib/integrations';
-export { webhookStreamName } from './lib/webhooks/delivery/jetstream-job-queue';
+export { webhookStreamName } from './lib/integrations/webhooks/delivery/jetstream-job-queue';

@@ -1,23 +1,18 @@
 import { Module } from '@nestjs/common';
-import { endDeviceRegistryController, registryProviders } from '@lorawan/registry';
-import { AS_REGISTRY_POLICY } from './end-devices/as-registry.policy';
-import { AS_MIGRATIONS } from './migrations';
-import { WEBHOOK_CONTROLLERS, WEBHOOK_PROVIDERS } from './webhooks';
-import { DOWNLINK_CONTROLLERS, DOWNLINK_PROVIDERS } from './downlinks';
-import { WEBHOOK_DELIVERY_PROVIDERS } from './webhooks/delivery';
-import { UPLINK_CONTROLLERS, UPLINK_PROVIDERS } from './uplinks';
-import { FORMATTER_PROVIDERS } from './formatters';
+import { DownlinksModule } from './downlinks/downlinks.module';
+import { EndDevicesModule } from './end-devices/end-devices.module';
+import { FormattersModule } from './formatters/formatters.module';
+import { IntegrationEntryPointsModule } from './integrations/integration-entry-points.module';
+import { IntegrationsModule } from './integrations/integrations.module';
+import { LinksModule } from './links/links.module';
+import { UplinksModule } from './uplinks/uplinks.module';
 
-/** The Application Server: formatters and application session keys (AsEndDeviceRegistry). */
+/**
+ * The Application Server: its end devices (AsEndDeviceRegistry, AppSKeys), payload formatters,
+ * application links, integrations (webhooks) with their downlink entry points, the downlink
+ * queue and the application messages coming in.
+ */
 @Module({
-  controllers: [endDeviceRegistryController('AsEndDeviceRegistry'), ...WEBHOOK_CONTROLLERS, ...DOWNLINK_CONTROLLERS, ...UPLINK_CONTROLLERS],
-  providers: [
-    ...registryProviders('as', AS_MIGRATIONS, () => AS_REGISTRY_POLICY),
-    ...FORMATTER_PROVIDERS,
-    ...WEBHOOK_PROVIDERS,
-    ...DOWNLINK_PROVIDERS,
-    ...WEBHOOK_DELIVERY_PROVIDERS,
-    ...UPLINK_PROVIDERS,
-  ],
+  imports: [EndDevicesModule, FormattersModule, LinksModule, IntegrationsModule, DownlinksModule, UplinksModule, IntegrationEntryPointsModule],
 })
 export class AsModule {}

@@ -174,6 +174,12 @@ export const gsGatewayLookups = new Counter({
   labelNames: ['result'] as const,
 });
 
+export const integrationPublishFailures = new Counter({
+  name: 'lorawan_as_integration_publish_failures_total',
+  help: 'Application messages an Application Server integration could not take (its publish failed), by integration (webhooks, …); the other integrations still got them.',
+  labelNames: ['integration'] as const,
+});
+
 export const formatterRuns = new Counter({
   name: 'lorawan_as_formatter_runs_total',
   help: 'JavaScript payload-formatter runs of an Application Server, by result: ok, the failure (timeout, memory, stack, output_too_large, output_too_deep, runtime, interrupt), busy (refused: the queues were full) or suspended (refused: the application spent its runaway budget).',

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type ApplicationLink, AS_EVENTS, deviceIdentifiers, type RpcContext } from '@lorawan/api';
+import { type ApplicationDownlink, type ApplicationLink, AS_EVENTS, deviceIdentifiers, type RpcContext } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { encryptFrmPayload } from '@lorawan/crypto';
 import { isStackError } from '@lorawan/errors';
@@ -7,9 +7,7 @@ import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice, AsSession } from '../end-devices/as-device';
 import { ErrNoAppSKey, ErrUnknownSession } from '../errors';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
-import { formatterFor, skipsPayloadCrypto } from '../uplinks/link/link-settings';
-
-type Json = Record<string, unknown>;
+import { formatterFor, skipsPayloadCrypto } from '../links/link-settings';
 
 /** The device's session a downlink was encrypted for, by its session key ID: the current one, else the pending one. */
 export function sessionOf(device: AsDevice, sessionKeyId: string | undefined): AsSession | undefined {
@@ -31,7 +29,7 @@ export function sessionOf(device: AsDevice, sessionKeyId: string | undefined): A
 @Injectable()
 export class DownlinkPayloads {
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(PayloadFormatter) private readonly formatter: PayloadFormatter,
     @Inject(EventPublisher) private readonly events: EventPublisher,
   ) {}
@@ -49,8 +47,8 @@ export class DownlinkPayloads {
   }
 
   /** The FRMPayload of `item` (base64) through the cipher of the session: encrypts plaintext, decrypts ciphertext. */
-  crypt(item: Json, session: AsSession, appSKey: string, fCnt = Number(item.f_cnt ?? 0)): string {
-    const payload = Buffer.from((item.frm_payload as string | undefined) ?? '', 'base64');
+  crypt(item: ApplicationDownlink, session: AsSession, appSKey: string, fCnt = Number(item.f_cnt ?? 0)): string {
+    const payload = Buffer.from(item.frm_payload ?? '', 'base64');
     return encryptFrmPayload(appSKey, session.dev_addr ?? '00000000', fCnt, false, payload).toString('base64');
   }
 
@@ -59,12 +57,12 @@ export class DownlinkPayloads {
    * the AppSKey of the session its `session_key_id` names. An item the AS cannot decrypt is dropped
    * (`as.down.data.drop` with the error, the item's correlation IDs); the others are returned.
    */
-  decryptQueued(device: AsDevice, link: ApplicationLink | undefined, queued: Json[], ctx: RpcContext): Json[] {
-    const items: Json[] = [];
+  decryptQueued(device: AsDevice, link: ApplicationLink | undefined, queued: ApplicationDownlink[], ctx: RpcContext): ApplicationDownlink[] {
+    const items: ApplicationDownlink[] = [];
     for (const original of queued) {
       const item = { ...original };
       try {
-        const session = sessionOf(device, item.session_key_id as string | undefined);
+        const session = sessionOf(device, item.session_key_id);
         const appSKey = session && this.appSKey(device, link, session);
         if (!session || !appSKey) throw ErrUnknownSession.with();
         item.frm_payload = this.crypt(item, session, appSKey);
@@ -72,7 +70,7 @@ export class DownlinkPayloads {
       } catch (err) {
         const error = (isStackError(err) ? err : ErrUnknownSession.with()).toDetails();
         this.events.publish(AS_EVENTS.downDataDrop, deviceIdentifiers(device.ids), {
-          ctx: { ...ctx, correlation_ids: (item.correlation_ids as string[]) ?? [] },
+          ctx: { ...ctx, correlation_ids: item.correlation_ids ?? [] },
           data: error,
         });
       }
@@ -81,7 +79,7 @@ export class DownlinkPayloads {
   }
 
   /** TTS decryptAndDecodeDownlink: `item`'s FRMPayload decrypted in place, then decoded; as it is when the AS skips payload crypto. */
-  async open(item: Json, device: AsDevice, link: ApplicationLink | undefined, session: AsSession, ctx: RpcContext): Promise<void> {
+  async open(item: ApplicationDownlink, device: AsDevice, link: ApplicationLink | undefined, session: AsSession, ctx: RpcContext): Promise<void> {
     const appSKey = this.appSKey(device, link, session);
     if (!appSKey) return;
     if (typeof item.frm_payload === 'string') item.frm_payload = this.crypt(item, session, appSKey);
@@ -90,9 +88,9 @@ export class DownlinkPayloads {
   }
 
   /** `decoded_payload` (and its warnings) of the plaintext FRMPayload, by the device's down formatter or the link's. */
-  async decode(item: Json, device: AsDevice, link: ApplicationLink | undefined, ctx: RpcContext): Promise<void> {
+  async decode(item: ApplicationDownlink, device: AsDevice, link: ApplicationLink | undefined, ctx: RpcContext): Promise<void> {
     const { formatter, parameter } = formatterFor('down', device, link);
-    const bytes = Buffer.from((item.frm_payload as string | undefined) ?? '', 'base64');
+    const bytes = Buffer.from(item.frm_payload ?? '', 'base64');
     const decoded = await this.formatter.decodeDownlink(
       { applicationId: device.ids.application_ids.application_id, bytes, fPort: Number(item.f_port ?? 0) },
       formatter,

@@ -14,8 +14,8 @@ import {
   RecordingSink,
   testFormatterPool,
 } from '../testing/as-test-kit';
-import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
-import { SqlLinkStore } from '../uplinks/link/application-link.store';
+import { ApplicationLinkRegistry } from '../links/application-link.service';
+import { SqlLinkStore } from '../links/application-link.store';
 import type { DownlinkQueue } from './downlink-queue.service';
 
 /**

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   AS_EVENTS,
   type ApplicationDownlink,
-  type ApplicationDownlinksJson,
+  type ApplicationDownlinks,
   type ApplicationLink,
   deviceIdentifiers,
   type DownlinkQueueRequest,
@@ -17,12 +17,12 @@ import type { AsDevice } from '../end-devices/as-device';
 import { ErrDownlinkMaxRetriesInvalid, ErrEncodePayload, ErrFPortRange, ErrNoDeviceSession, ErrNoFPort, ErrPayloadTooLarge } from '../errors';
 import { isFormatterRefusal } from '../formatters/formatter.errors';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
-import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
-import { formatterFor } from '../uplinks/link/link-settings';
+import { ApplicationLinkRegistry } from '../links/application-link.service';
+import { formatterFor } from '../links/link-settings';
 import { DownlinkPayloads, sessionOf } from './downlink-payloads.service';
 import { DownlinkReports } from './downlink-reports.service';
 import { NetworkServerQueue, type NsQueueOperation } from './network-server-queue';
-import { DownlinkQueueOperation } from './queue-operation.service';
+import { DownlinkQueueOperation, inOrder } from './queue-operation.service';
 
 /** Application FPorts (224 is the LoRaWAN test protocol, above are reserved). */
 export const MAX_APPLICATION_F_PORT = 223;
@@ -32,8 +32,21 @@ export const MAX_DOWNLINK_PAYLOAD = 242;
 export const DEFAULT_CONFIRMED_ATTEMPTS = 8;
 export const MAX_CONFIRMED_ATTEMPTS = 32;
 
-type Json = Record<string, unknown>;
-type Received = Json & { correlation_ids: string[] };
+/** The fields of a received downlink the AS keeps (TTS `io.CleanDownlinks`), in this order. */
+const RECEIVED_FIELDS = [
+  'session_key_id',
+  'f_port',
+  'f_cnt',
+  'frm_payload',
+  'decoded_payload',
+  'class_b_c',
+  'priority',
+  'confirmed',
+  'confirmed_retry',
+] as const satisfies readonly (keyof ApplicationDownlink)[];
+
+/** A downlink as received, with its correlation IDs. */
+type Received = ApplicationDownlink & { correlation_ids: string[] };
 
 /**
  * The AppAs downlink queue (wire contract §9; TTS `applicationserver.go` downlinkQueueOp,
@@ -52,7 +65,7 @@ type Received = Json & { correlation_ids: string[] };
 @Injectable()
 export class DownlinkQueue {
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(PayloadFormatter) private readonly formatter: PayloadFormatter,
     @Inject(EventPublisher) private readonly events: EventPublisher,
     @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
@@ -62,25 +75,25 @@ export class DownlinkQueue {
     @Inject(NetworkServerQueue) private readonly ns: NetworkServerQueue,
   ) {}
 
-  push(req: DownlinkQueueRequest, ctx: RpcContext): Promise<Json> {
+  push(req: DownlinkQueueRequest, ctx: RpcContext): Promise<Record<string, never>> {
     return this.operate(req, ctx, 'push');
   }
 
-  replace(req: DownlinkQueueRequest, ctx: RpcContext): Promise<Json> {
+  replace(req: DownlinkQueueRequest, ctx: RpcContext): Promise<Record<string, never>> {
     return this.operate(req, ctx, 'replace');
   }
 
   /** The NS's queue of the device's session (the current one, else the pending one), decrypted and decoded (`{}` when empty). */
-  async list(ids: EndDeviceIdentifiers, ctx: RpcContext): Promise<ApplicationDownlinksJson> {
-    const device = (await this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id })) as AsDevice;
+  async list(ids: EndDeviceIdentifiers, ctx: RpcContext): Promise<ApplicationDownlinks> {
+    const device = await this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id });
     const queue = await this.ns.list(device.ids, ctx);
     if (!queue.length) return {};
     const session = device.session ?? device.pending_session;
     if (!session) throw ErrNoDeviceSession.with();
     const link = await this.links.find(ids.application_ids.application_id);
-    const downlinks: Json[] = [];
+    const downlinks: ApplicationDownlink[] = [];
     for (const queued of queue) {
-      if (sessionOf(device, queued.session_key_id as string | undefined) !== session) continue;
+      if (sessionOf(device, queued.session_key_id) !== session) continue;
       const item = { ...queued };
       await this.payloads.open(item, device, link, session, ctx);
       downlinks.push(item);
@@ -88,7 +101,7 @@ export class DownlinkQueue {
     return downlinks.length ? { downlinks } : {};
   }
 
-  private async operate(req: DownlinkQueueRequest, ctx: RpcContext, operation: NsQueueOperation): Promise<Json> {
+  private async operate(req: DownlinkQueueRequest, ctx: RpcContext, operation: NsQueueOperation): Promise<Record<string, never>> {
     const ids = req.end_device_ids;
     const received = (req.downlinks ?? []).map((d) => this.receive(d, ctx));
     for (const item of received)
@@ -101,9 +114,9 @@ export class DownlinkQueue {
         this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id }),
         this.links.find(ids.application_ids.application_id),
       ]);
-      device = stored as AsDevice;
+      device = stored;
       if (!device.session?.dev_addr && !device.pending_session?.dev_addr) throw ErrNoDeviceSession.with();
-      const items: Json[] = [];
+      const items: ApplicationDownlink[] = [];
       for (const item of received) items.push(await this.prepare(item, device, link));
       const { encrypted, first } = await this.operation.run({ device, link, items, operation, ctx });
       // As the application sees each item: plaintext, with its FCnt and session in the first session.
@@ -121,20 +134,7 @@ export class DownlinkQueue {
    * count only when the AS skips payload crypto) plus its correlation IDs.
    */
   private receive(d: ApplicationDownlink, ctx: RpcContext): Received {
-    const item: Json = {};
-    for (const key of [
-      'session_key_id',
-      'f_port',
-      'f_cnt',
-      'frm_payload',
-      'decoded_payload',
-      'class_b_c',
-      'priority',
-      'confirmed',
-      'confirmed_retry',
-    ] as const) {
-      if (d[key] !== undefined) item[key] = d[key];
-    }
+    const item = inOrder(d, RECEIVED_FIELDS);
     const correlation_ids = [...new Set([...(d.correlation_ids ?? []), `as:downlink:${newUlid()}`, ...ctx.correlation_ids])];
     return { ...item, correlation_ids };
   }
@@ -146,16 +146,16 @@ export class DownlinkQueue {
    * `formatter_busy` / `formatter_suspended` when the application's formatter calls are queued to
    * their bound or its scripts ran into the limits too often.
    */
-  private async prepare(received: Received, device: AsDevice, link: ApplicationLink | undefined): Promise<Json> {
-    const item: Json = { ...received };
-    let fPort = item.f_port as number | undefined;
+  private async prepare(received: Received, device: AsDevice, link: ApplicationLink | undefined): Promise<ApplicationDownlink> {
+    const item: ApplicationDownlink = { ...received };
+    let fPort = item.f_port;
     if (!fPort) throw ErrNoFPort.with();
     if (fPort > MAX_APPLICATION_F_PORT) throw ErrFPortRange.with({ f_port: fPort });
-    let payload = Buffer.from((item.frm_payload as string | undefined) ?? '', 'base64');
+    let payload = Buffer.from(item.frm_payload ?? '', 'base64');
     if (item.frm_payload === undefined && item.decoded_payload !== undefined) {
       const { formatter, parameter } = formatterFor('down', device, link);
       const encoded = await this.formatter.encodeDownlink(
-        { applicationId: device.ids.application_ids.application_id, data: item.decoded_payload as Json, fPort },
+        { applicationId: device.ids.application_ids.application_id, data: item.decoded_payload, fPort },
         formatter,
         parameter,
       );
@@ -174,7 +174,7 @@ export class DownlinkQueue {
     if (payload.length) item.frm_payload = payload.toString('base64');
     else delete item.frm_payload;
     if (item.confirmed === true) {
-      const retry = (item.confirmed_retry as Json | undefined) ?? { attempt: 1 };
+      const retry = item.confirmed_retry ?? { attempt: 1 };
       if (Number(retry.max_attempts ?? 0) > MAX_CONFIRMED_ATTEMPTS) throw ErrDownlinkMaxRetriesInvalid.with({ max: MAX_CONFIRMED_ATTEMPTS });
       item.confirmed_retry = retry;
     }

@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type ApplicationUpJson, AS_EVENTS, deviceIdentifiers, type EndDeviceIdentifiers, type RpcContext } from '@lorawan/api';
+import { type ApplicationDownlink, type ApplicationUpJson, AS_EVENTS, deviceIdentifiers, type EndDeviceIdentifiers, type RpcContext } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { ErrInternal, isStackError } from '@lorawan/errors';
 import type { DeviceIds } from '@lorawan/registry';
-import { APPLICATION_UP_SINK, type ApplicationUpSink } from '../integrations/application-up-sink';
-import { inOrder } from './queue-operation.service';
+import type { ApplicationUpSink } from '../integrations/application-integration';
+import { ApplicationIntegrations } from '../integrations/application-integrations.service';
+import { DOWNLINK_FIELDS, inOrder } from './queue-operation.service';
 
-type Json = Record<string, unknown>;
 type Ids = DeviceIds | EndDeviceIdentifiers;
 
 /**
@@ -24,21 +24,26 @@ export class DownlinkReports {
 
   constructor(
     @Inject(EventPublisher) private readonly events: EventPublisher,
-    @Inject(APPLICATION_UP_SINK) private readonly sink: ApplicationUpSink,
+    @Inject(ApplicationIntegrations) private readonly sink: ApplicationUpSink,
   ) {}
 
   /** `identifiers`: whom the events are about; `ids`: the device as the ApplicationUps name it. */
-  async queued(identifiers: Ids, ids: Ids, items: Json[], encrypted: Json[], receivedAt: string, ctx: RpcContext): Promise<void> {
+  async queued(identifiers: Ids, ids: Ids, items: ApplicationDownlink[], encrypted: ApplicationDownlink[], receivedAt: string, ctx: RpcContext): Promise<void> {
     for (const item of encrypted) this.events.publish(AS_EVENTS.downDataForward, deviceIdentifiers(identifiers), { ctx: withIds(ctx, item), data: item });
     for (const item of items)
-      await this.publishUp({ end_device_ids: upIdentifiers(ids), correlation_ids: idsOf(item), received_at: receivedAt, downlink_queued: inOrder(item) });
+      await this.publishUp({
+        end_device_ids: upIdentifiers(ids),
+        correlation_ids: idsOf(item),
+        received_at: receivedAt,
+        downlink_queued: inOrder(item, DOWNLINK_FIELDS),
+      });
   }
 
-  async dropped(identifiers: Ids, ids: Ids, items: Json[], receivedAt: string, err: unknown, ctx: RpcContext): Promise<void> {
+  async dropped(identifiers: Ids, ids: Ids, items: ApplicationDownlink[], receivedAt: string, err: unknown, ctx: RpcContext): Promise<void> {
     const error = (isStackError(err) ? err : ErrInternal.with()).toDetails();
     for (const item of items) this.events.publish(AS_EVENTS.downDataDrop, deviceIdentifiers(identifiers), { ctx: withIds(ctx, item), data: error });
     for (const item of items) {
-      const downlink_failed = { downlink: inOrder(item), error };
+      const downlink_failed = { downlink: inOrder(item, DOWNLINK_FIELDS), error };
       await this.publishUp({ end_device_ids: upIdentifiers(ids), correlation_ids: idsOf(item), received_at: receivedAt, downlink_failed });
     }
   }
@@ -57,11 +62,11 @@ export class DownlinkReports {
   }
 }
 
-function idsOf(item: Json): string[] {
-  return (item.correlation_ids as string[] | undefined) ?? [];
+function idsOf(item: ApplicationDownlink): string[] {
+  return item.correlation_ids ?? [];
 }
 
-function withIds(ctx: RpcContext, item: Json): RpcContext {
+function withIds(ctx: RpcContext, item: ApplicationDownlink): RpcContext {
   return { ...ctx, correlation_ids: idsOf(item) };
 }
 

@@ -1,18 +1,25 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type ApplicationLink, type ApplicationUpJson, type NsApplicationUp, nowTimestamp, plainJson, type RpcContext } from '@lorawan/api';
-import { isStackError } from '@lorawan/errors';
+import {
+  type ApplicationDownlink,
+  type ApplicationInvalidatedDownlinks,
+  type ApplicationLink,
+  type ApplicationUpJson,
+  type NsApplicationUp,
+  nowTimestamp,
+  plainJson,
+  type RpcContext,
+} from '@lorawan/api';
+import { ErrInternal, isStackError } from '@lorawan/errors';
 import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice } from '../end-devices/as-device';
 import { ErrMaxRetriesReached, ErrUnknownSession } from '../errors';
-import { ApplicationUpForwarder } from '../uplinks/application-up-forwarder.service';
-import { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
-import { skipsPayloadCrypto } from '../uplinks/link/link-settings';
+import { ApplicationUpForwarder } from '../integrations/application-up-forwarder.service';
+import { ApplicationLinkRegistry } from '../links/application-link.service';
+import { skipsPayloadCrypto } from '../links/link-settings';
 import { DownlinkPayloads, sessionOf } from './downlink-payloads.service';
 import { DEFAULT_CONFIRMED_ATTEMPTS } from './downlink-queue.service';
 import { DownlinkReports } from './downlink-reports.service';
 import { DownlinkQueueOperation } from './queue-operation.service';
-
-type Json = Record<string, unknown>;
 
 /** The Network Server's reports on downlinks (ApplicationUp kinds), in proto order. */
 export const DOWNLINK_RESULT_KINDS = ['downlink_ack', 'downlink_nack', 'downlink_sent', 'downlink_failed', 'downlink_queue_invalidated'] as const;
@@ -50,7 +57,7 @@ export class DownlinkResults {
   private readonly logger = new Logger('DownlinkResults');
 
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
     @Inject(DownlinkPayloads) private readonly payloads: DownlinkPayloads,
     @Inject(DownlinkQueueOperation) private readonly operation: DownlinkQueueOperation,
@@ -63,33 +70,17 @@ export class DownlinkResults {
       end_device_ids: { ...plainJson(request.end_device_ids) },
       correlation_ids: request.correlation_ids ?? [],
       received_at: nowTimestamp(),
-      [kind]: plainJson(request[kind]) as Json,
     };
+    const handling = this.handling(kind, request, up);
     const eventCtx = this.upstream.correlate(up, ctx);
     const ids = request.end_device_ids;
     let pass: boolean;
     try {
-      const [stored, link] = await Promise.all([
+      const [device, link] = await Promise.all([
         this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id }),
         this.links.find(ids.application_ids.application_id),
       ]);
-      const device = stored as AsDevice;
-      const report = { device, link, up, ctx: eventCtx };
-      switch (kind) {
-        case 'downlink_sent':
-        case 'downlink_ack':
-          pass = await this.open(up[kind] as Json, report);
-          break;
-        case 'downlink_failed':
-          pass = await this.open((up.downlink_failed as { downlink: Json }).downlink, report);
-          break;
-        case 'downlink_nack':
-          pass = await this.nack(up.downlink_nack as Json, report);
-          break;
-        case 'downlink_queue_invalidated':
-          pass = await this.invalidated(up.downlink_queue_invalidated as Json, report);
-          break;
-      }
+      pass = await handling({ device, link, up, ctx: eventCtx });
     } catch (err) {
       const log = { device_uid: `${ids.application_ids.application_id}.${ids.device_id}`, kind, correlation_ids: up.correlation_ids };
       // Only our own errors' messages (never a driver's, which may quote what was written); the RPC filter logs the others.
@@ -99,9 +90,37 @@ export class DownlinkResults {
     if (pass) await this.upstream.forward(up, eventCtx);
   }
 
+  /**
+   * The report as `up`'s `kind` (a copy, which the handling decrypts and decodes in place), and
+   * its handling: whether the message then goes on to the integrations.
+   */
+  private handling(kind: DownlinkResultKind, request: NsDownlinkResult, up: ApplicationUpJson): (report: Report) => Promise<boolean> {
+    switch (kind) {
+      case 'downlink_sent':
+      case 'downlink_ack':
+      case 'downlink_nack': {
+        const downlink = { ...plainJson(request[kind]) };
+        up[kind] = downlink;
+        return (report) => (kind === 'downlink_nack' ? this.nack(downlink, report) : this.open(downlink, report));
+      }
+      case 'downlink_failed': {
+        const failed = { ...plainJson(request.downlink_failed) };
+        up.downlink_failed = failed;
+        // NsUplinks checked that the report names its downlink.
+        const downlink = failed.downlink;
+        return (report) => (downlink ? this.open(downlink, report) : Promise.reject(ErrInternal.with()));
+      }
+      case 'downlink_queue_invalidated': {
+        const invalidated = { ...plainJson(request.downlink_queue_invalidated) };
+        up.downlink_queue_invalidated = invalidated;
+        return (report) => this.invalidated(invalidated, report);
+      }
+    }
+  }
+
   /** TTS decryptDownlinkMessage: the downlink decrypted and decoded in place. */
-  private async open(downlink: Json, { device, link, ctx }: Report): Promise<boolean> {
-    const session = sessionOf(device, downlink.session_key_id as string | undefined);
+  private async open(downlink: ApplicationDownlink, { device, link, ctx }: Report): Promise<boolean> {
+    const session = sessionOf(device, downlink.session_key_id);
     if (!session) {
       if (skipsPayloadCrypto(device, link)) return true;
       throw ErrUnknownSession.with();
@@ -111,17 +130,17 @@ export class DownlinkResults {
   }
 
   /** TTS handleDownlinkNack: decrypted, its attempt counted, queued again (or failed past its last attempt). */
-  private async nack(downlink: Json, report: Report): Promise<boolean> {
+  private async nack(downlink: ApplicationDownlink, report: Report): Promise<boolean> {
     const { device, link, up, ctx } = report;
-    const session = sessionOf(device, downlink.session_key_id as string | undefined);
+    const session = sessionOf(device, downlink.session_key_id);
     if (!session || !this.payloads.appSKey(device, link, session)) return this.open(downlink, report);
     await this.payloads.open(downlink, device, link, session, ctx);
-    const retry = { ...((downlink.confirmed_retry as Json | undefined) ?? {}) };
+    const retry = { ...downlink.confirmed_retry };
     retry.attempt = Number(retry.attempt ?? 0) + 1;
     downlink.confirmed_retry = retry;
     const max = Number(retry.max_attempts ?? DEFAULT_CONFIRMED_ATTEMPTS);
-    const receivedAt = up.received_at as string;
-    if ((retry.attempt as number) > max) {
+    const receivedAt = up.received_at ?? '';
+    if (retry.attempt > max) {
       await this.reports.dropped(device.ids, device.ids, [downlink], receivedAt, ErrMaxRetriesReached.with({ max_retries: max }), ctx);
       return true;
     }
@@ -135,20 +154,20 @@ export class DownlinkResults {
   }
 
   /** TTS handleDownlinkQueueInvalidated: the items decrypted and pushed again from the NS's last FCnt; not for the integrations. */
-  private async invalidated(invalidated: Json, { device, link, up, ctx }: Report): Promise<boolean> {
-    const sessionKeyId = invalidated.session_key_id as string | undefined;
+  private async invalidated(invalidated: ApplicationInvalidatedDownlinks, { device, link, up, ctx }: Report): Promise<boolean> {
+    const sessionKeyId = invalidated.session_key_id;
     const session = sessionOf(device, sessionKeyId);
     if (!session || !this.payloads.appSKey(device, link, session)) {
       if (skipsPayloadCrypto(device, link)) return true;
       throw ErrUnknownSession.with();
     }
-    const items = this.payloads.decryptQueued(device, link, (invalidated.downlinks as Json[] | undefined) ?? [], ctx);
+    const items = this.payloads.decryptQueued(device, link, invalidated.downlinks ?? [], ctx);
     if (items.length === 0) return false;
     const lastAFCntDown = { session_key_id: sessionKeyId, f_cnt: Number(invalidated.last_f_cnt_down ?? 0) };
     try {
       await this.operation.run({ device, link, items, operation: 'push', ctx, lastAFCntDown });
     } catch (err) {
-      await this.reports.dropped(device.ids, device.ids, items, up.received_at as string, err, ctx);
+      await this.reports.dropped(device.ids, device.ids, items, up.received_at ?? '', err, ctx);
       throw err;
     }
     return false;

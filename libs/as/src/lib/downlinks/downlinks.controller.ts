@@ -1,9 +1,8 @@
 import { Inject, Controller } from '@nestjs/common';
-import { rpcPattern, type DownlinkQueueRequest, type EndDeviceIdentifiers, type RpcContext, type WebhookDownlinkQueueRequest } from '@lorawan/api';
+import { rpcPattern, type DownlinkQueueRequest, type EndDeviceIdentifiers, type RpcContext } from '@lorawan/api';
 import { RpcCallContext, RpcRequest } from '@lorawan/component';
 import { MessagePattern } from '@nestjs/microservices';
 import { DownlinkQueue } from './downlink-queue.service';
-import { WebhookDownlinkQueue } from './webhook-downlink-queue.service';
 
 /** AppAs.DownlinkQueuePush|Replace|List: each delegates to the DownlinkQueue. */
 @Controller()
@@ -23,21 +22,5 @@ export class AppAsController {
   @MessagePattern(rpcPattern('AppAs.DownlinkQueueList'))
   list(@RpcRequest() req: EndDeviceIdentifiers, @RpcCallContext() ctx: RpcContext) {
     return this.queue.list(req, ctx);
-  }
-}
-
-/** AppAs.WebhookDownlinkQueuePush|Replace (wire contract §8.3): each delegates to the WebhookDownlinkQueue. */
-@Controller()
-export class WebhookDownlinkController {
-  constructor(@Inject(WebhookDownlinkQueue) private readonly queue: WebhookDownlinkQueue) {}
-
-  @MessagePattern(rpcPattern('AppAs.WebhookDownlinkQueuePush'))
-  push(@RpcRequest() req: WebhookDownlinkQueueRequest, @RpcCallContext() ctx: RpcContext) {
-    return this.queue.push(req, ctx);
-  }
-
-  @MessagePattern(rpcPattern('AppAs.WebhookDownlinkQueueReplace'))
-  replace(@RpcRequest() req: WebhookDownlinkQueueRequest, @RpcCallContext() ctx: RpcContext) {
-    return this.queue.replace(req, ctx);
   }
 }

@@ -1,21 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type ApplicationDownlinksJson, type EndDeviceIdentifiers, RPCS, type RpcContext } from '@lorawan/api';
-import { COMPONENT_RPC_CLIENT } from '@lorawan/component';
+import type { ApplicationDownlink, AsNsApplicationDownlink, EndDeviceIdentifiers, RpcContext } from '@lorawan/api';
+import { RpcInvoker } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { ErrDeadlineExceeded, isErrorDetails, StackError } from '@lorawan/errors';
-import { type RpcClient, RpcTransportError } from '@lorawan/transport';
+import { RpcTransportError } from '@lorawan/transport';
 import { ErrPeerUnavailable } from '../errors';
-
-type Json = Record<string, unknown>;
 
 /** Which NS queue operation: add to the queue, or empty it first. */
 export type NsQueueOperation = 'push' | 'replace';
 
-const SUBJECTS = {
-  push: RPCS['AsNs.DownlinkQueuePush'].subject,
-  replace: RPCS['AsNs.DownlinkQueueReplace'].subject,
-  list: RPCS['AsNs.DownlinkQueueList'].subject,
-} as const;
+const OPERATIONS = { push: 'AsNs.DownlinkQueuePush', replace: 'AsNs.DownlinkQueueReplace' } as const;
 
 /**
  * The Network Server's downlink queue as the AS reaches it (`AsNs.DownlinkQueuePush|Replace|List`
@@ -26,23 +20,24 @@ const SUBJECTS = {
 @Injectable()
 export class NetworkServerQueue {
   constructor(
-    @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
+    @Inject(RpcInvoker) private readonly rpc: RpcInvoker,
     @Inject(STACK_CONFIG) private readonly config: StackConfig,
   ) {}
 
-  async operate(operation: NsQueueOperation, end_device_ids: EndDeviceIdentifiers, downlinks: Json[], ctx: RpcContext): Promise<void> {
-    await this.call(SUBJECTS[operation], { end_device_ids, downlinks }, ctx);
+  async operate(operation: NsQueueOperation, end_device_ids: EndDeviceIdentifiers, downlinks: AsNsApplicationDownlink[], ctx: RpcContext): Promise<void> {
+    await this.reached(this.rpc.invoke(OPERATIONS[operation], { end_device_ids, downlinks }, ctx));
   }
 
   /** The NS's queue of the device (both sessions' downlinks, encrypted). */
-  async list(ids: EndDeviceIdentifiers, ctx: RpcContext): Promise<Json[]> {
-    const reply = (await this.call(SUBJECTS.list, ids, ctx)) as ApplicationDownlinksJson | undefined;
+  async list(ids: EndDeviceIdentifiers, ctx: RpcContext): Promise<ApplicationDownlink[]> {
+    const reply = await this.reached(this.rpc.invoke('AsNs.DownlinkQueueList', ids, ctx));
     return reply?.downlinks ?? [];
   }
 
-  private async call(subject: string, body: unknown, ctx: RpcContext): Promise<unknown> {
+  /** The call's answer, or its failure as the AS reports it. */
+  private async reached<T>(call: Promise<T>): Promise<T> {
     try {
-      return await this.rpc.call(subject, { ctx, body });
+      return await call;
     } catch (err) {
       if (isErrorDetails(err)) throw StackError.fromDetails(err);
       if (err instanceof RpcTransportError && err.kind === 'timeout') throw ErrDeadlineExceeded.with({ component: 'ns', timeout_ms: this.config.rpcTimeoutMs });

@@ -1,23 +1,29 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type ApplicationLink, DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE, type DownlinkQueueOperationErrorDetails, type RpcContext } from '@lorawan/api';
+import {
+  type ApplicationDownlink,
+  type ApplicationLink,
+  type AsNsApplicationDownlink,
+  DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE,
+  type DownlinkQueueOperationErrorDetails,
+  type RpcContext,
+} from '@lorawan/api';
 import { isStackError } from '@lorawan/errors';
 import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice, AsSession } from '../end-devices/as-device';
-import { ErrNoDeviceSession, ErrRebuild } from '../errors';
-import { AppSKeys } from '../uplinks/app-s-keys.service';
-import { skipsPayloadCrypto } from '../uplinks/link/link-settings';
+import { ErrNoDeviceSession, ErrNoFPort, ErrRebuild } from '../errors';
+import { AppSKeys } from '../end-devices/app-s-keys.service';
+import { skipsPayloadCrypto } from '../links/link-settings';
 import { DownlinkPayloads } from './downlink-payloads.service';
 import { NetworkServerQueue, type NsQueueOperation } from './network-server-queue';
 
 /** How often the AS encrypts again after the NS refused (TTS `maxDownlinkQueueOperationAttempts`). */
 export const MAX_QUEUE_OPERATION_ATTEMPTS = 50;
 
-type Json = Record<string, unknown>;
 type Which = 'session' | 'pending_session';
 const WHICH: readonly Which[] = ['session', 'pending_session'];
 
 /** ApplicationDownlink fields in proto order. */
-export const DOWNLINK_FIELDS = [
+export const DOWNLINK_FIELDS: readonly (keyof ApplicationDownlink)[] = [
   'session_key_id',
   'f_port',
   'f_cnt',
@@ -51,7 +57,7 @@ export interface QueueOperationRequest {
   device: AsDevice;
   link: ApplicationLink | undefined;
   /** The downlinks, their FRMPayload in plaintext. */
-  items: Json[];
+  items: ApplicationDownlink[];
   operation: NsQueueOperation;
   ctx: RpcContext;
   /** Where a session's application FCnt stands, when the NS said so (the last FCnt of an invalidated queue). */
@@ -62,9 +68,9 @@ export interface QueueOperationRequest {
 
 export interface QueueOperationResult {
   /** What the NS queued: every item encrypted for each session (current first), with its FCnt. */
-  encrypted: Json[];
+  encrypted: AsNsApplicationDownlink[];
   /** The items as queued in the first session (the current one, else the pending one). */
-  first: Json[];
+  first: AsNsApplicationDownlink[];
 }
 
 /**
@@ -92,7 +98,7 @@ export class DownlinkQueueOperation {
   private readonly logger = new Logger('DownlinkQueueOperation');
 
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(AppSKeys) private readonly keys: AppSKeys,
     @Inject(DownlinkPayloads) private readonly payloads: DownlinkPayloads,
     @Inject(NetworkServerQueue) private readonly ns: NetworkServerQueue,
@@ -138,20 +144,19 @@ export class DownlinkQueueOperation {
   }
 
   /** TTS encryptDownlinks for one session: the items with its session key ID and next FCnts, FRMPayload encrypted (the target's FCnt moves on). */
-  private encrypt(target: Target, items: Json[]): Json[] {
+  private encrypt(target: Target, items: ApplicationDownlink[]): AsNsApplicationDownlink[] {
     const session: AsSession = { dev_addr: target.dev_addr };
     return items.map((item) => {
       const fCnt = target.appSKey ? target.last_a_f_cnt_down + 1 : Number(item.f_cnt ?? 0);
       target.last_a_f_cnt_down = fCnt;
-      const out: Json = {};
-      for (const key of ENCRYPTED_FIELDS) if (item[key] !== undefined) out[key] = item[key];
-      const sessionKeyId = target.appSKey ? target.session_key_id : ((item.session_key_id as string | undefined) ?? target.session_key_id);
+      const out = inOrder(item, ENCRYPTED_FIELDS);
+      const sessionKeyId = target.appSKey ? target.session_key_id : (item.session_key_id ?? target.session_key_id);
       if (sessionKeyId) out.session_key_id = sessionKeyId;
       else delete out.session_key_id;
       out.f_cnt = fCnt;
       if (target.appSKey) out.frm_payload = this.payloads.crypt(item, session, target.appSKey, fCnt);
       if (!out.frm_payload) delete out.frm_payload;
-      return inOrder(out, ENCRYPTED_FIELDS);
+      return withFPort(inOrder(out, ENCRYPTED_FIELDS));
     });
   }
 
@@ -183,7 +188,7 @@ export class DownlinkQueueOperation {
     const ids = read.ids;
     try {
       await this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, (stored) => {
-        const device = stored as AsDevice;
+        const device = stored;
         for (const which of WHICH) {
           const target = targets[which];
           const current = device[which];
@@ -218,9 +223,18 @@ export class DownlinkQueueOperation {
   }
 }
 
-/** The fields of `item` in the order of `fields`. */
-export function inOrder(item: Json, fields: readonly string[] = DOWNLINK_FIELDS): Json {
-  const out: Json = {};
+/** The fields of `item` in the order of `fields` (those set). */
+export function inOrder<T extends object>(item: T, fields: readonly (keyof T)[]): Partial<T> {
+  const out: Partial<T> = {};
   for (const key of fields) if (item[key] !== undefined) out[key] = item[key];
   return out;
+}
+
+/**
+ * A downlink for the NS, whose queue takes only downlinks with an FPort: every item the AS queues
+ * has one (DownlinkQueue checks it; the NS's reports return downlinks it took with theirs).
+ */
+function withFPort(downlink: ApplicationDownlink): AsNsApplicationDownlink {
+  if (downlink.f_port === undefined) throw ErrNoFPort.with();
+  return { ...downlink, f_port: downlink.f_port };
 }

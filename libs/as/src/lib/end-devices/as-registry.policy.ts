@@ -1,13 +1,7 @@
 import { ALLOWED_PATHS, AS_EVENTS, hasAnyField } from '@lorawan/api';
-import type { CompleteContext, Device, RegistryPolicy } from '@lorawan/registry';
+import type { CompleteContext, RegistryPolicy } from '@lorawan/registry';
 import { ErrDeviceNotFound, ErrFieldIsZero, ErrFieldValue, ErrReadOnlyField } from '../errors';
-
-type Json = Record<string, unknown>;
-interface AsSession {
-  dev_addr?: string;
-  keys?: { app_s_key?: { key?: string; encrypted_key?: string } };
-  queued_application_downlinks?: unknown[];
-}
+import type { AsDevice } from './as-device';
 
 const ZERO_DEV_ADDR = '00000000';
 const ZERO_KEY = '0'.repeat(32);
@@ -31,8 +25,7 @@ function fieldValue(field: string): never {
  * a session's DevAddr and AppSKey are never zero; `ids.dev_addr` follows `session.dev_addr`; the
  * deprecated top-level `queued_application_downlinks` is the session's queue.
  */
-export function completeAsDevice(device: Device, { paths }: CompleteContext): Device {
-  const out = device as Device & { session?: AsSession; queued_application_downlinks?: unknown[] };
+export function completeAsDevice(out: AsDevice, { paths }: CompleteContext<AsDevice>): AsDevice {
   if (paths.includes('queued_application_downlinks') && !paths.includes('session.queued_application_downlinks')) {
     const queue = out.queued_application_downlinks;
     if (queue !== undefined) out.session = { ...out.session, queued_application_downlinks: queue };
@@ -52,19 +45,19 @@ export function completeAsDevice(device: Device, { paths }: CompleteContext): De
 }
 
 /** `""` is an unset string on the wire (TTS omits zero values): a formatter without parameter has none. */
-function dropEmptyFormatterParameters(device: Device): void {
-  const formatters = device.formatters as Record<string, unknown> | undefined;
+function dropEmptyFormatterParameters(device: AsDevice): void {
+  const formatters = device.formatters;
   if (!formatters) return;
-  for (const key of ['up_formatter_parameter', 'down_formatter_parameter']) if (formatters[key] === '') delete formatters[key];
+  for (const key of ['up_formatter_parameter', 'down_formatter_parameter'] as const) if (formatters[key] === '') delete formatters[key];
 }
 
 /** Read-time view: the deprecated field always equals the session's queue. */
-export function presentAsDevice(device: Device): Device {
-  const queue = (device.session as AsSession | undefined)?.queued_application_downlinks;
-  return queue === undefined ? device : ({ ...device, queued_application_downlinks: queue } as Json as Device);
+export function presentAsDevice(device: AsDevice): AsDevice {
+  const queue = device.session?.queued_application_downlinks;
+  return queue === undefined ? device : { ...device, queued_application_downlinks: queue };
 }
 
-export const AS_REGISTRY_POLICY: RegistryPolicy = {
+export const AS_REGISTRY_POLICY: RegistryPolicy<AsDevice> = {
   allowedGetPaths: ALLOWED_PATHS['AsEndDeviceRegistry.Get'],
   allowedSetPaths: ALLOWED_PATHS['AsEndDeviceRegistry.Set'],
   storedPaths: AS_STORED_PATHS,

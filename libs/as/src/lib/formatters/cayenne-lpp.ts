@@ -1,6 +1,5 @@
+import type { JsonObject } from '@lorawan/api';
 import { ErrCayenneLpp } from './formatter.errors';
-
-type Json = Record<string, unknown>;
 
 interface LppType {
   id: number;
@@ -58,8 +57,8 @@ function writeInt(out: number[], value: number, size: number, signed: boolean, w
 const scaled = (raw: number, scale: number) => Number((raw / scale).toFixed(Math.ceil(Math.log10(scale))));
 
 /** Uplink: `[channel][type][value…]…` → `{"<type>_<channel>": value}` (e.g. `03 67 01 10` → `{"temperature_3": 27.2}`). */
-export function decodeLpp(bytes: Uint8Array): Json {
-  const out: Json = {};
+export function decodeLpp(bytes: Uint8Array): JsonObject {
+  const out: JsonObject = {};
   let i = 0;
   while (i < bytes.length) {
     if (i + 2 > bytes.length) throw ErrCayenneLpp.with({ reason: `truncated header at byte ${i}` });
@@ -87,7 +86,7 @@ function parseKey(key: string, prefixes: ReadonlyMap<string, LppType> | undefine
 }
 
 /** The inverse of `decodeLpp` (for tests and devices that speak the uplink format downstream). */
-export function encodeLpp(data: Json): Uint8Array {
+export function encodeLpp(data: JsonObject): Uint8Array {
   const out: number[] = [];
   for (const [key, value] of Object.entries(data)) {
     const { type, channel } = parseKey(key, BY_NAME) as { type: LppType; channel: number };
@@ -95,7 +94,7 @@ export function encodeLpp(data: Json): Uint8Array {
     if (type.axes) {
       if (typeof value !== 'object' || value === null) throw ErrCayenneLpp.with({ reason: `value of \`${key}\` must be an object` });
       type.axes.forEach((axis, a) => {
-        const v = (value as Json)[axis];
+        const v = (value as JsonObject)[axis];
         if (typeof v !== 'number') throw ErrCayenneLpp.with({ reason: `\`${key}.${axis}\` must be a number` });
         writeInt(out, Math.round(v * (type.axisScales?.[a] ?? type.scale)), type.size, type.signed, `${key}.${axis}`);
       });
@@ -112,7 +111,7 @@ export function encodeLpp(data: Json): Uint8Array {
  * Downlink (Cayenne's actuator commands, as TTS): `{"value_<channel>": number}` → `[channel][int16 value×100]`
  * per entry.
  */
-export function encodeLppDownlink(data: Json): Uint8Array {
+export function encodeLppDownlink(data: JsonObject): Uint8Array {
   const out: number[] = [];
   for (const [key, value] of Object.entries(data)) {
     const { channel } = parseKey(key, undefined);
@@ -125,9 +124,9 @@ export function encodeLppDownlink(data: Json): Uint8Array {
 }
 
 /** The inverse of `encodeLppDownlink`. */
-export function decodeLppDownlink(bytes: Uint8Array): Json {
+export function decodeLppDownlink(bytes: Uint8Array): JsonObject {
   if (bytes.length % 3 !== 0) throw ErrCayenneLpp.with({ reason: 'downlink length must be a multiple of 3' });
-  const out: Json = {};
+  const out: JsonObject = {};
   for (let i = 0; i < bytes.length; i += 3) out[`value_${bytes[i]}`] = scaled(readInt(bytes, i + 1, 2, true), 100);
   return out;
 }

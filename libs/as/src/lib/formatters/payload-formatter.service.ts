@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isJsonObject } from '@lorawan/api';
+import { isJsonObject, type JsonObject } from '@lorawan/api';
 import { isStackError, type StackError } from '@lorawan/errors';
 import { decodeLpp, decodeLppDownlink, encodeLppDownlink } from './cayenne-lpp';
 import { ErrEntrypointNotFound, ErrOutput, ErrOutputErrors, ErrScriptRuntime, ErrUnsupportedFormatter } from './formatter.errors';
 import { FormatterWorkerPool } from './formatter-worker-pool.service';
-
-type Json = Record<string, unknown>;
 
 /** Whose script runs: the pool bounds the calls of each application. */
 interface ApplicationScoped {
@@ -19,12 +17,12 @@ export interface UplinkInput extends ApplicationScoped {
 }
 
 export interface DownlinkInput extends ApplicationScoped {
-  data: Json;
+  data: JsonObject;
   fPort: number;
 }
 
 export interface DecodedPayload {
-  data?: Json;
+  data?: JsonObject;
   warnings: string[];
   errors: string[];
 }
@@ -131,7 +129,7 @@ export class PayloadFormatter {
     const errors = stringList(out.errors);
     if (errors.length) return { warnings, errors, error: ErrOutputErrors.with({ errors: errors.join(', ') }) };
     if (out.data !== undefined && !isJsonObject(out.data)) return this.failed(ErrOutput.with({ reason: '`data` must be an object' }));
-    return { data: (out.data as Json | undefined) ?? {}, warnings, errors };
+    return { data: (out.data as JsonObject | undefined) ?? {}, warnings, errors };
   }
 
   private encoded(out: unknown, inputFPort: number): Formatted<EncodedPayload> {

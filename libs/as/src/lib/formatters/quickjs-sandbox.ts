@@ -21,9 +21,13 @@ const PAGE_BYTES = 65536;
  */
 const RELEASE_SYNC: QuickJSSyncVariant = {
   type: 'sync',
-  importFFI: () => Promise.resolve((require('@jitl/quickjs-wasmfile-release-sync/ffi') as { QuickJSFFI: never }).QuickJSFFI),
-  importModuleLoader: () => Promise.resolve(require('@jitl/quickjs-wasmfile-release-sync/emscripten-module') as never),
+  // `require` is untyped: each module is taken as what the variant's loader expects of it (its package's own `exports`).
+  importFFI: () => Promise.resolve((require('@jitl/quickjs-wasmfile-release-sync/ffi') as { QuickJSFFI: Loaded<'importFFI'> }).QuickJSFFI),
+  importModuleLoader: () => Promise.resolve(require('@jitl/quickjs-wasmfile-release-sync/emscripten-module') as Loaded<'importModuleLoader'>),
 };
+
+/** What a loader of the sync variant resolves to. */
+type Loaded<K extends 'importFFI' | 'importModuleLoader'> = Awaited<ReturnType<QuickJSSyncVariant[K]>>;
 
 /** A typical decoder, run once when a worker starts. */
 const WARM_UP_SCRIPT = `function decodeUplink(input) {

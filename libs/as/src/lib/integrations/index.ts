@@ -1,1 +1,1 @@
-export * from './application-up-sink';
+export * from './application-integration';

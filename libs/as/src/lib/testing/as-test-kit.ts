@@ -1,6 +1,13 @@
 import type { DataSource } from 'typeorm';
-import { type ApplicationUpJson, DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE, type EventDefinition, type RpcContext, RPCS } from '@lorawan/api';
-import type { EventPublisher } from '@lorawan/component';
+import {
+  type ApplicationUpJson,
+  DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE,
+  type EventDefinition,
+  type RpcContext,
+  RPCS,
+  type JsonObject,
+} from '@lorawan/api';
+import { type EventPublisher, RpcInvoker } from '@lorawan/component';
 import { type FormatterConfig, loadConfig, type StackConfig } from '@lorawan/config';
 import { type ErrorDetails, StackError } from '@lorawan/errors';
 import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
@@ -10,12 +17,13 @@ import { DownlinkQueue } from '../downlinks/downlink-queue.service';
 import { DownlinkReports } from '../downlinks/downlink-reports.service';
 import { NetworkServerQueue } from '../downlinks/network-server-queue';
 import { DownlinkQueueOperation } from '../downlinks/queue-operation.service';
+import type { AsDevice } from '../end-devices/as-device';
 import { AS_REGISTRY_POLICY } from '../end-devices/as-registry.policy';
 import { FormatterWorkerPool } from '../formatters/formatter-worker-pool.service';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
-import type { ApplicationUpSink } from '../integrations/application-up-sink';
-import { AppSKeys } from '../uplinks/app-s-keys.service';
-import type { ApplicationLinkRegistry } from '../uplinks/link/application-link.service';
+import type { ApplicationUpSink } from '../integrations/application-integration';
+import { AppSKeys } from '../end-devices/app-s-keys.service';
+import type { ApplicationLinkRegistry } from '../links/application-link.service';
 
 /**
  * What the AS integration specs share: the error a call rejects with, a recording event publisher
@@ -78,11 +86,16 @@ export class RecordingSink implements ApplicationUpSink {
  * registry's own events (specs pass `unobservedEvents()` from `@lorawan/registry/conformance`,
  * which this file cannot import: that entry point uses jest globals and is not part of the build).
  */
-export function asRegistry(ds: DataSource, events: EventPublisher): DeviceRegistry {
-  return new DeviceRegistry(new TypeOrmDeviceStore(ds), AS_REGISTRY_POLICY, keySealerFor('as', { keks: undefined, kekLabels: {} }), events, copySourceFor({}));
+export function asRegistry(ds: DataSource, events: EventPublisher): DeviceRegistry<AsDevice> {
+  return new DeviceRegistry<AsDevice>(
+    new TypeOrmDeviceStore(ds),
+    AS_REGISTRY_POLICY,
+    keySealerFor('as', { keks: undefined, kekLabels: {} }),
+    events,
+    copySourceFor({}),
+  );
 }
 
-type Json = Record<string, unknown>;
 /** How a double answers an RPC: the result, or the component's error. */
 export type DoubleReply = { ok: unknown } | { error: ErrorDetails };
 /** The AsNs operations. */
@@ -97,8 +110,8 @@ export type NsQueueOperationName = 'push' | 'replace' | 'list';
  * `answer` serves a broker double; `client()` is an RpcClient for services built by hand.
  */
 export class NsQueueDouble {
-  readonly requests: Array<{ operation: NsQueueOperationName; body: Json }> = [];
-  readonly queues = new Map<string, Json[]>();
+  readonly requests: Array<{ operation: NsQueueOperationName; body: JsonObject }> = [];
+  readonly queues = new Map<string, JsonObject[]>();
   readonly minFCnt = new Map<string, number>();
   refuseNext: ErrorDetails[] = [];
   /** The client answers as if no NS served the subjects. */
@@ -107,7 +120,7 @@ export class NsQueueDouble {
   constructor(private readonly session: (deviceId: string) => { dev_addr: string; session_key_id: string }) {}
 
   answer(operation: NsQueueOperationName, body: unknown): DoubleReply {
-    const request = body as Json & { end_device_ids?: { device_id: string }; device_id?: string; downlinks?: Json[] };
+    const request = body as JsonObject & { end_device_ids?: { device_id: string }; device_id?: string; downlinks?: JsonObject[] };
     this.requests.push({ operation, body: structuredClone(request) });
     const deviceId = request.end_device_ids?.device_id ?? request.device_id ?? '';
     if (operation === 'list') {
@@ -159,6 +172,7 @@ export class NsQueueDouble {
       if ('error' in reply) throw reply.error;
       return reply.ok;
     };
+    // A double of the one method the AS calls; the rest of the client proxy is never used.
     return { call } as unknown as RpcClient;
   }
 }
@@ -170,7 +184,7 @@ export function testFormatterPool(overrides: Partial<FormatterConfig> = {}): For
 
 /** The AS's downlink services on `registry`, with the NS reached through `rpc` (a NsQueueDouble's client), scripts run by `pool`, and no KEKs. */
 export function asDownlinkServices(o: {
-  registry: DeviceRegistry;
+  registry: DeviceRegistry<AsDevice>;
   links: ApplicationLinkRegistry;
   events: EventPublisher;
   sink: ApplicationUpSink;
@@ -180,8 +194,9 @@ export function asDownlinkServices(o: {
   const config = { rpcTimeoutMs: 1000, keks: undefined } as StackConfig;
   const formatter = new PayloadFormatter(o.pool);
   const payloads = new DownlinkPayloads(o.registry, formatter, o.events);
-  const ns = new NetworkServerQueue(o.rpc, config);
-  const operation = new DownlinkQueueOperation(o.registry, new AppSKeys(o.rpc, config), payloads, ns);
+  const rpc = new RpcInvoker(o.rpc);
+  const ns = new NetworkServerQueue(rpc, config);
+  const operation = new DownlinkQueueOperation(o.registry, new AppSKeys(rpc, config), payloads, ns);
   const reports = new DownlinkReports(o.events, o.sink);
   return { queue: new DownlinkQueue(o.registry, formatter, o.events, o.links, operation, reports, payloads, ns), operation, payloads };
 }

@@ -1,16 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type ApplicationUpJson, type NsApplicationUp, nowTimestamp, plainJson, type RpcContext } from '@lorawan/api';
+import { type ApplicationUpJson, type KeyEnvelope, type NsApplicationUp, nowTimestamp, plainJson, type RpcContext } from '@lorawan/api';
 import { decryptFrmPayload } from '@lorawan/crypto';
 import { isStackError } from '@lorawan/errors';
-import { DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
+import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice, AsSession } from '../end-devices/as-device';
 import { ErrNoAppSKey } from '../errors';
-import { AppSKeys } from './app-s-keys.service';
-import { ApplicationUpForwarder } from './application-up-forwarder.service';
-import { ApplicationLinkRegistry } from './link/application-link.service';
+import { AppSKeys } from '../end-devices/app-s-keys.service';
+import { ApplicationUpForwarder } from '../integrations/application-up-forwarder.service';
+import { ApplicationLinkRegistry } from '../links/application-link.service';
 import { UplinkDecoder } from './uplink-decoder.service';
 
-type Json = Record<string, unknown>;
 /** A data uplink as the NS sends it, checked by NsUplinks: the DevAddr it was sent with and its session key ID are there. */
 export type NsDataUplink = NsApplicationUp & {
   end_device_ids: NonNullable<NsApplicationUp['end_device_ids']> & { dev_addr: string };
@@ -51,7 +50,7 @@ export class DataUplinks {
   private readonly logger = new Logger('DataUplinks');
 
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(AppSKeys) private readonly keys: AppSKeys,
     @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
     @Inject(UplinkDecoder) private readonly decoder: UplinkDecoder,
@@ -59,7 +58,8 @@ export class DataUplinks {
   ) {}
 
   async handle(request: NsDataUplink, ctx: RpcContext): Promise<void> {
-    const uplink = plainJson(request.uplink_message) as unknown as Json;
+    // A copy the AS decrypts and decodes in place, as the message the integrations get.
+    const uplink = { ...plainJson(request.uplink_message) };
     const up: ApplicationUpJson = {
       end_device_ids: { ...plainJson(request.end_device_ids) },
       correlation_ids: request.correlation_ids ?? [],
@@ -80,7 +80,7 @@ export class DataUplinks {
         if (plain.length > 0) uplink.frm_payload = plain.toString('base64');
         else delete uplink.frm_payload;
       }
-      if (device.version_ids) uplink.version_ids = device.version_ids;
+      if (device.version_ids) uplink.version_ids = { ...device.version_ids };
       await this.decoder.decode(up, device, link, eventCtx);
     } catch (err) {
       const log = {
@@ -101,12 +101,12 @@ export class DataUplinks {
     const ids = request.end_device_ids;
     const deviceKey = { application_id: ids.application_ids.application_id, device_id: ids.device_id };
     const sessionKeyId = request.uplink_message.session_key_id;
-    const stored = (await this.registry.stored(deviceKey)) as AsDevice;
+    const stored = await this.registry.stored(deviceKey);
     if (stored.session?.keys?.session_key_id === sessionKeyId) return matched(stored, stored.session, (e) => this.registry.openKey(e));
     // Fetched once, in the first round that needs it: a lost optimistic round does not ask the JS again.
     let fetched: Promise<string> | undefined;
     return this.registry.modify(deviceKey, async (current, openKey) => {
-      const device = current as AsDevice;
+      const device = current;
       const pending = device.pending_session;
       if (device.session?.keys?.session_key_id === sessionKeyId) {
         // Made current by a concurrent uplink since the read above.
@@ -130,7 +130,7 @@ export class DataUplinks {
 }
 
 /** The session with its AppSKey opened; a session without a usable AppSKey is `no_app_s_key` (TTS handleUplink). */
-function matched(device: AsDevice, session: AsSession, openKey: (envelope: KeyEnvelopeJson) => KeyEnvelopeJson): MatchedSession {
+function matched(device: AsDevice, session: AsSession, openKey: (envelope: KeyEnvelope) => KeyEnvelope): MatchedSession {
   const envelope = session.keys?.app_s_key;
   const appSKey = envelope && openKey(envelope).key;
   if (!appSKey) throw ErrNoAppSKey.with();

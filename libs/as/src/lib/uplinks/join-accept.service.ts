@@ -1,15 +1,23 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type ApplicationUpJson, type NsApplicationUp, nowTimestamp, plainJson, type RpcContext } from '@lorawan/api';
+import {
+  type ApplicationDownlink,
+  type ApplicationUpJson,
+  type KeyEnvelope,
+  type NsApplicationUp,
+  nowTimestamp,
+  plainJson,
+  type RpcContext,
+} from '@lorawan/api';
 import { isStackError } from '@lorawan/errors';
-import { DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
+import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice } from '../end-devices/as-device';
-import { AppSKeys } from './app-s-keys.service';
-import { ApplicationUpForwarder } from './application-up-forwarder.service';
+import { AppSKeys } from '../end-devices/app-s-keys.service';
+import { ApplicationUpForwarder } from '../integrations/application-up-forwarder.service';
 import { DownlinkPayloads } from '../downlinks/downlink-payloads.service';
 import { DownlinkReports } from '../downlinks/downlink-reports.service';
 import { DownlinkQueueOperation } from '../downlinks/queue-operation.service';
-import { ApplicationLinkRegistry } from './link/application-link.service';
-import { skipsPayloadCrypto } from './link/link-settings';
+import { ApplicationLinkRegistry } from '../links/application-link.service';
+import { skipsPayloadCrypto } from '../links/link-settings';
 
 /** A join-accept as the NS sends it, checked by NsUplinks: the new DevAddr and the session key ID are there. */
 export type NsJoinAccept = NsApplicationUp & {
@@ -17,7 +25,12 @@ export type NsJoinAccept = NsApplicationUp & {
   join_accept: NonNullable<NsApplicationUp['join_accept']> & { session_key_id: string };
 };
 
-type Json = Record<string, unknown>;
+/** What the log lines of a join-accept carry. */
+interface JoinLog {
+  device_uid: string;
+  session_key_id: string;
+  correlation_ids?: string[];
+}
 
 /** The AS device before and after the join-accept (as stored), and how many downlinks its own legacy queue held. */
 interface StoredSession {
@@ -55,7 +68,7 @@ export class JoinAccepts {
   private readonly logger = new Logger('JoinAccepts');
 
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(AppSKeys) private readonly keys: AppSKeys,
     @Inject(ApplicationUpForwarder) private readonly upstream: ApplicationUpForwarder,
     @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
@@ -87,18 +100,18 @@ export class JoinAccepts {
       throw err;
     }
     await this.upstream.forward(up, eventCtx);
-    const invalidated = (request.join_accept.invalidated_downlinks ?? []).map((d) => plainJson(d) as Json);
-    if (invalidated.length > 0) await this.requeue(stored, invalidated, up.received_at as string, log, eventCtx);
+    const invalidated = (request.join_accept.invalidated_downlinks ?? []).map((d) => plainJson(d));
+    if (invalidated.length > 0) await this.requeue(stored, invalidated, up.received_at ?? '', log, eventCtx);
   }
 
   /** The queue of the session the device leaves, pushed again for the pending session (see above). */
-  private async requeue(stored: StoredSession, invalidated: Json[], receivedAt: string, log: Json, ctx: RpcContext): Promise<void> {
+  private async requeue(stored: StoredSession, invalidated: ApplicationDownlink[], receivedAt: string, log: JoinLog, ctx: RpcContext): Promise<void> {
     const { previous, device } = stored;
     const link = await this.links.find(device.ids.application_ids.application_id);
     if (skipsPayloadCrypto(device, link)) return;
     const items = this.payloads.decryptQueued(previous, link, invalidated, ctx);
     if (items.length === 0) return;
-    const skipSessionKeyIds = [...new Set(invalidated.map((d) => (d.session_key_id as string | undefined) ?? ''))];
+    const skipSessionKeyIds = [...new Set(invalidated.map((d) => d.session_key_id ?? ''))];
     try {
       await this.operation.run({ device, link, items, operation: 'push', ctx, skipSessionKeyIds });
       this.logger.log({ ...log, count: items.length }, 'downlink queue pushed again for the pending session');
@@ -109,13 +122,13 @@ export class JoinAccepts {
   }
 
   /** Stores the pending session and drops the current session's queue: the device before and after, and how many downlinks that queue held. */
-  private storeSession(request: NsJoinAccept, envelope: KeyEnvelopeJson | undefined, ctx: RpcContext): Promise<StoredSession> {
+  private storeSession(request: NsJoinAccept, envelope: KeyEnvelope | undefined, ctx: RpcContext): Promise<StoredSession> {
     const ids = request.end_device_ids;
     const sessionKeyId = request.join_accept.session_key_id;
     // Opened (or fetched) once, in the first round: a lost optimistic round does not ask the JS again.
     let appSKey: Promise<string> | undefined;
     return this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, async (stored) => {
-      const device = stored as AsDevice;
+      const device = stored;
       appSKey ??= this.keys.appSKey(
         envelope,
         { session_key_id: sessionKeyId, dev_eui: ids.dev_eui ?? device.ids.dev_eui, join_eui: ids.join_eui ?? device.ids.join_eui },

@@ -29,11 +29,11 @@ import { adminContext, errorOf, type RecordedEvent, recordingPublisher, Recordin
 import { DownlinkPayloads } from '../downlinks/downlink-payloads.service';
 import { DownlinkReports } from '../downlinks/downlink-reports.service';
 import { DownlinkQueueOperation } from '../downlinks/queue-operation.service';
-import { AppSKeys } from './app-s-keys.service';
-import { ApplicationUpForwarder } from './application-up-forwarder.service';
+import { AppSKeys } from '../end-devices/app-s-keys.service';
+import { ApplicationUpForwarder } from '../integrations/application-up-forwarder.service';
 import { DataUplinks, type NsDataUplink } from './data-uplink.service';
 import { JoinAccepts, type NsJoinAccept } from './join-accept.service';
-import { ApplicationLinkRegistry } from './link/application-link.service';
+import { ApplicationLinkRegistry } from '../links/application-link.service';
 import { UplinkDecoder } from './uplink-decoder.service';
 
 /**

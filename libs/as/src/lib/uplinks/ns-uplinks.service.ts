@@ -3,7 +3,7 @@ import type { NsApplicationUp, NsAsHandleUplinkRequest, RpcContext } from '@lora
 import { ErrValidation } from '@lorawan/errors';
 import { DOWNLINK_RESULT_KINDS, type DownlinkResultKind, DownlinkResults, type NsDownlinkResult } from '../downlinks/downlink-results.service';
 import { ErrUpNotSupported } from '../errors';
-import { requireUpKind } from './application-up-forwarder.service';
+import { requireUpKind } from '../integrations/application-up-forwarder.service';
 import { DataUplinks, type NsDataUplink } from './data-uplink.service';
 import { JoinAccepts, type NsJoinAccept } from './join-accept.service';
 

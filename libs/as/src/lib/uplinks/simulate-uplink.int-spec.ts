@@ -6,10 +6,10 @@ import { encodeLpp } from '../formatters/cayenne-lpp';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
 import { AS_MIGRATIONS } from '../migrations';
 import { asRegistry, errorOf, type RecordedEvent, recordingPublisher, RecordingSink, testFormatterPool } from '../testing/as-test-kit';
-import { ApplicationLinkRegistry } from './link/application-link.service';
-import { SqlLinkStore } from './link/application-link.store';
+import { ApplicationLinkRegistry } from '../links/application-link.service';
+import { SqlLinkStore } from '../links/application-link.store';
 import { SimulateUplink } from './simulate-uplink.service';
-import { ApplicationUpForwarder } from './application-up-forwarder.service';
+import { ApplicationUpForwarder } from '../integrations/application-up-forwarder.service';
 import { UplinkDecoder } from './uplink-decoder.service';
 
 /** AppAs.SimulateUplink on a real AS store (SQLite and MariaDB), with a recording sink and event publisher. */

@@ -5,9 +5,9 @@ import { DeviceRegistry } from '@lorawan/registry';
 import type { AsDevice } from '../end-devices/as-device';
 import { ErrDecodePayload, ErrDeviceNotFound, ErrPayloadCryptoSkipped, ErrSimulated } from '../errors';
 import { isFormatterLimitError, isFormatterRefusal } from '../formatters/formatter.errors';
-import { ApplicationUpForwarder, requireUpKind } from './application-up-forwarder.service';
-import { ApplicationLinkRegistry } from './link/application-link.service';
-import { skipsPayloadCrypto } from './link/link-settings';
+import { ApplicationUpForwarder, requireUpKind } from '../integrations/application-up-forwarder.service';
+import { ApplicationLinkRegistry } from '../links/application-link.service';
+import { skipsPayloadCrypto } from '../links/link-settings';
 import { UplinkDecoder } from './uplink-decoder.service';
 
 type Empty = Record<string, never>;
@@ -38,7 +38,7 @@ export class SimulateUplink {
   private readonly logger = new Logger('SimulateUplink');
 
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<AsDevice>,
     @Inject(ApplicationLinkRegistry) private readonly links: ApplicationLinkRegistry,
     @Inject(UplinkDecoder) private readonly decoder: UplinkDecoder,
     @Inject(ApplicationUpForwarder) private readonly upstream: ApplicationUpForwarder,
@@ -84,7 +84,7 @@ export class SimulateUplink {
   /** The device as the AS registry stores it, or undefined when it has none. */
   private async device(applicationId: string, deviceId: string): Promise<AsDevice | undefined> {
     try {
-      return (await this.registry.stored({ application_id: applicationId, device_id: deviceId })) as AsDevice;
+      return await this.registry.stored({ application_id: applicationId, device_id: deviceId });
     } catch (err) {
       if (ErrDeviceNotFound.matches(err)) return undefined;
       throw err;

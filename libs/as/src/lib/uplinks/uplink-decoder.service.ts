@@ -3,7 +3,7 @@ import { type ApplicationLink, type ApplicationUpJson, AS_EVENTS, deviceIdentifi
 import { EventPublisher } from '@lorawan/component';
 import type { StackError } from '@lorawan/errors';
 import { PayloadFormatter } from '../formatters/payload-formatter.service';
-import { formatterFor, type LinkedDevice } from './link/link-settings';
+import { formatterFor, type LinkedDevice } from '../links/link-settings';
 
 /**
  * Decodes the (plaintext) FRMPayload of an ApplicationUp's `uplink_message` into
