@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { anchorsOf, brokenLinks, githubAnchor, linksOf } from './markdown-links';
+import { anchorsOf, brokenLinks, githubAnchor, linksOf, missingCodePaths } from './markdown-links';
 
 const ROOT = join(__dirname, '../../..');
 
@@ -12,6 +12,17 @@ describe('links between the documentation pages', () => {
     expect(pages).toContain('README.md');
     expect(pages).toContain('docs/README.md');
     expect(brokenLinks(ROOT, pages).map((b) => `${b.file}:${b.line}: ${b.target}: ${b.reason}`)).toEqual([]);
+  });
+
+  it('name code that exists: every repository path README.md and docs/**/*.md write in inline code is a file or folder of the repository', () => {
+    const pages = [
+      'README.md',
+      ...execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'docs/*.md'], { cwd: ROOT, encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean),
+    ];
+    expect(pages.length).toBeGreaterThan(5);
+    expect(missingCodePaths(ROOT, pages).map((m) => `${m.file}:${m.line}: ${m.path}`)).toEqual([]);
   });
 });
 

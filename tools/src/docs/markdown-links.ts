@@ -131,3 +131,32 @@ function splitFragment(target: string): [string, string | undefined] {
   const hash = target.indexOf('#');
   return hash < 0 ? [target, undefined] : [target.slice(0, hash), target.slice(hash + 1)];
 }
+
+/** A repository path a page names in code (`libs/as/src/lib/…`), outside links. */
+export interface CodePath {
+  file: string;
+  line: number;
+  path: string;
+}
+
+const CODE_PATH = /`((?:apps|libs|tools|scripts|k8s|docs)\/[^`\s<>*{}…]+?)(?::\d+)?`/g;
+
+/**
+ * The repository paths the pages name in inline code that do not exist: a page that names
+ * `libs/gs/src/lib/udp` after the folder moved misleads as a broken link does. Paths with a
+ * placeholder (`<name>`, `*`, `…`) are not checked.
+ */
+export function missingCodePaths(root: string, pages: readonly string[]): CodePath[] {
+  const missing: CodePath[] = [];
+  for (const page of pages) {
+    readFileSync(join(root, page), 'utf8')
+      .split('\n')
+      .forEach((text, i) => {
+        for (const m of text.matchAll(CODE_PATH)) {
+          const path = m[1].replace(/[.,;]$/, '');
+          if (!existsSync(join(root, path))) missing.push({ file: page, line: i + 1, path });
+        }
+      });
+  }
+  return missing;
+}
