@@ -1,5 +1,5 @@
 /**
- * The HTTP API's abuse limits (README "Configuration": RATE_LIMIT_API_KEY_PER_MIN,
+ * The HTTP API's abuse limits (docs/configuration.md: RATE_LIMIT_API_KEY_PER_MIN,
  * RATE_LIMIT_ADDRESS_PER_MIN, EVENTS_MAX_STREAMS_PER_KEY), on a stack started with small ones:
  * over a limit the answer is TTS's `pkg/ratelimit:rate_limit_exceeded` (429, `Retry-After`, the
  * `X-Rate-Limit-*` headers), and nothing else is refused: other credentials, the probes.

@@ -6,7 +6,7 @@
  * A user key holds rights of other kinds only when its own user granted them from a key that
  * holds them, so the users' keys here hold user rights (to register and list clients) and the
  * admin key, which holds every client right, reads and changes the clients.
- * Rules: TTS `client_registry.go`; README "OAuth clients".
+ * Rules: TTS `client_registry.go`; docs/identity-and-access.md "OAuth clients".
  */
 import { type EventJson, type Right, rightsOfKind } from '@lorawan/api';
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';

@@ -4,7 +4,7 @@
  * or an empty Set, despite the gateway's rights cache); a collaborator grants only rights it holds;
  * the last collaborator with `*_ALL` stays; List, Get and the errors of bad requests; the
  * `<entity>.collaborator.update|delete` events on the entity's stream.
- * Rules: TTS `application_access.go`, `gateway_access.go`; README "Collaborators".
+ * Rules: TTS `application_access.go`, `gateway_access.go`; docs/identity-and-access.md "Collaborators".
  */
 import { ALL_ADMIN_RIGHTS, type EventJson, type Right, rightsOfKind } from '@lorawan/api';
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';

@@ -174,7 +174,7 @@ describe.each(MODES)('web console (%s)', (mode, start) => {
     for (const r of ['IS', 'NS', 'AS']) await page.getByText(`${r}: registered`).waitFor();
     await page.getByText('JS: not registered').waitFor();
 
-    // The IS takes the DevAddr in ids and, as TTS's, holds none (README: Identity and access); the NS and AS do.
+    // The IS takes the DevAddr in ids and, as TTS's, holds none (docs/identity-and-access.md); the NS and AS do.
     const is = (await (await adminFetch(`/applications/${APP}/devices/abp1?field_mask=name`)).json()) as DeviceJson;
     expect([is.name, is.ids.dev_eui]).toEqual(['ABP one', '70B3D57ED005B5AB']);
     const nsRes = await adminFetch(`/ns/applications/${APP}/devices/abp1?field_mask=supports_join,lorawan_version,session.dev_addr,session.keys`);

@@ -3,7 +3,7 @@
  * and users, their API keys, the flow application → key → device, rights that cannot be
  * escalated, key secrets that never come back (nor reach a log), key changes that take effect at
  * once despite the gateway's cache, bad input, and the application and gateway registries.
- * Rules: wire contract §1.3, §5, §6; README "Identity and access".
+ * Rules: wire contract §1.3, §5, §6; docs/identity-and-access.md.
  */
 import { type Right } from '@lorawan/api';
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';

@@ -8,7 +8,7 @@
  * delete rules (an organization that still collaborates cannot be deleted; purge frees the ID and
  * removes memberships); bad requests answered in TTS's shape with nothing changed.
  * Rules: TTS `organization_registry.go`, `organization_access.go`, `store/membership.go`;
- * README "Organizations".
+ * docs/identity-and-access.md "Organizations".
  */
 import { ALL_ADMIN_RIGHTS, type EventJson, type Right, rightsOfKind } from '@lorawan/api';
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';

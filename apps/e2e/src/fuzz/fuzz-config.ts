@@ -1,5 +1,5 @@
 /**
- * Settings of the fuzz suite (README "Tests"): a fixed seed and a bounded budget under `npm test`,
+ * Settings of the fuzz suite (docs/tests-and-benchmarks.md "Fuzzing"): a fixed seed and a bounded budget under `npm test`,
  * more on demand (`FUZZ_RUNS=200 FUZZ_BUDGET_MS=600000 npm run test:fuzz`, another `FUZZ_SEED`).
  * `FUZZ_MODES=embedded,distributed` adds a run against one process per component.
  */

@@ -5,7 +5,7 @@
  * `RIGHT_APPLICATION_ALL` key; here that is refused on every entity kind with keys (users,
  * applications, gateways, organizations; OAuth clients have none) with TTS's 403
  * `insufficient_<kind>_rights` naming the rights missing, and the strong key keeps working.
- * Rules: README "API keys"; TTS `<entity>_access.go` (its rule for updates, applied to every change and to delete).
+ * Rules: docs/identity-and-access.md "API keys"; TTS `<entity>_access.go` (its rule for updates, applied to every change and to delete).
  */
 import { ALL_ADMIN_RIGHTS, type Right, rightsOfKind } from '@lorawan/api';
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';

@@ -48,7 +48,7 @@ const MODES: Array<[string, Start, string]> = [
 const DECODER = 'function decodeUplink(input) { return { data: { first: input.bytes[0], port: input.fPort } }; }';
 /**
  * What the formatter workers may add to the AS process's memory with the default FORMATTER_*
- * settings (README "Payload formatter isolation"): 2 workers × (32 MiB of QuickJS heap + 40 MB of
+ * settings (docs/integrations.md "Payload formatter isolation"): 2 workers × (32 MiB of QuickJS heap + 40 MB of
  * V8 heap + ~10 MB of thread), one more while a terminated worker is being replaced, and margin.
  * The memory bomb alone took the AS from 143 MB to 1.6 GB.
  */

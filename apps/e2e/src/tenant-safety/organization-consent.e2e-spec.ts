@@ -4,7 +4,7 @@
  * `RIGHT_ORGANIZATION_ADD_AS_COLLABORATOR` on it (the probe attached one and so made it
  * undeletable: `organization_has_entities`); who holds that right on the organization takes it off
  * an entity again without any right there (the probe's owner got 403), and can then delete it.
- * Rules: README "Organizations" (collaborators); TTS defines the right for this.
+ * Rules: docs/identity-and-access.md "Organizations" (collaborators); TTS defines the right for this.
  */
 import { ALL_ADMIN_RIGHTS, type Right, rightsOfKind } from '@lorawan/api';
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';

@@ -7,7 +7,7 @@
  * `Content-Length`) with a 400 naming the header, instead of storing them (the probe's `Host`
  * override was honoured on delivery). Delivery leaving such headers out (rows stored before) is
  * the AS's unit spec `webhook-request.spec.ts`.
- * Rules: README "Webhooks".
+ * Rules: docs/integrations.md "Webhook registry".
  */
 import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
 import { Access, bearer, type CreatedKey, freshId } from '../access';
