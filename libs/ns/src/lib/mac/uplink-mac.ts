@@ -3,7 +3,8 @@ import { onUplink } from '../mac-state/transitions';
 import { adaptDataRate } from './adr';
 import { type MacDevice, macDraft, type MacEvent, type MacStateJson } from './mac-draft';
 import { adrMargin, useAdr, withDesiredSettings } from './mac-settings';
-import { handleUplinkCommands, type MacUplink, switchClass } from './uplink-commands';
+import { switchClass } from './device-class';
+import { handleUplinkCommands, type MacUplink } from './uplink-commands';
 
 export interface UplinkMacInput extends MacUplink {
   commands: ParsedMacCommands;
