@@ -1,13 +1,14 @@
 import { NS_MAC_EVENTS } from '@lorawan/api';
 import { applyLinkAdrChannelMasks, linkAdrChannelMasks, type MacCommandFields } from '@lorawan/lorawan';
 import { ErrInvalidMacPayload } from '../errors';
-import { addSorted, emit, type MacParameters, setCurrent, takeRequest } from '../mac-draft';
+import type { NsMacParameters } from '../../model';
+import { addSorted, emit, setCurrent, takeRequest } from '../mac-draft';
 import { useAdr } from '../mac-settings';
 import { atLeast, enqueue, type MacCommandDefinition, num } from './mac-command';
 
 const E = NS_MAC_EVENTS.linkAdr;
 
-const sameChannels = (a: MacParameters['channels'], b: MacParameters['channels']) =>
+const sameChannels = (a: NsMacParameters['channels'], b: NsMacParameters['channels']) =>
   JSON.stringify((a ?? []).map((c) => c.enable_uplink ?? false)) === JSON.stringify((b ?? []).map((c) => c.enable_uplink ?? false));
 
 /**
@@ -80,7 +81,7 @@ export const LINK_ADR: MacCommandDefinition = {
         blocks,
       );
       if (!enabled) throw ErrInvalidMacPayload.with({ reason: 'the acknowledged LinkADRReq channel masks are invalid for the band' });
-      const changed: MacParameters = { channels: channels.map((c, i) => ({ ...c, enable_uplink: enabled[i] ?? false })) };
+      const changed: NsMacParameters = { channels: channels.map((c, i) => ({ ...c, enable_uplink: enabled[i] ?? false })) };
       // 15 (LoRaWAN 1.0.4+): keep the current value.
       if (num(last.data_rate_index) !== 15) changed.adr_data_rate_index = num(last.data_rate_index);
       if (num(last.tx_power_index) !== 15) changed.adr_tx_power_index = num(last.tx_power_index);

@@ -1,5 +1,4 @@
 import { NS_MAC_EVENTS } from '@lorawan/api';
-import type { MacCommandFields } from '@lorawan/lorawan';
 import { demodulationFloor } from '../adr';
 import { emit, queueResponse } from '../mac-draft';
 import type { MacCommandDefinition } from './mac-command';
@@ -21,7 +20,9 @@ export const LINK_CHECK: MacCommandDefinition = {
       if (floor === undefined || up.rx_metadata.length === 0) return;
       const snrs = up.rx_metadata.map((md) => md.snr).filter((s): s is number => typeof s === 'number');
       const best = snrs.length > 0 ? Math.max(...snrs) : floor;
-      const gateways = new Set(up.rx_metadata.map((md) => JSON.stringify((md.gateway_ids as MacCommandFields | undefined)?.gateway_id ?? md.gateway_ids))).size;
+      const gateways = new Set(
+        up.rx_metadata.map((md) => JSON.stringify((md.gateway_ids as { gateway_id?: string } | undefined)?.gateway_id ?? md.gateway_ids)),
+      ).size;
       // Whole dB, truncated as TTS does.
       const ans = { margin: Math.max(0, Math.min(254, Math.trunc(best - floor))), gateway_count: Math.min(255, gateways) };
       queueResponse(draft, { cid: 'CID_LINK_CHECK', link_check_ans: ans });

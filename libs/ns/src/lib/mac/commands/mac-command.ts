@@ -1,6 +1,7 @@
-import { type EventDefinition, MACCommandIdentifier } from '@lorawan/api';
+import { type EventDefinition, MACCommandIdentifier, type UplinkMessage } from '@lorawan/api';
 import { type FrequencyPlan, type MacCommandFields, type MacCommandJson, macCommandLength } from '@lorawan/lorawan';
-import { emit, type Json, type MacDraft } from '../mac-draft';
+import type { NsMacSettings } from '../../model';
+import { emit, type MacDraft } from '../mac-draft';
 
 /** What the MAC layer needs of the uplink that carried the commands. */
 export interface MacUplink {
@@ -9,7 +10,7 @@ export interface MacUplink {
   dev_addr: string;
   plan: FrequencyPlan;
   /** The MAC settings that apply (`effectiveMacSettings`). */
-  settings: Json;
+  settings: NsMacSettings;
   /** A retransmission: answers were applied the first time (TTS skips them). */
   retransmission: boolean;
 }
@@ -18,7 +19,7 @@ export interface MacUplink {
 export interface MacDownlink {
   plan: FrequencyPlan;
   /** The MAC settings that apply (`effectiveMacSettings`). */
-  settings: Json;
+  settings: NsMacSettings;
   /** Unix ms the downlink goes out at (DevStatusReq's time periodicity). */
   now: number;
   /** The session's last FCntUp (DevStatusReq's count periodicity). */
@@ -31,7 +32,7 @@ export interface MacDownlink {
 
 /** The uplink as every gateway's copy saw it (the answers built once every copy is in). */
 export interface MergedUplinkView {
-  rx_metadata: readonly MacCommandFields[];
+  rx_metadata: NonNullable<UplinkMessage['rx_metadata']>;
   received_at: string;
   /** The uplink's LoRa modulation (undefined for FSK). */
   lora?: { spreading_factor: number; bandwidth: number };

@@ -57,8 +57,7 @@ export const NEW_CHANNEL: MacCommandDefinition = {
       if (frequency === '0') {
         if (channels[index]) channels[index] = { ...channels[index], enable_uplink: false };
       } else {
-        while (channels.length < index)
-          channels.push({ uplink_frequency: '0', downlink_frequency: '0', min_data_rate_index: 0, max_data_rate_index: 0 } as never);
+        while (channels.length < index) channels.push({ uplink_frequency: '0', downlink_frequency: '0', min_data_rate_index: 0, max_data_rate_index: 0 });
         channels[index] = {
           ...channels[index],
           uplink_frequency: frequency,
@@ -67,7 +66,7 @@ export const NEW_CHANNEL: MacCommandDefinition = {
           min_data_rate_index: num(req.min_data_rate_index),
           max_data_rate_index: num(req.max_data_rate_index),
           enable_uplink: true,
-        } as never;
+        };
       }
       setCurrent(draft, { channels });
       emit(draft, E.accept, ans);

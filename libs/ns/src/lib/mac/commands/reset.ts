@@ -1,7 +1,7 @@
 import { NS_MAC_EVENTS } from '@lorawan/api';
 import type { MacCommandFields } from '@lorawan/lorawan';
 import { newMacState } from '../../mac-state/new-mac-state';
-import { emit, type MacDraft } from '../mac-draft';
+import { emit } from '../mac-draft';
 import type { MacCommandDefinition } from './mac-command';
 
 const E = NS_MAC_EVENTS.reset;
@@ -16,10 +16,10 @@ export const RESET: MacCommandDefinition = {
     handle: (draft, ind, up) => {
       emit(draft, E.indication, ind);
       if (draft.device.supports_join) return;
-      const fresh = newMacState({ lorawan_version: draft.device.lorawan_version ?? 'MAC_V1_1', frequencyPlan: up.plan, mac_settings: up.settings as never });
+      const fresh = newMacState({ lorawan_version: draft.device.lorawan_version ?? 'MAC_V1_1', frequencyPlan: up.plan, mac_settings: up.settings });
       const conf = { minor_version: minorOf(ind) };
       draft.state = {
-        ...(fresh as unknown as MacDraft['state']),
+        ...fresh,
         lorawan_version: draft.device.lorawan_version,
         recent_uplinks: draft.state.recent_uplinks,
         queued_responses: [...(draft.state.queued_responses ?? []), { cid: 'CID_RESET', reset_conf: conf }],
