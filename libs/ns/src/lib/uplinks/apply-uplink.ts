@@ -44,7 +44,7 @@ export interface AppliedUplink {
 /**
  * A data uplink applied to the device as stored (TTS `grpc_gsns.go` handleDataUplink's device
  * update), without side effects: the session that sent it must still be the device's, on the same
- * keys, and its FCnt not behind (`f_cnt_too_low` otherwise: another replica, or an earlier copy,
+ * keys, and its FCnt not behind (`f_cnt_replay` otherwise: another replica, or an earlier copy,
  * moved it on); a pending session becomes the session (its MAC state the MAC state, with what the
  * join-accept told the device); `last_f_cnt_up`, `rx_windows_available`, the MAC state's recent
  * uplinks (`recentUplinks`, only the latest with its tokens and correlation IDs) and the ADR
