@@ -20,7 +20,7 @@ import {
   utcToGpsMs,
 } from '@lorawan/lorawan';
 import { DeviceRegistry } from '@lorawan/registry';
-import { ApplicationUplinks, type NsApplicationUp } from '../application-uplinks.service';
+import { ApplicationUplinks, type NsApplicationUp } from '../application-uplinks/application-uplinks.service';
 import { ErrNoDownlinkPath } from '../errors';
 import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
 import { dataDownlinkFrame } from './data-downlink-frame';

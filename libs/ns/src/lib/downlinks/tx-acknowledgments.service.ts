@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NS_EVENTS, plainJson, type RpcContext, type TxAcknowledgmentRequest } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { DeviceRegistry } from '@lorawan/registry';
-import { ApplicationUplinks } from '../application-uplinks.service';
+import { ApplicationUplinks } from '../application-uplinks/application-uplinks.service';
 import { ErrDeviceNotFound, ErrTransmission } from '../errors';
 import { asStruct, type NsDevice } from '../model';
 

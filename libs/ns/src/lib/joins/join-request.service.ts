@@ -29,7 +29,7 @@ import {
 } from '@lorawan/lorawan';
 import { nsJoins } from '@lorawan/observability';
 import { DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
-import { ApplicationUplinks } from '../application-uplinks.service';
+import { ApplicationUplinks } from '../application-uplinks/application-uplinks.service';
 import { type DownlinkToSchedule, GatewayDownlinks, type ScheduledDownlink } from '../downlinks/gateway-downlinks.service';
 import {
   ErrDeviceNotFound,

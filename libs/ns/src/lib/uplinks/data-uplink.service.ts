@@ -7,7 +7,7 @@ import { decryptFrmPayload, encryptFOpts } from '@lorawan/crypto';
 import { type DataRate, dataRate, dataRateIndexOf, getFrequencyPlan, type MACPayload, parseMacCommands, type ParsedMacCommands } from '@lorawan/lorawan';
 import { nsDataUplinks } from '@lorawan/observability';
 import { DeviceRegistry } from '@lorawan/registry';
-import { type NsApplicationUp, ApplicationUplinks } from '../application-uplinks.service';
+import { type NsApplicationUp, ApplicationUplinks } from '../application-uplinks/application-uplinks.service';
 import { DataDownlinkService } from '../downlinks/data-downlink.service';
 import { ErrDeviceNotFound, ErrUplinkTooLate } from '../errors';
 import { NS_MAC_DEFAULTS } from '../mac/mac-defaults';
