@@ -199,7 +199,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
       // Bands with a downlink dwell-time limit cannot carry a 33-byte join-accept at every data rate (TTS leaves the CFList out).
       cf_list: plan.dwell_time?.downlinks ? undefined : cfListMessage(plan),
       correlation_ids: ctx.correlation_ids,
-    } as HandleJoinRequest;
+    };
     this.events.publish(NS_EVENTS.joinClusterAttempt, ids, { ctx, data: request });
     let response: JoinResponse;
     try {

@@ -85,13 +85,12 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     const processed = { ...fullFrame, rx_metadata: merged.rx_metadata, correlation_ids: mergedCtx.correlation_ids };
     this.events.publish(NS_EVENTS.dataProcess, ids, { ctx: mergedCtx, data: processed });
     nsDataUplinks.inc({ result: match.retransmission ? 'retransmission' : 'processed' });
-    const settings = (up.settings ?? {}) as { frequency?: string };
     const answered = {
       confirmed: mType === 'CONFIRMED_UP',
       adr: payload.f_hdr.f_ctrl.adr,
       adr_ack_req: payload.f_hdr.f_ctrl.adr_ack_req ?? false,
       f_cnt: match.f_cnt,
-      frequency: settings.frequency ?? '',
+      frequency: up.settings?.frequency ?? '',
       data_rate_index: match.data_rate_index,
       after_merge: stored.afterMerge,
       received_at: message.received_at,

@@ -17,7 +17,7 @@ export const DEV_STATUS: MacCommandDefinition = {
   enqueue: (draft, budget, down) => {
     const count = statusCountPeriodicity(down.settings);
     const time = statusTimePeriodicityMs(down.settings);
-    const lastAt = draft.device.last_dev_status_received_at as string | undefined;
+    const lastAt = draft.device.last_dev_status_received_at;
     const needs =
       ((count !== 0 || time !== 0) && !lastAt) ||
       (count !== 0 && (draft.state.last_dev_status_f_cnt_up ?? 0) + count <= down.f_cnt_up) ||
