@@ -5,3 +5,4 @@ export * from './lib/end-devices/ns-registry.policy';
 export * from './lib/mac-state';
 export * from './lib/uplinks/uplink-deduplicator';
 export * from './lib/uplinks/jetstream-uplink-deduplicator';
+export * from './lib/model';

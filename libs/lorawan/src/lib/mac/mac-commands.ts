@@ -37,7 +37,9 @@ export interface ParsedMacCommands {
   stopped?: { offset: number; cid: number; reason: 'unknown' | 'truncated' };
 }
 
-type Fields = Record<string, unknown>;
+/** A MAC command's payload as the codec reads and writes it (`{ delay: 1 }` of `rx_timing_setup_req`): the wire's fields, by their TTS JSON names. */
+export type MacCommandFields = Record<string, unknown>;
+type Fields = MacCommandFields;
 
 interface Format {
   /** The JSON field that holds the payload (`link_adr_req`). */

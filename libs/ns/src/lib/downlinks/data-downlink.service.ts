@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { newUlid, NS_EVENTS, nowTimestamp, type RpcContext, type ScheduleDownlinkRequest } from '@lorawan/api';
+import { type DownlinkMessage, newUlid, NS_EVENTS, nowTimestamp, type RpcContext, type TxRequest } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { isStackError } from '@lorawan/errors';
@@ -20,35 +20,31 @@ import {
   utcToGpsMs,
 } from '@lorawan/lorawan';
 import { DeviceRegistry } from '@lorawan/registry';
-import { ApplicationUplinks } from '../application-uplinks.service';
+import { ApplicationUplinks, type NsApplicationUp } from '../application-uplinks/application-uplinks.service';
 import { ErrNoDownlinkPath } from '../errors';
 import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
-import type { NsDataDevice, NsSession } from '../uplinks/session-match';
 import { dataDownlinkFrame } from './data-downlink-frame';
 import { ErrUnknownSession } from './downlink-queue.errors';
 import { answerAfterMerge } from '../mac/after-merge';
 import { downlinkCommands } from '../mac/downlink-commands';
-import { type MacDevice, macDraft, type MacEvent, type MacStateJson } from '../mac/mac-draft';
+import { macDraft, type MacEvent } from '../mac/mac-draft';
 import { NS_MAC_DEFAULTS } from '../mac/mac-defaults';
 import { effectiveMacSettings, useAdr } from '../mac/mac-settings';
 import type { MacCommandJson } from '@lorawan/lorawan';
-import { GatewayDownlinks } from './gateway-downlinks.service';
+import { asStruct, type NsDevice, type NsMacSettings, type NsMacState, type NsSession, type QueuedDownlink } from '../model';
+import { type DownlinkToSchedule, GatewayDownlinks } from './gateway-downlinks.service';
 
 /** How many queued downlinks one class B/C call sends at most (the next change of the queue sends more). */
 const CLASS_BC_BURST = 16;
 /** A class B downlink goes in a ping slot at least this far ahead: the GS needs it before its scheduling margin. */
 const CLASS_B_LEAD_MS = 1000;
 
-/** A queued application downlink as the NS keeps it (TTS `ApplicationDownlink`, FRMPayload encrypted by the AS). */
-export interface QueuedDownlink {
-  session_key_id?: string;
-  f_port?: number;
-  f_cnt?: number;
-  frm_payload?: string;
-  confirmed?: boolean;
-  priority?: string;
-  correlation_ids?: string[];
-}
+export type { QueuedDownlink } from '../model';
+
+/** The TxRequest of a downlink, before the gateway's path is added (`GatewayDownlinks`). */
+type PathlessTxRequest = Omit<TxRequest, 'downlink_paths'>;
+/** TTS's Message of a downlink (MHDR, FHDR with the full FCnt, FPort, FRMPayload): recorded and handed back with the TX acknowledgment. */
+type DownlinkFrame = NonNullable<DownlinkMessage['payload']>;
 
 /** What the class A downlink needs to know of the uplink it answers. */
 export interface AnsweredUplink {
@@ -69,13 +65,10 @@ interface DownlinkMac {
   /** Encoded, before encryption. */
   bytes: Buffer;
   in_f_opts: boolean;
-  state: MacStateJson;
+  state: NsMacState;
   events: MacEvent[];
   f_pending: boolean;
 }
-
-type Json = Record<string, unknown>;
-type QueueSession = NsSession & { queued_application_downlinks?: QueuedDownlink[]; last_n_f_cnt_down?: number };
 
 /**
  * Class A data downlinks (TTS `downlink.go` attemptClassADataDownlink, dataplane-notes §5.6 step 4):
@@ -96,19 +89,19 @@ export class DataDownlinkService {
   private readonly recentDownlinks: number;
 
   constructor(
-    private readonly registry: DeviceRegistry,
+    private readonly registry: DeviceRegistry<NsDevice>,
     private readonly downlinks: GatewayDownlinks,
     private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
     @Inject(STACK_CONFIG) config: StackConfig,
-    @Inject(NS_MAC_DEFAULTS) private readonly macDefaults: Record<string, unknown>,
+    @Inject(NS_MAC_DEFAULTS) private readonly macDefaults: NsMacSettings,
   ) {
     this.recentDownlinks = config.ns.recentDownlinks;
   }
 
-  async classA(device: NsDataDevice, uplink: AnsweredUplink, merged: MergedUplink, ctx: RpcContext): Promise<void> {
-    const session = device.session as QueueSession | undefined;
-    const macState = device.mac_state as (Json & { lorawan_version?: string; current_parameters?: Json }) | undefined;
+  async classA(device: NsDevice, uplink: AnsweredUplink, merged: MergedUplink, ctx: RpcContext): Promise<void> {
+    const session = device.session;
+    const macState = device.mac_state;
     const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
     if (!session?.dev_addr || !macState || !plan) return;
     const queue = await this.usableQueue(device, ctx);
@@ -118,17 +111,17 @@ export class DataDownlinkService {
       plan,
       { frequency: uplink.frequency, data_rate_index: uplink.data_rate_index },
       {
-        rx1Delay: (params.rx1_delay as number | undefined) || undefined,
-        rx1DataRateOffset: (params.rx1_data_rate_offset as number | undefined) ?? 0,
+        rx1Delay: params.rx1_delay || undefined,
+        rx1DataRateOffset: params.rx1_data_rate_offset ?? 0,
         rx2:
           params.rx2_frequency !== undefined && params.rx2_data_rate_index !== undefined
-            ? { frequency: String(params.rx2_frequency), data_rate_index: params.rx2_data_rate_index as number }
+            ? { frequency: String(params.rx2_frequency), data_rate_index: params.rx2_data_rate_index }
             : undefined,
       },
     );
     const room = (w: RxWindow | undefined) => (w ? maxFrmPayload(plan.band_id, w.data_rate_index) : 0);
     const settings = effectiveMacSettings(device.mac_settings, this.macDefaults);
-    const mac = this.macCommands(device, plan, settings, uplink, merged, Math.min(...[rx1, rx2].filter((w) => w !== undefined).map(room)));
+    const mac = this.macCommands(device, macState, plan, settings, uplink, merged, Math.min(...[rx1, rx2].filter((w) => w !== undefined).map(room)));
     // MAC commands beyond FOpts' 15 bytes go alone, as an FPort 0 payload; the application downlink waits (TTS).
     let item: QueuedDownlink | undefined = mac.in_f_opts ? queue[0] : undefined;
     if (!item && !ack && !uplink.adr_ack_req && mac.bytes.length === 0) return;
@@ -142,7 +135,7 @@ export class DataDownlinkService {
       item = undefined;
       windows = { rx1, rx2 };
     }
-    const request = {
+    const request: PathlessTxRequest = {
       class: 'CLASS_A',
       rx1_delay: rx1?.delay ?? 1,
       ...(windows.rx1 ? { rx1_data_rate: windows.rx1.data_rate, rx1_frequency: windows.rx1.frequency } : {}),
@@ -156,14 +149,15 @@ export class DataDownlinkService {
    * answered now), then the network's requests (`downlinkCommands`), in at most `room` bytes.
    */
   private macCommands(
-    device: NsDataDevice,
+    device: NsDevice,
+    macState: NsMacState,
     plan: FrequencyPlan,
-    settings: Record<string, unknown>,
+    settings: NsMacSettings,
     uplink: AnsweredUplink,
     merged: MergedUplink,
     room: number,
   ): DownlinkMac {
-    const draft = macDraft(device as MacDevice, device.mac_state as MacStateJson);
+    const draft = macDraft(device, macState);
     const rate = dataRate(plan.band_id, uplink.data_rate_index)?.rate;
     answerAfterMerge(draft, uplink.after_merge ?? [], {
       rx_metadata: merged.rx_metadata,
@@ -194,9 +188,9 @@ export class DataDownlinkService {
   async classBC(ids: { application_id: string; device_id: string }, ctx: RpcContext): Promise<void> {
     let after = utcToGpsMs(new Date()) + CLASS_B_LEAD_MS;
     for (let sent = 0; sent < CLASS_BC_BURST; sent++) {
-      const device = (await this.registry.stored(ids)) as NsDataDevice & { supports_class_b?: boolean; supports_class_c?: boolean };
-      const session = device.session as QueueSession | undefined;
-      const macState = device.mac_state as (MacStateJson & { recent_uplinks?: Json[] }) | undefined;
+      const device = await this.registry.stored(ids);
+      const session = device.session;
+      const macState = device.mac_state;
       const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
       const deviceClass = macState?.device_class;
       const classC = deviceClass === 'CLASS_C' && device.supports_class_c;
@@ -206,14 +200,14 @@ export class DataDownlinkService {
       const item = queue[0];
       if (!item) return;
       const params = macState.current_parameters ?? {};
-      let request: Json;
+      let request: PathlessTxRequest;
       let index: number;
       if (classC) {
         index = params.rx2_data_rate_index ?? plan.rx2.data_rate_index;
         request = { class: 'CLASS_C', rx2_frequency: String(params.rx2_frequency ?? plan.rx2.frequency) };
       } else {
         const settings = effectiveMacSettings(device.mac_settings, this.macDefaults);
-        const periodicity = macState.ping_slot_periodicity ?? (settings.ping_slot_periodicity as string | undefined);
+        const periodicity = macState.ping_slot_periodicity ?? settings.ping_slot_periodicity;
         if (periodicity === undefined) return;
         const slot = nextPingSlot(session.dev_addr, periodicity, after);
         after = slot + 1;
@@ -224,7 +218,7 @@ export class DataDownlinkService {
       const rate = dataRate(plan.band_id, index);
       const payload = item.frm_payload ? Buffer.from(item.frm_payload, 'base64') : Buffer.alloc(0);
       if (!rate || payload.length > maxFrmPayload(plan.band_id, index)) return;
-      const latest = (macState.recent_uplinks ?? []).at(-1) as { rx_metadata?: Array<Record<string, unknown>> } | undefined;
+      const latest = (macState.recent_uplinks ?? []).at(-1);
       const paths = downlinkPaths(latest?.rx_metadata ?? []);
       if (!(await this.send(device, { item, queue, ack: false, adr: false, networkInitiated: true }, { ...request, rx2_data_rate: rate.rate }, paths, ctx)))
         return;
@@ -240,10 +234,11 @@ export class DataDownlinkService {
    * leaves the device and goes back to the AS (`downlink_queue_invalidated` with
    * `last_f_cnt_down`), which encrypts it again with new FCnts and pushes it.
    */
-  private async usableQueue(device: NsDataDevice, ctx: RpcContext): Promise<QueuedDownlink[]> {
-    const session = device.session as QueueSession;
+  private async usableQueue(device: NsDevice, ctx: RpcContext): Promise<QueuedDownlink[]> {
+    const { session } = device;
+    if (!session) return [];
     const sessionKeyId = session.keys?.session_key_id ?? '';
-    const version = (device.mac_state as { lorawan_version?: string } | undefined)?.lorawan_version ?? device.lorawan_version;
+    const version = device.mac_state?.lorawan_version ?? device.lorawan_version;
     const last = session.last_n_f_cnt_down;
     const queue: QueuedDownlink[] = [];
     const failed: QueuedDownlink[] = [];
@@ -258,23 +253,22 @@ export class DataDownlinkService {
     if (failed.length === 0 && stale.length === 0) return queue;
     const removed = [...failed, ...stale];
     const { ids } = device;
-    const taken = await this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, (stored) => {
-      const next = stored as NsDataDevice & Json;
-      const current = next.session as QueueSession | undefined;
+    const taken = await this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, (next) => {
+      const current = next.session;
       // The session moved on meanwhile: its queue is the next downlink's business.
-      if (!current || (current.keys?.session_key_id ?? '') !== sessionKeyId) return { device: stored, result: false };
+      if (!current || (current.keys?.session_key_id ?? '') !== sessionKeyId) return { device: next, result: false };
       const gone = (d: QueuedDownlink) => removed.some((r) => r.f_cnt === d.f_cnt && r.session_key_id === d.session_key_id);
       const left = (current.queued_application_downlinks ?? []).filter((d) => !gone(d));
-      const changed: QueueSession = { ...current, queued_application_downlinks: left };
+      const changed: NsSession = { ...current, queued_application_downlinks: left };
       if (left.length === 0) delete changed.queued_application_downlinks;
       return { device: { ...next, session: changed }, result: true };
     });
     if (!taken) return [];
     const endDeviceIds = { ...ids, ...(session.dev_addr ? { dev_addr: session.dev_addr } : {}) };
-    const ups: Json[] = failed.map((downlink) => ({
+    const ups: NsApplicationUp[] = failed.map((downlink) => ({
       end_device_ids: endDeviceIds,
       correlation_ids: [...ctx.correlation_ids, ...(downlink.correlation_ids ?? [])],
-      downlink_failed: { downlink, error: ErrUnknownSession.with().toDetails() },
+      downlink_failed: { downlink, error: asStruct(ErrUnknownSession.with().toDetails()) },
     }));
     if (stale.length > 0) {
       ups.push({
@@ -292,15 +286,15 @@ export class DataDownlinkService {
    * gateways (`ns.down.data.schedule.*`) and records it on the device. False when it did not go out.
    */
   private async send(
-    device: NsDataDevice,
+    device: NsDevice,
     frame: { item?: QueuedDownlink; queue: QueuedDownlink[]; ack: boolean; adr: boolean; confFCnt?: number; mac?: DownlinkMac; networkInitiated?: boolean },
-    request: Json,
+    request: PathlessTxRequest,
     paths: ReturnType<typeof downlinkPaths>,
     ctx: RpcContext,
   ): Promise<boolean> {
-    const session = device.session as QueueSession;
-    const macState = device.mac_state as Json & { lorawan_version?: string };
+    const { session, mac_state: macState } = device;
     const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
+    if (!session || !macState) return false;
     const { item } = frame;
     const version = macState.lorawan_version ?? device.lorawan_version ?? 'MAC_V1_0_3';
     const key = session.keys?.s_nwk_s_int_key ?? session.keys?.f_nwk_s_int_key;
@@ -342,18 +336,18 @@ export class DataDownlinkService {
     );
     const correlationIds = [...new Set([...ctx.correlation_ids, ...(item?.correlation_ids ?? []), `ns:downlink:${newUlid()}`])];
     // TTS's Message: recorded in the MAC state, and handed back with the TX acknowledgment to tell the AS which downlink went out.
-    const message: Json = {
+    const message: DownlinkFrame = {
       m_hdr: { m_type: item?.confirmed ? 'CONFIRMED_DOWN' : 'UNCONFIRMED_DOWN' },
       mac_payload: { f_hdr: { f_cnt: fCnt }, ...(item ? { f_port: item.f_port, frm_payload: item.frm_payload } : macPayload ? { f_port: 0 } : {}) },
     };
-    const downlink = {
+    const downlink: DownlinkToSchedule = {
       raw_payload: raw.toString('base64'),
       payload: message,
       end_device_ids: device.ids,
       request: { ...request, priority: item?.priority ?? 'NORMAL', frequency_plan_id: plan.id },
       correlation_ids: correlationIds,
       ...(session.keys?.session_key_id ? { session_key_id: session.keys.session_key_id } : {}),
-    } as unknown as Omit<ScheduleDownlinkRequest, 'request'> & { request: Omit<ScheduleDownlinkRequest['request'], 'downlink_paths'> };
+    };
     const ids = { device_ids: device.ids };
     const eventCtx = { ...ctx, correlation_ids: correlationIds };
     this.events.publish(NS_EVENTS.dataScheduleAttempt, ids, { ctx: eventCtx, data: downlink });
@@ -377,23 +371,23 @@ export class DataDownlinkService {
 
   /** The device after a scheduled downlink (see above). */
   private async sent(
-    device: NsDataDevice,
+    device: NsDevice,
     item: QueuedDownlink | undefined,
     fCnt: number,
     version: string,
-    message: Json,
+    message: DownlinkFrame,
     correlationIds: string[],
-    mac?: MacStateJson,
+    mac?: NsMacState,
     networkInitiated = false,
   ): Promise<void> {
     const { ids } = device;
     const key = { application_id: ids.application_ids.application_id, device_id: ids.device_id };
     await this.registry.modify(
       key,
-      (stored) => {
-        const next = stored as NsDataDevice & Json;
-        const session = { ...(next.session as QueueSession) };
-        const macState = { ...((next.mac_state ?? {}) as Json) };
+      (next) => {
+        // A scheduled downlink's device has its session and MAC state (`send`).
+        const session = { ...(next.session as NsSession) };
+        const macState = { ...(next.mac_state as NsMacState) };
         const now = nowTimestamp();
         if (item) {
           session.queued_application_downlinks = (session.queued_application_downlinks ?? []).filter(
@@ -422,7 +416,7 @@ export class DataDownlinkService {
           correlation_ids: correlationIds,
           ...(item?.session_key_id ? { session_key_id: item.session_key_id } : {}),
         };
-        macState.recent_downlinks = [...((macState.recent_downlinks as Json[] | undefined) ?? []), recent].slice(-this.recentDownlinks);
+        macState.recent_downlinks = [...(macState.recent_downlinks ?? []), recent].slice(-this.recentDownlinks);
         return { device: { ...next, session, mac_state: macState }, result: undefined };
       },
       // The device as the uplink's write left it, unless something was written since.

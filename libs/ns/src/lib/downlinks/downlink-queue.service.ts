@@ -1,18 +1,18 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
-  type ApplicationDownlinksJson,
-  type AsNsApplicationDownlink,
   type AsNsDownlinkQueueRequest,
   DOWNLINK_QUEUE_OPERATION_ERROR_DETAILS_TYPE,
   type DownlinkQueueOperationErrorDetails,
   type EndDeviceIdentifiers,
   newUlid,
   plainJson,
+  type ResponseOf,
 } from '@lorawan/api';
 import type { TypedDetail } from '@lorawan/errors';
 import { getFrequencyPlan, largestFrmPayload } from '@lorawan/lorawan';
-import { type Device, DeviceRegistry } from '@lorawan/registry';
+import { DeviceRegistry } from '@lorawan/registry';
 import { ErrFrequencyPlanNotFound } from '../errors';
+import type { NsDevice, NsMacState, NsSession, QueuedDownlink } from '../model';
 import { DataDownlinkService } from './data-downlink.service';
 import {
   ErrApplicationDownlinkTooLong,
@@ -26,28 +26,13 @@ import {
 /** How many downlinks the NS queues per session (TTS `networkserver.Config.DownlinkQueueCapacity` default). */
 export const DOWNLINK_QUEUE_CAPACITY = 10000;
 
-type Json = Record<string, unknown>;
-type Queued = Json & { session_key_id?: string; f_cnt?: number; frm_payload?: string; confirmed?: boolean };
-interface QueueSession {
-  dev_addr?: string;
-  keys?: { session_key_id?: string };
-  last_n_f_cnt_down?: number;
-  last_a_f_cnt_down?: number;
-  queued_application_downlinks?: Queued[];
+/** What the downlink counters of a session depend on. */
+type QueueSession = Pick<NsSession, 'last_n_f_cnt_down' | 'last_a_f_cnt_down' | 'queued_application_downlinks'>;
+/** The fields of a recorded downlink's frame (`DownlinkMessage.payload`) the counters depend on. */
+interface RecordedFrame {
+  m_hdr?: { m_type?: string };
+  mac_payload?: { f_port?: number; f_cnt?: number; full_f_cnt?: number };
 }
-interface QueueMacState {
-  lorawan_version?: string;
-  recent_downlinks?: Array<{ payload?: { m_hdr?: { m_type?: string }; mac_payload?: { f_port?: number; f_cnt?: number; full_f_cnt?: number } } }>;
-}
-type QueueDevice = Device & {
-  frequency_plan_id?: string;
-  lorawan_version?: string;
-  multicast?: boolean;
-  session?: QueueSession;
-  pending_session?: QueueSession;
-  mac_state?: QueueMacState;
-  pending_mac_state?: QueueMacState;
-};
 type Empty = Record<string, never>;
 
 /**
@@ -76,7 +61,7 @@ type Empty = Record<string, never>;
 export class NsDownlinkQueue {
   private readonly logger = new Logger('NsDownlinkQueue');
   constructor(
-    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry,
+    @Inject(DeviceRegistry) private readonly registry: DeviceRegistry<NsDevice>,
     private readonly downlinks: DataDownlinkService,
   ) {}
 
@@ -91,15 +76,14 @@ export class NsDownlinkQueue {
   }
 
   /** Both sessions' queues, the current session's first (`{}` when empty). */
-  async list(ids: EndDeviceIdentifiers): Promise<ApplicationDownlinksJson> {
-    const device = (await this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id })) as QueueDevice;
+  async list(ids: EndDeviceIdentifiers): Promise<ResponseOf<'AsNs.DownlinkQueueList'>> {
+    const device = await this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id });
     const downlinks = [...(device.session?.queued_application_downlinks ?? []), ...(device.pending_session?.queued_application_downlinks ?? [])];
     return downlinks.length ? { downlinks } : {};
   }
 
-  private async operate(ids: EndDeviceIdentifiers, downlinks: Queued[], replace: boolean): Promise<Empty> {
-    await this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, (stored) => {
-      const device = stored as QueueDevice;
+  private async operate(ids: EndDeviceIdentifiers, downlinks: QueuedDownlink[], replace: boolean): Promise<Empty> {
+    await this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, (device) => {
       if (replace) {
         if (device.session) delete device.session.queued_application_downlinks;
         if (device.pending_session) delete device.pending_session.queued_application_downlinks;
@@ -121,14 +105,14 @@ export class NsDownlinkQueue {
 }
 
 /** The request's downlinks as JSON; more than two queues' worth is refused before the device is read. */
-function requestDownlinks(req: AsNsDownlinkQueueRequest): Queued[] {
+function requestDownlinks(req: AsNsDownlinkQueueRequest): QueuedDownlink[] {
   const downlinks = req.downlinks ?? [];
   if (downlinks.length > 2 * DOWNLINK_QUEUE_CAPACITY) throw ErrDownlinkQueueCapacity.with();
-  return downlinks.map((d: AsNsApplicationDownlink) => plainJson(d) as unknown as Queued);
+  return downlinks.map((d) => plainJson(d));
 }
 
 /** TTS matchQueuedApplicationDownlinks: the downlinks added to their sessions' queues, or the refusal. */
-function queueDownlinks(device: QueueDevice, downlinks: Queued[]): void {
+function queueDownlinks(device: NsDevice, downlinks: QueuedDownlink[]): void {
   if (downlinks.length === 0) return;
   const plan = device.frequency_plan_id ? getFrequencyPlan(device.frequency_plan_id) : undefined;
   if (!plan) throw ErrFrequencyPlanNotFound.with({ id: device.frequency_plan_id ?? '' });
@@ -151,12 +135,12 @@ interface MatchRules {
 
 /** TTS matchApplicationDownlinks: queues the downlinks of `session` (checked in order); returns the others. */
 function matchSession(
-  session: QueueSession | undefined,
-  macState: QueueMacState | undefined,
+  session: NsSession | undefined,
+  macState: NsMacState | undefined,
   minFCnt: number,
   rules: MatchRules,
-  downlinks: Queued[],
-): Queued[] {
+  downlinks: QueuedDownlink[],
+): QueuedDownlink[] {
   if (!session) return downlinks;
   const sessionKeyId = session.keys?.session_key_id ?? '';
   const mine = downlinks.filter((d) => (d.session_key_id ?? '') === sessionKeyId);
@@ -184,9 +168,14 @@ function matchSession(
  * session's last NFCntDown and AFCntDown, the recent downlinks). 1.1: above the last application
  * downlink (FPort > 0) since the join. Either way above the last one queued.
  */
-export function minFCntDown(session: QueueSession | undefined, macState: QueueMacState | undefined, version: string | undefined): number {
+export function minFCntDown(
+  session: QueueSession | undefined,
+  macState: Pick<NsMacState, 'recent_downlinks'> | undefined,
+  version: string | undefined,
+): number {
   if (!session || !macState) return 0;
-  const recent = macState.recent_downlinks ?? [];
+  // The contract keeps a recorded downlink's frame as a Struct: these are the fields the NS writes there (`DataDownlinkService`).
+  const recent = (macState.recent_downlinks ?? []).map((d) => ({ payload: d.payload as RecordedFrame | undefined }));
   let min = 0;
   if (version !== 'MAC_V1_1') {
     const last = Math.max(session.last_n_f_cnt_down ?? 0, session.last_a_f_cnt_down ?? 0, ...recent.map((d) => fullFCntOf(d.payload?.mac_payload)));
@@ -213,7 +202,7 @@ function fullFCntOf(macPayload: { f_cnt?: number; full_f_cnt?: number } | undefi
 }
 
 /** DownlinkQueueOperationErrorDetails of the device (zero values omitted, as TTS's JSON). */
-function operationDetails(device: QueueDevice, minCurrent: number, minPending: number): TypedDetail {
+function operationDetails(device: NsDevice, minCurrent: number, minPending: number): TypedDetail {
   const details: DownlinkQueueOperationErrorDetails = {};
   const { session, pending_session: pending } = device;
   if (session) {

@@ -1,17 +1,14 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { gatewayDownlinkSubject, RPCS, type RpcContext, type ScheduleDownlinkRequest } from '@lorawan/api';
-import { COMPONENT_RPC_CLIENT } from '@lorawan/component';
+import { Injectable, Logger } from '@nestjs/common';
+import { gatewayDownlinkSubject, RPCS, type RequestOf, type ResponseOf, type RpcContext, type TxRequest } from '@lorawan/api';
+import { RpcInvoker } from '@lorawan/component';
 import { type ErrorDetails, isErrorDetails, StackError } from '@lorawan/errors';
-import type { RpcClient } from '@lorawan/transport';
 import { ErrNoDownlinkPath } from '../errors';
 
 /** `NsGs.ScheduleDownlink`'s answer (TTS `ScheduleDownlinkResponse`). */
-export interface ScheduledDownlink {
-  delay: string;
-  downlink_path: { uplink_token: string };
-  rx1?: boolean;
-  rx2?: boolean;
-}
+export type ScheduledDownlink = ResponseOf<'NsGs.ScheduleDownlink'>;
+
+/** A downlink to schedule, before each gateway's path is added. */
+export type DownlinkToSchedule = Omit<RequestOf<'NsGs.ScheduleDownlink'>, 'request'> & { request: Omit<TxRequest, 'downlink_paths'> };
 
 export interface DownlinkPathCandidate {
   gateway_id: string;
@@ -27,19 +24,15 @@ export interface DownlinkPathCandidate {
 export class GatewayDownlinks {
   private readonly logger = new Logger('GatewayDownlinks');
 
-  constructor(@Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient) {}
+  constructor(private readonly rpc: RpcInvoker) {}
 
-  async schedule(
-    downlink: Omit<ScheduleDownlinkRequest, 'request'> & { request: Omit<ScheduleDownlinkRequest['request'], 'downlink_paths'> },
-    paths: readonly DownlinkPathCandidate[],
-    ctx: RpcContext,
-  ): Promise<ScheduledDownlink> {
+  async schedule(downlink: DownlinkToSchedule, paths: readonly DownlinkPathCandidate[], ctx: RpcContext): Promise<ScheduledDownlink> {
     let last: ErrorDetails | undefined;
     const subject = RPCS['NsGs.ScheduleDownlink'].subject;
     for (const path of paths) {
-      const body = { ...downlink, request: { ...downlink.request, downlink_paths: [{ uplink_token: path.uplink_token }] } };
+      const request = { ...downlink, request: { ...downlink.request, downlink_paths: [{ uplink_token: path.uplink_token }] } };
       try {
-        return await this.rpc.call<ScheduledDownlink>(gatewayDownlinkSubject(subject, path.gateway_id), { ctx, body });
+        return await this.rpc.invoke('NsGs.ScheduleDownlink', request, ctx, { subject: gatewayDownlinkSubject(subject, path.gateway_id) });
       } catch (err) {
         last = isErrorDetails(err) ? err : ErrNoDownlinkPath.with().toDetails();
         this.logger.debug?.(

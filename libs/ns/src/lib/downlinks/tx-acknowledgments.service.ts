@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { NS_EVENTS, plainJson, type RpcContext, type TxAcknowledgmentRequest } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
-import { type Device, DeviceRegistry } from '@lorawan/registry';
-import { ApplicationUplinks } from '../application-uplinks.service';
+import { DeviceRegistry } from '@lorawan/registry';
+import { ApplicationUplinks } from '../application-uplinks/application-uplinks.service';
 import { ErrDeviceNotFound, ErrTransmission } from '../errors';
-
-type Json = Record<string, unknown>;
+import { asStruct, type NsDevice } from '../model';
 
 interface RecentDownlink {
   payload?: { m_hdr?: { m_type?: string }; mac_payload?: { f_hdr?: { f_cnt?: number }; f_port?: number; frm_payload?: string } };
@@ -26,7 +25,7 @@ interface RecentDownlink {
 @Injectable()
 export class TxAcknowledgments {
   constructor(
-    private readonly registry: DeviceRegistry,
+    private readonly registry: DeviceRegistry<NsDevice>,
     private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
   ) {}
@@ -58,7 +57,7 @@ export class TxAcknowledgments {
     const up = {
       end_device_ids: deviceIds.device_ids,
       correlation_ids: ctx.correlation_ids,
-      ...(error ? { downlink_failed: { downlink, error: error.toDetails() } } : { downlink_sent: downlink }),
+      ...(error ? { downlink_failed: { downlink, error: asStruct(error.toDetails()) } } : { downlink_sent: downlink }),
     };
     await this.applicationUplinks.send([up], ctx, { device_id: ids.device_id, what: 'downlink result' });
     return {};
@@ -66,14 +65,14 @@ export class TxAcknowledgments {
 
   /** The downlink among the device's recent downlinks (for a GS that does not hand back the frame). */
   private async recorded(ids: { application_ids: { application_id: string }; device_id: string }, downlinkId: string): Promise<RecentDownlink | undefined> {
-    let device: Device;
+    let device: NsDevice;
     try {
       device = await this.registry.stored({ application_id: ids.application_ids.application_id, device_id: ids.device_id });
     } catch (err) {
       if (ErrDeviceNotFound.matches(err)) return undefined;
       throw err;
     }
-    const recent = ((device.mac_state as Json | undefined)?.recent_downlinks as RecentDownlink[] | undefined) ?? [];
+    const recent: RecentDownlink[] = device.mac_state?.recent_downlinks ?? [];
     return recent.find((d) => (d.correlation_ids ?? []).includes(downlinkId));
   }
 }

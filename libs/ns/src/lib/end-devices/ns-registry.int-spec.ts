@@ -2,6 +2,7 @@ import { getBand, getFrequencyPlan } from '@lorawan/lorawan';
 import { copySourceFor, DeviceRegistry, keySealerFor, TypeOrmDeviceStore } from '@lorawan/registry';
 import { CTX, delReq, errorOf, getReq, openTestDataSource, rawFieldsOf, setReq, unobservedEvents } from '@lorawan/registry/conformance';
 import { NS_MIGRATIONS } from '../migrations';
+import type { NsDevice } from '../model';
 import { NS_REGISTRY_POLICY } from './ns-registry.policy';
 
 /** The Network Server's registry (NS_REGISTRY_POLICY on the DeviceRegistry engine) against a real store (SQLite). */
@@ -47,7 +48,7 @@ const events = unobservedEvents();
 describe('NsEndDeviceRegistry (SQLite)', () => {
   let db: Awaited<ReturnType<typeof openTestDataSource>>;
   let store: TypeOrmDeviceStore;
-  let registry: DeviceRegistry;
+  let registry: DeviceRegistry<NsDevice>;
   const plain = () => keySealerFor('ns', { keks: undefined, kekLabels: {} });
   const rawFields = (dev: string) => rawFieldsOf(db.ds, APP, dev);
   const get = (dev: string, paths: string[]) => registry.get(getReq(ids(dev), paths)) as Promise<Json>;

@@ -1,31 +1,12 @@
 import { ALLOWED_PATHS, hasAnyField, NS_END_DEVICE_FIELDS, NS_EVENTS, touchesField } from '@lorawan/api';
 import type { StackError } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
-import type { CompleteContext, Device, RegistryPolicy } from '@lorawan/registry';
+import type { CompleteContext, KeyEnvelopeJson, RegistryPolicy } from '@lorawan/registry';
 import { effectiveMacSettings, withDesiredSettings } from '../mac/mac-settings';
 import { ErrDeviceNotFound, ErrFieldIsZero, ErrFieldNotChangeable, ErrFieldValue, ErrFrequencyPlanNotFound, ErrReadOnlyField } from '../errors';
 import { newMacState } from '../mac-state';
+import type { NsDevice, NsMacSettings } from '../model';
 import { presentNsDevice } from './recent-uplinks';
-
-interface Envelope {
-  key?: string;
-  kek_label?: string;
-  encrypted_key?: string;
-}
-interface NsSession {
-  dev_addr?: string;
-  keys?: { f_nwk_s_int_key?: Envelope; s_nwk_s_int_key?: Envelope; nwk_s_enc_key?: Envelope };
-}
-type NsDevice = Device & {
-  frequency_plan_id?: string;
-  lorawan_version?: string;
-  lorawan_phy_version?: string;
-  supports_join?: boolean;
-  multicast?: boolean;
-  session?: NsSession;
-  mac_settings?: Record<string, unknown>;
-  mac_state?: unknown;
-};
 
 const ZERO_EUI = '0000000000000000';
 const ZERO_DEV_ADDR = '00000000';
@@ -53,15 +34,14 @@ function invalid(field: string, cause: StackError = ErrFieldIsZero.with({ name: 
   throw ErrFieldValue.with({ field }, cause);
 }
 
-const hasKey = (e: Envelope | undefined) => Boolean(e?.encrypted_key) || (Boolean(e?.key) && e?.key !== ZERO_KEY);
+const hasKey = (e: KeyEnvelopeJson | undefined) => Boolean(e?.encrypted_key) || (Boolean(e?.key) && e?.key !== ZERO_KEY);
 
 /**
  * The Network Server's registry rules: a device is stored only when usable (a known frequency
  * plan, MAC and PHY versions; OTAA: DevEUI and JoinEUI; ABP: a session with DevAddr and network
  * session keys), as every TTS client sends them and TTS's NS relies on them.
  */
-export function completeNsDevice(input: Device, { created, previous, paths }: CompleteContext, macDefaults: Record<string, unknown> = {}): Device {
-  const device = input as NsDevice;
+export function completeNsDevice(device: NsDevice, { created, previous, paths }: CompleteContext<NsDevice>, macDefaults: NsMacSettings = {}): NsDevice {
   const plan = device.frequency_plan_id ? getFrequencyPlan(device.frequency_plan_id) : undefined;
   if (!device.frequency_plan_id) invalid('frequency_plan_id');
   if (!plan) invalid('frequency_plan_id', ErrFrequencyPlanNotFound.with({ id: device.frequency_plan_id }));
@@ -69,7 +49,7 @@ export function completeNsDevice(input: Device, { created, previous, paths }: Co
   if (!device.lorawan_phy_version || device.lorawan_phy_version === 'PHY_UNKNOWN') invalid('lorawan_phy_version');
   if (!created && previous) {
     for (const field of ['supports_join', 'multicast'] as const) {
-      if (Boolean(device[field]) !== Boolean((previous as NsDevice)[field])) invalid(field, ErrFieldNotChangeable.with({ name: field }));
+      if (Boolean(device[field]) !== Boolean(previous[field])) invalid(field, ErrFieldNotChangeable.with({ name: field }));
     }
   }
   if (device.supports_join) {
@@ -86,10 +66,10 @@ export function completeNsDevice(input: Device, { created, previous, paths }: Co
   else delete device.ids.dev_addr;
   const settings = effectiveMacSettings(device.mac_settings, macDefaults);
   if (device.session && device.mac_state === undefined) {
-    device.mac_state = newMacState({ lorawan_version: device.lorawan_version, frequencyPlan: plan, mac_settings: settings as never });
+    device.mac_state = newMacState({ lorawan_version: device.lorawan_version, frequencyPlan: plan, mac_settings: settings });
   } else if (device.mac_state && touchesField(paths, 'mac_settings')) {
     // A changed desired setting is what the NS negotiates at the next downlink opportunity.
-    device.mac_state = withDesiredSettings(device.mac_state as never, settings) as never;
+    device.mac_state = withDesiredSettings(device.mac_state, settings);
   }
   return device;
 }
@@ -123,7 +103,7 @@ function shareNetworkKeyBefore11(device: NsDevice, paths: readonly string[]): vo
   };
 }
 
-export const NS_REGISTRY_POLICY: RegistryPolicy = {
+export const NS_REGISTRY_POLICY: RegistryPolicy<NsDevice> = {
   allowedGetPaths: ALLOWED_PATHS['NsEndDeviceRegistry.Get'],
   allowedSetPaths: ALLOWED_PATHS['NsEndDeviceRegistry.Set'],
   storedPaths: NS_STORED_PATHS,
@@ -144,6 +124,6 @@ export const NS_REGISTRY_POLICY: RegistryPolicy = {
 };
 
 /** The policy with the NS's default MAC settings (NS_DEFAULT_MAC_SETTINGS) under each device's own. */
-export function nsRegistryPolicy(macDefaults: Record<string, unknown>): RegistryPolicy {
+export function nsRegistryPolicy(macDefaults: NsMacSettings): RegistryPolicy<NsDevice> {
   return { ...NS_REGISTRY_POLICY, complete: (device, context) => completeNsDevice(device, context, macDefaults) };
 }

@@ -2,14 +2,14 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nes
 import {
   type EntityIdentifiersJson,
   type HandleJoinRequest,
+  type JoinResponse,
   NS_EVENTS,
   nowTimestamp,
-  RPCS,
   type RpcContext,
-  type ScheduleDownlinkRequest,
+  type SessionKeys,
   type UplinkMessage,
 } from '@lorawan/api';
-import { COMPONENT_RPC_CLIENT, EventPublisher } from '@lorawan/component';
+import { EventPublisher, RpcInvoker } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { KeyVault, parseKeks } from '@lorawan/crypto';
 import { isErrorDetails, isStackError, StackError } from '@lorawan/errors';
@@ -28,10 +28,9 @@ import {
   randomDevAddr,
 } from '@lorawan/lorawan';
 import { nsJoins } from '@lorawan/observability';
-import { type Device, DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
-import type { RpcClient } from '@lorawan/transport';
-import { ApplicationUplinks } from '../application-uplinks.service';
-import { GatewayDownlinks, type ScheduledDownlink } from '../downlinks/gateway-downlinks.service';
+import { DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
+import { ApplicationUplinks } from '../application-uplinks/application-uplinks.service';
+import { type DownlinkToSchedule, GatewayDownlinks, type ScheduledDownlink } from '../downlinks/gateway-downlinks.service';
 import {
   ErrDeviceNotFound,
   ErrFrequencyPlanNotFound,
@@ -43,6 +42,7 @@ import {
   ErrUnwrapKey,
 } from '../errors';
 import { newMacState, onJoinAcceptNotScheduled } from '../mac-state';
+import { asStruct, type NsDevice, type NsMacSettings, type QueuedDownlink, type ReceivedUplink } from '../model';
 import type { DedupTiming } from '../uplinks/uplink-deduplicator';
 import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
 import { UplinkCopies } from '../uplinks/uplink-copies.service';
@@ -64,36 +64,12 @@ export const JOIN_DEDUP: DedupTiming = { windowMs: 200, cooldownMs: 6000 };
  */
 export const JOIN_MAX_AGE_MS = 5000;
 
-type Json = Record<string, unknown>;
-type NsDevice = Device & {
-  supports_join?: boolean;
-  lorawan_version?: string;
-  frequency_plan_id?: string;
-  mac_settings?: Json;
-  session?: { dev_addr?: string; queued_application_downlinks?: Json[] };
-  pending_session?: { queued_application_downlinks?: Json[] };
-  pending_mac_state?: Json & { queued_join_accept?: Json & { keys?: { session_key_id?: string } } };
-};
-
-/** `NsJs.HandleJoin`'s answer. */
-interface JoinResponse {
-  raw_payload: string;
-  session_keys: {
-    session_key_id: string;
-    f_nwk_s_int_key: KeyEnvelopeJson;
-    s_nwk_s_int_key?: KeyEnvelopeJson;
-    nwk_s_enc_key?: KeyEnvelopeJson;
-    app_s_key?: KeyEnvelopeJson;
-  };
-  correlation_ids?: string[];
-}
-
 /** What the first copy's handling hands to the join-accept's scheduling. */
 interface AcceptedJoin {
-  ids: Device['ids'];
+  ids: NsDevice['ids'];
   plan: FrequencyPlan;
   uplink: { frequency: string; data_rate_index: number };
-  up: Json;
+  up: ReceivedUplink;
   request: HandleJoinRequest;
   response: JoinResponse;
 }
@@ -129,14 +105,14 @@ export class JoinRequestService implements BeforeApplicationShutdown {
   private readonly scheduling = new Set<Promise<void>>();
 
   constructor(
-    private readonly registry: DeviceRegistry,
+    private readonly registry: DeviceRegistry<NsDevice>,
     private readonly copies: UplinkCopies,
-    @Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient,
+    private readonly rpc: RpcInvoker,
     private readonly downlinks: GatewayDownlinks,
     private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
     @Inject(STACK_CONFIG) config: StackConfig,
-    @Inject(NS_MAC_DEFAULTS) private readonly macDefaults: Record<string, unknown>,
+    @Inject(NS_MAC_DEFAULTS) private readonly macDefaults: NsMacSettings,
   ) {
     this.vault = new KeyVault(parseKeks(config.keks));
     this.netId = config.ns.netId;
@@ -154,7 +130,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
       nsJoins.inc({ result: 'too_late' });
       throw ErrUplinkTooLate.with({ age_ms: age });
     }
-    const message: Json = { ...up, received_at: nowTimestamp() };
+    const message: ReceivedUplink = { ...up, received_at: nowTimestamp() };
     const claimed = await this.copies.claim(up, JOIN_DEDUP);
     const { copy } = claimed;
     if (!claimed.first) {
@@ -184,7 +160,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
 
   private async device(payload: JoinRequestPayload): Promise<NsDevice> {
     try {
-      return (await this.registry.getByEuis(payload.join_eui, payload.dev_eui)) as NsDevice;
+      return await this.registry.getByEuis(payload.join_eui, payload.dev_eui);
     } catch (err) {
       if (ErrDeviceNotFound.matches(err)) nsJoins.inc({ result: 'unknown_device' });
       throw err;
@@ -192,7 +168,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
   }
 
   /** Steps 2 and 3: the JS's answer stored with the device; `ns.up.join.drop` when the device cannot join. */
-  private async join(device: NsDevice, up: Json, payload: JoinRequestPayload, ctx: RpcContext): Promise<AcceptedJoin> {
+  private async join(device: NsDevice, up: ReceivedUplink, payload: JoinRequestPayload, ctx: RpcContext): Promise<AcceptedJoin> {
     const ids = { device_ids: device.ids };
     const drop = (err: StackError): never => {
       this.events.publish(NS_EVENTS.joinDrop, ids, { ctx, data: err.toDetails() });
@@ -207,7 +183,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     if (dataRateIndex === undefined || !settings.frequency) return drop(ErrUnknownDataRate.with({ band_id: plan.band_id }));
 
     const macSettings = effectiveMacSettings(device.mac_settings, this.macDefaults);
-    const macState = newMacState({ lorawan_version: device.lorawan_version, frequencyPlan: plan, mac_settings: macSettings as never });
+    const macState = newMacState({ lorawan_version: device.lorawan_version, frequencyPlan: plan, mac_settings: macSettings });
     const desired = macState.desired_parameters;
     const request: HandleJoinRequest = {
       raw_payload: up.raw_payload as string,
@@ -223,11 +199,11 @@ export class JoinRequestService implements BeforeApplicationShutdown {
       // Bands with a downlink dwell-time limit cannot carry a 33-byte join-accept at every data rate (TTS leaves the CFList out).
       cf_list: plan.dwell_time?.downlinks ? undefined : cfListMessage(plan),
       correlation_ids: ctx.correlation_ids,
-    } as HandleJoinRequest;
+    };
     this.events.publish(NS_EVENTS.joinClusterAttempt, ids, { ctx, data: request });
     let response: JoinResponse;
     try {
-      response = await this.rpc.call<JoinResponse>(RPCS['NsJs.HandleJoin'].subject, { ctx, body: request });
+      response = await this.rpc.invoke('NsJs.HandleJoin', request, ctx);
     } catch (err) {
       const error = isErrorDetails(err) ? StackError.fromDetails(err) : ErrJoinServerUnavailable.with({ reason: (err as Error).message });
       this.events.publish(NS_EVENTS.joinClusterFail, ids, { ctx, data: error.toDetails() });
@@ -238,7 +214,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
       // Never the keys (TTS `joinResponseWithoutKeys`).
       data: { raw_payload: response.raw_payload, session_keys: { session_key_id: response.session_keys.session_key_id }, correlation_ids: ctx.correlation_ids },
     });
-    let keys: Record<string, KeyEnvelopeJson | string>;
+    let keys: SessionKeys;
     try {
       keys = this.networkKeys(response, device.lorawan_version);
     } catch (err) {
@@ -273,7 +249,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
   }
 
   /** The network session keys for the NS's registry: opened from the NS's KEK (the registry seals them again); before 1.1 one key serves as all three. */
-  private networkKeys(response: JoinResponse, version: string): Record<string, KeyEnvelopeJson | string> {
+  private networkKeys(response: JoinResponse, version: string): SessionKeys {
     const open = (name: string, envelope: KeyEnvelopeJson | undefined): KeyEnvelopeJson | undefined => {
       if (!envelope || envelope.key) return envelope;
       const key = envelope.kek_label && this.vault.has(envelope.kek_label) ? this.vault.unwrap(envelope) : undefined;
@@ -281,7 +257,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
       return { key };
     };
     const f = open('f_nwk_s_int_key', response.session_keys.f_nwk_s_int_key) as KeyEnvelopeJson;
-    const keys: Record<string, KeyEnvelopeJson | string> = { session_key_id: response.session_keys.session_key_id };
+    const keys: SessionKeys = { session_key_id: response.session_keys.session_key_id };
     for (const name of NETWORK_KEYS) {
       const envelope = version === 'MAC_V1_1' ? open(name, response.session_keys[name]) : f;
       if (envelope) keys[name] = envelope;
@@ -294,7 +270,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     const ids = { device_ids: join.ids };
     const { rx1, rx2 } = classARxWindows(join.plan, join.uplink, { join: true });
     const band = getBand(join.plan.band_id);
-    const downlink = {
+    const downlink: DownlinkToSchedule = {
       raw_payload: join.response.raw_payload,
       end_device_ids: join.ids,
       request: {
@@ -306,7 +282,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
         frequency_plan_id: join.plan.id,
       },
       correlation_ids: ctx.correlation_ids,
-    } as unknown as Omit<ScheduleDownlinkRequest, 'request'> & { request: Omit<ScheduleDownlinkRequest['request'], 'downlink_paths'> };
+    };
     this.events.publish(NS_EVENTS.joinScheduleAttempt, ids, { ctx, data: downlink });
     let scheduled: ScheduledDownlink;
     try {
@@ -321,20 +297,19 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     }
     this.events.publish(NS_EVENTS.joinScheduleSuccess, ids, { ctx, data: scheduled });
     const sessionKeyId = join.response.session_keys.session_key_id;
-    let invalidated: Json[] | undefined;
+    let invalidated: QueuedDownlink[] | undefined;
     try {
-      invalidated = await this.registry.modify({ application_id: join.ids.application_ids.application_id, device_id: join.ids.device_id }, (stored) => {
-        const device = stored as NsDevice;
+      invalidated = await this.registry.modify({ application_id: join.ids.application_ids.application_id, device_id: join.ids.device_id }, (device) => {
         const pending = device.pending_mac_state;
         // A later join-request may have replaced this join while it was being sent.
-        if (pending?.queued_join_accept?.keys?.session_key_id !== sessionKeyId) return { device: stored, result: undefined };
+        if (!pending || pending.queued_join_accept?.keys?.session_key_id !== sessionKeyId) return { device, result: undefined };
         const { queued_join_accept: queued, ...rest } = pending;
-        const keys = queued?.keys as Json;
+        const keys = queued?.keys;
         // TTS: the queue of the session the device leaves goes back to the AS, which encrypts it again for the new one.
         const queue = (device.session ?? device.pending_session)?.queued_application_downlinks ?? [];
         return {
           device: {
-            ...stored,
+            ...device,
             pending_mac_state: { ...rest, pending_join_request: queued?.request, rx_windows_available: false },
             pending_session: { dev_addr: join.request.dev_addr, keys, started_at: nowTimestamp() },
           },
@@ -354,8 +329,8 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     const sessionKeyId = join.response.session_keys.session_key_id;
     try {
       await this.registry.modify({ application_id: join.ids.application_ids.application_id, device_id: join.ids.device_id }, (stored) => {
-        const pending = (stored as NsDevice).pending_mac_state;
-        if (pending?.queued_join_accept?.keys?.session_key_id !== sessionKeyId) return { device: stored, result: undefined };
+        const pending = stored.pending_mac_state;
+        if (!pending || pending.queued_join_accept?.keys?.session_key_id !== sessionKeyId) return { device: stored, result: undefined };
         return { device: { ...stored, pending_mac_state: onJoinAcceptNotScheduled(pending) }, result: undefined };
       });
     } catch (err) {
@@ -364,7 +339,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
   }
 
   /** The join-accept for the AS (TTS ApplicationUp `join_accept`), with the AppSKey the JS wrapped for it. */
-  private async forwardToApplicationServer(join: AcceptedJoin, invalidated: Json[], ctx: RpcContext): Promise<void> {
+  private async forwardToApplicationServer(join: AcceptedJoin, invalidated: QueuedDownlink[], ctx: RpcContext): Promise<void> {
     const deviceIds: EntityIdentifiersJson = { device_ids: { ...join.ids, dev_addr: join.request.dev_addr } };
     const up = {
       end_device_ids: { ...join.ids, dev_addr: join.request.dev_addr },
@@ -372,12 +347,12 @@ export class JoinRequestService implements BeforeApplicationShutdown {
       join_accept: {
         session_key_id: join.response.session_keys.session_key_id,
         ...(join.response.session_keys.app_s_key ? { app_s_key: join.response.session_keys.app_s_key } : {}),
-        ...(invalidated.length ? { invalidated_downlinks: invalidated } : {}),
+        ...(invalidated.length ? { invalidated_downlinks: invalidated.map((d) => asStruct(d)) } : {}),
         received_at: join.up.received_at,
       },
     };
     if (!(await this.applicationUplinks.send([up], ctx, { device_id: join.ids.device_id, what: 'join-accept' }))) return;
-    const { app_s_key: _key, ...joinAccept } = up.join_accept as Json;
+    const { app_s_key: _key, ...joinAccept } = up.join_accept;
     this.events.publish(NS_EVENTS.joinForward, deviceIds, { ctx, data: { ...up, join_accept: joinAccept } });
   }
 }

@@ -1,4 +1,5 @@
-import type { MACParameters, MACSettings, MACState } from '@lorawan/api';
+import type { MACParameters, MACSettings } from '@lorawan/api';
+import type { NsMacState } from '../model';
 import { type FrequencyPlan, getBand } from '@lorawan/lorawan';
 import { bootChannels, planChannels } from './channels';
 
@@ -24,7 +25,7 @@ function defined<T extends object>(value: T): T {
  *   RX2 data rate where it departs from the band's, a lower max EIRP, dwell time), else current.
  * The device starts in class A with no RX window open.
  */
-export function newMacState({ lorawan_version, frequencyPlan: plan, mac_settings: settings = {} }: NewMacStateInput): MACState {
+export function newMacState({ lorawan_version, frequencyPlan: plan, mac_settings: settings = {} }: NewMacStateInput): NsMacState {
   const band = getBand(plan.band_id);
   const current: MACParameters = defined({
     max_eirp: band.default_max_eirp,

@@ -12,7 +12,7 @@ const DEVICE_MODE_CLASSES: readonly string[] = ['CLASS_A', 'CLASS_C'];
  * An uplink from the device: its RX windows are open, and a class A device that sets the ClassB
  * bit in FCtrl switches to class B. Other classes ignore the bit.
  */
-export function onUplink(state: MACState, uplink: { classB: boolean }): MACState {
+export function onUplink<S extends Pick<MACState, 'device_class' | 'rx_windows_available'>>(state: S, uplink: { classB: boolean }): S {
   // An unset device_class is the enum's zero value, CLASS_A.
   const classA = (state.device_class ?? 'CLASS_A') === 'CLASS_A';
   return { ...state, rx_windows_available: true, ...(classA && uplink.classB ? { device_class: 'CLASS_B' } : {}) };

@@ -1,43 +1,20 @@
-import { NS_MAC_EVENTS } from '@lorawan/api';
 import type { MacCommandJson } from '@lorawan/lorawan';
-import { demodulationFloor } from './adr';
-import { emit, type MacDraft, queueResponse } from './mac-draft';
+import { MAC_COMMANDS, type MergedUplinkView, type UplinkHandling } from './commands';
+import type { MacDraft } from './mac-draft';
 
-type Json = Record<string, unknown>;
+export type { MergedUplinkView } from './commands';
 
-/** The uplink as every gateway's copy saw it. */
-export interface MergedUplinkView {
-  rx_metadata: readonly Json[];
-  received_at: string;
-  /** The uplink's LoRa modulation (undefined for FSK). */
-  lora?: { spreading_factor: number; bandwidth: number };
-}
+type AfterMerge = Extract<UplinkHandling, { kind: 'after-merge' }>['answer'];
+
+/** The commands answered once every copy of the uplink is in, by CID (built from `MAC_COMMANDS`). */
+const AFTER_MERGE_ANSWERS: ReadonlyMap<string, AfterMerge> = new Map(
+  MAC_COMMANDS.flatMap((c) => (c.uplink?.kind === 'after-merge' ? [[c.cid, c.uplink.answer] as const] : [])),
+);
 
 /**
  * The device's requests whose answers need every copy of the uplink (TTS's deferred handlers):
- * LinkCheckAns with the margin of the best copy over the demodulation floor and the number of
- * gateways that heard it; DeviceTimeAns with the time the uplink was received (a gateway's GPS
- * time when one has it: more precise than the network's clock).
+ * LinkCheckReq and DeviceTimeReq (`commands/link-check.ts`, `commands/device-time.ts`), in order.
  */
 export function answerAfterMerge(draft: MacDraft, commands: readonly MacCommandJson[], up: MergedUplinkView): void {
-  for (const command of commands) {
-    if (command.cid === 'CID_LINK_CHECK') {
-      emit(draft, NS_MAC_EVENTS.linkCheck.request, {});
-      const floor = up.lora ? demodulationFloor(up.lora.spreading_factor, up.lora.bandwidth) : 0;
-      if (floor === undefined || up.rx_metadata.length === 0) continue;
-      const snrs = up.rx_metadata.map((md) => md.snr).filter((s): s is number => typeof s === 'number');
-      const best = snrs.length > 0 ? Math.max(...snrs) : floor;
-      const gateways = new Set(up.rx_metadata.map((md) => JSON.stringify((md.gateway_ids as Json | undefined)?.gateway_id ?? md.gateway_ids))).size;
-      // Whole dB, truncated as TTS does.
-      const ans = { margin: Math.max(0, Math.min(254, Math.trunc(best - floor))), gateway_count: Math.min(255, gateways) };
-      queueResponse(draft, { cid: 'CID_LINK_CHECK', link_check_ans: ans });
-      emit(draft, NS_MAC_EVENTS.linkCheck.answer, ans);
-    } else if (command.cid === 'CID_DEVICE_TIME') {
-      emit(draft, NS_MAC_EVENTS.deviceTime.request, {});
-      const gps = up.rx_metadata.map((md) => md.gps_time).find((t): t is string => typeof t === 'string');
-      const ans = { time: gps ?? up.received_at };
-      queueResponse(draft, { cid: 'CID_DEVICE_TIME', device_time_ans: ans });
-      emit(draft, NS_MAC_EVENTS.deviceTime.answer, ans);
-    }
-  }
+  for (const command of commands) AFTER_MERGE_ANSWERS.get(command.cid)?.(draft, up);
 }

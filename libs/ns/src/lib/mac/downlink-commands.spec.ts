@@ -1,17 +1,18 @@
 import { encodeMacCommands, type FrequencyPlan, getFrequencyPlan, parseMacCommands } from '@lorawan/lorawan';
 import { newMacState } from '../mac-state/new-mac-state';
 import { downlinkCommands, type MacDownlink } from './downlink-commands';
-import { type MacDevice, macDraft, type MacStateJson } from './mac-draft';
+import type { NsDevice, NsMacState } from '../model';
+import { macDraft } from './mac-draft';
 
 const eu = getFrequencyPlan('EU_863_870_TTN') as FrequencyPlan;
 
-function draftFor(state: Partial<MacStateJson> = {}, fields: Record<string, unknown> = {}, version = 'MAC_V1_0_3', plan = eu) {
-  const fresh = newMacState({ lorawan_version: version, frequencyPlan: plan }) as unknown as MacStateJson;
+function draftFor(state: Partial<NsMacState> = {}, fields: Record<string, unknown> = {}, version = 'MAC_V1_0_3', plan = eu) {
+  const fresh = newMacState({ lorawan_version: version, frequencyPlan: plan }) as unknown as NsMacState;
   // A device that took its join-accept: on the plan's channels and RX2 already.
-  const base: MacStateJson = { ...fresh, current_parameters: { ...fresh.desired_parameters } };
+  const base: NsMacState = { ...fresh, current_parameters: { ...fresh.desired_parameters } };
   const mac = { ...base, ...state, current_parameters: { ...base.current_parameters, ...state.current_parameters } };
   const device = { ids: { device_id: 'dev' }, lorawan_version: version, last_dev_status_received_at: '2026-11-24T09:00:00Z', ...fields, mac_state: mac };
-  return macDraft(device as unknown as MacDevice, mac);
+  return macDraft(device as unknown as NsDevice, mac);
 }
 
 const down = (fields: Partial<MacDownlink> = {}): MacDownlink => ({
@@ -67,8 +68,8 @@ describe('downlinkCommands', () => {
   });
 
   it('NewChannelReq for the plan\u2019s channels a device booted without (EU, ABP), then LinkADRReq enabling them', () => {
-    const fresh = newMacState({ lorawan_version: 'MAC_V1_0_3', frequencyPlan: eu }) as unknown as MacStateJson;
-    const draft = macDraft({ ids: { device_id: 'abp' }, last_dev_status_received_at: '2026-11-24T09:00:00Z' } as unknown as MacDevice, {
+    const fresh = newMacState({ lorawan_version: 'MAC_V1_0_3', frequencyPlan: eu }) as unknown as NsMacState;
+    const draft = macDraft({ ids: { device_id: 'abp' }, last_dev_status_received_at: '2026-11-24T09:00:00Z' } as unknown as NsDevice, {
       ...fresh,
       desired_parameters: { ...fresh.desired_parameters, rx2_data_rate_index: 0 },
     });
@@ -81,8 +82,8 @@ describe('downlinkCommands', () => {
   });
 
   it('frequencies the device refused are not asked again', () => {
-    const fresh = newMacState({ lorawan_version: 'MAC_V1_0_3', frequencyPlan: eu }) as unknown as MacStateJson;
-    const draft = macDraft({ ids: { device_id: 'abp' }, last_dev_status_received_at: '2026-11-24T09:00:00Z' } as unknown as MacDevice, {
+    const fresh = newMacState({ lorawan_version: 'MAC_V1_0_3', frequencyPlan: eu }) as unknown as NsMacState;
+    const draft = macDraft({ ids: { device_id: 'abp' }, last_dev_status_received_at: '2026-11-24T09:00:00Z' } as unknown as NsDevice, {
       ...fresh,
       desired_parameters: { ...fresh.desired_parameters, rx2_data_rate_index: 0 },
       rejected_frequencies: ['867100000', '867300000'],
@@ -115,7 +116,7 @@ describe('downlinkCommands', () => {
   });
 
   describe('DevStatusReq (status_count_periodicity / status_time_periodicity)', () => {
-    const needs = (fields: Record<string, unknown>, state: Partial<MacStateJson>, d: Partial<MacDownlink>) =>
+    const needs = (fields: Record<string, unknown>, state: Partial<NsMacState>, d: Partial<MacDownlink>) =>
       cids(downlinkCommands(draftFor(state, fields), down(d))).includes('CID_DEV_STATUS');
     it('when no status was ever received', () => expect(needs({ last_dev_status_received_at: undefined }, {}, {})).toBe(true));
     it('every status_count_periodicity uplinks', () => {

@@ -1,14 +1,16 @@
 import { decodeMessage, MACSettings } from '@lorawan/api';
 import type { Provider } from '@nestjs/common';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
+import type { NsMacSettings } from '../model';
 
 /**
  * NS_DEFAULT_MAC_SETTINGS validated as a MACSettings message (fail fast at boot): the Network
  * Server's settings for what a device's own `mac_settings` leave unset.
  */
-export function nsMacDefaults(config: Pick<StackConfig, 'ns'>): Record<string, unknown> {
+export function nsMacDefaults(config: Pick<StackConfig, 'ns'>): NsMacSettings {
   try {
-    return JSON.parse(JSON.stringify(decodeMessage(MACSettings, config.ns.defaultMacSettings))) as Record<string, unknown>;
+    // The decoded message as plain JSON (wrapper fields as bare values), as a device's own settings are stored.
+    return JSON.parse(JSON.stringify(decodeMessage(MACSettings, config.ns.defaultMacSettings))) as NsMacSettings;
   } catch (err) {
     throw new Error(`NS_DEFAULT_MAC_SETTINGS is not a valid MACSettings message: ${(err as Error).message}`);
   }

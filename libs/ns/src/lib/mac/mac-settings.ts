@@ -1,6 +1,4 @@
-import type { MacParameters, MacStateJson } from './mac-draft';
-
-type Json = Record<string, unknown>;
+import type { NsMacParameters, NsMacSettings, NsMacState } from '../model';
 
 /** TTS `mac/dev_status.go`: without settings, a DevStatusReq every 200 uplinks or 24 hours. */
 export const DEFAULT_STATUS_COUNT_PERIODICITY = 200;
@@ -13,10 +11,9 @@ export const DEFAULT_ADR_MARGIN = 15;
  * `mac_settings` when set, else the Network Server's (NS_DEFAULT_MAC_SETTINGS); where both are
  * unset, the band or frequency plan decides (`newMacState`, and the defaults below).
  */
-export function effectiveMacSettings(deviceSettings: unknown, defaults: Json): Json {
-  const own = (deviceSettings ?? {}) as Json;
-  const merged: Json = { ...defaults };
-  for (const [key, value] of Object.entries(own)) if (value !== undefined && value !== null) merged[key] = value;
+export function effectiveMacSettings(deviceSettings: NsMacSettings | undefined, defaults: NsMacSettings): NsMacSettings {
+  const merged: NsMacSettings = { ...defaults };
+  for (const [key, value] of Object.entries(deviceSettings ?? {})) if (value !== undefined && value !== null) Object.assign(merged, { [key]: value });
   return merged;
 }
 
@@ -27,25 +24,25 @@ export function durationMs(value: unknown): number | undefined {
   return m ? Math.round(Number(m[1]) * 1000) : undefined;
 }
 
-export function statusCountPeriodicity(settings: Json): number {
+export function statusCountPeriodicity(settings: NsMacSettings): number {
   const v = settings.status_count_periodicity;
   return typeof v === 'number' ? v : DEFAULT_STATUS_COUNT_PERIODICITY;
 }
 
-export function statusTimePeriodicityMs(settings: Json): number {
+export function statusTimePeriodicityMs(settings: NsMacSettings): number {
   return durationMs(settings.status_time_periodicity) ?? DEFAULT_STATUS_TIME_PERIODICITY_MS;
 }
 
-export function useAdr(settings: Json): boolean {
+export function useAdr(settings: NsMacSettings): boolean {
   return typeof settings.use_adr === 'boolean' ? settings.use_adr : true;
 }
 
-export function adrMargin(settings: Json): number {
+export function adrMargin(settings: NsMacSettings): number {
   return typeof settings.adr_margin === 'number' ? settings.adr_margin : DEFAULT_ADR_MARGIN;
 }
 
 /** `desired_*` MAC settings → the desired parameter they set. */
-const DESIRED: ReadonlyArray<[setting: string, parameter: keyof MacParameters]> = [
+const DESIRED: ReadonlyArray<[setting: keyof NsMacSettings, parameter: keyof NsMacParameters]> = [
   ['desired_rx1_delay', 'rx1_delay'],
   ['desired_rx1_data_rate_offset', 'rx1_data_rate_offset'],
   ['desired_rx2_data_rate_index', 'rx2_data_rate_index'],
@@ -64,8 +61,8 @@ const DESIRED: ReadonlyArray<[setting: string, parameter: keyof MacParameters]> 
  * opportunity (RxParamSetupReq, RxTimingSetupReq, DutyCycleReq, ADRParamSetupReq, …). Unchanged
  * parameters keep their object (no write when nothing changed).
  */
-export function withDesiredSettings(state: MacStateJson, settings: Json): MacStateJson {
-  let desired: MacParameters | undefined;
+export function withDesiredSettings(state: NsMacState, settings: NsMacSettings): NsMacState {
+  let desired: NsMacParameters | undefined;
   for (const [setting, parameter] of DESIRED) {
     const raw = settings[setting];
     if (raw === undefined || raw === null) continue;

@@ -1,13 +1,13 @@
 import { decodeMessage, MACState } from '@lorawan/api';
 import { deepFreeze, encodeMacCommands, type FrequencyPlan, getFrequencyPlan, type MacCommandJson, parseMacCommands } from '@lorawan/lorawan';
 import { newMacState } from '../mac-state/new-mac-state';
-import type { MacDevice, MacStateJson } from './mac-draft';
+import type { NsDevice, NsMacState } from '../model';
 import { applyUplinkMac, type UplinkMacInput } from './uplink-mac';
 
 const plan = getFrequencyPlan('EU_863_870_TTN') as FrequencyPlan;
 
-function device(fields: Record<string, unknown> = {}, state: Partial<MacStateJson> = {}, version = 'MAC_V1_0_3'): MacDevice {
-  const mac = newMacState({ lorawan_version: version, frequencyPlan: plan }) as unknown as MacStateJson;
+function device(fields: Record<string, unknown> = {}, state: Partial<NsMacState> = {}, version = 'MAC_V1_0_3'): NsDevice {
+  const mac = newMacState({ lorawan_version: version, frequencyPlan: plan }) as unknown as NsMacState;
   // Deeply frozen: a handler that changes its input in place throws.
   return deepFreeze({
     ids: { device_id: 'dev', application_ids: { application_id: 'app' } },
@@ -17,7 +17,7 @@ function device(fields: Record<string, unknown> = {}, state: Partial<MacStateJso
     supports_join: true,
     ...fields,
     mac_state: { ...mac, ...state },
-  } as unknown as MacDevice);
+  } as unknown as NsDevice);
 }
 
 /** The uplink's commands as bytes on air, read back (so every test goes through the codec). */
@@ -38,9 +38,9 @@ function uplink(commands: MacCommandJson[], fields: Partial<UplinkMacInput> = {}
   };
 }
 
-const apply = (d: MacDevice, up: UplinkMacInput) => applyUplinkMac(d, d.mac_state as MacStateJson, up);
+const apply = (d: NsDevice, up: UplinkMacInput) => applyUplinkMac(d, d.mac_state as NsMacState, up);
 const names = (r: ReturnType<typeof apply>) => r.events.map((e) => e.event.name);
-const state = (r: ReturnType<typeof apply>) => r.device.mac_state as MacStateJson;
+const state = (r: ReturnType<typeof apply>) => r.device.mac_state as NsMacState;
 const pending = (...commands: MacCommandJson[]) => ({ pending_requests: commands });
 
 describe('DevStatusAns → the registry fields (dataplane-notes §4.4)', () => {

@@ -1,9 +1,12 @@
+import type { UplinkMessage } from '@lorawan/api';
 import { getBand, type MacCommandJson, type ParsedMacCommands } from '@lorawan/lorawan';
+import type { NsDevice, NsMacState } from '../model';
 import { onUplink } from '../mac-state/transitions';
-import { adaptDataRate } from './adr';
-import { type MacDevice, macDraft, type MacEvent, type MacStateJson } from './mac-draft';
+import { adaptDataRate, type AdrUplink } from './adr';
+import { macDraft, type MacEvent } from './mac-draft';
 import { adrMargin, useAdr, withDesiredSettings } from './mac-settings';
-import { handleUplinkCommands, type MacUplink, switchClass } from './uplink-commands';
+import { switchClass } from './device-class';
+import { handleUplinkCommands, type MacUplink } from './uplink-commands';
 
 export interface UplinkMacInput extends MacUplink {
   commands: ParsedMacCommands;
@@ -12,11 +15,11 @@ export interface UplinkMacInput extends MacUplink {
   adr: boolean;
   data_rate_index: number;
   /** The device's `recent_adr_uplinks` including this uplink. */
-  recent_adr_uplinks: readonly Record<string, unknown>[];
+  recent_adr_uplinks: readonly UplinkMessage[];
 }
 
 export interface UplinkMacResult {
-  device: MacDevice;
+  device: NsDevice;
   events: MacEvent[];
   /** LinkCheckReq and DeviceTimeReq: answered with every copy's metadata (`answerAfterMerge`). */
   after_merge: MacCommandJson[];
@@ -30,10 +33,10 @@ export interface UplinkMacResult {
  * the device uses is current, and the ADR algorithm over `recent_adr_uplinks` sets the desired
  * data rate, TX power and NbTrans that a LinkADRReq then asks for.
  */
-export function applyUplinkMac(device: MacDevice, state: MacStateJson, input: UplinkMacInput): UplinkMacResult {
+export function applyUplinkMac(device: NsDevice, state: NsMacState, input: UplinkMacInput): UplinkMacResult {
   const draft = macDraft(device, withDesiredSettings(state, input.settings));
   // The spec's table (`onUplink`), for a device that supports class B.
-  if (device.supports_class_b) switchClass(draft, onUplink(draft.state as never, { classB: input.class_b }).device_class ?? 'CLASS_A');
+  if (device.supports_class_b) switchClass(draft, onUplink(draft.state, { classB: input.class_b }).device_class ?? 'CLASS_A');
   const afterMerge = handleUplinkCommands(draft, input.commands, input);
   if (input.adr && useAdr(input.settings)) adapt(draft, input);
   if (draft.state.queued_responses?.length === 0) delete draft.state.queued_responses;
@@ -55,7 +58,8 @@ function adapt(draft: ReturnType<typeof macDraft>, input: UplinkMacInput): void 
   const c = draft.state.current_parameters;
   const next = adaptDataRate({
     bandId: input.plan.band_id,
-    uplinks: input.recent_adr_uplinks as never,
+    // The contract keeps a stored uplink's payload and data rate as Structs; ADR reads the fields the NS writes there (`recentUplink`).
+    uplinks: input.recent_adr_uplinks as readonly AdrUplink[],
     current: { adr_data_rate_index: c.adr_data_rate_index ?? 0, adr_tx_power_index: c.adr_tx_power_index ?? 0, adr_nb_trans: c.adr_nb_trans ?? 1 },
     margin: adrMargin(input.settings),
     rejectedDataRateIndexes: draft.state.rejected_adr_data_rate_indexes,

@@ -4,66 +4,25 @@ import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { isStackError } from '@lorawan/errors';
 import { decryptFrmPayload, encryptFOpts } from '@lorawan/crypto';
-import {
-  type DataRate,
-  dataRate,
-  dataRateIndexOf,
-  getFrequencyPlan,
-  type MacCommandJson,
-  type MACPayload,
-  parseMacCommands,
-  type ParsedMacCommands,
-} from '@lorawan/lorawan';
+import { type DataRate, dataRate, dataRateIndexOf, getFrequencyPlan, type MACPayload, parseMacCommands, type ParsedMacCommands } from '@lorawan/lorawan';
 import { nsDataUplinks } from '@lorawan/observability';
 import { DeviceRegistry } from '@lorawan/registry';
-import { ApplicationUplinks } from '../application-uplinks.service';
-import { DataDownlinkService, type QueuedDownlink } from '../downlinks/data-downlink.service';
-import { ErrDeviceNotFound, ErrFCntReplay, ErrUplinkTooLate } from '../errors';
-import { ErrRekeyIndMissing } from '../mac/errors';
-import type { MacDevice, MacEvent, MacStateJson } from '../mac/mac-draft';
+import { type NsApplicationUp, ApplicationUplinks } from '../application-uplinks/application-uplinks.service';
+import { DataDownlinkService } from '../downlinks/data-downlink.service';
+import { ErrDeviceNotFound, ErrUplinkTooLate } from '../errors';
 import { NS_MAC_DEFAULTS } from '../mac/mac-defaults';
-import { effectiveMacSettings } from '../mac/mac-settings';
-import { applyUplinkMac } from '../mac/uplink-mac';
-import { uplinkSummary } from '../end-devices/recent-uplinks';
-import { type DataFrame, matchSession, type NsDataDevice, type NsMacState, type SessionMatch } from './session-match';
+import { asStruct, type NsDevice, type NsMacSettings, type ReceivedUplink } from '../model';
+import { type AppliedUplink, applyUplink } from './apply-uplink';
+import { type DataFrame, matchSession, type SessionMatch } from './session-match';
 import { UplinkCopies } from './uplink-copies.service';
 import type { DedupTiming } from './uplink-deduplicator';
 import { WorkSlots } from './work-slots';
 
 /** Data uplinks (TTS `config.go`): copies within 200 ms are merged; 1 s more they are still duplicates. */
 export const DATA_DEDUP: DedupTiming = { windowMs: 200, cooldownMs: 1000 };
-/** How many uplinks `recent_adr_uplinks` keeps (the spec: at most 20). */
-export const RECENT_ADR_UPLINKS = 20;
 
-type Json = Record<string, unknown>;
-interface JoinRequestJson {
-  downlink_settings?: { rx1_dr_offset?: number; rx2_dr?: number };
-  rx_delay?: number;
-  cf_list?: unknown;
-}
-
-/** The device after an uplink, the confirmed downlink the uplink answered (if one was waiting), and what its MAC commands did. */
-interface Stored {
-  device: NsDataDevice;
-  answered?: { downlink: QueuedDownlink; acked: boolean };
-  macEvents: MacEvent[];
-  /** LinkCheckReq, DeviceTimeReq: answered in the downlink, with every copy's metadata. */
-  afterMerge: MacCommandJson[];
-}
-
-/** The MAC parameters a device uses once it took its join-accept: its RX1 delay, RX1 DR offset, RX2 data rate and (with a CFList) the plan's channels. */
-function joinedParameters(macState: NsMacState, request: JoinRequestJson | undefined): Json {
-  const current = (macState.current_parameters ?? {}) as Json;
-  if (!request) return current;
-  const desired = (macState.desired_parameters ?? {}) as Json;
-  return {
-    ...current,
-    ...(request.rx_delay !== undefined ? { rx1_delay: request.rx_delay } : {}),
-    ...(request.downlink_settings?.rx1_dr_offset !== undefined ? { rx1_data_rate_offset: request.downlink_settings.rx1_dr_offset } : {}),
-    ...(request.downlink_settings?.rx2_dr !== undefined ? { rx2_data_rate_index: request.downlink_settings.rx2_dr } : {}),
-    ...(request.cf_list && desired.channels ? { channels: desired.channels } : {}),
-  };
-}
+/** The uplink as processed: every copy's metadata merged, its correlation IDs. */
+type ProcessedUplink = ReceivedUplink & { payload: Record<string, unknown> };
 
 /**
  * The Network Server's data uplinks (TTS `grpc_gsns.go` handleDataUplink, dataplane-notes §4):
@@ -92,13 +51,13 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   private readonly slots: WorkSlots;
 
   constructor(
-    private readonly registry: DeviceRegistry,
+    private readonly registry: DeviceRegistry<NsDevice>,
     private readonly copies: UplinkCopies,
     private readonly downlinks: DataDownlinkService,
     private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
     @Inject(STACK_CONFIG) config: StackConfig,
-    @Inject(NS_MAC_DEFAULTS) private readonly macDefaults: Record<string, unknown>,
+    @Inject(NS_MAC_DEFAULTS) private readonly macDefaults: NsMacSettings,
   ) {
     this.recentUplinks = config.ns.recentUplinks;
     this.maxAgeMs = config.rpcTimeoutMs;
@@ -110,7 +69,7 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   }
 
   async handle(up: UplinkMessage, mType: string, payload: MACPayload, ctx: RpcContext): Promise<Record<string, never>> {
-    const message: Json = { ...up, received_at: nowTimestamp() };
+    const message: ReceivedUplink = { ...up, received_at: nowTimestamp() };
     const claimed = await this.copies.claim(up, DATA_DEDUP);
     const { copy } = claimed;
     if (!claimed.first) {
@@ -126,16 +85,15 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     const processed = { ...fullFrame, rx_metadata: merged.rx_metadata, correlation_ids: mergedCtx.correlation_ids };
     this.events.publish(NS_EVENTS.dataProcess, ids, { ctx: mergedCtx, data: processed });
     nsDataUplinks.inc({ result: match.retransmission ? 'retransmission' : 'processed' });
-    const settings = (up.settings ?? {}) as { frequency?: string };
     const answered = {
       confirmed: mType === 'CONFIRMED_UP',
       adr: payload.f_hdr.f_ctrl.adr,
       adr_ack_req: payload.f_hdr.f_ctrl.adr_ack_req ?? false,
       f_cnt: match.f_cnt,
-      frequency: settings.frequency ?? '',
+      frequency: up.settings?.frequency ?? '',
       data_rate_index: match.data_rate_index,
       after_merge: stored.afterMerge,
-      received_at: message.received_at as string,
+      received_at: message.received_at,
     };
     const task = Promise.all([
       // The receive windows first: RX1 opens a second after the uplink.
@@ -153,7 +111,7 @@ export class DataUplinkService implements BeforeApplicationShutdown {
    * for the answer (RPC_TIMEOUT_MS, from when the GS received it) is dropped unseen
    * (`uplink_too_late`): under more load than the NS takes, it sheds what its caller gave up on.
    */
-  private async matchAndStore(up: UplinkMessage, mType: string, payload: MACPayload, message: Json, copyIds: string[], ctx: RpcContext) {
+  private async matchAndStore(up: UplinkMessage, mType: string, payload: MACPayload, message: ReceivedUplink, copyIds: string[], ctx: RpcContext) {
     const age = up.received_at ? Date.now() - Date.parse(up.received_at) : 0;
     if (age > this.maxAgeMs) {
       nsDataUplinks.inc({ result: 'too_late' });
@@ -178,7 +136,7 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   }
 
   private async match(up: UplinkMessage, payload: MACPayload): Promise<(SessionMatch & { data_rate_index: number }) | undefined> {
-    const candidates = (await this.registry.bySessionDevAddr(payload.f_hdr.dev_addr)) as NsDataDevice[];
+    const candidates = await this.registry.bySessionDevAddr(payload.f_hdr.dev_addr);
     const settings = (up.settings ?? {}) as { frequency?: string; data_rate?: DataRate };
     for (const device of candidates) {
       const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
@@ -203,80 +161,17 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     return undefined;
   }
 
-  /** Step 3: the device after the uplink, against what is stored now. */
-  private async store(match: SessionMatch & { data_rate_index: number }, message: Json, payload: MACPayload): Promise<Stored> {
+  /** Step 3: the device after the uplink (`applyUplink`), against what is stored now. */
+  private async store(match: SessionMatch & { data_rate_index: number }, message: ReceivedUplink, payload: MACPayload): Promise<AppliedUplink> {
     const { ids } = match.device;
-    const commands = this.macCommands(match, payload);
-    const plan = getFrequencyPlan(match.device.frequency_plan_id ?? '');
+    const uplink = { match, message, payload, commands: this.macCommands(match, payload) };
+    const context = { plan: getFrequencyPlan(match.device.frequency_plan_id ?? ''), recentUplinks: this.recentUplinks, macDefaults: this.macDefaults };
     const key = { application_id: ids.application_ids.application_id, device_id: ids.device_id };
     return this.registry.modify(
       key,
-      (stored) => {
-        const device = stored as NsDataDevice;
-        const current = device[match.which];
-        // Another replica (or an earlier copy's handling) may have moved the session on since the match.
-        if (!current || current.dev_addr !== match.session.dev_addr || current.keys?.session_key_id !== match.session.keys?.session_key_id) {
-          throw ErrFCntReplay.with({ f_cnt: match.f_cnt, last_f_cnt_up: current?.last_f_cnt_up ?? -1 });
-        }
-        // A retransmission repeats the latest FCnt; a lower one, or a new frame on the latest FCnt, is a replay.
-        const last = current.last_f_cnt_up;
-        if (last !== undefined && (match.f_cnt < last || (match.f_cnt === last && !match.retransmission))) {
-          throw ErrFCntReplay.with({ f_cnt: match.f_cnt, last_f_cnt_up: last });
-        }
-        const session = { ...current, last_f_cnt_up: match.f_cnt };
-        let macState: NsMacState = (match.which === 'pending_session' ? device.pending_mac_state : device.mac_state) ?? ({} as NsMacState);
-        const next: NsDataDevice & Json = { ...device, session };
-        if (match.which === 'pending_session') {
-          // The join is done: the pending session and MAC state become current, with what the join-accept told the device (TTS; 1.1's RekeyInd comes with the MAC layer).
-          const { pending_join_request: request, queued_join_accept: _accept, ...rest } = macState;
-          macState = { ...rest, current_parameters: joinedParameters(rest, request as JoinRequestJson | undefined) };
-          delete next.pending_session;
-          delete next.pending_mac_state;
-          next.ids = { ...device.ids, dev_addr: session.dev_addr };
-        }
-        const recent = recentUplink(message, payload);
-        const summary = uplinkSummary(recent);
-        // Only the latest uplink keeps its tokens (the downlink paths of a class C downlink) and correlation IDs (TTS).
-        const earlier = ((macState.recent_uplinks as Json[] | undefined) ?? []).slice(1 - this.recentUplinks).map(uplinkSummary);
-        next.mac_state = { ...macState, rx_windows_available: true, recent_uplinks: [...earlier, recent] };
-        // The device's `recent_uplinks` is the MAC state's, summarized when it is read (`presentNsDevice`): not stored twice.
-        delete next.recent_uplinks;
-        // The seed's rule: at most 20, reset by every uplink without the ADR bit.
-        next.recent_adr_uplinks = payload.f_hdr.f_ctrl.adr
-          ? [...(((device as Json).recent_adr_uplinks as Json[] | undefined) ?? []), summary].slice(-RECENT_ADR_UPLINKS)
-          : [];
-        // LoRaWAN 1.1: the device shows it took the join-accept with RekeyInd (TTS drops a first uplink without it).
-        const version = (match.which === 'pending_session' ? device.lorawan_version : macState.lorawan_version) ?? device.lorawan_version;
-        if (match.which === 'pending_session' && version === 'MAC_V1_1' && !commands.commands.some((c) => c.cid === 'CID_REKEY'))
-          throw ErrRekeyIndMissing.with();
-        let macEvents: MacEvent[] = [];
-        let afterMerge: MacCommandJson[] = [];
-        if (plan) {
-          const mac = applyUplinkMac(next as MacDevice, next.mac_state as MacStateJson, {
-            commands,
-            f_cnt: match.f_cnt,
-            received_at: message.received_at as string,
-            dev_addr: session.dev_addr ?? '',
-            plan,
-            settings: effectiveMacSettings(device.mac_settings, this.macDefaults),
-            retransmission: match.retransmission,
-            class_b: payload.f_hdr.f_ctrl.class_b ?? false,
-            adr: payload.f_hdr.f_ctrl.adr,
-            data_rate_index: match.data_rate_index,
-            recent_adr_uplinks: next.recent_adr_uplinks as Json[],
-          });
-          Object.assign(next, mac.device);
-          macEvents = mac.events;
-          afterMerge = mac.after_merge;
-        }
-        // A confirmed downlink waiting for the device's answer: this uplink's ACK bit is it (TTS: downlink_ack or downlink_nack).
-        const pending = (next.mac_state as Json).pending_application_downlink as QueuedDownlink | undefined;
-        let answered: Stored['answered'];
-        if (pending && !match.retransmission) {
-          answered = { downlink: pending, acked: payload.f_hdr.f_ctrl.ack };
-          delete (next.mac_state as Json).pending_application_downlink;
-        }
-        return { device: next, result: { device: next, answered, macEvents, afterMerge } };
+      (device) => {
+        const applied = applyUplink(device, uplink, context);
+        return { device: applied.device, result: applied };
       },
       // The device as the match read it: written at once, unless another write came in between.
       { read: match.device },
@@ -311,14 +206,14 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   private async forward(
     match: SessionMatch,
     devAddr: string,
-    processed: Json,
+    processed: ProcessedUplink,
     payload: MACPayload,
     mType: string,
-    answered: Stored['answered'],
+    answered: AppliedUplink['answered'],
     ctx: RpcContext,
   ): Promise<void> {
     const ids = { ...match.device.ids, dev_addr: devAddr };
-    const ups: Json[] = [];
+    const ups: NsApplicationUp[] = [];
     if (answered)
       ups.push({ end_device_ids: ids, correlation_ids: ctx.correlation_ids, [answered.acked ? 'downlink_ack' : 'downlink_nack']: answered.downlink });
     // FPort 0 (MAC commands only) and frames without FPort stay in the NS; a retransmission was forwarded the first time.
@@ -329,7 +224,14 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     if (forwardUplink) this.events.publish(NS_EVENTS.dataForward, { device_ids: ids }, { ctx, data: ups[ups.length - 1] });
   }
 
-  private applicationUplink(match: SessionMatch, ids: Json, processed: Json, payload: MACPayload, mType: string, ctx: RpcContext): Json {
+  private applicationUplink(
+    match: SessionMatch,
+    ids: NsDevice['ids'],
+    processed: ProcessedUplink,
+    payload: MACPayload,
+    mType: string,
+    ctx: RpcContext,
+  ): NsApplicationUp {
     return {
       end_device_ids: ids,
       correlation_ids: ctx.correlation_ids,
@@ -339,28 +241,11 @@ export class DataUplinkService implements BeforeApplicationShutdown {
         f_cnt: match.f_cnt,
         frm_payload: payload.frm_payload.toString('base64'),
         rx_metadata: processed.rx_metadata,
-        settings: processed.settings,
+        settings: asStruct(processed.settings),
         received_at: processed.received_at,
         ...(mType === 'CONFIRMED_UP' ? { confirmed: true } : {}),
         ...(processed.consumed_airtime ? { consumed_airtime: processed.consumed_airtime } : {}),
       },
     };
   }
-}
-
-/** An uplink as the MAC state keeps it (TTS `MACState.UplinkMessage`: what ADR and downlink paths need). */
-function recentUplink(message: Json, payload: MACPayload): Json {
-  const settings = (message.settings ?? {}) as Json;
-  return {
-    payload: { mac_payload: { f_hdr: { f_ctrl: payload.f_hdr.f_ctrl, f_cnt: payload.f_hdr.f_cnt }, f_port: payload.f_port } },
-    settings: { data_rate: settings.data_rate, frequency: settings.frequency },
-    rx_metadata: ((message.rx_metadata ?? []) as Json[]).map((md) => ({
-      gateway_ids: md.gateway_ids,
-      channel_rssi: md.channel_rssi,
-      snr: md.snr,
-      uplink_token: md.uplink_token,
-    })),
-    received_at: message.received_at,
-    correlation_ids: message.correlation_ids,
-  };
 }

@@ -1,6 +1,7 @@
 import { computeLegacyUplinkMic, computeUplinkMic } from '@lorawan/crypto';
 import { fullFCnt, MAX_FCNT_GAP } from '@lorawan/lorawan';
-import type { Device, KeyEnvelopeJson } from '@lorawan/registry';
+import type { KeyEnvelopeJson } from '@lorawan/registry';
+import type { NsDevice, NsMacState, NsSession } from '../model';
 
 /**
  * Which device, and which of its sessions, sent a data uplink (TTS `grpc_gsns.go`
@@ -11,30 +12,6 @@ import type { Device, KeyEnvelopeJson } from '@lorawan/registry';
  * session's keys (1.0.x: NwkSKey; 1.1: SNwkSIntKey and FNwkSIntKey with the acknowledged FCnt, the
  * data rate and the channel). The first session whose MIC holds is the sender.
  */
-
-export interface NsSession {
-  dev_addr?: string;
-  keys?: { session_key_id?: string; f_nwk_s_int_key?: KeyEnvelopeJson; s_nwk_s_int_key?: KeyEnvelopeJson; nwk_s_enc_key?: KeyEnvelopeJson };
-  last_f_cnt_up?: number;
-  last_conf_f_cnt_down?: number;
-  started_at?: string;
-}
-
-export interface NsMacState {
-  lorawan_version?: string;
-  current_parameters?: { channels?: Array<{ uplink_frequency?: string }> };
-  [field: string]: unknown;
-}
-
-export type NsDataDevice = Device & {
-  lorawan_version?: string;
-  frequency_plan_id?: string;
-  mac_settings?: { supports_32_bit_f_cnt?: boolean; resets_f_cnt?: boolean };
-  session?: NsSession;
-  pending_session?: NsSession;
-  mac_state?: NsMacState;
-  pending_mac_state?: NsMacState;
-};
 
 export interface DataFrame {
   /** The PHYPayload as received. */
@@ -48,7 +25,7 @@ export interface DataFrame {
 }
 
 export interface SessionMatch {
-  device: NsDataDevice;
+  device: NsDevice;
   /** Which session sent it: the current one, or the pending one of a join (which becomes current). */
   which: 'session' | 'pending_session';
   session: NsSession;
@@ -60,7 +37,7 @@ export interface SessionMatch {
 
 const PRE_104 = new Set(['MAC_V1_0', 'MAC_V1_0_1', 'MAC_V1_0_2', 'MAC_V1_0_3']);
 
-export function matchSession(frame: DataFrame, device: NsDataDevice, openKey: (e: KeyEnvelopeJson) => KeyEnvelopeJson): SessionMatch | undefined {
+export function matchSession(frame: DataFrame, device: NsDevice, openKey: (e: KeyEnvelopeJson) => KeyEnvelopeJson): SessionMatch | undefined {
   for (const which of ['session', 'pending_session'] as const) {
     const session = device[which];
     if (!session || session.dev_addr !== frame.dev_addr) continue;

@@ -1,8 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { RPCS, type RpcContext } from '@lorawan/api';
-import { COMPONENT_RPC_CLIENT } from '@lorawan/component';
+import { Injectable, Logger } from '@nestjs/common';
+import type { RequestOf, RpcContext } from '@lorawan/api';
+import { RpcInvoker } from '@lorawan/component';
 import { isErrorDetails } from '@lorawan/errors';
-import type { RpcClient } from '@lorawan/transport';
+
+/** One ApplicationUp of `NsAs.HandleUplink` (a join-accept may carry its AppSKey). */
+export type NsApplicationUp = RequestOf<'NsAs.HandleUplink'>['application_ups'][number];
 
 /**
  * What the Network Server tells the Application Server (`NsAs.HandleUplink`, TTS's
@@ -14,11 +16,11 @@ import type { RpcClient } from '@lorawan/transport';
 export class ApplicationUplinks {
   private readonly logger = new Logger('ApplicationUplinks');
 
-  constructor(@Inject(COMPONENT_RPC_CLIENT) private readonly rpc: RpcClient) {}
+  constructor(private readonly rpc: RpcInvoker) {}
 
-  async send(ups: Array<Record<string, unknown>>, ctx: RpcContext, log: { device_id: string; what: string }): Promise<boolean> {
+  async send(ups: NsApplicationUp[], ctx: RpcContext, log: { device_id: string; what: string }): Promise<boolean> {
     try {
-      await this.rpc.call(RPCS['NsAs.HandleUplink'].subject, { ctx, body: { application_ups: ups } });
+      await this.rpc.invoke('NsAs.HandleUplink', { application_ups: ups }, ctx);
       return true;
     } catch (err) {
       const reason = isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message;

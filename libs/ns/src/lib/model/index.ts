@@ -1,0 +1,2 @@
+export * from './ns-device';
+export * from './struct';
