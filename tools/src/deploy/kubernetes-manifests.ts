@@ -175,7 +175,7 @@ export interface ReferenceOptions {
  */
 export function referenceProblems(objects: K8sObject[], options: ReferenceOptions): string[] {
   const problems: string[] = [];
-  const byKind = <T>(kind: string) => objects.filter((o) => o.kind === kind) as unknown as Array<T & K8sObject>;
+  const byKind = <T>(kind: string) => objects.filter((o): o is T & K8sObject => o.kind === kind);
   const deployments = byKind<IDeployment>('Deployment');
   const podLabels = (d: IDeployment) => d.spec?.template.metadata?.labels ?? {};
   const selects = (selector: Record<string, string> | undefined, labels: Record<string, string>) =>
