@@ -3,13 +3,11 @@ import { DataSource } from 'typeorm';
 import { IDENTITY_DIRECTORY } from '../identity.contracts';
 import { ApplicationEntity } from './applications/application.entity';
 import { APPLICATION_STORE } from './applications/application.model';
-import { ApplicationRegistryController } from './applications/application-registry.controller';
-import { ApplicationRegistryService } from './applications/application-registry.service';
+import { APPLICATION_KIND, ApplicationRegistryService } from './applications/application-registry.service';
 import { TypeOrmApplicationStore } from './applications/typeorm-application.store';
 import { ClientEntity } from './clients/client.entity';
 import { CLIENT_STORE } from './clients/client.model';
-import { ClientRegistryController } from './clients/client-registry.controller';
-import { ClientRegistryService } from './clients/client-registry.service';
+import { CLIENT_KIND, ClientRegistryService } from './clients/client-registry.service';
 import { TypeOrmClientStore } from './clients/typeorm-client.store';
 import { CollaboratorEntity } from './collaborators/collaborator.entity';
 import { collaboratorAccessController } from './collaborators/collaborator-access.controller';
@@ -18,21 +16,20 @@ import { COLLABORATOR_STORE } from './collaborators/collaborator.model';
 import { TypeOrmCollaboratorStore } from './collaborators/typeorm-collaborator.store';
 import { GatewayEntity } from './gateways/gateway.entity';
 import { GATEWAY_STORE } from './gateways/gateway.model';
-import { GatewayRegistryController } from './gateways/gateway-registry.controller';
-import { GatewayRegistryService } from './gateways/gateway-registry.service';
+import { GATEWAY_KIND, GatewayRegistryService } from './gateways/gateway-registry.service';
 import { TypeOrmGatewayStore } from './gateways/typeorm-gateway.store';
+import { GatewayEuiController } from './gateways/gateway-eui.controller';
 import { IdentityDirectoryService } from './identity-directory.service';
+import { collaboratedRegistryController, entityRegistryController } from './registry/entity-registry.controller';
 import { OrganizationEntity } from './organizations/organization.entity';
 import { ORGANIZATION_STORE } from './organizations/organization.model';
-import { OrganizationRegistryController } from './organizations/organization-registry.controller';
-import { OrganizationRegistryService } from './organizations/organization-registry.service';
+import { ORGANIZATION_KIND, OrganizationRegistryService } from './organizations/organization-registry.service';
 import { TypeOrmOrganizationStore } from './organizations/typeorm-organization.store';
 import { AdminUserBootstrap } from './users/admin-user.bootstrap';
 import { TypeOrmUserStore } from './users/typeorm-user.store';
 import { UserEntity } from './users/user.entity';
 import { USER_STORE } from './users/user.model';
-import { UserRegistryController } from './users/user-registry.controller';
-import { UserRegistryService } from './users/user-registry.service';
+import { USER_KIND, UserRegistryService } from './users/user-registry.service';
 
 /** Users, applications, gateways and collaborators: TypeORM entity classes and Nest providers. */
 export const IDENTITY_ENTITIES: Array<new () => unknown> = [UserEntity, ApplicationEntity, GatewayEntity, ClientEntity, OrganizationEntity, CollaboratorEntity];
@@ -56,11 +53,12 @@ export const IDENTITY_PROVIDERS: unknown[] = [
   CollaboratorService,
 ] satisfies Provider[];
 export const IDENTITY_CONTROLLERS = [
-  UserRegistryController,
-  ApplicationRegistryController,
-  GatewayRegistryController,
-  ClientRegistryController,
-  OrganizationRegistryController,
+  entityRegistryController(USER_KIND, UserRegistryService),
+  collaboratedRegistryController(APPLICATION_KIND, ApplicationRegistryService),
+  collaboratedRegistryController(GATEWAY_KIND, GatewayRegistryService),
+  GatewayEuiController,
+  collaboratedRegistryController(CLIENT_KIND, ClientRegistryService),
+  collaboratedRegistryController(ORGANIZATION_KIND, OrganizationRegistryService),
   collaboratorAccessController('application'),
   collaboratorAccessController('gateway'),
   collaboratorAccessController('client'),

@@ -6,30 +6,22 @@ import { ErrApplicationHasDevices, ErrApplicationNotFound } from '../../errors';
 import { API_KEY_CLEANUP, type ApiKeyCleanup, IDENTITY_DIRECTORY, type IdentityDirectory } from '../../identity.contracts';
 import { COLLABORATOR_STORE, type Collaborator, type CollaboratorStore } from '../collaborators/collaborator.model';
 import { withoutZeroValues } from '../common/document';
-import type { CollaboratedKindSpec } from '../registry/entity-kind';
+import { collaboratedKind } from '../registry/entity-kind';
 import { CollaboratedEntityRegistry } from '../registry/entity-registry.service';
 import { USER_STORE, type UserStore } from '../users/user.model';
 import { APPLICATION_STORE, type ApplicationStore, type IsApplication } from './application.model';
 
 /** Applications (TTS `pkg/identityserver/application_registry.go`). */
-export const APPLICATION_KIND: CollaboratedKindSpec<'application', IsApplication, Application> = {
+export const APPLICATION_KIND = collaboratedKind<'application', IsApplication, Application>({
   kind: 'application',
   registry: 'ApplicationRegistry',
-  idKey: 'application_id',
-  idsKey: 'application_ids',
-  listKey: 'applications',
   events: IS_EVENTS.application,
   listRight: Right.RIGHT_USER_APPLICATIONS_LIST,
   infoRight: Right.RIGHT_APPLICATION_INFO,
-  updateRules: {
-    readOnly: ['ids', 'ids.application_id'],
-    ignored: ['created_at', 'updated_at', 'deleted_at'],
-    whole: ['administrative_contact', 'technical_contact'],
-  },
   pick: pickApplicationFields,
   notFound: (application_id) => ErrApplicationNotFound.with({ application_id }),
   removalBlocked: (count) => ErrApplicationHasDevices.with({ count }),
-};
+});
 
 /**
  * The ApplicationRegistry: applications and their first collaborator. Delete and Purge are

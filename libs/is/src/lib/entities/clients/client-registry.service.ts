@@ -8,30 +8,22 @@ import { IDENTITY_DIRECTORY, type IdentityDirectory } from '../../identity.contr
 import { COLLABORATOR_STORE, type Collaborator, type CollaboratorStore } from '../collaborators/collaborator.model';
 import { isAdminCaller } from '../common/caller';
 import { withoutZeroValues } from '../common/document';
-import type { CollaboratedKindSpec, PickedFields, StoredContacts } from '../registry/entity-kind';
+import { collaboratedKind, type PickedFields, type StoredContacts } from '../registry/entity-kind';
 import { CollaboratedEntityRegistry, type UpdatePlan } from '../registry/entity-registry.service';
 import { USER_STORE, type UserStore } from '../users/user.model';
 import { CLIENT_STORE, type ClientStore, type IsClient } from './client.model';
 import { generateClientSecret } from './client-secret';
 
 /** OAuth clients (TTS `pkg/identityserver/client_registry.go`). */
-export const CLIENT_KIND: CollaboratedKindSpec<'client', IsClient, Client> = {
+export const CLIENT_KIND = collaboratedKind<'client', IsClient, Client>({
   kind: 'client',
   registry: 'ClientRegistry',
-  idKey: 'client_id',
-  idsKey: 'client_ids',
-  listKey: 'clients',
   events: IS_EVENTS.client,
   listRight: Right.RIGHT_USER_CLIENTS_LIST,
   infoRight: Right.RIGHT_CLIENT_INFO,
-  updateRules: {
-    readOnly: ['ids', 'ids.client_id'],
-    ignored: ['created_at', 'updated_at', 'deleted_at'],
-    whole: ['administrative_contact', 'technical_contact'],
-  },
   pick: pickClientFields,
   notFound: (client_id) => ErrClientNotFound.with({ client_id }),
-};
+});
 
 /** Fields only admins set (TTS `updateClient`); a client a non-admin registers gets the defaults below. */
 const ADMIN_FIELDS = ['state', 'state_description', 'skip_authorization', 'endorsed', 'grants'];

@@ -17,29 +17,21 @@ import { API_KEY_CLEANUP, type ApiKeyCleanup, IDENTITY_DIRECTORY, type IdentityD
 import { COLLABORATOR_STORE, type Collaborator, type CollaboratorStore } from '../collaborators/collaborator.model';
 import { contactAccount } from '../common/contacts';
 import { withoutZeroValues } from '../common/document';
-import type { CollaboratedKindSpec } from '../registry/entity-kind';
+import { collaboratedKind } from '../registry/entity-kind';
 import { CollaboratedEntityRegistry, type UpdatePlan } from '../registry/entity-registry.service';
 import { USER_STORE, type UserStore } from '../users/user.model';
 import { type EuiConflict, GATEWAY_STORE, type GatewayStore, type IsGateway } from './gateway.model';
 
 /** Gateways (TTS `pkg/identityserver/gateway_registry.go`). */
-export const GATEWAY_KIND: CollaboratedKindSpec<'gateway', IsGateway, Gateway> = {
+export const GATEWAY_KIND = collaboratedKind<'gateway', IsGateway, Gateway>({
   kind: 'gateway',
   registry: 'GatewayRegistry',
-  idKey: 'gateway_id',
-  idsKey: 'gateway_ids',
-  listKey: 'gateways',
   events: IS_EVENTS.gateway,
   listRight: Right.RIGHT_USER_GATEWAYS_LIST,
   infoRight: Right.RIGHT_GATEWAY_INFO,
-  updateRules: {
-    readOnly: ['ids', 'ids.gateway_id'],
-    ignored: ['created_at', 'updated_at', 'deleted_at'],
-    whole: ['administrative_contact', 'technical_contact'],
-  },
   pick: pickGatewayFields,
   notFound: (gateway_id) => ErrGatewayNotFound.with({ gateway_id }),
-};
+});
 
 /** A gateway's event identifiers: its ID and, when it has one, its EUI as stored. */
 function gatewayIdentifiers(ids: IsGateway['ids']): EntityIdentifiersJson {

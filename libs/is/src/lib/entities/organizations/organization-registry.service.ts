@@ -8,30 +8,22 @@ import { COLLABORATOR_STORE, type Collaborator, type CollaboratorStore } from '.
 import type { AccountRef } from '../common/accounts';
 import { callerUserId } from '../common/caller';
 import { withoutZeroValues } from '../common/document';
-import type { CollaboratedKindSpec, ListRequestOf } from '../registry/entity-kind';
+import { collaboratedKind, type ListRequestOf } from '../registry/entity-kind';
 import { CollaboratedEntityRegistry } from '../registry/entity-registry.service';
 import { USER_STORE, type UserStore } from '../users/user.model';
 import { type IsOrganization, ORGANIZATION_STORE, type OrganizationStore } from './organization.model';
 
 /** Organizations (TTS `pkg/identityserver/organization_registry.go`). */
-export const ORGANIZATION_KIND: CollaboratedKindSpec<'organization', IsOrganization, Organization> = {
+export const ORGANIZATION_KIND = collaboratedKind<'organization', IsOrganization, Organization>({
   kind: 'organization',
   registry: 'OrganizationRegistry',
-  idKey: 'organization_id',
-  idsKey: 'organization_ids',
-  listKey: 'organizations',
   events: IS_EVENTS.organization,
   listRight: Right.RIGHT_USER_ORGANIZATIONS_LIST,
   infoRight: Right.RIGHT_ORGANIZATION_INFO,
-  updateRules: {
-    readOnly: ['ids', 'ids.organization_id'],
-    ignored: ['created_at', 'updated_at', 'deleted_at'],
-    whole: ['administrative_contact', 'technical_contact'],
-  },
   pick: pickOrganizationFields,
   notFound: (organization_id) => ErrOrganizationNotFound.with({ organization_id }),
   removalBlocked: (count) => ErrOrganizationHasEntities.with({ count }),
-};
+});
 
 /**
  * The OrganizationRegistry: organizations and their first member. Organizations do not nest: a

@@ -61,7 +61,9 @@ export interface CollaboratedStore<K extends EntityKind, M> extends RegistryStor
   purge(id: string): Promise<RemovalOutcome>;
 }
 
-type RegistryName = 'ApplicationRegistry' | 'GatewayRegistry' | 'ClientRegistry' | 'OrganizationRegistry' | 'UserRegistry';
+/** The registries of kinds with collaborators, which restore and purge too. */
+export type CollaboratedRegistryName = 'ApplicationRegistry' | 'GatewayRegistry' | 'ClientRegistry' | 'OrganizationRegistry';
+export type RegistryName = CollaboratedRegistryName | 'UserRegistry';
 
 /**
  * The declaration of one entity kind (TTS `pkg/identityserver/<kind>_registry.go`): the names the
@@ -85,8 +87,41 @@ export interface EntityKindSpec<K extends EntityKind, M extends StoredEntity<K>,
 
 /** The declaration of a kind with collaborators: its Lists cover a collaborator's entities. */
 export interface CollaboratedKindSpec<K extends EntityKind, M extends StoredEntity<K>, W> extends EntityKindSpec<K, M, W> {
+  registry: CollaboratedRegistryName;
   events: (typeof IS_EVENTS)['application'];
   /** The right on a user a List of its entities needs; the right on an entry to see more than its identifiers. */
   listRight: Right;
   infoRight: Right;
+}
+
+/** What a declaration states; the field names follow from the kind. */
+type DeclaredSpec<S> = Omit<S, 'idKey' | 'idsKey' | 'listKey'>;
+
+/** The names that follow from the kind: `<kind>_id`, `<kind>_ids`, `<kind>s`. */
+function kindKeys<K extends EntityKind>(kind: K): { idKey: IdKey<K>; idsKey: IdsKey<K>; listKey: ListKey<K> } {
+  return { idKey: `${kind}_id`, idsKey: `${kind}_ids`, listKey: `${kind}s` };
+}
+
+/** Declares an entity kind. */
+export function entityKind<K extends EntityKind, M extends StoredEntity<K>, W>(spec: DeclaredSpec<EntityKindSpec<K, M, W>>): EntityKindSpec<K, M, W> {
+  return { ...spec, ...kindKeys(spec.kind) };
+}
+
+/**
+ * Declares a kind with collaborators: its identifiers are read-only, its timestamps ignored and
+ * its contacts replaced whole by an Update.
+ */
+export function collaboratedKind<K extends EntityKind, M extends StoredEntity<K>, W>(
+  spec: Omit<DeclaredSpec<CollaboratedKindSpec<K, M, W>>, 'updateRules'>,
+): CollaboratedKindSpec<K, M, W> {
+  const { idKey } = kindKeys(spec.kind);
+  return {
+    ...spec,
+    ...kindKeys(spec.kind),
+    updateRules: {
+      readOnly: ['ids', `ids.${idKey}`],
+      ignored: ['created_at', 'updated_at', 'deleted_at'],
+      whole: ['administrative_contact', 'technical_contact'],
+    },
+  };
 }

@@ -22,7 +22,7 @@ import { isAdminCaller } from '../common/caller';
 import { withoutZeroValues } from '../common/document';
 import { listQuery } from '../common/entity-list';
 import { DEFAULT_PATHS } from '../common/list-access';
-import type { EntityKindSpec } from '../registry/entity-kind';
+import { entityKind } from '../registry/entity-kind';
 import { EntityRegistry, type UpdatePlan } from '../registry/entity-registry.service';
 import { checkPasswordStrength } from './password-policy';
 import { type IsUser, USER_STORE, type UserStore } from './user.model';
@@ -31,12 +31,9 @@ import { type IsUser, USER_STORE, type UserStore } from './user.model';
 export const PASSWORD_HASH_ITERATIONS = 20_000;
 
 /** Users (TTS `pkg/identityserver/user_registry.go`): no collaborators, no restore or purge here. */
-export const USER_KIND: EntityKindSpec<'user', IsUser, User> = {
+export const USER_KIND = entityKind<'user', IsUser, User>({
   kind: 'user',
   registry: 'UserRegistry',
-  idKey: 'user_id',
-  idsKey: 'user_ids',
-  listKey: 'users',
   events: IS_EVENTS.user,
   updateRules: {
     readOnly: ['ids', 'ids.user_id', 'ids.email'],
@@ -44,7 +41,7 @@ export const USER_KIND: EntityKindSpec<'user', IsUser, User> = {
   },
   pick: pickUserFields,
   notFound: (user_id) => ErrUserNotFound.with({ user_id }),
-};
+});
 
 /** Fields only admins may change (TTS `updateUser`: `user_update_admin_field`). */
 const ADMIN_FIELDS = ['primary_email_address_validated_at', 'require_password_update', 'state', 'state_description', 'admin'];
