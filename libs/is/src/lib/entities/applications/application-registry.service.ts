@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Application, IS_EVENTS, plainJson, Right } from '@lorawan/api';
+import { type Application, IS_EVENTS, Right } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
 import { ErrApplicationHasDevices, ErrApplicationNotFound } from '../../errors';
 import { API_KEY_CLEANUP, type ApiKeyCleanup, IDENTITY_DIRECTORY, type IdentityDirectory } from '../../identity.contracts';
 import { COLLABORATOR_STORE, type Collaborator, type CollaboratorStore } from '../collaborators/collaborator.model';
 import { withoutZeroValues } from '../common/document';
+import { describedFields } from '../registry/entity.mapper';
 import { collaboratedKind } from '../registry/entity-kind';
 import { CollaboratedEntityRegistry } from '../registry/entity-registry.service';
 import { USER_STORE, type UserStore } from '../users/user.model';
@@ -60,9 +61,7 @@ export class ApplicationRegistryService extends CollaboratedEntityRegistry<'appl
 export function pickApplicationFields(app: Application): Omit<IsApplication, 'created_at' | 'updated_at' | 'administrative_contact' | 'technical_contact'> {
   return withoutZeroValues({
     ids: { application_id: app.ids.application_id },
-    name: app.name,
-    description: app.description,
-    attributes: app.attributes && Object.keys(app.attributes).length > 0 ? plainJson(app.attributes) : undefined,
+    ...describedFields(app),
     network_server_address: app.network_server_address,
     application_server_address: app.application_server_address,
     join_server_address: app.join_server_address,

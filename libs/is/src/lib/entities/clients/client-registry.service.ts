@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Client, type CreateClientRequest, hasAnyField, IS_EVENTS, plainJson, Right, type RpcContext } from '@lorawan/api';
+import { type Client, type CreateClientRequest, hasAnyField, IS_EVENTS, Right, type RpcContext } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { hashSecret } from '@lorawan/crypto';
 import { AccessInvalidator } from '../../access-invalidator';
@@ -8,6 +8,7 @@ import { IDENTITY_DIRECTORY, type IdentityDirectory } from '../../identity.contr
 import { COLLABORATOR_STORE, type Collaborator, type CollaboratorStore } from '../collaborators/collaborator.model';
 import { isAdminCaller } from '../common/caller';
 import { withoutZeroValues } from '../common/document';
+import { describedFields } from '../registry/entity.mapper';
 import { collaboratedKind, type PickedFields, type StoredContacts } from '../registry/entity-kind';
 import { CollaboratedEntityRegistry, type UpdatePlan } from '../registry/entity-registry.service';
 import { USER_STORE, type UserStore } from '../users/user.model';
@@ -98,9 +99,7 @@ export class ClientRegistryService extends CollaboratedEntityRegistry<'client', 
 export function pickClientFields(client: Client): Omit<IsClient, 'created_at' | 'updated_at' | 'administrative_contact' | 'technical_contact'> {
   return withoutZeroValues({
     ids: { client_id: client.ids.client_id },
-    name: client.name,
-    description: client.description,
-    attributes: client.attributes && Object.keys(client.attributes).length > 0 ? plainJson(client.attributes) : undefined,
+    ...describedFields(client),
     redirect_uris: client.redirect_uris ? [...client.redirect_uris] : undefined,
     logout_redirect_uris: client.logout_redirect_uris ? [...client.logout_redirect_uris] : undefined,
     state: client.state,

@@ -17,6 +17,7 @@ import { API_KEY_CLEANUP, type ApiKeyCleanup, IDENTITY_DIRECTORY, type IdentityD
 import { COLLABORATOR_STORE, type Collaborator, type CollaboratorStore } from '../collaborators/collaborator.model';
 import { contactAccount } from '../common/contacts';
 import { withoutZeroValues } from '../common/document';
+import { describedFields } from '../registry/entity.mapper';
 import { collaboratedKind } from '../registry/entity-kind';
 import { CollaboratedEntityRegistry, type UpdatePlan } from '../registry/entity-registry.service';
 import { USER_STORE, type UserStore } from '../users/user.model';
@@ -139,9 +140,7 @@ export function pickGatewayFields(gtw: Gateway): Omit<IsGateway, 'created_at' | 
   return withDerivedFrequencyPlan(
     withoutZeroValues({
       ids: { gateway_id: gtw.ids.gateway_id, ...(gtw.ids.eui ? { eui: gtw.ids.eui.toUpperCase() } : {}) },
-      name: gtw.name,
-      description: gtw.description,
-      attributes: gtw.attributes && Object.keys(gtw.attributes).length > 0 ? plainJson(gtw.attributes) : undefined,
+      ...describedFields(gtw),
       version_ids: gtw.version_ids ? withoutZeroValues(plainJson(gtw.version_ids)) : undefined,
       gateway_server_address: gtw.gateway_server_address,
       auto_update: gtw.auto_update,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type CallerIdentity, IS_EVENTS, type Organization, plainJson, Right } from '@lorawan/api';
+import { type CallerIdentity, IS_EVENTS, type Organization, Right } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
 import { ErrNestedOrganizations, ErrOrganizationHasEntities, ErrOrganizationNotFound, ErrUserNotFound } from '../../errors';
@@ -8,6 +8,7 @@ import { COLLABORATOR_STORE, type Collaborator, type CollaboratorStore } from '.
 import type { AccountRef } from '../common/accounts';
 import { callerUserId } from '../common/caller';
 import { withoutZeroValues } from '../common/document';
+import { describedFields } from '../registry/entity.mapper';
 import { collaboratedKind, type ListRequestOf } from '../registry/entity-kind';
 import { CollaboratedEntityRegistry } from '../registry/entity-registry.service';
 import { USER_STORE, type UserStore } from '../users/user.model';
@@ -84,9 +85,7 @@ export class OrganizationRegistryService extends CollaboratedEntityRegistry<'org
 export function pickOrganizationFields(org: Organization): Omit<IsOrganization, 'created_at' | 'updated_at' | 'administrative_contact' | 'technical_contact'> {
   return withoutZeroValues({
     ids: { organization_id: org.ids.organization_id },
-    name: org.name,
-    description: org.description,
-    attributes: org.attributes && Object.keys(org.attributes).length > 0 ? plainJson(org.attributes) : undefined,
+    ...describedFields(org),
     fanout_notifications: org.fanout_notifications,
   });
 }

@@ -1,24 +1,16 @@
 import type { EntityKind, IS_EVENTS, OrganizationOrUserIdentifiers, Right } from '@lorawan/api';
 import type { StackError } from '@lorawan/errors';
 import type { Contact } from '../common/contacts';
-import type { EntityListQuery, Scope } from '../common/entity-list';
+import type { EntityListQuery } from '../common/entity-list';
+import type { CreateResult, EntityStore, IdKey, IdsOf, StoredEntity } from './entity.model';
+
+export type { IdKey, IdsOf, StoredEntity } from './entity.model';
 import type { UpdatePathRules } from '../common/update-paths';
 
-/** `application_id`, `gateway_id`, …: the field that names an entity of the kind. */
-export type IdKey<K extends EntityKind> = `${K}_id`;
 /** `application_ids`, …: the field under which a request holds the entity's identifiers. */
 export type IdsKey<K extends EntityKind> = `${K}_ids`;
 /** `applications`, …: the field under which a List answers the entities. */
 export type ListKey<K extends EntityKind> = `${K}s`;
-export type IdsOf<K extends EntityKind> = { [P in IdKey<K>]: string };
-
-/** An entity as the IS stores it: the contract's message, zero values absent. */
-export interface StoredEntity<K extends EntityKind> {
-  ids: IdsOf<K>;
-  created_at: string;
-  updated_at: string;
-  deleted_at?: string;
-}
 
 /** Contacts as requests give them (users or organizations). */
 export interface ContactFields {
@@ -46,11 +38,10 @@ export type ListAnswerOf<K extends EntityKind, M> = { [P in ListKey<K>]?: Partia
 /** A store's answer to a removal: a boolean, or why not (not found, or blocked by `count` dependants). */
 export type RemovalOutcome = boolean | { ok: true } | { ok: false; reason: 'not_found' } | { ok: false; reason: string; count: number };
 /** A store's answer to a Create: done, the ID is taken, or a kind's own conflict `X` (a gateway's EUI). */
-export type CreateOutcome<X> = { ok: true } | { ok: false; conflict: 'id' } | X;
+export type CreateOutcome<X> = CreateResult | X;
 
 /** What the generic registry asks of every entity store (see `TypeOrmEntityStore`). */
-export interface RegistryStore<M> {
-  get(id: string, scope?: Scope): Promise<M | undefined>;
+export interface RegistryStore<M> extends EntityStore<M> {
   softDelete(id: string, deletedAt: string): Promise<RemovalOutcome>;
 }
 

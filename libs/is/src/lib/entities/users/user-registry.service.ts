@@ -7,7 +7,6 @@ import {
   IS_EVENTS,
   type ListUsersRequest,
   nowTimestamp,
-  plainJson,
   type RpcContext,
   selectFields,
   type User,
@@ -20,6 +19,7 @@ import { AccessInvalidator } from '../../access-invalidator';
 import { ErrAlreadyExists, ErrDeleteBootstrapAdmin, ErrIdTaken, ErrUserNotFound, ErrUserUpdateAdminField } from '../../errors';
 import { isAdminCaller } from '../common/caller';
 import { withoutZeroValues } from '../common/document';
+import { describedFields } from '../registry/entity.mapper';
 import { listQuery } from '../common/entity-list';
 import { DEFAULT_PATHS } from '../common/list-access';
 import { entityKind } from '../registry/entity-kind';
@@ -139,9 +139,7 @@ function withEmailValidation(current: IsUser, next: IsUser, paths: readonly stri
 export function pickUserFields(user: User): Omit<IsUser, 'created_at' | 'updated_at'> {
   return withoutZeroValues({
     ids: { user_id: user.ids.user_id },
-    name: user.name,
-    description: user.description,
-    attributes: user.attributes && Object.keys(user.attributes).length > 0 ? plainJson(user.attributes) : undefined,
+    ...describedFields(user),
     primary_email_address: user.primary_email_address,
     primary_email_address_validated_at: user.primary_email_address_validated_at,
     require_password_update: user.require_password_update,
