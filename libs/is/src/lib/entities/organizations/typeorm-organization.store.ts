@@ -4,7 +4,7 @@ import { isDuplicateKeyError, readThenWrite, runAtomically } from '@lorawan/pers
 import type { CollaboratedKind, Collaborator } from '../collaborators/collaborator.model';
 import { deleteCollaborationsOfAccount, deleteCollaboratorsOfPurged, ENTITY_TABLES, insertCollaborator } from '../collaborators/typeorm-collaborator.store';
 import { type AccountRef, deleteAccount, insertAccount } from '../common/accounts';
-import type { EntityListQuery, Scope } from '../common/entity-list';
+import type { EntityListQuery } from '../common/entity-list';
 import { TypeOrmEntityStore } from '../registry/typeorm-entity.store';
 import { OrganizationEntity } from './organization.entity';
 import { toDomain, toEntity } from './organization.mapper';

@@ -11,9 +11,9 @@ import {
   type RpcContext,
   selectFields,
 } from '@lorawan/api';
-import { EventPublisher, WithTotal } from '@lorawan/component';
+import { type EventPublisher, WithTotal } from '@lorawan/component';
 import type { StackError } from '@lorawan/errors';
-import { AccessInvalidator } from '../../access-invalidator';
+import type { AccessInvalidator } from '../../access-invalidator';
 import { ErrAlreadyExists, ErrEntityConcurrentUpdate, ErrIdTaken } from '../../errors';
 import type { ApiKeyCleanup, IdentityDirectory } from '../../identity.contracts';
 import type { CollaboratedKind, Collaborator, CollaboratorStore } from '../collaborators/collaborator.model';
@@ -170,7 +170,9 @@ export abstract class EntityRegistry<K extends EntityKind, M extends StoredEntit
   }
 
   /** Hook: after an Update was stored. */
-  protected updated(_id: string, _paths: readonly string[]): void {}
+  protected updated(_id: string, _paths: readonly string[]): void {
+    // nothing by default
+  }
 }
 
 /** What the registry of a kind with collaborators uses beside its store. */
@@ -275,7 +277,9 @@ export abstract class CollaboratedEntityRegistry<
   }
 
   /** Hook: refuses a collaborator before anything else is checked. */
-  protected admitCollaborator(_account: AccountRef): void {}
+  protected admitCollaborator(_account: AccountRef): void {
+    // any account by default
+  }
 
   /** Hook: the collaborator must exist (live). */
   protected async requireAccount(account: AccountRef): Promise<void> {
@@ -293,7 +297,9 @@ export abstract class CollaboratedEntityRegistry<
   }
 
   /** Hook: refuses a List before anything is read. */
-  protected admitListing(_req: ListRequestOf, _caller: CallerIdentity | undefined): void {}
+  protected admitListing(_req: ListRequestOf, _caller: CallerIdentity | undefined): void {
+    // any List by default
+  }
 
   /** Hook: the account whose collaborations decide what a List shows in full. */
   protected listingAccount(caller: CallerIdentity | undefined): string | undefined {
@@ -301,7 +307,9 @@ export abstract class CollaboratedEntityRegistry<
   }
 
   /** Hook: checks before a purge removes anything. */
-  protected async beforePurge(_id: string): Promise<void> {}
+  protected async beforePurge(_id: string): Promise<void> {
+    // no checks by default
+  }
 
   protected override async contactChanges(id: string, entity: W, paths: readonly string[]): Promise<StoredContacts> {
     return requireContactsAreCollaborators(this.collaborators, { kind: this.spec.kind, id }, entity, paths);
