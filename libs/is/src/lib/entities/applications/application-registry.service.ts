@@ -6,7 +6,7 @@ import { ErrApplicationHasDevices, ErrApplicationNotFound } from '../../errors';
 import { API_KEY_CLEANUP, type ApiKeyCleanup, IDENTITY_DIRECTORY, type IdentityDirectory } from '../../identity.contracts';
 import { COLLABORATOR_STORE, type Collaborator, type CollaboratorStore } from '../collaborators/collaborator.model';
 import { withoutZeroValues } from '../common/document';
-import { describedFields } from '../registry/entity.mapper';
+import { copiedFields, describedFields } from '../registry/entity.mapper';
 import { collaboratedKind } from '../registry/entity-kind';
 import { CollaboratedEntityRegistry } from '../registry/entity-registry.service';
 import { USER_STORE, type UserStore } from '../users/user.model';
@@ -62,8 +62,6 @@ export function pickApplicationFields(app: Application): Omit<IsApplication, 'cr
   return withoutZeroValues({
     ids: { application_id: app.ids.application_id },
     ...describedFields(app),
-    network_server_address: app.network_server_address,
-    application_server_address: app.application_server_address,
-    join_server_address: app.join_server_address,
+    ...copiedFields(app, ['network_server_address', 'application_server_address', 'join_server_address']),
   });
 }

@@ -50,3 +50,10 @@ export function describedFields(entity: Described): Described {
     attributes: entity.attributes && Object.keys(entity.attributes).length > 0 ? plainJson(entity.attributes) : undefined,
   };
 }
+
+/** The named fields of a request's entity, in that order (the ones the IS stores as they come). */
+export function copiedFields<T extends object, F extends keyof T>(source: T, fields: readonly F[]): Partial<Pick<T, F>> {
+  const copy: Partial<Pick<T, F>> = {};
+  for (const field of fields) copy[field] = source[field];
+  return copy;
+}

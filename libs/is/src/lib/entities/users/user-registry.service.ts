@@ -19,7 +19,7 @@ import { AccessInvalidator } from '../../access-invalidator';
 import { ErrAlreadyExists, ErrDeleteBootstrapAdmin, ErrIdTaken, ErrUserNotFound, ErrUserUpdateAdminField } from '../../errors';
 import { isAdminCaller } from '../common/caller';
 import { withoutZeroValues } from '../common/document';
-import { describedFields } from '../registry/entity.mapper';
+import { copiedFields, describedFields } from '../registry/entity.mapper';
 import { listQuery } from '../common/entity-list';
 import { DEFAULT_PATHS } from '../common/list-access';
 import { entityKind } from '../registry/entity-kind';
@@ -140,11 +140,8 @@ export function pickUserFields(user: User): Omit<IsUser, 'created_at' | 'updated
   return withoutZeroValues({
     ids: { user_id: user.ids.user_id },
     ...describedFields(user),
-    primary_email_address: user.primary_email_address,
-    primary_email_address_validated_at: user.primary_email_address_validated_at,
-    require_password_update: user.require_password_update,
+    ...copiedFields(user, ['primary_email_address', 'primary_email_address_validated_at', 'require_password_update']),
     state: user.state === 'STATE_REQUESTED' ? undefined : user.state,
-    state_description: user.state_description,
-    admin: user.admin,
+    ...copiedFields(user, ['state_description', 'admin']),
   });
 }
