@@ -2,10 +2,10 @@ import type { EntityKind, IS_EVENTS, OrganizationOrUserIdentifiers, Right } from
 import type { StackError } from '@lorawan/errors';
 import type { Contact } from '../common/contacts';
 import type { EntityListQuery } from '../common/entity-list';
+import type { UpdatePathRules } from '../common/update-paths';
 import type { CreateResult, EntityStore, IdKey, IdsOf, StoredEntity } from './entity.model';
 
 export type { IdKey, IdsOf, StoredEntity } from './entity.model';
-import type { UpdatePathRules } from '../common/update-paths';
 
 /** `application_ids`, …: the field under which a request holds the entity's identifiers. */
 export type IdsKey<K extends EntityKind> = `${K}_ids`;
