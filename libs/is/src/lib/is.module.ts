@@ -1,24 +1,13 @@
-import { Module, type Provider } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { HealthService } from '@lorawan/component';
-import { dataSourceProviders } from '@lorawan/persistence';
-import { EndDeviceRegistryController } from './end-devices/end-device-registry.controller';
-import { EndDeviceRegistryService } from './end-devices/end-device-registry.service';
-import { END_DEVICE_STORE } from './end-devices/end-device.model';
-import { TypeOrmEndDeviceStore } from './end-devices/typeorm-end-device.store';
-import { isDataSourceOptions } from './is-data-source';
-import { IDENTITY_CONTROLLERS, IDENTITY_PROVIDERS } from './entities';
-import { ACCESS_CONTROLLERS, ACCESS_PROVIDERS } from './access';
+import { Module } from '@nestjs/common';
+import { AccessModule } from './access/access.module';
+import { EndDevicesModule } from './end-devices/end-devices.module';
+import { EntitiesModule } from './entities/entities.module';
 
-/** The Identity Server: users, applications, gateways, API keys and rights, end-device metadata. */
+/**
+ * The Identity Server: users, organizations, applications, gateways and clients (`entities/`),
+ * API keys and rights (`access/`), end-device metadata (`end-devices/`), on its own database.
+ */
 @Module({
-  controllers: [EndDeviceRegistryController, ...IDENTITY_CONTROLLERS, ...ACCESS_CONTROLLERS],
-  providers: [
-    ...dataSourceProviders(isDataSourceOptions, HealthService),
-    { provide: END_DEVICE_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new TypeOrmEndDeviceStore(ds) },
-    EndDeviceRegistryService,
-    ...(IDENTITY_PROVIDERS as Provider[]),
-    ...(ACCESS_PROVIDERS as Provider[]),
-  ],
+  imports: [AccessModule, EntitiesModule, EndDevicesModule],
 })
 export class IsModule {}

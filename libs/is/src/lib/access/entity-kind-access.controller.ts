@@ -3,22 +3,13 @@ import { MessagePattern } from '@nestjs/microservices';
 import { type RpcContext, rpcPattern } from '@lorawan/api';
 import { RpcCallContext, RpcRequest } from '@lorawan/component';
 import { ApiKeyService, type CreateRequest, type KeyOwner, type ListRequest, type UpdateRequest } from './api-key.service';
+import { ACCESS_SERVICES, type Identified, requestedId } from './access-services';
 import { EntityAccessService } from './entity-access.service';
 
 type Kind = KeyOwner['kind'];
-const SERVICES = {
-  application: 'ApplicationAccess',
-  gateway: 'GatewayAccess',
-  user: 'UserAccess',
-  organization: 'OrganizationAccess',
-} as const satisfies Record<Kind, string>;
-
-/** `{<kind>_id}` (ListRights takes the entity's identifiers) or `{<kind>_ids: {<kind>_id}}` (the API-key requests). */
-type Identified = Record<string, unknown>;
 
 function owner(kind: Kind, req: Identified, nested: boolean): KeyOwner {
-  const ids = (nested ? req[`${kind}_ids`] : req) as Record<string, string>;
-  return { kind, id: ids[`${kind}_id`] };
+  return { kind, id: requestedId(kind, req, nested) };
 }
 
 /**
@@ -27,7 +18,7 @@ function owner(kind: Kind, req: Identified, nested: boolean): KeyOwner {
  * in one line to the ApiKeyService or the EntityAccessService.
  */
 export function entityAccessController(kind: Kind): Type<unknown> {
-  const service = SERVICES[kind];
+  const service = ACCESS_SERVICES[kind];
 
   @Controller()
   class EntityKindAccessController {

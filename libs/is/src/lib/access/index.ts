@@ -14,7 +14,7 @@ import { TypeOrmApiKeyStore } from './typeorm-api-key.store';
 
 /** API keys and rights resolution: TypeORM entity classes and Nest providers (filled by the access side). */
 export const ACCESS_ENTITIES: Array<new () => unknown> = [ApiKeyEntity];
-export const ACCESS_PROVIDERS: unknown[] = [
+export const ACCESS_PROVIDERS = [
   { provide: API_KEY_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new TypeOrmApiKeyStore(ds) },
   AccessInvalidator,
   CredentialVerifier,

@@ -24,10 +24,7 @@ export function toDomain(row: EndDeviceEntity): IsEndDevice {
   if (row.name) device.name = row.name;
   if (row.description) device.description = row.description;
   const doc = JSON.parse(row.fields || '{}') as EndDeviceDocument;
-  for (const field of DOCUMENT_FIELDS) {
-    const value = doc[field];
-    if (value !== undefined) (device as unknown as Record<string, unknown>)[field] = value;
-  }
+  for (const field of DOCUMENT_FIELDS) copyDefined(device, doc, field);
   return device;
 }
 
@@ -44,12 +41,17 @@ export function toEntity(device: IsEndDevice): EndDeviceEntity {
   row.created_at = device.created_at;
   row.updated_at = device.updated_at;
   const doc: EndDeviceDocument = {};
-  for (const field of DOCUMENT_FIELDS) {
-    const value = device[field];
-    if (!isEmpty(value)) (doc as Record<string, unknown>)[field] = value;
-  }
+  for (const field of DOCUMENT_FIELDS) if (!isEmpty(device[field])) copyDefined(doc, device, field);
   row.fields = JSON.stringify(doc);
   return row;
+}
+
+type DocumentField = (typeof DOCUMENT_FIELDS)[number];
+
+/** Copies one document field when the source has it (document and domain type it alike). */
+function copyDefined<F extends DocumentField>(target: EndDeviceDocument, source: EndDeviceDocument, field: F): void {
+  const value = source[field];
+  if (value !== undefined) target[field] = value;
 }
 
 function isEmpty(value: unknown): boolean {

@@ -1,52 +1,27 @@
 import type { Provider } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { IDENTITY_DIRECTORY } from '../identity.contracts';
 import { ApplicationEntity } from './applications/application.entity';
-import { APPLICATION_STORE } from './applications/application.model';
-import { ApplicationRegistryController } from './applications/application-registry.controller';
-import { ApplicationRegistryService } from './applications/application-registry.service';
-import { TypeOrmApplicationStore } from './applications/typeorm-application.store';
+import { APPLICATION_KIND, ApplicationRegistryService } from './applications/application-registry.service';
 import { ClientEntity } from './clients/client.entity';
-import { CLIENT_STORE } from './clients/client.model';
-import { ClientRegistryController } from './clients/client-registry.controller';
-import { ClientRegistryService } from './clients/client-registry.service';
-import { TypeOrmClientStore } from './clients/typeorm-client.store';
+import { CLIENT_KIND, ClientRegistryService } from './clients/client-registry.service';
 import { CollaboratorEntity } from './collaborators/collaborator.entity';
 import { collaboratorAccessController } from './collaborators/collaborator-access.controller';
 import { CollaboratorService } from './collaborators/collaborator.service';
-import { COLLABORATOR_STORE } from './collaborators/collaborator.model';
-import { TypeOrmCollaboratorStore } from './collaborators/typeorm-collaborator.store';
 import { GatewayEntity } from './gateways/gateway.entity';
-import { GATEWAY_STORE } from './gateways/gateway.model';
-import { GatewayRegistryController } from './gateways/gateway-registry.controller';
-import { GatewayRegistryService } from './gateways/gateway-registry.service';
-import { TypeOrmGatewayStore } from './gateways/typeorm-gateway.store';
-import { IdentityDirectoryService } from './identity-directory.service';
+import { GATEWAY_KIND, GatewayRegistryService } from './gateways/gateway-registry.service';
+import { GatewayEuiController } from './gateways/gateway-eui.controller';
+import { IDENTITY_STORE_PROVIDERS } from './identity-stores';
+import { collaboratedRegistryController, entityRegistryController } from './registry/entity-registry.controller';
 import { OrganizationEntity } from './organizations/organization.entity';
-import { ORGANIZATION_STORE } from './organizations/organization.model';
-import { OrganizationRegistryController } from './organizations/organization-registry.controller';
-import { OrganizationRegistryService } from './organizations/organization-registry.service';
-import { TypeOrmOrganizationStore } from './organizations/typeorm-organization.store';
+import { ORGANIZATION_KIND, OrganizationRegistryService } from './organizations/organization-registry.service';
 import { AdminUserBootstrap } from './users/admin-user.bootstrap';
-import { TypeOrmUserStore } from './users/typeorm-user.store';
 import { UserEntity } from './users/user.entity';
-import { USER_STORE } from './users/user.model';
-import { UserRegistryController } from './users/user-registry.controller';
-import { UserRegistryService } from './users/user-registry.service';
+import { USER_KIND, UserRegistryService } from './users/user-registry.service';
 
 /** Users, applications, gateways and collaborators: TypeORM entity classes and Nest providers. */
 export const IDENTITY_ENTITIES: Array<new () => unknown> = [UserEntity, ApplicationEntity, GatewayEntity, ClientEntity, OrganizationEntity, CollaboratorEntity];
 
-const store = <T>(token: symbol, create: (ds: DataSource) => T): Provider => ({ provide: token, inject: [DataSource], useFactory: create });
-
-export const IDENTITY_PROVIDERS: unknown[] = [
-  store(USER_STORE, (ds) => new TypeOrmUserStore(ds)),
-  store(APPLICATION_STORE, (ds) => new TypeOrmApplicationStore(ds)),
-  store(GATEWAY_STORE, (ds) => new TypeOrmGatewayStore(ds)),
-  store(CLIENT_STORE, (ds) => new TypeOrmClientStore(ds)),
-  store(ORGANIZATION_STORE, (ds) => new TypeOrmOrganizationStore(ds)),
-  store(COLLABORATOR_STORE, (ds) => new TypeOrmCollaboratorStore(ds)),
-  { provide: IDENTITY_DIRECTORY, useClass: IdentityDirectoryService },
+/** The registries of the entity kinds, their collaborators, and the bootstrap admin. */
+export const IDENTITY_SERVICE_PROVIDERS = [
   UserRegistryService,
   AdminUserBootstrap,
   ApplicationRegistryService,
@@ -55,12 +30,15 @@ export const IDENTITY_PROVIDERS: unknown[] = [
   OrganizationRegistryService,
   CollaboratorService,
 ] satisfies Provider[];
+
+export const IDENTITY_PROVIDERS: Provider[] = [...IDENTITY_STORE_PROVIDERS, ...IDENTITY_SERVICE_PROVIDERS];
 export const IDENTITY_CONTROLLERS = [
-  UserRegistryController,
-  ApplicationRegistryController,
-  GatewayRegistryController,
-  ClientRegistryController,
-  OrganizationRegistryController,
+  entityRegistryController(USER_KIND, UserRegistryService),
+  collaboratedRegistryController(APPLICATION_KIND, ApplicationRegistryService),
+  collaboratedRegistryController(GATEWAY_KIND, GatewayRegistryService),
+  GatewayEuiController,
+  collaboratedRegistryController(CLIENT_KIND, ClientRegistryService),
+  collaboratedRegistryController(ORGANIZATION_KIND, OrganizationRegistryService),
   collaboratorAccessController('application'),
   collaboratorAccessController('gateway'),
   collaboratorAccessController('client'),

@@ -1,19 +1,10 @@
 import type { APPLICATION_ORDERS } from '@lorawan/api';
 import type { Collaborator } from '../collaborators/collaborator.model';
-import type { Contact } from '../common/contacts';
-import type { EntityListQuery, Scope } from '../common/entity-list';
+import type { EntityListQuery } from '../common/entity-list';
+import type { CollaboratedEntity, CreateResult, EntityStore } from '../registry/entity.model';
 
 /** The Identity Server's view of an application: the contract's `Application` as stored, zero values absent. */
-export interface IsApplication {
-  ids: { application_id: string };
-  created_at: string;
-  updated_at: string;
-  deleted_at?: string;
-  name?: string;
-  description?: string;
-  attributes?: Record<string, string>;
-  administrative_contact?: Contact;
-  technical_contact?: Contact;
+export interface IsApplication extends CollaboratedEntity<'application'> {
   network_server_address?: string;
   application_server_address?: string;
   join_server_address?: string;
@@ -21,18 +12,15 @@ export interface IsApplication {
 
 export type ApplicationOrder = (typeof APPLICATION_ORDERS)[number];
 
-export type ApplicationCreateResult = { ok: true } | { ok: false; conflict: 'id' };
+export type ApplicationCreateResult = CreateResult;
 
 /** Why a delete or purge did not happen: no such application, or it still has end devices. */
 export type RemovalResult = { ok: true } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'has_devices'; count: number };
 
 /** Storage of applications; TypeORM on MySQL and SQLite, held to `identity.store.conformance.ts`. */
-export interface ApplicationStore {
+export interface ApplicationStore extends EntityStore<IsApplication> {
   /** Stores a new application and its first collaborator, both or neither. Soft-deleted applications keep their IDs taken. */
   create(application: IsApplication, collaborator: Collaborator): Promise<ApplicationCreateResult>;
-  get(applicationId: string, scope?: Scope): Promise<IsApplication | undefined>;
-  /** Whether a live (not deleted) application has the ID. */
-  exists(applicationId: string): Promise<boolean>;
   list(query: EntityListQuery<ApplicationOrder>): Promise<{ applications: IsApplication[]; total: number }>;
   /** Replaces the live application if it still has `expectedUpdatedAt`; false when it changed meanwhile or is gone. */
   replace(application: IsApplication, expectedUpdatedAt: string): Promise<boolean>;

@@ -1,18 +1,16 @@
 import type { DataSource } from 'typeorm';
 import { timestampToSql } from '@lorawan/api';
-import { isDuplicateKeyError } from '@lorawan/persistence';
-import { deleteCollaboratorsOfPurged, insertCollaborator } from '../collaborators/typeorm-collaborator.store';
-import type { Collaborator } from '../collaborators/collaborator.model';
 import { runAtomically } from '@lorawan/persistence';
+import { deleteCollaboratorsOfPurged } from '../collaborators/typeorm-collaborator.store';
+import type { Collaborator } from '../collaborators/collaborator.model';
 import type { EntityListQuery, Scope } from '../common/entity-list';
-import { EntityTable } from '../common/entity-table';
+import { TypeOrmEntityStore } from '../registry/typeorm-entity.store';
 import { ApplicationEntity } from './application.entity';
 import { toDomain, toEntity } from './application.mapper';
 import type { ApplicationCreateResult, ApplicationOrder, ApplicationStore, IsApplication, RemovalResult } from './application.model';
 
 const ORDER_COLUMNS: Record<ApplicationOrder, string> = { application_id: 'application_id', name: 'name', created_at: 'created_at' };
 
-const INSERT_SQL = 'INSERT INTO applications (application_id, name, created_at, updated_at, deleted_at, fields) VALUES (?, ?, ?, ?, NULL, ?)';
 /** The IS's end devices of the application: the store refuses to remove an application that has some. */
 const NO_DEVICES = 'NOT EXISTS (SELECT 1 FROM end_devices d WHERE d.application_id = ?)';
 const SOFT_DELETE_SQL = `UPDATE applications SET deleted_at = ? WHERE application_id = ? AND deleted_at IS NULL AND ${NO_DEVICES}`;
@@ -24,46 +22,24 @@ const DEVICE_COUNT_SQL = 'SELECT COALESCE(SUM(device_count), 0) AS total FROM en
 /** A removal that found nothing to change may have lost a race with a device's removal: it checks again this often. */
 const REMOVAL_ATTEMPTS = 3;
 
-export class TypeOrmApplicationStore implements ApplicationStore {
-  private readonly table: EntityTable<ApplicationEntity, ApplicationOrder>;
-
-  constructor(private readonly dataSource: DataSource) {
-    this.table = new EntityTable(dataSource, ApplicationEntity, {
-      table: 'applications',
-      id: 'application_id',
-      kind: 'application',
-      orderColumns: ORDER_COLUMNS,
-    });
+export class TypeOrmApplicationStore extends TypeOrmEntityStore<ApplicationEntity, IsApplication, ApplicationOrder> implements ApplicationStore {
+  constructor(dataSource: DataSource) {
+    super(
+      dataSource,
+      ApplicationEntity,
+      { table: 'applications', id: 'application_id', kind: 'application', orderColumns: ORDER_COLUMNS, columns: ['application_id', 'name'] },
+      toDomain,
+    );
   }
 
-  async create(application: IsApplication, collaborator: Collaborator): Promise<ApplicationCreateResult> {
-    const row = toEntity(application);
-    const id = row.application_id;
-    try {
-      await runAtomically(this.dataSource, [
-        { sql: INSERT_SQL, params: [id, row.name, timestampToSql(row.created_at), timestampToSql(row.updated_at), row.fields] },
-        insertCollaborator('application', id, collaborator, application.created_at),
-      ]);
-      return { ok: true };
-    } catch (err) {
-      // The collaborator can only collide through its application, so a duplicate is the ID.
-      if (isDuplicateKeyError(err) && (await this.table.find(id, 'any'))) return { ok: false, conflict: 'id' };
-      throw err;
-    }
-  }
-
-  exists(applicationId: string): Promise<boolean> {
-    return this.table.exists(applicationId);
-  }
-
-  async get(applicationId: string, scope?: Scope): Promise<IsApplication | undefined> {
-    const row = await this.table.find(applicationId, scope);
-    return row ? toDomain(row) : undefined;
+  create(application: IsApplication, collaborator: Collaborator): Promise<ApplicationCreateResult> {
+    // The collaborator can only collide through its application, so a duplicate is the ID.
+    return this.insertWithCollaborator('application', toEntity(application), collaborator);
   }
 
   async list(query: EntityListQuery<ApplicationOrder>): Promise<{ applications: IsApplication[]; total: number }> {
-    const { rows, total } = await this.table.list(query);
-    return { applications: rows.map(toDomain), total };
+    const { entities, total } = await this.page(query);
+    return { applications: entities, total };
   }
 
   async replace(application: IsApplication, expectedUpdatedAt: string): Promise<boolean> {
@@ -81,10 +57,6 @@ export class TypeOrmApplicationStore implements ApplicationStore {
       const [changed] = await runAtomically(this.dataSource, [{ sql: SOFT_DELETE_SQL, params: [timestampToSql(deletedAt), applicationId, applicationId] }]);
       return changed > 0;
     });
-  }
-
-  async restore(applicationId: string): Promise<boolean> {
-    return this.table.restore(applicationId);
   }
 
   async purge(applicationId: string): Promise<RemovalResult> {

@@ -1,22 +1,13 @@
 import type { CLIENT_ORDERS } from '@lorawan/api';
 import type { Collaborator } from '../collaborators/collaborator.model';
-import type { Contact } from '../common/contacts';
-import type { EntityListQuery, Scope } from '../common/entity-list';
+import type { EntityListQuery } from '../common/entity-list';
+import type { CollaboratedEntity, CreateResult, EntityStore } from '../registry/entity.model';
 
 /**
  * The Identity Server's view of an OAuth client: the contract's `Client` as stored, zero values
  * absent, without its secret (the store keeps only the secret's hash, beside the client).
  */
-export interface IsClient {
-  ids: { client_id: string };
-  created_at: string;
-  updated_at: string;
-  deleted_at?: string;
-  name?: string;
-  description?: string;
-  attributes?: Record<string, string>;
-  administrative_contact?: Contact;
-  technical_contact?: Contact;
+export interface IsClient extends CollaboratedEntity<'client'> {
   redirect_uris?: string[];
   logout_redirect_uris?: string[];
   /** `State` name. */
@@ -32,15 +23,12 @@ export interface IsClient {
 
 export type ClientOrder = (typeof CLIENT_ORDERS)[number];
 
-export type ClientCreateResult = { ok: true } | { ok: false; conflict: 'id' };
+export type ClientCreateResult = CreateResult;
 
 /** Storage of OAuth clients; TypeORM on MySQL and SQLite, held to `client.store.conformance.ts`. */
-export interface ClientStore {
+export interface ClientStore extends EntityStore<IsClient> {
   /** Stores a new client, its secret's hash and its first collaborator, all or nothing. Soft-deleted clients keep their IDs taken. */
   create(client: IsClient, secretHash: string | undefined, collaborator: Collaborator): Promise<ClientCreateResult>;
-  get(clientId: string, scope?: Scope): Promise<IsClient | undefined>;
-  /** Whether a live (not deleted) client has the ID. */
-  exists(clientId: string): Promise<boolean>;
   /** The hash of the live client's secret (`PBKDF2$…`), if it has one. */
   secretHash(clientId: string): Promise<string | undefined>;
   list(query: EntityListQuery<ClientOrder>): Promise<{ clients: IsClient[]; total: number }>;

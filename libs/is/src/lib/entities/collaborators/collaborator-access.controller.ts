@@ -2,20 +2,11 @@ import { Controller, type Type } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { type Collaborator, type OrganizationOrUserIdentifiers, type RpcContext, rpcPattern } from '@lorawan/api';
 import { RpcCallContext, RpcRequest } from '@lorawan/component';
+import { ACCESS_SERVICES, type Identified, requestedId } from '../../access/access-services';
 import { CollaboratorService, type ListCollaboratorsRequest, type ManagedKind, type ManagedRef } from './collaborator.service';
 
-const SERVICES = {
-  application: 'ApplicationAccess',
-  gateway: 'GatewayAccess',
-  client: 'ClientAccess',
-  organization: 'OrganizationAccess',
-} as const satisfies Record<ManagedKind, string>;
-
-/** `{<kind>_ids: {<kind>_id}}`, as every collaborator request holds its entity. */
-type Identified = Record<string, unknown>;
-
 function entity(kind: ManagedKind, req: Identified): ManagedRef {
-  return { kind, id: (req[`${kind}_ids`] as Record<string, string>)[`${kind}_id`] };
+  return { kind, id: requestedId(kind, req, true) };
 }
 
 /**
@@ -25,7 +16,7 @@ function entity(kind: ManagedKind, req: Identified): ManagedRef {
  * delegating in one line to the CollaboratorService.
  */
 export function collaboratorAccessController(kind: ManagedKind): Type<unknown> {
-  const service = SERVICES[kind];
+  const service = ACCESS_SERVICES[kind];
 
   @Controller()
   class CollaboratorAccessController {

@@ -1,4 +1,5 @@
 import type { DataSource, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { timestampToSql } from '@lorawan/api';
 import { MEMBER_ORGANIZATIONS_SQL } from '../collaborators/typeorm-collaborator.store';
 import type { EntityListQuery, Scope } from './entity-list';
@@ -18,8 +19,13 @@ export interface EntityTableSpec<O extends string> {
  * `deleted_at` (the ID stays taken until a purge), lookups within a scope, Lists (of everything or
  * of one collaborator's entities) and optimistic updates. Property names are the column names.
  */
-export class EntityTable<Row extends ObjectLiteral, O extends string> {
+/** The columns every entity table has: the version of optimistic updates and the soft-delete mark. */
+export type EntityRow = { updated_at: string; deleted_at?: string | null };
+
+export class EntityTable<Row extends ObjectLiteral & EntityRow, O extends string> {
   readonly repo: Repository<Row>;
+  /** The same table seen through the columns every entity row has: what deleting and restoring write. */
+  private readonly rows: Repository<EntityRow>;
   /** One fixed statement: an existence check needs neither a query builder nor a row. */
   private readonly existsSql: string;
 
@@ -29,6 +35,7 @@ export class EntityTable<Row extends ObjectLiteral, O extends string> {
     private readonly spec: EntityTableSpec<O>,
   ) {
     this.repo = dataSource.getRepository(entity);
+    this.rows = dataSource.getRepository<EntityRow>(entity);
     this.existsSql = `SELECT 1 AS found FROM ${spec.table} WHERE ${spec.id} = ? AND deleted_at IS NULL LIMIT 1`;
   }
 
@@ -68,11 +75,11 @@ export class EntityTable<Row extends ObjectLiteral, O extends string> {
   }
 
   /** Writes `values` to the live row if it still has `expectedUpdatedAt`; false when it changed meanwhile, or is gone. */
-  async replace(id: string, values: Partial<Row>, expectedUpdatedAt: string): Promise<boolean> {
+  async replace(id: string, values: QueryDeepPartialEntity<Row>, expectedUpdatedAt: string): Promise<boolean> {
     const result = await this.repo
       .createQueryBuilder()
       .update()
-      .set(values as never)
+      .set(values)
       .where(`${this.spec.id} = :id AND updated_at = :expected AND deleted_at IS NULL`, { id, expected: timestampToSql(expectedUpdatedAt) })
       .execute();
     return (result.affected ?? 0) > 0;
@@ -80,10 +87,10 @@ export class EntityTable<Row extends ObjectLiteral, O extends string> {
 
   /** Marks the live row deleted; false when there is none. */
   async softDelete(id: string, deletedAt: string): Promise<boolean> {
-    const result = await this.repo
+    const result = await this.rows
       .createQueryBuilder()
       .update()
-      .set({ deleted_at: deletedAt } as never)
+      .set({ deleted_at: deletedAt })
       .where(`${this.spec.id} = :id AND deleted_at IS NULL`, { id })
       .execute();
     return (result.affected ?? 0) > 0;
@@ -91,10 +98,10 @@ export class EntityTable<Row extends ObjectLiteral, O extends string> {
 
   /** Brings a soft-deleted row back; false when there is none. */
   async restore(id: string): Promise<boolean> {
-    const result = await this.repo
+    const result = await this.rows
       .createQueryBuilder()
       .update()
-      .set({ deleted_at: null } as never)
+      .set({ deleted_at: null })
       .where(`${this.spec.id} = :id AND deleted_at IS NOT NULL`, { id })
       .execute();
     return (result.affected ?? 0) > 0;

@@ -1,52 +1,38 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  ALLOWED_PATHS,
-  applyFields,
-  type CallerIdentity,
-  checkFieldMaskPaths,
-  type CreateGatewayRequest,
   type EntityIdentifiersJson,
   type Gateway,
-  type GatewayIdentifiers,
   type GetGatewayForEUIRequest,
   type GetGatewayIdentifiersForEUIRequest,
-  type GetGatewayRequest,
   hasAnyField,
   IS_EVENTS,
-  type ListGatewaysRequest,
-  nowTimestamp,
+  plainJson,
   Right,
   type RpcContext,
-  selectFields,
-  type UpdateGatewayRequest,
-  plainJson,
 } from '@lorawan/api';
-import { EventPublisher, WithTotal } from '@lorawan/component';
+import { EventPublisher } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
-import { ErrAlreadyExists, ErrEntityConcurrentUpdate, ErrGatewayEUITaken, ErrGatewayNotFound, ErrGatewayNotFoundByEUI, ErrIdTaken } from '../../errors';
+import { ErrGatewayEUITaken, ErrGatewayNotFound, ErrGatewayNotFoundByEUI } from '../../errors';
 import { API_KEY_CLEANUP, type ApiKeyCleanup, IDENTITY_DIRECTORY, type IdentityDirectory } from '../../identity.contracts';
-import { COLLABORATOR_STORE, type CollaboratorStore } from '../collaborators/collaborator.model';
-import { callerAccountId } from '../common/caller';
-import { mustExistAccount } from '../common/accounts';
-import { collaboratorAccount, contactAccount, creationContacts } from '../common/contacts';
+import { COLLABORATOR_STORE, type Collaborator, type CollaboratorStore } from '../collaborators/collaborator.model';
+import { contactAccount } from '../common/contacts';
 import { withoutZeroValues } from '../common/document';
-import { listQuery } from '../common/entity-list';
-import { DEFAULT_PATHS, listScope, visibleEntries } from '../common/list-access';
-import { updateOptimistically } from '../common/optimistic';
-import { requireContactsAreCollaborators } from '../common/update-contacts';
-import { effectiveUpdatePaths, type UpdatePathRules } from '../common/update-paths';
+import { describedFields } from '../registry/entity.mapper';
+import { collaboratedKind } from '../registry/entity-kind';
+import { CollaboratedEntityRegistry, type UpdatePlan } from '../registry/entity-registry.service';
 import { USER_STORE, type UserStore } from '../users/user.model';
-import { GATEWAY_STORE, type GatewayStore, type IsGateway } from './gateway.model';
+import { type EuiConflict, GATEWAY_STORE, type GatewayStore, type IsGateway } from './gateway.model';
 
-const UPDATE_RULES: UpdatePathRules = {
-  readOnly: ['ids', 'ids.gateway_id'],
-  ignored: ['created_at', 'updated_at', 'deleted_at'],
-  whole: ['administrative_contact', 'technical_contact'],
-};
-
-type Empty = Record<string, never>;
-
-const EVENTS = IS_EVENTS.gateway;
+/** Gateways (TTS `pkg/identityserver/gateway_registry.go`). */
+export const GATEWAY_KIND = collaboratedKind<'gateway', IsGateway, Gateway>({
+  kind: 'gateway',
+  registry: 'GatewayRegistry',
+  events: IS_EVENTS.gateway,
+  listRight: Right.RIGHT_USER_GATEWAYS_LIST,
+  infoRight: Right.RIGHT_GATEWAY_INFO,
+  pick: pickGatewayFields,
+  notFound: (gateway_id) => ErrGatewayNotFound.with({ gateway_id }),
+});
 
 /** A gateway's event identifiers: its ID and, when it has one, its EUI as stored. */
 function gatewayIdentifiers(ids: IsGateway['ids']): EntityIdentifiersJson {
@@ -54,43 +40,23 @@ function gatewayIdentifiers(ids: IsGateway['ids']): EntityIdentifiersJson {
 }
 
 /**
- * The GatewayRegistry (TTS `pkg/identityserver/gateway_registry.go`): gateways, their first
- * collaborator, and the EUI → gateway lookup of the data plane. An EUI belongs to one gateway
- * until that gateway is purged. Each change publishes its `gateway.*` event once it succeeded.
+ * The GatewayRegistry: gateways, their first collaborator, and the EUI → gateway lookup of the
+ * data plane. An EUI belongs to one gateway until that gateway is purged (a Create or an Update
+ * of `ids.eui` that takes another's fails with `gateway_eui_taken`). `frequency_plan_id` is read
+ * and written through `frequency_plan_ids`. Events carry the gateway's EUI as stored.
  */
 @Injectable()
-export class GatewayRegistryService {
+export class GatewayRegistryService extends CollaboratedEntityRegistry<'gateway', IsGateway, Gateway, GatewayStore, EuiConflict> {
   constructor(
-    @Inject(GATEWAY_STORE) private readonly store: GatewayStore,
-    @Inject(USER_STORE) private readonly users: UserStore,
-    @Inject(COLLABORATOR_STORE) private readonly collaborators: CollaboratorStore,
-    @Inject(IDENTITY_DIRECTORY) private readonly directory: IdentityDirectory,
-    @Inject(API_KEY_CLEANUP) private readonly apiKeys: ApiKeyCleanup,
-    private readonly invalidator: AccessInvalidator,
-    private readonly events: EventPublisher,
-  ) {}
-
-  /** Stores the gateway with the collaborator holding `RIGHT_ALL`; contacts default to the collaborator. */
-  async create({ gateway, collaborator }: CreateGatewayRequest, ctx: RpcContext): Promise<IsGateway> {
-    const account = collaboratorAccount(collaborator);
-    const contacts = creationContacts(gateway, account);
-    await mustExistAccount(this.directory, account);
-    const now = nowTimestamp();
-    const { ids, ...fields } = pickGatewayFields(gateway);
-    const gtw: IsGateway = { ids, created_at: now, updated_at: now, ...fields, ...contacts };
-    const result = await this.store.create(gtw, { ids: account, rights: [Right.RIGHT_ALL] });
-    if (result.ok) {
-      this.events.publish(EVENTS.create, gatewayIdentifiers(gtw.ids), { ctx });
-      return gtw;
-    }
-    if (result.conflict === 'id') throw ErrIdTaken.with({}, ErrAlreadyExists.with());
-    throw euiTaken(gtw.ids.eui ?? '', result.holder);
-  }
-
-  async get({ gateway_ids, field_mask }: GetGatewayRequest): Promise<Partial<IsGateway>> {
-    const paths = field_mask?.paths ?? [];
-    checkFieldMaskPaths(paths, ALLOWED_PATHS['GatewayRegistry.Get']);
-    return withDerivedFrequencyPlan(selectFields(await this.mustGet(gateway_ids.gateway_id), [...DEFAULT_PATHS, ...withFrequencyPlans(paths)]));
+    @Inject(GATEWAY_STORE) store: GatewayStore,
+    @Inject(USER_STORE) users: UserStore,
+    @Inject(COLLABORATOR_STORE) collaborators: CollaboratorStore,
+    @Inject(IDENTITY_DIRECTORY) directory: IdentityDirectory,
+    @Inject(API_KEY_CLEANUP) apiKeys: ApiKeyCleanup,
+    invalidator: AccessInvalidator,
+    events: EventPublisher,
+  ) {
+    super(GATEWAY_KIND, store, { users, collaborators, directory, apiKeys, invalidator, events });
   }
 
   /** The gateway registered with an EUI (internal: the data plane's lookup). */
@@ -108,76 +74,47 @@ export class GatewayRegistryService {
     return { ids: { gateway_id: gateway.ids.gateway_id, eui: eui.toUpperCase() }, frequency_plan_ids: plans };
   }
 
-  async list(req: ListGatewaysRequest, caller: CallerIdentity | undefined): Promise<WithTotal<{ gateways?: Partial<IsGateway>[] }>> {
-    const paths = req.field_mask?.paths ?? [];
-    checkFieldMaskPaths(paths, ALLOWED_PATHS['GatewayRegistry.List']);
-    const scope = await listScope(req.collaborator, caller, Right.RIGHT_USER_GATEWAYS_LIST, this.users);
-    if (!scope) return new WithTotal({}, 0);
-    const { gateways, total } = await this.store.list(listQuery(req, 'gateway_id', scope.collaborator));
-    const idOf = (gtw: IsGateway) => gtw.ids.gateway_id;
-    const accountId = callerAccountId(caller);
-    const held = accountId ? await this.collaborators.rightsOn(accountId, 'gateway', gateways.map(idOf)) : new Map();
-    const entries = visibleEntries(gateways, idOf, withFrequencyPlans(paths), Right.RIGHT_GATEWAY_INFO, caller, held).map(withDerivedFrequencyPlan);
-    return new WithTotal(entries.length > 0 ? { gateways: entries } : {}, total);
+  protected insert(gateway: IsGateway, collaborator: Collaborator) {
+    return this.store.create(gateway, collaborator);
   }
 
-  /** Applies the masked paths (`ids.eui` included, still unique); contacts must be collaborators. The event's data: the request's paths. */
-  async update({ gateway, field_mask }: UpdateGatewayRequest, ctx: RpcContext): Promise<Partial<IsGateway>> {
-    const requested = field_mask?.paths ?? [];
-    checkFieldMaskPaths(requested, ALLOWED_PATHS['GatewayRegistry.Update']);
-    const paths = withFrequencyPlans(effectiveUpdatePaths(requested, UPDATE_RULES));
-    const stored = paths.filter((p) => p !== 'frequency_plan_id');
-    const id = gateway.ids.gateway_id;
-    const changes = { ...pickGatewayFields(gateway), ...(await requireContactsAreCollaborators(this.collaborators, { kind: 'gateway', id }, gateway, paths)) };
-    const updated = await updateOptimistically(
-      () => this.mustGet(id),
-      (current) => withDerivedFrequencyPlan({ ...applyFields(current, changes, stored), updated_at: nowTimestamp() }),
-      async (next, expected) => {
-        const result = await this.store.replace(next, expected);
-        if (result.ok || result.conflict === 'stale') return result.ok;
-        throw euiTaken(next.ids.eui ?? '', result.holder);
-      },
-      () => ErrEntityConcurrentUpdate.with({ entity_type: 'gateway', entity_id: id }),
-    );
-    this.events.publish(EVENTS.update, gatewayIdentifiers(updated.ids), { ctx, data: [...requested] });
-    return withDerivedFrequencyPlan(selectFields(updated, [...DEFAULT_PATHS, ...paths]));
+  protected override conflict(gateway: IsGateway, result: EuiConflict) {
+    return euiTaken(gateway.ids.eui ?? '', result.holder);
   }
 
-  /** Soft delete: the ID and the EUI stay taken. */
-  async delete({ gateway_id }: GatewayIdentifiers, ctx: RpcContext): Promise<Empty> {
-    if (!(await this.store.softDelete(gateway_id, nowTimestamp()))) throw ErrGatewayNotFound.with({ gateway_id });
-    this.invalidator.invalidate({ entity: { kind: 'gateway', id: gateway_id } });
-    this.events.publish(EVENTS.delete, await this.storedIdentifiers(gateway_id), { ctx });
-    return {};
+  protected async replace(next: IsGateway, expectedUpdatedAt: string): Promise<boolean> {
+    const result = await this.store.replace(next, expectedUpdatedAt);
+    if (result.ok || result.conflict === 'stale') return result.ok;
+    throw euiTaken(next.ids.eui ?? '', result.holder);
   }
 
-  async restore({ gateway_id }: GatewayIdentifiers, ctx: RpcContext): Promise<Empty> {
-    if (!(await this.store.restore(gateway_id))) throw ErrGatewayNotFound.with({ gateway_id });
-    this.invalidator.invalidate({ entity: { kind: 'gateway', id: gateway_id } });
-    this.events.publish(EVENTS.restore, await this.storedIdentifiers(gateway_id), { ctx });
-    return {};
-  }
-
-  /** Removes the gateway (deleted or not) with its collaborators and API keys (those first), freeing its ID and EUI. */
-  async purge({ gateway_id }: GatewayIdentifiers, ctx: RpcContext): Promise<Empty> {
-    const gateway = await this.store.get(gateway_id, 'any');
-    if (!gateway) throw ErrGatewayNotFound.with({ gateway_id });
-    await this.apiKeys.deleteKeysOf({ kind: 'gateway', id: gateway_id });
-    if (!(await this.store.purge(gateway_id))) throw ErrGatewayNotFound.with({ gateway_id });
-    this.invalidator.invalidate({ entity: { kind: 'gateway', id: gateway_id } });
-    this.events.publish(EVENTS.purge, gatewayIdentifiers(gateway.ids), { ctx });
-    return {};
+  protected override identifiers(ids: IsGateway['ids']): EntityIdentifiersJson {
+    return gatewayIdentifiers(ids);
   }
 
   /** The identifiers (with the EUI) of a gateway just deleted or restored; its ID alone if it is gone meanwhile. */
-  private async storedIdentifiers(gatewayId: string): Promise<EntityIdentifiersJson> {
+  protected override async identifiersOfStored(gatewayId: string): Promise<EntityIdentifiersJson> {
     return gatewayIdentifiers((await this.store.get(gatewayId, 'any'))?.ids ?? { gateway_id: gatewayId });
   }
 
-  private async mustGet(gatewayId: string): Promise<IsGateway> {
-    const gateway = await this.store.get(gatewayId);
-    if (!gateway) throw ErrGatewayNotFound.with({ gateway_id: gatewayId });
-    return gateway;
+  protected override readPaths(paths: readonly string[]): string[] {
+    return withFrequencyPlans(paths);
+  }
+
+  protected override present<T extends Partial<IsGateway>>(gateway: T): T {
+    return withDerivedFrequencyPlan(gateway);
+  }
+
+  protected override async planUpdate(gateway: Gateway, paths: string[], ctx: RpcContext): Promise<UpdatePlan<IsGateway>> {
+    return super.planUpdate(gateway, withFrequencyPlans(paths), ctx);
+  }
+
+  protected override storedPaths(paths: string[]): string[] {
+    return paths.filter((p) => p !== 'frequency_plan_id');
+  }
+
+  protected override changed(_current: IsGateway, next: IsGateway): IsGateway {
+    return withDerivedFrequencyPlan(next);
   }
 }
 
@@ -203,9 +140,7 @@ export function pickGatewayFields(gtw: Gateway): Omit<IsGateway, 'created_at' | 
   return withDerivedFrequencyPlan(
     withoutZeroValues({
       ids: { gateway_id: gtw.ids.gateway_id, ...(gtw.ids.eui ? { eui: gtw.ids.eui.toUpperCase() } : {}) },
-      name: gtw.name,
-      description: gtw.description,
-      attributes: gtw.attributes && Object.keys(gtw.attributes).length > 0 ? plainJson(gtw.attributes) : undefined,
+      ...describedFields(gtw),
       version_ids: gtw.version_ids ? withoutZeroValues(plainJson(gtw.version_ids)) : undefined,
       gateway_server_address: gtw.gateway_server_address,
       auto_update: gtw.auto_update,

@@ -1,4 +1,4 @@
-import { fromDocument, toDocument } from '../common/document';
+import { fromEntityRow, toEntityRow } from '../registry/entity.mapper';
 import { GATEWAY_DOCUMENT_FIELDS, GatewayEntity } from './gateway.entity';
 import type { IsGateway } from './gateway.model';
 
@@ -6,9 +6,7 @@ import type { IsGateway } from './gateway.model';
 export function toDomain(row: GatewayEntity): IsGateway {
   const gateway: IsGateway = { ids: { gateway_id: row.gateway_id }, created_at: row.created_at, updated_at: row.updated_at };
   if (row.eui) gateway.ids.eui = row.eui;
-  if (row.deleted_at) gateway.deleted_at = row.deleted_at;
-  if (row.name) gateway.name = row.name;
-  fromDocument(gateway, row.fields, GATEWAY_DOCUMENT_FIELDS);
+  fromEntityRow(gateway, row, GATEWAY_DOCUMENT_FIELDS);
   if (gateway.frequency_plan_ids?.length) gateway.frequency_plan_id = gateway.frequency_plan_ids[0];
   return gateway;
 }
@@ -18,10 +16,5 @@ export function toEntity(gateway: IsGateway): GatewayEntity {
   const row = new GatewayEntity();
   row.gateway_id = gateway.ids.gateway_id;
   row.eui = gateway.ids.eui ? gateway.ids.eui.toUpperCase() : null;
-  row.name = gateway.name ?? '';
-  row.created_at = gateway.created_at;
-  row.updated_at = gateway.updated_at;
-  row.deleted_at = gateway.deleted_at ?? null;
-  row.fields = toDocument(gateway, GATEWAY_DOCUMENT_FIELDS);
-  return row;
+  return toEntityRow(row, gateway, GATEWAY_DOCUMENT_FIELDS);
 }

@@ -1,22 +1,14 @@
 import type { GATEWAY_ORDERS } from '@lorawan/api';
 import type { Collaborator } from '../collaborators/collaborator.model';
-import type { Contact } from '../common/contacts';
 import type { EntityListQuery, Scope } from '../common/entity-list';
+import type { CollaboratedEntity, CreateResult, EntityStore } from '../registry/entity.model';
 
 /**
  * The Identity Server's view of a gateway: the contract's `Gateway` as stored, zero values absent.
  * `frequency_plan_id` always equals `frequency_plan_ids[0]` (TTS keeps the deprecated field so).
  */
-export interface IsGateway {
+export interface IsGateway extends CollaboratedEntity<'gateway'> {
   ids: { gateway_id: string; eui?: string };
-  created_at: string;
-  updated_at: string;
-  deleted_at?: string;
-  name?: string;
-  description?: string;
-  attributes?: Record<string, string>;
-  administrative_contact?: Contact;
-  technical_contact?: Contact;
   version_ids?: { brand_id?: string; model_id?: string; hardware_version?: string; firmware_version?: string; runtime_version?: string };
   gateway_server_address?: string;
   auto_update?: boolean;
@@ -37,16 +29,13 @@ export type GatewayOrder = (typeof GATEWAY_ORDERS)[number];
 
 /** The gateway that holds an EUI another gateway asked for. */
 export type EuiConflict = { ok: false; conflict: 'eui'; holder: IsGateway };
-export type GatewayCreateResult = { ok: true } | { ok: false; conflict: 'id' } | EuiConflict;
+export type GatewayCreateResult = CreateResult | EuiConflict;
 export type GatewayReplaceResult = { ok: true } | { ok: false; conflict: 'stale' } | EuiConflict;
 
 /** Storage of gateways; TypeORM on MySQL and SQLite, held to `identity.store.conformance.ts`. */
-export interface GatewayStore {
+export interface GatewayStore extends EntityStore<IsGateway> {
   /** Stores a new gateway and its first collaborator, both or neither. IDs and EUIs stay taken until a purge. */
   create(gateway: IsGateway, collaborator: Collaborator): Promise<GatewayCreateResult>;
-  get(gatewayId: string, scope?: Scope): Promise<IsGateway | undefined>;
-  /** Whether a live (not deleted) gateway has the ID. */
-  exists(gatewayId: string): Promise<boolean>;
   /** The gateway registered with the EUI (upper-case hex). */
   getByEui(eui: string, scope?: Scope): Promise<IsGateway | undefined>;
   list(query: EntityListQuery<GatewayOrder>): Promise<{ gateways: IsGateway[]; total: number }>;

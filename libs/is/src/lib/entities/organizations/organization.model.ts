@@ -1,26 +1,17 @@
 import type { ORGANIZATION_ORDERS } from '@lorawan/api';
 import type { Collaborator } from '../collaborators/collaborator.model';
-import type { Contact } from '../common/contacts';
-import type { EntityListQuery, Scope } from '../common/entity-list';
+import type { EntityListQuery } from '../common/entity-list';
+import type { CollaboratedEntity, CreateResult, EntityStore } from '../registry/entity.model';
 
 /** The Identity Server's view of an organization: the contract's `Organization` as stored, zero values absent. */
-export interface IsOrganization {
-  ids: { organization_id: string };
-  created_at: string;
-  updated_at: string;
-  deleted_at?: string;
-  name?: string;
-  description?: string;
-  attributes?: Record<string, string>;
-  administrative_contact?: Contact;
-  technical_contact?: Contact;
+export interface IsOrganization extends CollaboratedEntity<'organization'> {
   fanout_notifications?: boolean;
 }
 
 export type OrganizationOrder = (typeof ORGANIZATION_ORDERS)[number];
 
 /** `id`: the ID is taken by a user or an organization (live or soft-deleted): accounts share one namespace. */
-export type OrganizationCreateResult = { ok: true } | { ok: false; conflict: 'id' };
+export type OrganizationCreateResult = CreateResult;
 
 /**
  * Why a soft delete did not happen: no such live organization, or it still collaborates on live
@@ -29,15 +20,12 @@ export type OrganizationCreateResult = { ok: true } | { ok: false; conflict: 'id
 export type OrganizationDeleteResult = { ok: true } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'has_entities'; count: number };
 
 /** Storage of organizations; TypeORM on MySQL and SQLite, held to `organization.store.conformance.ts`. */
-export interface OrganizationStore {
+export interface OrganizationStore extends EntityStore<IsOrganization> {
   /**
    * Stores a new organization, claims its ID among the accounts and adds its first member, all or
    * nothing. IDs of users and of organizations (soft-deleted ones too) are taken.
    */
   create(organization: IsOrganization, member: Collaborator): Promise<OrganizationCreateResult>;
-  get(organizationId: string, scope?: Scope): Promise<IsOrganization | undefined>;
-  /** Whether a live (not deleted) organization has the ID. */
-  exists(organizationId: string): Promise<boolean>;
   /** `collaborator`: the organizations that user is a member of. */
   list(query: EntityListQuery<OrganizationOrder>): Promise<{ organizations: IsOrganization[]; total: number }>;
   /** Replaces the live organization if it still has `expectedUpdatedAt`; false when it changed meanwhile or is gone. */

@@ -4,15 +4,14 @@ import { isDuplicateKeyError, readThenWrite, runAtomically } from '@lorawan/pers
 import type { CollaboratedKind, Collaborator } from '../collaborators/collaborator.model';
 import { deleteCollaborationsOfAccount, deleteCollaboratorsOfPurged, ENTITY_TABLES, insertCollaborator } from '../collaborators/typeorm-collaborator.store';
 import { type AccountRef, deleteAccount, insertAccount } from '../common/accounts';
-import type { EntityListQuery, Scope } from '../common/entity-list';
-import { EntityTable } from '../common/entity-table';
+import type { EntityListQuery } from '../common/entity-list';
+import { TypeOrmEntityStore } from '../registry/typeorm-entity.store';
 import { OrganizationEntity } from './organization.entity';
 import { toDomain, toEntity } from './organization.mapper';
 import type { IsOrganization, OrganizationCreateResult, OrganizationDeleteResult, OrganizationOrder, OrganizationStore } from './organization.model';
 
 const ORDER_COLUMNS: Record<OrganizationOrder, string> = { organization_id: 'organization_id', name: 'name', created_at: 'created_at' };
 
-const INSERT_SQL = 'INSERT INTO organizations (organization_id, name, created_at, updated_at, deleted_at, fields) VALUES (?, ?, ?, ?, NULL, ?)';
 const ACCOUNT_SQL = 'SELECT 1 AS found FROM accounts WHERE account_id = ? LIMIT 1';
 
 /** What an organization collaborates on (organizations do not nest). */
@@ -27,16 +26,16 @@ const SOFT_DELETE_SQL = `UPDATE organizations SET deleted_at = ? WHERE organizat
 /** A delete that found nothing to change may have lost a race with a collaboration's removal: it checks again this often. */
 const DELETE_ATTEMPTS = 3;
 
-export class TypeOrmOrganizationStore implements OrganizationStore {
-  private readonly table: EntityTable<OrganizationEntity, OrganizationOrder>;
-
-  constructor(private readonly dataSource: DataSource) {
-    this.table = new EntityTable(dataSource, OrganizationEntity, {
+export class TypeOrmOrganizationStore extends TypeOrmEntityStore<OrganizationEntity, IsOrganization, OrganizationOrder> implements OrganizationStore {
+  constructor(dataSource: DataSource) {
+    const table = {
       table: 'organizations',
       id: 'organization_id',
       kind: 'organization',
       orderColumns: ORDER_COLUMNS,
-    });
+      columns: ['organization_id', 'name'],
+    } as const;
+    super(dataSource, OrganizationEntity, table, toDomain);
   }
 
   async create(organization: IsOrganization, member: Collaborator): Promise<OrganizationCreateResult> {
@@ -46,7 +45,7 @@ export class TypeOrmOrganizationStore implements OrganizationStore {
       await runAtomically(this.dataSource, [
         // The account first: its primary key is where a user or an organization of the same ID collides.
         insertAccount(account(id)),
-        { sql: INSERT_SQL, params: [id, row.name, timestampToSql(row.created_at), timestampToSql(row.updated_at), row.fields] },
+        this.insertStatement(row),
         insertCollaborator('organization', id, member, organization.created_at),
       ]);
       return { ok: true };
@@ -56,18 +55,9 @@ export class TypeOrmOrganizationStore implements OrganizationStore {
     }
   }
 
-  exists(organizationId: string): Promise<boolean> {
-    return this.table.exists(organizationId);
-  }
-
-  async get(organizationId: string, scope?: Scope): Promise<IsOrganization | undefined> {
-    const row = await this.table.find(organizationId, scope);
-    return row ? toDomain(row) : undefined;
-  }
-
   async list(query: EntityListQuery<OrganizationOrder>): Promise<{ organizations: IsOrganization[]; total: number }> {
-    const { rows, total } = await this.table.list(query);
-    return { organizations: rows.map(toDomain), total };
+    const { entities, total } = await this.page(query);
+    return { organizations: entities, total };
   }
 
   async replace(organization: IsOrganization, expectedUpdatedAt: string): Promise<boolean> {
@@ -89,10 +79,6 @@ export class TypeOrmOrganizationStore implements OrganizationStore {
       if (count > 0) return { ok: false, reason: 'has_entities', count };
     }
     throw new Error(`organization ${organizationId}: delete kept failing without collaborations`);
-  }
-
-  restore(organizationId: string): Promise<boolean> {
-    return this.table.restore(organizationId);
   }
 
   async purge(organizationId: string): Promise<boolean> {

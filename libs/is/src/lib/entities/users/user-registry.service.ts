@@ -1,64 +1,65 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ALLOWED_PATHS,
-  applyFields,
   checkFieldMaskPaths,
   type CreateUserRequest,
-  entityIdentifiers,
-  type GetUserRequest,
   hasAnyField,
   IS_EVENTS,
   type ListUsersRequest,
   nowTimestamp,
   type RpcContext,
   selectFields,
-  type UpdateUserRequest,
   type User,
   type UserIdentifiers,
-  plainJson,
 } from '@lorawan/api';
 import { EventPublisher, WithTotal } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { hashSecret } from '@lorawan/crypto';
 import { AccessInvalidator } from '../../access-invalidator';
-import { ErrAlreadyExists, ErrDeleteBootstrapAdmin, ErrEntityConcurrentUpdate, ErrIdTaken, ErrUserNotFound, ErrUserUpdateAdminField } from '../../errors';
+import { ErrAlreadyExists, ErrDeleteBootstrapAdmin, ErrIdTaken, ErrUserNotFound, ErrUserUpdateAdminField } from '../../errors';
 import { isAdminCaller } from '../common/caller';
 import { withoutZeroValues } from '../common/document';
+import { copiedFields, describedFields } from '../registry/entity.mapper';
 import { listQuery } from '../common/entity-list';
 import { DEFAULT_PATHS } from '../common/list-access';
-import { updateOptimistically } from '../common/optimistic';
-import { effectiveUpdatePaths, type UpdatePathRules } from '../common/update-paths';
+import { entityKind } from '../registry/entity-kind';
+import { EntityRegistry, type UpdatePlan } from '../registry/entity-registry.service';
 import { checkPasswordStrength } from './password-policy';
 import { type IsUser, USER_STORE, type UserStore } from './user.model';
 
 /** PBKDF2 rounds of password hashes (TTS `pkg/auth/pbkdf2` default). */
 export const PASSWORD_HASH_ITERATIONS = 20_000;
 
-const UPDATE_RULES: UpdatePathRules = {
-  readOnly: ['ids', 'ids.user_id', 'ids.email'],
-  ignored: ['created_at', 'updated_at', 'deleted_at', 'password_updated_at'],
-};
+/** Users (TTS `pkg/identityserver/user_registry.go`): no collaborators, no restore or purge here. */
+export const USER_KIND = entityKind<'user', IsUser, User>({
+  kind: 'user',
+  registry: 'UserRegistry',
+  events: IS_EVENTS.user,
+  updateRules: {
+    readOnly: ['ids', 'ids.user_id', 'ids.email'],
+    ignored: ['created_at', 'updated_at', 'deleted_at', 'password_updated_at'],
+  },
+  pick: pickUserFields,
+  notFound: (user_id) => ErrUserNotFound.with({ user_id }),
+});
 
 /** Fields only admins may change (TTS `updateUser`: `user_update_admin_field`). */
 const ADMIN_FIELDS = ['primary_email_address_validated_at', 'require_password_update', 'state', 'state_description', 'admin'];
 
-type Empty = Record<string, never>;
-
-const EVENTS = IS_EVENTS.user;
-const idsOf = (id: string) => entityIdentifiers({ kind: 'user', id });
-
 /**
- * The UserRegistry (TTS `pkg/identityserver/user_registry.go`), and the bootstrap admin user.
- * Create, Update and Delete publish their `user.*` event once they succeeded.
+ * The UserRegistry, and the bootstrap admin user. Create, Update and Delete publish their
+ * `user.*` event once they succeeded.
  */
 @Injectable()
-export class UserRegistryService {
+export class UserRegistryService extends EntityRegistry<'user', IsUser, User, UserStore> {
   constructor(
-    @Inject(USER_STORE) private readonly store: UserStore,
+    @Inject(USER_STORE) store: UserStore,
     @Inject(STACK_CONFIG) private readonly config: StackConfig,
-    private readonly invalidator: AccessInvalidator,
-    private readonly events: EventPublisher,
-  ) {}
+    invalidator: AccessInvalidator,
+    events: EventPublisher,
+  ) {
+    super(USER_KIND, store, invalidator, events);
+  }
 
   /** Creates the configured admin user (`admin`, approved) unless it exists; safe when replicas race. */
   async ensureAdminUser(): Promise<boolean> {
@@ -84,14 +85,8 @@ export class UserRegistryService {
     };
     const passwordHash = user.password ? await hashSecret(user.password, PASSWORD_HASH_ITERATIONS) : undefined;
     if (!(await this.store.create(created, passwordHash)).ok) throw ErrIdTaken.with({}, ErrAlreadyExists.with());
-    this.events.publish(EVENTS.create, idsOf(ids.user_id), { ctx });
+    this.events.publish(this.spec.events.create, this.identifiers(ids), { ctx });
     return created;
-  }
-
-  async get({ user_ids, field_mask }: GetUserRequest): Promise<Partial<IsUser>> {
-    const paths = field_mask?.paths ?? [];
-    checkFieldMaskPaths(paths, ALLOWED_PATHS['UserRegistry.Get']);
-    return selectFields(await this.mustGet(user_ids.user_id), [...DEFAULT_PATHS, ...paths]);
   }
 
   /** Admins only (RPC table). */
@@ -103,44 +98,33 @@ export class UserRegistryService {
     return new WithTotal(selected.length > 0 ? { users: selected } : {}, total);
   }
 
-  /** Applies the masked paths; `admin`, `state` and the other admin fields only for admins. The event's data: the request's paths. */
-  async update({ user, field_mask }: UpdateUserRequest, ctx: RpcContext): Promise<Partial<IsUser>> {
-    const requested = field_mask?.paths ?? [];
-    checkFieldMaskPaths(requested, ALLOWED_PATHS['UserRegistry.Update']);
-    let paths = effectiveUpdatePaths(requested, UPDATE_RULES);
+  /** The bootstrap admin stays; a deleted user's keys stop working. */
+  override async delete(ids: UserIdentifiers, ctx: RpcContext): Promise<Record<string, never>> {
+    if (ids.user_id === this.config.adminUserId) throw ErrDeleteBootstrapAdmin.with({ user_id: ids.user_id });
+    return super.delete(ids, ctx);
+  }
+
+  protected replace(user: IsUser, expectedUpdatedAt: string) {
+    return this.store.replace(user, expectedUpdatedAt);
+  }
+
+  /** `admin`, `state` and the other admin fields only for admins; a new state without a description clears the old description (TTS). */
+  protected override async planUpdate(user: User, effective: string[], ctx: RpcContext): Promise<UpdatePlan<IsUser>> {
     if (!isAdminCaller(ctx.caller)) {
-      const field = paths.find((p) => ADMIN_FIELDS.includes(p));
+      const field = effective.find((p) => ADMIN_FIELDS.includes(p));
       if (field) throw ErrUserUpdateAdminField.with({ field });
     }
-    // A new state without a description clears the old description (TTS).
-    if (hasAnyField(paths, 'state') && !hasAnyField(paths, 'state_description')) paths = [...paths, 'state_description'];
-    const id = user.ids.user_id;
-    const changes = pickUserFields(user);
-    const updated = await updateOptimistically(
-      () => this.mustGet(id),
-      (current) => withEmailValidation(current, { ...applyFields(current, changes, paths), updated_at: nowTimestamp() }, paths),
-      (next, expected) => this.store.replace(next, expected),
-      () => ErrEntityConcurrentUpdate.with({ entity_type: 'user', entity_id: id }),
-    );
-    // The user's rights follow `admin` and `state`: the gateways' cached resolutions of its keys go.
-    if (hasAnyField(paths, 'admin') || hasAnyField(paths, 'state')) this.invalidator.invalidate({ entity: { kind: 'user', id } });
-    this.events.publish(EVENTS.update, idsOf(id), { ctx, data: [...requested] });
-    return selectFields(updated, [...DEFAULT_PATHS, ...paths]);
+    const paths = hasAnyField(effective, 'state') && !hasAnyField(effective, 'state_description') ? [...effective, 'state_description'] : effective;
+    return super.planUpdate(user, paths, ctx);
   }
 
-  /** Soft delete: the ID stays taken, the user's keys stop working. The bootstrap admin stays. */
-  async delete({ user_id }: UserIdentifiers, ctx: RpcContext): Promise<Empty> {
-    if (user_id === this.config.adminUserId) throw ErrDeleteBootstrapAdmin.with({ user_id });
-    if (!(await this.store.softDelete(user_id, nowTimestamp()))) throw ErrUserNotFound.with({ user_id });
-    this.invalidator.invalidate({ entity: { kind: 'user', id: user_id } });
-    this.events.publish(EVENTS.delete, idsOf(user_id), { ctx });
-    return {};
+  protected override changed(current: IsUser, next: IsUser, paths: readonly string[]): IsUser {
+    return withEmailValidation(current, next, paths);
   }
 
-  private async mustGet(userId: string): Promise<IsUser> {
-    const user = await this.store.get(userId);
-    if (!user) throw ErrUserNotFound.with({ user_id: userId });
-    return user;
+  /** The user's rights follow `admin` and `state`: the gateways' cached resolutions of its keys go. */
+  protected override updated(userId: string, paths: readonly string[]): void {
+    if (hasAnyField(paths, 'admin') || hasAnyField(paths, 'state')) this.invalidate(userId);
   }
 }
 
@@ -155,14 +139,9 @@ function withEmailValidation(current: IsUser, next: IsUser, paths: readonly stri
 export function pickUserFields(user: User): Omit<IsUser, 'created_at' | 'updated_at'> {
   return withoutZeroValues({
     ids: { user_id: user.ids.user_id },
-    name: user.name,
-    description: user.description,
-    attributes: user.attributes && Object.keys(user.attributes).length > 0 ? plainJson(user.attributes) : undefined,
-    primary_email_address: user.primary_email_address,
-    primary_email_address_validated_at: user.primary_email_address_validated_at,
-    require_password_update: user.require_password_update,
+    ...describedFields(user),
+    ...copiedFields(user, ['primary_email_address', 'primary_email_address_validated_at', 'require_password_update']),
     state: user.state === 'STATE_REQUESTED' ? undefined : user.state,
-    state_description: user.state_description,
-    admin: user.admin,
+    ...copiedFields(user, ['state_description', 'admin']),
   });
 }

@@ -1,19 +1,13 @@
 import type { USER_ORDERS } from '@lorawan/api';
-import type { EntityListQuery, Scope } from '../common/entity-list';
+import type { EntityListQuery } from '../common/entity-list';
+import type { CreateResult, DescribedEntity, EntityStore } from '../registry/entity.model';
 
 /**
  * The Identity Server's view of a user: the contract's `User` without its write-only `password`
  * (kept as a hash, apart). Zero values are absent, as on the wire: no `admin` is `false`, no
  * `state` is `STATE_REQUESTED`.
  */
-export interface IsUser {
-  ids: { user_id: string };
-  created_at: string;
-  updated_at: string;
-  deleted_at?: string;
-  name?: string;
-  description?: string;
-  attributes?: Record<string, string>;
+export interface IsUser extends DescribedEntity<'user'> {
   primary_email_address?: string;
   primary_email_address_validated_at?: string;
   password_updated_at?: string;
@@ -26,15 +20,12 @@ export interface IsUser {
 
 export type UserOrder = (typeof USER_ORDERS)[number];
 
-export type UserCreateResult = { ok: true } | { ok: false; conflict: 'id' };
+export type UserCreateResult = CreateResult;
 
 /** Storage of users; TypeORM on MySQL and SQLite, held to `identity.store.conformance.ts`. */
-export interface UserStore {
+export interface UserStore extends EntityStore<IsUser> {
   /** Stores a new user; its ID must never have been used (soft-deleted users keep theirs). */
   create(user: IsUser, passwordHash?: string): Promise<UserCreateResult>;
-  get(userId: string, scope?: Scope): Promise<IsUser | undefined>;
-  /** Whether a live (not deleted) user has the ID. */
-  exists(userId: string): Promise<boolean>;
   passwordHash(userId: string): Promise<string | undefined>;
   list(query: EntityListQuery<UserOrder>): Promise<{ users: IsUser[]; total: number }>;
   /** Replaces the live user if it still has `expectedUpdatedAt`; false when it changed meanwhile or is gone. The password stays. */
