@@ -162,22 +162,27 @@ const HEX_DIGITS: Record<string, number> = {
   app_s_key: 32,
 };
 
-/** The hex fields a registration sends (ABP before 1.1: no SNwkSIntKey and NwkSEncKey; the DevEUI optional). */
-function hexFields(r: Registration): Array<{ name: string; optional: boolean }> {
-  const names =
-    r.activation === 'abp'
-      ? ['dev_eui', 'dev_addr', 'f_nwk_s_int_key', ...(r.lorawan_version === 'MAC_V1_1' ? ['s_nwk_s_int_key', 'nwk_s_enc_key'] : []), 'app_s_key']
-      : ['dev_eui', 'join_eui', 'app_key', ...(r.lorawan_version === 'MAC_V1_1' ? ['nwk_key'] : [])];
-  return names.map((name) => ({ name, optional: r.activation === 'abp' && name === 'dev_eui' }));
+/** The hex fields a registration sends (ABP before 1.1: no SNwkSIntKey and NwkSEncKey; the DevEUI optional), with their values. */
+function hexFields(r: Registration): Array<{ name: string; value: string; optional: boolean }> {
+  const v11 = r.lorawan_version === 'MAC_V1_1';
+  const field = (name: string, value: string) => ({ name, value, optional: r.activation === 'abp' && name === 'dev_eui' });
+  return r.activation === 'abp'
+    ? [
+        field('dev_eui', r.dev_eui),
+        field('dev_addr', r.dev_addr),
+        field('f_nwk_s_int_key', r.f_nwk_s_int_key),
+        ...(v11 ? [field('s_nwk_s_int_key', r.s_nwk_s_int_key), field('nwk_s_enc_key', r.nwk_s_enc_key)] : []),
+        field('app_s_key', r.app_s_key),
+      ]
+    : [field('dev_eui', r.dev_eui), field('join_eui', r.join_eui), field('app_key', r.app_key), ...(v11 ? [field('nwk_key', r.nwk_key ?? '')] : [])];
 }
 
 /** The form's own check: each hex field it sends has its number of hex digits (the rest is the API's to judge). Field name → message; empty when valid. */
 export function validateRegistration(r: Registration): Record<string, string> {
   const errors: Record<string, string> = {};
-  for (const { name, optional } of hexFields(r)) {
+  for (const { name, value: raw, optional } of hexFields(r)) {
     const digits = HEX_DIGITS[name];
-    // Boundary (the form): hexFields names only string fields of the form.
-    const value = (r as unknown as Record<string, string>)[name].trim();
+    const value = raw.trim();
     if (optional && value === '') continue;
     if (!new RegExp(`^[0-9A-Fa-f]{${digits}}$`).test(value)) errors[name] = `${digits} hex digits`;
   }
