@@ -1,5 +1,6 @@
 import { createPool } from 'mysql2/promise';
 import { connect } from 'nats';
+import { runBaselineProcess } from './process';
 
 /**
  * Baseline responder: NATS request/reply on `<BENCH_SUBJECT>.get`, one primary-key SELECT with
@@ -19,7 +20,7 @@ interface Row {
 
 const iso = (sql: string) => `${sql.replace(' ', 'T')}Z`;
 
-async function main(): Promise<void> {
+async function main(): Promise<() => Promise<void>> {
   const subject = process.env.BENCH_SUBJECT ?? 'bench';
   const pool = createPool({ uri: process.env.BENCH_DATABASE_URL, connectionLimit: 32, dateStrings: true, charset: 'utf8mb4_bin', timezone: 'Z' });
   const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'baseline-responder' });
@@ -44,16 +45,10 @@ async function main(): Promise<void> {
         .catch((e: unknown) => msg.respond(encoder.encode(JSON.stringify({ error: String(e) }))));
     },
   });
-  const stop = async () => {
+  return async () => {
     await nc.drain();
     await pool.end();
-    process.exit(0);
   };
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runBaselineProcess(main);

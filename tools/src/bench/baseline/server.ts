@@ -1,11 +1,12 @@
 import Fastify from 'fastify';
 import { connect } from 'nats';
+import { runBaselineProcess } from './process';
 
 /**
  * Baseline HTTP edge: Fastify → NATS request (`<BENCH_SUBJECT>.get`) → reply. Same route shape
  * and bearer check as the gateway's Get, nothing else.
  */
-async function main(): Promise<void> {
+async function main(): Promise<() => Promise<void>> {
   const subject = process.env.BENCH_SUBJECT ?? 'bench';
   const expected = `Bearer ${process.env.ADMIN_API_KEY ?? ''}`;
   const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'baseline-server' });
@@ -31,16 +32,10 @@ async function main(): Promise<void> {
   });
 
   await app.listen({ port: Number(process.env.HTTP_PORT ?? 0), host: '127.0.0.1' });
-  const stop = async () => {
+  return async () => {
     await app.close();
     await nc.drain();
-    process.exit(0);
   };
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runBaselineProcess(main);

@@ -1,4 +1,5 @@
-import { ALLOWED_PATHS, AS_EVENTS, hasAnyField } from '@lorawan/api';
+import { ALLOWED_PATHS, AS_END_DEVICE_FIELDS, AS_EVENTS, hasAnyField } from '@lorawan/api';
+import { copyFieldsOf } from '@lorawan/lorawan';
 import type { CompleteContext, RegistryPolicy } from '@lorawan/registry';
 import { ErrDeviceNotFound, ErrFieldIsZero, ErrFieldValue, ErrReadOnlyField } from '../errors';
 import type { AsDevice } from './as-device';
@@ -61,7 +62,7 @@ export const AS_REGISTRY_POLICY: RegistryPolicy<AsDevice> = {
   allowedGetPaths: ALLOWED_PATHS['AsEndDeviceRegistry.Get'],
   allowedSetPaths: ALLOWED_PATHS['AsEndDeviceRegistry.Set'],
   storedPaths: AS_STORED_PATHS,
-  copyFields: ['formatters'],
+  copyFields: copyFieldsOf(AS_END_DEVICE_FIELDS),
   errors: { notFound: ErrDeviceNotFound, readOnlyField: ErrReadOnlyField },
   events: AS_EVENTS.endDevice,
   complete: completeAsDevice,

@@ -1,4 +1,5 @@
 import { ALLOWED_PATHS, hasAnyField, JS_END_DEVICE_FIELDS, JS_EVENTS } from '@lorawan/api';
+import { copyFieldsOf } from '@lorawan/lorawan';
 import type { CompleteContext, RegistryPolicy } from '@lorawan/registry';
 import type { JsDevice } from './js-device';
 import { ErrDeviceNotFound, ErrFieldIsZero, ErrFieldValue, ErrNoDevEUI, ErrNoJoinEUI, ErrReadOnlyField } from '../errors';
@@ -30,7 +31,7 @@ export const JS_REGISTRY_POLICY: RegistryPolicy<JsDevice> = {
   allowedGetPaths: ALLOWED_PATHS['JsEndDeviceRegistry.Get'],
   allowedSetPaths: ALLOWED_PATHS['JsEndDeviceRegistry.Set'],
   storedPaths: JS_END_DEVICE_FIELDS.filter((f) => f !== 'ids'),
-  copyFields: ['resets_join_nonces'],
+  copyFields: copyFieldsOf(JS_END_DEVICE_FIELDS),
   errors: { notFound: ErrDeviceNotFound, readOnlyField: ErrReadOnlyField },
   events: JS_EVENTS.endDevice,
   complete: completeJsDevice,

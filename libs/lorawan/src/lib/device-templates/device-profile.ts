@@ -47,6 +47,11 @@ export const DEVICE_PROFILE_FIELDS = [
   'formatters',
 ] as const satisfies readonly (keyof DeviceProfile)[];
 
+/** The seed's Copy fields a registry stores (its copy-on-create fields): the profile's fields among `stored`, in the profile's order. */
+export function copyFieldsOf(stored: readonly string[]): string[] {
+  return DEVICE_PROFILE_FIELDS.filter((field) => stored.includes(field));
+}
+
 const FORMATTER_FIELDS = ['up_formatter', 'up_formatter_parameter', 'down_formatter', 'down_formatter_parameter'];
 
 /** Hand-written configuration should not lose a misspelt field silently (decodeMessage drops unknown keys). */

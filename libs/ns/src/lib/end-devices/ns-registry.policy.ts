@@ -1,6 +1,6 @@
 import { ALLOWED_PATHS, hasAnyField, NS_END_DEVICE_FIELDS, NS_EVENTS, touchesField } from '@lorawan/api';
 import type { StackError } from '@lorawan/errors';
-import { getFrequencyPlan } from '@lorawan/lorawan';
+import { copyFieldsOf, getFrequencyPlan } from '@lorawan/lorawan';
 import type { CompleteContext, KeyEnvelopeJson, RegistryPolicy } from '@lorawan/registry';
 import { effectiveMacSettings, withDesiredSettings } from '../mac/mac-settings';
 import { ErrDeviceNotFound, ErrFieldIsZero, ErrFieldNotChangeable, ErrFieldValue, ErrFrequencyPlanNotFound, ErrReadOnlyField } from '../errors';
@@ -107,16 +107,7 @@ export const NS_REGISTRY_POLICY: RegistryPolicy<NsDevice> = {
   allowedGetPaths: ALLOWED_PATHS['NsEndDeviceRegistry.Get'],
   allowedSetPaths: ALLOWED_PATHS['NsEndDeviceRegistry.Set'],
   storedPaths: NS_STORED_PATHS,
-  copyFields: [
-    'supports_class_b',
-    'supports_class_c',
-    'lorawan_version',
-    'lorawan_phy_version',
-    'frequency_plan_id',
-    'min_frequency',
-    'max_frequency',
-    'supports_join',
-  ],
+  copyFields: copyFieldsOf(NS_END_DEVICE_FIELDS),
   errors: { notFound: ErrDeviceNotFound, readOnlyField: ErrReadOnlyField },
   events: NS_EVENTS.endDevice,
   complete: completeNsDevice,
