@@ -92,6 +92,24 @@ function listOf(value: unknown, maxItems: number | undefined): unknown[] | Inval
   return value;
 }
 
+/**
+ * The class-transformer step of a repeated field: absent stays absent, a list is checked by
+ * `listOf`, then each item converted by `item`; one item `item` refuses (`refused`) refuses the
+ * whole list with `reason`.
+ */
+function listTransform<T>(maxItems: number | undefined, item: (v: unknown) => T, refused: (v: T) => boolean, reason: string): PropertyDecorator {
+  return Transform(
+    ({ value }) => {
+      if (value === undefined || value === null) return undefined;
+      const list = listOf(value, maxItems);
+      if (list instanceof Invalid) return list;
+      const out = list.map(item);
+      return out.some(refused) ? new Invalid(reason) : out;
+    },
+    { toClassOnly: true },
+  );
+}
+
 function fixedBytes(name: string, length: number): PropertyDecorator {
   return compose(
     Transform(({ value }) => normalizeFixedBytes(value, length), { toClassOnly: true }),
@@ -165,15 +183,11 @@ export function EnumName(protoEnum: ProtoEnum, options?: WrapperOption): Propert
 /** Repeated enum by name, with an optional limit on the number of items. */
 export function EnumNames(protoEnum: ProtoEnum, rules: { maxItems?: number } = {}): PropertyDecorator {
   return compose(
-    Transform(
-      ({ value }) => {
-        if (value === undefined || value === null) return undefined;
-        const list = listOf(value, rules.maxItems);
-        if (list instanceof Invalid) return list;
-        const out = list.map((v) => parseEnum(protoEnum, v));
-        return out.some((v) => v === undefined) ? new Invalid(`each value must be one of the defined ${protoEnum.typeName} values`) : out;
-      },
-      { toClassOnly: true },
+    listTransform(
+      rules.maxItems,
+      (v) => parseEnum(protoEnum, v),
+      (v) => v === undefined,
+      `each value must be one of the defined ${protoEnum.typeName} values`,
     ),
     check('enum', notInvalid, (v) => reasonOf(v, `invalid ${protoEnum.typeName}`), undefined, [{ protoEnum, list: true, maxItems: rules.maxItems }]),
   );
@@ -244,16 +258,7 @@ export function Uint64(range: IntRange & WrapperOption = {}): PropertyDecorator 
 /** repeated uint64: decimal strings, each within the range; at most `maxItems` of them. */
 export function Uint64List(range: IntRange & { maxItems?: number } = {}): PropertyDecorator {
   return compose(
-    Transform(
-      ({ value }) => {
-        if (value === undefined || value === null) return undefined;
-        const list = listOf(value, range.maxItems);
-        if (list instanceof Invalid) return list;
-        const out = list.map(toUint64);
-        return out.some((v) => v === undefined || v instanceof Invalid) ? new Invalid('each item must be a uint64') : out;
-      },
-      { toClassOnly: true },
-    ),
+    listTransform(range.maxItems, toUint64, (v) => v === undefined || v instanceof Invalid, 'each item must be a uint64'),
     check('uint64_list', notInvalid, (v) => reasonOf(v, 'invalid list')),
     List({ item: uint64InRange(range), itemReason: `each item: ${rangeReason(range)}` }),
   );
@@ -372,15 +377,11 @@ export function List(rules: { minItems?: number; maxItems?: number; item?: (v: u
 /** Coerces repeated 64-bit / 32-bit integers given as strings or numbers. */
 export function IntegerList(range: IntRange & { minItems?: number; maxItems?: number } = {}): PropertyDecorator {
   return compose(
-    Transform(
-      ({ value }) => {
-        if (value === undefined || value === null) return undefined;
-        const list = listOf(value, range.maxItems);
-        if (list instanceof Invalid) return list;
-        const out = list.map((v) => toInteger(v, 0, Number.MAX_SAFE_INTEGER, 'unsigned integer'));
-        return out.some((v) => v instanceof Invalid) ? new Invalid('each item must be an unsigned integer') : out;
-      },
-      { toClassOnly: true },
+    listTransform(
+      range.maxItems,
+      (v) => toInteger(v, 0, Number.MAX_SAFE_INTEGER, 'unsigned integer'),
+      (v) => v instanceof Invalid,
+      'each item must be an unsigned integer',
     ),
     check('integer_list', notInvalid, (v) => reasonOf(v, 'invalid list')),
     List({ minItems: range.minItems, maxItems: range.maxItems, item: rangeCheck(range), itemReason: `each item: ${rangeReason(range)}` }),
