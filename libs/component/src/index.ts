@@ -15,3 +15,7 @@ export * from './lib/component.module';
 export * from './lib/start-component';
 export * from './lib/tokens';
 export * from './lib/run-main';
+export * from './lib/admission/admission-queue';
+export * from './lib/admission/adaptive-limit';
+export * from './lib/admission/token-bucket';
+export * from './lib/admission/shed-events';

@@ -42,10 +42,18 @@ const SEE: Record<SettingGroup, Array<[string, string]>> = {
     ['Registry rules', 'http-api.md#registry-rules'],
     ['Keys', 'http-api.md#keys'],
   ],
-  gs: [['Gateway Server', 'data-plane.md#gateway-server']],
+  gs: [
+    ['Gateway Server', 'data-plane.md#gateway-server'],
+    ['Overload and admission', 'data-plane.md#overload-and-admission'],
+  ],
   ns: [
     ['Data plane', 'data-plane.md'],
+    ['Overload and admission', 'data-plane.md#overload-and-admission'],
     ['MAC layer', 'mac-layer.md'],
+  ],
+  as: [
+    ['Application Server: uplinks', 'data-plane.md#application-server-uplinks'],
+    ['Overload and admission', 'data-plane.md#overload-and-admission'],
   ],
   webhooks: [['Webhook delivery', 'integrations.md#webhook-delivery']],
   formatters: [['Payload formatter isolation', 'integrations.md#payload-formatter-isolation']],

@@ -91,3 +91,9 @@ export const ErrDownlinkMaxRetriesInvalid = defineError(
   'downlink maximum retries exceed configured maximum of {max}',
   Code.InvalidArgument,
 );
+export const ErrOverloaded = defineError(
+  'pkg/applicationserver',
+  'overloaded',
+  'the Application Server cannot handle the {kind} in time: refused before any work',
+  Code.ResourceExhausted,
+);

@@ -286,6 +286,17 @@ export class Environment {
 
   @Setting(
     'gs',
+    "Frames this GS may have in flight to the Network Server at most. The limit it keeps adapts below this: every answered call raises it a little, every call the NS refused as overloaded lowers it by a tenth (never below 4), and a frame that finds it reached is shed at once, before its events and its call (counted in `lorawan_uplinks_shed_total{component=\"gs\"}`, with a `gs.up.drop` event at a bounded rate): when the NS sheds load, its GSs shed it first, where it costs least.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(4)
+  @Max(100_000)
+  GS_NS_MAX_IN_FLIGHT = 256;
+
+  @Setting(
+    'gs',
     "The UDP socket's receive buffer in bytes (SO_RCVBUF, capped by the kernel at `net.core.rmem_max`; 0: the system's default): datagrams wait there while the GS is busy (a GC pause, a burst). Linux's default (~208 KB) holds about 40 ms of four gateways at 1000 frames/s, so a pause of the event loop lost whole frames; raise `net.core.rmem_max` where it is lower.",
   )
   @IsOptional()
@@ -367,7 +378,7 @@ export class Environment {
 
   @Setting(
     'ns',
-    'Data uplinks one NS matches and writes at a time; the others wait their turn in arrival order, and one whose GS stopped waiting (`RPC_TIMEOUT_MS` after the GS received it) is dropped as `uplink_too_late`: an overloaded NS works at its pace instead of slowing everything down together.',
+    'Data uplinks one NS matches and writes at a time; the others wait their turn in arrival order, within `NS_UPLINK_DEADLINE_MS` (see there).',
   )
   @IsOptional()
   @Transform(toInt)
@@ -375,6 +386,61 @@ export class Environment {
   @Min(1)
   @Max(10000)
   NS_UPLINK_CONCURRENCY = 32;
+
+  @Setting(
+    'ns',
+    "Admission of data uplinks: an uplink must start its handling (device lookup, MIC, write) within this many ms of the GS receiving it. One that cannot (its wait behind the queued uplinks, at the recent pace, would take it past this) is refused at once, before any work (`ResourceExhausted`, counted in `lorawan_uplinks_shed_total`), and so is one that is already older (`uplink_too_late`): under more load than it can take, the NS does in time what it can instead of everything too late. Uplinks whose receive windows have passed are still handled within it (their data is worth delivering; they get no downlink).",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  NS_UPLINK_DEADLINE_MS = 400;
+
+  @Setting(
+    'ns',
+    'Join-requests one NS handles at a time (device lookup, the Join Server, the pending session written); the others wait their turn within `NS_JOIN_DEADLINE_MS`.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  NS_JOIN_CONCURRENCY = 16;
+
+  @Setting(
+    'ns',
+    "Admission of join-requests: a join-request must start its handling within this many ms of the GS receiving it, else it is refused before the Join Server is asked (as data uplinks, `NS_UPLINK_DEADLINE_MS`). A shed join costs the device one retry; a join-accept that misses its receive windows costs the device its retry and the network the JS's work, a DevNonce and a session.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(5000)
+  NS_JOIN_DEADLINE_MS = 500;
+
+  @Setting(
+    'as',
+    'Application messages of the Network Server (`NsAs.HandleUplink`: data uplinks and join-accepts) one AS handles at a time; the others wait their turn within `AS_UPLINK_DEADLINE_MS`.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  AS_UPLINK_CONCURRENCY = 64;
+
+  @Setting(
+    'as',
+    "Admission of the Network Server's application messages: one that cannot start within this many ms of reaching the AS (judging by the queue ahead of it and the recent pace) is refused at once, before its device is read or its payload decoded (`ResourceExhausted`, counted in `lorawan_uplinks_shed_total{component=\"as\"}`). A last bound: the NS and the GS shed load before it gets here; when the formatter workers are the bottleneck, an uplink goes on undecoded instead (`FORMATTER_QUEUE`).",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  AS_UPLINK_DEADLINE_MS = 2000;
 
   @Setting(
     'ns',
@@ -708,6 +774,8 @@ export interface StackConfig {
   publicUrl: string;
   webhooks: WebhookDeliveryConfig;
   formatters: FormatterConfig;
+  /** The AS's admission of the NS's application messages (AS_UPLINK_*). */
+  as: { uplinkConcurrency: number; uplinkDeadlineMs: number };
   gs: GatewayServerConfig;
   ns: NetworkServerConfig;
   rpcTimeoutMs: number;
@@ -758,6 +826,8 @@ export interface GatewayServerConfig {
   udpHost: string;
   /** Copies of one frame within this many ms go to the NS as one message (0: each alone). */
   uplinkCoalesceMs: number;
+  /** Frames in flight to the NS at most (the adaptive limit's ceiling). */
+  nsMaxInFlight: number;
   /** SO_RCVBUF of the UDP socket in bytes (0: the system's default). */
   udpReceiveBuffer: number;
   requireRegisteredGateways: boolean;
@@ -780,6 +850,12 @@ export interface NetworkServerConfig {
   recentDownlinks: number;
   /** Data uplinks matched and written at a time. */
   uplinkConcurrency: number;
+  /** A data uplink must start its handling within this many ms of the GS receiving it. */
+  uplinkDeadlineMs: number;
+  /** Join-requests handled at a time. */
+  joinConcurrency: number;
+  /** A join-request must start its handling within this many ms of the GS receiving it. */
+  joinDeadlineMs: number;
   /** Devices whose latest record the NS keeps for their next uplink (0: none). */
   deviceCacheSize: number;
   /** NS_DEFAULT_MAC_SETTINGS as given (a JSON object; the NS validates it as MACSettings at boot). */
@@ -884,10 +960,12 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       applicationRunawaysPerMinute: e.FORMATTER_APP_RUNAWAYS_PER_MIN,
       nice: e.FORMATTER_NICE,
     },
+    as: { uplinkConcurrency: e.AS_UPLINK_CONCURRENCY, uplinkDeadlineMs: e.AS_UPLINK_DEADLINE_MS },
     gs: {
       udpPort: e.GS_UDP_PORT,
       udpHost: e.GS_UDP_HOST,
       uplinkCoalesceMs: e.GS_UPLINK_COALESCE_MS,
+      nsMaxInFlight: e.GS_NS_MAX_IN_FLIGHT,
       udpReceiveBuffer: e.GS_UDP_RECEIVE_BUFFER,
       requireRegisteredGateways: e.GS_REQUIRE_REGISTERED_GATEWAYS,
       fallbackFrequencyPlan: e.GS_FALLBACK_FREQUENCY_PLAN,
@@ -902,6 +980,9 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       deviceCacheSize: e.NS_DEVICE_CACHE_SIZE,
       recentDownlinks: e.NS_RECENT_DOWNLINKS,
       uplinkConcurrency: e.NS_UPLINK_CONCURRENCY,
+      uplinkDeadlineMs: e.NS_UPLINK_DEADLINE_MS,
+      joinConcurrency: e.NS_JOIN_CONCURRENCY,
+      joinDeadlineMs: e.NS_JOIN_DEADLINE_MS,
       defaultMacSettings: parseJsonObject('NS_DEFAULT_MAC_SETTINGS', e.NS_DEFAULT_MAC_SETTINGS) ?? {},
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,

@@ -52,3 +52,9 @@ export const ErrFrequencyPlan = defineError(
   'gateway `{gateway_uid}` has no known frequency plan',
   Code.FailedPrecondition,
 );
+export const ErrNetworkServerBusy = defineError(
+  'pkg/gatewayserver',
+  'network_server_busy',
+  'the Network Server is shedding load: the {kind} was not forwarded',
+  Code.ResourceExhausted,
+);

@@ -48,3 +48,9 @@ export const ErrUplinkTooLate = defineError(
 );
 export const ErrFCntReplay = defineError('pkg/networkserver', 'f_cnt_replay', 'FCnt {f_cnt} was already handled (last {last_f_cnt_up})', Code.AlreadyExists);
 export const ErrTransmission = defineError('pkg/networkserver', 'transmission', 'the gateway did not transmit the downlink: {result}', Code.Aborted);
+export const ErrOverloaded = defineError(
+  'pkg/networkserver',
+  'overloaded',
+  'the Network Server cannot handle the {kind} in time: refused before any work',
+  Code.ResourceExhausted,
+);

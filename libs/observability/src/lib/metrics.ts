@@ -140,14 +140,20 @@ export const gsConnectedGateways = new Gauge({
 
 export const nsJoins = new Counter({
   name: 'lorawan_ns_join_requests_total',
-  help: 'Join-requests a Network Server handled, by result: accepted (by the JS), refused (JS or device), unknown_device, duplicate (a copy of one being handled), too_late (too old to be answered in time), not_scheduled (no gateway could send the join-accept).',
+  help: 'Join-requests a Network Server handled, by result: accepted (by the JS), refused (JS or device), unknown_device, duplicate (a copy of one being handled), too_late and overloaded (refused at the door: `lorawan_uplinks_shed_total`), not_scheduled (no gateway could send the join-accept).',
   labelNames: ['result'] as const,
 });
 
 export const nsDataUplinks = new Counter({
   name: 'lorawan_ns_data_uplinks_total',
-  help: 'Data uplinks a Network Server handled, by result: processed, retransmission, duplicate (a copy of one being handled), no_match (no device session with a matching MIC), dropped (FCnt replayed or the device changed meanwhile), too_late (waited longer than the Gateway Server waits for the answer).',
+  help: 'Data uplinks a Network Server handled, by result: processed, retransmission, duplicate (a copy of one being handled), no_match (no device session with a matching MIC), dropped (FCnt replayed or the device changed meanwhile), too_late and overloaded (refused at the door: `lorawan_uplinks_shed_total`).',
   labelNames: ['result'] as const,
+});
+
+export const uplinksShed = new Counter({
+  name: 'lorawan_uplinks_shed_total',
+  help: 'Uplinks (frames, not gateway copies) a component refused at its door, before doing their work, because it could not handle them in time, by component (gs, ns, as), kind (join_request, data_uplink) and reason: overloaded (the wait ahead, or the Network Server\'s answers, said it would not be in time), too_late (its deadline had passed when it arrived or when its turn came).',
+  labelNames: ['component', 'kind', 'reason'] as const,
 });
 
 export const gsDownlinks = new Counter({

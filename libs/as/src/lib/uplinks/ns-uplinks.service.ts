@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { NsApplicationUp, NsAsHandleUplinkRequest, RpcContext } from '@lorawan/api';
+import { AdmissionQueue, ShedReporter } from '@lorawan/component';
+import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { ErrValidation } from '@lorawan/errors';
 import { DOWNLINK_RESULT_KINDS, type DownlinkResultKind, DownlinkResults, type NsDownlinkResult } from '../downlinks/downlink-results.service';
-import { ErrUpNotSupported } from '../errors';
+import { ErrOverloaded, ErrUpNotSupported } from '../errors';
 import { requireUpKind } from '../integrations/application-up-forwarder.service';
 import { DataUplinks, type NsDataUplink } from './data-uplink.service';
 import { JoinAccepts, type NsJoinAccept } from './join-accept.service';
@@ -19,6 +21,10 @@ type Checked = { kind: 'join_accept'; up: NsJoinAccept } | { kind: 'uplink_messa
  * checked before any is handled, and a kind the AS does not handle (the NS sends no other)
  * refuses the request (`up_not_supported`, Unimplemented).
  *
+ * Uplinks and join-accepts are admitted first (AS_UPLINK_CONCURRENCY at a time, each within
+ * AS_UPLINK_DEADLINE_MS of reaching the AS, else refused before any work: `overloaded`,
+ * ResourceExhausted, counted in `lorawan_uplinks_shed_total{component="as"}`).
+ *
  * Unlike TTS, whose AS logs a message it could not handle, publishes its drop event and still
  * answers OK, the first failure (unknown device, AppSKey not to be had, integrations unavailable)
  * is the answer, after its `as.up.*.drop` event: the NS then does not report the message as
@@ -26,14 +32,32 @@ type Checked = { kind: 'join_accept'; up: NsJoinAccept } | { kind: 'uplink_messa
  */
 @Injectable()
 export class NsUplinks {
+  private readonly admission: AdmissionQueue;
+  private readonly deadlineMs: number;
+  private readonly reporter = new ShedReporter('as');
+
   constructor(
     @Inject(JoinAccepts) private readonly joins: JoinAccepts,
     @Inject(DataUplinks) private readonly uplinks: DataUplinks,
     @Inject(DownlinkResults) private readonly downlinks: DownlinkResults,
-  ) {}
+    @Inject(STACK_CONFIG) config: StackConfig,
+  ) {
+    this.admission = new AdmissionQueue({ concurrency: config.as.uplinkConcurrency });
+    this.deadlineMs = config.as.uplinkDeadlineMs;
+  }
 
   async handle({ application_ups }: NsAsHandleUplinkRequest, ctx: RpcContext): Promise<Empty> {
     const ups = application_ups.map(checked);
+    // Uplinks and join-accepts wait their turn (or are refused at once); the reports on downlinks only update the queue.
+    const kind = ups.some((up) => up.kind === 'join_accept') ? 'join_request' : ups.some((up) => up.kind === 'uplink_message') ? 'data_uplink' : undefined;
+    if (!kind) return this.handleChecked(ups, ctx);
+    return this.admission.run(Date.now() + this.deadlineMs, () => this.handleChecked(ups, ctx), (reason) => {
+      this.reporter.shed(kind, reason);
+      return ErrOverloaded.with({ kind: kind === 'join_request' ? 'join-accept' : 'uplink' });
+    });
+  }
+
+  private async handleChecked(ups: Checked[], ctx: RpcContext): Promise<Empty> {
     for (const checkedUp of ups) {
       if (checkedUp.kind === 'join_accept') await this.joins.handle(checkedUp.up, ctx);
       else if (checkedUp.kind === 'uplink_message') await this.uplinks.handle(checkedUp.up, ctx);

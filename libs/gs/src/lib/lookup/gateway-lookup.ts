@@ -1,7 +1,7 @@
 import type { GetGatewayForEUIResponse } from '@lorawan/api';
 import { gsGatewayLookups } from '@lorawan/observability';
 import { LruCache } from './lru-cache';
-import { TokenBucket } from './token-bucket';
+import { TokenBucket } from '@lorawan/component';
 
 /**
  * `found`: the IS's gateway (its answer to `GsIs.GetGatewayForEUI`); `unknown`: the IS does not know the EUI (now, or lately);

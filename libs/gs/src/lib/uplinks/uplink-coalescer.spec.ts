@@ -1,5 +1,5 @@
 import type { UplinkMessageJson } from '../io/messages';
-import { UplinkCoalescer } from './uplink-coalescer';
+import { type Submitted, UplinkCoalescer } from './uplink-coalescer';
 
 const copy = (gateway: string, payload = 'QAEAACaAAQAB', frequency = '868100000'): UplinkMessageJson => ({
   raw_payload: payload,
@@ -13,26 +13,44 @@ describe('UplinkCoalescer', () => {
   it('sends the copies of one frame received within the window as one message; other frames apart; each caller gets its call’s outcome', async () => {
     const sent: UplinkMessageJson[] = [];
     const coalescer = new UplinkCoalescer(30, async (m) => (sent.push(m), `outcome-${sent.length}`));
-    const outcomes = await Promise.all([
-      coalescer.submit(copy('a')),
-      coalescer.submit(copy('b')),
-      coalescer.submit(copy('c', 'QAEAACaAAgAB')),
-      coalescer.submit(copy('d', 'QAEAACaAAQAB', '868300000')),
-    ]);
+    const outcomes = await Promise.all([copy('a'), copy('b'), copy('c', 'QAEAACaAAgAB'), copy('d', 'QAEAACaAAQAB', '868300000')].map((c) => sent$(coalescer.submit(c))));
     expect(sent).toHaveLength(3);
     expect(sent[0].rx_metadata.map((m) => m.uplink_token)).toEqual(['token-a', 'token-b']);
     expect(sent[0].correlation_ids).toEqual(['gs:uplink:a', 'gs:uplink:b']);
     expect(outcomes[0]).toBe(outcomes[1]);
     expect(new Set(outcomes).size).toBe(3);
     // After the window the same frame is sent again (a retransmission is the NS's business).
-    await coalescer.submit(copy('e'));
+    await sent$(coalescer.submit(copy('e')));
     expect(sent).toHaveLength(4);
   });
 
   it('sends each copy alone at once with a window of 0', async () => {
     const sent: UplinkMessageJson[] = [];
     const coalescer = new UplinkCoalescer(0, async (m) => void sent.push(m));
-    await Promise.all([coalescer.submit(copy('a')), coalescer.submit(copy('b'))]);
+    await Promise.all([sent$(coalescer.submit(copy('a'))), sent$(coalescer.submit(copy('b')))]);
     expect(sent).toHaveLength(2);
   });
+
+  it('admits a frame once, when its first copy opens it: the copies of a frame not admitted are shed with it, and only the first says so', async () => {
+    const sent: UplinkMessageJson[] = [];
+    const coalescer = new UplinkCoalescer(30, async (m) => void sent.push(m));
+    let admits = 0;
+    const refuse = () => (admits++, false);
+    expect(coalescer.submit(copy('a'), refuse)).toEqual({ shed: true, first: true });
+    expect(coalescer.submit(copy('b'), refuse)).toEqual({ shed: true, first: false });
+    const other = coalescer.submit(copy('c', 'QAEAACaAAgAB'), () => (admits++, true));
+    await sent$(other);
+    expect(admits).toBe(2);
+    expect(sent.map((m) => m.rx_metadata.map((r) => r.uplink_token))).toEqual([['token-c']]);
+    // Once the window closed, the frame is a new one again (admitted or not anew).
+    await sent$(coalescer.submit(copy('d')));
+    expect(sent).toHaveLength(2);
+    expect(new UplinkCoalescer(0, async () => 1).submit(copy('e'), () => false)).toEqual({ shed: true, first: true });
+  });
 });
+
+/** The outcome of an admitted copy's call. */
+function sent$<R>(submitted: Submitted<R>): Promise<R> {
+  if (!('outcome' in submitted)) throw new Error('the copy was shed');
+  return submitted.outcome;
+}

@@ -8,11 +8,13 @@ import type { UplinkMessageJson } from '../io/messages';
  * deduplication round trip and a decode per extra copy (four gateways hearing every frame make
  * four calls one). `windowMs` 0 sends every copy at once, alone.
  *
- * Each copy's caller gets the outcome of the one call that carried it.
+ * Each copy's caller gets the outcome of the one call that carried it. A frame is admitted (or
+ * not) once, when its first copy opens it (`admit`): the copies of a frame that was not are shed
+ * with it, until its window closes.
  */
 export class UplinkCoalescer<R> {
-  /** Open frames in the order they opened (so in the order they are due). */
-  private readonly open = new Map<string, { message: UplinkMessageJson; due: number; outcome: Promise<R>; release: () => void }>();
+  /** Open frames in the order they opened (so in the order they are due); `outcome` undefined: shed. */
+  private readonly open = new Map<string, { message: UplinkMessageJson; due: number; outcome?: Promise<R>; release: () => void }>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -20,21 +22,28 @@ export class UplinkCoalescer<R> {
     private readonly send: (message: UplinkMessageJson) => Promise<R>,
   ) {}
 
-  submit(message: UplinkMessageJson): Promise<R> {
-    if (this.windowMs <= 0) return this.send(message);
+  submit(message: UplinkMessageJson, admit: () => boolean = () => true): Submitted<R> {
+    // Sent in the next microtask, as a window's frames are sent later: after what the caller does on its return (its receive event).
+    if (this.windowMs <= 0) return admit() ? { outcome: Promise.resolve().then(() => this.send(message)) } : { shed: true, first: true };
     const key = frameKey(message);
     const held = this.open.get(key);
     if (held) {
+      if (!held.outcome) return { shed: true, first: false };
       held.message.rx_metadata.push(...message.rx_metadata);
       held.message.correlation_ids.push(...message.correlation_ids);
-      return held.outcome;
+      return { outcome: held.outcome };
+    }
+    const due = Date.now() + this.windowMs;
+    this.timer ??= setTimeout(() => this.closeDue(), this.windowMs);
+    if (!admit()) {
+      this.open.set(key, { message, due, release: () => undefined });
+      return { shed: true, first: true };
     }
     const merged: UplinkMessageJson = { ...message, rx_metadata: [...message.rx_metadata], correlation_ids: [...message.correlation_ids] };
     let release!: () => void;
     const outcome = new Promise<void>((resolve) => (release = resolve)).then(() => this.send(merged));
-    this.open.set(key, { message: merged, due: Date.now() + this.windowMs, outcome, release });
-    this.timer ??= setTimeout(() => this.closeDue(), this.windowMs);
-    return outcome;
+    this.open.set(key, { message: merged, due, outcome, release });
+    return { outcome };
   }
 
   /**
@@ -54,6 +63,9 @@ export class UplinkCoalescer<R> {
     }
   }
 }
+
+/** What became of a submitted copy: the outcome of the call that carried it, or shed with its frame (`first`: this copy opened the frame). */
+export type Submitted<R> = { outcome: Promise<R> } | { shed: true; first: boolean };
 
 /** A frame whose window closes this soon goes with those already closed. */
 const BATCH_SLACK_MS = 2;

@@ -1,29 +1,50 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GS_EVENTS, type RpcContext } from '@lorawan/api';
-import { EventPublisher, RpcInvoker } from '@lorawan/component';
+import { AdaptiveLimit, EventPublisher, RpcInvoker, type ShedKind, ShedReporter } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, type ErrorDetails, isErrorDetails } from '@lorawan/errors';
 import { getFrequencyPlan, parsePhyPayload } from '@lorawan/lorawan';
 import { gsUplinks } from '@lorawan/observability';
 import type { GatewayConnection } from '../connection/gateway-connection';
 import { gsContext } from '../context';
-import { ErrInvalidPayload, ErrMessageCRC, ErrNoNetworkServer } from '../errors';
+import { ErrInvalidPayload, ErrMessageCRC, ErrNetworkServerBusy, ErrNoNetworkServer } from '../errors';
 import type { UplinkMessageJson } from '../io/messages';
 import { UplinkCoalescer } from './uplink-coalescer';
 
-/** TTS's GS forwards an uplink when the NS answered, and drops it when the NS call failed with one of these. */
-const DROP_CODES = new Set<number>([Code.Canceled, Code.DeadlineExceeded, Code.Unknown, Code.Internal, Code.Unimplemented, Code.Unavailable]);
+/** TTS's GS forwards an uplink when the NS answered, and drops it when the NS call failed with one of these (or the NS shed it: ResourceExhausted). */
+const DROP_CODES = new Set<number>([
+  Code.Canceled,
+  Code.DeadlineExceeded,
+  Code.Unknown,
+  Code.Internal,
+  Code.Unimplemented,
+  Code.Unavailable,
+  Code.ResourceExhausted,
+]);
+
+/** The adaptive limit of frames in flight to the NS never goes below this. */
+const MIN_IN_FLIGHT = 4;
 
 /**
  * The one path of every received copy, whatever frontend heard it (TTS `gatewayserver.go`
- * handleUpstream): `gs.up.receive`; a CRC failure or a frame that is no LoRaWAN PHYPayload is
- * dropped; copies of one frame from several gateways within GS_UPLINK_COALESCE_MS reach the
- * Network Server in one `GsNs.HandleUplink` call (`UplinkCoalescer`), with every copy's metadata
- * and correlation ID; then `gs.up.forward`, or `gs.up.drop` naming why.
+ * handleUpstream): a CRC failure or a frame that is no LoRaWAN PHYPayload is dropped; copies of
+ * one frame from several gateways within GS_UPLINK_COALESCE_MS reach the Network Server in one
+ * `GsNs.HandleUplink` call (`UplinkCoalescer`), with every copy's metadata and correlation ID;
+ * `gs.up.receive` per copy, then `gs.up.forward`, or `gs.up.drop` naming why.
+ *
+ * Admission: a frame goes to the NS only while fewer than the adaptive limit of frames are in
+ * flight to it (`AdaptiveLimit`, at most GS_NS_MAX_IN_FLIGHT: lowered by each frame the NS refused
+ * as overloaded, raised by each it answered). A frame that finds the limit reached is shed when
+ * its first copy arrives, with every copy of it, before anything else is done for it: counted in
+ * `lorawan_uplinks_shed_total{component="gs",reason="overloaded"}`, `gs.up.drop` at a bounded rate
+ * (`ShedReporter`), no `gs.up.receive`. Join-requests and data uplinks alike: the NS decides by
+ * kind how long a frame may wait (its deadlines), the GS only stops sending what it refuses.
  */
 @Injectable()
 export class UplinksService {
   private readonly coalescer: UplinkCoalescer<ErrorDetails | undefined>;
+  private readonly inFlight: AdaptiveLimit;
+  private readonly shed = new ShedReporter('gs');
 
   constructor(
     @Inject(STACK_CONFIG) config: StackConfig,
@@ -31,20 +52,28 @@ export class UplinksService {
     private readonly events: EventPublisher,
   ) {
     this.coalescer = new UplinkCoalescer(config.gs.uplinkCoalesceMs, (message) => this.forward(message));
+    this.inFlight = new AdaptiveLimit({ min: Math.min(MIN_IN_FLIGHT, config.gs.nsMaxInFlight), max: config.gs.nsMaxInFlight });
   }
 
   /** One received copy of a frame, from a gateway connected through any frontend. */
   async handle(conn: GatewayConnection, message: UplinkMessageJson): Promise<void> {
     const ids = { gateway_ids: conn.ids };
     const ctx = gsContext(message.correlation_ids);
-    const bandId = getFrequencyPlan(conn.frequency_plan_ids[0] ?? '')?.band_id;
-    this.events.publish(GS_EVENTS.upReceive, ids, { ctx, data: { message, ...(bandId ? { band_id: bandId } : {}) } });
-    if (message.crc_status === false) return this.drop(ids, ctx, ErrMessageCRC.with().toDetails());
+    if (message.crc_status === false) return this.drop(ids, ctx, message, conn, ErrMessageCRC.with().toDetails());
     // A frame that is no LoRaWAN PHYPayload goes no further (TTS's GS unmarshals it first).
     const frame = parsePhyPayload(Buffer.from(message.raw_payload, 'base64'));
-    if ('error' in frame) return this.drop(ids, ctx, ErrInvalidPayload.with({ reason: frame.error }).toDetails());
-    const dropped = await this.coalescer.submit(message);
-    if (dropped) return this.drop(ids, ctx, dropped);
+    if ('error' in frame) return this.drop(ids, ctx, message, conn, ErrInvalidPayload.with({ reason: frame.error }).toDetails());
+    const kind: ShedKind = frame.mhdr.m_type === 'JOIN_REQUEST' ? 'join_request' : 'data_uplink';
+    const submitted = this.coalescer.submit(message, () => this.inFlight.tryAcquire());
+    if ('shed' in submitted) {
+      gsUplinks.inc({ result: 'dropped' });
+      const publish = submitted.first ? this.shed.shed(kind, 'overloaded') : this.shed.mayPublish();
+      if (publish) this.events.publish(GS_EVENTS.upDrop, ids, { ctx, data: ErrNetworkServerBusy.with({ kind: kind.replace('_', ' ') }).toDetails() });
+      return;
+    }
+    this.received(ids, ctx, message, conn);
+    const dropped = await submitted.outcome;
+    if (dropped) return this.dropped(ids, ctx, dropped);
     gsUplinks.inc({ result: 'forwarded' });
     this.events.publish(GS_EVENTS.upForward, ids, { ctx, data: 'cluster' });
   }
@@ -53,15 +82,31 @@ export class UplinksService {
   private async forward(message: UplinkMessageJson): Promise<ErrorDetails | undefined> {
     try {
       await this.rpc.invoke('GsNs.HandleUplink', message, gsContext(message.correlation_ids));
+      this.inFlight.release('answered');
     } catch (err) {
+      this.inFlight.release(isErrorDetails(err) && err.code === Code.ResourceExhausted ? 'overloaded' : isErrorDetails(err) ? 'answered' : 'failed');
       // As TTS's GS: an answer from the NS (no such device, …) means the NS has it; a failed call (or a busy or absent NS) drops it.
       if (!isErrorDetails(err) || DROP_CODES.has(err.code)) return isErrorDetails(err) ? err : ErrNoNetworkServer.with().toDetails();
     }
     return undefined;
   }
 
-  private drop(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: RpcContext, error: ErrorDetails): void {
+  /** `gs.up.receive` of a copy (with its band). */
+  private received(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: RpcContext, message: UplinkMessageJson, conn: GatewayConnection): void {
+    const bandId = getFrequencyPlan(conn.frequency_plan_ids[0] ?? '')?.band_id;
+    this.events.publish(GS_EVENTS.upReceive, ids, { ctx, data: { message, ...(bandId ? { band_id: bandId } : {}) } });
+  }
+
+  /** A copy received and dropped by the GS's own checks. */
+  private drop(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: RpcContext, message: UplinkMessageJson, conn: GatewayConnection, error: ErrorDetails): void {
+    this.received(ids, ctx, message, conn);
+    this.dropped(ids, ctx, error);
+  }
+
+  private dropped(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: RpcContext, error: ErrorDetails): void {
     gsUplinks.inc({ result: 'dropped' });
-    this.events.publish(GS_EVENTS.upDrop, ids, { ctx, data: error });
+    // A frame the NS shed (it counted it) is reported at the shed events' bounded rate.
+    const shedByNs = error.code === Code.ResourceExhausted || error.code === Code.DeadlineExceeded;
+    if (!shedByNs || this.shed.mayPublish()) this.events.publish(GS_EVENTS.upDrop, ids, { ctx, data: error });
   }
 }

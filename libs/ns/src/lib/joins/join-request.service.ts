@@ -38,13 +38,13 @@ import {
   ErrJoinUnsupported,
   ErrNoDownlinkPath,
   ErrUnknownDataRate,
-  ErrUplinkTooLate,
   ErrUnwrapKey,
 } from '../errors';
 import { newMacState, onJoinAcceptNotScheduled } from '../mac-state';
 import { asStruct, type NsDevice, type NsMacSettings, type QueuedDownlink, type ReceivedUplink } from '../model';
 import type { DedupTiming } from '../uplinks/uplink-deduplicator';
 import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
+import { UplinkAdmission } from '../uplinks/uplink-admission';
 import { UplinkCopies } from '../uplinks/uplink-copies.service';
 import { NS_MAC_DEFAULTS } from '../mac/mac-defaults';
 import { effectiveMacSettings } from '../mac/mac-settings';
@@ -55,14 +55,6 @@ import { effectiveMacSettings } from '../mac/mac-settings';
  * and a late copy must not start a second join).
  */
 export const JOIN_DEDUP: DedupTiming = { windowMs: 200, cooldownMs: 6000 };
-
-/**
- * A join-request older than this (since the GS received it) cannot be answered in time: RX2 of a
- * join-accept opens 6 s after it, and the JS, the merge window and the GS still need their share.
- * It is dropped before any work, so an NS that falls behind sheds load instead of spending it on
- * answers no device will hear (and on DevNonces the device would then have used for nothing).
- */
-export const JOIN_MAX_AGE_MS = 5000;
 
 /** What the first copy's handling hands to the join-accept's scheduling. */
 interface AcceptedJoin {
@@ -78,6 +70,8 @@ const NETWORK_KEYS = ['f_nwk_s_int_key', 's_nwk_s_int_key', 'nwk_s_enc_key'] as 
 
 /**
  * The Network Server's join handling (TTS `grpc_gsns.go` handleJoinRequest, dataplane-notes §3.1):
+ * 0. admitted within NS_JOIN_DEADLINE_MS of the GS receiving it, else refused before any work
+ *    (`UplinkAdmission`: the JS is never asked for a join that cannot be answered in time);
  * 1. the first copy of a join-request claims it (copies heard by other gateways, through any GS
  *    or NS replica, only leave their metadata: `JOIN_DEDUP`);
  * 2. the device is found by (JoinEUI, DevEUI); a fresh MAC state is built for its frequency plan,
@@ -107,6 +101,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
   constructor(
     private readonly registry: DeviceRegistry<NsDevice>,
     private readonly copies: UplinkCopies,
+    private readonly admission: UplinkAdmission,
     private readonly rpc: RpcInvoker,
     private readonly downlinks: GatewayDownlinks,
     private readonly applicationUplinks: ApplicationUplinks,
@@ -125,29 +120,26 @@ export class JoinRequestService implements BeforeApplicationShutdown {
   }
 
   async handle(up: UplinkMessage, payload: JoinRequestPayload, ctx: RpcContext): Promise<Record<string, never>> {
-    const age = up.received_at ? Date.now() - Date.parse(up.received_at) : 0;
-    if (age > JOIN_MAX_AGE_MS) {
-      nsJoins.inc({ result: 'too_late' });
-      throw ErrUplinkTooLate.with({ age_ms: age });
-    }
     const message: ReceivedUplink = { ...up, received_at: nowTimestamp() };
-    const claimed = await this.copies.claim(up, JOIN_DEDUP);
-    const { copy } = claimed;
-    if (!claimed.first) {
+    // Steps 1 to 3 once admitted (before the JS is asked): `UplinkAdmission`.
+    const handled = await this.admission.run('join_request', up, async () => {
+      const claimed = await this.copies.claim(up, JOIN_DEDUP);
+      if (!claimed.first) return undefined;
+      const device = await this.device(payload);
+      const eventCtx: RpcContext = { ...ctx, correlation_ids: [...new Set([...claimed.copy.correlation_ids, ...ctx.correlation_ids])] };
+      this.events.publish(NS_EVENTS.joinReceive, { device_ids: device.ids }, { ctx: eventCtx, data: message });
+      try {
+        return { claimed, ids: { device_ids: device.ids }, eventCtx, accepted: await this.join(device, message, payload, eventCtx) };
+      } catch (err) {
+        nsJoins.inc({ result: 'refused' });
+        throw err;
+      }
+    });
+    if (!handled) {
       nsJoins.inc({ result: 'duplicate' });
       return {};
     }
-    const device = await this.device(payload);
-    const ids = { device_ids: device.ids };
-    const eventCtx: RpcContext = { ...ctx, correlation_ids: [...new Set([...copy.correlation_ids, ...ctx.correlation_ids])] };
-    this.events.publish(NS_EVENTS.joinReceive, ids, { ctx: eventCtx, data: message });
-    let accepted: AcceptedJoin;
-    try {
-      accepted = await this.join(device, message, payload, eventCtx);
-    } catch (err) {
-      nsJoins.inc({ result: 'refused' });
-      throw err;
-    }
+    const { claimed, ids, eventCtx, accepted } = handled;
     const merged = await this.copies.merged(claimed, JOIN_DEDUP);
     const mergedCtx: RpcContext = { ...eventCtx, correlation_ids: [...new Set([...merged.correlation_ids, ...eventCtx.correlation_ids])] };
     this.events.publish(NS_EVENTS.mergeMetadata, ids, { ctx: mergedCtx, data: merged.gateway_count });

@@ -9,14 +9,14 @@ import { nsDataUplinks } from '@lorawan/observability';
 import { DeviceRegistry } from '@lorawan/registry';
 import { type NsApplicationUp, ApplicationUplinks } from '../application-uplinks/application-uplinks.service';
 import { DataDownlinkService } from '../downlinks/data-downlink.service';
-import { ErrDeviceNotFound, ErrUplinkTooLate } from '../errors';
+import { ErrDeviceNotFound } from '../errors';
 import { NS_MAC_DEFAULTS } from '../mac/mac-defaults';
 import { asStruct, type NsDevice, type NsMacSettings, type ReceivedUplink } from '../model';
 import { type AppliedUplink, applyUplink } from './apply-uplink';
 import { type DataFrame, matchSession, type SessionMatch } from './session-match';
+import { UplinkAdmission } from './uplink-admission';
 import { UplinkCopies } from './uplink-copies.service';
 import type { DedupTiming } from './uplink-deduplicator';
-import { WorkSlots } from './work-slots';
 
 /** Data uplinks (TTS `config.go`): copies within 200 ms are merged; 1 s more they are still duplicates. */
 export const DATA_DEDUP: DedupTiming = { windowMs: 200, cooldownMs: 1000 };
@@ -36,8 +36,9 @@ type ProcessedUplink = ReceivedUplink & { payload: Record<string, unknown> };
  *    `ns.up.data.drop`): a pending session becomes the session (its MAC state the MAC state, the
  *    join request done), `last_f_cnt_up`, `rx_windows_available`, the recent uplinks
  *    (NS_RECENT_UPLINKS) and ADR uplinks (at most 20, reset by an uplink without the ADR bit);
- *    steps 2 and 3 run in one of NS_UPLINK_CONCURRENCY work slots, in arrival order, and an
- *    uplink whose GS stopped waiting for the answer meanwhile is dropped (`uplink_too_late`);
+ *    steps 1 to 3 run in one of NS_UPLINK_CONCURRENCY work slots, in arrival order, once
+ *    admitted: an uplink that cannot start them within NS_UPLINK_DEADLINE_MS of the GS receiving
+ *    it is refused at the door (`UplinkAdmission`);
  * 4. after the window, every copy's metadata is merged (`ns.up.merge_metadata`, `ns.up.data.process`);
  * 5. an uplink with an FPort other than 0 goes to the AS, FRMPayload still encrypted
  *    (`NsAs.HandleUplink`), then `ns.up.data.forward`; retransmissions are not forwarded again.
@@ -47,12 +48,11 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('DataUplinks');
   private readonly forwarding = new Set<Promise<void>>();
   private readonly recentUplinks: number;
-  private readonly maxAgeMs: number;
-  private readonly slots: WorkSlots;
 
   constructor(
     private readonly registry: DeviceRegistry<NsDevice>,
     private readonly copies: UplinkCopies,
+    private readonly admission: UplinkAdmission,
     private readonly downlinks: DataDownlinkService,
     private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
@@ -60,8 +60,6 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     @Inject(NS_MAC_DEFAULTS) private readonly macDefaults: NsMacSettings,
   ) {
     this.recentUplinks = config.ns.recentUplinks;
-    this.maxAgeMs = config.rpcTimeoutMs;
-    this.slots = new WorkSlots(config.ns.uplinkConcurrency);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -70,13 +68,16 @@ export class DataUplinkService implements BeforeApplicationShutdown {
 
   async handle(up: UplinkMessage, mType: string, payload: MACPayload, ctx: RpcContext): Promise<Record<string, never>> {
     const message: ReceivedUplink = { ...up, received_at: nowTimestamp() };
-    const claimed = await this.copies.claim(up, DATA_DEDUP);
-    const { copy } = claimed;
-    if (!claimed.first) {
+    const handled = await this.admission.run('data_uplink', up, async () => {
+      const claimed = await this.copies.claim(up, DATA_DEDUP);
+      if (!claimed.first) return undefined;
+      return { claimed, ...(await this.matchAndStore(up, mType, payload, message, claimed.copy.correlation_ids, ctx)) };
+    });
+    if (!handled) {
       nsDataUplinks.inc({ result: 'duplicate' });
       return {};
     }
-    const { match, stored, eventCtx, ids, fullFrame } = await this.slots.run(() => this.matchAndStore(up, mType, payload, message, copy.correlation_ids, ctx));
+    const { claimed, match, stored, eventCtx, ids, fullFrame } = handled;
     const devAddr = payload.f_hdr.dev_addr;
     const merged = await this.copies.merged(claimed, DATA_DEDUP);
     const mergedCtx: RpcContext = { ...eventCtx, correlation_ids: [...new Set([...merged.correlation_ids, ...eventCtx.correlation_ids])] };
@@ -106,17 +107,8 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     return {};
   }
 
-  /**
-   * Steps 2 and 3, in one of the NS's work slots: an uplink that waited longer than the GS waits
-   * for the answer (RPC_TIMEOUT_MS, from when the GS received it) is dropped unseen
-   * (`uplink_too_late`): under more load than the NS takes, it sheds what its caller gave up on.
-   */
+  /** Steps 2 and 3 (admitted: in one of the NS's work slots). */
   private async matchAndStore(up: UplinkMessage, mType: string, payload: MACPayload, message: ReceivedUplink, copyIds: string[], ctx: RpcContext) {
-    const age = up.received_at ? Date.now() - Date.parse(up.received_at) : 0;
-    if (age > this.maxAgeMs) {
-      nsDataUplinks.inc({ result: 'too_late' });
-      throw ErrUplinkTooLate.with({ age_ms: age });
-    }
     const match = await this.match(up, payload);
     if (!match) {
       nsDataUplinks.inc({ result: 'no_match' });

@@ -1,10 +1,14 @@
 import { Module } from '@nestjs/common';
+import { UplinkAdmission } from './uplink-admission';
 import { UplinkCopies } from './uplink-copies.service';
 import { UPLINK_DEDUPLICATOR_PROVIDERS } from './uplink-deduplicator.provider';
 
-/** The copies of an uplink heard by several gateways, through any GS or NS replica: claimed once, their metadata merged (joins and data uplinks). */
+/**
+ * The copies of an uplink heard by several gateways, through any GS or NS replica: admitted or shed
+ * at the door, claimed once, their metadata merged (joins and data uplinks).
+ */
 @Module({
-  providers: [...UPLINK_DEDUPLICATOR_PROVIDERS, UplinkCopies],
-  exports: [UplinkCopies],
+  providers: [...UPLINK_DEDUPLICATOR_PROVIDERS, UplinkCopies, UplinkAdmission],
+  exports: [UplinkCopies, UplinkAdmission],
 })
 export class UplinkCopiesModule {}

@@ -47,7 +47,7 @@ export class UplinkCopies {
  * reach the GS within milliseconds of each other, however long they then wait for the NS. Now when
  * it has none, or one from the future (a GS clock ahead of this NS's by more than a window).
  */
-function gatewayServerTime(up: UplinkMessage, now: number): number {
+export function gatewayServerTime(up: UplinkMessage, now: number): number {
   const at = up.received_at ? Date.parse(up.received_at) : NaN;
   return Number.isFinite(at) && at <= now + 200 ? at : now;
 }
