@@ -2,6 +2,7 @@ import { eventSubject, type EventJson, gatewayDownlinkSubject, GS_EVENTS, RPCS }
 import { loadConfig } from '@lorawan/config';
 import { Code, defineError } from '@lorawan/errors';
 import { gpsMsToUtc, nextPingSlot, pingSlotFrequency, utcToGpsMs } from '@lorawan/lorawan';
+import { uplinksShed } from '@lorawan/observability';
 import { encode, inProcessMessaging, type RpcEnvelope } from '@lorawan/transport';
 import {
   eventually,
@@ -286,3 +287,58 @@ describe('Gateway Server (in-process)', () => {
     }
   });
 });
+
+describe('Gateway Server admission (in-process)', () => {
+  let gs: TestComponent;
+  let events: EventRecorder;
+  let gateway: SimulatedUdpGateway;
+  /** The NS double holds every call until released. */
+  const held: Array<() => void> = [];
+
+  beforeAll(async () => {
+    gs = await startTestComponent(GsModule, {
+      component: 'gs',
+      config: loadConfig({ GS_UDP_PORT: '0', GS_UDP_HOST: '127.0.0.1', LOG_LEVEL: 'error', GS_NS_MAX_IN_FLIGHT: '4' }),
+    });
+    events = recordEvents(gs.broker);
+    serveRpcDouble(gs.broker, 'GsIs.GetGatewayForEUI', (req) => ({ ok: { ids: { gateway_id: 'gtw-admission', eui: (req.body as { eui: string }).eui }, frequency_plan_ids: ['EU_863_870_TTN'] } }));
+    serveRpcDouble(gs.broker, 'GsNs.HandleUplink', () => new Promise((resolve) => held.push(() => resolve({ ok: {} }))));
+    const port = gs.running.app.get(GatewayServerService).udp?.port;
+    if (!port) throw new Error('the GS did not bind its UDP port');
+    gateway = new SimulatedUdpGateway('AA555A0000000201', { host: '127.0.0.1', port });
+    await gateway.open();
+  });
+  afterAll(async () => {
+    held.forEach((release) => release());
+    gateway.close();
+    await gs.close();
+    gs.broker.close();
+  });
+
+  it('sheds a frame that finds its limit of frames in flight to the NS reached, before its events and its call: counted, gs.up.drop network_server_busy', async () => {
+    const shedBefore = await shedCount();
+    // Ten different join-requests, each heard twice (two antennas: the copies of a frame are shed with it, counted once).
+    const frames = Array.from({ length: 10 }, (_, i) => loraJoinRequest({ devNonce: `10${i.toString(16).padStart(2, '0')}` }));
+    await gateway.push({ rxpk: frames.flatMap((frame) => [SimulatedUdpGateway.rxpk(frame), SimulatedUdpGateway.rxpk(frame, { rssi: -90 })]) });
+    await eventually(() => held.length === 4);
+    // The copies of one datagram are handled in one go: those not sent are shed by now.
+    expect((await shedCount()) - shedBefore).toBe(6);
+    const published = await events.take();
+    const receivedFrames = new Set(published.filter((e) => e.name === GS_EVENTS.upReceive.name).map((e) => (e.data as { message: { raw_payload: string } }).message.raw_payload));
+    expect(receivedFrames.size).toBe(4);
+    const drops = published.filter((e) => e.name === GS_EVENTS.upDrop.name);
+    expect(drops.length).toBeGreaterThan(0);
+    expect(drops.length).toBeLessThanOrEqual(12);
+    for (const drop of drops) expect(drop.data).toMatchObject({ namespace: 'pkg/gatewayserver', name: 'network_server_busy', code: Code.ResourceExhausted });
+    // Answered, the NS gets frames again.
+    held.splice(0).forEach((release) => release());
+    await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(loraJoinRequest({ devNonce: '2000' }))] });
+    await eventually(() => held.length === 1);
+  });
+});
+
+async function shedCount(): Promise<number> {
+  const metric = await uplinksShed.get();
+  return metric.values.filter((v) => v.labels.component === 'gs').reduce((sum, v) => sum + v.value, 0);
+}
+
