@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { NsApplicationUp, NsAsHandleUplinkRequest, RpcContext } from '@lorawan/api';
+import { type ApplicationUpJson, type NsApplicationUp, type NsAsHandleUplinkRequest, plainJson, type RpcContext } from '@lorawan/api';
 import { AdmissionQueue, ShedReporter } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { ErrValidation } from '@lorawan/errors';
 import { DOWNLINK_RESULT_KINDS, type DownlinkResultKind, DownlinkResults, type NsDownlinkResult } from '../downlinks/downlink-results.service';
 import { ErrOverloaded, ErrUpNotSupported } from '../errors';
-import { requireUpKind } from '../integrations/application-up-forwarder.service';
+import { ApplicationUpForwarder, requireUpKind } from '../integrations/application-up-forwarder.service';
 import { DataUplinks, type NsDataUplink } from './data-uplink.service';
 import { JoinAccepts, type NsJoinAccept } from './join-accept.service';
 
@@ -40,6 +40,7 @@ export class NsUplinks {
     @Inject(JoinAccepts) private readonly joins: JoinAccepts,
     @Inject(DataUplinks) private readonly uplinks: DataUplinks,
     @Inject(DownlinkResults) private readonly downlinks: DownlinkResults,
+    @Inject(ApplicationUpForwarder) private readonly upstream: ApplicationUpForwarder,
     @Inject(STACK_CONFIG) config: StackConfig,
   ) {
     this.admission = new AdmissionQueue({ concurrency: config.as.uplinkConcurrency });
@@ -52,9 +53,18 @@ export class NsUplinks {
     const kind = ups.some((up) => up.kind === 'join_accept') ? 'join_request' : ups.some((up) => up.kind === 'uplink_message') ? 'data_uplink' : undefined;
     if (!kind) return this.handleChecked(ups, ctx);
     return this.admission.run(Date.now() + this.deadlineMs, () => this.handleChecked(ups, ctx), (reason) => {
-      this.reporter.shed(kind, reason);
-      return ErrOverloaded.with({ kind: kind === 'join_request' ? 'join-accept' : 'uplink' });
+      const err = ErrOverloaded.with({ kind: kind === 'join_request' ? 'join-accept' : 'uplink' });
+      // `as.up.*.drop` of the messages refused, at the shed events' bounded rate.
+      if (this.reporter.shed(kind, reason)) for (const checkedUp of ups) this.droppedEvent(checkedUp, ctx, err);
+      return err;
     });
+  }
+
+  /** `as.up.join.drop` / `as.up.data.drop` of a refused message (its identifiers and kind; nothing of it was read). */
+  private droppedEvent({ kind, up }: Checked, ctx: RpcContext, err: Error): void {
+    const ids = { ...plainJson(up.end_device_ids) } as ApplicationUpJson['end_device_ids'];
+    if (kind === 'join_accept') this.upstream.dropped({ end_device_ids: ids, join_accept: {} }, ctx, err);
+    else if (kind === 'uplink_message') this.upstream.dropped({ end_device_ids: ids, uplink_message: {} }, ctx, err);
   }
 
   private async handleChecked(ups: Checked[], ctx: RpcContext): Promise<Empty> {
