@@ -249,6 +249,21 @@ function recoveryS(load: KindLoad, after: readonly Tx[], burstEnd: number, after
   return round(Math.max(0, (after[from].firstPushAt as number) - burstEnd) / 1000, 2);
 }
 
+/**
+ * Per second of push time from the burst's first push: items sent, delivered, and the p99 latency
+ * of the delivered ones (ms): how the latency grew during the burst and fell after it.
+ */
+function timeline(load: KindLoad, txs: readonly Tx[]) {
+  const start = Math.min(...txs.map((tx) => tx.firstPushAt as number));
+  const seconds: Tx[][] = [];
+  for (const tx of txs) (seconds[Math.floor(((tx.firstPushAt as number) - start) / 1000)] ??= []).push(tx);
+  return Array.from(seconds, (txsOfSecond = []) => ({
+    sent: txsOfSecond.length,
+    delivered: txsOfSecond.filter((tx) => load.outcome(tx).deliveredAt !== undefined).length,
+    p99_ms: latencyFigures(latencies(load, txsOfSecond)).p99,
+  }));
+}
+
 /** 2 × capacity for `burstS`, then at once 0.5 × capacity for `afterS`: goodput, latency, recovery, losses, shedding. */
 async function burst(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOptions, capacityPerS: number) {
   const schedule: Schedule = [
@@ -272,6 +287,8 @@ async function burst(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOptions, 
   return {
     goodput_per_s: round(goodput),
     goodput_ratio: round(goodput / capacityPerS, 3),
+    /** Burst items delivered within the p99 target (1 s) per burst second: the goodput that was still useful. */
+    goodput_on_time_per_s: round(burstDelivered.filter((ms) => ms < OVERLOAD_TARGETS.p99Ms).length / ko.burstS),
     p50_ms: lat.p50,
     p99_ms: lat.p99,
     max_ms: lat.max,
@@ -287,14 +304,17 @@ async function burst(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOptions, 
     missing: outcomes.filter((x) => x.deliveredAt === undefined && !x.late).length,
     late: outcomes.filter((x) => x.late).length,
     load: m.figures,
-    /** CPU ms per delivered item from the first push to the end of the drain. */
-    cpu_ms_per_item: m.cpu.msPer(delivered),
+    /** Per second from the burst's start (burst, then after-window): sent, delivered, p99 ms. */
+    timeline: timeline(load, m.sent),
+    /** CPU ms per delivered item from the burst's first push to the end of the drain. */
+    burst_cpu_ms_per_item: m.cpu.msPer(delivered),
     ...m.cpu.cores(),
   };
 }
 
 /** One kind: capacity, CPU at capacity, the burst (and, for uplinks, confirmed uplinks at half of capacity). */
 async function measureKind(kind: OverloadKind, ko: OverloadOptions) {
+  log(`overload: the processes whose CPU is measured: ${JSON.stringify(ko.pids)}`);
   const names = NAMES[kind];
   const o: RadioPhaseOptions = { ...ko, applicationId: names.applicationId, rate: ko.startRates[kind], durationS: ko.stepS, warmup: 0 };
   const clock = () => randomInt(2 ** 32 - 1);
