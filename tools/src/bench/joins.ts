@@ -153,7 +153,7 @@ async function drain(gateways: Gateway[], joins: Join[], from: number, to: numbe
 }
 
 /** Opens a join-accept with the device's AppKey (lora-packet): whether it is a Join Accept whose MIC holds. */
-function validAccept(accept: Downlink, appKey: string): boolean {
+export function validAccept(accept: Downlink, appKey: string): boolean {
   try {
     const key = Buffer.from(appKey, 'hex');
     const phy = Buffer.from(String(accept.txpk.data), 'base64');

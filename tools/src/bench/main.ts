@@ -16,6 +16,7 @@ import { webhooksPhase } from './webhooks';
 import { formatterIsolationPhase } from './formatter-isolation';
 import { joinsPhase } from './joins';
 import { uplinksPhase } from './uplinks';
+import { type OverloadKind, overloadPhase, overloadResult } from './overload';
 
 /**
  * `npm run bench`: the distributed stack (gateway + IS, JS, NS, AS processes over NATS and
@@ -23,12 +24,14 @@ import { uplinksPhase } from './uplinks';
  * the same Get with an application API key, full device registrations (IS + JS + NS + AS), NS
  * Get, events, webhooks, OTAA joins through the Gateway Server's Semtech UDP frontend
  * (simulated gateways → GS → NS → JS, join-accept back as a PULL_RESP), and data uplinks from the
- * same gateways to an application webhook (and class A downlinks back), and one application's
+ * same gateways to an application webhook (and class A downlinks back), overload (the capacity of
+ * the uplink and join paths, then 2 × that for a while: goodput, latency, recovery, losses,
+ * shedding, CPU per item against `rpc_overhead`), and one application's
  * uplinks and API calls while another runs abusive payload formatters. One JSON document on
  * stdout; progress on stderr. Knobs (env): BENCH_DEVICES,
  * BENCH_CONNECTIONS, BENCH_WARMUP_S, BENCH_DURATION_S, BENCH_ROUNDS, BENCH_CREATES,
  * BENCH_REGISTRATIONS, BENCH_REGISTER_WARMUP, BENCH_REGISTER_CLIENTS, BENCH_NS_DEVICES,
- * BENCH_PHASES (default get,get_device_app_key,list,create,register,import,list_scale,ns_get,events,webhooks,formatter_isolation,joins,uplinks,register_embedded,rpc_overhead),
+ * BENCH_PHASES (default get,get_device_app_key,list,create,register,import,list_scale,ns_get,events,webhooks,formatter_isolation,joins,uplinks,overload,register_embedded,rpc_overhead),
  * BENCH_IMPORT_DEVICES, BENCH_IMPORT_BATCH, BENCH_IMPORT_CONCURRENCY, BENCH_SCALE_SMALL, BENCH_SCALE_DEVICES,
  * BENCH_SCALE_BUFFER_POOL_MB (InnoDB buffer pool during `list_scale`, restored after it),
  * BENCH_RPC_CALLS, BENCH_RPC_CONCURRENCY,
@@ -39,6 +42,8 @@ import { uplinksPhase } from './uplinks';
  * BENCH_UPLINK_GATEWAYS, BENCH_UPLINK_RATE, BENCH_UPLINK_DURATION_S, BENCH_UPLINK_WARMUP,
  * BENCH_UPLINK_DOWNLINK_RATE, BENCH_GS_REPLICAS, BENCH_NS_REPLICAS, BENCH_FORMATTER_VICTIM_RATE,
  * BENCH_FORMATTER_ABUSE_RATE, BENCH_FORMATTER_ROUND_S, BENCH_FORMATTER_ROUNDS, BENCH_FORMATTER_RUNAWAYS_PER_MIN,
+ * BENCH_OVERLOAD_KINDS, BENCH_OVERLOAD_DEVICES, BENCH_OVERLOAD_GATEWAYS, BENCH_OVERLOAD_STEP_S, BENCH_OVERLOAD_START_UPLINKS,
+ * BENCH_OVERLOAD_START_JOINS, BENCH_OVERLOAD_BISECT, BENCH_OVERLOAD_BURST_S, BENCH_OVERLOAD_AFTER_S, BENCH_OVERLOAD_CONFIRMED_S,
  * BENCH_CPU_PROF=<dir> (CPU profiles of every spawned process, written when they stop).
  */
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
@@ -49,7 +54,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PHASES = new Set(
   (
     process.env.BENCH_PHASES ??
-    'get,get_device_app_key,list,create,register,import,list_scale,ns_get,events,webhooks,formatter_isolation,joins,uplinks,register_embedded,rpc_overhead'
+    'get,get_device_app_key,list,create,register,import,list_scale,ns_get,events,webhooks,formatter_isolation,joins,uplinks,overload,register_embedded,rpc_overhead'
   ).split(','),
 );
 const WEBHOOK_UPLINKS = Number(process.env.BENCH_WEBHOOK_UPLINKS ?? 20000);
@@ -88,6 +93,22 @@ const UPLINK_LOAD = {
   durationS: Number(process.env.BENCH_UPLINK_DURATION_S ?? 20),
   warmup: Number(process.env.BENCH_UPLINK_WARMUP ?? 2 * UPLINK_RATE),
   downlinkRate: Number(process.env.BENCH_UPLINK_DOWNLINK_RATE ?? 500),
+};
+/**
+ * The load of `overload` (issue 31), per kind on its own application: capacity steps from the
+ * start rate (×1.25 each, then bisected), a burst at 2 × capacity, then 0.5 × capacity, and (uplinks)
+ * confirmed uplinks at 0.5 × capacity.
+ */
+const OVERLOAD_LOAD = {
+  kinds: (process.env.BENCH_OVERLOAD_KINDS ?? 'uplinks,joins').split(',') as OverloadKind[],
+  devices: Number(process.env.BENCH_OVERLOAD_DEVICES ?? 1000),
+  gateways: Number(process.env.BENCH_OVERLOAD_GATEWAYS ?? 4),
+  stepS: Number(process.env.BENCH_OVERLOAD_STEP_S ?? 8),
+  startRates: { uplinks: Number(process.env.BENCH_OVERLOAD_START_UPLINKS ?? 100), joins: Number(process.env.BENCH_OVERLOAD_START_JOINS ?? 40) },
+  bisections: Number(process.env.BENCH_OVERLOAD_BISECT ?? 2),
+  burstS: Number(process.env.BENCH_OVERLOAD_BURST_S ?? 30),
+  afterS: Number(process.env.BENCH_OVERLOAD_AFTER_S ?? 15),
+  confirmedS: Number(process.env.BENCH_OVERLOAD_CONFIRMED_S ?? 15),
 };
 /** The load of `formatter_isolation`: the victim's requests of each kind per second, the abuser's simulated uplinks per second (the issue's 10/s), rounds of each. */
 const FORMATTER_LOAD = {
@@ -315,7 +336,7 @@ async function main(): Promise<void> {
   let stack: BenchStack | undefined;
   let baseline: Baseline | undefined;
   try {
-    const radio = PHASES.has('joins') || PHASES.has('uplinks');
+    const radio = PHASES.has('joins') || PHASES.has('uplinks') || PHASES.has('overload');
     const registries = PHASES.has('register') || PHASES.has('import') || PHASES.has('ns_get') || radio;
     const components: BenchComponent[] = [
       'is',
@@ -499,6 +520,10 @@ async function main(): Promise<void> {
     const traceMerges = JOIN_TRACE_MERGES ? { natsUrl: TEST_NATS_URL, subjectPrefix: `t${stack.suffix}` } : undefined;
     const joins = PHASES.has('joins') ? await joinsPhase({ ...radioStack, ...JOIN_LOAD, traceMerges }) : null;
     const uplinks = PHASES.has('uplinks') ? await uplinksPhase({ ...radioStack, ...UPLINK_LOAD }) : null;
+    // CPU of every stack process (the HTTP gateway, MariaDB and NATS included), not the load generator's.
+    const overload = PHASES.has('overload')
+      ? await overloadPhase({ ...radioStack, ...OVERLOAD_LOAD, pids: { ...pidsOf('gateway', ...radioProcs), ...pidsByName(['mariadbd', 'mysqld', 'nats-server']) } })
+      : null;
     // The load phases threw on any failed request; the register phase tolerates 0.1 %.
     const failures = register ? register.failures + register.warmup_failures : 0;
     if (failures > 0) log(`${failures} failed registrations; stack logs:\n${stack.logs().slice(-4000)}`);
@@ -506,7 +531,8 @@ async function main(): Promise<void> {
     await stack.stop();
     stack = undefined;
     const registerEmbedded = PHASES.has('register_embedded') ? await registerEmbeddedPhase(shared) : null;
-    const rpcOverhead = PHASES.has('rpc_overhead') ? await rpcOverheadPhase() : null;
+    // `overload` divides its CPU per item by this run's figure.
+    const rpcOverhead = PHASES.has('rpc_overhead') || overload ? await rpcOverheadPhase() : null;
     if (rpcOverhead) log(`rpc_overhead: ${JSON.stringify(rpcOverhead)}`);
 
     const result = {
@@ -529,6 +555,7 @@ async function main(): Promise<void> {
       formatter_isolation: formatterIsolation,
       joins,
       uplinks,
+      overload: overload ? overloadResult(overload, rpcOverhead?.cpu_us_per_call ?? 0) : null,
       setup: {
         devices: DEVICES,
         connections: CONNECTIONS,

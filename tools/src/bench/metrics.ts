@@ -40,15 +40,22 @@ function parseSeries(key: string): { name: string; labels: Record<string, string
   return { name: key.slice(0, brace), labels };
 }
 
-/** A counter's increase between two scrapes, by the value of one label (`result`, `reason`, …); zero rows left out. */
-export function counterDelta(before: Scrape, after: Scrape, name: string, label: string): Record<string, number> {
-  const out: Record<string, number> = {};
+/** The series of a counter that increased between two scrapes: their labels and increase. */
+export function counterIncreases(before: Scrape, after: Scrape, name: string): Array<{ labels: Record<string, string>; increase: number }> {
+  const out: Array<{ labels: Record<string, string>; increase: number }> = [];
   for (const [key, value] of after) {
     const s = parseSeries(key);
     if (s.name !== name) continue;
-    const d = value - (before.get(key) ?? 0);
-    if (d > 0) out[s.labels[label] ?? ''] = (out[s.labels[label] ?? ''] ?? 0) + d;
+    const increase = value - (before.get(key) ?? 0);
+    if (increase > 0) out.push({ labels: s.labels, increase });
   }
+  return out;
+}
+
+/** A counter's increase between two scrapes, by the value of one label (`result`, `reason`, …); zero rows left out. */
+export function counterDelta(before: Scrape, after: Scrape, name: string, label: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const { labels, increase } of counterIncreases(before, after, name)) out[labels[label] ?? ''] = (out[labels[label] ?? ''] ?? 0) + increase;
   return out;
 }
 

@@ -64,14 +64,24 @@ export function machineBusyMs(): number {
   return (busy * 1000) / CLOCK_TICKS_PER_S;
 }
 
-/** Pids of processes whose command name is one of `names` (e.g. the machine's mariadbd and nats-server). */
+/**
+ * Pids of processes whose command name is one of `names` (e.g. the machine's mariadbd and
+ * nats-server). A service the init process runs (parent pid 1) comes before others of the same
+ * name: a test suite's private MariaDB or NATS (`@lorawan/testing`'s private services, child of a
+ * test process) is not the machine's, and may be gone before the measurement ends.
+ */
 export function pidsByName(names: string[]): Record<string, number> {
   const found: Record<string, number> = {};
+  const service: Record<string, boolean> = {};
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      if (names.includes(comm) && !(comm in found)) found[comm] = Number(entry);
+      if (!names.includes(comm) || service[comm]) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // After "(comm) ": state, then the parent pid.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!(comm in found) || ppid === 1) [found[comm], service[comm]] = [Number(entry), ppid === 1];
     } catch {
       // gone meanwhile
     }

@@ -62,15 +62,15 @@ export const TARGET_P99_MS = 500;
 /** Confirmed uplinks per second whose answers must all be inside RX1. */
 export const TARGET_DOWNLINKS_PER_S = 500;
 /** EU868 data downlinks (RECEIVE_DELAY1 / 2): the uplink's concentrator time + these µs. */
-const RECEIVE_DELAYS: RxDelays = { rx1Us: 1_000_000, rx2Us: 2_000_000 };
+export const RECEIVE_DELAYS: RxDelays = { rx1Us: 1_000_000, rx2Us: 2_000_000 };
 const RX1_MS = RECEIVE_DELAYS.rx1Us / 1000;
 /** Joins, and the first uplink of each device (its pending session becomes current), offered per second during the setup. */
 const JOIN_RATE = 100;
 const FIRST_UPLINK_RATE = 200;
 const JOIN_ROUNDS = 3;
 /** How long after the last push the join-accepts, and the deliveries and downlinks, are waited for. */
-const JOIN_WAIT_MS = 6500;
-const DELIVERY_WAIT_MS = 10000;
+export const JOIN_WAIT_MS = 6500;
+export const DELIVERY_WAIT_MS = 10000;
 const JOIN_EUI = '70B3D57ED0000002';
 /** The application downlink pushed for every device before sub-phase B. */
 const APP_DOWNLINK = { fPort: 2, payload: Buffer.from('bench down') };
@@ -83,7 +83,7 @@ const COUNTERS: Record<string, [string, string]> = {
   webhook_deliveries: ['lorawan_webhook_deliveries_total', 'result'],
 };
 
-interface Device {
+export interface Device {
   deviceId: string;
   devEui: string;
   appKey: string;
@@ -93,7 +93,7 @@ interface Device {
 }
 
 /** A join-request or a data uplink on air. */
-interface Tx extends Transmission {
+export interface Tx extends Transmission {
   device: number;
   kind: 'join' | 'up' | 'confirmed';
   fCnt: number;
@@ -102,7 +102,7 @@ interface Tx extends Transmission {
 }
 
 /** A data uplink built before the load. */
-type Frame = Pick<Tx, 'device' | 'kind' | 'fCnt' | 'data'>;
+export type Frame = Pick<Tx, 'device' | 'kind' | 'fCnt' | 'data'>;
 
 /** A few CayenneLPP values (temperature, humidity) that change with the FCnt. */
 function lpp(fCnt: number): Buffer {
@@ -111,7 +111,7 @@ function lpp(fCnt: number): Buffer {
 }
 
 /** `count` data uplinks of the `active` devices in turn, each with its device's next FCnt, built by lora-packet. */
-function buildFrames(devices: Device[], active: number[], count: number, confirmed: boolean): Frame[] {
+export function buildFrames(devices: Device[], active: number[], count: number, confirmed: boolean): Frame[] {
   const frames: Frame[] = [];
   for (let n = 0; n < count; n++) {
     const index = active[n % active.length];
@@ -141,10 +141,39 @@ function buildFrames(devices: Device[], active: number[], count: number, confirm
 }
 
 /**
+ * When the transmissions of a send are due: one every 1/rate s, or segments of `count`
+ * transmissions at their own rate one after the other (a burst, then a lighter load).
+ */
+export type Schedule = number | ReadonlyArray<{ count: number; rate: number }>;
+
+/** ms after the first transmission that transmission `n` of `schedule` is due at. */
+function dueOffsetMs(schedule: Schedule, n: number): number {
+  if (typeof schedule === 'number') return (n * 1000) / schedule;
+  let offset = 0;
+  let left = n;
+  for (const segment of schedule) {
+    if (left < segment.count) return offset + (left * 1000) / segment.rate;
+    left -= segment.count;
+    offset += (segment.count * 1000) / segment.rate;
+  }
+  return offset;
+}
+
+/** How long `Air.send` waits for its transmissions to be done after the last push; just before it, after it. */
+export interface SendOptions {
+  /** At most this long. */
+  waitMs: number;
+  /** Or until none more was done for this long (the stack's backlog drained or lost): a long `waitMs` then costs no idle time. */
+  quietMs?: number;
+  start?(): void;
+  offered?(): void;
+}
+
+/**
  * The radio side: every transmission (joins and uplinks) in one list, the gateways, and the
  * PULL_RESPs matched as they come.
  */
-class Air {
+export class Air {
   readonly txs: Tx[] = [];
   /** Uplink index by `<device ID>/<FCnt>`, as the webhook names it. */
   readonly byFrame = new Map<string, number>();
@@ -156,7 +185,7 @@ class Air {
     readonly gateways: Gateway[],
     private readonly devices: Device[],
     private readonly epoch: number,
-    private readonly o: UplinkPhaseOptions,
+    private readonly o: RadioPhaseOptions,
   ) {
     // PULL_RESPs are matched and acknowledged as they come (their arrival time is taken on receipt by the simulated gateway).
     this.collector = setInterval(() => this.collect(), 10);
@@ -170,12 +199,12 @@ class Air {
     clearInterval(this.collector);
   }
 
-  /** Transmissions `items` (joins or uplinks), one every 1/rate s from `t0` (performance.now()); returns their copies by due time. */
-  plan(items: Frame[], rate: number, t0: number, delays: RxDelays): Copy[] {
+  /** Transmissions `items` (joins or uplinks) on `schedule` from `t0` (performance.now()); returns their copies by due time. */
+  plan(items: Frame[], schedule: Schedule, t0: number, delays: RxDelays): Copy[] {
     const copies: Copy[] = [];
     for (const [n, item] of items.entries()) {
       const index = this.txs.length;
-      const planned = planCopies(this.gateways, index, t0 + (n * 1000) / rate, this.o.jitterMs, this.epoch, delays);
+      const planned = planCopies(this.gateways, index, t0 + dueOffsetMs(schedule, n), this.o.jitterMs, this.epoch, delays);
       const channel = item.kind === 'join' ? EU868_JOIN_CHANNELS : EU868_CHANNELS;
       this.txs.push({
         ...item,
@@ -193,20 +222,26 @@ class Air {
 
   /**
    * Plans and sends the items (open loop), then waits until `done` holds for each of them, at most
-   * `waitMs` after the last push. `hooks.start` runs just before the first push, `hooks.offered`
-   * just after the last.
+   * `wait.waitMs` after the last push (or until none more was done for `wait.quietMs`).
+   * `wait.start` runs just before the first push, `wait.offered` just after the last.
    */
-  async send(items: Frame[], rate: number, delays: RxDelays, done: (tx: Tx) => boolean, waitMs: number, hooks: { start?(): void; offered?(): void } = {}) {
+  async send(items: Frame[], schedule: Schedule, delays: RxDelays, done: (tx: Tx) => boolean, wait: SendOptions) {
     const from = this.txs.length;
     const t0 = performance.now() + 200;
-    const copies = this.plan(items, rate, t0, delays);
+    const copies = this.plan(items, schedule, t0, delays);
     const sent = this.txs.slice(from);
     await sleep(Math.max(0, t0 - performance.now()));
-    hooks.start?.();
+    wait.start?.();
     const lags = await drive(copies, this.gateways, this.txs, this.o.fetchMs, this.pushFailures);
-    hooks.offered?.();
-    const deadline = Date.now() + waitMs;
-    while (Date.now() < deadline && !sent.every(done)) await sleep(20);
+    wait.offered?.();
+    const deadline = Date.now() + wait.waitMs;
+    let doneCount = 0;
+    let progressAt = Date.now();
+    while (Date.now() < deadline && doneCount < sent.length && Date.now() - progressAt < (wait.quietMs ?? Infinity)) {
+      await sleep(20);
+      const now = sent.filter(done).length;
+      if (now > doneCount) [doneCount, progressAt] = [now, Date.now()];
+    }
     this.collect();
     return { sent, lags };
   }
@@ -216,14 +251,14 @@ class Air {
  * Joins every device through the gateways (a few rounds for the ones without a join-accept), opens
  * each join-accept with lora-packet (`SimulatedOtaaDevice`): its DevAddr and session keys.
  */
-async function joinDevices(air: Air, devices: Device[]): Promise<Array<{ joins: number; accepted: number }>> {
+async function joinDevices(air: Air, devices: Device[], label: string): Promise<Array<{ joins: number; accepted: number }>> {
   const rounds: Array<{ joins: number; accepted: number }> = [];
   for (let attempt = 1; attempt <= JOIN_ROUNDS; attempt++) {
     const pending = devices.map((d, i) => [d, i] as const).filter(([d]) => !d.session);
     if (pending.length === 0) break;
-    log(`uplinks: joining ${pending.length} devices at ${JOIN_RATE}/s through the gateways (round ${attempt})`);
+    log(`${label}: joining ${pending.length} devices at ${JOIN_RATE}/s through the gateways (round ${attempt})`);
     const joins = pending.map(([d, device]) => ({ device, kind: 'join' as const, fCnt: -1, data: d.sim.joinRequest() }));
-    const { sent } = await air.send(joins, JOIN_RATE, JOIN_ACCEPT_DELAYS, (tx) => tx.downlinks.length > 0, JOIN_WAIT_MS);
+    const { sent } = await air.send(joins, JOIN_RATE, JOIN_ACCEPT_DELAYS, (tx) => tx.downlinks.length > 0, { waitMs: JOIN_WAIT_MS });
     for (const tx of sent) {
       const d = devices[tx.device];
       for (const down of tx.downlinks) {
@@ -246,7 +281,7 @@ async function joinDevices(air: Air, devices: Device[]): Promise<Array<{ joins: 
  * before its join-accept's RX window; these are at once): an uplink before would match no session.
  * Returns the devices whose session (the one of the join-accept they got) the NS does not hold 30 s on.
  */
-async function waitPendingSessions(o: UplinkPhaseOptions, devices: Device[]): Promise<Device[]> {
+async function waitPendingSessions(o: RadioPhaseOptions, devices: Device[]): Promise<Device[]> {
   const deadline = Date.now() + 30000;
   let waiting = devices;
   while (waiting.length > 0 && Date.now() < deadline) {
@@ -264,7 +299,7 @@ async function waitPendingSessions(o: UplinkPhaseOptions, devices: Device[]): Pr
 }
 
 /** What the webhook receiver got: the first delivery of each uplink at `/up`, repeats apart, and `downlink_sent` by device. */
-class Deliveries {
+export class Deliveries {
   duplicates = 0;
   unknown = 0;
   readonly downlinkSent = new Map<string, number>();
@@ -289,15 +324,26 @@ class Deliveries {
   }
 }
 
-/** A measured sub-phase: the load, and CPU and the components' metrics around it. */
-async function measured(air: Air, o: UplinkPhaseOptions, items: Frame[], rate: number, done: (tx: Tx) => boolean, waitMs: number) {
+/**
+ * A measured sub-phase: the load, and CPU (of `o.pids`) and the components' metrics around it
+ * (`scrapes`: before and after, for counters of the caller's own).
+ */
+export async function measured(
+  air: Air,
+  o: RadioPhaseOptions,
+  items: Frame[],
+  schedule: Schedule,
+  done: (tx: Tx) => boolean,
+  wait: Pick<SendOptions, 'waitMs' | 'quietMs'>,
+) {
   const metricsBefore: Record<string, Scrape> = await scrapeAll(o.metricsUrls);
   const pushFailures = air.pushFailures.count;
   const unmatched = air.unmatched.count;
   const udpDropsBefore = udpReceiveBufferErrors();
   const cpu = new CpuMeter(o.pids);
   // CPU while the load is offered (first to last push), and per uplink until all was handled (or given up).
-  const run = await air.send(items, rate, RECEIVE_DELAYS, done, waitMs, { start: () => cpu.start(), offered: () => cpu.offered() });
+  const delays = items[0]?.kind === 'join' ? JOIN_ACCEPT_DELAYS : RECEIVE_DELAYS;
+  const run = await air.send(items, schedule, delays, done, { ...wait, start: () => cpu.start(), offered: () => cpu.offered() });
   cpu.end();
   const metricsAfter = await scrapeAll(o.metricsUrls);
   const sendLag = latencyFigures(run.lags);
@@ -305,7 +351,7 @@ async function measured(air: Air, o: UplinkPhaseOptions, items: Frame[], rate: n
   return {
     sent: run.sent,
     figures: {
-      offered_per_s: rate,
+      offered_per_s: typeof schedule === 'number' ? schedule : schedule.map((segment) => segment.rate),
       sent_per_s: span.perS,
       sent: run.sent.length,
       push_ack_timeouts: air.pushFailures.count - pushFailures,
@@ -315,6 +361,7 @@ async function measured(air: Air, o: UplinkPhaseOptions, items: Frame[], rate: n
       send_lag_ms: { p50: sendLag.p50, p99: sendLag.p99, max: sendLag.max },
     },
     cpu,
+    scrapes: { before: metricsBefore, after: metricsAfter },
     stackMetrics: () => stackMetrics(metricsBefore, metricsAfter, COUNTERS),
   };
 }
@@ -344,7 +391,7 @@ function nsDataUplinks(before: Record<string, Scrape>, after: Record<string, Scr
 }
 
 /** Deliveries of uplinks at the webhook: how many, how fast (first to last delivery), how long after their first push. */
-function deliveryFigures(sent: Tx[]) {
+export function deliveryFigures(sent: Tx[]) {
   const delivered = sent.filter((t) => t.deliveredAt !== undefined);
   const at = delivered.map((t) => t.deliveredAt as number);
   const first = Math.min(...at);
@@ -436,7 +483,7 @@ function downlinkFigures(sent: Tx[], devices: Device[]) {
  * `downlinkRate`, each to be answered (an ACK, the first of a device with the application's
  * payload) inside RX1.
  */
-async function confirmedPhase(
+export async function confirmedPhase(
   air: Air,
   o: UplinkPhaseOptions,
   devices: Device[],
@@ -444,8 +491,9 @@ async function confirmedPhase(
   frames: Frame[],
   deliveries: Deliveries,
   stackPids: Record<string, number>,
+  label = 'uplinks',
 ) {
-  log(`uplinks: pushing one application downlink for each of ${active.length} devices`);
+  log(`${label}: pushing one application downlink for each of ${active.length} devices`);
   const pushFailures: Record<string, number> = {};
   const pushS = await forEachOnConnections(o, o.clients, active, async (conn, i) => {
     const res = await conn.request('POST', `/api/v3/as/applications/${o.applicationId}/devices/${devices[i].deviceId}/down/push`, {
@@ -454,10 +502,12 @@ async function confirmedPhase(
     if (res.status !== 200) pushFailures[res.status] = (pushFailures[res.status] ?? 0) + 1;
   });
   const settled = await settle(stackPids);
-  log(`uplinks: B: ${frames.length} confirmed uplinks at ${o.downlinkRate}/s for ${o.durationS}s`);
+  log(`${label}: B: ${frames.length} confirmed uplinks at ${o.downlinkRate}/s for ${o.durationS}s`);
   const downlinkSent = () => [...deliveries.downlinkSent.values()].reduce((x, y) => x + y, 0);
   const sentBefore = downlinkSent();
-  const b = await measured(air, o, frames, o.downlinkRate, (tx) => tx.downlinks.length > 0 && tx.deliveredAt !== undefined, DELIVERY_WAIT_MS);
+  const b = await measured(air, o, frames, o.downlinkRate, (tx) => tx.downlinks.length > 0 && tx.deliveredAt !== undefined, {
+    waitMs: DELIVERY_WAIT_MS,
+  });
   const answers = downlinkFigures(b.sent, devices);
   // The TX_ACKs of the application downlinks become `downlink_sent` webhooks a moment later.
   const sentDeadline = Date.now() + 5000;
@@ -480,31 +530,71 @@ async function confirmedPhase(
     ...b.cpu.cores(),
     stack_metrics: b.stackMetrics(),
   };
-  log(`uplinks: B: ${JSON.stringify({ ...confirmed, stack_metrics: undefined })}`);
+  log(`${label}: B: ${JSON.stringify({ ...confirmed, stack_metrics: undefined })}`);
   return confirmed;
 }
 
-export async function uplinksPhase(o: UplinkPhaseOptions) {
-  const devices: Device[] = Array.from({ length: o.devices }, (_, i) => {
-    const devEui = `70B3D57EB0${i.toString(16).padStart(6, '0')}`.toUpperCase();
+/** The names a radio phase gives its application's devices and gateways, apart from every other phase's. */
+export interface RadioNames {
+  /** Prefix of the log lines. */
+  label: string;
+  /** Device IDs are `<deviceIdPrefix>-<n>`. */
+  deviceIdPrefix: string;
+  /** DevEUIs are these 10 hex digits and 6 of n. */
+  devEuiPrefix: string;
+  /** Gateway IDs are `<gatewayIdPrefix>-<n>`. */
+  gatewayIdPrefix: string;
+}
+
+/** `count` OTAA devices (1.0.3, a random AppKey), as lora-packet's device simulator sees them. */
+export function otaaDevices(count: number, names: RadioNames): Device[] {
+  return Array.from({ length: count }, (_, i) => {
+    const devEui = `${names.devEuiPrefix}${i.toString(16).padStart(6, '0')}`.toUpperCase();
     const appKey = hex(16);
     return {
-      deviceId: `up-${String(i).padStart(6, '0')}`,
+      deviceId: `${names.deviceIdPrefix}-${String(i).padStart(6, '0')}`,
       devEui,
       appKey,
       sim: new SimulatedOtaaDevice({ joinEui: JOIN_EUI, devEui, appKey, macVersion: 'MAC_V1_0_3' }),
       nextFCnt: 0,
     };
   });
+}
+
+/** A radio phase's application: its devices registered, its gateways connected, the radio side. */
+export async function openAir(o: RadioPhaseOptions, names: RadioNames, clock: (g: number) => number) {
+  const devices = otaaDevices(o.devices, names);
+  await createApplications(o.baseUrl, o.auth, [o.applicationId]);
+  log(`${names.label}: registering ${o.devices} OTAA devices (IS + JS + NS + AS), ${o.clients} clients`);
+  const registerS = await registerOtaaDevices(o, o.applicationId, JOIN_EUI, devices, o.clients);
+  log(`${names.label}: registered in ${round(registerS)}s`);
+  const epoch = performance.now();
+  const gateways = await openGateways({ ...o, idPrefix: names.gatewayIdPrefix, count: o.gateways, clock }, names.label);
+  const air = new Air(gateways, devices, epoch, o);
+  return {
+    devices,
+    air,
+    registerS,
+    close: () => {
+      air.close();
+      closeGateways(gateways);
+    },
+  };
+}
+
+/**
+ * The devices of a data uplink load, ready: registered, a webhook `bench` on their application
+ * delivering to a receiver in this process, every device joined through the gateways, the NS
+ * holding its session, and its first uplink delivered (the pending session became the session).
+ * `active`: the devices that joined (the others send nothing).
+ */
+export async function openUplinkDevices(o: RadioPhaseOptions, names: RadioNames, clock: (g: number) => number) {
   const receiver = await new WebhookReceiver().start();
-  let gateways: Gateway[] = [];
-  let air: Air | undefined;
+  let opened: Awaited<ReturnType<typeof openAir>> | undefined;
   const setup = new Connection(o.baseUrl, o.auth);
   try {
-    await createApplications(o.baseUrl, o.auth, [o.applicationId]);
-    log(`uplinks: registering ${o.devices} OTAA devices (IS + JS + NS + AS), ${o.clients} clients`);
-    const registerS = await registerOtaaDevices(o, o.applicationId, JOIN_EUI, devices, o.clients);
-    log(`uplinks: registered in ${round(registerS)}s`);
+    opened = await openAir(o, names, clock);
+    const { devices, air } = opened;
     await expect200(setup, 'PUT', `/api/v3/as/webhooks/${o.applicationId}/bench`, {
       webhook: {
         ids: { webhook_id: 'bench', application_ids: { application_id: o.applicationId } },
@@ -515,32 +605,15 @@ export async function uplinksPhase(o: UplinkPhaseOptions) {
       },
       field_mask: { paths: ['base_url', 'format', 'uplink_message', 'downlink_sent'] },
     });
-    // The stack's own processes (the shared MariaDB and NATS serve others too), idle before each measurement.
-    const stackPids = Object.fromEntries(Object.entries(o.pids).filter(([n]) => !['mariadbd', 'nats-server', 'load-generator'].includes(n)));
-    const epoch = performance.now();
-    // The joins (JOIN_RATE), building the frames (~0.12 ms each) and the warm-up come before A.
-    const beforeA =
-      o.devices / JOIN_RATE + 0.12e-3 * (o.warmup + o.durationS * (o.rate + o.downlinkRate)) + o.devices / FIRST_UPLINK_RATE + o.warmup / o.rate + 8;
-    gateways = await openGateways(
-      {
-        ...o,
-        idPrefix: 'bench-up-gtw',
-        count: o.gateways,
-        // The first gateway's concentrator clock wraps (2^32 µs) about the middle of sub-phase A.
-        clock: (g) => (g === 0 ? 2 ** 32 - Math.round((beforeA + o.durationS / 2) * 1e6) : randomInt(2 ** 32 - 1)),
-      },
-      'uplinks',
-    );
-    air = new Air(gateways, devices, epoch, o);
     const deliveries = new Deliveries(air);
     deliveries.attach(receiver);
 
     const joinStart = performance.now();
-    const joinRounds = await joinDevices(air, devices);
+    const joinRounds = await joinDevices(air, devices, names.label);
     const joinS = (performance.now() - joinStart) / 1000;
     const joined = devices.filter((d) => d.session).length;
-    log(`uplinks: ${joined} of ${o.devices} devices joined in ${round(joinS)}s; waiting for the NS to hold their pending sessions`);
-    if (joined === 0) throw new Error(`uplinks: no device joined; stack logs:\n${o.logs().slice(-6000)}`);
+    log(`${names.label}: ${joined} of ${o.devices} devices joined in ${round(joinS)}s; waiting for the NS to hold their pending sessions`);
+    if (joined === 0) throw new Error(`${names.label}: no device joined; stack logs:\n${o.logs().slice(-6000)}`);
     // A device whose session the NS does not hold sends nothing (its uplinks would match no session).
     const unheld = await waitPendingSessions(
       o,
@@ -548,28 +621,79 @@ export async function uplinksPhase(o: UplinkPhaseOptions) {
     );
     for (const d of unheld) d.session = undefined;
     const active = devices.flatMap((d, i) => (d.session ? [i] : []));
-    if (unheld.length > 0) log(`uplinks: the NS holds no pending session of ${unheld.length} joined devices: they are left out`);
+    if (unheld.length > 0) log(`${names.label}: the NS holds no pending session of ${unheld.length} joined devices: they are left out`);
     // Join-accepts that came after their round (the device had moved on to another join).
     const lateJoinAccepts = air.txs.filter((tx) => tx.kind === 'join' && tx.downlinks.some((d) => d.at - (tx.firstPushAt as number) > JOIN_WAIT_MS)).length;
 
+    const firstRate = Math.min(o.rate, FIRST_UPLINK_RATE);
+    log(`${names.label}: the first uplink of each of ${active.length} devices at ${firstRate}/s (its session becomes current)`);
+    const beforeFirst = await scrapeAll(o.metricsUrls);
+    const firstFrames = buildFrames(devices, active, active.length, false);
+    const first = deliveryFigures((await air.send(firstFrames, firstRate, RECEIVE_DELAYS, isDelivered, { waitMs: DELIVERY_WAIT_MS })).sent);
+    const firstResults = nsDataUplinks(beforeFirst, await scrapeAll(o.metricsUrls));
+    // The stack's own processes (the shared MariaDB and NATS serve others too), idle before each measurement.
+    const stackPids = Object.fromEntries(Object.entries(o.pids).filter(([n]) => !['mariadbd', 'nats-server', 'load-generator'].includes(n)));
+    const close = opened.close;
+    return {
+      devices,
+      active,
+      air,
+      deliveries,
+      stackPids,
+      figures: {
+        devices: o.devices,
+        joined,
+        join_rounds: joinRounds,
+        late_join_accepts: lateJoinAccepts,
+        /** Joined devices whose pending session (of the join-accept they got) the NS did not hold 30 s later: left out. */
+        no_pending_session: unheld.length,
+        active_devices: active.length,
+        gateways: o.gateways,
+        gateway_servers: o.udpPorts.length,
+        jitter_ms: o.jitterMs,
+        fetch_ms: o.fetchMs,
+        register_s: round(opened.registerS),
+        join_s: round(joinS),
+        first_uplinks: { ...first, ns_data_uplinks: firstResults },
+      },
+      close: async () => {
+        close();
+        await receiver.stop();
+      },
+    };
+  } catch (err) {
+    opened?.close();
+    await receiver.stop();
+    throw err;
+  } finally {
+    setup.close();
+  }
+}
+
+const isDelivered = (tx: Tx) => tx.deliveredAt !== undefined;
+
+export async function uplinksPhase(o: UplinkPhaseOptions) {
+  // The joins (JOIN_RATE), the first uplinks, building the frames (~0.12 ms each) and the warm-up come before A.
+  const beforeA =
+    o.devices / JOIN_RATE + 0.12e-3 * (o.warmup + o.durationS * (o.rate + o.downlinkRate)) + o.devices / FIRST_UPLINK_RATE + o.warmup / o.rate + 8;
+  const ready = await openUplinkDevices(
+    o,
+    { label: 'uplinks', deviceIdPrefix: 'up', devEuiPrefix: '70B3D57EB0', gatewayIdPrefix: 'bench-up-gtw' },
+    // The first gateway's concentrator clock wraps (2^32 µs) about the middle of sub-phase A.
+    (g) => (g === 0 ? 2 ** 32 - Math.round((beforeA + o.durationS / 2) * 1e6) : randomInt(2 ** 32 - 1)),
+  );
+  try {
+    const { devices, active, air, deliveries, stackPids } = ready;
     // Every frame built before the load (lora-packet is slow): the load generator only pushes.
     const buildStart = performance.now();
-    const firstFrames = buildFrames(devices, active, active.length, false);
     const warmFrames = buildFrames(devices, active, o.warmup, false);
     const upFrames = buildFrames(devices, active, Math.round(o.rate * o.durationS), false);
     const confirmedFrames = buildFrames(devices, active, Math.round(o.downlinkRate * o.durationS), true);
-    log(
-      `uplinks: ${firstFrames.length + warmFrames.length + upFrames.length + confirmedFrames.length} frames built in ${round((performance.now() - buildStart) / 1000)}s`,
-    );
+    log(`uplinks: ${warmFrames.length + upFrames.length + confirmedFrames.length} frames built in ${round((performance.now() - buildStart) / 1000)}s`);
 
-    const delivered = (tx: Tx) => tx.deliveredAt !== undefined;
-    const firstRate = Math.min(o.rate, FIRST_UPLINK_RATE);
-    log(`uplinks: the first uplink of each of ${active.length} devices at ${firstRate}/s (its session becomes current)`);
-    const beforeFirst = await scrapeAll(o.metricsUrls);
-    const first = deliveryFigures((await air.send(firstFrames, firstRate, RECEIVE_DELAYS, delivered, DELIVERY_WAIT_MS)).sent);
-    const firstResults = nsDataUplinks(beforeFirst, await scrapeAll(o.metricsUrls));
     log(`uplinks: warm-up ${o.warmup} uplinks at ${o.rate}/s`);
-    const warm = deliveryFigures((await air.send(warmFrames, o.rate, RECEIVE_DELAYS, delivered, DELIVERY_WAIT_MS)).sent);
+    const warm = deliveryFigures((await air.send(warmFrames, o.rate, RECEIVE_DELAYS, isDelivered, { waitMs: DELIVERY_WAIT_MS })).sent);
+    const first = ready.figures.first_uplinks;
     log(`uplinks: first uplinks ${first.delivered} of ${active.length} delivered, warm-up ${warm.delivered} of ${o.warmup}, p50 ${warm.latency_ms.p50} ms`);
     if (first.delivered + warm.delivered === 0) throw new Error(`uplinks: no warm-up uplink reached the webhook; stack logs:\n${o.logs().slice(-6000)}`);
     // An overloaded warm-up leaves a backlog: A starts once it is handled.
@@ -577,7 +701,7 @@ export async function uplinksPhase(o: UplinkPhaseOptions) {
 
     log(`uplinks: A: ${upFrames.length} unconfirmed uplinks at ${o.rate}/s for ${o.durationS}s, ${o.gateways} gateways`);
     const duplicatesBefore = deliveries.duplicates;
-    const a = await measured(air, o, upFrames, o.rate, delivered, DELIVERY_WAIT_MS);
+    const a = await measured(air, o, upFrames, o.rate, isDelivered, { waitMs: DELIVERY_WAIT_MS });
     const aDeliveries = deliveryFigures(a.sent);
     const unconfirmed = {
       ...a.figures,
@@ -606,21 +730,8 @@ export async function uplinksPhase(o: UplinkPhaseOptions) {
       ? await confirmedPhase(air, o, devices, active, confirmedFrames, deliveries, stackPids)
       : { skipped: `the stack was still busy ${settleB.s} s after sub-phase A (its backlog, see unconfirmed.rss_mb)` };
     return {
-      devices: o.devices,
-      joined,
-      join_rounds: joinRounds,
-      late_join_accepts: lateJoinAccepts,
-      /** Joined devices whose pending session (of the join-accept they got) the NS did not hold 30 s later: left out. */
-      no_pending_session: unheld.length,
-      active_devices: active.length,
-      gateways: o.gateways,
-      gateway_servers: o.udpPorts.length,
-      jitter_ms: o.jitterMs,
-      fetch_ms: o.fetchMs,
+      ...ready.figures,
       duration_s: o.durationS,
-      register_s: round(registerS),
-      join_s: round(joinS),
-      first_uplinks: { ...first, ns_data_uplinks: firstResults },
       warmup: { uplinks: o.warmup, ...warm },
       /** Seconds the stack took to become idle (an overload's backlog handled) before A, and before the downlink pushes and B. */
       settle_s: { a: settleA.s, b: settleB.s },
@@ -629,9 +740,6 @@ export async function uplinksPhase(o: UplinkPhaseOptions) {
       confirmed,
     };
   } finally {
-    air?.close();
-    setup.close();
-    closeGateways(gateways);
-    await receiver.stop();
+    await ready.close();
   }
 }
