@@ -270,7 +270,7 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
    * what `mutate` returned for the round that was stored. Of the identifiers only `dev_addr` may
    * change (a session becoming current); the others stay as stored.
    *
-   * `read`: a device this registry's data-plane lookups returned (`bySessionDevAddr`, `stored`),
+   * `read`: a device this registry's data-plane lookups returned (`bySessionDevAddr`, `stored`, `getByEuis`),
    * or the device a `mutate` returned to a modify that stored it, that the caller has not changed
    * since. Its record is the first round's starting point instead of a
    * new read (the uplink path reads the device to match it, then writes it at once); when another
@@ -337,9 +337,12 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
     return device;
   }
 
-  /** The data plane's lookup by JoinEUI and DevEUI: exactly one device, else not found or several-match. */
+  /**
+   * The data plane's lookup by JoinEUI and DevEUI: exactly one device, else not found or
+   * several-match. Tracked like `stored`'s: the join that reads it may write it at once (`modify`'s `read`).
+   */
   async getByEuis(joinEui: string, devEui: string): Promise<T> {
-    return asTyped<T>(toDevice(this.single(await this.store.findByEuis(joinEui, devEui), { join_eui: joinEui, dev_eui: devEui })));
+    return this.tracked(this.single(await this.store.findByEuis(joinEui, devEui), { join_eui: joinEui, dev_eui: devEui }));
   }
 
   private single(records: DeviceRecord[], identifiers: JsonObject): DeviceRecord {

@@ -6,6 +6,7 @@ import { KeyVault, parseKeks } from '@lorawan/crypto';
 import { DeviceTemplateCatalogue, parseDeviceProfile } from '@lorawan/lorawan';
 import { type ComponentDataSourceOptions, dataSourceProviders } from '@lorawan/persistence';
 import { DEVICE_STORE, type DeviceStore } from './device-record';
+import { PLAIN_ENCODER, SharedTextEncoder } from './document-encoder';
 import { RegistryDeviceEntity } from './device.entity';
 import { type CopySource, DeviceRegistry, type RegistryPolicy, type StoredDevice } from './device-registry';
 import { KekSealer, type KeySealer, PLAIN_KEYS } from './key-sealer';
@@ -53,7 +54,13 @@ export function registryProviders<T extends StoredDevice>(
 ): Provider[] {
   return [
     ...dataSourceProviders((config) => registryDataSourceOptions(component, migrations, config), HealthService),
-    { provide: DEVICE_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new TypeOrmDeviceStore(ds) },
+    {
+      provide: DEVICE_STORE,
+      inject: [DataSource, STACK_CONFIG],
+      // The NS rewrites its devices on every uplink from the document it read (shared, never changed in place): their unchanged parts' text is reused.
+      useFactory: (ds: DataSource, config: StackConfig) =>
+        new TypeOrmDeviceStore(ds, component === 'ns' ? new SharedTextEncoder(config.testChecks) : PLAIN_ENCODER),
+    },
     {
       provide: DeviceRegistry,
       inject: [DEVICE_STORE, STACK_CONFIG, EventPublisher],

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { sqlToTimestamp, timestampToSql } from '@lorawan/api';
 import { isDuplicateKeyError, readThenWrite, runStatement, type Statement } from '@lorawan/persistence';
 import type { CreateResult, DeviceLookup, DeviceRecord, DeviceStore, ReplaceResult } from './device-record';
+import { type DocumentEncoder, PLAIN_ENCODER } from './document-encoder';
 
 const KEY_COLUMNS = 'application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, created_at, updated_at, revision';
 const COLUMNS = `${KEY_COLUMNS}, fields`;
@@ -38,7 +39,7 @@ function toRecord(row: Row): DeviceRecord {
   };
 }
 
-function toParams(r: DeviceRecord): Statement['params'] {
+function toParams(r: DeviceRecord, encoder: DocumentEncoder): Statement['params'] {
   return [
     r.ids.application_ids.application_id,
     r.ids.device_id,
@@ -49,7 +50,7 @@ function toParams(r: DeviceRecord): Statement['params'] {
     timestampToSql(r.created_at),
     timestampToSql(r.updated_at),
     r.revision,
-    JSON.stringify(r.fields),
+    encoder.encode(r.fields),
   ];
 }
 
@@ -61,10 +62,15 @@ function pendingDevAddrOf(r: DeviceRecord): string | null {
 
 /**
  * A JS/NS/AS registry's devices on TypeORM's connection: MySQL/MariaDB in distributed mode,
- * SQLite embedded. Fixed SQL statements (no query building on the hot paths).
+ * SQLite embedded. Fixed SQL statements (no query building on the hot paths). `encoder`: how a
+ * record's fields become the `fields` text (`SharedTextEncoder` where documents are never changed
+ * in place once written: the NS's, rewritten on every uplink).
  */
 export class TypeOrmDeviceStore implements DeviceStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly encoder: DocumentEncoder = PLAIN_ENCODER,
+  ) {}
 
   private async select(where: string, params: unknown[], limit?: number): Promise<DeviceRecord[]> {
     const { rows } = await runStatement<Row>(this.dataSource, `SELECT ${COLUMNS} FROM end_devices WHERE ${where}${limit ? ` LIMIT ${limit}` : ''}`, params);
@@ -110,7 +116,7 @@ export class TypeOrmDeviceStore implements DeviceStore {
 
   async create(record: DeviceRecord): Promise<CreateResult> {
     try {
-      const { sql, params } = insertOf(record);
+      const { sql, params } = insertAllOf([record], this.encoder);
       await runStatement(this.dataSource, sql, [...params]);
       return { ok: true };
     } catch (err) {
@@ -124,7 +130,7 @@ export class TypeOrmDeviceStore implements DeviceStore {
 
   async replace(record: DeviceRecord): Promise<ReplaceResult> {
     // A fixed, prepared statement: the uplink path writes a device per uplink.
-    const { sql, params } = updateOf(record);
+    const { sql, params } = updateOf(record, this.encoder);
     try {
       const { affected } = await runStatement(this.dataSource, sql, [...params]);
       return affected > 0 ? 'ok' : 'stale';
@@ -145,7 +151,10 @@ export class TypeOrmDeviceStore implements DeviceStore {
         const { result, records } = decide(stored);
         // The new devices in one multi-row INSERT (one statement, not one round trip per device), then the updates.
         const created = records.filter((r) => r.revision === 1);
-        const writes = [...(created.length > 0 ? [insertAllOf(created)] : []), ...records.filter((r) => r.revision !== 1).map(updateOf)];
+        const writes = [
+          ...(created.length > 0 ? [insertAllOf(created, this.encoder)] : []),
+          ...records.filter((r) => r.revision !== 1).map((r) => updateOf(r, this.encoder)),
+        ];
         return { result, writes };
       });
       return { ok: true, result };
@@ -190,19 +199,15 @@ export class TypeOrmDeviceStore implements DeviceStore {
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
-function insertOf(r: DeviceRecord): Statement {
-  return insertAllOf([r]);
-}
-
 /** One INSERT of every record (the rows' order is the records'). */
-function insertAllOf(records: readonly DeviceRecord[]): Statement {
+function insertAllOf(records: readonly DeviceRecord[], encoder: DocumentEncoder): Statement {
   const row = `(${marks(10)})`;
-  return { sql: `INSERT INTO end_devices (${COLUMNS}) VALUES ${records.map(() => row).join(', ')}`, params: records.flatMap(toParams) };
+  return { sql: `INSERT INTO end_devices (${COLUMNS}) VALUES ${records.map(() => row).join(', ')}`, params: records.flatMap((r) => toParams(r, encoder)) };
 }
 
 /** The replace of a record if the stored one is still at the revision before it. */
-function updateOf(r: DeviceRecord): Statement {
-  const [application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, , updated_at, revision, fields] = toParams(r);
+function updateOf(r: DeviceRecord, encoder: DocumentEncoder): Statement {
+  const [application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, , updated_at, revision, fields] = toParams(r, encoder);
   return {
     sql:
       'UPDATE end_devices SET dev_eui = ?, join_eui = ?, dev_addr = ?, pending_dev_addr = ?, updated_at = ?, revision = ?, fields = ? ' +

@@ -9,10 +9,19 @@ import { leBytes } from './bytes';
  */
 
 function derive(key: AesKey, type: number, ...parts: Buffer[]): string {
-  const block = Buffer.alloc(16);
-  block[0] = type;
-  Buffer.concat(parts).copy(block, 1);
-  return aesEncrypt(key, block).toString('hex').toUpperCase();
+  return deriveEach(key, [type], parts)[0];
+}
+
+/** The keys of several types from one root key, encrypted together (one cipher for all their blocks). */
+function deriveEach(key: AesKey, types: readonly number[], parts: readonly Buffer[]): string[] {
+  const blocks = Buffer.alloc(16 * types.length);
+  const identifiers = Buffer.concat(parts);
+  types.forEach((type, i) => {
+    blocks[16 * i] = type;
+    identifiers.copy(blocks, 16 * i + 1);
+  });
+  const encrypted = aesEncrypt(key, blocks);
+  return types.map((_, i) => encrypted.toString('hex', 16 * i, 16 * i + 16).toUpperCase());
 }
 
 export interface LegacySessionKeys {
@@ -23,7 +32,8 @@ export interface LegacySessionKeys {
 /** LoRaWAN 1.0.x: NwkSKey and AppSKey from the AppKey, `type | JoinNonce | NetID | DevNonce`. */
 export function deriveLegacySessionKeys(appKey: AesKey, joinNonce: string, netId: string, devNonce: string): LegacySessionKeys {
   const parts = [leBytes(joinNonce, 3, 'JoinNonce'), leBytes(netId, 3, 'NetID'), leBytes(devNonce, 2, 'DevNonce')];
-  return { nwk_s_key: derive(appKey, 0x01, ...parts), app_s_key: derive(appKey, 0x02, ...parts) };
+  const [nwk_s_key, app_s_key] = deriveEach(appKey, [0x01, 0x02], parts);
+  return { nwk_s_key, app_s_key };
 }
 
 export interface SessionKeys11 {
@@ -36,12 +46,8 @@ export interface SessionKeys11 {
 /** LoRaWAN 1.1: the network keys from the NwkKey and the AppSKey from the AppKey, `type | JoinNonce | JoinEUI | DevNonce`. */
 export function deriveSessionKeys11(nwkKey: AesKey, appKey: AesKey, joinNonce: string, joinEui: string, devNonce: string): SessionKeys11 {
   const parts = [leBytes(joinNonce, 3, 'JoinNonce'), leBytes(joinEui, 8, 'JoinEUI'), leBytes(devNonce, 2, 'DevNonce')];
-  return {
-    f_nwk_s_int_key: derive(nwkKey, 0x01, ...parts),
-    s_nwk_s_int_key: derive(nwkKey, 0x03, ...parts),
-    nwk_s_enc_key: derive(nwkKey, 0x04, ...parts),
-    app_s_key: derive(appKey, 0x02, ...parts),
-  };
+  const [f_nwk_s_int_key, s_nwk_s_int_key, nwk_s_enc_key] = deriveEach(nwkKey, [0x01, 0x03, 0x04], parts);
+  return { f_nwk_s_int_key, s_nwk_s_int_key, nwk_s_enc_key, app_s_key: derive(appKey, 0x02, ...parts) };
 }
 
 /** LoRaWAN 1.1 JSIntKey (join-accept MIC) from the NwkKey and the DevEUI. */

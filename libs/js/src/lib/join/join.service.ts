@@ -53,27 +53,32 @@ export class JoinService {
     const deviceIds = { device_ids: found.ids };
     let accepted: JoinAcceptance | undefined;
     try {
-      await this.registry.modify({ application_id: found.ids.application_ids.application_id, device_id: found.ids.device_id }, async (device, openKey) => {
-        const rootKeys = device.root_keys;
-        const joinDevice: JoinDevice = {
-          app_key: rootKeys?.app_key ? openKey(rootKeys.app_key).key : undefined,
-          nwk_key: rootKeys?.nwk_key ? openKey(rootKeys.nwk_key).key : undefined,
-          last_dev_nonce: device.last_dev_nonce,
-          used_dev_nonces: device.used_dev_nonces,
-          last_join_nonce: device.last_join_nonce,
-          resets_join_nonces: device.resets_join_nonces,
-        };
-        accepted = acceptJoin(joinDevice, {
-          raw_payload: raw,
-          selected_mac_version: request.selected_mac_version,
-          net_id: request.net_id,
-          dev_addr: request.dev_addr,
-          downlink_settings: request.downlink_settings,
-          rx_delay: request.rx_delay ?? 0,
-          cf_list: cfListBytes(request.cf_list),
-        });
-        return { device: { ...device, ...accepted.nonces }, result: undefined };
-      });
+      await this.registry.modify(
+        { application_id: found.ids.application_ids.application_id, device_id: found.ids.device_id },
+        async (device, openKey) => {
+          const rootKeys = device.root_keys;
+          const joinDevice: JoinDevice = {
+            app_key: rootKeys?.app_key ? openKey(rootKeys.app_key).key : undefined,
+            nwk_key: rootKeys?.nwk_key ? openKey(rootKeys.nwk_key).key : undefined,
+            last_dev_nonce: device.last_dev_nonce,
+            used_dev_nonces: device.used_dev_nonces,
+            last_join_nonce: device.last_join_nonce,
+            resets_join_nonces: device.resets_join_nonces,
+          };
+          accepted = acceptJoin(joinDevice, {
+            raw_payload: raw,
+            selected_mac_version: request.selected_mac_version,
+            net_id: request.net_id,
+            dev_addr: request.dev_addr,
+            downlink_settings: request.downlink_settings,
+            rx_delay: request.rx_delay ?? 0,
+            cf_list: cfListBytes(request.cf_list),
+          });
+          return { device: { ...device, ...accepted.nonces }, result: undefined };
+          // The device as just read: its nonces written at once, unless another join wrote it in between.
+        },
+        { read: found },
+      );
     } catch (err) {
       if (isStackError(err)) this.events.publish(JS_EVENTS.joinReject, deviceIds, { ctx: eventCtx, data: err.toDetails() });
       throw err;

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { sqlToTimestamp, timestampToSql } from '@lorawan/api';
+import { runStatement } from '@lorawan/persistence';
 import type { KeyEnvelopeJson } from '@lorawan/registry';
 
 /**
@@ -34,8 +35,9 @@ interface Row {
 export class TypeOrmSessionKeyStore implements SessionKeyStore {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** One fixed statement per accepted join (prepared on MySQL/MariaDB: `runStatement`). */
   async put(r: SessionKeyRecord): Promise<void> {
-    await this.dataSource.query('INSERT INTO session_keys (join_eui, dev_eui, session_key_id, session_keys, created_at) VALUES (?, ?, ?, ?, ?)', [
+    await runStatement(this.dataSource, 'INSERT INTO session_keys (join_eui, dev_eui, session_key_id, session_keys, created_at) VALUES (?, ?, ?, ?, ?)', [
       r.join_eui,
       r.dev_eui,
       r.session_key_id,
@@ -45,10 +47,13 @@ export class TypeOrmSessionKeyStore implements SessionKeyStore {
   }
 
   async get(joinEui: string, devEui: string, sessionKeyId: string): Promise<SessionKeyRecord | undefined> {
-    const [row] = (await this.dataSource.query(
+    const {
+      rows: [row],
+    } = await runStatement<Row>(
+      this.dataSource,
       'SELECT join_eui, dev_eui, session_key_id, session_keys, created_at FROM session_keys WHERE join_eui = ? AND dev_eui = ? AND session_key_id = ?',
       [joinEui, devEui, sessionKeyId],
-    )) as Row[];
+    );
     if (!row) return undefined;
     return {
       join_eui: row.join_eui,

@@ -387,7 +387,7 @@ export class DataDownlinkService {
       (next) => {
         // A scheduled downlink's device has its session and MAC state (`send`).
         const session = { ...(next.session as NsSession) };
-        const macState = { ...(next.mac_state as NsMacState) };
+        const macState = withoutAnswered(next.mac_state as NsMacState, mac);
         const now = nowTimestamp();
         if (item) {
           session.queued_application_downlinks = (session.queued_application_downlinks ?? []).filter(
@@ -399,13 +399,9 @@ export class DataDownlinkService {
           }
         }
         if (!item || version !== 'MAC_V1_1') session.last_n_f_cnt_down = fCnt;
-        if (mac) {
-          // The spec: `queued_responses` are regenerated on each uplink, `pending_requests` on each downlink.
-          delete macState.queued_responses;
-          if (mac.pending_requests?.length) {
-            macState.pending_requests = mac.pending_requests;
-            macState.last_confirmed_downlink_at = now;
-          } else delete macState.pending_requests;
+        if (mac?.pending_requests?.length) {
+          macState.pending_requests = mac.pending_requests;
+          macState.last_confirmed_downlink_at = now;
         }
         macState.rx_windows_available = false;
         macState.last_downlink_at = now;
@@ -423,4 +419,18 @@ export class DataDownlinkService {
       { read: device },
     );
   }
+}
+
+/**
+ * A copy of the MAC state to record a downlink in: with MAC commands sent, without the answers it
+ * carried (`queued_responses`, regenerated on each uplink) and, unless it asks new ones, without
+ * `pending_requests` (regenerated on each downlink: the spec). Left out by destructuring, not
+ * `delete`: V8 copies a deleted-from object slowly, and this one is copied on every uplink.
+ */
+function withoutAnswered(state: NsMacState, mac: NsMacState | undefined): NsMacState {
+  if (!mac) return { ...state };
+  const { queued_responses: _answered, ...rest } = state;
+  if (mac.pending_requests?.length) return rest;
+  const { pending_requests: _asked, ...fresh } = rest;
+  return fresh;
 }

@@ -64,6 +64,8 @@ interface AcceptedJoin {
   up: ReceivedUplink;
   request: HandleJoinRequest;
   response: JoinResponse;
+  /** The device as the join stored it: where the join-accept's own write starts (`DeviceRegistry.modify`'s `read`). */
+  stored: NsDevice;
 }
 
 const NETWORK_KEYS = ['f_nwk_s_int_key', 's_nwk_s_int_key', 'nwk_s_enc_key'] as const;
@@ -212,23 +214,28 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     } catch (err) {
       return drop(isStackError(err) ? err : ErrUnwrapKey.with({ key: 'network key', kek_label: '' }));
     }
-    await this.registry.modify({ application_id: device.ids.application_ids.application_id, device_id: device.ids.device_id }, (stored) => ({
-      device: {
-        ...stored,
-        pending_mac_state: {
-          ...macState,
-          queued_join_accept: {
-            payload: response.raw_payload,
-            request: withoutCorrelationIds(request),
-            keys,
-            dev_addr: request.dev_addr,
-            net_id: request.net_id,
-            correlation_ids: ctx.correlation_ids,
+    const stored = await this.registry.modify(
+      { application_id: device.ids.application_ids.application_id, device_id: device.ids.device_id },
+      (current) => {
+        const next: NsDevice = {
+          ...current,
+          pending_mac_state: {
+            ...macState,
+            queued_join_accept: {
+              payload: response.raw_payload,
+              request: withoutCorrelationIds(request),
+              keys,
+              dev_addr: request.dev_addr,
+              net_id: request.net_id,
+              correlation_ids: ctx.correlation_ids,
+            },
           },
-        },
+        };
+        return { device: next, result: next };
       },
-      result: undefined,
-    }));
+      // The device as the join read it: written at once, unless another write came in between.
+      { read: device },
+    );
     nsJoins.inc({ result: 'accepted' });
     return {
       ids: device.ids,
@@ -237,6 +244,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
       up,
       request,
       response,
+      stored,
     };
   }
 
@@ -291,23 +299,28 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     const sessionKeyId = join.response.session_keys.session_key_id;
     let invalidated: QueuedDownlink[] | undefined;
     try {
-      invalidated = await this.registry.modify({ application_id: join.ids.application_ids.application_id, device_id: join.ids.device_id }, (device) => {
-        const pending = device.pending_mac_state;
-        // A later join-request may have replaced this join while it was being sent.
-        if (!pending || pending.queued_join_accept?.keys?.session_key_id !== sessionKeyId) return { device, result: undefined };
-        const { queued_join_accept: queued, ...rest } = pending;
-        const keys = queued?.keys;
-        // TTS: the queue of the session the device leaves goes back to the AS, which encrypts it again for the new one.
-        const queue = (device.session ?? device.pending_session)?.queued_application_downlinks ?? [];
-        return {
-          device: {
-            ...device,
-            pending_mac_state: { ...rest, pending_join_request: queued?.request, rx_windows_available: false },
-            pending_session: { dev_addr: join.request.dev_addr, keys, started_at: nowTimestamp() },
-          },
-          result: queue,
-        };
-      });
+      invalidated = await this.registry.modify(
+        { application_id: join.ids.application_ids.application_id, device_id: join.ids.device_id },
+        (device) => {
+          const pending = device.pending_mac_state;
+          // A later join-request may have replaced this join while it was being sent.
+          if (!pending || pending.queued_join_accept?.keys?.session_key_id !== sessionKeyId) return { device, result: undefined };
+          const { queued_join_accept: queued, ...rest } = pending;
+          const keys = queued?.keys;
+          // TTS: the queue of the session the device leaves goes back to the AS, which encrypts it again for the new one.
+          const queue = (device.session ?? device.pending_session)?.queued_application_downlinks ?? [];
+          return {
+            device: {
+              ...device,
+              pending_mac_state: { ...rest, pending_join_request: queued?.request, rx_windows_available: false },
+              pending_session: { dev_addr: join.request.dev_addr, keys, started_at: nowTimestamp() },
+            },
+            result: queue,
+          };
+          // The device as the join left it, unless something was written since.
+        },
+        { read: join.stored },
+      );
       if (!invalidated) return;
     } catch (err) {
       this.logger.warn({ device_id: join.ids.device_id, error: (err as Error).message }, 'join-accept sent, device not updated');
@@ -320,11 +333,15 @@ export class JoinRequestService implements BeforeApplicationShutdown {
   private async dropJoinAccept(join: AcceptedJoin): Promise<void> {
     const sessionKeyId = join.response.session_keys.session_key_id;
     try {
-      await this.registry.modify({ application_id: join.ids.application_ids.application_id, device_id: join.ids.device_id }, (stored) => {
-        const pending = stored.pending_mac_state;
-        if (!pending || pending.queued_join_accept?.keys?.session_key_id !== sessionKeyId) return { device: stored, result: undefined };
-        return { device: { ...stored, pending_mac_state: onJoinAcceptNotScheduled(pending) }, result: undefined };
-      });
+      await this.registry.modify(
+        { application_id: join.ids.application_ids.application_id, device_id: join.ids.device_id },
+        (stored) => {
+          const pending = stored.pending_mac_state;
+          if (!pending || pending.queued_join_accept?.keys?.session_key_id !== sessionKeyId) return { device: stored, result: undefined };
+          return { device: { ...stored, pending_mac_state: onJoinAcceptNotScheduled(pending) }, result: undefined };
+        },
+        { read: join.stored },
+      );
     } catch (err) {
       this.logger.warn({ device_id: join.ids.device_id, error: (err as Error).message }, 'unscheduled join-accept not dropped');
     }

@@ -12,7 +12,9 @@ export interface MacEvent {
 /**
  * The device while the MAC layer works on it: `device` and `state` are shallow copies the
  * handlers replace fields of (never changing a nested object in place: the stored record may be
- * shared and frozen), `events` what to publish once the result is stored.
+ * shared and frozen), `events` what to publish once the result is stored. The parameters are the
+ * state's own objects until a handler replaces them (`setCurrent`): parameters no command
+ * changed stay the objects stored, whose text the NS registry's next write reuses.
  */
 export interface MacDraft {
   device: NsDevice;
@@ -25,8 +27,8 @@ export function macDraft(device: NsDevice, state: NsMacState): MacDraft {
     device: { ...device },
     state: {
       ...state,
-      current_parameters: { ...(state.current_parameters ?? {}) },
-      desired_parameters: { ...(state.desired_parameters ?? {}) },
+      current_parameters: state.current_parameters ?? {},
+      desired_parameters: state.desired_parameters ?? {},
     },
     events: [],
   };

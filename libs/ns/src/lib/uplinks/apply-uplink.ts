@@ -68,13 +68,16 @@ export function applyUplink(device: NsDevice, uplink: DataUplink, context: Uplin
   const session = { ...current, last_f_cnt_up: match.f_cnt };
   // A device without MAC state (stored before it had one) starts from an empty one.
   let macState = (match.which === 'pending_session' ? device.pending_mac_state : device.mac_state) ?? ({} as NsMacState);
-  const next: NsDevice = { ...device, session };
+  // The device's `recent_uplinks` is the MAC state's, summarized when it is read (`presentNsDevice`): not stored twice.
+  // (Fields leave by destructuring, not `delete`, here and below: the device is copied and written on every uplink, and V8 copies a deleted-from object slowly.)
+  const { recent_uplinks: _summarized, ...kept } = device;
+  let next: NsDevice = { ...kept, session };
   if (match.which === 'pending_session') {
     // The join is done: the pending session and MAC state become current, with what the join-accept told the device (TTS; 1.1's RekeyInd comes with the MAC layer).
     const { pending_join_request: request, queued_join_accept: _accept, ...rest } = macState;
     macState = { ...rest, current_parameters: joinedParameters(rest, request) };
-    delete next.pending_session;
-    delete next.pending_mac_state;
+    const { pending_session: _session, pending_mac_state: _macState, ...joined } = next;
+    next = joined;
     next.ids = { ...device.ids, dev_addr: session.dev_addr };
   }
   const recent = recentUplink(message, payload);
@@ -82,8 +85,6 @@ export function applyUplink(device: NsDevice, uplink: DataUplink, context: Uplin
   // Only the latest uplink keeps its tokens (the downlink paths of a class C downlink) and correlation IDs (TTS).
   const earlier = (macState.recent_uplinks ?? []).slice(1 - context.recentUplinks).map(uplinkSummary);
   next.mac_state = { ...macState, rx_windows_available: true, recent_uplinks: [...earlier, recent] };
-  // The device's `recent_uplinks` is the MAC state's, summarized when it is read (`presentNsDevice`): not stored twice.
-  delete next.recent_uplinks;
   // The seed's rule: at most 20, reset by every uplink without the ADR bit.
   next.recent_adr_uplinks = payload.f_hdr.f_ctrl.adr ? [...(device.recent_adr_uplinks ?? []), summary].slice(-RECENT_ADR_UPLINKS) : [];
   // LoRaWAN 1.1: the device shows it took the join-accept with RekeyInd (TTS drops a first uplink without it).
@@ -112,9 +113,10 @@ export function applyUplink(device: NsDevice, uplink: DataUplink, context: Uplin
   // A confirmed downlink waiting for the device's answer: this uplink's ACK bit is it (TTS: downlink_ack or downlink_nack).
   const pending = next.mac_state?.pending_application_downlink;
   let answered: AppliedUplink['answered'];
-  if (pending && !match.retransmission) {
+  if (pending && !match.retransmission && next.mac_state) {
     answered = { downlink: pending, acked: payload.f_hdr.f_ctrl.ack };
-    delete next.mac_state?.pending_application_downlink;
+    const { pending_application_downlink: _answered, ...state } = next.mac_state;
+    next.mac_state = state;
   }
   return { device: next, answered, macEvents, afterMerge };
 }

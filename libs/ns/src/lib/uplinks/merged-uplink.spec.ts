@@ -17,6 +17,25 @@ describe('merged uplink copies', () => {
     expect(merged.correlation_ids).toEqual(['gs:uplink:A', 'gs:uplink:B']);
   });
 
+  it('keeps one entry per gateway, antenna and uplink token, whatever the fields look like', () => {
+    const entry = (fields: Record<string, unknown>) => ({ gateway_ids: { gateway_id: 'gw' }, ...fields });
+    const entries = [
+      entry({}),
+      entry({ antenna_index: 0 }),
+      entry({ antenna_index: 0, uplink_token: null }),
+      entry({ antenna_index: 1 }),
+      entry({ uplink_token: 'n' }),
+      entry({ uplink_token: '' }),
+      entry({ antenna_index: 1.5 }),
+      entry({ antenna_index: '1' }),
+      entry({ uplink_token: 7 }),
+      { gateway_ids: { eui: '0:gw:n' } },
+      { gateway_ids: { gateway_id: 'g' }, uplink_token: 'w:n' },
+    ];
+    const merged = mergeCopies({ rx_metadata: entries, correlation_ids: [] }, [{ rx_metadata: entries.map((e) => ({ ...e })), correlation_ids: [] }]);
+    expect(merged.rx_metadata).toEqual([entries[0], ...entries.slice(3)]);
+  });
+
   it('keeps at most 50 metadata entries', () => {
     const copies = Array.from({ length: 60 }, (_, i) => ({ rx_metadata: [md(`g${i}`, 0, -100)], correlation_ids: [] }));
     expect(mergeCopies(copies[0], copies).rx_metadata).toHaveLength(MAX_MERGED_METADATA);

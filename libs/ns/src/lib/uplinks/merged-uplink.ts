@@ -28,13 +28,30 @@ export function mergeCopies(first: UplinkCopy, copies: readonly unknown[]): Merg
     for (const id of copy.correlation_ids ?? []) correlation_ids.add(id);
     for (const md of copy.rx_metadata) {
       // The first copy is also among the accumulated ones: each gateway antenna's entry once.
-      const key = JSON.stringify([gatewayOf(md), md.antenna_index ?? 0, md.uplink_token ?? null]);
+      const key = copyKey(md);
       if (seen.has(key) || rx_metadata.length >= MAX_MERGED_METADATA) continue;
       seen.add(key);
       rx_metadata.push(md);
     }
   }
   return { rx_metadata, correlation_ids: [...correlation_ids], gateway_count: new Set(rx_metadata.map(gatewayOf)).size };
+}
+
+/**
+ * What tells a gateway antenna's entry from another's: its gateway, antenna and uplink token. The
+ * usual entry (a whole antenna number, a token or none) is keyed without a JSON text per entry
+ * (`<antenna>:<gateway length>:<gateway>:t<token>`, or `n` for none: one key per triple); any
+ * other by its JSON, as before (the two forms never meet: a JSON key starts with `[`, the other
+ * with a digit or `-`).
+ */
+function copyKey(md: Record<string, unknown>): string {
+  const antenna = md.antenna_index ?? 0;
+  const token = md.uplink_token;
+  if (Number.isInteger(antenna) && (typeof token === 'string' || token === undefined || token === null)) {
+    const gateway = gatewayOf(md);
+    return `${antenna as number}:${gateway.length}:${gateway}:${typeof token === 'string' ? `t${token}` : 'n'}`;
+  }
+  return JSON.stringify([gatewayOf(md), antenna, token ?? null]);
 }
 
 function gatewayOf(md: Record<string, unknown>): string {
