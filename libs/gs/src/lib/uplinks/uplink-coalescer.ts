@@ -8,7 +8,8 @@ import type { UplinkMessageJson } from '../io/messages';
  * deduplication round trip and a decode per extra copy (four gateways hearing every frame make
  * four calls one). `windowMs` 0 sends every copy at once, alone.
  *
- * Each copy's caller gets the outcome of the one call that carried it.
+ * Each copy's caller gets the outcome of the one call that carried it. A frame is checked once per
+ * window (`refuse`, with its first copy): its other copies are the same bytes.
  */
 export class UplinkCoalescer<R> {
   /** Open frames in the order they opened (so in the order they are due). */
@@ -20,8 +21,16 @@ export class UplinkCoalescer<R> {
     private readonly send: (message: UplinkMessageJson) => Promise<R>,
   ) {}
 
-  submit(message: UplinkMessageJson): Promise<R> {
-    if (this.windowMs <= 0) return this.send(message);
+  /**
+   * A copy to send with the other copies of its frame. `refuse` is asked only when no copy of the
+   * frame is open (the first copy in its window): an outcome from it drops the copy without
+   * opening the frame or sending anything.
+   */
+  submit(message: UplinkMessageJson, refuse?: () => R | undefined): Promise<R> {
+    if (this.windowMs <= 0) {
+      const refused = refuse?.();
+      return refused === undefined ? this.send(message) : Promise.resolve(refused);
+    }
     const key = frameKey(message);
     const held = this.open.get(key);
     if (held) {
@@ -29,6 +38,8 @@ export class UplinkCoalescer<R> {
       held.message.correlation_ids.push(...message.correlation_ids);
       return held.outcome;
     }
+    const refused = refuse?.();
+    if (refused !== undefined) return Promise.resolve(refused);
     const merged: UplinkMessageJson = { ...message, rx_metadata: [...message.rx_metadata], correlation_ids: [...message.correlation_ids] };
     let release!: () => void;
     const outcome = new Promise<void>((resolve) => (release = resolve)).then(() => this.send(merged));
@@ -60,5 +71,7 @@ const BATCH_SLACK_MS = 2;
 
 /** A frame's identity across its copies (as the NS's deduplication key): PHYPayload, frequency, data rate. */
 function frameKey(message: UplinkMessageJson): string {
-  return `${message.raw_payload}\0${message.settings.frequency}\0${JSON.stringify(message.settings.data_rate)}`;
+  const { data_rate: rate, frequency } = message.settings;
+  const dataRate = 'lora' in rate ? `${rate.lora.spreading_factor}/${rate.lora.bandwidth}/${rate.lora.coding_rate}` : `fsk/${rate.fsk.bit_rate}`;
+  return `${message.raw_payload}\0${frequency}\0${dataRate}`;
 }

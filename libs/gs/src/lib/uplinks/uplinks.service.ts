@@ -36,14 +36,14 @@ export class UplinksService {
   /** One received copy of a frame, from a gateway connected through any frontend. */
   async handle(conn: GatewayConnection, message: UplinkMessageJson): Promise<void> {
     const ids = { gateway_ids: conn.ids };
-    const ctx = gsContext(message.correlation_ids);
+    // The events' context: the copy's correlation IDs (an event has no request ID).
+    const ctx = { correlation_ids: message.correlation_ids };
     const bandId = getFrequencyPlan(conn.frequency_plan_ids[0] ?? '')?.band_id;
     this.events.publish(GS_EVENTS.upReceive, ids, { ctx, data: { message, ...(bandId ? { band_id: bandId } : {}) } });
     if (message.crc_status === false) return this.drop(ids, ctx, ErrMessageCRC.with().toDetails());
-    // A frame that is no LoRaWAN PHYPayload goes no further (TTS's GS unmarshals it first).
-    const frame = parsePhyPayload(Buffer.from(message.raw_payload, 'base64'));
-    if ('error' in frame) return this.drop(ids, ctx, ErrInvalidPayload.with({ reason: frame.error }).toDetails());
-    const dropped = await this.coalescer.submit(message);
+    // A frame that is no LoRaWAN PHYPayload goes no further (TTS's GS unmarshals it first): checked
+    // with the first copy of each frame, its other copies are the same bytes.
+    const dropped = await this.coalescer.submit(message, () => invalidPayload(message.raw_payload));
     if (dropped) return this.drop(ids, ctx, dropped);
     gsUplinks.inc({ result: 'forwarded' });
     this.events.publish(GS_EVENTS.upForward, ids, { ctx, data: 'cluster' });
@@ -60,8 +60,14 @@ export class UplinksService {
     return undefined;
   }
 
-  private drop(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: RpcContext, error: ErrorDetails): void {
+  private drop(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: Pick<RpcContext, 'correlation_ids'>, error: ErrorDetails): void {
     gsUplinks.inc({ result: 'dropped' });
     this.events.publish(GS_EVENTS.upDrop, ids, { ctx, data: error });
   }
+}
+
+/** Why a received frame is no LoRaWAN PHYPayload; undefined when it is one. */
+function invalidPayload(rawPayload: string): ErrorDetails | undefined {
+  const frame = parsePhyPayload(Buffer.from(rawPayload, 'base64'));
+  return 'error' in frame ? ErrInvalidPayload.with({ reason: frame.error }).toDetails() : undefined;
 }
