@@ -34,7 +34,11 @@ describe('encodeEvent', () => {
     }
   }
   const cases: Array<[string, EventDefinition, unknown]> = [
-    ['a message', message, { message: { raw_payload: 'AQ==', rx_metadata: [{ rssi: -42, snr: undefined, channel_index: 0 }], crc_status: true }, band_id: 'EU_863_870' }],
+    [
+      'a message',
+      message,
+      { message: { raw_payload: 'AQ==', rx_metadata: [{ rssi: -42, snr: undefined, channel_index: 0 }], crc_status: true }, band_id: 'EU_863_870' },
+    ],
     ['an empty message', message, {}],
     ['a message with its own @type', message, { '@type': 'other', a: 1 }],
     ['a message with toJSON', message, new WithToJson()],

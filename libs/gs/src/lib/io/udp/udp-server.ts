@@ -156,9 +156,10 @@ export class UdpGatewayServer implements GatewayFrontend {
     // where it came (the address `gs.gateway.connect` reports).
     const connected = this.connections.get(packet.gatewayEui);
     if (connected) return this.handleSafely(connected, packet, rinfo);
-    this.connections
-      .connect(packet.gatewayEui, this, { address: rinfo.address, port: rinfo.port })
-      .then((conn) => conn && this.handleSafely(conn, packet, rinfo), (err: unknown) => this.on.dropped('bad_push_data', (err as Error).message));
+    this.connections.connect(packet.gatewayEui, this, { address: rinfo.address, port: rinfo.port }).then(
+      (conn) => conn && this.handleSafely(conn, packet, rinfo),
+      (err: unknown) => this.on.dropped('bad_push_data', (err as Error).message),
+    );
   }
 
   /** A handler that throws must not take the process down: the datagram is dropped. */
