@@ -64,7 +64,12 @@ describe('encodeEvent', () => {
 describe('EventPublisher', () => {
   it('publishes the JSON on the subject of the first identifier', () => {
     const published: Array<[string, string]> = [];
-    const pubsub = { publish: (subject: string, payload: Uint8Array) => published.push([subject, Buffer.from(payload).toString()]) } as unknown as PubSub;
+    const pubsub = {
+      publish: (subject: string, payload: Uint8Array, options?: { deferrable?: boolean }) => {
+        expect(options).toEqual({ deferrable: true });
+        published.push([subject, Buffer.from(payload).toString()]);
+      },
+    } as unknown as PubSub;
     new EventPublisher(pubsub).publish(value, ids[0], { ctx: { correlation_ids: ['c1'] }, data: ['name'] });
     expect(published).toHaveLength(1);
     expect(published[0][0]).toBe('events.gateway.gw-1');

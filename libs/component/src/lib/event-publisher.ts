@@ -8,8 +8,8 @@ const ORIGIN = hostname();
 
 /**
  * Publishes a component's events (TTS `events.Publish`). Fire and forget: the transport's publish
- * does not wait for a broker acknowledgement, so publishing never blocks or fails the call that
- * caused the event; an event that cannot be encoded or sent is logged (by name, never its data)
+ * does not wait for a broker acknowledgement (and over NATS may wait up to `DEFERRED_WRITE_MS` to
+ * share a socket write), so publishing never blocks or fails the call that caused the event; an event that cannot be encoded or sent is logged (by name, never its data)
  * and dropped. In distributed mode NATS JetStream keeps what is published on `events.>`.
  *
  * Every event's JSON is the `EventJson` (`ttn.lorawan.v3.Event`) of `encodeEvent`, written
@@ -35,7 +35,9 @@ export class EventPublisher {
   ): void {
     const ids = Array.isArray(identifiers) ? identifiers : [identifiers];
     try {
-      this.pubsub.publish(eventSubject({ identifiers: ids }), Buffer.from(encodeEvent(definition, ids, options.ctx?.correlation_ids ?? [], options.data)));
+      const json = encodeEvent(definition, ids, options.ctx?.correlation_ids ?? [], options.data);
+      // Events may wait a few milliseconds for the connection's next write (none waits on them).
+      this.pubsub.publish(eventSubject({ identifiers: ids }), Buffer.from(json), { deferrable: true });
       eventsPublished.with(definition.name).inc();
     } catch (err) {
       this.logger.warn({ event: definition.name, error: (err as Error).message }, 'event not published');
