@@ -1,27 +1,21 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  type EntityIdentifiersJson,
-  type EventDefinition,
-  type EventJson,
-  eventSubject,
-  messageData,
-  nowTimestamp,
-  type RpcContext,
-  VALUE_TYPE,
-  valueData,
-  newUlid,
-} from '@lorawan/api';
+import { type EntityIdentifiersJson, type EventDefinition, eventSubject, nowTimestamp, type RpcContext, VALUE_TYPE, newUlid } from '@lorawan/api';
 import { eventsPublished } from '@lorawan/observability';
-import { encode, type PubSub, PUBSUB } from '@lorawan/transport';
+import { type PubSub, PUBSUB } from '@lorawan/transport';
 
 const ORIGIN = hostname();
 
 /**
  * Publishes a component's events (TTS `events.Publish`). Fire and forget: the transport's publish
- * does not wait for a broker acknowledgement, so publishing never blocks or fails the call that
- * caused the event; an event that cannot be encoded or sent is logged (by name, never its data)
+ * does not wait for a broker acknowledgement (and over NATS may wait up to `DEFERRED_WRITE_MS` to
+ * share a socket write), so publishing never blocks or fails the call that caused the event; an event that cannot be encoded or sent is logged (by name, never its data)
  * and dropped. In distributed mode NATS JetStream keeps what is published on `events.>`.
+ *
+ * Every event's JSON is the `EventJson` (`ttn.lorawan.v3.Event`) of `encodeEvent`, written
+ * directly rather than built as an object and stringified: the parts that depend only on the
+ * definition are written once per definition, and the data's fields are not copied into a
+ * wrapper for its `@type` (a data uplink's events carry every gateway's metadata).
  */
 @Injectable()
 export class EventPublisher {
@@ -32,36 +26,78 @@ export class EventPublisher {
   /**
    * Publishes `definition` about `identifiers` with the request's correlation IDs. `data` is the
    * raw value (a path list for `google.protobuf.Value`, or a message's fields); it must never hold
-   * secrets: callers pass what the event may show. Returns the event as published.
+   * secrets: callers pass what the event may show.
    */
   publish(
     definition: EventDefinition,
     identifiers: EntityIdentifiersJson | EntityIdentifiersJson[],
-    options: { ctx?: RpcContext; data?: unknown } = {},
-  ): EventJson {
-    const event: EventJson = {
-      name: definition.name,
-      time: nowTimestamp(),
-      identifiers: Array.isArray(identifiers) ? identifiers : [identifiers],
-      correlation_ids: options.ctx?.correlation_ids ?? [],
-      origin: ORIGIN,
-      visibility: { rights: definition.visibility },
-      unique_id: newUlid(),
-    };
-    const data = wrapData(definition, options.data);
-    if (data) event.data = data;
+    options: { ctx?: RpcContext | Pick<RpcContext, 'correlation_ids'>; data?: unknown } = {},
+  ): void {
+    const ids = Array.isArray(identifiers) ? identifiers : [identifiers];
     try {
-      this.pubsub.publish(eventSubject(event), encode(event));
+      const json = encodeEvent(definition, ids, options.ctx?.correlation_ids ?? [], options.data);
+      // Events may wait a few milliseconds for the connection's next write (none waits on them).
+      this.pubsub.publish(eventSubject({ identifiers: ids }), Buffer.from(json), { deferrable: true });
       eventsPublished.with(definition.name).inc();
     } catch (err) {
       this.logger.warn({ event: definition.name, error: (err as Error).message }, 'event not published');
     }
-    return event;
   }
 }
 
-function wrapData(definition: EventDefinition, data: unknown): Record<string, unknown> | undefined {
-  if (!definition.dataType || data === undefined) return undefined;
-  if (definition.dataType === VALUE_TYPE) return valueData(data);
-  return messageData(definition.dataType.replace(/^ttn\.lorawan\.v3\./, ''), data as object);
+/** The JSON of an event's fields that depend on its definition only (and the process): before and after its time. */
+interface EnvelopeParts {
+  /** `{"name":…,"time":"` */
+  head: string;
+  /** `","origin":…,"visibility":…,"unique_id":"` with the identifiers and correlation IDs before it. */
+  visibility: string;
+  /** `{"@type":"type.googleapis.com/…"` of its data; undefined: it has none. */
+  type?: string;
+}
+
+const envelopes = new WeakMap<EventDefinition, EnvelopeParts>();
+
+function envelopeOf(definition: EventDefinition): EnvelopeParts {
+  let parts = envelopes.get(definition);
+  if (!parts) {
+    const type = definition.dataType?.replace(/^ttn\.lorawan\.v3\./, '');
+    parts = {
+      head: `{"name":${JSON.stringify(definition.name)},"time":"`,
+      visibility: `,"origin":${JSON.stringify(ORIGIN)},"visibility":${JSON.stringify({ rights: definition.visibility })},"unique_id":"`,
+      type:
+        type === undefined
+          ? undefined
+          : `{"@type":${JSON.stringify(definition.dataType === VALUE_TYPE ? `type.googleapis.com/${VALUE_TYPE}` : `type.googleapis.com/ttn.lorawan.v3.${type}`)}`,
+    };
+    envelopes.set(definition, parts);
+  }
+  return parts;
+}
+
+/**
+ * An event's JSON: the same text as `JSON.stringify` of the `EventJson` with the fields in the
+ * order `name`, `time`, `identifiers`, `correlation_ids`, `origin`, `visibility`, `unique_id`,
+ * `data`; `data` is `{"@type": …, "value": data}` for `google.protobuf.Value` and the message's
+ * fields after `@type` otherwise (absent without a data type or data). A fresh time and ULID.
+ */
+export function encodeEvent(definition: EventDefinition, identifiers: EntityIdentifiersJson[], correlationIds: string[], data: unknown): string {
+  const parts = envelopeOf(definition);
+  // Timestamps and ULIDs never need escaping.
+  const envelope = `${parts.head}${nowTimestamp()}","identifiers":${JSON.stringify(identifiers)},"correlation_ids":${JSON.stringify(correlationIds)}${parts.visibility}${newUlid()}"`;
+  const json = parts.type === undefined || data === undefined ? undefined : dataJson(parts.type, definition.dataType === VALUE_TYPE, data);
+  return json === undefined ? `${envelope}}` : `${envelope},"data":${json}}`;
+}
+
+/** `{"@type":…,"value":…}` or `{"@type":…,<the message's fields>}`, as `JSON.stringify` writes the wrapped object. */
+function dataJson(type: string, isValue: boolean, data: unknown): string {
+  if (isValue) {
+    const value = JSON.stringify(data);
+    return value === undefined ? `${type}}` : `${type},"value":${value}}`;
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || typeof (data as { toJSON?: unknown }).toJSON === 'function' || '@type' in data) {
+    // What the wrapper's spread would make of anything but a plain message (none is passed today).
+    return JSON.stringify({ '@type': JSON.parse(`${type}}`)['@type'], ...(data as object) });
+  }
+  const fields = JSON.stringify(data);
+  return fields === '{}' ? `${type}}` : `${type},${fields.slice(1)}`;
 }

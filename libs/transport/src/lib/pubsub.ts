@@ -9,7 +9,7 @@
 export interface PubSub {
   readonly kind: 'nats' | 'in-process';
   /** Broadcasts a message to every subscriber of the subject; fire and forget. */
-  publish(subject: string, payload: Uint8Array): void;
+  publish(subject: string, payload: Uint8Array, options?: PublishOptions): void;
   /**
    * Receives every message published on the subject (each subscriber gets its own copy). `subject`
    * (without the subject prefix) is the one the message was published on: with wildcards it tells
@@ -18,6 +18,15 @@ export interface PubSub {
   subscribe(subject: string, handler: (payload: Uint8Array, subject: string) => void): Subscription;
   /** True when messages can flow now (broker connection up). */
   healthy(): Promise<boolean>;
+}
+
+export interface PublishOptions {
+  /**
+   * The message may wait a few milliseconds to share a socket write with the connection's other
+   * traffic (NATS: `DEFERRED_WRITE_MS`), in its place among what the connection sends (events).
+   * In process, it is delivered at once.
+   */
+  deferrable?: boolean;
 }
 
 export interface Subscription {

@@ -26,7 +26,9 @@ let lastMicros = 0;
 /** Now, with microsecond precision, strictly increasing within the process. */
 export function nowTimestamp(): string {
   const ms = Date.now();
-  const sub = Number(process.hrtime.bigint() % 1000n);
+  // The microseconds within the millisecond from the monotonic clock (`performance.now()` is a
+  // double: no BigInt to make on every event).
+  const sub = Math.floor((performance.now() % 1) * 1000);
   let micros = ms * 1000 + sub;
   if (micros <= lastMicros) micros = lastMicros + 1;
   lastMicros = micros;

@@ -64,7 +64,6 @@ export function recordingPublisher(into: RecordedEvent[]): EventPublisher {
   const recorder: Pick<EventPublisher, 'publish'> = {
     publish: (def: EventDefinition, identifiers, options = {}) => {
       into.push({ name: def.name, data: structuredClone(options.data), correlation_ids: options.ctx?.correlation_ids ?? [], identifiers });
-      return {} as ReturnType<EventPublisher['publish']>;
     },
   };
   return recorder as EventPublisher;

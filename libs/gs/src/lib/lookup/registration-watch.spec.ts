@@ -26,8 +26,12 @@ describe('watchGatewayRegistrations', () => {
     ])
       broker.publish(eventSubject(e), encode(e));
     broker.publish('events.gateway.gtw-1', new TextEncoder().encode('not json'));
+    // Passed over without decoding: another event named first; decoded: a registration whose name is not its first field.
+    broker.publish('events.gateway.gtw-1', new TextEncoder().encode('{"name":"gs.up.receive","identifiers":[{"gateway_ids":{"eui":"AA555A0000000005"}}]}'));
+    const { name, ...rest } = event('gateway.create', 'AA555A0000000006');
+    broker.publish('events.gateway.gtw-1', encode({ ...rest, name }));
     await new Promise((r) => setImmediate(r));
     subscription.unsubscribe();
-    expect(registered).toEqual(['AA555A0000000001', 'AA555A0000000002', 'AA555A0000000003']);
+    expect(registered).toEqual(['AA555A0000000001', 'AA555A0000000002', 'AA555A0000000003', 'AA555A0000000006']);
   });
 });

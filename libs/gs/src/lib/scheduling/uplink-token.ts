@@ -15,8 +15,9 @@ export interface UplinkToken {
   received_ms: number;
 }
 
+/** Base64 of the JSON array `[gateway_id, eui, antenna_index, timestamp, received_ms]` (written as `JSON.stringify` writes it, without building the array). */
 export function encodeUplinkToken(t: UplinkToken): string {
-  return Buffer.from(JSON.stringify([t.gateway_id, t.eui, t.antenna_index, t.timestamp, t.received_ms])).toString('base64');
+  return Buffer.from(`[${JSON.stringify(t.gateway_id)},${JSON.stringify(t.eui)},${t.antenna_index},${t.timestamp},${t.received_ms}]`).toString('base64');
 }
 
 /** The token's content; undefined for bytes that are not one of ours. */

@@ -31,26 +31,26 @@ describe('UplinkCoalescer', () => {
     expect(sent).toHaveLength(2);
   });
 
-  it('admits a frame once, when its first copy opens it: the copies of a frame not admitted are shed with it, and only the first says so', async () => {
+  it('looks at a frame once, when its first copy opens it: the copies of a frame refused are refused with it, and only the first says it opened it', async () => {
     const sent: UplinkMessageJson[] = [];
-    const coalescer = new UplinkCoalescer(30, async (m) => void sent.push(m));
+    const coalescer = new UplinkCoalescer<void, string>(30, async (m) => void sent.push(m));
     let admits = 0;
-    const refuse = () => (admits++, false);
-    expect(coalescer.submit(copy('a'), refuse)).toEqual({ shed: true, first: true });
-    expect(coalescer.submit(copy('b'), refuse)).toEqual({ shed: true, first: false });
-    const other = coalescer.submit(copy('c', 'QAEAACaAAgAB'), () => (admits++, true));
+    const refuse = () => (admits++, 'shed');
+    expect(coalescer.submit(copy('a'), refuse)).toEqual({ refused: 'shed', first: true });
+    expect(coalescer.submit(copy('b'), refuse)).toEqual({ refused: 'shed', first: false });
+    const other = coalescer.submit(copy('c', 'QAEAACaAAgAB'), () => void admits++);
     await sent$(other);
     expect(admits).toBe(2);
     expect(sent.map((m) => m.rx_metadata.map((r) => r.uplink_token))).toEqual([['token-c']]);
     // Once the window closed, the frame is a new one again (admitted or not anew).
     await sent$(coalescer.submit(copy('d')));
     expect(sent).toHaveLength(2);
-    expect(new UplinkCoalescer(0, async () => 1).submit(copy('e'), () => false)).toEqual({ shed: true, first: true });
+    expect(new UplinkCoalescer(0, async () => 1).submit(copy('e'), () => true)).toEqual({ refused: true, first: true });
   });
 });
 
 /** The outcome of an admitted copy's call. */
-function sent$<R>(submitted: Submitted<R>): Promise<R> {
+function sent$<R, S>(submitted: Submitted<R, S>): Promise<R> {
   if (!('outcome' in submitted)) throw new Error('the copy was shed');
   return submitted.outcome;
 }

@@ -8,13 +8,14 @@ import type { UplinkMessageJson } from '../io/messages';
  * deduplication round trip and a decode per extra copy (four gateways hearing every frame make
  * four calls one). `windowMs` 0 sends every copy at once, alone.
  *
- * Each copy's caller gets the outcome of the one call that carried it. A frame is admitted (or
- * not) once, when its first copy opens it (`admit`): the copies of a frame that was not are shed
- * with it, until its window closes.
+ * Each copy's caller gets the outcome of the one call that carried it. A frame is looked at once,
+ * when its first copy opens it (`refuse`: a PHYPayload checked once, its other copies being the
+ * same bytes; admitted or not): the copies of a frame refused are refused with it, with the same
+ * refusal, until its window closes.
  */
-export class UplinkCoalescer<R> {
-  /** Open frames in the order they opened (so in the order they are due); `outcome` undefined: shed. */
-  private readonly open = new Map<string, { message: UplinkMessageJson; due: number; outcome?: Promise<R>; release: () => void }>();
+export class UplinkCoalescer<R, S = true> {
+  /** Open frames in the order they opened (so in the order they are due); `refused`: not sent. */
+  private readonly open = new Map<string, { message: UplinkMessageJson; due: number; outcome?: Promise<R>; refused?: S; release: () => void }>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -22,22 +23,27 @@ export class UplinkCoalescer<R> {
     private readonly send: (message: UplinkMessageJson) => Promise<R>,
   ) {}
 
-  submit(message: UplinkMessageJson, admit: () => boolean = () => true): Submitted<R> {
-    // Sent in the next microtask, as a window's frames are sent later: after what the caller does on its return (its receive event).
-    if (this.windowMs <= 0) return admit() ? { outcome: Promise.resolve().then(() => this.send(message)) } : { shed: true, first: true };
+  /** A copy to send with the other copies of its frame, unless `refuse` (asked once per frame, with its first copy) refuses the frame. */
+  submit(message: UplinkMessageJson, refuse: () => S | undefined = () => undefined): Submitted<R, S> {
+    if (this.windowMs <= 0) {
+      const refused = refuse();
+      // Sent in the next microtask, as a window's frames are sent later: after what the caller does on its return (its receive event).
+      return refused === undefined ? { outcome: Promise.resolve().then(() => this.send(message)) } : { refused, first: true };
+    }
     const key = frameKey(message);
     const held = this.open.get(key);
     if (held) {
-      if (!held.outcome) return { shed: true, first: false };
+      if (held.refused !== undefined) return { refused: held.refused, first: false };
       held.message.rx_metadata.push(...message.rx_metadata);
       held.message.correlation_ids.push(...message.correlation_ids);
-      return { outcome: held.outcome };
+      return { outcome: held.outcome as Promise<R> };
     }
     const due = Date.now() + this.windowMs;
     this.timer ??= setTimeout(() => this.closeDue(), this.windowMs);
-    if (!admit()) {
-      this.open.set(key, { message, due, release: () => undefined });
-      return { shed: true, first: true };
+    const refused = refuse();
+    if (refused !== undefined) {
+      this.open.set(key, { message, due, refused, release: () => undefined });
+      return { refused, first: true };
     }
     const merged: UplinkMessageJson = { ...message, rx_metadata: [...message.rx_metadata], correlation_ids: [...message.correlation_ids] };
     let release!: () => void;
@@ -64,13 +70,15 @@ export class UplinkCoalescer<R> {
   }
 }
 
-/** What became of a submitted copy: the outcome of the call that carried it, or shed with its frame (`first`: this copy opened the frame). */
-export type Submitted<R> = { outcome: Promise<R> } | { shed: true; first: boolean };
+/** What became of a submitted copy: the outcome of the call that carried it, or its frame's refusal (`first`: this copy opened the frame). */
+export type Submitted<R, S = true> = { outcome: Promise<R> } | { refused: S; first: boolean };
 
 /** A frame whose window closes this soon goes with those already closed. */
 const BATCH_SLACK_MS = 2;
 
 /** A frame's identity across its copies (as the NS's deduplication key): PHYPayload, frequency, data rate. */
 function frameKey(message: UplinkMessageJson): string {
-  return `${message.raw_payload}\0${message.settings.frequency}\0${JSON.stringify(message.settings.data_rate)}`;
+  const { data_rate: rate, frequency } = message.settings;
+  const dataRate = 'lora' in rate ? `${rate.lora.spreading_factor}/${rate.lora.bandwidth}/${rate.lora.coding_rate}` : `fsk/${rate.fsk.bit_rate}`;
+  return `${message.raw_payload}\0${frequency}\0${dataRate}`;
 }

@@ -22,6 +22,12 @@ const DROP_CODES = new Set<number>([
   Code.ResourceExhausted,
 ]);
 
+/** The context of the GS's uplink events: the copy's correlation IDs. */
+type EventContext = Pick<RpcContext, 'correlation_ids'>;
+
+/** Why the GS does not send a frame: no LoRaWAN PHYPayload, or shed (of this kind). */
+type Refusal = { invalid: ErrorDetails } | { shed: ShedKind };
+
 /** The adaptive limit of frames in flight to the NS never goes below this. */
 const MIN_IN_FLIGHT = 4;
 
@@ -42,7 +48,7 @@ const MIN_IN_FLIGHT = 4;
  */
 @Injectable()
 export class UplinksService {
-  private readonly coalescer: UplinkCoalescer<ErrorDetails | undefined>;
+  private readonly coalescer: UplinkCoalescer<ErrorDetails | undefined, Refusal>;
   private readonly inFlight: AdaptiveLimit;
   private readonly shed = new ShedReporter('gs');
 
@@ -58,17 +64,19 @@ export class UplinksService {
   /** One received copy of a frame, from a gateway connected through any frontend. */
   async handle(conn: GatewayConnection, message: UplinkMessageJson): Promise<void> {
     const ids = { gateway_ids: conn.ids };
-    const ctx = gsContext(message.correlation_ids);
+    // The events' context: the copy's correlation IDs (an event has no request ID).
+    const ctx = { correlation_ids: message.correlation_ids };
     if (message.crc_status === false) return this.drop(ids, ctx, message, conn, ErrMessageCRC.with().toDetails());
-    // A frame that is no LoRaWAN PHYPayload goes no further (TTS's GS unmarshals it first).
-    const frame = parsePhyPayload(Buffer.from(message.raw_payload, 'base64'));
-    if ('error' in frame) return this.drop(ids, ctx, message, conn, ErrInvalidPayload.with({ reason: frame.error }).toDetails());
-    const kind: ShedKind = frame.mhdr.m_type === 'JOIN_REQUEST' ? 'join_request' : 'data_uplink';
-    const submitted = this.coalescer.submit(message, () => this.inFlight.tryAcquire());
-    if ('shed' in submitted) {
+    // Looked at with the first copy of each frame (its other copies are the same bytes): a frame
+    // that is no LoRaWAN PHYPayload goes no further (TTS's GS unmarshals it first); one that finds
+    // the in-flight limit reached is shed.
+    const submitted = this.coalescer.submit(message, () => this.refusal(message.raw_payload));
+    if ('refused' in submitted) {
+      const { refused, first } = submitted;
+      if ('invalid' in refused) return this.drop(ids, ctx, message, conn, refused.invalid);
       gsUplinks.inc({ result: 'dropped' });
-      const publish = submitted.first ? this.shed.shed(kind, 'overloaded') : this.shed.mayPublish();
-      if (publish) this.events.publish(GS_EVENTS.upDrop, ids, { ctx, data: ErrNetworkServerBusy.with({ kind: kind.replace('_', ' ') }).toDetails() });
+      const publish = first ? this.shed.shed(refused.shed, 'overloaded') : this.shed.mayPublish();
+      if (publish) this.events.publish(GS_EVENTS.upDrop, ids, { ctx, data: ErrNetworkServerBusy.with({ kind: refused.shed.replace('_', ' ') }).toDetails() });
       return;
     }
     this.received(ids, ctx, message, conn);
@@ -76,6 +84,14 @@ export class UplinksService {
     if (dropped) return this.dropped(ids, ctx, dropped);
     gsUplinks.inc({ result: 'forwarded' });
     this.events.publish(GS_EVENTS.upForward, ids, { ctx, data: 'cluster' });
+  }
+
+  /** Why a frame is not sent (no LoRaWAN PHYPayload, or shed), else undefined: a place in flight was taken for it. */
+  private refusal(rawPayload: string): Refusal | undefined {
+    const frame = parsePhyPayload(Buffer.from(rawPayload, 'base64'));
+    if ('error' in frame) return { invalid: ErrInvalidPayload.with({ reason: frame.error }).toDetails() };
+    if (this.inFlight.tryAcquire()) return undefined;
+    return { shed: frame.mhdr.m_type === 'JOIN_REQUEST' ? 'join_request' : 'data_uplink' };
   }
 
   /** The NS call of one uplink (its copies merged): the error that drops it, else undefined. */
@@ -92,18 +108,18 @@ export class UplinksService {
   }
 
   /** `gs.up.receive` of a copy (with its band). */
-  private received(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: RpcContext, message: UplinkMessageJson, conn: GatewayConnection): void {
+  private received(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: EventContext, message: UplinkMessageJson, conn: GatewayConnection): void {
     const bandId = getFrequencyPlan(conn.frequency_plan_ids[0] ?? '')?.band_id;
     this.events.publish(GS_EVENTS.upReceive, ids, { ctx, data: { message, ...(bandId ? { band_id: bandId } : {}) } });
   }
 
   /** A copy received and dropped by the GS's own checks. */
-  private drop(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: RpcContext, message: UplinkMessageJson, conn: GatewayConnection, error: ErrorDetails): void {
+  private drop(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: EventContext, message: UplinkMessageJson, conn: GatewayConnection, error: ErrorDetails): void {
     this.received(ids, ctx, message, conn);
     this.dropped(ids, ctx, error);
   }
 
-  private dropped(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: RpcContext, error: ErrorDetails): void {
+  private dropped(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: EventContext, error: ErrorDetails): void {
     gsUplinks.inc({ result: 'dropped' });
     // A frame the NS shed (it counted it) is reported at the shed events' bounded rate.
     const shedByNs = error.code === Code.ResourceExhausted || error.code === Code.DeadlineExceeded;

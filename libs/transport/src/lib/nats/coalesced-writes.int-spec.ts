@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
 import { TEST_NATS_URL, uniqueSuffix } from '@lorawan/testing';
-import { coalesceWrites } from './coalesced-writes';
+import { coalesceWrites, DEFERRED_WRITE_MS, publishDeferrable } from './coalesced-writes';
 
 /** Socket writes of a connection (nats.js's transport `send`, one per write). */
 function countWrites(nc: NatsConnection): () => number {
@@ -71,5 +71,36 @@ describe('coalesceWrites (real NATS)', () => {
     expect(received).toHaveLength(count);
     // 2 MB at nats.js's 32 KB pending limit: written as it fills, not all at the end.
     expect(writes()).toBeGreaterThan(10);
+  });
+
+  it('writes deferrable publishes of several turns together, or with the next other write, in order', async () => {
+    const received: string[] = [];
+    const sub = receiver.subscribe(`${subject}.deferred`, { max: 7, callback: (_err, msg) => received.push(Buffer.from(msg.data).toString()) });
+    await receiver.flush();
+    const writes = countWrites(coalesced);
+    for (let i = 0; i < 5; i++) {
+      publishDeferrable(coalesced, `${subject}.deferred`, Buffer.from(String(i)));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(writes()).toBe(0);
+    // Another publish takes the deferred ones along, before it.
+    coalesced.publish(`${subject}.deferred`, Buffer.from('5'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes()).toBe(1);
+    // Alone, a deferrable publish goes out DEFERRED_WRITE_MS later.
+    publishDeferrable(coalesced, `${subject}.deferred`, Buffer.from('6'));
+    await new Promise((resolve) => setTimeout(resolve, DEFERRED_WRITE_MS + 20));
+    expect(writes()).toBe(2);
+    await sub.closed;
+    expect(received).toEqual(['0', '1', '2', '3', '4', '5', '6']);
+  });
+
+  it('publishes at once on a connection that is not coalesced', async () => {
+    const received: string[] = [];
+    const sub = receiver.subscribe(`${subject}.plain-deferred`, { max: 1, callback: (_err, msg) => received.push(Buffer.from(msg.data).toString()) });
+    await receiver.flush();
+    publishDeferrable(plain, `${subject}.plain-deferred`, Buffer.from('x'));
+    await sub.closed;
+    expect(received).toEqual(['x']);
   });
 });

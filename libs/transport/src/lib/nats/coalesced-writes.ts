@@ -34,20 +34,59 @@ export function coalesceWrites(nc: NatsConnection): boolean {
     return false;
   }
   const handler = protocol as ProtocolHandler;
+  const control: Deferral = { deferring: false };
+  deferrals.set(nc, control);
   let scheduled = false;
+  let timer: NodeJS.Timeout | undefined;
   const flush = () => {
     scheduled = false;
+    clearTimeout(timer);
+    timer = undefined;
     handler.flushPending();
   };
   handler.sendCommand = (cmd, ...payloads) => {
     handler.outbound.fill(typeof cmd === 'string' ? Buffer.from(cmd) : cmd, ...payloads);
     if (handler.outbound.size() >= handler.pendingLimit) handler.flushPending();
-    else if (!scheduled) {
+    else if (control.deferring) {
+      // Written with the next write of the connection, or DEFERRED_WRITE_MS from now at the latest.
+      if (!scheduled && !timer) timer = setTimeout(flush, DEFERRED_WRITE_MS).unref();
+    } else if (!scheduled) {
       scheduled = true;
       setImmediate(flush);
     }
   };
   return true;
+}
+
+/**
+ * How long a deferrable publish (`publishDeferrable`: events) may wait for other traffic of its
+ * connection to share a socket write with. A component publishes several events per message it
+ * handles, most of them in turns of the event loop that write nothing else (a gateway's datagram,
+ * the answer to an RPC): each was a socket write of its own, and a read of the NATS server's.
+ */
+export const DEFERRED_WRITE_MS = 5;
+
+interface Deferral {
+  /** Whether the command being sent may wait (set around a deferrable publish). */
+  deferring: boolean;
+}
+
+const deferrals = new WeakMap<NatsConnection, Deferral>();
+
+/**
+ * Publishes a message that may wait up to DEFERRED_WRITE_MS for the connection's next socket write
+ * (on a coalesced connection; at once otherwise). It takes its place in the connection's buffer at
+ * once: the order of everything the connection sends is kept.
+ */
+export function publishDeferrable(nc: NatsConnection, subject: string, payload: Uint8Array): void {
+  const control = deferrals.get(nc);
+  if (!control) return nc.publish(subject, payload);
+  control.deferring = true;
+  try {
+    nc.publish(subject, payload);
+  } finally {
+    control.deferring = false;
+  }
 }
 
 /** A NATS connection of the stack: nats.js's `connect`, its writes coalesced per turn of the event loop (`coalesceWrites`). */

@@ -1,4 +1,5 @@
-import type { PubSub, Subscription } from '../pubsub';
+import type { PublishOptions, PubSub, Subscription } from '../pubsub';
+import { publishDeferrable } from './coalesced-writes';
 import type { NatsLink } from './nats-link';
 
 /** Publish/subscribe on the process's NATS connection (subjects under the link's prefix). */
@@ -7,9 +8,11 @@ export class NatsPubSub implements PubSub {
 
   constructor(private readonly link: NatsLink) {}
 
-  publish(subject: string, payload: Uint8Array): void {
+  publish(subject: string, payload: Uint8Array, options?: PublishOptions): void {
     const nc = this.link.connection;
-    if (!nc.isClosed()) nc.publish(this.link.subjectPrefix + subject, payload);
+    if (nc.isClosed()) return;
+    if (options?.deferrable) publishDeferrable(nc, this.link.subjectPrefix + subject, payload);
+    else nc.publish(this.link.subjectPrefix + subject, payload);
   }
 
   subscribe(subject: string, handler: (payload: Uint8Array, subject: string) => void): Subscription {

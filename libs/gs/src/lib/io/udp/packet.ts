@@ -60,7 +60,8 @@ export function pullResp(version: ProtocolVersion, token: number, txpk: object):
 }
 
 function header(version: ProtocolVersion, token: number, type: PacketType): Buffer {
-  const b = Buffer.alloc(HEADER);
+  // Every byte is written below.
+  const b = Buffer.allocUnsafe(HEADER);
   b[0] = version;
   b.writeUInt16BE(token & 0xffff, 1);
   b[3] = type;

@@ -6,7 +6,7 @@ import { LruCache } from '../../lookup/lru-cache';
 import type { PlannedDownlink } from '../../scheduling/class-a-downlink';
 import type { FrontendEvents, GatewayFrontend } from '../frontend';
 import { ackFor, type DropReason, PacketType, parseUpstream, pullResp, type ProtocolVersion, type UpstreamPacket } from './packet';
-import { isRxPacket, MAX_RXPK, parsePushData, parseTxAck } from './packet-data';
+import { isRxPacket, MAX_RXPK, parsePushData, parseTxAck, type RxPacket } from './packet-data';
 import { toGatewayStatus, toUplinkMessage, uniqueByRssi } from './translation';
 
 /**
@@ -152,12 +152,23 @@ export class UdpGatewayServer implements GatewayFrontend {
     // Ack first, before any lookup: an unknown gateway is acked too (TTS).
     const ack = ackFor(packet);
     if (ack) this.socket?.send(ack, rinfo.port, rinfo.address);
-    // Connects on the first datagram, from where it came (the address `gs.gateway.connect` reports).
-    this.connections
-      .connect(packet.gatewayEui, this, { address: rinfo.address, port: rinfo.port })
-      .then((conn) => conn && this.handle(conn, packet, rinfo))
-      // A handler that throws must not take the process down: the datagram is dropped.
-      .catch((err: unknown) => this.on.dropped('bad_push_data', (err as Error).message));
+    // A connected gateway's datagram is handled at once; the first one connects the gateway, from
+    // where it came (the address `gs.gateway.connect` reports).
+    const connected = this.connections.get(packet.gatewayEui);
+    if (connected) return this.handleSafely(connected, packet, rinfo);
+    this.connections.connect(packet.gatewayEui, this, { address: rinfo.address, port: rinfo.port }).then(
+      (conn) => conn && this.handleSafely(conn, packet, rinfo),
+      (err: unknown) => this.on.dropped('bad_push_data', (err as Error).message),
+    );
+  }
+
+  /** A handler that throws must not take the process down: the datagram is dropped. */
+  private handleSafely(conn: GatewayConnection, packet: UpstreamPacket, rinfo: RemoteInfo): void {
+    try {
+      this.handle(conn, packet, rinfo);
+    } catch (err) {
+      this.on.dropped('bad_push_data', (err as Error).message);
+    }
   }
 
   /** Whether the `floodCount`-th previous datagram of the EUI came less than `floodWindowMs` ago (every datagram counts, dropped ones too). */
@@ -190,12 +201,11 @@ export class UdpGatewayServer implements GatewayFrontend {
         if ('error' in data) return this.on.dropped('bad_push_data', data.error, conn);
         if (data.truncated > 0) this.on.dropped('too_many_rxpk', `${data.truncated} rxpk past the first ${MAX_RXPK} left out`, conn, data.truncated);
         const receivedAt = nowTimestamp();
-        const valid = data.rxpk.filter((p) => {
-          if (isRxPacket(p)) return true;
-          this.on.dropped('bad_rxpk', p.error, conn);
-          return false;
-        });
-        const packets = valid.filter(isRxPacket);
+        const packets: RxPacket[] = [];
+        for (const p of data.rxpk) {
+          if (isRxPacket(p)) packets.push(p);
+          else this.on.dropped('bad_rxpk', p.error, conn);
+        }
         const latest = packets[packets.length - 1];
         if (latest) conn.gps_time = latest.tmms === undefined ? undefined : { tmms: latest.tmms, received_ms: now };
         for (const rx of uniqueByRssi(packets)) this.on.uplink(conn, toUplinkMessage(rx, conn.ids, receivedAt, `gs:uplink:${newUlid()}`));
