@@ -47,6 +47,7 @@ const SEE: Record<SettingGroup, Array<[string, string]>> = {
     ['Data plane', 'data-plane.md'],
     ['MAC layer', 'mac-layer.md'],
   ],
+  as: [['Application Server: uplinks', 'data-plane.md#application-server-uplinks']],
   webhooks: [['Webhook delivery', 'integrations.md#webhook-delivery']],
   formatters: [['Payload formatter isolation', 'integrations.md#payload-formatter-isolation']],
 };

@@ -5,7 +5,7 @@
  */
 
 /** The sections of the configuration reference. */
-export type SettingGroup = 'process' | 'transport' | 'database' | 'gateway' | 'identity' | 'events' | 'keys' | 'gs' | 'ns' | 'webhooks' | 'formatters';
+export type SettingGroup = 'process' | 'transport' | 'database' | 'gateway' | 'identity' | 'events' | 'keys' | 'gs' | 'ns' | 'as' | 'webhooks' | 'formatters';
 
 /** The sections' titles, in the order the page lists them. */
 export const SETTING_GROUPS: ReadonlyArray<{ group: SettingGroup; title: string }> = [
@@ -18,6 +18,7 @@ export const SETTING_GROUPS: ReadonlyArray<{ group: SettingGroup; title: string 
   { group: 'keys', title: 'Keys at rest and device defaults' },
   { group: 'gs', title: 'Gateway Server' },
   { group: 'ns', title: 'Network Server' },
+  { group: 'as', title: 'Application Server' },
   { group: 'webhooks', title: 'Application Server: webhooks' },
   { group: 'formatters', title: 'Application Server: payload formatters' },
 ];

@@ -395,6 +395,17 @@ export class Environment {
   @Max(1000)
   NS_RECENT_DOWNLINKS = 5;
 
+  @Setting(
+    'as',
+    "How many devices' latest records the AS keeps, by application and device ID, to handle their next uplink or downlink report without reading their document again (the read still asks the database, in the same statement, whether the device changed since: another replica's or an API write makes it read the document). Typically one to a few KB of heap each (sessions, formatter settings), up to the size of a device's own formatter scripts; 0 turns it off.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  AS_DEVICE_CACHE_SIZE = 4096;
+
   @Setting('webhooks', 'One webhook request, connect to end of response.')
   @IsOptional()
   @Transform(toInt)
@@ -710,6 +721,7 @@ export interface StackConfig {
   formatters: FormatterConfig;
   gs: GatewayServerConfig;
   ns: NetworkServerConfig;
+  as: ApplicationServerConfig;
   rpcTimeoutMs: number;
   shutdownGraceMs: number;
   logLevel: string;
@@ -784,6 +796,12 @@ export interface NetworkServerConfig {
   deviceCacheSize: number;
   /** NS_DEFAULT_MAC_SETTINGS as given (a JSON object; the NS validates it as MACSettings at boot). */
   defaultMacSettings: Record<string, unknown>;
+}
+
+/** The Application Server's own settings (AS_*; its webhooks and formatters have theirs). */
+export interface ApplicationServerConfig {
+  /** Devices whose latest record the AS keeps for their next message (0: none). */
+  deviceCacheSize: number;
 }
 
 /** The AS's payload formatter workers (FORMATTER_*). */
@@ -904,6 +922,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       uplinkConcurrency: e.NS_UPLINK_CONCURRENCY,
       defaultMacSettings: parseJsonObject('NS_DEFAULT_MAC_SETTINGS', e.NS_DEFAULT_MAC_SETTINGS) ?? {},
     },
+    as: { deviceCacheSize: e.AS_DEVICE_CACHE_SIZE },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     logLevel: e.LOG_LEVEL,

@@ -38,7 +38,12 @@ export interface DeviceLookup {
  * `device-store.conformance.ts`.
  */
 export interface DeviceStore {
-  get(applicationId: string, deviceId: string): Promise<DeviceRecord | undefined>;
+  /**
+   * The device, or undefined. `known`: a record of it the caller holds; while the device is still
+   * at the known's revision, the answer is `known` itself and its document is not read again (one
+   * statement either way).
+   */
+  get(applicationId: string, deviceId: string, known?: DeviceRecord): Promise<DeviceRecord | undefined>;
   /**
    * Devices of the application identified by any of the lookup's identifiers: its device_id, its
    * DevEUI (with the JoinEUI when given), its DevAddr. More than one means the lookup is ambiguous.

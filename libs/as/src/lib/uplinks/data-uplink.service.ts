@@ -105,6 +105,7 @@ export class DataUplinks {
     if (stored.session?.keys?.session_key_id === sessionKeyId) return matched(stored, stored.session, (e) => this.registry.openKey(e));
     // Fetched once, in the first round that needs it: a lost optimistic round does not ask the JS again.
     let fetched: Promise<string> | undefined;
+    // From the device just read (only its top-level fields change: it shares the rest with that read).
     return this.registry.modify(deviceKey, async (current, openKey) => {
       const device = current;
       const pending = device.pending_session;
@@ -125,7 +126,7 @@ export class DataUplinks {
       const session = device.session;
       if (session.dev_addr) device.ids = { ...device.ids, dev_addr: session.dev_addr };
       return { device, result: matched(device, session, openKey) };
-    });
+    }, { read: stored });
   }
 }
 
