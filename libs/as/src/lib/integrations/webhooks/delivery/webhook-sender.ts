@@ -55,10 +55,16 @@ export class WebhookSender {
     const format = job.webhook.format || 'json';
     if (format !== 'json') return failure(ErrWebhookFormatNotFound.with({ format }), false);
     let url = shownUrl(job.webhook.base_url ?? '');
+    let deadline: NodeJS.Timeout | undefined;
     try {
       const req = buildWebhookRequest(job, this.o.publicUrl);
       url = shownUrl(req.url);
-      const signal = AbortSignal.timeout(this.o.timeoutMs);
+      // As AbortSignal.timeout (a TimeoutError once it expires), but cleared when the attempt ends:
+      // AbortSignal.timeout's timer fires (and builds its DOMException) after every request.
+      const controller = new AbortController();
+      deadline = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.o.timeoutMs);
+      deadline.unref();
+      const signal = controller.signal;
       const res = await request(req.url, { method: 'POST', headers: req.headers, body: req.body, dispatcher: this.agent, signal });
       if (res.statusCode >= 200 && res.statusCode <= 299) {
         // Delivered: a body that then fails or never ends costs the connection, not a retry.
@@ -71,6 +77,8 @@ export class WebhookSender {
     } catch (err) {
       const { cause, retryable } = classifyTransportError(err, this.o.timeoutMs);
       return failure(ErrWebhookRequest.with({ webhook_id: webhookId, url }, cause), retryable);
+    } finally {
+      clearTimeout(deadline);
     }
   }
 
