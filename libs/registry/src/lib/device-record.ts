@@ -40,8 +40,8 @@ export interface DeviceLookup {
 export interface DeviceStore {
   /**
    * The device, or undefined. `known`: a record of it the caller holds; while the device is still
-   * at the known's revision, the answer is `known` itself and its document is not read again (one
-   * statement either way).
+   * at the known's revision and creation time, the answer is `known` itself and its document is
+   * not read again (one statement either way).
    */
   get(applicationId: string, deviceId: string, known?: DeviceRecord): Promise<DeviceRecord | undefined>;
   /**
@@ -55,7 +55,8 @@ export interface DeviceStore {
    * The data plane's candidates for an uplink from `devAddr`: devices whose current session or
    * pending session has it (any application; DevAddrs are not unique), at most `limit`.
    * `known`: a record of one of them the caller holds; when that device is still at the known's
-   * revision, `known` itself is in the answer and its document is not read again.
+   * revision (and creation time: not deleted and created again), `known` itself is in the answer
+   * and its document is not read again.
    */
   findBySessionDevAddr(devAddr: string, limit: number, known?: DeviceRecord): Promise<DeviceRecord[]>;
   /** All devices with this JoinEUI and DevEUI, in any application. */
