@@ -461,6 +461,17 @@ export class Environment {
   @Max(1000)
   NS_RECENT_DOWNLINKS = 5;
 
+  @Setting(
+    'as',
+    "How many devices' latest records the AS keeps, by application and device ID, to handle their next uplink or downlink report without reading their document again (the read still asks the database, in the same statement, whether the device changed since: another replica's or an API write makes it read the document). Typically one to a few KB of heap each (sessions, formatter settings), up to the size of a device's own formatter scripts; 0 turns it off.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  AS_DEVICE_CACHE_SIZE = 4096;
+
   @Setting('webhooks', 'One webhook request, connect to end of response.')
   @IsOptional()
   @Transform(toInt)
@@ -774,10 +785,9 @@ export interface StackConfig {
   publicUrl: string;
   webhooks: WebhookDeliveryConfig;
   formatters: FormatterConfig;
-  /** The AS's admission of the NS's application messages (AS_UPLINK_*). */
-  as: { uplinkConcurrency: number; uplinkDeadlineMs: number };
   gs: GatewayServerConfig;
   ns: NetworkServerConfig;
+  as: ApplicationServerConfig;
   rpcTimeoutMs: number;
   shutdownGraceMs: number;
   logLevel: string;
@@ -860,6 +870,16 @@ export interface NetworkServerConfig {
   deviceCacheSize: number;
   /** NS_DEFAULT_MAC_SETTINGS as given (a JSON object; the NS validates it as MACSettings at boot). */
   defaultMacSettings: Record<string, unknown>;
+}
+
+/** The Application Server's own settings (AS_*; its webhooks and formatters have theirs). */
+export interface ApplicationServerConfig {
+  /** Devices whose latest record the AS keeps for their next message (0: none). */
+  deviceCacheSize: number;
+  /** The NS's application messages handled at a time. */
+  uplinkConcurrency: number;
+  /** An application message must start its handling within this many ms of reaching the AS. */
+  uplinkDeadlineMs: number;
 }
 
 /** The AS's payload formatter workers (FORMATTER_*). */
@@ -960,7 +980,6 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       applicationRunawaysPerMinute: e.FORMATTER_APP_RUNAWAYS_PER_MIN,
       nice: e.FORMATTER_NICE,
     },
-    as: { uplinkConcurrency: e.AS_UPLINK_CONCURRENCY, uplinkDeadlineMs: e.AS_UPLINK_DEADLINE_MS },
     gs: {
       udpPort: e.GS_UDP_PORT,
       udpHost: e.GS_UDP_HOST,
@@ -985,6 +1004,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       joinDeadlineMs: e.NS_JOIN_DEADLINE_MS,
       defaultMacSettings: parseJsonObject('NS_DEFAULT_MAC_SETTINGS', e.NS_DEFAULT_MAC_SETTINGS) ?? {},
     },
+    as: { deviceCacheSize: e.AS_DEVICE_CACHE_SIZE, uplinkConcurrency: e.AS_UPLINK_CONCURRENCY, uplinkDeadlineMs: e.AS_UPLINK_DEADLINE_MS },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     logLevel: e.LOG_LEVEL,

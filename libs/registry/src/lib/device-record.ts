@@ -38,7 +38,12 @@ export interface DeviceLookup {
  * `device-store.conformance.ts`.
  */
 export interface DeviceStore {
-  get(applicationId: string, deviceId: string): Promise<DeviceRecord | undefined>;
+  /**
+   * The device, or undefined. `known`: a record of it the caller holds; while the device is still
+   * at the known's revision and creation time, the answer is `known` itself and its document is
+   * not read again (one statement either way).
+   */
+  get(applicationId: string, deviceId: string, known?: DeviceRecord): Promise<DeviceRecord | undefined>;
   /**
    * Devices of the application identified by any of the lookup's identifiers: its device_id, its
    * DevEUI (with the JoinEUI when given), its DevAddr. More than one means the lookup is ambiguous.
@@ -50,7 +55,8 @@ export interface DeviceStore {
    * The data plane's candidates for an uplink from `devAddr`: devices whose current session or
    * pending session has it (any application; DevAddrs are not unique), at most `limit`.
    * `known`: a record of one of them the caller holds; when that device is still at the known's
-   * revision, `known` itself is in the answer and its document is not read again.
+   * revision (and creation time: not deleted and created again), `known` itself is in the answer
+   * and its document is not read again.
    */
   findBySessionDevAddr(devAddr: string, limit: number, known?: DeviceRecord): Promise<DeviceRecord[]>;
   /** All devices with this JoinEUI and DevEUI, in any application. */

@@ -592,3 +592,85 @@ describe('DeviceRegistry engine (SQLite)', () => {
     expect((await store.get(APP, 'nocopy-1'))?.fields).toEqual({});
   });
 });
+
+describe('DeviceRegistry engine with a device cache (the AS flavour, MySQL)', () => {
+  let db: Awaited<ReturnType<typeof openTestDataSource>>;
+  let store: TypeOrmDeviceStore;
+  const keys = keySealerFor('as', { keks: undefined, kekLabels: {} });
+  /** The registry under test (as the AS runs it, with NODE_ENV=test's frozen records), another replica, and the API's writes. */
+  let cached: DeviceRegistry;
+  let replica: DeviceRegistry;
+  let api: DeviceRegistry;
+
+  beforeAll(async () => {
+    db = await openTestDataSource('as', [CreateEngineTestDevices1700000000000], 'mysql');
+    store = new TypeOrmDeviceStore(db.ds);
+    cached = new DeviceRegistry(store, POLICY, keys, events, NO_COPY_SOURCE, { deviceCacheSize: 2, freezeShared: true });
+    replica = new DeviceRegistry(store, POLICY, keys, events, NO_COPY_SOURCE, { deviceCacheSize: 2 });
+    api = new DeviceRegistry(store, POLICY, keys, events, NO_COPY_SOURCE);
+  });
+  afterAll(async () => db.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  const key = (device_id: string) => ({ application_id: APP, device_id });
+  const timeout = (device: Device) => (device.mac_settings as { class_c_timeout?: string } | undefined)?.class_c_timeout;
+  const bump = (to: string) => (device: Device) => ({ device: { ...device, mac_settings: { class_c_timeout: to } }, result: undefined });
+  const setClassCTimeout = (device_id: string, to: string) =>
+    api.set(setReq({ ids: ids(device_id), mac_settings: { class_c_timeout: to } }, ['mac_settings.class_c_timeout']), CTX);
+
+  it('stored reuses the record it read or wrote last while the device is unchanged (one statement, no document), never changed in place', async () => {
+    await setClassCTimeout('as-1', '1s');
+    const get = jest.spyOn(store, 'get');
+    expect(timeout(await cached.stored(key('as-1')))).toBe('1s');
+    expect(get.mock.calls[0][2]).toBeUndefined();
+    const read = await get.mock.results[0].value;
+    expect(timeout(await cached.stored(key('as-1')))).toBe('1s');
+    expect(get.mock.calls[1][2]).toBe(read);
+    expect(await get.mock.results[1].value).toBe(read);
+    expect(() => ((read.fields.mac_settings as { class_c_timeout: string }).class_c_timeout = 'x')).toThrow(TypeError);
+    // What a modify wrote is the next read's known record.
+    await cached.modify(key('as-1'), bump('2s'), { read: await cached.stored(key('as-1')) });
+    const written = get.mock.calls.length;
+    expect(timeout(await cached.stored(key('as-1')))).toBe('2s');
+    expect(await get.mock.results[written].value).toBe(get.mock.calls[written][2]);
+    expect(get.mock.calls[written][2]).toMatchObject({ revision: read.revision + 1 });
+  });
+
+  it('sees what another replica or a Set through the API wrote, and a modify from an outdated read goes through the revision check', async () => {
+    await setClassCTimeout('as-2', '1s');
+    expect(timeout(await cached.stored(key('as-2')))).toBe('1s');
+    await replica.modify(key('as-2'), bump('2s'));
+    expect(timeout(await cached.stored(key('as-2')))).toBe('2s');
+    const outdated = await cached.stored(key('as-2'));
+    await setClassCTimeout('as-2', '3s');
+    expect(timeout(await cached.stored(key('as-2')))).toBe('3s');
+    let rounds = 0;
+    await cached.modify(key('as-2'), (device) => ((rounds += 1), bump(`${Number(timeout(device)?.slice(0, -1)) + 1}s`)(device)), { read: outdated });
+    expect(rounds).toBe(2);
+    expect(timeout(await replica.stored(key('as-2')))).toBe('4s');
+    expect(timeout(await cached.stored(key('as-2')))).toBe('4s');
+  });
+
+  it('a device deleted elsewhere is not found, and one created again (revision 1 again) is read afresh', async () => {
+    await setClassCTimeout('as-3', '1s');
+    expect(timeout(await cached.stored(key('as-3')))).toBe('1s');
+    await api.delete(delReq(ids('as-3')), CTX);
+    expect(await errorOf(cached.stored(key('as-3')))).toMatchObject({ name: 'device_not_found', code: 5 });
+    await setClassCTimeout('as-3', '9s');
+    expect(timeout(await cached.stored(key('as-3')))).toBe('9s');
+    // Remembered again, then deleted and created again without a read in between: same revision, another creation.
+    await api.delete(delReq(ids('as-3')), CTX);
+    await setClassCTimeout('as-3', '8s');
+    expect(timeout(await cached.stored(key('as-3')))).toBe('8s');
+  });
+
+  it('remembers at most its size, least recently used out', async () => {
+    for (const id of ['lru-1', 'lru-2', 'lru-3']) await setClassCTimeout(id, '1s');
+    for (const id of ['lru-1', 'lru-2', 'lru-3']) await cached.stored(key(id));
+    const get = jest.spyOn(store, 'get');
+    await cached.stored(key('lru-3'));
+    await cached.stored(key('lru-2'));
+    await cached.stored(key('lru-1'));
+    expect(get.mock.calls.map((call) => call[2]?.ids.device_id)).toEqual(['lru-3', 'lru-2', undefined]);
+  });
+});

@@ -149,6 +149,8 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
   private readonly reads = new WeakMap<object, DeviceRecord>();
   /** The latest record written per session DevAddr (`bySessionDevAddr`'s known record), if enabled. */
   private readonly sessionRecords: RecordCache | undefined;
+  /** The latest record read or written per device (`stored`'s known record), if enabled. */
+  private readonly deviceRecords: RecordCache | undefined;
   /**
    * The key envelopes among the stored paths (`root_keys.app_key`, `session.keys.nwk_s_enc_key`,
    * `pending_mac_state.queued_join_accept.keys.app_s_key`, …), derived from the contract: sealed at
@@ -159,8 +161,12 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
   /**
    * `o.sessionCacheSize`: how many session DevAddrs `bySessionDevAddr` remembers the latest written
    * record of (0: none). A lookup then reads that device's document only when it changed since:
-   * the uplink path reads and writes the same device on every uplink. `o.freezeShared` (tests):
-   * the records it keeps are frozen, so that code changing one in place fails.
+   * the uplink path reads and writes the same device on every uplink. `o.deviceCacheSize`: how
+   * many devices `stored` remembers the latest record read or written of, by application and
+   * device ID (0: none), with the same check: their document is read again only when their
+   * revision changed (the AS reads its device on every uplink and writes it rarely).
+   * `o.freezeShared` (tests): the records they keep are frozen, so that code changing one in
+   * place fails.
    */
   constructor(
     private readonly store: DeviceStore,
@@ -168,11 +174,12 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
     private readonly keys: KeySealer,
     private readonly events: EventPublisher,
     private readonly copy: CopySource = NO_COPY_SOURCE,
-    o: { sessionCacheSize?: number; freezeShared?: boolean } = {},
+    o: { sessionCacheSize?: number; deviceCacheSize?: number; freezeShared?: boolean } = {},
   ) {
     this.selectStored = fieldSelector<Device>(['ids', 'created_at', 'updated_at', ...policy.storedPaths]);
     this.keyEnvelopes = envelopesUnder(END_DEVICE_KEY_PATHS, policy.storedPaths);
-    this.sessionRecords = o.sessionCacheSize ? new RecordCache(o.sessionCacheSize, o.freezeShared ?? false) : undefined;
+    this.sessionRecords = o.sessionCacheSize ? new RecordCache(o.sessionCacheSize, o.freezeShared ?? false, sessionDevAddrsOf) : undefined;
+    this.deviceRecords = o.deviceCacheSize ? new RecordCache(o.deviceCacheSize, o.freezeShared ?? false, deviceKeyOf) : undefined;
   }
 
   async get({ end_device_ids, field_mask }: GetEndDeviceRequest): Promise<JsonObject> {
@@ -238,7 +245,7 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
   /** TTS's batch Delete: those of the devices that exist, in one transaction; unknown ones skipped. */
   async batchDelete({ application_ids, device_ids }: BatchDeleteEndDevicesRequest, ctx: RpcContext): Promise<Record<string, never>> {
     const deleted = await this.store.deleteAll(application_ids.application_id, [...new Set(device_ids)]);
-    for (const record of deleted) this.sessionRecords?.forget(record);
+    for (const record of deleted) this.forget(record);
     if (deleted.length > 0) {
       this.events.publish(
         this.policy.events.batchDelete,
@@ -253,7 +260,7 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const record = await this.match(lookupOf(ids));
       if (await this.store.delete(ids.application_ids.application_id, ids.device_id, record.revision)) {
-        this.sessionRecords?.forget(record);
+        this.forget(record);
         this.events.publish(this.policy.events.delete, deviceIdentifiers(record.ids), { ctx });
         return {};
       }
@@ -300,6 +307,7 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
         // What was written is where a next modify of the same device may start (`read`), and what a next lookup by its session DevAddr may reuse.
         this.reads.set(device, record);
         this.sessionRecords?.remember(record);
+        this.deviceRecords?.remember(record);
         return result;
       }
       if (written === 'euis') throw ErrConcurrentUpdate.with({ device_id: ids.device_id });
@@ -310,14 +318,26 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
 
   /** A data-plane read of one device as stored (key envelopes as stored; `openKey` opens one). */
   async stored(ids: { application_id: string; device_id: string }): Promise<T> {
-    const existing = await this.store.get(ids.application_id, ids.device_id);
-    if (!existing) throw this.policy.errors.notFound.with({ device_uid: `${ids.application_id}.${ids.device_id}` });
+    const uid = `${ids.application_id}.${ids.device_id}`;
+    const known = this.deviceRecords?.get(uid);
+    const existing = await this.store.get(ids.application_id, ids.device_id, known);
+    if (!existing) {
+      if (known) this.deviceRecords?.forget(known);
+      throw this.policy.errors.notFound.with({ device_uid: uid });
+    }
+    if (existing !== known) this.deviceRecords?.remember(existing);
     return this.tracked(existing);
   }
 
   /** Opens a stored key envelope (the plain key when this component holds its KEK). */
   openKey(envelope: KeyEnvelopeJson): KeyEnvelopeJson {
     return this.keys.open(envelope);
+  }
+
+  /** Drops what the caches remember of a deleted device. */
+  private forget(record: DeviceRecord): void {
+    this.sessionRecords?.forget(record);
+    this.deviceRecords?.forget(record);
   }
 
   /** The data plane's lookup by DevAddr: exactly one device, else not found or several-match. */
@@ -575,54 +595,58 @@ function withPath(root: JsonObject, parts: readonly string[], value: unknown): J
   return { ...root, [head]: tail.length === 0 ? value : withPath(child && typeof child === 'object' ? (child as JsonObject) : {}, tail, value) };
 }
 
+/** The session DevAddrs of a record (current and pending): the keys `bySessionDevAddr` finds it by. */
+function sessionDevAddrsOf(record: DeviceRecord): string[] {
+  const pending = (record.fields.pending_session as { dev_addr?: unknown } | undefined)?.dev_addr;
+  return [record.ids.dev_addr, typeof pending === 'string' ? pending : undefined].filter((devAddr): devAddr is string => !!devAddr);
+}
+
+/** A record's application and device ID: the key `stored` finds it by. */
+function deviceKeyOf(record: DeviceRecord): string[] {
+  return [deviceUid(record.ids)];
+}
+
 /**
- * The latest record written per session DevAddr (current and pending), least recently used first
- * out. A record is only ever reused at the revision the store still has (the store compares), so
- * an entry another writer outdated costs nothing but its memory. Records are shared, never
- * changed: with `freeze` (NODE_ENV=test) they are frozen, so a change in place fails the tests that make it.
+ * The latest record per key (the session DevAddrs of a device, or its application and device ID:
+ * `keysOf`), least recently used first out. A record is only ever reused at the revision the store
+ * still has (the store compares), so an entry another writer outdated costs nothing but its
+ * memory. Records are shared, never changed: with `freeze` (NODE_ENV=test) they are frozen, so a
+ * change in place fails the tests that make it.
  */
 class RecordCache {
-  private readonly byDevAddr = new Map<string, DeviceRecord>();
+  private readonly byKey = new Map<string, DeviceRecord>();
 
   constructor(
     private readonly size: number,
     private readonly freeze: boolean,
+    private readonly keysOf: (record: DeviceRecord) => string[],
   ) {}
 
-  get(devAddr: string): DeviceRecord | undefined {
-    const record = this.byDevAddr.get(devAddr);
+  get(key: string): DeviceRecord | undefined {
+    const record = this.byKey.get(key);
     if (record) {
-      this.byDevAddr.delete(devAddr);
-      this.byDevAddr.set(devAddr, record);
+      this.byKey.delete(key);
+      this.byKey.set(key, record);
     }
     return record;
   }
 
   remember(record: DeviceRecord): void {
     if (this.freeze) deepFreeze(record);
-    const pending = (record.fields.pending_session as { dev_addr?: unknown } | undefined)?.dev_addr;
-    for (const devAddr of [record.ids.dev_addr, typeof pending === 'string' ? pending : undefined]) {
-      if (!devAddr) continue;
-      this.byDevAddr.delete(devAddr);
-      this.byDevAddr.set(devAddr, record);
+    for (const key of this.keysOf(record)) {
+      this.byKey.delete(key);
+      this.byKey.set(key, record);
     }
-    while (this.byDevAddr.size > this.size) this.byDevAddr.delete(this.byDevAddr.keys().next().value as string);
+    while (this.byKey.size > this.size) this.byKey.delete(this.byKey.keys().next().value as string);
   }
 
   /** Drops what is remembered of a deleted device. */
   forget(record: DeviceRecord): void {
     const { device_id, application_ids } = record.ids;
-    for (const [devAddr, known] of this.entriesOf(record)) {
-      if (known.ids.device_id === device_id && known.ids.application_ids.application_id === application_ids.application_id) this.byDevAddr.delete(devAddr);
+    for (const key of this.keysOf(record)) {
+      const known = this.byKey.get(key);
+      if (known && known.ids.device_id === device_id && known.ids.application_ids.application_id === application_ids.application_id) this.byKey.delete(key);
     }
-  }
-
-  /** The entries under the DevAddrs a record of the device may be remembered by. */
-  private entriesOf(record: DeviceRecord): Array<[string, DeviceRecord]> {
-    const pending = (record.fields.pending_session as { dev_addr?: unknown } | undefined)?.dev_addr;
-    return [record.ids.dev_addr, typeof pending === 'string' ? pending : undefined]
-      .filter((devAddr): devAddr is string => !!devAddr && this.byDevAddr.has(devAddr))
-      .map((devAddr) => [devAddr, this.byDevAddr.get(devAddr) as DeviceRecord]);
   }
 }
 

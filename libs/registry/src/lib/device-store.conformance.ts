@@ -145,6 +145,26 @@ export function describeDeviceStoreConformance(name: string, open: () => Promise
       expect((await store.findBySessionDevAddr('03000001', 16, impostor)).map((r) => r.fields)).not.toContainEqual({ forged: true });
     });
 
+    it('get hands back a known record while the device is at the known revision, and reads it afresh once it changed or was created again', async () => {
+      const current = record('app-g', 'known', {}, { formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } });
+      await store.create(current);
+      expect(await store.get('app-g', 'known', current)).toBe(current);
+      const next = { ...current, revision: 2, updated_at: ts(), fields: { formatters: { up_formatter: 'FORMATTER_NONE' } } };
+      expect(await store.replace(next)).toBe('ok');
+      const again = await store.get('app-g', 'known', current);
+      expect(again).not.toBe(current);
+      expect(again).toEqual(next);
+      // Deleted and created again (revision 1 again): the known record of the first one is not it.
+      expect(await store.delete('app-g', 'known')).toBe(true);
+      expect(await store.get('app-g', 'known', next)).toBeUndefined();
+      const recreated = record('app-g', 'known', {}, { formatters: { up_formatter: 'FORMATTER_JAVASCRIPT' } });
+      await store.create(recreated);
+      expect(await store.get('app-g', 'known', current)).toEqual(recreated);
+      // A known record of another device (same revision number) never stands in for this one.
+      const impostor = { ...recreated, ids: { ...recreated.ids, device_id: 'other' }, fields: { forged: true } };
+      expect(await store.get('app-g', 'known', impostor)).toEqual(recreated);
+    });
+
     it('finds an uplink’s candidates by the DevAddr of their session or of their pending session (any application), and follows both on replace', async () => {
       await store.create(record('app-s', 'current', { dev_addr: '02000001' }));
       await store.create(record('app-s2', 'pending', { dev_addr: '02000009' }, { pending_session: { dev_addr: '02000001' } }));

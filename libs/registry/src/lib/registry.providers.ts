@@ -67,6 +67,7 @@ export function registryProviders<T extends StoredDevice>(
       useFactory: (store: DeviceStore, config: StackConfig, events: EventPublisher) =>
         new DeviceRegistry<T>(store, policy(config), keySealerFor(component, config), events, copySourceFor(config), {
           sessionCacheSize: component === 'ns' ? config.ns.deviceCacheSize : 0,
+          deviceCacheSize: component === 'as' ? config.as.deviceCacheSize : 0,
           freezeShared: config.testChecks,
         }),
     },

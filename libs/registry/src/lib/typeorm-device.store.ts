@@ -6,8 +6,12 @@ import { type DocumentEncoder, PLAIN_ENCODER } from './document-encoder';
 
 const KEY_COLUMNS = 'application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, created_at, updated_at, revision';
 const COLUMNS = `${KEY_COLUMNS}, fields`;
-/** COLUMNS, with `fields` NULL for the device given as (application_id, device_id, revision) while it is at that revision. */
-const KNOWN_COLUMNS = `${KEY_COLUMNS}, CASE WHEN application_id = ? AND device_id = ? AND revision = ? THEN NULL ELSE fields END AS fields`;
+/**
+ * COLUMNS, with `fields` NULL for the device given as (application_id, device_id, revision,
+ * created_at) while it is at that revision: its creation time tells a device deleted and created
+ * again (by another replica, revision 1 again) from the one the caller knows.
+ */
+const KNOWN_COLUMNS = `${KEY_COLUMNS}, CASE WHEN application_id = ? AND device_id = ? AND revision = ? AND created_at = ? THEN NULL ELSE fields END AS fields`;
 /** Enough to tell "one" from "several" without reading a whole DevAddr block. */
 const CANDIDATE_LIMIT = 16;
 
@@ -21,7 +25,7 @@ interface Row {
   created_at: string | Date;
   updated_at: string | Date;
   revision: number | string;
-  /** NULL only when `findBySessionDevAddr`'s known record is still current. */
+  /** NULL only when the known record of `get` or `findBySessionDevAddr` is still current. */
   fields: string | null;
 }
 
@@ -37,6 +41,17 @@ function toRecord(row: Row): DeviceRecord {
     revision: Number(row.revision),
     fields: JSON.parse(row.fields ?? '{}') as Record<string, unknown>,
   };
+}
+
+/** The parameters of KNOWN_COLUMNS for a known record (none: no row matches them). */
+function knownParams(known: DeviceRecord | undefined): unknown[] {
+  if (!known) return ['', '', -1, ''];
+  return [known.ids.application_ids.application_id, known.ids.device_id, known.revision, known.created_at ? timestampToSql(known.created_at) : ''];
+}
+
+/** The known record when the row left its document out (the device is still at the known revision), else the row's record. */
+function knownOrRecord(row: Row, known: DeviceRecord | undefined): DeviceRecord {
+  return row.fields === null && known ? known : toRecord(row);
 }
 
 function toParams(r: DeviceRecord, encoder: DocumentEncoder): Statement['params'] {
@@ -77,9 +92,18 @@ export class TypeOrmDeviceStore implements DeviceStore {
     return rows.map(toRecord);
   }
 
-  async get(applicationId: string, deviceId: string): Promise<DeviceRecord | undefined> {
-    const [record] = await this.select('application_id = ? AND device_id = ?', [applicationId, deviceId]);
-    return record;
+  async get(applicationId: string, deviceId: string, known?: DeviceRecord): Promise<DeviceRecord | undefined> {
+    if (!known) {
+      const [record] = await this.select('application_id = ? AND device_id = ?', [applicationId, deviceId]);
+      return record;
+    }
+    // One statement either way: the document is left out while the device is at the known revision.
+    const { rows } = await runStatement<Row>(this.dataSource, `SELECT ${KNOWN_COLUMNS} FROM end_devices WHERE application_id = ? AND device_id = ?`, [
+      ...knownParams(known),
+      applicationId,
+      deviceId,
+    ]);
+    return rows.map((row) => knownOrRecord(row, known))[0];
   }
 
   async findCandidates(lookup: DeviceLookup): Promise<DeviceRecord[]> {
@@ -105,9 +129,9 @@ export class TypeOrmDeviceStore implements DeviceStore {
     const { rows } = await runStatement<Row>(
       this.dataSource,
       `SELECT ${KNOWN_COLUMNS} FROM end_devices WHERE dev_addr = ? OR pending_dev_addr = ? LIMIT ${Math.max(1, Math.floor(limit))}`,
-      [known?.ids.application_ids.application_id ?? '', known?.ids.device_id ?? '', known?.revision ?? -1, devAddr, devAddr],
+      [...knownParams(known), devAddr, devAddr],
     );
-    return rows.map((row) => (row.fields === null && known ? known : toRecord(row)));
+    return rows.map((row) => knownOrRecord(row, known));
   }
 
   findByEuis(joinEui: string, devEui: string): Promise<DeviceRecord[]> {

@@ -105,27 +105,32 @@ export class DataUplinks {
     if (stored.session?.keys?.session_key_id === sessionKeyId) return matched(stored, stored.session, (e) => this.registry.openKey(e));
     // Fetched once, in the first round that needs it: a lost optimistic round does not ask the JS again.
     let fetched: Promise<string> | undefined;
-    return this.registry.modify(deviceKey, async (current, openKey) => {
-      const device = current;
-      const pending = device.pending_session;
-      if (device.session?.keys?.session_key_id === sessionKeyId) {
-        // Made current by a concurrent uplink since the read above.
-      } else if (pending?.keys?.session_key_id === sessionKeyId) {
-        device.session = pending;
-        delete device.pending_session;
-      } else {
-        fetched ??= this.keys.appSKey(
-          undefined,
-          { session_key_id: sessionKeyId, dev_eui: ids.dev_eui ?? device.ids.dev_eui, join_eui: ids.join_eui ?? device.ids.join_eui },
-          ctx,
-        );
-        device.session = { dev_addr: ids.dev_addr, keys: { session_key_id: sessionKeyId, app_s_key: { key: await fetched } } };
-        delete device.pending_session;
-      }
-      const session = device.session;
-      if (session.dev_addr) device.ids = { ...device.ids, dev_addr: session.dev_addr };
-      return { device, result: matched(device, session, openKey) };
-    });
+    // From the device just read (only its top-level fields change: it shares the rest with that read).
+    return this.registry.modify(
+      deviceKey,
+      async (current, openKey) => {
+        const device = current;
+        const pending = device.pending_session;
+        if (device.session?.keys?.session_key_id === sessionKeyId) {
+          // Made current by a concurrent uplink since the read above.
+        } else if (pending?.keys?.session_key_id === sessionKeyId) {
+          device.session = pending;
+          delete device.pending_session;
+        } else {
+          fetched ??= this.keys.appSKey(
+            undefined,
+            { session_key_id: sessionKeyId, dev_eui: ids.dev_eui ?? device.ids.dev_eui, join_eui: ids.join_eui ?? device.ids.join_eui },
+            ctx,
+          );
+          device.session = { dev_addr: ids.dev_addr, keys: { session_key_id: sessionKeyId, app_s_key: { key: await fetched } } };
+          delete device.pending_session;
+        }
+        const session = device.session;
+        if (session.dev_addr) device.ids = { ...device.ids, dev_addr: session.dev_addr };
+        return { device, result: matched(device, session, openKey) };
+      },
+      { read: stored },
+    );
   }
 }
 

@@ -122,24 +122,35 @@ export class JoinAccepts {
   }
 
   /** Stores the pending session and drops the current session's queue: the device before and after, and how many downlinks that queue held. */
-  private storeSession(request: NsJoinAccept, envelope: KeyEnvelope | undefined, ctx: RpcContext): Promise<StoredSession> {
+  private async storeSession(request: NsJoinAccept, envelope: KeyEnvelope | undefined, ctx: RpcContext): Promise<StoredSession> {
     const ids = request.end_device_ids;
     const sessionKeyId = request.join_accept.session_key_id;
     // Opened (or fetched) once, in the first round: a lost optimistic round does not ask the JS again.
     let appSKey: Promise<string> | undefined;
-    return this.registry.modify({ application_id: ids.application_ids.application_id, device_id: ids.device_id }, async (stored) => {
-      const device = stored;
-      appSKey ??= this.keys.appSKey(
-        envelope,
-        { session_key_id: sessionKeyId, dev_eui: ids.dev_eui ?? device.ids.dev_eui, join_eui: ids.join_eui ?? device.ids.join_eui },
-        ctx,
-      );
-      const key = await appSKey;
-      const previous = structuredClone(device);
-      const dropped = device.session?.queued_application_downlinks?.length ?? 0;
-      if (device.session) delete device.session.queued_application_downlinks;
-      device.pending_session = { dev_addr: ids.dev_addr, keys: { session_key_id: sessionKeyId, app_s_key: { key } } };
-      return { device, result: { previous, device: structuredClone(device), dropped } };
-    });
+    const deviceKey = { application_id: ids.application_ids.application_id, device_id: ids.device_id };
+    // From the device as the registry's device cache has it (read again only when it changed): only
+    // its top-level fields change below, since it shares the rest with what the cache keeps.
+    const read = await this.registry.stored(deviceKey);
+    return this.registry.modify(
+      deviceKey,
+      async (stored) => {
+        const device = stored;
+        appSKey ??= this.keys.appSKey(
+          envelope,
+          { session_key_id: sessionKeyId, dev_eui: ids.dev_eui ?? device.ids.dev_eui, join_eui: ids.join_eui ?? device.ids.join_eui },
+          ctx,
+        );
+        const key = await appSKey;
+        const previous = structuredClone(device);
+        const dropped = device.session?.queued_application_downlinks?.length ?? 0;
+        if (device.session?.queued_application_downlinks) {
+          const { queued_application_downlinks: _dropped, ...session } = device.session;
+          device.session = session;
+        }
+        device.pending_session = { dev_addr: ids.dev_addr, keys: { session_key_id: sessionKeyId, app_s_key: { key } } };
+        return { device, result: { previous, device: structuredClone(device), dropped } };
+      },
+      { read },
+    );
   }
 }

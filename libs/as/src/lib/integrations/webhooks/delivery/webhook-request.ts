@@ -6,6 +6,13 @@ import { deliverableHeaders } from '../webhook-headers';
 /** Sent as `User-Agent` (TTS sends `TheThingsStack/<version> (<os>/<arch>)`). */
 export const USER_AGENT = `lorawan-stack-ts/0.1 (${process.platform}/${process.arch})`;
 
+/** The host of PUBLIC_URL (one value per process: parsed once, not per request). */
+let publicHost: { url: string; host: string } | undefined;
+function hostOf(publicUrl: string): string {
+  if (publicHost?.url !== publicUrl) publicHost = { url: publicUrl, host: new URL(publicUrl).host };
+  return publicHost.host;
+}
+
 export interface WebhookRequest {
   url: URL;
   headers: Record<string, string>;
@@ -27,7 +34,7 @@ export function buildWebhookRequest(job: Delivery, publicUrl: string): WebhookRe
     ours['X-Downlink-Push'] = `${device}/down/push`;
     ours['X-Downlink-Replace'] = `${device}/down/replace`;
   }
-  ours['X-Tts-Domain'] = new URL(publicUrl).host;
+  ours['X-Tts-Domain'] = hostOf(publicUrl);
   const replaced = new Set(Object.keys(ours).map((name) => name.toLowerCase()));
   // Built with Object.fromEntries, which defines each name as an own property: an assignment
   // `headers[name] = value` would set the object's prototype for a header named `__proto__`.

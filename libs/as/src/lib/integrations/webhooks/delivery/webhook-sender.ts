@@ -54,11 +54,19 @@ export class WebhookSender {
     const webhookId = job.webhook.ids.webhook_id;
     const format = job.webhook.format || 'json';
     if (format !== 'json') return failure(ErrWebhookFormatNotFound.with({ format }), false);
-    let url = shownUrl(job.webhook.base_url ?? '');
+    /** The URL errors show: the request's once built, else the webhook's base URL (worked out only for an error). */
+    let requestUrl: URL | undefined;
+    const url = () => shownUrl(requestUrl ?? job.webhook.base_url ?? '');
+    let deadline: NodeJS.Timeout | undefined;
     try {
       const req = buildWebhookRequest(job, this.o.publicUrl);
-      url = shownUrl(req.url);
-      const signal = AbortSignal.timeout(this.o.timeoutMs);
+      requestUrl = req.url;
+      // As AbortSignal.timeout (a TimeoutError once it expires), but cleared when the attempt ends:
+      // AbortSignal.timeout's timer fires (and builds its DOMException) after every request.
+      const controller = new AbortController();
+      deadline = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.o.timeoutMs);
+      deadline.unref();
+      const signal = controller.signal;
       const res = await request(req.url, { method: 'POST', headers: req.headers, body: req.body, dispatcher: this.agent, signal });
       if (res.statusCode >= 200 && res.statusCode <= 299) {
         // Delivered: a body that then fails or never ends costs the connection, not a retry.
@@ -66,11 +74,13 @@ export class WebhookSender {
         return { ok: true };
       }
       const body = await readLimited(res.body, MAX_ERROR_BODY);
-      const error = ErrWebhookRequest.with({ webhook_id: webhookId, url, status_code: res.statusCode });
+      const error = ErrWebhookRequest.with({ webhook_id: webhookId, url: url(), status_code: res.statusCode });
       return { ok: false, retryable: isRetryableStatus(res.statusCode), error, details: deliveryErrorDetails(error, body) };
     } catch (err) {
       const { cause, retryable } = classifyTransportError(err, this.o.timeoutMs);
-      return failure(ErrWebhookRequest.with({ webhook_id: webhookId, url }, cause), retryable);
+      return failure(ErrWebhookRequest.with({ webhook_id: webhookId, url: url() }, cause), retryable);
+    } finally {
+      clearTimeout(deadline);
     }
   }
 
