@@ -153,7 +153,7 @@ function latencies(load: KindLoad, txs: readonly Tx[]): number[] {
 }
 
 /** One capacity step: `rate` for `seconds`, open loop; passes when every item was delivered with a p99 under 500 ms. */
-async function step(load: KindLoad, o: RadioPhaseOptions, rate: number, seconds: number) {
+async function step(load: KindLoad, o: RadioPhaseOptions, rate: number, seconds: number, retry: boolean) {
   const items = load.frames(Math.round(rate * seconds));
   log(`${NAMES[load.kind].label}: step at ${rate}/s for ${seconds}s (${items.length} items)`);
   const m = await measured(load.air, o, items, rate, load.done, { waitMs: load.stepWaitMs });
@@ -172,6 +172,10 @@ async function step(load: KindLoad, o: RadioPhaseOptions, rate: number, seconds:
       Object.values(cpuMs).reduce((a, b) => a + b, 0),
       3,
     ),
+    /** Cores that processes outside the bench used while the step was offered: other work competing with the stack. */
+    other_cores: m.cpu.cores().other_cores,
+    /** The second try at a rate whose first failed. */
+    ...(retry ? { retry } : {}),
     settle_s: 0,
   };
   log(`${NAMES[load.kind].label}: ${JSON.stringify(figures)}`);
@@ -183,18 +187,24 @@ type Step = Awaited<ReturnType<typeof step>>;
 /**
  * The highest offered rate whose step passes: from `start`, ×1.25 per passing step; after the first
  * failing one, `bisections` steps halfway between the last passing and the failing rate; when the
- * first fails, up to three steps down (÷1.5). The stack is let become idle between steps.
+ * first fails, up to three steps down (÷1.5). A failing step is run once more at the same rate
+ * and fails only when that fails too (other work on the machine makes single steps fail). The
+ * stack is let become idle between steps.
  */
 async function capacity(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOptions, stackPids: Record<string, number>) {
   const steps: Step[] = [];
-  const run = async (rate: number) => {
+  const attempt = async (rate: number, retry: boolean) => {
     if (steps.length > 0) steps[steps.length - 1].figures.settle_s = (await settle(stackPids, STEP_SETTLE_MS)).s;
-    const s = await step(load, o, round(rate, 1), ko.stepS);
+    const s = await step(load, o, rate, ko.stepS, retry);
     steps.push(s);
     return s;
   };
+  const run = async (rate: number) => {
+    const s = await attempt(round(rate, 1), false);
+    return s.figures.passed || s.figures.delivered === 0 ? s : attempt(s.figures.rate, true);
+  };
   const first = await run(ko.startRates[load.kind]);
-  if (first.figures.delivered === 0) throw new Error(`${NAMES[load.kind].label}: nothing delivered in the first step; stack logs:\n${o.logs().slice(-6000)}`);
+  if (steps[0].figures.delivered === 0) throw new Error(`${NAMES[load.kind].label}: nothing delivered in the first step; stack logs:\n${o.logs().slice(-6000)}`);
   let pass: Step | undefined = first.figures.passed ? first : undefined;
   let fail: Step | undefined = first.figures.passed ? undefined : first;
   if (pass) {
