@@ -10,7 +10,7 @@ describe('AdaptiveLimit', () => {
   });
 
   it('lowers the limit by its backoff on each overloaded answer, never below the minimum, and raises it by about one per limit answered calls', () => {
-    const limit = new AdaptiveLimit({ min: 4, max: 100, backoff: 0.5 });
+    const limit = new AdaptiveLimit({ min: 4, max: 100, backoff: 0.5, decreaseIntervalMs: 0, now: () => 0 });
     for (let i = 0; i < 3; i++) {
       limit.tryAcquire();
       limit.release('overloaded');
@@ -36,6 +36,24 @@ describe('AdaptiveLimit', () => {
     limit.release('failed');
     expect(limit.current).toBe(6);
     expect(limit.inFlight).toBe(0);
+  });
+
+  it('lowers the limit at most once per decrease interval: the refusals of one congested moment count once', () => {
+    let now = 0;
+    const limit = new AdaptiveLimit({ min: 1, max: 100, backoff: 0.5, decreaseIntervalMs: 100, now: () => now });
+    for (let i = 0; i < 10; i++) {
+      limit.tryAcquire();
+      limit.release('overloaded');
+    }
+    expect(limit.current).toBe(50);
+    now += 99;
+    limit.tryAcquire();
+    limit.release('overloaded');
+    expect(limit.current).toBe(50);
+    now += 1;
+    limit.tryAcquire();
+    limit.release('overloaded');
+    expect(limit.current).toBe(25);
   });
 
   it('never rises above its maximum', () => {

@@ -5,13 +5,20 @@ export interface AdaptiveLimitOptions {
   max: number;
   /** The factor a refusal multiplies the limit by (0..1). */
   backoff?: number;
+  /**
+   * The limit is lowered at most once in this many ms (about the time the peer takes to answer):
+   * the refusals of one congested moment arrive together and must not cut it once each.
+   */
+  decreaseIntervalMs?: number;
+  now?: () => number;
 }
 
 /**
  * How many calls to a peer may be in flight at once, found by additive increase and
  * multiplicative decrease (as TCP's congestion window, or Netflix's concurrency-limits): every
  * answered call raises the limit by 1/limit (about one per limit's worth of calls), every call the
- * peer refused because it was overloaded lowers it by `backoff`. A caller that finds the limit
+ * peer refused because it was overloaded lowers it by `backoff` (at most once per
+ * `decreaseIntervalMs`, as TCP halves its window once per round trip). A caller that finds the limit
  * reached does not make the call: when the peer sheds load, its callers shed it before spending
  * anything on it, and take the peer's capacity back as soon as it answers again.
  */
@@ -19,10 +26,15 @@ export class AdaptiveLimit {
   private limit: number;
   private active = 0;
   private readonly backoff: number;
+  private readonly decreaseIntervalMs: number;
+  private readonly now: () => number;
+  private lastDecrease = -Infinity;
 
   constructor(private readonly o: AdaptiveLimitOptions) {
     this.limit = o.max;
     this.backoff = o.backoff ?? 0.9;
+    this.decreaseIntervalMs = o.decreaseIntervalMs ?? 100;
+    this.now = o.now ?? Date.now;
   }
 
   get inFlight(): number {
@@ -44,6 +56,11 @@ export class AdaptiveLimit {
   release(outcome: 'answered' | 'overloaded' | 'failed'): void {
     this.active--;
     if (outcome === 'answered') this.limit = Math.min(this.o.max, this.limit + 1 / this.limit);
-    else if (outcome === 'overloaded') this.limit = Math.max(this.o.min, this.limit * this.backoff);
+    else if (outcome === 'overloaded') {
+      const now = this.now();
+      if (now - this.lastDecrease < this.decreaseIntervalMs) return;
+      this.lastDecrease = now;
+      this.limit = Math.max(this.o.min, this.limit * this.backoff);
+    }
   }
 }

@@ -29,7 +29,7 @@ type EventContext = Pick<RpcContext, 'correlation_ids'>;
 type Refusal = { invalid: ErrorDetails } | { shed: ShedKind };
 
 /** The adaptive limit of frames in flight to the NS never goes below this. */
-const MIN_IN_FLIGHT = 4;
+const MIN_IN_FLIGHT = 16;
 
 /**
  * The one path of every received copy, whatever frontend heard it (TTS `gatewayserver.go`
@@ -39,9 +39,9 @@ const MIN_IN_FLIGHT = 4;
  * `gs.up.receive` per copy, then `gs.up.forward`, or `gs.up.drop` naming why.
  *
  * Admission: a frame goes to the NS only while fewer than the adaptive limit of frames are in
- * flight to it (`AdaptiveLimit`, at most GS_NS_MAX_IN_FLIGHT: lowered by each frame the NS refused
- * as overloaded, raised by each it answered). A frame that finds the limit reached is shed when
- * its first copy arrives, with every copy of it, before anything else is done for it: counted in
+ * flight to it (`AdaptiveLimit`, at most GS_NS_MAX_IN_FLIGHT: lowered by a tenth when the NS
+ * refused frames as overloaded, at most once per 100 ms; raised by each frame it answered). A
+ * frame that finds the limit reached is shed when its first copy arrives, with every copy of it, before anything else is done for it: counted in
  * `lorawan_uplinks_shed_total{component="gs",reason="overloaded"}`, `gs.up.drop` at a bounded rate
  * (`ShedReporter`), no `gs.up.receive`. Join-requests and data uplinks alike: the NS decides by
  * kind how long a frame may wait (its deadlines), the GS only stops sending what it refuses.
@@ -114,7 +114,13 @@ export class UplinksService {
   }
 
   /** A copy received and dropped by the GS's own checks. */
-  private drop(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: EventContext, message: UplinkMessageJson, conn: GatewayConnection, error: ErrorDetails): void {
+  private drop(
+    ids: { gateway_ids: GatewayConnection['ids'] },
+    ctx: EventContext,
+    message: UplinkMessageJson,
+    conn: GatewayConnection,
+    error: ErrorDetails,
+  ): void {
     this.received(ids, ctx, message, conn);
     this.dropped(ids, ctx, error);
   }
