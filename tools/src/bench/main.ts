@@ -522,7 +522,11 @@ async function main(): Promise<void> {
     const uplinks = PHASES.has('uplinks') ? await uplinksPhase({ ...radioStack, ...UPLINK_LOAD }) : null;
     // CPU of every stack process (the HTTP gateway, MariaDB and NATS included), not the load generator's.
     const overload = PHASES.has('overload')
-      ? await overloadPhase({ ...radioStack, ...OVERLOAD_LOAD, pids: { ...pidsOf('gateway', ...radioProcs), ...pidsByName(['mariadbd', 'mysqld', 'nats-server']) } })
+      ? await overloadPhase({
+          ...radioStack,
+          ...OVERLOAD_LOAD,
+          pids: { ...pidsOf('gateway', ...radioProcs), ...pidsByName(['mariadbd', 'mysqld', 'nats-server']) },
+        })
       : null;
     // The load phases threw on any failed request; the register phase tolerates 0.1 %.
     const failures = register ? register.failures + register.warmup_failures : 0;

@@ -78,8 +78,20 @@ const SHED_COUNTER = 'lorawan_uplinks_shed_total';
 const SHED_KIND: Record<OverloadKind, string> = { uplinks: 'data_uplink', joins: 'join_request' };
 
 const NAMES: Record<OverloadKind, RadioNames & { applicationId: string }> = {
-  uplinks: { label: 'overload.uplinks', applicationId: 'bench-overload-uplinks-app', deviceIdPrefix: 'ovu', devEuiPrefix: '70B3D57EC0', gatewayIdPrefix: 'bench-ovu-gtw' },
-  joins: { label: 'overload.joins', applicationId: 'bench-overload-joins-app', deviceIdPrefix: 'ovj', devEuiPrefix: '70B3D57EC1', gatewayIdPrefix: 'bench-ovj-gtw' },
+  uplinks: {
+    label: 'overload.uplinks',
+    applicationId: 'bench-overload-uplinks-app',
+    deviceIdPrefix: 'ovu',
+    devEuiPrefix: '70B3D57EC0',
+    gatewayIdPrefix: 'bench-ovu-gtw',
+  },
+  joins: {
+    label: 'overload.joins',
+    applicationId: 'bench-overload-joins-app',
+    deviceIdPrefix: 'ovj',
+    devEuiPrefix: '70B3D57EC1',
+    gatewayIdPrefix: 'bench-ovj-gtw',
+  },
 };
 
 /** What became of a transmission: delivered (when), or answered too late to count, or nothing. */
@@ -135,7 +147,8 @@ function joinLoad(air: Air, devices: Device[]): KindLoad {
       let o = outcomes.get(tx);
       if (o) return o;
       const valid = tx.downlinks.filter((d) => validAccept(d, devices[tx.device].appKey)).sort((a, b) => a.at - b.at);
-      const opens = (d: Tx['downlinks'][number]) => (tx.copies[d.gateway].pushedAt as number) + (d.window === 'rx1' ? JOIN_ACCEPT_DELAYS.rx1Us : JOIN_ACCEPT_DELAYS.rx2Us) / 1000;
+      const opens = (d: Tx['downlinks'][number]) =>
+        (tx.copies[d.gateway].pushedAt as number) + (d.window === 'rx1' ? JOIN_ACCEPT_DELAYS.rx1Us : JOIN_ACCEPT_DELAYS.rx2Us) / 1000;
       const inTime = valid.find((d) => d.at < opens(d));
       o = { deliveredAt: inTime?.at, late: !inTime && valid.length > 0 };
       outcomes.set(tx, o);
@@ -204,7 +217,8 @@ async function capacity(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOption
     return s.figures.passed || s.figures.delivered === 0 ? s : attempt(s.figures.rate, true);
   };
   const first = await run(ko.startRates[load.kind]);
-  if (steps[0].figures.delivered === 0) throw new Error(`${NAMES[load.kind].label}: nothing delivered in the first step; stack logs:\n${o.logs().slice(-6000)}`);
+  if (steps[0].figures.delivered === 0)
+    throw new Error(`${NAMES[load.kind].label}: nothing delivered in the first step; stack logs:\n${o.logs().slice(-6000)}`);
   let pass: Step | undefined = first.figures.passed ? first : undefined;
   let fail: Step | undefined = first.figures.passed ? undefined : first;
   if (pass) {

@@ -286,7 +286,7 @@ export class Environment {
 
   @Setting(
     'gs',
-    "Frames this GS may have in flight to the Network Server at most. The limit it keeps adapts below this: every answered call raises it by 1/limit; calls the NS refused as overloaded lower it by a tenth, at most once per 100 ms (never below 16), and a frame that finds it reached is shed at once, before its events and its call (counted in `lorawan_uplinks_shed_total{component=\"gs\"}`, with a `gs.up.drop` event at a bounded rate): when the NS sheds load, its GSs shed it first, where it costs least.",
+    'Frames this GS may have in flight to the Network Server at most. The limit it keeps adapts below this: every answered call raises it by 1/limit; calls the NS refused as overloaded lower it by a tenth, at most once per 100 ms (never below 16), and a frame that finds it reached is shed at once, before its events and its call (counted in `lorawan_uplinks_shed_total{component="gs"}`, with a `gs.up.drop` event at a bounded rate): when the NS sheds load, its GSs shed it first, where it costs least.',
   )
   @IsOptional()
   @Transform(toInt)
@@ -376,10 +376,7 @@ export class Environment {
   @Max(1000)
   NS_RECENT_UPLINKS = 20;
 
-  @Setting(
-    'ns',
-    'Data uplinks one NS matches and writes at a time; the others wait their turn in arrival order, within `NS_UPLINK_DEADLINE_MS` (see there).',
-  )
+  @Setting('ns', 'Data uplinks one NS matches and writes at a time; the others wait their turn in arrival order, within `NS_UPLINK_DEADLINE_MS` (see there).')
   @IsOptional()
   @Transform(toInt)
   @IsInt()
@@ -389,7 +386,7 @@ export class Environment {
 
   @Setting(
     'ns',
-    "Admission of data uplinks: an uplink must start its handling (device lookup, MIC, write) within this many ms of the GS receiving it. One that cannot (its wait behind the queued uplinks, at the recent pace, would take it past this) is refused at once, before any work (`ResourceExhausted`, counted in `lorawan_uplinks_shed_total`), and so is one that is already older (`uplink_too_late`): under more load than it can take, the NS does in time what it can instead of everything too late. Uplinks whose receive windows have passed are still handled within it (their data is worth delivering; they get no downlink).",
+    'Admission of data uplinks: an uplink must start its handling (device lookup, MIC, write) within this many ms of the GS receiving it. One that cannot (its wait behind the queued uplinks, at the recent pace, would take it past this) is refused at once, before any work (`ResourceExhausted`, counted in `lorawan_uplinks_shed_total`), and so is one that is already older (`uplink_too_late`): under more load than it can take, the NS does in time what it can instead of everything too late. Uplinks whose receive windows have passed are still handled within it (their data is worth delivering; they get no downlink).',
   )
   @IsOptional()
   @Transform(toInt)
@@ -433,7 +430,7 @@ export class Environment {
 
   @Setting(
     'as',
-    "Admission of the Network Server's application messages: one that cannot start within this many ms of reaching the AS (judging by the queue ahead of it and the recent pace) is refused at once, before its device is read or its payload decoded (`ResourceExhausted`, counted in `lorawan_uplinks_shed_total{component=\"as\"}`). A last bound: the NS and the GS shed load before it gets here; when the formatter workers are the bottleneck, an uplink goes on undecoded instead (`FORMATTER_QUEUE`).",
+    'Admission of the Network Server\'s application messages: one that cannot start within this many ms of reaching the AS (judging by the queue ahead of it and the recent pace) is refused at once, before its device is read or its payload decoded (`ResourceExhausted`, counted in `lorawan_uplinks_shed_total{component="as"}`). A last bound: the NS and the GS shed load before it gets here; when the formatter workers are the bottleneck, an uplink goes on undecoded instead (`FORMATTER_QUEUE`).',
   )
   @IsOptional()
   @Transform(toInt)

@@ -152,7 +152,7 @@ export const nsDataUplinks = new Counter({
 
 export const uplinksShed = new Counter({
   name: 'lorawan_uplinks_shed_total',
-  help: 'Uplinks (frames, not gateway copies) a component refused at its door, before doing their work, because it could not handle them in time, by component (gs, ns, as), kind (join_request, data_uplink) and reason: overloaded (the wait ahead, or the Network Server\'s answers, said it would not be in time), too_late (its deadline had passed when it arrived or when its turn came).',
+  help: "Uplinks (frames, not gateway copies) a component refused at its door, before doing their work, because it could not handle them in time, by component (gs, ns, as), kind (join_request, data_uplink) and reason: overloaded (the wait ahead, or the Network Server's answers, said it would not be in time), too_late (its deadline had passed when it arrived or when its turn came).",
   labelNames: ['component', 'kind', 'reason'] as const,
 });
 

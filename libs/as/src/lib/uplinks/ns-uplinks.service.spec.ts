@@ -45,7 +45,8 @@ describe('NsUplinks admission', () => {
     const refused = answers.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
     expect(refused.length).toBeGreaterThanOrEqual(6);
     expect(10 - refused.length).toBe(handled.length - 1);
-    for (const { reason } of refused) expect(isStackError(reason) && reason.toDetails()).toMatchObject({ namespace: 'pkg/applicationserver', name: 'overloaded', code: 8 });
+    for (const { reason } of refused)
+      expect(isStackError(reason) && reason.toDetails()).toMatchObject({ namespace: 'pkg/applicationserver', name: 'overloaded', code: 8 });
     // Events at a bounded rate: here every refusal (fewer than the rate).
     expect(dropped).toHaveLength(refused.length);
     expect(dropped[0]).toMatchObject({ end_device_ids: { application_ids: { application_id: 'app' } }, uplink_message: {} });

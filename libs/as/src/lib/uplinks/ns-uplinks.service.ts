@@ -52,12 +52,16 @@ export class NsUplinks {
     // Uplinks and join-accepts wait their turn (or are refused at once); the reports on downlinks only update the queue.
     const kind = ups.some((up) => up.kind === 'join_accept') ? 'join_request' : ups.some((up) => up.kind === 'uplink_message') ? 'data_uplink' : undefined;
     if (!kind) return this.handleChecked(ups, ctx);
-    return this.admission.run(Date.now() + this.deadlineMs, () => this.handleChecked(ups, ctx), (reason) => {
-      const err = ErrOverloaded.with({ kind: kind === 'join_request' ? 'join-accept' : 'uplink' });
-      // `as.up.*.drop` of the messages refused, at the shed events' bounded rate.
-      if (this.reporter.shed(kind, reason)) for (const checkedUp of ups) this.droppedEvent(checkedUp, ctx, err);
-      return err;
-    });
+    return this.admission.run(
+      Date.now() + this.deadlineMs,
+      () => this.handleChecked(ups, ctx),
+      (reason) => {
+        const err = ErrOverloaded.with({ kind: kind === 'join_request' ? 'join-accept' : 'uplink' });
+        // `as.up.*.drop` of the messages refused, at the shed events' bounded rate.
+        if (this.reporter.shed(kind, reason)) for (const checkedUp of ups) this.droppedEvent(checkedUp, ctx, err);
+        return err;
+      },
+    );
   }
 
   /** `as.up.join.drop` / `as.up.data.drop` of a refused message (its identifiers and kind; nothing of it was read). */

@@ -301,7 +301,9 @@ describe('Gateway Server admission (in-process)', () => {
       config: loadConfig({ GS_UDP_PORT: '0', GS_UDP_HOST: '127.0.0.1', LOG_LEVEL: 'error', GS_NS_MAX_IN_FLIGHT: '4' }),
     });
     events = recordEvents(gs.broker);
-    serveRpcDouble(gs.broker, 'GsIs.GetGatewayForEUI', (req) => ({ ok: { ids: { gateway_id: 'gtw-admission', eui: (req.body as { eui: string }).eui }, frequency_plan_ids: ['EU_863_870_TTN'] } }));
+    serveRpcDouble(gs.broker, 'GsIs.GetGatewayForEUI', (req) => ({
+      ok: { ids: { gateway_id: 'gtw-admission', eui: (req.body as { eui: string }).eui }, frequency_plan_ids: ['EU_863_870_TTN'] },
+    }));
     serveRpcDouble(gs.broker, 'GsNs.HandleUplink', () => new Promise((resolve) => held.push(() => resolve({ ok: {} }))));
     const port = gs.running.app.get(GatewayServerService).udp?.port;
     if (!port) throw new Error('the GS did not bind its UDP port');
@@ -324,7 +326,9 @@ describe('Gateway Server admission (in-process)', () => {
     // The copies of one datagram are handled in one go: those not sent are shed by now.
     expect((await shedCount()) - shedBefore).toBe(6);
     const published = await events.take();
-    const receivedFrames = new Set(published.filter((e) => e.name === GS_EVENTS.upReceive.name).map((e) => (e.data as { message: { raw_payload: string } }).message.raw_payload));
+    const receivedFrames = new Set(
+      published.filter((e) => e.name === GS_EVENTS.upReceive.name).map((e) => (e.data as { message: { raw_payload: string } }).message.raw_payload),
+    );
     expect(receivedFrames.size).toBe(4);
     const drops = published.filter((e) => e.name === GS_EVENTS.upDrop.name);
     expect(drops.length).toBeGreaterThan(0);
@@ -341,4 +345,3 @@ async function shedCount(): Promise<number> {
   const metric = await uplinksShed.get();
   return metric.values.filter((v) => v.labels.component === 'gs').reduce((sum, v) => sum + v.value, 0);
 }
-

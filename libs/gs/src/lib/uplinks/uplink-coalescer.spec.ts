@@ -13,7 +13,9 @@ describe('UplinkCoalescer', () => {
   it('sends the copies of one frame received within the window as one message; other frames apart; each caller gets its call’s outcome', async () => {
     const sent: UplinkMessageJson[] = [];
     const coalescer = new UplinkCoalescer(30, async (m) => (sent.push(m), `outcome-${sent.length}`));
-    const outcomes = await Promise.all([copy('a'), copy('b'), copy('c', 'QAEAACaAAgAB'), copy('d', 'QAEAACaAAQAB', '868300000')].map((c) => sent$(coalescer.submit(c))));
+    const outcomes = await Promise.all(
+      [copy('a'), copy('b'), copy('c', 'QAEAACaAAgAB'), copy('d', 'QAEAACaAAQAB', '868300000')].map((c) => sent$(coalescer.submit(c))),
+    );
     expect(sent).toHaveLength(3);
     expect(sent[0].rx_metadata.map((m) => m.uplink_token)).toEqual(['token-a', 'token-b']);
     expect(sent[0].correlation_ids).toEqual(['gs:uplink:a', 'gs:uplink:b']);

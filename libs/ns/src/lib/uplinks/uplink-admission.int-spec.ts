@@ -70,7 +70,13 @@ describe('Network Server admission (in-process)', () => {
 
   async function device() {
     const ids = { device_id: `dev-${++n}`, application_ids: { application_id: APP }, dev_eui: eui(), join_eui: eui() };
-    const end_device = { ids, frequency_plan_id: 'EU_863_870_TTN', lorawan_version: 'MAC_V1_0_3', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true };
+    const end_device = {
+      ids,
+      frequency_plan_id: 'EU_863_870_TTN',
+      lorawan_version: 'MAC_V1_0_3',
+      lorawan_phy_version: 'PHY_V1_0_3_REV_A',
+      supports_join: true,
+    };
     const paths = ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join'];
     const res = await ns.call('NsEndDeviceRegistry.Set', { end_device, field_mask: { paths } }, rpcContext('NsEndDeviceRegistry.Set', universal));
     if ('error' in res) throw new Error(JSON.stringify(res.error));
@@ -92,7 +98,8 @@ describe('Network Server admission (in-process)', () => {
     expect(accepted).toBeGreaterThanOrEqual(1);
     expect(accepted).toBeLessThanOrEqual(5);
     expect(refused.length).toBe(20 - accepted);
-    for (const a of refused) expect(a).toMatchObject({ error: { namespace: 'pkg/networkserver', name: expect.stringMatching(/^(overloaded|uplink_too_late)$/) } });
+    for (const a of refused)
+      expect(a).toMatchObject({ error: { namespace: 'pkg/networkserver', name: expect.stringMatching(/^(overloaded|uplink_too_late)$/) } });
     expect(refused.filter((a) => 'error' in a && a.error.name === 'overloaded').length).toBeGreaterThan(0);
     // Only the admitted ones reached the Join Server.
     expect(joinsAtJs.length - atJsBefore).toBe(accepted);
