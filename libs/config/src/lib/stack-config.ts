@@ -286,7 +286,7 @@ export class Environment {
 
   @Setting(
     'gs',
-    'Frames this GS may have in flight to the Network Server at most. The limit it keeps adapts below this: every answered call raises it by 1/limit; calls the NS refused as overloaded lower it by a tenth, at most once per 100 ms (never below 16), and a frame that finds it reached is shed at once, before its events and its call (counted in `lorawan_uplinks_shed_total{component="gs"}`, with a `gs.up.drop` event at a bounded rate): when the NS sheds load, its GSs shed it first, where it costs least.',
+    'Frames this GS may have in flight to the Network Server at most. The limit it keeps adapts below this: every answered call raises it by 1/limit; calls the NS refused as overloaded lower it by a tenth, at most once per 50 ms (never below 16), and a frame that finds it reached is shed at once, before its events and its call (counted in `lorawan_uplinks_shed_total{component="gs"}`, with a `gs.up.drop` event at a bounded rate): when the NS sheds load, its GSs shed it first, where it costs least.',
   )
   @IsOptional()
   @Transform(toInt)

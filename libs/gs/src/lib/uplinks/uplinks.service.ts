@@ -30,6 +30,12 @@ type Refusal = { invalid: ErrorDetails } | { shed: ShedKind };
 
 /** The adaptive limit of frames in flight to the NS never goes below this. */
 const MIN_IN_FLIGHT = 16;
+/**
+ * The limit is lowered at most once in this many ms. Once per 100 ms took ~1 s to come down from
+ * its ceiling when a burst began (the NS and the AS behind it queued a second of work meanwhile);
+ * once per refusal took it to its floor in one congested moment.
+ */
+const DECREASE_INTERVAL_MS = 50;
 
 /**
  * The one path of every received copy, whatever frontend heard it (TTS `gatewayserver.go`
@@ -40,7 +46,7 @@ const MIN_IN_FLIGHT = 16;
  *
  * Admission: a frame goes to the NS only while fewer than the adaptive limit of frames are in
  * flight to it (`AdaptiveLimit`, at most GS_NS_MAX_IN_FLIGHT: lowered by a tenth when the NS
- * refused frames as overloaded, at most once per 100 ms; raised by each frame it answered). A
+ * refused frames as overloaded, at most once per 50 ms; raised by each frame it answered). A
  * frame that finds the limit reached is shed when its first copy arrives, with every copy of it, before anything else is done for it: counted in
  * `lorawan_uplinks_shed_total{component="gs",reason="overloaded"}`, `gs.up.drop` at a bounded rate
  * (`ShedReporter`), no `gs.up.receive`. Join-requests and data uplinks alike: the NS decides by
@@ -58,7 +64,11 @@ export class UplinksService {
     private readonly events: EventPublisher,
   ) {
     this.coalescer = new UplinkCoalescer(config.gs.uplinkCoalesceMs, (message) => this.forward(message));
-    this.inFlight = new AdaptiveLimit({ min: Math.min(MIN_IN_FLIGHT, config.gs.nsMaxInFlight), max: config.gs.nsMaxInFlight });
+    this.inFlight = new AdaptiveLimit({
+      min: Math.min(MIN_IN_FLIGHT, config.gs.nsMaxInFlight),
+      max: config.gs.nsMaxInFlight,
+      decreaseIntervalMs: DECREASE_INTERVAL_MS,
+    });
   }
 
   /** One received copy of a frame, from a gateway connected through any frontend. */
