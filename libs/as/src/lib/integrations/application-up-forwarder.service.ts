@@ -62,9 +62,15 @@ export class ApplicationUpForwarder {
 
   /** `as.up.*.drop` with the error (anything but a StackError shows as `pkg/errors:internal`). */
   dropped(up: ApplicationUpJson, ctx: RpcContext, err: unknown): void {
-    const event = upEvents(up)?.drop;
+    const kind = applicationUpKind(up);
+    if (kind) this.droppedKind(kind, up.end_device_ids, ctx, err);
+  }
+
+  /** `as.up.*.drop` of a message of `kind` known by its device's identifiers only (refused before it was read). */
+  droppedKind(kind: ApplicationUpKind, ids: ApplicationUpJson['end_device_ids'], ctx: RpcContext, err: unknown): void {
+    const event = UP_EVENTS[kind]?.drop;
     const details = (isStackError(err) ? err : ErrInternal.with()).toDetails();
-    if (event) this.events.publish(event, deviceIdentifiers(up.end_device_ids), { ctx, data: details });
+    if (event) this.events.publish(event, deviceIdentifiers(ids), { ctx, data: details });
   }
 
   /** Hands the message to the integrations, then `as.up.*.forward`; if they cannot queue it: `as.up.*.drop` and the error. */

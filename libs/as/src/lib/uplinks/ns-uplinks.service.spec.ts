@@ -24,14 +24,16 @@ function uplinkRequest(n: number): NsAsHandleUplinkRequest {
 describe('NsUplinks admission', () => {
   it('handles at most AS_UPLINK_CONCURRENCY messages at once and refuses at once, before any work, one that cannot start within AS_UPLINK_DEADLINE_MS; its drop event is published', async () => {
     const handled: string[] = [];
-    const dropped: ApplicationUpJson[] = [];
+    const dropped: Array<{ kind: string; ids: ApplicationUpJson['end_device_ids'] }> = [];
     const uplinks = {
       handle: async (up: { end_device_ids: { device_id: string } }) => {
         handled.push(up.end_device_ids.device_id);
         await sleep(30);
       },
     } as unknown as DataUplinks;
-    const upstream = { dropped: (up: ApplicationUpJson) => dropped.push(up) } as unknown as ApplicationUpForwarder;
+    const upstream = {
+      droppedKind: (kind: string, ids: ApplicationUpJson['end_device_ids']) => dropped.push({ kind, ids }),
+    } as unknown as ApplicationUpForwarder;
     const service = new NsUplinks(
       {} as JoinAccepts,
       uplinks,
@@ -49,6 +51,6 @@ describe('NsUplinks admission', () => {
       expect(isStackError(reason) && reason.toDetails()).toMatchObject({ namespace: 'pkg/applicationserver', name: 'overloaded', code: 8 });
     // Events at a bounded rate: here every refusal (fewer than the rate).
     expect(dropped).toHaveLength(refused.length);
-    expect(dropped[0]).toMatchObject({ end_device_ids: { application_ids: { application_id: 'app' } }, uplink_message: {} });
+    expect(dropped[0]).toMatchObject({ kind: 'uplink_message', ids: { application_ids: { application_id: 'app' } } });
   });
 });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type ApplicationUpJson, type NsApplicationUp, type NsAsHandleUplinkRequest, plainJson, type RpcContext } from '@lorawan/api';
+import { type NsApplicationUp, type NsAsHandleUplinkRequest, plainJson, type RpcContext } from '@lorawan/api';
 import { AdmissionQueue, ShedReporter } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { ErrValidation } from '@lorawan/errors';
@@ -66,9 +66,7 @@ export class NsUplinks {
 
   /** `as.up.join.drop` / `as.up.data.drop` of a refused message (its identifiers and kind; nothing of it was read). */
   private droppedEvent({ kind, up }: Checked, ctx: RpcContext, err: Error): void {
-    const ids = { ...plainJson(up.end_device_ids) } as ApplicationUpJson['end_device_ids'];
-    if (kind === 'join_accept') this.upstream.dropped({ end_device_ids: ids, join_accept: {} }, ctx, err);
-    else if (kind === 'uplink_message') this.upstream.dropped({ end_device_ids: ids, uplink_message: {} }, ctx, err);
+    if (kind === 'join_accept' || kind === 'uplink_message') this.upstream.droppedKind(kind, { ...plainJson(up.end_device_ids) }, ctx, err);
   }
 
   private async handleChecked(ups: Checked[], ctx: RpcContext): Promise<Empty> {

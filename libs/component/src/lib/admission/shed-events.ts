@@ -5,6 +5,11 @@ import { TokenBucket } from './token-bucket';
 /** What a component sheds: LoRaWAN frames, by kind. */
 export type ShedKind = 'join_request' | 'data_uplink';
 
+/** The kind as error messages name it (`join request`, `data uplink`). */
+export function shedKindLabel(kind: ShedKind): string {
+  return kind.replace('_', ' ');
+}
+
 /** Events of shed work a component publishes at most, a second (the rest is counted only). */
 export const SHED_EVENTS_PER_SEC = 10;
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GS_EVENTS, type RpcContext } from '@lorawan/api';
-import { AdaptiveLimit, EventPublisher, RpcInvoker, type ShedKind, ShedReporter } from '@lorawan/component';
+import { AdaptiveLimit, EventPublisher, RpcInvoker, type ShedKind, shedKindLabel, ShedReporter } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, type ErrorDetails, isErrorDetails } from '@lorawan/errors';
 import { getFrequencyPlan, parsePhyPayload } from '@lorawan/lorawan';
@@ -86,7 +86,7 @@ export class UplinksService {
       if ('invalid' in refused) return this.drop(ids, ctx, message, conn, refused.invalid);
       gsUplinks.inc({ result: 'dropped' });
       const publish = first ? this.shed.shed(refused.shed, 'overloaded') : this.shed.mayPublish();
-      if (publish) this.events.publish(GS_EVENTS.upDrop, ids, { ctx, data: ErrNetworkServerBusy.with({ kind: refused.shed.replace('_', ' ') }).toDetails() });
+      if (publish) this.events.publish(GS_EVENTS.upDrop, ids, { ctx, data: ErrNetworkServerBusy.with({ kind: shedKindLabel(refused.shed) }).toDetails() });
       return;
     }
     this.received(ids, ctx, message, conn);

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { UplinkMessage } from '@lorawan/api';
-import { AdmissionQueue, type Refusal, type ShedKind, ShedReporter } from '@lorawan/component';
+import { AdmissionQueue, type Refusal, type ShedKind, shedKindLabel, ShedReporter } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { nsDataUplinks, nsJoins } from '@lorawan/observability';
 import { ErrOverloaded, ErrUplinkTooLate } from '../errors';
@@ -39,6 +39,6 @@ export class UplinkAdmission {
   private refused(kind: ShedKind, reason: Refusal, receivedAt: number): Error {
     this.reporter.shed(kind, reason);
     (kind === 'join_request' ? nsJoins : nsDataUplinks).inc({ result: reason });
-    return reason === 'too_late' ? ErrUplinkTooLate.with({ age_ms: Date.now() - receivedAt }) : ErrOverloaded.with({ kind: kind.replace('_', ' ') });
+    return reason === 'too_late' ? ErrUplinkTooLate.with({ age_ms: Date.now() - receivedAt }) : ErrOverloaded.with({ kind: shedKindLabel(kind) });
   }
 }
