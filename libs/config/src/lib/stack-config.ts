@@ -441,7 +441,7 @@ export class Environment {
 
   @Setting(
     'ns',
-    "How many devices' latest records the NS keeps, by session DevAddr, to match their next uplink without reading their document again (the lookup still asks the database, in the same statement, whether the device changed since; another replica's or an API write makes it read the document). About 26 KB of heap each with 20 recent uplinks from four gateways (~100 MB for the default); 0 turns it off.",
+    "How many devices' latest records the NS keeps, by session DevAddr. The next uplink of such a device is matched on its record without asking the database and written in one statement that succeeds only while the device is still stored at that revision. When another replica's or an API write changed the device since, or another device sent the frame, the NS reads the candidates, leaving out the document of a device that is unchanged. About 26 KB of heap each with 20 recent uplinks from four gateways (~100 MB for the default); 0 turns it off.",
   )
   @IsOptional()
   @Transform(toInt)

@@ -62,7 +62,11 @@ export interface DeviceStore {
   /** All devices with this JoinEUI and DevEUI, in any application. */
   findByEuis(joinEui: string, devEui: string): Promise<DeviceRecord[]>;
   create(record: DeviceRecord): Promise<CreateResult>;
-  /** Replaces the device if it is still at `record.revision - 1`. */
+  /**
+   * Replaces the device if it is still at `record.revision - 1` and was created at
+   * `record.created_at` (a device deleted and created again since, by another replica, may have
+   * reached the same revision: it is another device).
+   */
   replace(record: DeviceRecord): Promise<ReplaceResult>;
   /** Deletes the device if it is still at `revision` (any revision when omitted). */
   delete(applicationId: string, deviceId: string, revision?: number): Promise<boolean>;

@@ -9,6 +9,7 @@ import { addPendingDevAddrColumn, createDevicesTable, dropDevicesTable } from '.
 import { keySealerFor } from './registry.providers';
 import { CTX, delReq, errorOf, getReq, rawFieldsOf, setReq, unobservedEvents } from './registry-requests.conformance';
 import { openTestDataSource } from './registry-store.conformance';
+import type { DeviceRecord } from './device-record';
 import { TypeOrmDeviceStore } from './typeorm-device.store';
 
 /**
@@ -453,6 +454,57 @@ describe('DeviceRegistry engine (SQLite)', () => {
       await cached.modify(key, bump('4s'), { read: await lookup(cached) });
       expect(await registry.stored(key)).toMatchObject({ mac_settings: { class_c_timeout: '4s' } });
       find.mockRestore();
+    });
+
+    it('lastWrittenBySessionDevAddr + modifyIfUnchanged: the record written last, written from without a read while unchanged; nothing written once another writer moved it on', async () => {
+      const sealer = keySealerFor('ns', { keks: undefined, kekLabels: {} });
+      const cached = new DeviceRegistry(store, POLICY, sealer, events, copy, { sessionCacheSize: 4, freezeShared: true });
+      const replica = new DeviceRegistry(store, POLICY, sealer, events, copy);
+      await registry.set(setReq({ ids: ids('known-1'), session: { dev_addr: '27200001', keys: {} } }, ['session.dev_addr']), CTX);
+      const key = { application_id: APP, device_id: 'known-1' };
+      const bump = (to: string) => (device: Device) => ({ device: { ...device, mac_settings: { class_c_timeout: to } }, result: to });
+      // Nothing remembered before this registry wrote the device, and never without a session cache.
+      expect(cached.lastWrittenBySessionDevAddr('27200001')).toBeUndefined();
+      await cached.modify(key, bump('1s'));
+      await replica.modify(key, bump('1s'));
+      expect(replica.lastWrittenBySessionDevAddr('27200001')).toBeUndefined();
+      // The replica's write outdated what `cached` remembers: nothing is written from it.
+      const outdated = cached.lastWrittenBySessionDevAddr('27200001') as Device;
+      expect(outdated).toMatchObject({ ids: { device_id: 'known-1' }, mac_settings: { class_c_timeout: '1s' } });
+      expect(await cached.modifyIfUnchanged(outdated, bump('2s'))).toBeUndefined();
+      expect(await registry.stored(key)).toMatchObject({ mac_settings: { class_c_timeout: '1s' } });
+      // Written from a fresh read, it is what `cached` remembers; written from that, with no read of the store.
+      await cached.modify(key, bump('3s'));
+      const reads = [jest.spyOn(store, 'get'), jest.spyOn(store, 'findBySessionDevAddr'), jest.spyOn(store, 'findCandidates')];
+      const replace = jest.spyOn(store, 'replace');
+      try {
+        const known = cached.lastWrittenBySessionDevAddr('27200001') as Device;
+        expect(known).toMatchObject({ mac_settings: { class_c_timeout: '3s' } });
+        expect(await cached.modifyIfUnchanged(known, bump('4s'))).toEqual({ result: '4s' });
+        // And again from what that wrote; a mutate that declines writes nothing.
+        expect(await cached.modifyIfUnchanged(cached.lastWrittenBySessionDevAddr('27200001') as Device, bump('5s'))).toEqual({ result: '5s' });
+        expect(await cached.modifyIfUnchanged(cached.lastWrittenBySessionDevAddr('27200001') as Device, () => undefined)).toBeUndefined();
+        // A device no data-plane read of this registry returned: nothing to check it against.
+        expect(await cached.modifyIfUnchanged({ ...known }, bump('6s'))).toBeUndefined();
+        for (const read of reads) expect(read).not.toHaveBeenCalled();
+        expect(replace).toHaveBeenCalledTimes(2);
+      } finally {
+        [...reads, replace].forEach((spy) => spy.mockRestore());
+      }
+      expect(await registry.stored(key)).toMatchObject({ mac_settings: { class_c_timeout: '5s' } });
+      // Deleted through another registry: nothing written, nothing created again.
+      const remembered = cached.lastWrittenBySessionDevAddr('27200001') as Device;
+      const revision = async () => ((await store.get(APP, 'known-1')) as DeviceRecord).revision;
+      const rememberedRevision = await revision();
+      await replica.delete(delReq(ids('known-1')), CTX);
+      expect(await cached.modifyIfUnchanged(remembered, bump('7s'))).toBeUndefined();
+      expect(await store.get(APP, 'known-1')).toBeUndefined();
+      // Created again and written up to the remembered revision: another device all the same, not written from what was remembered.
+      await registry.set(setReq({ ids: ids('known-1'), session: { dev_addr: '27200001', keys: {} } }, ['session.dev_addr']), CTX);
+      while ((await revision()) < rememberedRevision) await replica.modify(key, bump('8s'));
+      expect(await revision()).toBe(rememberedRevision);
+      expect(await cached.modifyIfUnchanged(remembered, bump('9s'))).toBeUndefined();
+      expect(await registry.stored(key)).toMatchObject({ mac_settings: { class_c_timeout: '8s' } });
     });
 
     it('modify may move a device to a new DevAddr (a session becoming current), never change its other identifiers', async () => {

@@ -26,7 +26,7 @@ import {
 import type { EventPublisher } from '@lorawan/component';
 import { batchItemError, type ErrorDefinition, ErrValidation, StackError } from '@lorawan/errors';
 import { copyOnCreate } from '@lorawan/lorawan';
-import type { DeviceIds, DeviceLookup, DeviceRecord, DeviceStore } from './device-record';
+import type { DeviceIds, DeviceLookup, DeviceRecord, DeviceStore, ReplaceResult } from './device-record';
 import type { KeyEnvelopeJson, KeySealer } from './key-sealer';
 import { ErrConcurrentUpdate, ErrEndDeviceEUIsTaken, ErrMultipleEndDevices } from './registry.errors';
 
@@ -298,22 +298,51 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
       if (!existing) throw this.policy.errors.notFound.with({ device_uid: `${ids.application_id}.${ids.device_id}` });
       // A record is parsed afresh from the store on every read: nothing else holds the device `mutate` gets.
       const { device, result } = await mutate(asTyped<T>(toDevice(existing)), openKey);
-      const { dev_addr: _stored, ...fixedIds } = existing.ids;
-      const storedIds = device.ids?.dev_addr ? { ...fixedIds, dev_addr: device.ids.dev_addr } : fixedIds;
-      const updated = { ...this.keepStored(asJson(device)), ids: storedIds, created_at: existing.created_at, updated_at: nowTimestamp() };
-      const record = toRecord(updated, existing.revision + 1, this.keys, this.keyEnvelopes);
-      const written = await this.store.replace(record);
-      if (written === 'ok') {
-        // What was written is where a next modify of the same device may start (`read`), and what a next lookup by its session DevAddr may reuse.
-        this.reads.set(device, record);
-        this.sessionRecords?.remember(record);
-        this.deviceRecords?.remember(record);
-        return result;
-      }
+      const written = await this.replaceFrom(existing, device);
+      if (written === 'ok') return result;
       if (written === 'euis') throw ErrConcurrentUpdate.with({ device_id: ids.device_id });
       await backoff(attempt);
     }
     throw ErrConcurrentUpdate.with({ device_id: ids.device_id });
+  }
+
+  /**
+   * One round of `modify` from `read` alone, without reading the store and without retrying:
+   * `mutate` gets the device as `read` was read (as `modify`'s first round does) and its answer is
+   * written only while the store still has the device at `read`'s revision. Answers `{ result }`
+   * when it was written, undefined when nothing was: the device moved on or is gone (another
+   * replica, a Set, a Delete), a unique key refused the write, `read` is no device of this
+   * registry's data-plane reads, or `mutate` answered undefined (it declines to write from
+   * `read`). Errors of `mutate` propagate. Meant for a `read` that may be outdated
+   * (`lastWrittenBySessionDevAddr`): when nothing was written, the caller starts over from a fresh
+   * read (`modify` reports what a unique key refused), so an outdated `read` costs a round, never a
+   * write from outdated state.
+   */
+  async modifyIfUnchanged<R>(
+    read: T,
+    mutate: (device: T, openKey: (envelope: KeyEnvelopeJson) => KeyEnvelopeJson) => { device: T; result: R } | undefined,
+  ): Promise<{ result: R } | undefined> {
+    const known = this.reads.get(read);
+    if (!known) return undefined;
+    const mutated = mutate(asTyped<T>(toDevice(known)), (envelope) => this.keys.open(envelope));
+    if (!mutated) return undefined;
+    return (await this.replaceFrom(known, mutated.device)) === 'ok' ? { result: mutated.result } : undefined;
+  }
+
+  /** Writes `device` over `existing` if the store still has `existing`'s revision (one round of `modify`); on success, remembers what was written. */
+  private async replaceFrom(existing: DeviceRecord, device: T): Promise<ReplaceResult> {
+    const { dev_addr: _stored, ...fixedIds } = existing.ids;
+    const storedIds = device.ids?.dev_addr ? { ...fixedIds, dev_addr: device.ids.dev_addr } : fixedIds;
+    const updated = { ...this.keepStored(asJson(device)), ids: storedIds, created_at: existing.created_at, updated_at: nowTimestamp() };
+    const record = toRecord(updated, existing.revision + 1, this.keys, this.keyEnvelopes);
+    const written = await this.store.replace(record);
+    if (written === 'ok') {
+      // What was written is where a next modify of the same device may start (`read`), and what a next lookup by its session DevAddr may reuse.
+      this.reads.set(device, record);
+      this.sessionRecords?.remember(record);
+      this.deviceRecords?.remember(record);
+    }
+    return written;
   }
 
   /** A data-plane read of one device as stored (key envelopes as stored; `openKey` opens one). */
@@ -348,6 +377,20 @@ export class DeviceRegistry<T extends StoredDevice = Device> {
   /** The data plane's candidates for an uplink: devices whose session or pending session has this DevAddr, as stored (at most `limit`). */
   async bySessionDevAddr(devAddr: string, limit = 16): Promise<T[]> {
     return (await this.store.findBySessionDevAddr(devAddr, limit, this.sessionRecords?.get(devAddr))).map((r) => this.tracked(r));
+  }
+
+  /**
+   * The device this registry last wrote (`modify`) with this session DevAddr (current or pending),
+   * from its session cache: no statement. Possibly outdated (another replica, a Set or a Delete
+   * may have written the device since), and never the only device with the DevAddr (a DevAddr may
+   * be shared; a device another replica created or joined is only in the store): a guess to try
+   * first, never what is stored. Write from it with `modifyIfUnchanged`, which checks its revision,
+   * and fall back to `bySessionDevAddr` when it is not the sender or nothing was written. Undefined
+   * without a session cache or when none is remembered.
+   */
+  lastWrittenBySessionDevAddr(devAddr: string): T | undefined {
+    const record = this.sessionRecords?.get(devAddr);
+    return record ? this.tracked(record) : undefined;
   }
 
   /** The device of a data-plane read, remembered with its record for a `modify` that follows (see there). */

@@ -126,6 +126,20 @@ export function describeDeviceStoreConformance(name: string, open: () => Promise
       expect((await store.findByDevAddr('26000001')).map((d) => d.ids.device_id)).toEqual(['dev']);
     });
 
+    it('replace needs the creation it read: a device deleted and created again is another, even at the same revision', async () => {
+      const first = record('app-r', 'again', {}, { frequency_plan_id: 'EU_863_870' });
+      await store.create(first);
+      const outdated = { ...first, revision: 2, updated_at: ts(), fields: { frequency_plan_id: 'lost' } };
+      expect(await store.delete('app-r', 'again')).toBe(true);
+      const recreated = record('app-r', 'again', {}, { frequency_plan_id: 'US_902_928_FSB_2' });
+      await store.create(recreated);
+      expect(await store.replace(outdated)).toBe('stale');
+      expect(await store.get('app-r', 'again')).toEqual(recreated);
+      const next = { ...recreated, revision: 2, updated_at: ts(), fields: { frequency_plan_id: 'AU_915_928_FSB_2' } };
+      expect(await store.replace(next)).toBe('ok');
+      expect(await store.get('app-r', 'again')).toEqual(next);
+    });
+
     it('hands back a known record for an uplink’s candidate while it is at the known revision, and reads it afresh once it changed', async () => {
       const current = record('app-k', 'known', { dev_addr: '03000001' }, { session: { dev_addr: '03000001', last_f_cnt_up: 1 } });
       const other = record('app-k', 'neighbour', { dev_addr: '03000001' }, { session: { dev_addr: '03000001' } });

@@ -229,14 +229,17 @@ function insertAllOf(records: readonly DeviceRecord[], encoder: DocumentEncoder)
   return { sql: `INSERT INTO end_devices (${COLUMNS}) VALUES ${records.map(() => row).join(', ')}`, params: records.flatMap((r) => toParams(r, encoder)) };
 }
 
-/** The replace of a record if the stored one is still at the revision before it. */
+/**
+ * The replace of a record if the stored one is still at the revision before it and was created
+ * when the record says (not deleted and created again since, which starts again at revision 1).
+ */
 function updateOf(r: DeviceRecord, encoder: DocumentEncoder): Statement {
-  const [application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, , updated_at, revision, fields] = toParams(r, encoder);
+  const [application_id, device_id, dev_eui, join_eui, dev_addr, pending_dev_addr, created_at, updated_at, revision, fields] = toParams(r, encoder);
   return {
     sql:
       'UPDATE end_devices SET dev_eui = ?, join_eui = ?, dev_addr = ?, pending_dev_addr = ?, updated_at = ?, revision = ?, fields = ? ' +
-      'WHERE application_id = ? AND device_id = ? AND revision = ?',
-    params: [dev_eui, join_eui, dev_addr, pending_dev_addr, updated_at, revision, fields, application_id, device_id, r.revision - 1],
+      'WHERE application_id = ? AND device_id = ? AND revision = ? AND created_at = ?',
+    params: [dev_eui, join_eui, dev_addr, pending_dev_addr, updated_at, revision, fields, application_id, device_id, r.revision - 1, created_at],
   };
 }
 

@@ -12,7 +12,7 @@ import { DataDownlinkService } from '../downlinks/data-downlink.service';
 import { ErrDeviceNotFound } from '../errors';
 import { NS_MAC_DEFAULTS } from '../mac/mac-defaults';
 import { asStruct, type NsDevice, type NsMacSettings, type ReceivedUplink } from '../model';
-import { type AppliedUplink, applyUplink } from './apply-uplink';
+import { type AppliedUplink, applyUplink, type DataUplink, type UplinkContext } from './apply-uplink';
 import { type DataFrame, matchSession, type SessionMatch } from './session-match';
 import { UplinkAdmission } from './uplink-admission';
 import { UplinkCopies } from './uplink-copies.service';
@@ -24,13 +24,18 @@ export const DATA_DEDUP: DedupTiming = { windowMs: 200, cooldownMs: 1000 };
 /** The uplink as processed: every copy's metadata merged, its correlation IDs. */
 type ProcessedUplink = ReceivedUplink & { payload: Record<string, unknown> };
 
+/** A data uplink matched to one of its device's sessions, at the data rate index it came at. */
+type MatchedUplink = SessionMatch & { data_rate_index: number };
+
 /**
  * The Network Server's data uplinks (TTS `grpc_gsns.go` handleDataUplink, dataplane-notes §4):
  * 1. the first copy claims the uplink (the deduplication of the joins; later copies only leave
  *    their metadata);
  * 2. the candidates are the devices whose session or pending session has the frame's DevAddr; the
  *    sender is the one whose MIC holds with the recovered 32-bit FCnt (`matchSession`), else the
- *    uplink is no device's (`device_not_found`);
+ *    uplink is no device's (`device_not_found`); the device this replica wrote last with the
+ *    DevAddr is tried first without reading the store, and written only if still as written
+ *    (`storeOnKnown`: one statement instead of two, the same outcome);
  * 3. `ns.up.data.receive`; the device is updated under optimistic concurrency, checked again
  *    against what is stored then (another NS replica may have handled the same FCnt:
  *    `ns.up.data.drop`): a pending session becomes the session (its MAC state the MAC state, the
@@ -107,17 +112,21 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     return {};
   }
 
-  /** Steps 2 and 3 (admitted: in one of the NS's work slots). */
+  /**
+   * Steps 2 and 3 (admitted: in one of the NS's work slots). The device this replica wrote last
+   * with the frame's DevAddr is tried first, from memory (`storeOnKnown`); when it is not the
+   * sender or no longer as written, the candidates are read from the store, as without it.
+   */
   private async matchAndStore(up: UplinkMessage, mType: string, payload: MACPayload, message: ReceivedUplink, copyIds: string[], ctx: RpcContext) {
-    const match = await this.match(up, payload);
+    const eventCtx: RpcContext = { ...ctx, correlation_ids: [...new Set([...copyIds, ...ctx.correlation_ids])] };
+    const onKnown = await this.storeOnKnown(up, payload, message);
+    if (onKnown) return { ...onKnown, ...this.received(onKnown.match, mType, payload, message, eventCtx), eventCtx };
+    const match = this.match(up, payload, await this.registry.bySessionDevAddr(payload.f_hdr.dev_addr));
     if (!match) {
       nsDataUplinks.inc({ result: 'no_match' });
       throw ErrDeviceNotFound.with({ device_uid: payload.f_hdr.dev_addr });
     }
-    const ids = { device_ids: { ...match.device.ids, dev_addr: payload.f_hdr.dev_addr } };
-    const eventCtx: RpcContext = { ...ctx, correlation_ids: [...new Set([...copyIds, ...ctx.correlation_ids])] };
-    const fullFrame = { ...message, payload: { m_hdr: { m_type: mType }, mac_payload: { f_port: payload.f_port, full_f_cnt: match.f_cnt } } };
-    this.events.publish(NS_EVENTS.dataReceive, ids, { ctx: eventCtx, data: fullFrame });
+    const { ids, fullFrame } = this.received(match, mType, payload, message, eventCtx);
     try {
       return { match, stored: await this.store(match, message, payload), eventCtx, ids, fullFrame };
     } catch (err) {
@@ -127,8 +136,51 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     }
   }
 
-  private async match(up: UplinkMessage, payload: MACPayload): Promise<(SessionMatch & { data_rate_index: number }) | undefined> {
-    const candidates = await this.registry.bySessionDevAddr(payload.f_hdr.dev_addr);
+  /** `ns.up.data.receive` of a matched uplink; its device's identifiers as events carry them, and the frame as processed. */
+  private received(match: MatchedUplink, mType: string, payload: MACPayload, message: ReceivedUplink, eventCtx: RpcContext) {
+    const ids = { device_ids: { ...match.device.ids, dev_addr: payload.f_hdr.dev_addr } };
+    const fullFrame = { ...message, payload: { m_hdr: { m_type: mType }, mac_payload: { f_port: payload.f_port, full_f_cnt: match.f_cnt } } };
+    this.events.publish(NS_EVENTS.dataReceive, ids, { ctx: eventCtx, data: fullFrame });
+    return { ids, fullFrame };
+  }
+
+  /**
+   * Steps 2 and 3 without reading the store: the device this replica wrote last with the frame's
+   * DevAddr (`lastWrittenBySessionDevAddr`), if its session's MIC holds, gets the uplink applied
+   * and written in one statement, while the store still has it at the revision written
+   * (`modifyIfUnchanged`). That check makes the device matched on exactly what a read would have
+   * returned, so the match, the FCnt it recovered, the MAC commands decrypted with its keys and
+   * `applyUplink` are what they would have been. Undefined, with nothing written and nothing
+   * published, whenever that is not shown: no such device, not the sender (another device may
+   * share the DevAddr), written since (another replica, a Set, a Delete), or `applyUplink` refusing
+   * it (the read afresh decides what to report). The caller then matches and stores as without
+   * it, so an outdated memory costs one statement and a MIC check, never a different outcome.
+   */
+  private async storeOnKnown(up: UplinkMessage, payload: MACPayload, message: ReceivedUplink) {
+    const known = this.registry.lastWrittenBySessionDevAddr(payload.f_hdr.dev_addr);
+    if (!known) return undefined;
+    let match: MatchedUplink | undefined;
+    let uplink: { uplink: DataUplink; context: UplinkContext };
+    try {
+      match = this.match(up, payload, [known]);
+      if (!match) return undefined;
+      uplink = this.uplinkOf(match, message, payload);
+    } catch {
+      return undefined; // E.g. a key this NS cannot open: whether the stored device has it, the read afresh shows.
+    }
+    const written = await this.registry.modifyIfUnchanged(known, (device) => {
+      try {
+        const applied = applyUplink(device, uplink.uplink, uplink.context);
+        return { device: applied.device, result: applied };
+      } catch {
+        return undefined;
+      }
+    });
+    return written && { match, stored: written.result };
+  }
+
+  /** The candidate that sent the frame and how (`matchSession`), in the candidates' order; undefined when none did. */
+  private match(up: UplinkMessage, payload: MACPayload, candidates: readonly NsDevice[]): MatchedUplink | undefined {
     const settings = (up.settings ?? {}) as { frequency?: string; data_rate?: DataRate };
     for (const device of candidates) {
       const plan = getFrequencyPlan(device.frequency_plan_id ?? '');
@@ -154,10 +206,9 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   }
 
   /** Step 3: the device after the uplink (`applyUplink`), against what is stored now. */
-  private async store(match: SessionMatch & { data_rate_index: number }, message: ReceivedUplink, payload: MACPayload): Promise<AppliedUplink> {
+  private async store(match: MatchedUplink, message: ReceivedUplink, payload: MACPayload): Promise<AppliedUplink> {
     const { ids } = match.device;
-    const uplink = { match, message, payload, commands: this.macCommands(match, payload) };
-    const context = { plan: getFrequencyPlan(match.device.frequency_plan_id ?? ''), recentUplinks: this.recentUplinks, macDefaults: this.macDefaults };
+    const { uplink, context } = this.uplinkOf(match, message, payload);
     const key = { application_id: ids.application_ids.application_id, device_id: ids.device_id };
     return this.registry.modify(
       key,
@@ -168,6 +219,14 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       // The device as the match read it: written at once, unless another write came in between.
       { read: match.device },
     );
+  }
+
+  /** What `applyUplink` gets besides the device: the matched uplink with its MAC commands, and the device's plan and the NS's settings. */
+  private uplinkOf(match: MatchedUplink, message: ReceivedUplink, payload: MACPayload): { uplink: DataUplink; context: UplinkContext } {
+    return {
+      uplink: { match, message, payload, commands: this.macCommands(match, payload) },
+      context: { plan: getFrequencyPlan(match.device.frequency_plan_id ?? ''), recentUplinks: this.recentUplinks, macDefaults: this.macDefaults },
+    };
   }
 
   /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import loraPacket from 'lora-packet';
 import { DataSource } from 'typeorm';
 import { type CallerIdentity, gatewayDownlinkSubject, NS_EVENTS, nowTimestamp, RPCS } from '@lorawan/api';
-import { loadConfig } from '@lorawan/config';
+import { loadConfig, STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { KeyVault, parseKeks } from '@lorawan/crypto';
 import { rawFieldsOf } from '@lorawan/registry/conformance';
 import { Code, defineError } from '@lorawan/errors';
@@ -19,7 +19,10 @@ import {
   type TestComponent,
 } from '@lorawan/testing';
 import { decodeRequest, encodePacket, type RpcEnvelope } from '@lorawan/transport';
-import { DeviceRegistry } from '@lorawan/registry';
+import { EventPublisher } from '@lorawan/component';
+import { DEVICE_STORE, type DeviceStore, DeviceRegistry, keySealerFor } from '@lorawan/registry';
+import { nsRegistryPolicy } from '../end-devices/ns-registry.policy';
+import type { NsDevice } from '../model';
 import { NsModule } from '../ns.module';
 
 /**
@@ -413,6 +416,141 @@ describe('Network Server uplinks (in-process)', () => {
       }
       expect((await get(ids, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 6 } });
       await events.take();
+    });
+
+    describe('the device this NS wrote last with the DevAddr, tried without reading it', () => {
+      const OTHER_KEY = '1112131415161718191A1B1C1D1E1F20';
+      let store: DeviceStore;
+      /** Another NS replica on the same database (a registry of its own, without this one's memory). */
+      let replica: DeviceRegistry<NsDevice>;
+      const reads: jest.SpyInstance[] = [];
+      let writes: jest.SpyInstance;
+      beforeAll(() => {
+        store = ns.running.app.get<DeviceStore>(DEVICE_STORE);
+        const config = ns.running.app.get<StackConfig>(STACK_CONFIG);
+        replica = new DeviceRegistry<NsDevice>(store, nsRegistryPolicy({}), keySealerFor('ns', config), new EventPublisher(ns.broker));
+      });
+      /** Counts the statements of the store from here on (the reads by kind, the writes). */
+      function countStatements() {
+        reads.splice(0).forEach((spy) => spy.mockRestore());
+        writes?.mockRestore();
+        reads.push(
+          jest.spyOn(store, 'findBySessionDevAddr'),
+          jest.spyOn(store, 'get'),
+          jest.spyOn(store, 'findCandidates'),
+          jest.spyOn(store, 'findByDevAddr'),
+        );
+        writes = jest.spyOn(store, 'replace');
+        return { reads: () => reads.reduce((sum, spy) => sum + spy.mock.calls.length, 0), writes: () => writes.mock.calls.length };
+      }
+      afterEach(() => {
+        reads.splice(0).forEach((spy) => spy.mockRestore());
+        writes?.mockRestore();
+      });
+      async function abp(devAddr: string, key = NWK_KEY) {
+        const ids = await device({ supportsJoin: false, devAddr });
+        const set = await ns.call(
+          'NsEndDeviceRegistry.Set',
+          {
+            end_device: { ids, session: { dev_addr: devAddr, keys: { f_nwk_s_int_key: { key }, session_key_id: sessionKeyId(ids) } } },
+            field_mask: { paths: ['session.keys.f_nwk_s_int_key.key', 'session.keys.session_key_id'] },
+          },
+          rpcContext('NsEndDeviceRegistry.Set', universal),
+        );
+        expect(set).not.toHaveProperty('error');
+        return ids;
+      }
+      const key = (ids: { device_id: string }) => ({ application_id: APP, device_id: ids.device_id });
+      /** Each device's own session key ID (bytes: base64). */
+      const sessionKeyId = (ids: { device_id: string }) => Buffer.from(ids.device_id).toString('base64');
+      /** The same frame on another channel is no copy of an earlier one (a copy is the same bytes on the same channel). */
+      const on = (frequency: string, up: ReturnType<typeof uplink>[number]) => ({ ...up, settings: { ...up.settings, frequency } });
+      /** The events of a device by name (from the `from`-th event on). */
+      const eventsOf = (name: string, ids: { device_id: string }, from = 0) =>
+        events.all.slice(from).filter((e) => e.name === name && JSON.stringify(e.identifiers).includes(`"${ids.device_id}"`));
+
+      it('stores its next uplink in one statement (no read), the same as from a read; another device with the DevAddr is still found', async () => {
+        const first = await abp('26000010');
+        const second = await abp('26000010', OTHER_KEY);
+        expect(await handle(uplink(dataUp('26000010', 1), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+        await eventually(() => eventsOf('ns.up.data.forward', first).length === 1, 3000);
+        const before = atAs.length;
+        let count = countStatements();
+        expect(await handle(uplink(dataUp('26000010', 2, { payload: 'two' }), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+        expect(count.reads()).toBe(0);
+        expect(count.writes()).toBe(1);
+        await eventually(() => atAs.length === before + 1, 3000);
+        expect(lastUplinkAtAs()).toMatchObject({
+          end_device_ids: { device_id: first.device_id, dev_addr: '26000010' },
+          uplink_message: { f_cnt: 2, session_key_id: sessionKeyId(first) },
+        });
+        expect(
+          eventsOf('ns.up.data.receive', first).map((e) => (e.data as { payload: { mac_payload: { full_f_cnt: number } } }).payload.mac_payload.full_f_cnt),
+        ).toEqual([1, 2]);
+        expect((await get(first, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 2 } });
+        // The other device sharing the DevAddr (its own keys): not the one remembered, so the candidates are read.
+        count = countStatements();
+        expect(await handle(uplink(dataUp('26000010', 1, { nwkKey: OTHER_KEY }), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+        expect(store.findBySessionDevAddr).toHaveBeenCalledTimes(1);
+        expect(count.writes()).toBe(1);
+        expect((await get(second, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 1 } });
+        expect((await get(first, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 2 } });
+        await eventually(() => atAs.length === before + 2, 3000);
+        await events.take();
+      });
+
+      it('after another replica stored an uplink: matched on what is stored (a retransmission, not forwarded again; an older FCnt no match), never on what it remembers', async () => {
+        const ids = await abp('26000011');
+        expect(await handle(uplink(dataUp('26000011', 5), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+        // Another replica handles FCnt 6 (this one remembers the device at FCnt 5).
+        await replica.modify(key(ids), (device) => ({ device: { ...device, session: { ...device.session, last_f_cnt_up: 6 } }, result: undefined }));
+        await eventually(() => eventsOf('ns.up.data.forward', ids).length === 1, 3000);
+        const forwarded = atAs.length;
+        const from = events.all.length;
+        const count = countStatements();
+        // FCnt 5 again: what this NS remembers calls it a retransmission; stored, FCnt 6 is past it: no match, and no ns.up.data.receive.
+        const [five] = uplink(dataUp('26000011', 5), [{ gateway: 'gtw-weak', snr: 0 }]);
+        expect(await handle(on('868300000', five))).toMatchObject({ error: { name: 'device_not_found' } });
+        expect(eventsOf('ns.up.data.receive', ids, from)).toEqual([]);
+        expect(count.writes()).toBe(1); // The one refused, from what it remembered.
+        // FCnt 6: new on what this NS remembers; stored, it is the latest: a retransmission, not forwarded again.
+        const [six] = uplink(dataUp('26000011', 6), [{ gateway: 'gtw-weak', snr: 0 }]);
+        expect(await handle(on('868500000', six))).toEqual({ ok: {} });
+        expect(store.findBySessionDevAddr).toHaveBeenCalledTimes(2);
+        expect((await get(ids, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 6 } });
+        // FCnt 7: what this NS wrote last is the device as stored again; one statement.
+        const reads = count.reads();
+        expect(await handle(uplink(dataUp('26000011', 7), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+        expect(count.reads()).toBe(reads);
+        await eventually(() => eventsOf('ns.up.data.forward', ids, from).length === 1, 3000);
+        await new Promise((r) => setTimeout(r, 200));
+        expect(atAs.length).toBe(forwarded + 1);
+        expect(lastUplinkAtAs().uplink_message).toMatchObject({ f_cnt: 7 });
+        expect((await get(ids, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 7 } });
+        await events.take();
+      });
+
+      it('a device another replica deleted is not found; a session another replica replaced no longer matches, its successor does', async () => {
+        const gone = await abp('26000012');
+        expect(await handle(uplink(dataUp('26000012', 1), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+        await replica.delete({ application_ids: { application_id: APP }, device_id: gone.device_id }, rpcContext('NsEndDeviceRegistry.Delete', universal));
+        let from = events.all.length;
+        expect(await handle(uplink(dataUp('26000012', 2), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({ error: { name: 'device_not_found' } });
+        expect(eventsOf('ns.up.data.receive', gone, from)).toEqual([]);
+        expect(eventsOf('ns.up.data.drop', gone, from)).toEqual([]);
+        expect(await store.get(APP, gone.device_id)).toBeUndefined();
+
+        const replaced = await abp('26000013');
+        expect(await handle(uplink(dataUp('26000013', 1), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+        const session = { dev_addr: '26000013', keys: { f_nwk_s_int_key: { key: OTHER_KEY }, session_key_id: 'NEW' } };
+        await replica.modify(key(replaced), (device) => ({ device: { ...device, session }, result: undefined }));
+        from = events.all.length;
+        expect(await handle(uplink(dataUp('26000013', 2), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toMatchObject({ error: { name: 'device_not_found' } });
+        expect(eventsOf('ns.up.data.receive', replaced, from)).toEqual([]);
+        expect(await handle(uplink(dataUp('26000013', 1, { nwkKey: OTHER_KEY }), [{ gateway: 'gtw-weak', snr: 0 }])[0])).toEqual({ ok: {} });
+        expect((await get(replaced, ['session'])).ok).toMatchObject({ session: { last_f_cnt_up: 1, keys: { session_key_id: 'NEW' } } });
+        await events.take();
+      });
     });
 
     it('ignores a LoRaWAN 1.0.4 uplink whose MACPayload is longer than its data rate allows (SF12: 59 bytes), not at a rate that allows it', async () => {
