@@ -505,7 +505,15 @@ async function main(): Promise<void> {
     }
     // The processes of the radio phases (joins, uplinks), and their `/metrics`.
     const replicas = (c: string, n: number) => [c, ...Array.from({ length: n - 1 }, (_, i) => `${c}#${i + 1}`)];
-    const radioProcs = ['is', 'js', ...replicas('ns', NS_REPLICAS), ...replicas('as', AS_REPLICAS), ...replicas('gs', GS_REPLICAS)];
+    // The events component, when a phase started it, stores and fans out every event of the radio traffic: its CPU is the stack's too.
+    const radioProcs = [
+      'is',
+      'js',
+      ...replicas('ns', NS_REPLICAS),
+      ...replicas('as', AS_REPLICAS),
+      ...replicas('gs', GS_REPLICAS),
+      ...(running.pid('events') ? ['events'] : []),
+    ];
     const radioStack = {
       baseUrl: stack.baseUrl,
       auth,
