@@ -116,4 +116,25 @@ describe('EventBatcher', () => {
     ]);
     expect(failed).toEqual([['bad', 'refused']]);
   });
+
+  it('sends what waits before the next reply, asking for one hook at a time', () => {
+    const hooks: Array<() => void> = [];
+    const { sent, add } = setup({ beforeNextReply: (hook) => hooks.push(hook) });
+    add('events.user.u', 'a');
+    add('events.user.u', 'b');
+    expect(hooks).toHaveLength(1);
+    hooks.shift()?.();
+    expect(sent).toEqual([{ subject: 'events.user.u', events: ['a', 'b'] }]);
+    expect(jest.getTimerCount()).toBe(0);
+    // A batch sent by its timer leaves its hook waiting: the next batch needs no other.
+    add('events.user.u', 'c');
+    jest.advanceTimersByTime(5);
+    add('events.user.u', 'd');
+    expect(hooks).toHaveLength(1);
+    hooks.shift()?.();
+    expect(sent.map((m) => m.events)).toEqual([['a', 'b'], ['c'], ['d']]);
+    hooks.length = 0;
+    add('events.user.u', 'e');
+    expect(hooks).toHaveLength(1);
+  });
 });

@@ -7,6 +7,8 @@ export interface EventBatcherOptions {
   maxBytes?: number;
   /** The most events in one message. */
   maxEvents?: number;
+  /** Asks for a call before the process's next RPC reply (`PubSub.beforeNextReply`): what waits is sent before it. */
+  beforeNextReply?: (hook: () => void) => void;
 }
 
 /** Hands a message on (the transport's publish); may throw. */
@@ -28,7 +30,10 @@ interface Batch {
 
 /**
  * Collects the events a process publishes into messages of several events (`splitEventBatch`):
- * the first event of a batch waits at most `windowMs` for others; an event whose subject cannot
+ * the first event of a batch waits at most `windowMs` for others, and no longer than the process's
+ * next RPC reply (so the events of a call are published before its answer, as they were when each
+ * went at once: a caller that opens a stream after a call does not get them live, and one
+ * component's events come before those of the calls it answered); an event whose subject cannot
  * share the batch's (`eventBatchSubject`: another kind of entity), or that would take it past
  * `maxBytes` or `maxEvents`, sends the batch first, so the messages keep the events' order. An
  * event larger than `maxBytes` goes alone. When the sink refuses a batch (NATS: larger than the
@@ -36,6 +41,8 @@ interface Batch {
  */
 export class EventBatcher {
   private batch?: Batch;
+  /** Whether a hook waits for the next reply (one at a time, however many batches come and go). */
+  private hooked = false;
   private readonly maxBytes: number;
   private readonly maxEvents: number;
 
@@ -71,6 +78,13 @@ export class EventBatcher {
     batch.timer = setTimeout(() => this.flush(), this.options.windowMs);
     batch.timer.unref();
     this.batch = batch;
+    if (!this.hooked && this.options.beforeNextReply) {
+      this.hooked = true;
+      this.options.beforeNextReply(() => {
+        this.hooked = false;
+        this.flush();
+      });
+    }
   }
 
   /** Sends what waits (at once). */

@@ -18,7 +18,9 @@ const ORIGIN = hostname();
  * connection's next socket write, now spent collecting the events of every turn in that window
  * (a data uplink's events come from several turns) into one message for the NATS server to route
  * and JetStream to store. The batch is then published like any message, so an event still waits
- * no longer than before. In process there is no message to save: each event is delivered at once.
+ * no longer than before; and it is published before the process's next RPC reply, so a call's
+ * events still precede its answer. In process there is no message to save: each event is
+ * delivered at once.
  *
  * Every event's JSON is the `EventJson` (`ttn.lorawan.v3.Event`) of `encodeEvent`, written
  * directly rather than built as an object and stringified: the parts that depend only on the
@@ -36,7 +38,7 @@ export class EventPublisher implements OnApplicationShutdown {
       this.batcher = new EventBatcher(
         (subject, payload) => pubsub.publish(subject, payload),
         (name, err) => this.logger.warn({ event: name, error: err.message }, 'event not published'),
-        { windowMs: DEFERRED_WRITE_MS },
+        { windowMs: DEFERRED_WRITE_MS, beforeNextReply: pubsub.beforeNextReply?.bind(pubsub) },
       );
     }
   }
