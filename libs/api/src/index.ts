@@ -39,6 +39,7 @@ export * from './lib/messages/formatters';
 export * from './lib/messages/mac';
 export * from './lib/validation/field-names';
 export * from './lib/events/event';
+export * from './lib/events/event-batch';
 export * from './lib/events/definitions';
 export * from './lib/events/component-events';
 export * from './lib/events/stream';

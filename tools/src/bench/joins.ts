@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import loraPacket from 'lora-packet';
 import { connect, type NatsConnection } from 'nats';
+import { entityEventSubjects, type EventJson, rightsEntityOf, splitEventBatch } from '@lorawan/api';
 import { createApplications } from './applications';
 import { log, round } from './load';
 import { type Scrape, scrapeAll } from './metrics';
@@ -48,18 +49,27 @@ export interface JoinPhaseOptions extends RadioPhaseOptions {
   traceMerges?: { natsUrl: string; subjectPrefix: string };
 }
 
-/** Counts `ns.up.merge_metadata` events by their gateway count, from the application's event subject. */
+/**
+ * Counts `ns.up.merge_metadata` events by their gateway count, from the subjects of applications'
+ * events (a message may hold several events, of several applications: `splitEventBatch`).
+ */
 async function traceMerges(o: NonNullable<JoinPhaseOptions['traceMerges']>, applicationId: string) {
   const nc: NatsConnection = await connect({ servers: o.natsUrl, name: 'bench-join-trace' });
   const counts: Record<string, number> = {};
   const marker = Buffer.from('"ns.up.merge_metadata"');
-  const sub = nc.subscribe(`${o.subjectPrefix}.events.application.${applicationId}`, {
+  const sub = nc.subscribe(`${o.subjectPrefix}.${entityEventSubjects('application')}`, {
     callback: (err, msg) => {
       if (err || Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength).indexOf(marker) < 0) return;
-      const event = JSON.parse(Buffer.from(msg.data).toString()) as { name?: string; data?: { value?: unknown } };
-      if (event.name !== 'ns.up.merge_metadata') return;
-      const key = String(event.data?.value);
-      counts[key] = (counts[key] ?? 0) + 1;
+      for (const bytes of splitEventBatch(msg.data)) {
+        const event = JSON.parse(Buffer.from(bytes).toString()) as Pick<EventJson, 'name' | 'identifiers'> & { data?: { value?: unknown } };
+        if (
+          event.name !== 'ns.up.merge_metadata' ||
+          !event.identifiers.some((ids) => rightsEntityOf(ids).kind === 'application' && rightsEntityOf(ids).id === applicationId)
+        )
+          continue;
+        const key = String(event.data?.value);
+        counts[key] = (counts[key] ?? 0) + 1;
+      }
     },
   });
   await nc.flush();

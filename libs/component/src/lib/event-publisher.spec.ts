@@ -1,5 +1,6 @@
 import { defineEvent, type EntityIdentifiersJson, type EventDefinition, type EventJson, messageData, Right, VALUE_TYPE, valueData } from '@lorawan/api';
-import type { PubSub } from '@lorawan/transport';
+import { splitEventBatch } from '@lorawan/api';
+import { DEFERRED_WRITE_MS, InProcessBroker, type PubSub } from '@lorawan/transport';
 import { encodeEvent, EventPublisher } from './event-publisher';
 
 const message = defineEvent('test.publisher.message', 'message event', {
@@ -85,5 +86,71 @@ describe('EventPublisher', () => {
     const pubsub = { publish: jest.fn() } as unknown as PubSub;
     expect(() => new EventPublisher(pubsub).publish(value, ids, { data: { big: 1n } })).not.toThrow();
     expect(pubsub.publish).not.toHaveBeenCalled();
+  });
+
+  describe('over NATS', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    function natsPubSub() {
+      const published: Array<{ subject: string; events: EventJson[]; options?: unknown }> = [];
+      const pubsub = {
+        kind: 'nats',
+        publish: (subject: string, payload: Uint8Array, options?: unknown) =>
+          published.push({ subject, events: splitEventBatch(payload).map((p) => JSON.parse(Buffer.from(p).toString()) as EventJson), options }),
+      } as unknown as PubSub;
+      return { pubsub, published };
+    }
+
+    it('publishes the events of DEFERRED_WRITE_MS as one message, in order, the same JSON as one by one', () => {
+      const { pubsub, published } = natsPubSub();
+      const publisher = new EventPublisher(pubsub);
+      publisher.publish(value, ids, { ctx: { correlation_ids: ['c1'] }, data: ['a'] });
+      publisher.publish(bare, ids);
+      publisher.publish(value, [{ gateway_ids: { gateway_id: 'gw-2' } }], { data: ['b'] });
+      jest.advanceTimersByTime(DEFERRED_WRITE_MS - 1);
+      expect(published).toEqual([]);
+      jest.advanceTimersByTime(1);
+      expect(published).toHaveLength(1);
+      expect(published[0].subject).toBe('events.gateway._');
+      expect(published[0].options).toBeUndefined();
+      const [first, second, third] = published[0].events;
+      expect(first).toEqual({ ...asObject(value, ['c1'], ['a'], first.time, first.unique_id), origin: first.origin });
+      expect(second).toEqual({ ...asObject(bare, [], undefined, second.time, second.unique_id), origin: second.origin });
+      expect(third).toMatchObject({ name: 'test.publisher.value', identifiers: [{ gateway_ids: { gateway_id: 'gw-2' } }], data: { value: ['b'] } });
+    });
+
+    it('publishes what waits when the application shuts down, and later events at once', () => {
+      const { pubsub, published } = natsPubSub();
+      const publisher = new EventPublisher(pubsub);
+      publisher.publish(bare, ids);
+      publisher.onApplicationShutdown();
+      expect(published.map((p) => p.events.map((e) => e.name))).toEqual([['test.publisher.bare']]);
+      publisher.publish(value, ids, { data: ['x'] });
+      expect(published).toHaveLength(2);
+      expect(jest.getTimerCount()).toBe(0);
+    });
+
+    it('still only logs an event it cannot encode, and publishes the others', () => {
+      const { pubsub, published } = natsPubSub();
+      const publisher = new EventPublisher(pubsub);
+      expect(() => publisher.publish(value, ids, { data: { big: 1n } })).not.toThrow();
+      publisher.publish(bare, ids);
+      jest.advanceTimersByTime(DEFERRED_WRITE_MS);
+      expect(published.map((p) => p.events.map((e) => e.name))).toEqual([['test.publisher.bare']]);
+    });
+  });
+
+  it('publishes each event at once in process (embedded), as before', async () => {
+    const broker = new InProcessBroker();
+    const publish = jest.spyOn(broker, 'publish');
+    const got: string[] = [];
+    broker.subscribe('events.>', (payload) => got.push((JSON.parse(Buffer.from(payload).toString()) as EventJson).name));
+    const publisher = new EventPublisher(broker);
+    publisher.publish(bare, ids);
+    publisher.publish(value, ids, { data: ['x'] });
+    expect(publish).toHaveBeenCalledTimes(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(got).toEqual(['test.publisher.bare', 'test.publisher.value']);
   });
 });

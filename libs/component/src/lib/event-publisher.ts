@@ -1,16 +1,26 @@
 import { hostname } from 'node:os';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type EntityIdentifiersJson, type EventDefinition, eventSubject, nowTimestamp, type RpcContext, VALUE_TYPE, newUlid } from '@lorawan/api';
 import { eventsPublished } from '@lorawan/observability';
-import { type PubSub, PUBSUB } from '@lorawan/transport';
+import { DEFERRED_WRITE_MS, type PubSub, PUBSUB } from '@lorawan/transport';
+import { EventBatcher } from './event-batcher';
 
 const ORIGIN = hostname();
 
 /**
  * Publishes a component's events (TTS `events.Publish`). Fire and forget: the transport's publish
- * does not wait for a broker acknowledgement (and over NATS may wait up to `DEFERRED_WRITE_MS` to
- * share a socket write), so publishing never blocks or fails the call that caused the event; an event that cannot be encoded or sent is logged (by name, never its data)
+ * does not wait for a broker acknowledgement, so publishing never blocks or fails the call that
+ * caused the event; an event that cannot be encoded or sent is logged (by name, never its data)
  * and dropped. In distributed mode NATS JetStream keeps what is published on `events.>`.
+ *
+ * Over NATS the events of `DEFERRED_WRITE_MS` go out as one message of several events
+ * (`EventBatcher`, `splitEventBatch`): the same few milliseconds an event used to wait for the
+ * connection's next socket write, now spent collecting the events of every turn in that window
+ * (a data uplink's events come from several turns) into one message for the NATS server to route
+ * and JetStream to store. The batch is then published like any message, so an event still waits
+ * no longer than before; and it is published before the process's next RPC reply, so a call's
+ * events still precede its answer. In process there is no message to save: each event is
+ * delivered at once.
  *
  * Every event's JSON is the `EventJson` (`ttn.lorawan.v3.Event`) of `encodeEvent`, written
  * directly rather than built as an object and stringified: the parts that depend only on the
@@ -18,10 +28,20 @@ const ORIGIN = hostname();
  * wrapper for its `@type` (a data uplink's events carry every gateway's metadata).
  */
 @Injectable()
-export class EventPublisher {
+export class EventPublisher implements OnApplicationShutdown {
   private readonly logger = new Logger('Events');
+  /** Undefined: each event is published at once (in process, and once shutting down). */
+  private batcher?: EventBatcher;
 
-  constructor(@Inject(PUBSUB) private readonly pubsub: PubSub) {}
+  constructor(@Inject(PUBSUB) private readonly pubsub: PubSub) {
+    if (pubsub.kind === 'nats') {
+      this.batcher = new EventBatcher(
+        (subject, payload) => pubsub.publish(subject, payload),
+        (name, err) => this.logger.warn({ event: name, error: err.message }, 'event not published'),
+        { windowMs: DEFERRED_WRITE_MS, beforeNextReply: pubsub.beforeNextReply?.bind(pubsub) },
+      );
+    }
+  }
 
   /**
    * Publishes `definition` about `identifiers` with the request's correlation IDs. `data` is the
@@ -35,13 +55,22 @@ export class EventPublisher {
   ): void {
     const ids = Array.isArray(identifiers) ? identifiers : [identifiers];
     try {
-      const json = encodeEvent(definition, ids, options.ctx?.correlation_ids ?? [], options.data);
-      // Events may wait a few milliseconds for the connection's next write (none waits on them).
-      this.pubsub.publish(eventSubject({ identifiers: ids }), Buffer.from(json), { deferrable: true });
+      const json = Buffer.from(encodeEvent(definition, ids, options.ctx?.correlation_ids ?? [], options.data));
+      const subject = eventSubject({ identifiers: ids });
+      // Events may wait a few milliseconds (none waits on them).
+      if (this.batcher) this.batcher.add(subject, definition.name, json);
+      else this.pubsub.publish(subject, json, { deferrable: true });
       eventsPublished.with(definition.name).inc();
     } catch (err) {
       this.logger.warn({ event: definition.name, error: (err as Error).message }, 'event not published');
     }
+  }
+
+  /** Publishes the events that wait, before the transport closes; later ones go at once. */
+  onApplicationShutdown(): void {
+    const batcher = this.batcher;
+    this.batcher = undefined;
+    batcher?.flush();
   }
 }
 

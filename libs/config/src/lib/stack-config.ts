@@ -147,7 +147,10 @@ export class Environment {
   @Max(30 * 86_400_000)
   EVENTS_RETENTION_MS = 86_400_000;
 
-  @Setting('events', 'Events the embedded history keeps (in `<DATA_DIR>/events.sqlite`, oldest dropped first), and the most a history query reads.')
+  @Setting(
+    'events',
+    'Events the embedded history keeps (in `<DATA_DIR>/events.sqlite`, oldest dropped first), and the most a history query reads (distributed: JetStream messages, each one event or a batch of them).',
+  )
   @IsOptional()
   @Transform(toInt)
   @IsInt()

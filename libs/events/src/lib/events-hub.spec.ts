@@ -60,6 +60,26 @@ describe('EventsHub (sessions and live fan-out of one replica)', () => {
     expect(got).toEqual([{ event: e1 }, { event: e3 }, { event: e4 }]);
   });
 
+  it('takes a message of several events (a batch) as those events in order, and keeps them for history', async () => {
+    start();
+    const got = listen('s1');
+    hub.open({ id: 's1', filter: filterFor([app('app1')]) });
+    await settle();
+    const events = [
+      makeEvent(UPDATE, dev('app1', 'dev1')),
+      makeEvent(UPDATE, dev('app2', 'dev1')),
+      makeEvent(APP_UPDATE, app('app1')),
+      makeEvent(UPDATE, dev('app1', 'dev2')),
+    ];
+    transport.publish('events.application._', Buffer.from(events.map((e) => JSON.stringify(e)).join('\n')));
+    publish(makeEvent(UPDATE, dev('app1', 'dev3'))); // and a single event, as an older publisher sends it
+    await settle();
+    expect(ids(got)).toEqual([events[0].unique_id, events[2].unique_id, events[3].unique_id, expect.any(String)]);
+    expect(got.slice(0, 3)).toEqual([{ event: events[0] }, { event: events[2] }, { event: events[3] }]);
+    const tail = await history.query(filterFor([app('app1')]), { tail: 10 }, 10);
+    expect(tail.map((e) => e.event.identifiers)).toEqual([[dev('app1', 'dev1')], [app('app1')], [dev('app1', 'dev2')], [dev('app1', 'dev3')]]);
+  });
+
   it('sends nothing in the turn it opens a session (its start reply goes first)', async () => {
     start();
     const got = listen('s1');

@@ -1,5 +1,14 @@
 import { Logger } from '@nestjs/common';
-import { EVENT_SUBJECTS, newUlid, replicaHeartbeatSubject, STREAM_CONTROL_SUBJECTS, type StreamControl, type StreamMessage, streamSubject } from '@lorawan/api';
+import {
+  EVENT_SUBJECTS,
+  newUlid,
+  replicaHeartbeatSubject,
+  splitEventBatch,
+  STREAM_CONTROL_SUBJECTS,
+  type StreamControl,
+  type StreamMessage,
+  streamSubject,
+} from '@lorawan/api';
 import { eventsDelivered, eventsReceived, eventStreamsOpen } from '@lorawan/observability';
 import { decode, encode, type PubSub, type Subscription } from '@lorawan/transport';
 import { ErrBufferFull, ErrHistoryUnavailable, ErrSessionExists, ErrSessionExpired, ErrShuttingDown } from './errors';
@@ -35,7 +44,8 @@ const CONTROL_PREFIX = STREAM_CONTROL_SUBJECTS.slice(0, -1);
  * The sessions one events replica serves, and the fan-out of live events to them.
  *
  * Every replica subscribes once to `events.>` (no queue group: each gets every event and serves
- * its own sessions) and once to `stream-control.*`. Sessions are indexed by the `identifierKey` of
+ * its own sessions; a message may hold several events, `splitEventBatch`, taken in their order)
+ * and once to `stream-control.*`. Sessions are indexed by the `identifierKey` of
  * each requested identifier, so an event is matched by looking up its own identifiers (and, for
  * events that propagate, its devices' applications): O(identifiers of the event + matching
  * sessions), independent of how many sessions are open. A match is queued on the session (the
@@ -73,7 +83,9 @@ export class EventsHub {
   start(): void {
     if (this.subscriptions.length > 0) return;
     this.subscriptions = [
-      this.pubsub.subscribe(EVENT_SUBJECTS, (payload) => this.receive(payload)),
+      this.pubsub.subscribe(EVENT_SUBJECTS, (payload) => {
+        for (const event of splitEventBatch(payload)) this.receive(event);
+      }),
       this.pubsub.subscribe(STREAM_CONTROL_SUBJECTS, (payload, subject) => this.control(subject, payload)),
     ];
     this.sweepTimer = setInterval(() => this.sweep(), this.options.sweepIntervalMs);
@@ -132,7 +144,7 @@ export class EventsHub {
     };
   }
 
-  /** One published event: kept for history (embedded), then queued on every session it matches. */
+  /** One published event (one of a message's, `splitEventBatch`): kept for history (embedded), then queued on every session it matches. */
   receive(payload: Uint8Array): void {
     eventsReceived.inc();
     if (this.sessions.size === 0 && !this.history.recordsEvents) return;

@@ -8,7 +8,6 @@ import {
   eventSubject,
   IS_EVENTS,
   type Right,
-  type RpcContext,
   streamControlSubject,
   type StreamMessage,
   type StreamStartReply,
@@ -22,7 +21,7 @@ import type { ClientProxy } from '@nestjs/microservices';
 import { connectMessaging, decode, encode, InProcessBroker, inProcessMessaging, type Messaging, type PubSub, type Subscription } from '@lorawan/transport';
 import { EventsHub } from './events-hub';
 import { EventsModule } from './events.module';
-import { app, dev, makeEvent } from './fixtures.conformance';
+import { app, dev, makeEvent, streamCaller } from './fixtures.conformance';
 import { eventStreamName } from './history/jetstream-history';
 
 const UPDATE = IS_EVENTS.endDevice.update;
@@ -134,15 +133,7 @@ describe.each(MODES)('events service end to end (%s)', (_mode, setup) => {
     const id = `S${uniqueSuffix()}${String(++sessions).padStart(4, '0')}`.toUpperCase();
     const messages: StreamMessage[] = [];
     subscriptions.push(stack.client.subscribe(streamSubject(id), (payload) => messages.push(decode<StreamMessage>(payload))));
-    const ctx: RpcContext = rpcContext('Events.Stream', {
-      kind: 'api-key',
-      id: 'KEY1',
-      is_admin: false,
-      key_rights: [],
-      universal: false,
-      rights: [],
-      entity_rights: rights.map(([entity, r]) => ({ entity, rights: r })),
-    });
+    const ctx = rpcContext('Events.Stream', streamCaller(rights));
     const reply = await callRpc(stack.rpc, 'Events.Stream', { ...body, session_id: id }, ctx);
     return 'error' in reply ? { id, error: reply.error, messages } : { id, start: (reply.ok as StreamStartReply).start, messages };
   }

@@ -1,26 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CallerIdentity, type EntityRef, type EventJson, type Right, type StreamStartReply } from '@lorawan/api';
+import { type CallerIdentity, type EntityRef, type EventJson, type StreamStartReply } from '@lorawan/api';
 import { loadConfig } from '@lorawan/config';
 import type { ErrorDetails } from '@lorawan/errors';
 import { rpcContext, startTestComponent, type TestComponent } from '@lorawan/testing';
 import { EventsHub } from './events-hub';
 import { EventsModule } from './events.module';
+import { streamCaller as caller } from './fixtures.conformance';
 
-/** A caller as the gateway resolves it for a stream: rights per requested entity. */
-function caller(entityRights: Array<[EntityRef, Right[]]>, o: Partial<CallerIdentity> = {}): CallerIdentity {
-  return {
-    kind: 'api-key',
-    id: 'KEY1',
-    is_admin: false,
-    key_rights: [],
-    universal: false,
-    rights: [],
-    entity_rights: entityRights.map(([entity, rights]) => ({ entity, rights })),
-    ...o,
-  };
-}
 const APP1: EntityRef = { kind: 'application', id: 'app1' };
 const APP1_ALL = caller([[APP1, ['RIGHT_APPLICATION_ALL']]]);
 let sessions = 0;

@@ -1,5 +1,7 @@
 import {
+  type CallerIdentity,
   type EntityIdentifiersJson,
+  type EntityRef,
   type EventDefinition,
   type EventJson,
   impliedRights,
@@ -63,4 +65,18 @@ export function filterFor(identifiers: EntityIdentifiersJson[], o: { names?: str
       ),
     );
   return new StreamFilter({ identifiers, names: o.names, rights });
+}
+
+/** A caller as the gateway resolves it for a stream: an API key with rights per requested entity. */
+export function streamCaller(entityRights: Array<[EntityRef, Right[]]>, o: Partial<CallerIdentity> = {}): CallerIdentity {
+  return {
+    kind: 'api-key',
+    id: 'KEY1',
+    is_admin: false,
+    key_rights: [],
+    universal: false,
+    rights: [],
+    entity_rights: entityRights.map(([entity, rights]) => ({ entity, rights })),
+    ...o,
+  };
 }

@@ -1,4 +1,4 @@
-import { EVENT_SUBJECTS, type EventJson, newUlid, type RpcContext, rpcCorrelationId } from '@lorawan/api';
+import { EVENT_SUBJECTS, type EventJson, newUlid, type RpcContext, rpcCorrelationId, splitEventBatch } from '@lorawan/api';
 import { decode, type PubSub } from '@lorawan/transport';
 
 /** An event without what differs on every publication (time, unique ID, origin host). */
@@ -23,7 +23,9 @@ const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 export function recordEvents(pubsub: PubSub): EventRecorder {
   const all: EventJson[] = [];
   let taken = 0;
-  const subscription = pubsub.subscribe(EVENT_SUBJECTS, (payload) => all.push(decode<EventJson>(payload)));
+  const subscription = pubsub.subscribe(EVENT_SUBJECTS, (payload) => {
+    for (const event of splitEventBatch(payload)) all.push(decode<EventJson>(event));
+  });
   return {
     all,
     take: async () => {

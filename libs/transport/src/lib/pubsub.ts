@@ -16,6 +16,13 @@ export interface PubSub {
    * which of the subjects it was.
    */
   subscribe(subject: string, handler: (payload: Uint8Array, subject: string) => void): Subscription;
+  /**
+   * Runs `hook` once, just before this process's next RPC reply on the transport, so that what it
+   * holds back (EventPublisher's batch) is published before the reply: a caller that has the reply
+   * finds the call's events published, as when each was published at once. Absent: the transport
+   * publishes at once anyway (in process).
+   */
+  beforeNextReply?(hook: () => void): void;
   /** True when messages can flow now (broker connection up). */
   healthy(): Promise<boolean>;
 }

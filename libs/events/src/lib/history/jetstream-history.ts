@@ -13,7 +13,7 @@ import {
   StorageType,
   type StreamConfig,
 } from 'nats';
-import { EVENT_SUBJECTS } from '@lorawan/api';
+import { EVENT_SUBJECTS, splitEventBatch } from '@lorawan/api';
 import { ensureStream, type NatsSecurity, natsSecurityOptions } from '@lorawan/transport';
 import { PreparedEvent } from '../prepared-event';
 import type { StreamFilter } from '../stream-filter';
@@ -27,7 +27,7 @@ export interface JetStreamHistoryOptions {
   subjectPrefix?: string;
   /** EVENTS_RETENTION_MS: the stream's `max_age`. */
   retentionMs: number;
-  /** EVENTS_HISTORY_MAX: a query reads at most this many of the stream's last messages. */
+  /** EVENTS_HISTORY_MAX: a query reads at most this many of the stream's last messages (each one event or a batch of them). */
   scanMax: number;
   /** EVENTS_HISTORY_MAX_BYTES: the stream's `max_bytes` (oldest events dropped beyond it); default `DEFAULT_HISTORY_MAX_BYTES`. */
   maxBytes?: number;
@@ -175,8 +175,11 @@ export class JetStreamEventHistory implements EventHistory {
             done = true;
             break;
           }
-          const event = PreparedEvent.fromBytes(m.data);
-          if (event) offer(event);
+          // A message holds one event or a publisher's batch of them, in order.
+          for (const bytes of splitEventBatch(m.data)) {
+            const event = PreparedEvent.fromBytes(bytes);
+            if (event) offer(event);
+          }
           if (m.seq === last || remaining === 0 || stop()) {
             done = true;
             break;

@@ -34,4 +34,15 @@ describe('watchGatewayRegistrations', () => {
     subscription.unsubscribe();
     expect(registered).toEqual(['AA555A0000000001', 'AA555A0000000002', 'AA555A0000000003', 'AA555A0000000006']);
   });
+
+  it('finds registrations anywhere in a message of several events (a batch)', async () => {
+    const broker = new InProcessBroker();
+    const registered: string[] = [];
+    const subscription = watchGatewayRegistrations(broker, (eui) => registered.push(eui));
+    const batch = [event('gs.up.receive', 'AA555A0000000010'), event('gateway.update', 'AA555A0000000011'), event('gateway.create', 'AA555A0000000012')];
+    broker.publish('events.gateway._', Buffer.from(batch.map((e) => JSON.stringify(e)).join('\n')));
+    await new Promise((r) => setImmediate(r));
+    subscription.unsubscribe();
+    expect(registered).toEqual(['AA555A0000000011', 'AA555A0000000012']);
+  });
 });

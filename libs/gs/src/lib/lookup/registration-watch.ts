@@ -1,4 +1,4 @@
-import { entityEventSubjects, type EventJson, IS_EVENTS } from '@lorawan/api';
+import { entityEventSubjects, type EventJson, IS_EVENTS, splitEventBatch } from '@lorawan/api';
 import { decode, type PubSub, type Subscription } from '@lorawan/transport';
 
 /** The Identity Server's events after which a gateway EUI may belong to a gateway. */
@@ -17,19 +17,24 @@ const REGISTRATIONS = new Set([IS_EVENTS.gateway.create.name, IS_EVENTS.gateway.
  */
 export function watchGatewayRegistrations(pubsub: PubSub, registered: (eui: string) => void): Subscription {
   return pubsub.subscribe(entityEventSubjects('gateway'), (payload) => {
-    if (otherEvent(payload)) return;
-    let event: EventJson;
-    try {
-      event = decode<EventJson>(payload);
-    } catch {
-      return;
-    }
-    if (!REGISTRATIONS.has(event.name) || !Array.isArray(event.identifiers)) return;
-    for (const ids of event.identifiers) {
-      const eui = 'gateway_ids' in ids ? ids.gateway_ids?.eui : undefined;
-      if (typeof eui === 'string') registered(eui);
-    }
+    // A message holds one event or a publisher's batch of them (`splitEventBatch`).
+    for (const bytes of splitEventBatch(payload)) watch(bytes, registered);
   });
+}
+
+function watch(payload: Uint8Array, registered: (eui: string) => void): void {
+  if (otherEvent(payload)) return;
+  let event: EventJson;
+  try {
+    event = decode<EventJson>(payload);
+  } catch {
+    return;
+  }
+  if (!REGISTRATIONS.has(event.name) || !Array.isArray(event.identifiers)) return;
+  for (const ids of event.identifiers) {
+    const eui = 'gateway_ids' in ids ? ids.gateway_ids?.eui : undefined;
+    if (typeof eui === 'string') registered(eui);
+  }
 }
 
 const NAME_FIELD = /^\{"name":"([a-z0-9._]*)"/;

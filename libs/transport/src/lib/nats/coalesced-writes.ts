@@ -59,10 +59,11 @@ export function coalesceWrites(nc: NatsConnection): boolean {
 }
 
 /**
- * How long a deferrable publish (`publishDeferrable`: events) may wait for other traffic of its
- * connection to share a socket write with. A component publishes several events per message it
- * handles, most of them in turns of the event loop that write nothing else (a gateway's datagram,
- * the answer to an RPC): each was a socket write of its own, and a read of the NATS server's.
+ * How long a deferrable publish (`publishDeferrable`) may wait for other traffic of its connection
+ * to share a socket write with. A component publishes several events per message it handles, most
+ * of them in turns of the event loop that write nothing else (a gateway's datagram, the answer to
+ * an RPC): each was a socket write of its own, and a read of the NATS server's. Events now wait
+ * this long in the component's EventPublisher instead, to go out as one message of several events.
  */
 export const DEFERRED_WRITE_MS = 5;
 

@@ -16,6 +16,8 @@ export class NatsLink {
   private readonly logger = new Logger('NATS');
   private readonly listeners = new Set<(state: NatsLinkState) => void>();
   private current: NatsLinkState = 'connected';
+  /** What runs before the process's next RPC reply on this connection (`beforeNextReply`). */
+  private replyHooks?: Array<() => void>;
 
   private constructor(
     readonly connection: NatsConnection,
@@ -48,6 +50,19 @@ export class NatsLink {
   /** Largest message the broker accepts (its `max_payload`). */
   get maxPayload(): number {
     return this.connection.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+  }
+
+  /** Runs `hook` once, just before the process's next RPC reply on this connection (`PubSub.beforeNextReply`). */
+  beforeNextReply(hook: () => void): void {
+    (this.replyHooks ??= []).push(hook);
+  }
+
+  /** The RPC server is about to reply: runs (and forgets) the hooks waiting for it. */
+  replying(): void {
+    const hooks = this.replyHooks;
+    if (!hooks) return;
+    this.replyHooks = undefined;
+    for (const hook of hooks) hook();
   }
 
   onStateChange(listener: (state: NatsLinkState) => void): () => void {

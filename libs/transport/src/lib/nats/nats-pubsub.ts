@@ -15,6 +15,10 @@ export class NatsPubSub implements PubSub {
     else nc.publish(this.link.subjectPrefix + subject, payload);
   }
 
+  beforeNextReply(hook: () => void): void {
+    this.link.beforeNextReply(hook);
+  }
+
   subscribe(subject: string, handler: (payload: Uint8Array, subject: string) => void): Subscription {
     const prefixLength = this.link.subjectPrefix.length;
     const sub = this.link.connection.subscribe(this.link.subjectPrefix + subject, {

@@ -74,7 +74,13 @@ export class StackServerNats extends ServerNats implements SubjectRouter {
   }
 
   override async handleMessage(channel: string, msg: Msg): Promise<void> {
-    const reply = msg.reply ? (bytes: Uint8Array) => msg.respond(bytes) : undefined;
+    // What the process published for the caller to see after the reply goes first (its events).
+    const reply = msg.reply
+      ? (bytes: Uint8Array) => {
+          this.stack.link.replying();
+          msg.respond(bytes);
+        }
+      : undefined;
     await this.dispatcher.dispatch(channel, msg.data, reply, new NatsContext([msg.subject, msg.headers]));
   }
 
