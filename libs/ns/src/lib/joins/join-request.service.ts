@@ -45,7 +45,7 @@ import { asStruct, type NsDevice, type NsMacSettings, type QueuedDownlink, type 
 import type { DedupTiming } from '../uplinks/uplink-deduplicator';
 import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
 import { UplinkAdmission } from '../uplinks/uplink-admission';
-import { UplinkCopies } from '../uplinks/uplink-copies.service';
+import { type ClaimedCopy, UplinkCopies } from '../uplinks/uplink-copies.service';
 import { NS_MAC_DEFAULTS } from '../mac/mac-defaults';
 import { effectiveMacSettings } from '../mac/mac-settings';
 
@@ -82,9 +82,10 @@ const NETWORK_KEYS = ['f_nwk_s_int_key', 's_nwk_s_int_key', 'nwk_s_enc_key'] as 
  * 3. the accepted join is stored as `pending_mac_state` (the reset MAC state) with
  *    `queued_join_accept` (the join-accept and the network session keys, kept sealed with the
  *    NS's KEK by the registry);
- * 4. after the window, the metadata of every copy is merged (`ns.up.merge_metadata` with the
- *    number of gateways, `ns.up.join.process`) and the call returns;
- * 5. then, in the background, the join-accept goes to the best gateway (by SNR) for RX1, else
+ * 4. the call returns (the GS bounds its calls in flight by the work they make; the merge window
+ *    is waiting); in the background, after the window, the metadata of every copy is merged
+ *    (`ns.up.merge_metadata` with the number of gateways, `ns.up.join.process`);
+ * 5. then the join-accept goes to the best gateway (by SNR) for RX1, else
  *    RX2, else the next gateway; once a GS took it, `queued_join_accept` gives way to
  *    `pending_join_request` and `pending_session` (the new session, current from the device's
  *    first uplink), and the AS gets the join-accept with the AppSKey the JS wrapped for it
@@ -118,7 +119,12 @@ export class JoinRequestService implements BeforeApplicationShutdown {
 
   /** Lets join-accepts being scheduled finish before the component closes. */
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.allSettled([...this.scheduling]);
+    await this.settled();
+  }
+
+  /** Resolves once the joins answered so far went through their background steps (merge, join-accept, AS). */
+  async settled(): Promise<void> {
+    while (this.scheduling.size > 0) await Promise.allSettled([...this.scheduling]);
   }
 
   async handle(up: UplinkMessage, payload: JoinRequestPayload, ctx: RpcContext): Promise<Record<string, never>> {
@@ -141,15 +147,23 @@ export class JoinRequestService implements BeforeApplicationShutdown {
       nsJoins.inc({ result: 'duplicate' });
       return {};
     }
-    const { claimed, ids, eventCtx, accepted } = handled;
+    // The GS has its answer once the join is stored: the merge window is waiting, not work (as for data uplinks).
+    const task = this.afterStore(handled, message).finally(() => this.scheduling.delete(task));
+    this.scheduling.add(task);
+    return {};
+  }
+
+  /** After the merge window, in the background: the merged metadata's events, then the join-accept and the AS. */
+  private async afterStore(
+    { claimed, ids, eventCtx, accepted }: { claimed: ClaimedCopy; ids: { device_ids: NsDevice['ids'] }; eventCtx: RpcContext; accepted: AcceptedJoin },
+    message: ReceivedUplink,
+  ): Promise<void> {
     const merged = await this.copies.merged(claimed, JOIN_DEDUP);
     const mergedCtx: RpcContext = { ...eventCtx, correlation_ids: [...new Set([...merged.correlation_ids, ...eventCtx.correlation_ids])] };
     this.events.publish(NS_EVENTS.mergeMetadata, ids, { ctx: mergedCtx, data: merged.gateway_count });
     accepted.up = { ...message, rx_metadata: merged.rx_metadata, correlation_ids: mergedCtx.correlation_ids };
     this.events.publish(NS_EVENTS.joinProcess, ids, { ctx: mergedCtx, data: accepted.up });
-    const task = this.sendJoinAccept(accepted, merged, mergedCtx).finally(() => this.scheduling.delete(task));
-    this.scheduling.add(task);
-    return {};
+    await this.sendJoinAccept(accepted, merged, mergedCtx);
   }
 
   private async device(payload: JoinRequestPayload): Promise<NsDevice> {

@@ -15,7 +15,7 @@ import { asStruct, type NsDevice, type NsMacSettings, type ReceivedUplink } from
 import { type AppliedUplink, applyUplink, type DataUplink, type UplinkContext } from './apply-uplink';
 import { type DataFrame, matchSession, type SessionMatch } from './session-match';
 import { UplinkAdmission } from './uplink-admission';
-import { UplinkCopies } from './uplink-copies.service';
+import { type ClaimedCopy, UplinkCopies } from './uplink-copies.service';
 import type { DedupTiming } from './uplink-deduplicator';
 
 /** Data uplinks (TTS `config.go`): copies within 200 ms are merged; 1 s more they are still duplicates. */
@@ -26,6 +26,16 @@ type ProcessedUplink = ReceivedUplink & { payload: Record<string, unknown> };
 
 /** A data uplink matched to one of its device's sessions, at the data rate index it came at. */
 type MatchedUplink = SessionMatch & { data_rate_index: number };
+
+/** A data uplink stored (steps 1 to 3 done): what the background steps need. */
+interface StoredUplink {
+  claimed: ClaimedCopy;
+  match: MatchedUplink;
+  stored: AppliedUplink;
+  eventCtx: RpcContext;
+  ids: { device_ids: NsDevice['ids'] };
+  fullFrame: ProcessedUplink;
+}
 
 /**
  * The Network Server's data uplinks (TTS `grpc_gsns.go` handleDataUplink, dataplane-notes §4):
@@ -44,7 +54,9 @@ type MatchedUplink = SessionMatch & { data_rate_index: number };
  *    steps 1 to 3 run in one of NS_UPLINK_CONCURRENCY work slots, in arrival order, once
  *    admitted: an uplink that cannot start them within NS_UPLINK_DEADLINE_MS of the GS receiving
  *    it is refused at the door (`UplinkAdmission`);
- * 4. after the window, every copy's metadata is merged (`ns.up.merge_metadata`, `ns.up.data.process`);
+ * 4. the GS gets its answer (once the uplink is stored: the merge window that follows is waiting,
+ *    not work, and the GS bounds its calls in flight by the work they make); after the window,
+ *    every copy's metadata is merged (`ns.up.merge_metadata`, `ns.up.data.process`);
  * 5. an uplink with an FPort other than 0 goes to the AS, FRMPayload still encrypted
  *    (`NsAs.HandleUplink`), then `ns.up.data.forward`; retransmissions are not forwarded again.
  */
@@ -68,7 +80,12 @@ export class DataUplinkService implements BeforeApplicationShutdown {
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.allSettled([...this.forwarding]);
+    await this.settled();
+  }
+
+  /** Resolves once the uplinks answered so far went through their background steps (merge, downlink, AS). */
+  async settled(): Promise<void> {
+    while (this.forwarding.size > 0) await Promise.allSettled([...this.forwarding]);
   }
 
   async handle(up: UplinkMessage, mType: string, payload: MACPayload, ctx: RpcContext): Promise<Record<string, never>> {
@@ -82,6 +99,15 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       nsDataUplinks.inc({ result: 'duplicate' });
       return {};
     }
+    // The GS has its answer once the uplink is stored: the merge window is waiting (for other GS
+    // replicas' copies), not work, and the GS bounds the calls it has in flight by the work they make.
+    const task = this.afterStore(handled, up, mType, payload, message).finally(() => this.forwarding.delete(task));
+    this.forwarding.add(task);
+    return {};
+  }
+
+  /** Steps 4 and 5, in the background: the merge window, the merged metadata's events, the receive windows and the AS. */
+  private async afterStore(handled: StoredUplink, up: UplinkMessage, mType: string, payload: MACPayload, message: ReceivedUplink): Promise<void> {
     const { claimed, match, stored, eventCtx, ids, fullFrame } = handled;
     const devAddr = payload.f_hdr.dev_addr;
     const merged = await this.copies.merged(claimed, DATA_DEDUP);
@@ -101,15 +127,11 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       after_merge: stored.afterMerge,
       received_at: message.received_at,
     };
-    const task = Promise.all([
+    await Promise.all([
       // The receive windows first: RX1 opens a second after the uplink.
       this.downlinks.classA(stored.device, answered, merged, mergedCtx),
       this.forward(match, devAddr, processed, payload, mType, stored.answered, mergedCtx),
-    ])
-      .then(() => undefined)
-      .finally(() => this.forwarding.delete(task));
-    this.forwarding.add(task);
-    return {};
+    ]);
   }
 
   /**
@@ -117,7 +139,14 @@ export class DataUplinkService implements BeforeApplicationShutdown {
    * with the frame's DevAddr is tried first, from memory (`storeOnKnown`); when it is not the
    * sender or no longer as written, the candidates are read from the store, as without it.
    */
-  private async matchAndStore(up: UplinkMessage, mType: string, payload: MACPayload, message: ReceivedUplink, copyIds: string[], ctx: RpcContext) {
+  private async matchAndStore(
+    up: UplinkMessage,
+    mType: string,
+    payload: MACPayload,
+    message: ReceivedUplink,
+    copyIds: string[],
+    ctx: RpcContext,
+  ): Promise<Omit<StoredUplink, 'claimed'>> {
     const eventCtx: RpcContext = { ...ctx, correlation_ids: [...new Set([...copyIds, ...ctx.correlation_ids])] };
     const onKnown = await this.storeOnKnown(up, payload, message);
     if (onKnown) return { ...onKnown, ...this.received(onKnown.match, mType, payload, message, eventCtx), eventCtx };

@@ -23,7 +23,9 @@ import { EventPublisher } from '@lorawan/component';
 import { DEVICE_STORE, type DeviceStore, DeviceRegistry, keySealerFor } from '@lorawan/registry';
 import { nsRegistryPolicy } from '../end-devices/ns-registry.policy';
 import type { NsDevice } from '../model';
+import { JoinRequestService } from '../joins/join-request.service';
 import { NsModule } from '../ns.module';
+import { DataUplinkService } from './data-uplink.service';
 
 /**
  * The Network Server's uplink handling (joins, data) on the in-process transport (SQLite): the JS, the Gateway
@@ -111,6 +113,12 @@ describe('Network Server uplinks (in-process)', () => {
         );
       });
     }
+  });
+  // The NS answers a frame once it is stored; what follows its merge window runs in the background.
+  // A test's frames are done with before the next test counts what reached the AS and the gateways.
+  afterEach(async () => {
+    await ns.running.app.get(DataUplinkService).settled();
+    await ns.running.app.get(JoinRequestService).settled();
   });
   afterAll(async () => {
     await ns?.close();
