@@ -11,3 +11,7 @@ export * from './lib/gs.module';
 export * from './lib/errors';
 export * from './lib/server/gateway-server.service';
 export * from './lib/lookup/gateway-lookup';
+export * from './lib/scheduling/emission';
+export * from './lib/scheduling/antenna-emissions';
+export * from './lib/scheduling/sub-band';
+export * from './lib/scheduling/sub-bands';

@@ -3,4 +3,5 @@ export * from './lib/device-templates';
 export * from './lib/frames';
 export * from './lib/mac';
 export * from './lib/class-b';
+export * from './lib/time-on-air';
 export { deepFreeze } from './lib/deep-freeze';

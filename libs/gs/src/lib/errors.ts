@@ -58,3 +58,31 @@ export const ErrNetworkServerBusy = defineError(
   'the Network Server is shedding load: the {kind} was not forwarded',
   Code.ResourceExhausted,
 );
+/**
+ * TTS `scheduling` conflict: the emission would overlap another of the gateway's radio, counting
+ * the time the radio needs off the air after each (a concentrator transmits one frame at a time;
+ * the packet forwarder's JIT queue answers `COLLISION_PACKET`).
+ */
+export const ErrConflict = defineError(
+  'pkg/gatewayserver/scheduling',
+  'conflict',
+  'scheduling conflict with the emission from {conflict_starts_us} to {conflict_ends_us} µs',
+  Code.AlreadyExists,
+);
+/**
+ * TTS `scheduling` duty_cycle (attributes `used`, `usable`, `priority`, in percent of the window):
+ * some window of the sub-band would hold more airtime than the priority may use of its duty cycle.
+ */
+export const ErrDutyCycle = defineError(
+  'pkg/gatewayserver/scheduling',
+  'duty_cycle',
+  'utilization `{used}%` would be higher than the available `{usable}%` for priority `{priority}`',
+  Code.ResourceExhausted,
+);
+/** TTS `scheduling` sub_band_not_found: the frequency is in none of the sub-bands of the gateway's frequency plans. */
+export const ErrSubBandNotFound = defineError(
+  'pkg/gatewayserver/scheduling',
+  'sub_band_not_found',
+  'sub-band not found for frequency `{frequency}` Hz',
+  Code.FailedPrecondition,
+);
