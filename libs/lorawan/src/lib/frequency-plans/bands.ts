@@ -2,9 +2,10 @@ import { deepFreeze } from '../deep-freeze';
 import type { Band, BandChannel, BandId, FrequencyPlanChannel, Hz } from './types';
 
 /**
- * Band facts from LoRaWAN Regional Parameters RP002-1.0.x as The Things Stack encodes them
- * (`pkg/band`): LoRa data rates only (no LR-FHSS), AS923 group 1. EIRP limits given by regulators as
- * ERP are converted with +2.15 dB.
+ * Band facts from LoRaWAN Regional Parameters RP002-1.0.4 (CN779-787 from RP002-1.0.3, the last to
+ * define it), checked against The Things Stack (`pkg/band`) and ChirpStack (`lrwn/src/region`):
+ * LoRa and FSK data rates (no LR-FHSS), AS923 in its four frequency groups. EIRP limits given by
+ * regulators as ERP are converted with +2.15 dB.
  */
 export const hz = (n: number): Hz => String(n);
 
@@ -57,6 +58,35 @@ function fixedPlanChannels(narrow: { first: number; maxDataRateIndex: number }, 
     max_data_rate_index: wide.dataRateIndex,
   }));
   return [...narrowChannels, ...wideChannels];
+}
+
+/**
+ * AS923 groups (RP002-1.0.4 "AS923 Channel Frequencies"): group 1 plus AS923_FREQ_OFFSET, the same
+ * for the two default channels, RX2 and the class B channel; the sub-band is the group's slice of
+ * its countries' 915–928 MHz allocation, where devices keep a 1 % duty cycle (TTS `pkg/band/as_923.go`).
+ */
+function as923<K extends 'AS_923' | 'AS_923_2' | 'AS_923_3' | 'AS_923_4'>(
+  id: K,
+  offset: number,
+  subBand: { min: number; max: number },
+): Band & { readonly id: K } {
+  const classB = hz(923_400_000 + offset);
+  return {
+    id,
+    ...COMMON,
+    default_channels: sameFrequencyChannels([923_200_000 + offset, 923_400_000 + offset], 5),
+    cf_list_type: 'FREQUENCIES',
+    max_adr_data_rate_index: 5,
+    // TXPower 0–7 (TTS `pkg/band/as_923_rp2_v1_0_4.go` TxOffset).
+    tx_power_offsets: twoDbSteps(8),
+    default_rx2: { frequency: hz(923_200_000 + offset), data_rate_index: 2 },
+    default_max_eirp: 16,
+    beacon_data_rate_index: 3,
+    beacon_frequency: classB,
+    ping_slot_frequency: classB,
+    sub_bands: [{ min_frequency: hz(subBand.min), max_frequency: hz(subBand.max), duty_cycle: 0.01, max_eirp: 16 }],
+    tx_param_setup_req_support: true,
+  };
 }
 
 /** Keyed by band ID; the type makes each entry's `id` equal its key. */
@@ -117,22 +147,10 @@ const BANDS: { readonly [K in BandId]: Band & { readonly id: K } } = deepFreeze(
     sub_bands: [{ min_frequency: hz(915_000_000), max_frequency: hz(928_000_000), duty_cycle: 1, max_eirp: 30 }],
     tx_param_setup_req_support: true,
   },
-  AS_923: {
-    id: 'AS_923',
-    ...COMMON,
-    default_channels: sameFrequencyChannels([923_200_000, 923_400_000], 5),
-    cf_list_type: 'FREQUENCIES',
-    max_adr_data_rate_index: 5,
-    // TXPower 0–7 (TTS `pkg/band/as_923_rp2_v1_0_4.go` TxOffset).
-    tx_power_offsets: twoDbSteps(8),
-    default_rx2: { frequency: hz(923_200_000), data_rate_index: 2 },
-    default_max_eirp: 16,
-    beacon_data_rate_index: 3,
-    beacon_frequency: hz(923_400_000),
-    ping_slot_frequency: hz(923_400_000),
-    sub_bands: [{ min_frequency: hz(923_000_000), max_frequency: hz(923_500_000), duty_cycle: 0.01, max_eirp: 16 }],
-    tx_param_setup_req_support: true,
-  },
+  AS_923: as923('AS_923', 0, { min: 923_000_000, max: 923_500_000 }),
+  AS_923_2: as923('AS_923_2', -1_800_000, { min: 921_400_000, max: 922_000_000 }),
+  AS_923_3: as923('AS_923_3', -6_600_000, { min: 916_500_000, max: 917_000_000 }),
+  AS_923_4: as923('AS_923_4', -5_900_000, { min: 917_300_000, max: 917_500_000 }),
   IN_865_867: {
     id: 'IN_865_867',
     ...COMMON,
@@ -147,6 +165,77 @@ const BANDS: { readonly [K in BandId]: Band & { readonly id: K } } = deepFreeze(
     beacon_frequency: hz(866_500_000),
     ping_slot_frequency: hz(866_500_000),
     sub_bands: [{ min_frequency: hz(865_000_000), max_frequency: hz(867_000_000), duty_cycle: 1, max_eirp: 14 + ERP_TO_EIRP }],
+    tx_param_setup_req_support: false,
+  },
+  KR_920_923: {
+    id: 'KR_920_923',
+    ...COMMON,
+    default_channels: sameFrequencyChannels([922_100_000, 922_300_000, 922_500_000], 5),
+    cf_list_type: 'FREQUENCIES',
+    max_adr_data_rate_index: 5,
+    // TXPower 0–7 (TTS `pkg/band/kr_920_923_rp2_v1_0_4.go` TxOffset).
+    tx_power_offsets: twoDbSteps(8),
+    default_rx2: { frequency: hz(921_900_000), data_rate_index: 0 },
+    default_max_eirp: 14,
+    beacon_data_rate_index: 3,
+    beacon_frequency: hz(923_100_000),
+    ping_slot_frequency: hz(923_100_000),
+    // Korea: listen-before-talk instead of a duty cycle. The RP002 channel range (920.9–923.3 MHz),
+    // which holds the class B channel; TTS's band stops at 923 MHz. 14 dBm ERP as TTS.
+    sub_bands: [{ min_frequency: hz(920_900_000), max_frequency: hz(923_300_000), duty_cycle: 1, max_eirp: 14 + ERP_TO_EIRP }],
+    tx_param_setup_req_support: false,
+  },
+  RU_864_870: {
+    id: 'RU_864_870',
+    ...COMMON,
+    default_channels: sameFrequencyChannels([868_900_000, 869_100_000], 5),
+    cf_list_type: 'FREQUENCIES',
+    max_adr_data_rate_index: 5,
+    // TXPower 0–7 (TTS `pkg/band/ru_864_870_rp2_v1_0_4.go` TxOffset).
+    tx_power_offsets: twoDbSteps(8),
+    default_rx2: { frequency: hz(869_100_000), data_rate_index: 0 },
+    default_max_eirp: 16,
+    beacon_data_rate_index: 3,
+    // The one band whose beacon and ping slots use different default channels.
+    beacon_frequency: hz(869_100_000),
+    ping_slot_frequency: hz(868_900_000),
+    // GKRCh decision of 07.05.2007, appendix 10 (TTS): 1 %, 20 dBm ERP.
+    sub_bands: [{ min_frequency: hz(864_000_000), max_frequency: hz(870_000_000), duty_cycle: 0.01, max_eirp: 20 + ERP_TO_EIRP }],
+    tx_param_setup_req_support: false,
+  },
+  EU_433: {
+    id: 'EU_433',
+    ...COMMON,
+    default_channels: sameFrequencyChannels([433_175_000, 433_375_000, 433_575_000], 5),
+    cf_list_type: 'FREQUENCIES',
+    max_adr_data_rate_index: 5,
+    // TXPower 0–5 (TTS `pkg/band/eu_433_rp2_v1_0_4.go` TxOffset).
+    tx_power_offsets: twoDbSteps(6),
+    default_rx2: { frequency: hz(434_665_000), data_rate_index: 0 },
+    default_max_eirp: 10 + ERP_TO_EIRP,
+    beacon_data_rate_index: 3,
+    // RP002 and ChirpStack: 434.665 MHz for both (TTS's band has 434.655 MHz for the beacon).
+    beacon_frequency: hz(434_665_000),
+    ping_slot_frequency: hz(434_665_000),
+    // ETSI EN 300 220 433.05–434.79 MHz: 10 % duty cycle, 10 dBm ERP (TTS's EU_433 plan).
+    sub_bands: [{ min_frequency: hz(433_050_000), max_frequency: hz(434_790_000), duty_cycle: 0.1, max_eirp: 10 + ERP_TO_EIRP }],
+    tx_param_setup_req_support: false,
+  },
+  CN_779_787: {
+    id: 'CN_779_787',
+    ...COMMON,
+    // The three channels every device implements (RP002, ChirpStack; TTS adds 780.5–780.9 MHz).
+    default_channels: sameFrequencyChannels([779_500_000, 779_700_000, 779_900_000], 5),
+    cf_list_type: 'FREQUENCIES',
+    max_adr_data_rate_index: 5,
+    // TXPower 0–5 (TTS `pkg/band/cn_779_787_rp2_v1_0_3.go` TxOffset).
+    tx_power_offsets: twoDbSteps(6),
+    default_rx2: { frequency: hz(786_000_000), data_rate_index: 0 },
+    default_max_eirp: 10 + ERP_TO_EIRP,
+    beacon_data_rate_index: 3,
+    beacon_frequency: hz(785_000_000),
+    ping_slot_frequency: hz(785_000_000),
+    sub_bands: [{ min_frequency: hz(779_000_000), max_frequency: hz(787_000_000), duty_cycle: 0.01, max_eirp: 10 + ERP_TO_EIRP }],
     tx_param_setup_req_support: false,
   },
 });

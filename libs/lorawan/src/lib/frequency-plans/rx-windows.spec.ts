@@ -45,9 +45,10 @@ describe('data rates (RP002, dataplane-notes §8.3)', () => {
     expect(rx1DataRateIndex('US_902_928', 0, 4)).toBeUndefined();
     expect(rx1DataRateIndex('AU_915_928', 6, 0)).toBe(13);
     expect(rx1DataRateIndex('AU_915_928', 2, 5)).toBe(8);
-    // AS923 and IN865: offsets 6 and 7 raise the rate; the result stays within DR0/DR2 (dwell) … DR5.
+    // AS923 and IN865: offsets 6 and 7 raise the rate; AS923 stays within DR0/DR2 (dwell) … DR7, IN865 within DR0 … DR5.
     expect([0, 1, 2, 3, 4, 5, 6, 7].map((o) => rx1DataRateIndex('AS_923', 3, o))).toEqual([3, 2, 1, 0, 0, 0, 4, 5]);
     expect(rx1DataRateIndex('AS_923', 3, 3, true)).toBe(2);
+    expect(rx1DataRateIndex('AS_923', 5, 7)).toBe(7);
     expect(rx1DataRateIndex('IN_865_867', 5, 7)).toBe(5);
     expect(rx1DataRateIndex('IN_865_867', 6, 0)).toBeUndefined();
   });

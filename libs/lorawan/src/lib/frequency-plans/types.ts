@@ -1,7 +1,23 @@
 /** A frequency in Hz as a decimal string: the contract's JSON form of uint64. */
 export type Hz = string;
 
-export type BandId = 'EU_863_870' | 'US_902_928' | 'AU_915_928' | 'AS_923' | 'IN_865_867';
+/**
+ * A band by The Things Stack's ID (`pkg/band`): one per RP002 region, AS923 per frequency group
+ * (`AS_923` is group 1).
+ */
+export type BandId =
+  | 'EU_863_870'
+  | 'US_902_928'
+  | 'AU_915_928'
+  | 'AS_923'
+  | 'AS_923_2'
+  | 'AS_923_3'
+  | 'AS_923_4'
+  | 'IN_865_867'
+  | 'KR_920_923'
+  | 'RU_864_870'
+  | 'EU_433'
+  | 'CN_779_787';
 
 /** Name of `ttn.lorawan.v3.CFListType`: how a join-accept's CFList changes the device's channels. */
 export type CFListType = 'FREQUENCIES' | 'CHANNEL_MASKS';
@@ -42,8 +58,9 @@ export interface DwellTime {
 }
 
 /**
- * Regional parameters of a band (LoRaWAN RP002, LoRa data rates only): what every device of the
- * band knows from boot. A frequency plan selects channels inside it.
+ * Regional parameters of a band (LoRaWAN RP002-1.0.4; LoRa and FSK data rates, no LR-FHSS): what
+ * every device of the band knows from boot. Data rates, their payload limits and the RX1 data rate
+ * rule live in `data-rates.ts`. A frequency plan selects channels inside it.
  */
 export interface Band {
   readonly id: BandId;
