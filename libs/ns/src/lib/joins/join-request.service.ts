@@ -43,7 +43,7 @@ import {
 import { newMacState, onJoinAcceptNotScheduled } from '../mac-state';
 import { asStruct, type NsDevice, type NsMacSettings, type QueuedDownlink, type ReceivedUplink } from '../model';
 import type { DedupTiming } from '../uplinks/uplink-deduplicator';
-import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
+import { downlinkPaths, type MergedUplink, mergedContext } from '../uplinks/merged-uplink';
 import { UplinkAdmission } from '../uplinks/uplink-admission';
 import { type ClaimedCopy, UplinkCopies } from '../uplinks/uplink-copies.service';
 import { NS_MAC_DEFAULTS } from '../mac/mac-defaults';
@@ -159,7 +159,7 @@ export class JoinRequestService implements BeforeApplicationShutdown {
     message: ReceivedUplink,
   ): Promise<void> {
     const merged = await this.copies.merged(claimed, JOIN_DEDUP);
-    const mergedCtx: RpcContext = { ...eventCtx, correlation_ids: [...new Set([...merged.correlation_ids, ...eventCtx.correlation_ids])] };
+    const mergedCtx = mergedContext(eventCtx, merged);
     this.events.publish(NS_EVENTS.mergeMetadata, ids, { ctx: mergedCtx, data: merged.gateway_count });
     accepted.up = { ...message, rx_metadata: merged.rx_metadata, correlation_ids: mergedCtx.correlation_ids };
     this.events.publish(NS_EVENTS.joinProcess, ids, { ctx: mergedCtx, data: accepted.up });

@@ -15,6 +15,7 @@ import { asStruct, type NsDevice, type NsMacSettings, type ReceivedUplink } from
 import { type AppliedUplink, applyUplink, type DataUplink, type UplinkContext } from './apply-uplink';
 import { type DataFrame, matchSession, type SessionMatch } from './session-match';
 import { UplinkAdmission } from './uplink-admission';
+import { mergedContext } from './merged-uplink';
 import { type ClaimedCopy, UplinkCopies } from './uplink-copies.service';
 import type { DedupTiming } from './uplink-deduplicator';
 
@@ -111,7 +112,7 @@ export class DataUplinkService implements BeforeApplicationShutdown {
     const { claimed, match, stored, eventCtx, ids, fullFrame } = handled;
     const devAddr = payload.f_hdr.dev_addr;
     const merged = await this.copies.merged(claimed, DATA_DEDUP);
-    const mergedCtx: RpcContext = { ...eventCtx, correlation_ids: [...new Set([...merged.correlation_ids, ...eventCtx.correlation_ids])] };
+    const mergedCtx = mergedContext(eventCtx, merged);
     this.events.publish(NS_EVENTS.mergeMetadata, ids, { ctx: mergedCtx, data: merged.gateway_count });
     for (const { event, data } of stored.macEvents) this.events.publish(event, ids, { ctx: mergedCtx, data });
     const processed = { ...fullFrame, rx_metadata: merged.rx_metadata, correlation_ids: mergedCtx.correlation_ids };

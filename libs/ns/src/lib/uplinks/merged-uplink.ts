@@ -19,6 +19,11 @@ export interface MergedUplink {
 /** At most this many metadata entries per uplink (TTS: 50). */
 export const MAX_MERGED_METADATA = 50;
 
+/** The context of the events after the merge: the copies' correlation IDs with the call's. */
+export function mergedContext<C extends { correlation_ids: string[] }>(ctx: C, merged: MergedUplink): C {
+  return { ...ctx, correlation_ids: [...new Set([...merged.correlation_ids, ...ctx.correlation_ids])] };
+}
+
 export function mergeCopies(first: UplinkCopy, copies: readonly unknown[]): MergedUplink {
   const all = [first, ...(copies as UplinkCopy[]).filter((c) => c && Array.isArray(c.rx_metadata))];
   const seen = new Set<string>();
