@@ -107,3 +107,38 @@ export function gauge(s: Scrape, name: string): number | undefined {
   for (const [key, value] of s) if (parseSeries(key).name === name) total = (total ?? 0) + value;
   return total;
 }
+
+/** A counter's increase between two scrapes of every process, keyed by the values of `labels` joined by `:`; zero rows left out. */
+export function counterDeltaAll(
+  before: Record<string, Scrape>,
+  after: Record<string, Scrape>,
+  name: string,
+  labels: readonly string[],
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [process, a] of Object.entries(after)) {
+    for (const { labels: l, increase } of counterIncreases(before[process] ?? new Map(), a, name)) {
+      const key = labels.map((label) => l[label] ?? '').join(':');
+      out[key] = (out[key] ?? 0) + increase;
+    }
+  }
+  return out;
+}
+
+/**
+ * The GS's downlink duty cycle in one scrape of every process (`lorawan_gs_sub_band_utilization`):
+ * per band and sub-band, the busiest gateway's share of the window on the air and the limit.
+ */
+export function subBandUtilization(scrapes: Record<string, Scrape>): Record<string, { max: number; limit: number }> {
+  const out: Record<string, { max: number; limit: number }> = {};
+  for (const s of Object.values(scrapes)) {
+    for (const [key, value] of s) {
+      const { name, labels } = parseSeries(key);
+      if (name !== 'lorawan_gs_sub_band_utilization') continue;
+      const row = (out[`${labels.band_id}:${labels.sub_band}`] ??= { max: 0, limit: 1 });
+      if (labels.aggregate === 'max') row.max = Math.max(row.max, round(value, 5));
+      else if (labels.aggregate === 'limit') row.limit = value;
+    }
+  }
+  return out;
+}

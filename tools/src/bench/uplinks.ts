@@ -5,7 +5,7 @@ import { SimulatedOtaaDevice, WebhookReceiver } from '@lorawan/testing';
 import { createApplications } from './applications';
 import { JOIN_ACCEPT_DELAYS } from './joins';
 import { log, round } from './load';
-import { counterDelta, type Scrape, scrapeAll } from './metrics';
+import { counterDelta, counterDeltaAll, type Scrape, scrapeAll, subBandUtilization } from './metrics';
 import {
   closeGateways,
   collectDownlinks,
@@ -528,6 +528,10 @@ export async function confirmedPhase(
     /** CPU ms each process used per confirmed uplink, from the first push until the last was answered and delivered (or given up). */
     cpu_ms_per_uplink: b.cpu.msPer(b.sent.length),
     ...b.cpu.cores(),
+    /** Downlinks the GS's scheduler (`scheduler:<reason>`) or a gateway's TX_ACK (`gateway:<reason>`) refused. */
+    downlinks_refused: counterDeltaAll(b.scrapes.before, b.scrapes.after, 'lorawan_gs_downlinks_refused_total', ['by', 'reason']),
+    /** Per `<band>:<sub-band>`: the busiest gateway's share of the duty-cycle window on the air at the end, and the sub-band's limit. */
+    sub_band_utilization: subBandUtilization(b.scrapes.after),
     stack_metrics: b.stackMetrics(),
   };
   log(`${label}: B: ${JSON.stringify({ ...confirmed, stack_metrics: undefined })}`);
