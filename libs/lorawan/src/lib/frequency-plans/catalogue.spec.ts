@@ -1,5 +1,5 @@
 import { getBand } from './bands';
-import { describeFrequencyPlans, FREQUENCY_PLAN_IDS, getFrequencyPlan, listFrequencyPlans } from './catalogue';
+import { combineFrequencyPlans, describeFrequencyPlans, FREQUENCY_PLAN_IDS, getFrequencyPlan, listFrequencyPlans } from './catalogue';
 import type { BandId, FrequencyPlan } from './types';
 
 /**
@@ -592,5 +592,40 @@ describe('bands', () => {
       join_accept_delay_2: 6,
       adr_ack_limit_exponent: 'ADR_ACK_LIMIT_64',
     });
+  });
+});
+
+describe('combineFrequencyPlans (a gateway with several plans)', () => {
+  it('one plan: the plan itself; none or an unknown one: undefined', () => {
+    expect(combineFrequencyPlans(['EU_863_870'])).toBe(plan('EU_863_870'));
+    expect(combineFrequencyPlans([])).toBeUndefined();
+    expect(combineFrequencyPlans(['EU_863_870', 'NOPE'])).toBeUndefined();
+  });
+
+  it('plans of different bands: undefined', () => {
+    expect(combineFrequencyPlans(['EU_863_870', 'US_902_928_FSB_2'])).toBeUndefined();
+    expect(combineFrequencyPlans(['AS_923', 'AS_923_2'])).toBeUndefined();
+  });
+
+  it("JP_1 with JP_3 (a 16-channel Japanese gateway): JP_1's RX2 and radios, the 16 channels and every sub-band once", () => {
+    const both = combineFrequencyPlans(['AS_920_923_TTN_JP_1', 'AS_920_923_TTN_JP_3']);
+    expect(both).toMatchObject({ id: 'AS_920_923_TTN_JP_1', rx2: plan('AS_920_923_TTN_JP_1').rx2, radios: plan('AS_920_923_TTN_JP_1').radios });
+    expect(both?.uplink_channels.map((c) => mhz(c.frequency)).sort()).toEqual(
+      [920.6, 920.8, 921.0, 921.2, 921.4, 921.6, 921.8, 922.0, 922.2, 922.4, 922.6, 922.8, 923.0, 923.2, 923.4].sort(),
+    );
+    // 922.0 MHz is in both: JP_1's entry (radio 1) is kept.
+    expect(both?.uplink_channels.find((c) => c.frequency === '922000000')?.radio).toBe(1);
+    expect(both?.sub_bands.map((s) => [mhz(s.min_frequency), mhz(s.max_frequency), s.duty_cycle])).toEqual([
+      [922.0, 923.4, 1],
+      [920.6, 922.0, 1],
+      [923.0, 923.5, 0.01],
+    ]);
+    expect(combineFrequencyPlans(['AS_920_923_TTN_JP_1', 'AS_920_923_TTN_JP_3'])).toBe(both);
+  });
+
+  it('US915 FSB 1 and 2: sixteen 125 kHz channels and two 500 kHz ones', () => {
+    const both = combineFrequencyPlans(['US_902_928_FSB_1', 'US_902_928_FSB_2']);
+    expect(both?.uplink_channels).toHaveLength(18);
+    expect(both?.sub_bands).toEqual(plan('US_902_928_FSB_1').sub_bands);
   });
 });

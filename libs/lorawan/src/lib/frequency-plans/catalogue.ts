@@ -69,3 +69,35 @@ export function describeFrequencyPlans(filter: { base_frequency?: number; band_i
     (p) => ({ id: p.id, ...(p.base_id ? { base_id: p.base_id } : {}), name: p.name, base_frequency: p.base_frequency, band_id: p.band_id }),
   );
 }
+
+const COMBINED = new Map<string, FrequencyPlan>();
+
+/**
+ * The plan of a gateway that lists several (TTS: up to eight, all of one band; a gateway with
+ * several concentrators): the first plan, with the uplink channels and sub-bands of every plan
+ * (the first plan's first where two give one frequency). Undefined when a plan is unknown or the
+ * plans are of different bands.
+ */
+export function combineFrequencyPlans(ids: readonly string[]): FrequencyPlan | undefined {
+  if (ids.length <= 1) return getFrequencyPlan(ids[0] ?? '');
+  const key = ids.join(',');
+  const cached = COMBINED.get(key);
+  if (cached) return cached;
+  const plans = ids.map((id) => getFrequencyPlan(id));
+  const [first] = plans;
+  if (!first || plans.some((p) => !p || p.band_id !== first.band_id)) return undefined;
+  const all = plans as FrequencyPlan[];
+  const combined = deepFreeze({
+    ...first,
+    uplink_channels: firstOfEach(all.flatMap((p) => p.uplink_channels), (c) => c.frequency),
+    sub_bands: firstOfEach(all.flatMap((p) => p.sub_bands), (s) => `${s.min_frequency}-${s.max_frequency}`),
+  });
+  COMBINED.set(key, combined);
+  return combined;
+}
+
+/** The first item of each key, in order. */
+function firstOfEach<T>(items: readonly T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => !seen.has(key(item)) && seen.add(key(item)));
+}
