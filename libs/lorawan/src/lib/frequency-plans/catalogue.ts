@@ -89,8 +89,14 @@ export function combineFrequencyPlans(ids: readonly string[]): FrequencyPlan | u
   const all = plans as FrequencyPlan[];
   const combined = deepFreeze({
     ...first,
-    uplink_channels: firstOfEach(all.flatMap((p) => p.uplink_channels), (c) => c.frequency),
-    sub_bands: firstOfEach(all.flatMap((p) => p.sub_bands), (s) => `${s.min_frequency}-${s.max_frequency}`),
+    uplink_channels: firstOfEach(
+      all.flatMap((p) => p.uplink_channels),
+      (c) => c.frequency,
+    ),
+    sub_bands: firstOfEach(
+      all.flatMap((p) => p.sub_bands),
+      (s) => `${s.min_frequency}-${s.max_frequency}`,
+    ),
   });
   COMBINED.set(key, combined);
   return combined;

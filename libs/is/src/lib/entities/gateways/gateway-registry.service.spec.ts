@@ -86,7 +86,9 @@ describe('GatewayRegistryService (SQLite)', () => {
     expect(await bed.gateways.forEui(decodeMessage(GetGatewayForEUIRequest, { eui: '00800000A00000A1' }))).toMatchObject({ frequency_plan_ids: plans });
     const nine = Array.from({ length: 9 }, (_, i) => `US_902_928_FSB_${(i % 8) + 1}`);
     expect(() => decodeMessage(CreateGatewayRequest, { gateway: { ids: { gateway_id: 'gtw-nine' }, frequency_plan_ids: nine } })).toThrow();
-    await expect(create('gtw-eight', undefined, 'gus', { frequency_plan_ids: nine.slice(0, 8) })).resolves.toMatchObject({ frequency_plan_ids: nine.slice(0, 8) });
+    await expect(create('gtw-eight', undefined, 'gus', { frequency_plan_ids: nine.slice(0, 8) })).resolves.toMatchObject({
+      frequency_plan_ids: nine.slice(0, 8),
+    });
   });
 
   it('refuses an unknown plan and plans of different bands, on create and update; nothing is stored', async () => {
@@ -112,7 +114,9 @@ describe('GatewayRegistryService (SQLite)', () => {
       attributes: { frequency_plan_ids: ['EU_863_870', 'US_902_928_FSB_2'], band_ids: ['EU_863_870', 'US_902_928'] },
     });
     // AS923 groups are different bands.
-    expect(await refusedCreate('gtw-two-groups', { frequency_plan_ids: ['AS_923', 'AS_923_2'] })).toMatchObject({ errorName: 'frequency_plans_not_from_same_band' });
+    expect(await refusedCreate('gtw-two-groups', { frequency_plan_ids: ['AS_923', 'AS_923_2'] })).toMatchObject({
+      errorName: 'frequency_plans_not_from_same_band',
+    });
 
     await create('gtw-keep', undefined, 'gus', { frequency_plan_id: 'EU_863_870' });
     await expect(update('gtw-keep', { frequency_plan_ids: ['EU_863_870', 'KR_920_923_TTN'] }, ['frequency_plan_ids'])).rejects.toMatchObject({
