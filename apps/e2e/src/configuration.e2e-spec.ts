@@ -42,7 +42,8 @@ describe.each(MODES)('frequency plans (%s)', (_mode, start) => {
 
   it('lists every plan to anyone, as TTS describes them (id, base_id, name, base_frequency, band_id)', async () => {
     const all = await plans();
-    expect(all.length).toBeGreaterThanOrEqual(70);
+    // 67 plans; CN470-510 ones will add to them.
+    expect(all.length).toBeGreaterThanOrEqual(67);
     expect(all.find((p) => p.id === 'EU_863_870_TTN')).toEqual({
       id: 'EU_863_870_TTN',
       base_id: 'EU_863_870',
