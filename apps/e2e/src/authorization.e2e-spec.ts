@@ -223,7 +223,13 @@ function rightsEntityOf(rpcName: string, rpc: RpcDefinition, binding: HttpBindin
 
 const otherKind = (kind: MatrixKind): Kind => (kind === 'application' ? 'gateway' : 'application');
 
+/** A public RPC (TTS's `Configuration`) answers whatever the credential: none, a bad one, or any key. */
 function matrixRow(rpcName: string, rpc: RpcDefinition, binding: HttpBinding, c: CaseName): Row {
+  const row = caseRow(rpcName, rpc, binding, c);
+  return rpc.public && !row.skip ? { ...row, expect: { authorized: true } } : row;
+}
+
+function caseRow(rpcName: string, rpc: RpcDefinition, binding: HttpBinding, c: CaseName): Row {
   const { kind, path: entityPath, rights } = rightsEntityOf(rpcName, rpc, binding);
   const row: Row = { rpcName, rpc, binding, kind, entityPath, rights, title: `${c}` };
   const credKind: MatrixKind = kind ?? 'user';

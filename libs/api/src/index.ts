@@ -24,6 +24,7 @@ export * from './lib/messages/identity';
 export * from './lib/messages/collaborators';
 export * from './lib/messages/client';
 export * from './lib/messages/organization';
+export * from './lib/messages/configuration';
 export * from './lib/rpc/rights';
 export * from './lib/rpc/context';
 export * from './lib/rpc/define-rpc';

@@ -6,7 +6,8 @@ import { uplinkOf, type Uplink } from '../api/uplinks';
 import { ErrorAlert, Json, Link, Loading, useLoad } from '../components/common';
 import { navigate } from '../router';
 import { useEvents } from './events';
-import { FORMATTERS, FREQUENCY_PLANS } from './register-device';
+import { FORMATTERS } from './register-device';
+import { FrequencyPlanSelect } from '../components/frequency-plan-select';
 import { SignalChart, UplinkTable } from './uplinks';
 
 function EditDevice({ app, dev, merged, onSaved }: { app: string; dev: string; merged: MergedDevice; onSaved: () => void }) {
@@ -40,12 +41,7 @@ function EditDevice({ app, dev, merged, onSaved }: { app: string; dev: string; m
           <Stack>
             <TextInput label="Name" value={edit.name} onChange={(e) => setEdit({ ...edit, name: e.currentTarget.value })} />
             <TextInput label="Description" value={edit.description} onChange={(e) => setEdit({ ...edit, description: e.currentTarget.value })} />
-            <Select
-              label="Frequency plan"
-              data={FREQUENCY_PLANS}
-              value={edit.frequency_plan_id}
-              onChange={(v) => v && setEdit({ ...edit, frequency_plan_id: v })}
-            />
+            <FrequencyPlanSelect value={edit.frequency_plan_id} onChange={(id) => setEdit({ ...edit, frequency_plan_id: id })} />
             <Select label="Uplink formatter" data={FORMATTERS} value={edit.up_formatter} onChange={(v) => v && setEdit({ ...edit, up_formatter: v })} />
             <ErrorAlert error={error} />
             <Button type="submit">Save</Button>

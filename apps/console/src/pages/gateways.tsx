@@ -7,6 +7,7 @@ interface Gateway {
   ids: { gateway_id: string; eui?: string };
   name?: string;
   frequency_plan_id?: string;
+  frequency_plan_ids?: string[];
 }
 
 const STATUS_EVENTS = ['gs.gateway.connect', 'gs.gateway.disconnect', 'gs.status.receive', 'gs.up.receive'];
@@ -16,7 +17,7 @@ const STATUS_EVENTS = ['gs.gateway.connect', 'gs.gateway.disconnect', 'gs.status
  * status comes from the Gateway Server's events (history, then live).
  */
 export function GatewaysPage() {
-  const { data, error, loading } = useLoad(() => get<{ gateways?: Gateway[] }>('/gateways', { field_mask: 'name,frequency_plan_id', limit: 1000 }), []);
+  const { data, error, loading } = useLoad(() => get<{ gateways?: Gateway[] }>('/gateways', { field_mask: 'name,frequency_plan_ids', limit: 1000 }), []);
   const gateways = data?.gateways ?? [];
   return (
     <Stack>
@@ -46,7 +47,7 @@ function GatewayTable({ gateways }: { gateways: Gateway[] }) {
             <Table.Tr>
               <Table.Th>Gateway</Table.Th>
               <Table.Th>EUI</Table.Th>
-              <Table.Th>Frequency plan</Table.Th>
+              <Table.Th>Frequency plans</Table.Th>
               <Table.Th>Last status</Table.Th>
             </Table.Tr>
           </Table.Thead>
@@ -57,7 +58,7 @@ function GatewayTable({ gateways }: { gateways: Gateway[] }) {
                 <Table.Tr key={g.ids.gateway_id}>
                   <Table.Td>{g.name || g.ids.gateway_id}</Table.Td>
                   <Table.Td>{g.ids.eui}</Table.Td>
-                  <Table.Td>{g.frequency_plan_id}</Table.Td>
+                  <Table.Td>{(g.frequency_plan_ids ?? []).join(', ')}</Table.Td>
                   <Table.Td>
                     {e ? (
                       <Badge color={e.name === 'gs.gateway.disconnect' ? 'red' : 'green'}>

@@ -3,8 +3,8 @@ import { type FormEvent, useState } from 'react';
 import { type AbpRegistration, type OtaaRegistration, type Registration, registerDevice, validateRegistration } from '../api/devices';
 import { ErrorAlert } from '../components/common';
 import { navigate } from '../router';
+import { FrequencyPlanSelect } from '../components/frequency-plan-select';
 
-export const FREQUENCY_PLANS = ['EU_863_870', 'EU_863_870_TTN', 'US_902_928_FSB_2', 'AU_915_928_FSB_2', 'AS_923', 'IN_865_867'];
 export const FORMATTERS = ['FORMATTER_NONE', 'FORMATTER_CAYENNELPP', 'FORMATTER_JAVASCRIPT', 'FORMATTER_REPOSITORY'];
 const MAC_VERSIONS = ['MAC_V1_0_2', 'MAC_V1_0_3', 'MAC_V1_0_4', 'MAC_V1_1'];
 const PHY_VERSIONS = ['PHY_V1_0_2_REV_B', 'PHY_V1_0_3_REV_A', 'RP001_V1_0_4', 'RP001_V1_1_REV_B'];
@@ -111,7 +111,7 @@ export function RegisterDevicePage({ app }: { app: string }) {
               </>
             )}
             {field('description', 'Description')}
-            {choice('frequency_plan_id', 'Frequency plan', FREQUENCY_PLANS)}
+            <FrequencyPlanSelect value={r.frequency_plan_id} onChange={(id) => setR({ ...r, frequency_plan_id: id })} />
             {choice('lorawan_version', 'LoRaWAN version', MAC_VERSIONS)}
             {choice('lorawan_phy_version', 'Regional parameters', PHY_VERSIONS)}
             {choice('up_formatter', 'Uplink formatter', FORMATTERS)}

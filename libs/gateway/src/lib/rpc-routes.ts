@@ -10,8 +10,8 @@ import { RpcForwarder } from './rpc-forwarder';
 import { RouteMetrics } from './route-metrics';
 
 /**
- * Registers one Fastify route per HTTP binding of the RPC table. Every route: authenticate,
- * build the request (grpc-gateway semantics), forward to the owning component, answer JSON. What
+ * Registers one Fastify route per HTTP binding of the RPC table. Every route: authenticate (but
+ * the public ones), build the request (grpc-gateway semantics), forward to the owning component, answer JSON. What
  * is logged while serving it names the request ID and the RPC (explicitly: the gateway keeps no
  * AsyncLocalStorage context per request, whose promise hooks would cost every request ~6 µs).
  */
@@ -53,7 +53,7 @@ export class RpcRoutes {
   ): Promise<void> {
     try {
       const authorization = req.headers.authorization;
-      if (!authorization) throw ErrUnauthenticated.with();
+      if (!authorization && !rpc.public) throw ErrUnauthenticated.with();
       const request = buildRequest(
         binding,
         compiled,
@@ -62,8 +62,9 @@ export class RpcRoutes {
         req.body as string | undefined,
         rpc.request,
       );
-      const caller = await this.auth.authenticate(authorization, rpc, request, req.id);
-      req.callerId = caller.id;
+      // A public RPC (TTS's `Configuration`) is answered to anyone: its credential, if any, is not looked at.
+      const caller = rpc.public || !authorization ? undefined : await this.auth.authenticate(authorization, rpc, request, req.id);
+      req.callerId = caller?.id;
       const ctx = { request_id: req.id, correlation_ids: [rpcCorrelationId(rpc, req.id)], caller };
       const result = await this.forwarder.forward(rpc, request, ctx);
       if (result.total !== undefined) reply.header('x-total-count', String(result.total));

@@ -117,3 +117,18 @@ export const ErrPasswordStrengthUppercase = defineError(
   Code.InvalidArgument,
 );
 export const ErrPasswordStrengthDigits = defineError('pkg/identityserver', 'password_strength_digits', 'need at least `{n}` digit(s)', Code.InvalidArgument);
+
+// Gateways' frequency plans (the catalogue of `libs/lorawan`).
+export const ErrGatewayFrequencyPlanNotFound = defineError(
+  'pkg/identityserver',
+  'frequency_plan_not_found',
+  'frequency plan `{id}` not found',
+  Code.InvalidArgument,
+);
+/** TTS's GS refuses such a gateway when it connects (`pkg/gatewayserver/io`); the IS refuses to store it. */
+export const ErrFrequencyPlansNotFromSameBand = defineError(
+  'pkg/gatewayserver/io',
+  'frequency_plans_not_from_same_band',
+  'frequency plans must be from the same band',
+  Code.InvalidArgument,
+);

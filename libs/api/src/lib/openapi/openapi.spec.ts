@@ -103,6 +103,19 @@ describe('buildOpenApiDocument', () => {
     expect(webhookPush.responses['406']).toBeDefined();
   });
 
+  it('marks the public operation (the frequency plans) as needing no credential and answering no 401 or 403', () => {
+    const plans = doc.paths['/configuration/frequency-plans'].get;
+    expect(plans.security).toEqual([]);
+    expect(plans['x-rights']).toEqual({ rights: [], public: true });
+    expect(plans.description).toContain('Open to anyone');
+    expect(plans.responses['401']).toBeUndefined();
+    expect(plans.responses['403']).toBeUndefined();
+    expect(plans.parameters.map((p: Json) => p.name).sort()).toEqual(['band_id', 'base_frequency']);
+    expect(plans.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ListFrequencyPlansResponse' });
+    expect(doc.paths['/applications'].get.security).toBeUndefined();
+    expect(doc.paths['/applications'].get.responses['401']).toBeDefined();
+  });
+
   it('describes the fields with their rules: patterns, lengths, enums by name, references, item limits', () => {
     const ids = schemas.EndDeviceIdentifiers;
     expect(ids.properties.dev_eui).toMatchObject({ type: 'string', pattern: '^[0-9A-Fa-f]{16}$' });

@@ -130,6 +130,7 @@ function describeRights(rpc: RpcDefinition): string {
         : `Rights: any right on ${on}.`,
     );
   } else if (rpc.rights.length > 0) lines.push(`Rights: ${list(rpc.rights)}.`);
+  else if (rpc.public) lines.push('Open to anyone: no credential needed.');
   else if (!rpc.adminOnly) lines.push('Rights: an authenticated caller; the handler checks the rest.');
   if (rpc.orEntity) lines.push(`When the request names an ${rpc.orEntity.kind} (\`${rpc.orEntity.path}\`): ${list(rpc.orEntity.rights)} on it instead.`);
   if (rpc.orEntityByHandler) {
@@ -156,6 +157,7 @@ function rightsExtension(rpc: RpcDefinition): Record<string, unknown> {
       or_entity: rpc.orEntity,
       or_entity_by_handler: rpc.orEntityByHandler,
       admin_only: rpc.adminOnly === true ? true : undefined,
+      public: rpc.public === true ? true : undefined,
       mask_rights: rpc.maskRights?.map((m) => ({ paths: [...m.paths], rights: m.rights })),
     }).filter(([, v]) => v !== undefined),
   );
@@ -273,7 +275,8 @@ export function buildOpenApiDocument(rpcs: readonly RpcDefinition[] = Object.val
     for (const [name, status] of Object.entries(rpc.httpStatusFor ?? {})) {
       responses[String(status)] = { description: `\`${name}\`: an empty body.` };
     }
-    const statuses = [...COMMON_ERRORS, ...(binding.verb === 'GET' ? [] : WRITE_ERRORS), ...(binding.body === '*' ? BODY_ERRORS : [])].sort((a, b) => a - b);
+    const common = rpc.public ? COMMON_ERRORS.filter((s) => s !== 401 && s !== 403) : COMMON_ERRORS;
+    const statuses = [...common, ...(binding.verb === 'GET' ? [] : WRITE_ERRORS), ...(binding.body === '*' ? BODY_ERRORS : [])].sort((a, b) => a - b);
     for (const status of statuses) responses[String(status)] ??= errorResponse(status);
     const description = [
       `RPC \`${rpc.name}\`, served by the ${rpc.component.toUpperCase()}.`,
@@ -289,6 +292,7 @@ export function buildOpenApiDocument(rpcs: readonly RpcDefinition[] = Object.val
       tags: [rpc.service],
       'x-rpc': rpc.name,
       'x-rights': rightsExtension(rpc),
+      ...(rpc.public ? { security: [] } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(binding.body === '*' ? { requestBody: { required: false, content: { 'application/json': { schema: registry.ref(rpc.request) } } } } : {}),
       responses,

@@ -52,6 +52,12 @@ export interface RpcDefinition<Req extends object = object, Res extends object =
   adminOnly?: boolean;
   /** Internal RPC without a caller (the gateway's credential lookup); never bound to HTTP. */
   unauthenticated?: boolean;
+  /**
+   * Open to anyone, with or without a credential (TTS's `Configuration` service): the gateway
+   * forwards it without authenticating (no caller), the component checks no rights. Nothing an
+   * entity owns may be served this way.
+   */
+  public?: boolean;
   /** Further rights needed when the request's field mask covers one of `paths` (key material, queues). */
   maskRights?: MaskRight[];
   /**

@@ -170,7 +170,7 @@ describe('RPC table', () => {
       // Streams check rights on each entity they name (entity_rights), in the events service.
       // The webhook formats are public to every authenticated caller (TTS: no rights check).
       const callerOnly = name === 'EntityAccess.AuthInfo' || name === 'ApplicationWebhookRegistry.GetFormats';
-      const bound = rpc.entity !== undefined || rpc.adminOnly === true || rpc.stream === true || callerOnly;
+      const bound = rpc.entity !== undefined || rpc.adminOnly === true || rpc.stream === true || callerOnly || rpc.public === true;
       expect({ name, bound }).toEqual({ name, bound: true });
       // The entity's ID comes from the path of every binding that is not the "mine" form of an optional entity.
       for (const binding of rpc.http) {
@@ -179,6 +179,17 @@ describe('RPC table', () => {
         expect({ name, path: binding.path, inPath: inPath || rpc.entity.optional === true }).toEqual({ name, path: binding.path, inPath: true });
       }
     }
+  });
+});
+
+describe('public RPCs', () => {
+  it("are only TTS's Configuration service: reads of the stack's configuration, no entity, no rights", () => {
+    const open = (Object.values(RPCS) as RpcDefinition[]).filter((rpc) => rpc.public);
+    expect(open.map((rpc) => rpc.name)).toEqual(['Configuration.ListFrequencyPlans']);
+    for (const rpc of open) {
+      expect([rpc.entity, rpc.rights, rpc.maskRights, rpc.http.map((b) => b.verb)]).toEqual([undefined, [], undefined, ['GET']]);
+    }
+    expect(RPCS['Configuration.ListFrequencyPlans'].http).toEqual([{ verb: 'GET', path: '/configuration/frequency-plans' }]);
   });
 });
 

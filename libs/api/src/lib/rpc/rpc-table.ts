@@ -11,6 +11,7 @@ import { dataplaneRpcs } from './dataplane-rpcs';
 import { endDeviceRpcs, componentRegistryRpcs } from './end-device-rpcs';
 import { identityRpcs } from './identity-rpcs';
 import { eventsRpcs } from './events-rpcs';
+import { configurationRpcs } from './configuration-rpcs';
 
 /**
  * The one RPC table: the gateway builds its routes from it, components register handlers by it.
@@ -27,6 +28,7 @@ export const RPCS = {
   ...linkRpcs(),
   ...dataplaneRpcs(),
   ...eventsRpcs(),
+  ...configurationRpcs(),
   ...componentRegistryRpcs(),
 } satisfies Record<string, RpcDefinition>;
 

@@ -45,7 +45,7 @@ export function rightsErrors(kind: EntityKind): { none: ErrorDefinition; insuffi
  * request's count as none.
  */
 export function requireRights(ctx: RpcContext, rpc: RpcDefinition, request: object): void {
-  if (rpc.unauthenticated) return;
+  if (rpc.unauthenticated || rpc.public) return;
   const caller = ctx.caller;
   if (!caller) throw ErrUnauthenticated.with();
   if (caller.universal) return;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { GS_EVENTS, type RpcContext, type ScheduleDownlinkRequest, type ScheduleDownlinkResponse } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { isStackError, type StackError } from '@lorawan/errors';
-import { getFrequencyPlan } from '@lorawan/lorawan';
+import { combineFrequencyPlans } from '@lorawan/lorawan';
 import { gsDownlinks } from '@lorawan/observability';
 import { ErrFrequencyPlan, ErrGatewayNotConnected, ErrNoDownlinkPath, ErrUplinkToken } from '../errors';
 import { planDownlink } from '../scheduling/plan-downlink';
@@ -44,7 +44,8 @@ export class DownlinksService {
       this.events.publish(GS_EVENTS.downScheduleFail, ids, { ctx: eventCtx, data: err.toDetails() });
       throw err;
     };
-    const plan = getFrequencyPlan(conn.frequency_plan_ids[0] ?? '');
+    // Every plan the gateway lists (one band): their channels and sub-bands together.
+    const plan = combineFrequencyPlans(conn.frequency_plan_ids);
     if (!plan) return fail(ErrFrequencyPlan.with({ gateway_uid: conn.ids.gateway_id }));
     const now = Date.now();
     const payload = Buffer.from(request.raw_payload, 'base64');

@@ -1,5 +1,5 @@
 import { isStackError } from '@lorawan/errors';
-import { getFrequencyPlan } from '@lorawan/lorawan';
+import { combineFrequencyPlans, getFrequencyPlan } from '@lorawan/lorawan';
 import { planClassADownlink, planClassCDownlink, SCHEDULE_MARGIN_MS } from './class-a-downlink';
 
 const plan = getFrequencyPlan('EU_863_870_TTN');
@@ -51,5 +51,18 @@ describe('class A downlink window (GS)', () => {
     expect(planned.txpk.tmst).toBeUndefined();
     const none = planClassCDownlink(payload, { downlink_paths: [], class: 'CLASS_C' }, plan);
     expect(isStackError(none) && none.toDetails().name).toBe('no_rx_window');
+  });
+
+  it("a gateway with several plans (JP_1 and JP_3, one 16-channel gateway) answers on every plan's channels", () => {
+    const jp3 = getFrequencyPlan('AS_920_923_TTN_JP_3');
+    const both = combineFrequencyPlans(['AS_920_923_TTN_JP_1', 'AS_920_923_TTN_JP_3']);
+    if (!jp3 || !both) throw new Error('JP plans missing from the catalogue');
+    const jp = { ...request, rx1_frequency: '922600000', rx2_frequency: '923200000', rx2_data_rate: { lora: { spreading_factor: 10, bandwidth: 125000 } } };
+    // 922.6 MHz is a JP_1 channel: outside JP_3's sub-bands, inside the union's.
+    const alone = planClassADownlink(payload, jp, token, jp3, token.received_ms + 1000);
+    expect(isStackError(alone) && alone.toDetails().name).toBe('frequency_not_allowed');
+    const planned = planClassADownlink(payload, jp, token, both, token.received_ms + 1000);
+    if (isStackError(planned)) throw planned;
+    expect(planned).toMatchObject({ window: 'rx1', frequency: '922600000', eirp: 16 });
   });
 });

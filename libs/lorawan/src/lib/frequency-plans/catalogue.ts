@@ -1,102 +1,46 @@
 import { deepFreeze } from '../deep-freeze';
-import { getBand, hz, US_AU_DOWNLINK_CHANNELS } from './bands';
-import type { BandId, DwellTime, FrequencyPlan, FrequencyPlanChannel } from './types';
+import { getBand, US_AU_DOWNLINK_CHANNELS } from './bands';
+import { PLAN_SPECS, type PlanSpec, type PlanSubBand } from './plans';
+import type { Band, BaseFrequency, FrequencyPlan, SubBand } from './types';
 
 /**
- * The seed catalogue of frequency plans. Channel facts follow The Things Network's
- * lorawan-frequency-plans (the plans The Things Stack ships); band facts are filled in from `bands.ts`.
+ * The frequency plans by The Things Stack's IDs (`TheThingsNetwork/lorawan-frequency-plans`), with
+ * the band's facts filled in where a plan leaves them out: RX2, max EIRP, RX1 delay, class B
+ * frequencies, sub-bands, and the downlink channels of US915/AU915.
  */
-interface PlanSpec {
-  id: string;
-  name: string;
-  description: string;
-  band_id: BandId;
-  uplink_channels: readonly FrequencyPlanChannel[];
-  /** Overrides the band's RX2 data rate (the TTN EU plan uses SF9). */
-  rx2_data_rate_index?: number;
-  dwell_time?: DwellTime;
-}
-
-function plan(spec: PlanSpec): FrequencyPlan {
+function resolve(spec: PlanSpec): FrequencyPlan {
   const band = getBand(spec.band_id);
-  const { rx2_data_rate_index, ...rest } = spec;
+  const { rx2, max_eirp, sub_bands, ...rest } = spec;
+  const maxEirp = max_eirp ?? band.default_max_eirp;
   return {
     ...rest,
     ...(band.cf_list_type === 'CHANNEL_MASKS' ? { downlink_channels: US_AU_DOWNLINK_CHANNELS } : {}),
-    rx2: { frequency: band.default_rx2.frequency, data_rate_index: rx2_data_rate_index ?? band.default_rx2.data_rate_index },
-    max_eirp: band.default_max_eirp,
+    rx2: { frequency: rx2?.frequency ?? band.default_rx2.frequency, data_rate_index: rx2?.data_rate_index ?? band.default_rx2.data_rate_index },
+    max_eirp: maxEirp,
     rx1_delay: band.rx1_delay,
-    sub_bands: band.sub_bands,
+    sub_bands: resolveSubBands(band, sub_bands ?? [], maxEirp),
     ...(band.ping_slot_frequency ? { ping_slot_frequency: band.ping_slot_frequency } : {}),
     ...(band.beacon_frequency ? { beacon_frequency: band.beacon_frequency } : {}),
   };
 }
 
-function channels(frequencies: readonly number[], maxDataRateIndex: number): FrequencyPlanChannel[] {
-  return frequencies.map((f) => ({ frequency: hz(f), min_data_rate_index: 0, max_data_rate_index: maxDataRateIndex }));
-}
-
-/** Sub-band `n` (1–8) of a 72-channel band: eight 125 kHz channels and the matching 500 kHz channel. */
-function subBand(bandId: BandId, n: number): FrequencyPlanChannel[] {
-  const all = getBand(bandId).default_channels;
-  return [...all.slice(8 * (n - 1), 8 * n), all[64 + n - 1]].map((c) => ({
-    frequency: c.uplink_frequency,
-    min_data_rate_index: c.min_data_rate_index,
-    max_data_rate_index: c.max_data_rate_index,
+/**
+ * The plan's sub-bands (duty cycle 1 and the plan's max EIRP unless it says otherwise), then the
+ * band's that overlap none of them, so the band's limits still hold where the plan says nothing
+ * (e.g. the RX2 channel of a plan that covers other frequencies).
+ */
+function resolveSubBands(band: Band, own: readonly PlanSubBand[], maxEirp: number): SubBand[] {
+  const planSubBands = own.map((s) => ({
+    min_frequency: s.min_frequency,
+    max_frequency: s.max_frequency,
+    duty_cycle: s.duty_cycle ?? 1,
+    max_eirp: s.max_eirp ?? maxEirp,
   }));
+  const overlaps = (a: SubBand, b: SubBand) => Number(a.min_frequency) <= Number(b.max_frequency) && Number(b.min_frequency) <= Number(a.max_frequency);
+  return [...planSubBands, ...band.sub_bands.filter((s) => !planSubBands.some((p) => overlaps(p, s)))];
 }
 
-const EU_868_CHANNELS = channels([868_100_000, 868_300_000, 868_500_000, 867_100_000, 867_300_000, 867_500_000, 867_700_000, 867_900_000], 5);
-
-const SPECS: readonly PlanSpec[] = [
-  {
-    id: 'EU_863_870',
-    name: 'Europe 863-870 MHz (RX2 SF12)',
-    description: 'EU868 with the eight usual channels; RX2 on 869.525 MHz at SF12, the regional default',
-    band_id: 'EU_863_870',
-    uplink_channels: EU_868_CHANNELS,
-  },
-  {
-    id: 'EU_863_870_TTN',
-    name: 'Europe 863-870 MHz (RX2 SF9)',
-    description: 'EU868 as The Things Network runs it: the same eight channels, RX2 on 869.525 MHz at SF9 (DR3)',
-    band_id: 'EU_863_870',
-    uplink_channels: EU_868_CHANNELS,
-    rx2_data_rate_index: 3,
-  },
-  {
-    id: 'US_902_928_FSB_2',
-    name: 'United States 902-928 MHz, sub-band 2',
-    description: 'US915 channels 8-15 (903.9-905.3 MHz) and 65 (904.6 MHz, 500 kHz), the sub-band The Things Network uses; also Canada',
-    band_id: 'US_902_928',
-    uplink_channels: subBand('US_902_928', 2),
-    dwell_time: { uplinks: true, downlinks: false },
-  },
-  {
-    id: 'AU_915_928_FSB_2',
-    name: 'Australia 915-928 MHz, sub-band 2',
-    description: 'AU915 channels 8-15 (916.8-918.2 MHz) and 65 (917.5 MHz, 500 kHz), the sub-band The Things Network uses',
-    band_id: 'AU_915_928',
-    uplink_channels: subBand('AU_915_928', 2),
-    dwell_time: { downlinks: false },
-  },
-  {
-    id: 'AS_923',
-    name: 'Asia 923 MHz (group 1), default channels only',
-    description: 'AS923 group 1 with only the two channels every device knows (923.2 and 923.4 MHz)',
-    band_id: 'AS_923',
-    uplink_channels: channels([923_200_000, 923_400_000], 5),
-  },
-  {
-    id: 'IN_865_867',
-    name: 'India 865-867 MHz',
-    description: 'IN865 with the three default channels and five more',
-    band_id: 'IN_865_867',
-    uplink_channels: channels([865_062_500, 865_402_500, 865_985_000, 865_232_500, 866_185_000, 866_385_000, 866_585_000, 866_785_000], 5),
-  },
-];
-
-const PLANS: readonly FrequencyPlan[] = deepFreeze(SPECS.map(plan));
+const PLANS: readonly FrequencyPlan[] = deepFreeze(PLAN_SPECS.map(resolve));
 
 const BY_ID = new Map(PLANS.map((p) => [p.id, p]));
 
@@ -108,4 +52,58 @@ export function getFrequencyPlan(id: string): FrequencyPlan | undefined {
 
 export function listFrequencyPlans(): FrequencyPlan[] {
   return [...PLANS];
+}
+
+/** TTS `FrequencyPlanDescription`: what `Configuration.ListFrequencyPlans` tells about a plan. */
+export interface FrequencyPlanDescription {
+  id: string;
+  base_id?: string;
+  name: string;
+  base_frequency: BaseFrequency;
+  band_id: string;
+}
+
+/** The plans' descriptions, those of one base frequency (MHz) and/or band when given (TTS `ListFrequencyPlans`). */
+export function describeFrequencyPlans(filter: { base_frequency?: number; band_id?: string } = {}): FrequencyPlanDescription[] {
+  return PLANS.filter((p) => (!filter.base_frequency || p.base_frequency === filter.base_frequency) && (!filter.band_id || p.band_id === filter.band_id)).map(
+    (p) => ({ id: p.id, ...(p.base_id ? { base_id: p.base_id } : {}), name: p.name, base_frequency: p.base_frequency, band_id: p.band_id }),
+  );
+}
+
+const COMBINED = new Map<string, FrequencyPlan>();
+
+/**
+ * The plan of a gateway that lists several (TTS: up to eight, all of one band; a gateway with
+ * several concentrators): the first plan, with the uplink channels and sub-bands of every plan
+ * (the first plan's first where two give one frequency). Undefined when a plan is unknown or the
+ * plans are of different bands.
+ */
+export function combineFrequencyPlans(ids: readonly string[]): FrequencyPlan | undefined {
+  if (ids.length <= 1) return getFrequencyPlan(ids[0] ?? '');
+  const key = ids.join(',');
+  const cached = COMBINED.get(key);
+  if (cached) return cached;
+  const plans = ids.map((id) => getFrequencyPlan(id));
+  const [first] = plans;
+  if (!first || plans.some((p) => !p || p.band_id !== first.band_id)) return undefined;
+  const all = plans as FrequencyPlan[];
+  const combined = deepFreeze({
+    ...first,
+    uplink_channels: firstOfEach(
+      all.flatMap((p) => p.uplink_channels),
+      (c) => c.frequency,
+    ),
+    sub_bands: firstOfEach(
+      all.flatMap((p) => p.sub_bands),
+      (s) => `${s.min_frequency}-${s.max_frequency}`,
+    ),
+  });
+  COMBINED.set(key, combined);
+  return combined;
+}
+
+/** The first item of each key, in order. */
+function firstOfEach<T>(items: readonly T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => !seen.has(key(item)) && seen.add(key(item)));
 }

@@ -221,6 +221,8 @@ function planOf(id: BandId, extraMHz: number[] = []): FrequencyPlan {
     name: id,
     description: '',
     band_id: id,
+    // Not read by the RX window and CFList rules these tests exercise.
+    base_frequency: 868,
     uplink_channels: [...band.default_channels.map((c) => c.uplink_frequency), ...extraMHz.map(MHz)].map((frequency) => ({
       frequency,
       min_data_rate_index: 0,

@@ -49,7 +49,42 @@ export interface FrequencyPlanChannel {
   readonly frequency: Hz;
   readonly min_data_rate_index: number;
   readonly max_data_rate_index: number;
+  /** Index of the gateway radio (`radios`) that receives the channel; set on uplink channels of plans with a radio configuration. */
+  readonly radio?: number;
 }
+
+/** A single-data-rate channel of a concentrator: the LoRa "standard" (250/500 kHz) channel or the FSK channel. */
+export interface FrequencyPlanFixedChannel {
+  readonly frequency: Hz;
+  readonly data_rate_index: number;
+  readonly radio: number;
+}
+
+/**
+ * A radio of the gateway's concentrator (SX1301/SX1302 RF chain): the centre frequency its IF
+ * channels are placed around, and for the radio that transmits, the range it may transmit in.
+ */
+export interface GatewayRadio {
+  readonly enable: boolean;
+  readonly chip_type: 'SX1255' | 'SX1257';
+  readonly frequency: Hz;
+  /** dB added to the RSSI the radio measures. */
+  readonly rssi_offset: number;
+  readonly tx?: { readonly min_frequency: Hz; readonly max_frequency: Hz; readonly notch_frequency?: number };
+}
+
+/** Listen-before-talk (Japan ARIB STD-T108, Korea): the gateway senses the channel before each transmission. */
+export interface ListenBeforeTalk {
+  /** dB added to the measured RSSI. */
+  readonly rssi_offset: number;
+  /** dBm at or below which the channel counts as free. */
+  readonly rssi_target: number;
+  /** Microseconds the channel is sensed. */
+  readonly scan_time_us: number;
+}
+
+/** The base frequency (MHz) a gateway's hardware is built for; TTS `FrequencyPlanDescription.base_frequency`. */
+export type BaseFrequency = 433 | 470 | 868 | 915;
 
 /** Whether the 400 ms dwell-time limit applies; unset means the band's default. */
 export interface DwellTime {
@@ -102,19 +137,36 @@ export interface Band {
  */
 export interface FrequencyPlan {
   readonly id: string;
+  /** The plan this one derives from (TTS `base-id`): its channels and radios, changed where this plan says so. */
+  readonly base_id?: string;
   readonly name: string;
   readonly description: string;
   readonly band_id: BandId;
+  readonly base_frequency: BaseFrequency;
   readonly uplink_channels: readonly FrequencyPlanChannel[];
-  /** Only in bands with a separate downlink channel set (US, AU: 8 × 500 kHz); elsewhere RX1 answers on the uplink frequency. */
+  /**
+   * Only in bands with a separate downlink channel set (US, AU: 8 × 500 kHz); elsewhere RX1 answers on
+   * the uplink frequency (RP002), and TTS's plan files list the uplink channels again.
+   */
   readonly downlink_channels?: readonly FrequencyPlanChannel[];
   readonly rx2: Rx2Channel;
   /** dBm EIRP. */
   readonly max_eirp: number;
   /** Seconds. */
   readonly rx1_delay: number;
+  /**
+   * The plan's own sub-bands (TTS: duty cycle 1 and the plan's max EIRP unless set), then the band's
+   * sub-bands that overlap none of them.
+   */
   readonly sub_bands: readonly SubBand[];
   readonly dwell_time?: DwellTime;
   readonly ping_slot_frequency?: Hz;
   readonly beacon_frequency?: Hz;
+  readonly listen_before_talk?: ListenBeforeTalk;
+  readonly lora_standard_channel?: FrequencyPlanFixedChannel;
+  readonly fsk_channel?: FrequencyPlanFixedChannel;
+  /** The concentrator configuration a gateway on this plan needs (radio 0, radio 1). */
+  readonly radios?: readonly GatewayRadio[];
+  /** The radio whose clock drives the concentrator. */
+  readonly clock_source?: number;
 }

@@ -2,6 +2,7 @@ import {
   CreateGatewayRequest,
   decodeMessage,
   GatewayIdentifiers,
+  GetGatewayForEUIRequest,
   GetGatewayIdentifiersForEUIRequest,
   GetGatewayRequest,
   ListGatewaysRequest,
@@ -76,6 +77,55 @@ describe('GatewayRegistryService (SQLite)', () => {
     const cleared = await update('gtw-plans', {}, ['frequency_plan_ids']);
     expect(cleared.frequency_plan_id).toBeUndefined();
     expect(await get('gtw-plans', 'frequency_plan_id,frequency_plan_ids')).toEqual(expect.not.objectContaining({ frequency_plan_id: expect.anything() }));
+  });
+
+  it('stores up to eight known plans of one band (a 16-channel Japanese gateway: JP_1 and JP_3)', async () => {
+    const plans = ['AS_920_923_TTN_JP_1', 'AS_920_923_TTN_JP_3'];
+    await create('gtw-multi', '00800000A00000A1', 'gus', { frequency_plan_ids: plans });
+    expect(await get('gtw-multi', 'frequency_plan_ids')).toMatchObject({ frequency_plan_id: plans[0], frequency_plan_ids: plans });
+    expect(await bed.gateways.forEui(decodeMessage(GetGatewayForEUIRequest, { eui: '00800000A00000A1' }))).toMatchObject({ frequency_plan_ids: plans });
+    const nine = Array.from({ length: 9 }, (_, i) => `US_902_928_FSB_${(i % 8) + 1}`);
+    expect(() => decodeMessage(CreateGatewayRequest, { gateway: { ids: { gateway_id: 'gtw-nine' }, frequency_plan_ids: nine } })).toThrow();
+    await expect(create('gtw-eight', undefined, 'gus', { frequency_plan_ids: nine.slice(0, 8) })).resolves.toMatchObject({
+      frequency_plan_ids: nine.slice(0, 8),
+    });
+  });
+
+  it('refuses an unknown plan and plans of different bands, on create and update; nothing is stored', async () => {
+    const refusedCreate = async (id: string, gateway: object) => {
+      const err = (await create(id, undefined, 'gus', gateway).catch((e: StackError) => e)) as StackError;
+      expect(await bed.stores.gateways.get(id, 'any')).toBeUndefined();
+      return err;
+    };
+    expect(await refusedCreate('gtw-bad-plan', { frequency_plan_id: 'EU_868' })).toMatchObject({
+      namespace: 'pkg/identityserver',
+      errorName: 'frequency_plan_not_found',
+      code: 3,
+      attributes: { id: 'EU_868' },
+    });
+    expect(await refusedCreate('gtw-bad-plans', { frequency_plan_ids: ['EU_863_870', 'NOT_A_PLAN'] })).toMatchObject({
+      errorName: 'frequency_plan_not_found',
+      attributes: { id: 'NOT_A_PLAN' },
+    });
+    expect(await refusedCreate('gtw-two-bands', { frequency_plan_ids: ['EU_863_870', 'US_902_928_FSB_2'] })).toMatchObject({
+      namespace: 'pkg/gatewayserver/io',
+      errorName: 'frequency_plans_not_from_same_band',
+      code: 3,
+      attributes: { frequency_plan_ids: ['EU_863_870', 'US_902_928_FSB_2'], band_ids: ['EU_863_870', 'US_902_928'] },
+    });
+    // AS923 groups are different bands.
+    expect(await refusedCreate('gtw-two-groups', { frequency_plan_ids: ['AS_923', 'AS_923_2'] })).toMatchObject({
+      errorName: 'frequency_plans_not_from_same_band',
+    });
+
+    await create('gtw-keep', undefined, 'gus', { frequency_plan_id: 'EU_863_870' });
+    await expect(update('gtw-keep', { frequency_plan_ids: ['EU_863_870', 'KR_920_923_TTN'] }, ['frequency_plan_ids'])).rejects.toMatchObject({
+      errorName: 'frequency_plans_not_from_same_band',
+    });
+    await expect(update('gtw-keep', { frequency_plan_id: 'NOPE' }, ['frequency_plan_id'])).rejects.toMatchObject({ errorName: 'frequency_plan_not_found' });
+    expect(await get('gtw-keep', 'frequency_plan_ids')).toMatchObject({ frequency_plan_id: 'EU_863_870', frequency_plan_ids: ['EU_863_870'] });
+    // Other fields stay writable whatever the plans.
+    await expect(update('gtw-keep', { name: 'kept' }, ['name'])).resolves.toMatchObject({ name: 'kept' });
   });
 
   it('refuses a taken EUI naming its gateway, and a taken ID; nothing is stored', async () => {

@@ -12,7 +12,14 @@ import {
 } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
-import { ErrGatewayEUITaken, ErrGatewayNotFound, ErrGatewayNotFoundByEUI } from '../../errors';
+import { getFrequencyPlan } from '@lorawan/lorawan';
+import {
+  ErrFrequencyPlansNotFromSameBand,
+  ErrGatewayEUITaken,
+  ErrGatewayFrequencyPlanNotFound,
+  ErrGatewayNotFound,
+  ErrGatewayNotFoundByEUI,
+} from '../../errors';
 import { API_KEY_CLEANUP, type ApiKeyCleanup, IDENTITY_DIRECTORY, type IdentityDirectory } from '../../identity.contracts';
 import { COLLABORATOR_STORE, type Collaborator, type CollaboratorStore } from '../collaborators/collaborator.model';
 import { contactAccount } from '../common/contacts';
@@ -43,7 +50,8 @@ function gatewayIdentifiers(ids: IsGateway['ids']): EntityIdentifiersJson {
  * The GatewayRegistry: gateways, their first collaborator, and the EUI → gateway lookup of the
  * data plane. An EUI belongs to one gateway until that gateway is purged (a Create or an Update
  * of `ids.eui` that takes another's fails with `gateway_eui_taken`). `frequency_plan_id` is read
- * and written through `frequency_plan_ids`. Events carry the gateway's EUI as stored.
+ * and written through `frequency_plan_ids`: up to eight known plans of one band (a gateway with
+ * several concentrators), checked when written. Events carry the gateway's EUI as stored.
  */
 @Injectable()
 export class GatewayRegistryService extends CollaboratedEntityRegistry<'gateway', IsGateway, Gateway, GatewayStore, EuiConflict> {
@@ -75,6 +83,7 @@ export class GatewayRegistryService extends CollaboratedEntityRegistry<'gateway'
   }
 
   protected insert(gateway: IsGateway, collaborator: Collaborator) {
+    checkFrequencyPlans(gateway.frequency_plan_ids ?? []);
     return this.store.create(gateway, collaborator);
   }
 
@@ -113,7 +122,8 @@ export class GatewayRegistryService extends CollaboratedEntityRegistry<'gateway'
     return paths.filter((p) => p !== 'frequency_plan_id');
   }
 
-  protected override changed(_current: IsGateway, next: IsGateway): IsGateway {
+  protected override changed(_current: IsGateway, next: IsGateway, paths: readonly string[]): IsGateway {
+    if (hasAnyField(paths, 'frequency_plan_ids')) checkFrequencyPlans(next.frequency_plan_ids ?? []);
     return withDerivedFrequencyPlan(next);
   }
 }
@@ -121,6 +131,17 @@ export class GatewayRegistryService extends CollaboratedEntityRegistry<'gateway'
 function euiTaken(eui: string, holder: IsGateway) {
   const contact = contactAccount(holder.administrative_contact)?.id;
   return ErrGatewayEUITaken.with({ gateway_eui: eui, gateway_id: holder.ids.gateway_id, ...(contact ? { administrative_contact: contact } : {}) });
+}
+
+/** A gateway's plans must be known and of one band (TTS's GS refuses others when the gateway connects). */
+function checkFrequencyPlans(ids: readonly string[]): void {
+  const bands = new Set<string>();
+  for (const id of ids) {
+    const plan = getFrequencyPlan(id);
+    if (!plan) throw ErrGatewayFrequencyPlanNotFound.with({ id });
+    bands.add(plan.band_id);
+  }
+  if (bands.size > 1) throw ErrFrequencyPlansNotFromSameBand.with({ frequency_plan_ids: [...ids], band_ids: [...bands] });
 }
 
 /** TTS reads and writes the deprecated `frequency_plan_id` through `frequency_plan_ids`. */
