@@ -52,6 +52,19 @@ const CASES: RegionCase[] = [
   { plan: 'AU_915_928_FSB_2', up: { freq: 917.2, datr: 'SF7BW125' }, rx1: { freq: 924.5, datr: 'SF7BW500' } },
   { plan: 'AS_923', up: { freq: 923.4, datr: 'SF7BW125' }, rx1: { freq: 923.4, datr: 'SF7BW125' } },
   { plan: 'IN_865_867', up: { freq: 865.4025, datr: 'SF8BW125' }, rx1: { freq: 865.4025, datr: 'SF8BW125' } },
+  // Channel 1 (902.5 MHz) of sub-band 1 → downlink channel 1.
+  { plan: 'US_902_928_FSB_1', up: { freq: 902.5, datr: 'SF7BW125' }, rx1: { freq: 923.9, datr: 'SF7BW500' } },
+  // Channel 1 (915.4 MHz) of sub-band 1 → downlink channel 1.
+  { plan: 'AU_915_928_FSB_1', up: { freq: 915.4, datr: 'SF7BW125' }, rx1: { freq: 923.9, datr: 'SF7BW500' } },
+  { plan: 'AS_923_2', up: { freq: 921.6, datr: 'SF7BW125' }, rx1: { freq: 921.6, datr: 'SF7BW125' } },
+  { plan: 'AS_923_3', up: { freq: 916.8, datr: 'SF7BW125' }, rx1: { freq: 916.8, datr: 'SF7BW125' } },
+  { plan: 'AS_923_4', up: { freq: 917.5, datr: 'SF7BW125' }, rx1: { freq: 917.5, datr: 'SF7BW125' } },
+  // Dwell time on both ways: DR4 (SF8) is allowed up and answered at DR4 (the RX1 floor with dwell time is DR2).
+  { plan: 'AS_923_2_DT', up: { freq: 921.4, datr: 'SF8BW125' }, rx1: { freq: 921.4, datr: 'SF8BW125' } },
+  { plan: 'IL_917_920_TTN', up: { freq: 917.7, datr: 'SF7BW125' }, rx1: { freq: 917.7, datr: 'SF7BW125' } },
+  { plan: 'KR_920_923_TTN', up: { freq: 922.3, datr: 'SF7BW125' }, rx1: { freq: 922.3, datr: 'SF7BW125' } },
+  { plan: 'RU_864_870_TTN', up: { freq: 869.1, datr: 'SF7BW125' }, rx1: { freq: 869.1, datr: 'SF7BW125' } },
+  { plan: 'EU_433', up: { freq: 433.375, datr: 'SF7BW125' }, rx1: { freq: 433.375, datr: 'SF7BW125' } },
 ];
 
 describe.each(MODES)('regions (%s)', (_mode, start) => {
