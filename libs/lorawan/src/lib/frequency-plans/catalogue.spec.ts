@@ -11,7 +11,16 @@ const mhz = (hz: string) => Number(hz) / 1e6;
 
 describe('frequency plan catalogue', () => {
   it('ships the seed plans, in a stable order', () => {
-    expect(FREQUENCY_PLAN_IDS).toEqual(['EU_863_870', 'EU_863_870_TTN', 'US_902_928_FSB_2', 'AU_915_928_FSB_2', 'AS_923', 'IN_865_867']);
+    expect(FREQUENCY_PLAN_IDS).toEqual([
+      'EU_863_870',
+      'EU_863_870_TTN',
+      'US_902_928_FSB_2',
+      'AU_915_928_FSB_2',
+      'AS_923',
+      'IN_865_867',
+      'CN_470_510_FSB_1',
+      'CN_470_510_FSB_11',
+    ]);
     expect(listFrequencyPlans().map((p) => p.id)).toEqual(FREQUENCY_PLAN_IDS);
     expect(getFrequencyPlan('EU_868')).toBeUndefined();
   });
@@ -67,6 +76,23 @@ describe('frequency plan catalogue', () => {
     expect(plan('AS_923').uplink_channels.map((c) => c.frequency)).toEqual(['923200000', '923400000']);
     expect(plan('IN_865_867')).toMatchObject({ rx2: { frequency: '866550000', data_rate_index: 2 }, max_eirp: 30, beacon_frequency: '866500000' });
     expect(plan('IN_865_867').uplink_channels).toHaveLength(8);
+  });
+
+  it('CN_470_510_FSB_1 and _FSB_11: eight channels each and the downlink channels their RX1 uses (TTS lorawan-frequency-plans)', () => {
+    const mhzOf = (p: FrequencyPlan) => [p.uplink_channels.map((c) => mhz(c.frequency)), p.downlink_channels?.map((c) => mhz(c.frequency))];
+    expect(mhzOf(plan('CN_470_510_FSB_1'))).toEqual([
+      [470.3, 470.5, 470.7, 470.9, 471.1, 471.3, 471.5, 471.7],
+      [500.3, 500.5, 500.7, 500.9, 501.1, 501.3, 501.5, 501.7],
+    ]);
+    expect(mhzOf(plan('CN_470_510_FSB_11'))).toEqual([
+      [486.3, 486.5, 486.7, 486.9, 487.1, 487.3, 487.5, 487.7],
+      [506.7, 506.9, 507.1, 507.3, 507.5, 507.7, 507.9, 508.1],
+    ]);
+    const fsb11 = plan('CN_470_510_FSB_11');
+    expect([...fsb11.uplink_channels, ...(fsb11.downlink_channels ?? [])].every((c) => c.min_data_rate_index === 0 && c.max_data_rate_index === 5)).toBe(true);
+    expect(fsb11).toMatchObject({ band_id: 'CN_470_510', rx2: { frequency: '505300000', data_rate_index: 0 }, max_eirp: 19.15, rx1_delay: 1 });
+    // Beacons and ping slots hop over eight channels: no fixed frequency.
+    expect([fsb11.ping_slot_frequency, fsb11.beacon_frequency, fsb11.dwell_time]).toEqual([undefined, undefined, undefined]);
   });
 
   it('every plan channel lies in a regulatory sub-band of its band', () => {

@@ -1,12 +1,13 @@
 import { deepFreeze } from '../deep-freeze';
-import { getBand, hz, US_AU_DOWNLINK_CHANNELS } from './bands';
+import { getBand, hz, rx1DownlinkChannels } from './bands';
+import { CN_470_510_PLAN_SPECS } from './cn-470-510-plans';
 import type { BandId, DwellTime, FrequencyPlan, FrequencyPlanChannel } from './types';
 
 /**
  * The seed catalogue of frequency plans. Channel facts follow The Things Network's
  * lorawan-frequency-plans (the plans The Things Stack ships); band facts are filled in from `bands.ts`.
  */
-interface PlanSpec {
+export interface PlanSpec {
   id: string;
   name: string;
   description: string;
@@ -20,9 +21,13 @@ interface PlanSpec {
 function plan(spec: PlanSpec): FrequencyPlan {
   const band = getBand(spec.band_id);
   const { rx2_data_rate_index, ...rest } = spec;
+  const downlinkChannels = rx1DownlinkChannels(
+    band,
+    spec.uplink_channels.map((c) => c.frequency),
+  );
   return {
     ...rest,
-    ...(band.cf_list_type === 'CHANNEL_MASKS' ? { downlink_channels: US_AU_DOWNLINK_CHANNELS } : {}),
+    ...(downlinkChannels ? { downlink_channels: downlinkChannels } : {}),
     rx2: { frequency: band.default_rx2.frequency, data_rate_index: rx2_data_rate_index ?? band.default_rx2.data_rate_index },
     max_eirp: band.default_max_eirp,
     rx1_delay: band.rx1_delay,
@@ -94,6 +99,7 @@ const SPECS: readonly PlanSpec[] = [
     band_id: 'IN_865_867',
     uplink_channels: channels([865_062_500, 865_402_500, 865_985_000, 865_232_500, 866_185_000, 866_385_000, 866_585_000, 866_785_000], 5),
   },
+  ...CN_470_510_PLAN_SPECS,
 ];
 
 const PLANS: readonly FrequencyPlan[] = deepFreeze(SPECS.map(plan));

@@ -85,6 +85,8 @@ const TABLES: Record<BandId, Row[]> = {
   RU_864_870: EU_LIKE_WITH_250K_AND_FSK,
   EU_433: EU_LIKE_WITH_250K_AND_FSK,
   CN_779_787: EU_LIKE_WITH_250K_AND_FSK,
+  // CN470 (RP001 layout): LoRa 125 kHz only, the EU-like M values.
+  CN_470_510: EU_LIKE,
 };
 
 const DATA_RATES = new Map<BandId, ReadonlyMap<number, BandDataRate>>(
@@ -191,6 +193,7 @@ const RX1_RULES: Record<BandId, Rx1Rule> = {
   RU_864_870: lowerByOffset,
   EU_433: lowerByOffset,
   CN_779_787: lowerByOffset,
+  CN_470_510: lowerByOffset,
 };
 
 /**

@@ -5,7 +5,7 @@ import type { FrequencyPlan, Hz, Rx2Channel } from './types';
 /**
  * Class A receive windows of an uplink under a frequency plan (LoRaWAN 1.0.x §3.3, RP002; TTS
  * `pkg/networkserver/downlink.go` and `pkg/band`): RX1 on the uplink's frequency (EU-like bands)
- * or on its downlink channel (US915/AU915: uplink channel mod 8), at the RX1 data rate of the
+ * or on its downlink channel (US915/AU915: uplink channel mod 8; CN470: mod 48), at the RX1 data rate of the
  * uplink's DR and RX1DROffset; RX2 on the plan's (or the device's) RX2 channel. Delays are
  * JOIN_ACCEPT_DELAY1/2 for a join-accept, else RX1Delay and one second more.
  */
@@ -56,10 +56,13 @@ export function classARxWindows(plan: FrequencyPlan, uplink: UplinkTx, settings:
   return { rx1, rx2: window(rx2Channel.frequency, rx2Channel.data_rate_index, delay2) };
 }
 
-/** RX1's frequency for an uplink frequency: the same (EU-like), or its channel's downlink frequency (US/AU); undefined off the band's channels. */
+/**
+ * RX1's frequency for an uplink frequency: the same (EU-like), or, in bands with a downlink channel
+ * set of their own (US/AU, CN470), its channel's downlink frequency; undefined off the band's channels.
+ */
 export function rx1FrequencyOf(plan: FrequencyPlan, uplinkFrequency: Hz): Hz | undefined {
   const band = getBand(plan.band_id);
-  if (band.cf_list_type === 'FREQUENCIES') return uplinkFrequency;
+  if (!band.downlink_channels) return uplinkFrequency;
   return band.default_channels.find((c) => c.uplink_frequency === uplinkFrequency)?.downlink_frequency;
 }
 
