@@ -127,9 +127,9 @@ export function maxFrmPayload(band: BandId, index: number, dwellTime = false): n
   return Math.max(0, maxMacPayload(band, index, dwellTime) - FHDR_AND_FPORT);
 }
 
-/** The largest FRMPayload a data frame without FOpts carries at any data rate of a band. */
-export function largestFrmPayload(band: BandId): number {
-  return Math.max(0, ...[...ratesOf(band).keys()].map((index) => maxFrmPayload(band, index)));
+/** The largest FRMPayload a data frame without FOpts carries at any data rate of a band (under the dwell-time limit when `dwellTime`). */
+export function largestFrmPayload(band: BandId, dwellTime = false): number {
+  return Math.max(0, ...[...ratesOf(band).keys()].map((index) => maxFrmPayload(band, index, dwellTime)));
 }
 
 /** The DR index of a modulation in a band (uplink table first: US/AU SF8/500 is DR4 up, DR12 down). */

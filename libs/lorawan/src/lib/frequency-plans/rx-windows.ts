@@ -34,6 +34,11 @@ export interface RxWindowSettings {
   rx1Delay?: number;
   /** The device's RX2 channel when it differs from the plan's. */
   rx2?: Rx2Channel;
+  /**
+   * Whether the device applies the 400 ms downlink dwell-time limit (AS923: RX1 no lower than DR2);
+   * the plan's setting, else off, when unset.
+   */
+  downlinkDwellTime?: boolean;
 }
 
 export function classARxWindows(plan: FrequencyPlan, uplink: UplinkTx, settings: RxWindowSettings = {}): { rx1?: RxWindow; rx2?: RxWindow } {
@@ -51,7 +56,11 @@ export function classARxWindows(plan: FrequencyPlan, uplink: UplinkTx, settings:
   const rx1 =
     rx1Frequency === undefined
       ? undefined
-      : window(rx1Frequency, rx1DataRateIndex(plan.band_id, uplink.data_rate_index, offset, plan.dwell_time?.downlinks ?? false), delay1);
+      : window(
+          rx1Frequency,
+          rx1DataRateIndex(plan.band_id, uplink.data_rate_index, offset, settings.downlinkDwellTime ?? plan.dwell_time?.downlinks ?? false),
+          delay1,
+        );
   const rx2Channel = settings.join ? plan.rx2 : (settings.rx2 ?? plan.rx2);
   return { rx1, rx2: window(rx2Channel.frequency, rx2Channel.data_rate_index, delay2) };
 }
