@@ -2,7 +2,7 @@ import { type FrequencyPlan, getFrequencyPlan } from '@lorawan/lorawan';
 import { expectedDownlinkDwellTime, expectedUplinkDwellTime } from '../mac-state/dwell-time';
 import { newMacState } from '../mac-state/new-mac-state';
 import type { NsMacState } from '../model';
-import { classADataWindows } from './class-a-windows';
+import { classADataWindows, joinAcceptCarriesCfList, joinAcceptWindows, windowsCarrying } from './class-a-windows';
 
 const plan = (id: string): FrequencyPlan => {
   const found = getFrequencyPlan(id);
@@ -75,5 +75,22 @@ describe('class A data downlink windows under the downlink dwell time', () => {
     expect(expectedUplinkDwellTime(undefined, as923)).toBe(true);
     const state = joined(as923);
     expect(expectedUplinkDwellTime({ ...state, current_parameters: { ...state.current_parameters, uplink_dwell_time: false } }, as923)).toBe(false);
+  });
+
+  it('join-accepts: the windows of a fresh MAC state, and a CFList only where a window carries 33 bytes', () => {
+    const fresh = joined(as923);
+    const dr5 = joinAcceptWindows(as923, fresh, up(5));
+    expect([dr5.rx1?.delay, dr5.rx2?.delay, summary(dr5)]).toEqual([5, 6, { rx1: [5, 242], rx2: [2, 11] }]);
+    // M 250 in RX1 and 19 in RX2 (DR2 under the limit): a 33-byte join-accept goes in RX1 only, a 17-byte one in both.
+    expect(summary(windowsCarrying(dr5, 33))).toEqual({ rx1: [5, 242], rx2: undefined });
+    expect(summary(windowsCarrying(dr5, 17))).toEqual(summary(dr5));
+    expect(joinAcceptCarriesCfList(as923, fresh, up(5))).toBe(true);
+    expect(joinAcceptCarriesCfList(as923, fresh, up(3))).toBe(true);
+    expect(joinAcceptCarriesCfList(as923, fresh, up(2))).toBe(false);
+    // DR0: RX1 depends on the unconfirmed dwell time and is left out; RX2 DR2 carries 19 bytes.
+    expect(summary(joinAcceptWindows(as923, fresh, up(0)))).toEqual({ rx1: undefined, rx2: [2, 11] });
+    expect(joinAcceptCarriesCfList(as923, fresh, up(0))).toBe(false);
+    const eu = plan('EU_863_870');
+    expect(joinAcceptCarriesCfList(eu, joined(eu), { frequency: '868100000', data_rate_index: 0 })).toBe(true);
   });
 });
