@@ -1,6 +1,6 @@
 import { PingSlotPeriod } from '@lorawan/api';
 import { aesEncrypt, leBytes } from '@lorawan/crypto';
-import { getBand, hz, US_AU_DOWNLINK_CHANNELS } from '../frequency-plans/bands';
+import { getBand, hz } from '../frequency-plans/bands';
 import type { BandId, Hz } from '../frequency-plans/types';
 
 /**
@@ -100,21 +100,21 @@ export function nextPingSlot(devAddr: string, periodicity: string | number, afte
 
 /**
  * Default ping slot frequencies by band (TTS `pkg/band` PingSlotFrequencies): the band table's one
- * fixed channel, or the eight 500 kHz downlink channels of US915/AU915 (923.3 MHz + 600 kHz × i)
- * hopped per beacon period. One source with the band table: IN865 is 866.5 MHz there, as in TTS
- * (RP002 and LoRaMac-node have 866.55 MHz).
+ * fixed channel, or the channels its beacons hop over per beacon period (US915/AU915: the eight
+ * 500 kHz downlink channels, 923.3 MHz + 600 kHz × i; CN470: 508.3 MHz + 200 kHz × i). One source
+ * with the band table: IN865 is 866.5 MHz there, as in TTS (RP002 and LoRaMac-node have 866.55 MHz).
  */
 function defaultPingSlotFrequencies(bandId: BandId): readonly Hz[] {
-  if (bandId === 'US_902_928' || bandId === 'AU_915_928') return US_AU_DOWNLINK_CHANNELS.map((c) => c.frequency);
-  const fixed = getBand(bandId).ping_slot_frequency;
-  return fixed ? [fixed] : [];
+  const band = getBand(bandId);
+  if (band.beacon_frequencies) return band.beacon_frequencies;
+  return band.ping_slot_frequency ? [band.ping_slot_frequency] : [];
 }
 
 /**
  * The frequency of a device's ping slots in the beacon period of `beaconTimeSeconds` (GPS seconds;
  * TTS DevicePingSlotFrequency): the one PingSlotChannelReq set (`configured`; 0 or unset means the
- * default, §14.2), else the band's. Where the band hops (RP002 US902-928 and AU915-928, "Class B
- * downlink channel"), channel = (DevAddr + floor(beaconTime / 128 s)) mod 8, DevAddr as the
+ * default, §14.2), else the band's. Where the band hops (RP002 US902-928 and AU915-928, RP001
+ * CN470-510, "Class B downlink channel"), channel = (DevAddr + floor(beaconTime / 128 s)) mod 8, DevAddr as the
  * number its hex spells.
  */
 export function pingSlotFrequency(bandId: BandId, devAddr: string, beaconTimeSeconds: number, configured?: Hz | number): Hz {

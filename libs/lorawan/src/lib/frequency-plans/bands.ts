@@ -3,9 +3,10 @@ import type { Band, BandChannel, BandId, FrequencyPlanChannel, Hz } from './type
 
 /**
  * Band facts from LoRaWAN Regional Parameters RP002-1.0.4 (CN779-787 from RP002-1.0.3, the last to
- * define it), checked against The Things Stack (`pkg/band`) and ChirpStack (`lrwn/src/region`):
- * LoRa and FSK data rates (no LR-FHSS), AS923 in its four frequency groups. EIRP limits given by
- * regulators as ERP are converted with +2.15 dB.
+ * define it; CN470-510 in the 96-channel layout of RP001-1.1revB, see below), checked against The
+ * Things Stack (`pkg/band`) and ChirpStack (`lrwn/src/region`): LoRa and FSK data rates (no
+ * LR-FHSS), AS923 in its four frequency groups. EIRP limits given by regulators as ERP are
+ * converted with +2.15 dB.
  */
 export const hz = (n: number): Hz => String(n);
 
@@ -39,6 +40,9 @@ export const US_AU_DOWNLINK_CHANNELS: readonly FrequencyPlanChannel[] = deepFree
   Array.from({ length: 8 }, (_, i) => ({ frequency: hz(923_300_000 + 600_000 * i), min_data_rate_index: 8, max_data_rate_index: 13 })),
 );
 
+/** The eight channels US915 and AU915 beacons and default ping slots hop over: their 500 kHz downlink channels. */
+const US_AU_BEACON_FREQUENCIES: readonly Hz[] = US_AU_DOWNLINK_CHANNELS.map((c) => c.frequency);
+
 /**
  * US/AU-like bands: 64 narrow channels and 8 wide 500 kHz channels; RX1 of uplink channel i answers
  * on downlink channel i mod 8.
@@ -59,6 +63,21 @@ function fixedPlanChannels(narrow: { first: number; maxDataRateIndex: number }, 
   }));
   return [...narrowChannels, ...wideChannels];
 }
+
+/**
+ * CN470-510 (RP001-1.0.3revA and RP001-1.1revB §2.6, the layout TTS's `CN_470_510` band and its
+ * CN_470_510_FSB_* plans use): 96 uplink channels 470.3 + 0.2 × n MHz, 48 downlink channels
+ * 500.3 + 0.2 × n MHz, RX1 of uplink channel n on downlink channel n mod 48.
+ */
+const CN_470_510_DOWNLINK_CHANNELS: readonly FrequencyPlanChannel[] = deepFreeze(
+  Array.from({ length: 48 }, (_, i) => ({ frequency: hz(500_300_000 + 200_000 * i), min_data_rate_index: 0, max_data_rate_index: 5 })),
+);
+const CN_470_510_CHANNELS: BandChannel[] = Array.from({ length: 96 }, (_, i) => ({
+  uplink_frequency: hz(470_300_000 + 200_000 * i),
+  downlink_frequency: CN_470_510_DOWNLINK_CHANNELS[i % 48].frequency,
+  min_data_rate_index: 0,
+  max_data_rate_index: 5,
+}));
 
 /**
  * AS923 groups (RP002-1.0.4 "AS923 Channel Frequencies"): group 1 plus AS923_FREQ_OFFSET, the same
@@ -123,9 +142,11 @@ const BANDS: { readonly [K in BandId]: Band & { readonly id: K } } = deepFreeze(
     max_adr_data_rate_index: 3,
     // TXPower 0–14 (TTS `pkg/band/us_902_928_rp2_v1_0_4.go` TxOffset).
     tx_power_offsets: twoDbSteps(15),
+    downlink_channels: US_AU_DOWNLINK_CHANNELS,
     default_rx2: { frequency: hz(923_300_000), data_rate_index: 8 },
     default_max_eirp: 30,
     beacon_data_rate_index: 8,
+    beacon_frequencies: US_AU_BEACON_FREQUENCIES,
     // FCC part 15: no duty cycle; 400 ms dwell time on uplinks instead.
     sub_bands: [
       { min_frequency: hz(902_300_000), max_frequency: hz(914_900_000), duty_cycle: 1, max_eirp: 21 + ERP_TO_EIRP },
@@ -141,9 +162,11 @@ const BANDS: { readonly [K in BandId]: Band & { readonly id: K } } = deepFreeze(
     max_adr_data_rate_index: 5,
     // TXPower 0–14 (TTS `pkg/band/au_915_928_rp2_v1_0_4.go` TxOffset).
     tx_power_offsets: twoDbSteps(15),
+    downlink_channels: US_AU_DOWNLINK_CHANNELS,
     default_rx2: { frequency: hz(923_300_000), data_rate_index: 8 },
     default_max_eirp: 30,
     beacon_data_rate_index: 8,
+    beacon_frequencies: US_AU_BEACON_FREQUENCIES,
     sub_bands: [{ min_frequency: hz(915_000_000), max_frequency: hz(928_000_000), duty_cycle: 1, max_eirp: 30 }],
     tx_param_setup_req_support: true,
   },
@@ -238,7 +261,37 @@ const BANDS: { readonly [K in BandId]: Band & { readonly id: K } } = deepFreeze(
     sub_bands: [{ min_frequency: hz(779_000_000), max_frequency: hz(787_000_000), duty_cycle: 0.01, max_eirp: 10 + ERP_TO_EIRP }],
     tx_param_setup_req_support: false,
   },
+  CN_470_510: {
+    id: 'CN_470_510',
+    ...COMMON,
+    default_channels: CN_470_510_CHANNELS,
+    downlink_channels: CN_470_510_DOWNLINK_CHANNELS,
+    cf_list_type: 'CHANNEL_MASKS',
+    max_adr_data_rate_index: 5,
+    // TXPower 0–7 (TTS `pkg/band/cn_470_510_rp1_v1_1_rev_b.go` TxOffset).
+    tx_power_offsets: twoDbSteps(8),
+    default_rx2: { frequency: hz(505_300_000), data_rate_index: 0 },
+    // 17 dBm ERP (IEEE 11-11/0972r0, as TTS).
+    default_max_eirp: 17 + ERP_TO_EIRP,
+    beacon_data_rate_index: 2,
+    // Beacons and default ping slots hop over 508.3 + 0.2 × i MHz, i = 0…7.
+    beacon_frequencies: Array.from({ length: 8 }, (_, i) => hz(508_300_000 + 200_000 * i)),
+    // No duty cycle in China's 470–510 MHz allocation.
+    sub_bands: [{ min_frequency: hz(470_000_000), max_frequency: hz(510_000_000), duty_cycle: 1, max_eirp: 17 + ERP_TO_EIRP }],
+    tx_param_setup_req_support: false,
+  },
 });
+
+/**
+ * The downlink channels a fixed-plan band's RX1 uses for a set of uplink frequencies (US915: the
+ * 500 kHz channels; CN470: uplink channel n mod 48), in downlink channel order; undefined in bands
+ * where RX1 answers on the uplink frequency.
+ */
+export function rx1DownlinkChannels(band: Band, uplinkFrequencies: readonly Hz[]): readonly FrequencyPlanChannel[] | undefined {
+  if (!band.downlink_channels) return undefined;
+  const used = new Set(band.default_channels.filter((c) => uplinkFrequencies.includes(c.uplink_frequency)).map((c) => c.downlink_frequency));
+  return band.downlink_channels.filter((c) => used.has(c.frequency));
+}
 
 export function getBand(id: BandId): Band {
   return BANDS[id];

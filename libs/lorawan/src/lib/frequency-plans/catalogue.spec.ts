@@ -23,7 +23,7 @@ type Channel = [frequencyMHz: number, radio: number];
 
 interface Expected {
   band: BandId;
-  base: 433 | 868 | 915;
+  base: 433 | 470 | 868 | 915;
   baseId?: string;
   /** [MHz, radio]; DR0–DR5 unless `maxDr` says otherwise. */
   channels: Channel[];
@@ -367,6 +367,22 @@ for (const [n, id] of ['US_903_0', 'US_904_6', 'US_906_2', 'US_907_8', 'US_909_4
   EXPECTED[id] = { ...fsb, baseId: `US_902_928_FSB_${n + 1}`, channels: [[903.0 + 1.6 * n, 1]], maxEirp: 24.15 };
 }
 
+// CN470-510 sub-bands 1 and 11 (TTS CN_470_510_FSB_1.yml, _FSB_11.yml): channels 470.3 + 0.2·k MHz, DR0–DR5, SX1255 radios, RX2 505.3 MHz DR0, 19.15 dBm.
+for (const [n, first, radios] of [
+  [1, 470.3, [470.6, 471.4]],
+  [11, 486.3, [486.6, 487.4]],
+] as const) {
+  EXPECTED[`CN_470_510_FSB_${n}`] = {
+    band: 'CN_470_510',
+    base: 470,
+    channels: Array.from({ length: 8 }, (_, i): Channel => [first + 0.2 * i, i < 4 ? 0 : 1]),
+    rx2: [505.3, 0],
+    maxEirp: 19.15,
+    radios: [radios[0], radios[1]],
+    tx: [470, 510],
+  };
+}
+
 /** RP002-1.0.4 frequency ranges of the bands (EU433: the ITU region 1 ISM band 433.05–434.79 MHz). */
 const BAND_RANGE: Record<BandId, [number, number]> = {
   EU_863_870: [863, 870],
@@ -381,17 +397,17 @@ const BAND_RANGE: Record<BandId, [number, number]> = {
   RU_864_870: [864, 870],
   EU_433: [433.05, 434.79],
   CN_779_787: [779, 787],
+  CN_470_510: [470, 510],
 };
 
 describe('frequency plan catalogue', () => {
-  it('ships every plan of TTS index except CN470 (another band), the 2.4 GHz and Morocco drafts, in the index order', () => {
+  it('ships every plan of TTS index except the 2.4 GHz and Morocco drafts, in the index order', () => {
     expect(FREQUENCY_PLAN_IDS).toHaveLength(Object.keys(EXPECTED).length);
     expect([...FREQUENCY_PLAN_IDS].sort()).toEqual(Object.keys(EXPECTED).sort());
     expect(FREQUENCY_PLAN_IDS.slice(0, 6)).toEqual(['EU_863_870', 'EU_863_870_TTN', 'EU_863_870_ROAMING_DRAFT', 'EU_868_1', 'EU_433', 'US_902_928_FSB_1']);
     expect(FREQUENCY_PLAN_IDS.at(-1)).toBe('RU_864_870_TTN');
     expect(listFrequencyPlans().map((p) => p.id)).toEqual(FREQUENCY_PLAN_IDS);
     expect(getFrequencyPlan('EU_868')).toBeUndefined();
-    expect(getFrequencyPlan('CN_470_510_FSB_11')).toBeUndefined();
   });
 
   describe.each(Object.entries(EXPECTED))('%s', (id, e) => {
@@ -427,10 +443,11 @@ describe('frequency plan catalogue', () => {
       expect(p.sub_bands.map((s) => ({ ...s, max_eirp: Math.round(s.max_eirp * 100) / 100 }))).toEqual([...own, ...band]);
     });
 
-    it('radios: two SX1257 (SX1255 at 433 MHz) centres, radio 0 transmitting, clocked by radio 1', () => {
+    it('radios: two SX1257 (SX1255 at 433 and 470 MHz) centres, radio 0 transmitting, clocked by radio 1', () => {
       const [radio0, radio1] = e.radios;
-      const rssi = e.base === 433 ? -176 : -166;
-      const chip = e.base === 433 ? 'SX1255' : 'SX1257';
+      const sx1255 = e.base === 433 || e.base === 470;
+      const rssi = sx1255 ? -176 : -166;
+      const chip = sx1255 ? 'SX1255' : 'SX1257';
       expect(p.radios?.[0]).toEqual({
         enable: true,
         chip_type: chip,
@@ -504,6 +521,17 @@ describe('frequency plan catalogue', () => {
     expect(plan('EU_863_870').fsk_channel).toEqual({ frequency: '868800000', data_rate_index: 7, radio: 1 });
   });
 
+  it('CN_470_510_FSB_1 and _FSB_11: the downlink channels their RX1 uses (uplink channel mod 48: 500.3 + 0.2·n MHz), no fixed class B frequency (they hop)', () => {
+    const downlinks = (id: string) => plan(id).downlink_channels?.map((c) => mhz(c.frequency));
+    expect(downlinks('CN_470_510_FSB_1')).toEqual([500.3, 500.5, 500.7, 500.9, 501.1, 501.3, 501.5, 501.7]);
+    // Channels 80–87: 80 mod 48 = 32, 500.3 + 0.2·32 = 506.7 MHz.
+    expect(downlinks('CN_470_510_FSB_11')).toEqual([506.7, 506.9, 507.1, 507.3, 507.5, 507.7, 507.9, 508.1]);
+    const fsb11 = plan('CN_470_510_FSB_11');
+    expect(fsb11.downlink_channels?.every((c) => c.min_data_rate_index === 0 && c.max_data_rate_index === 5)).toBe(true);
+    expect(fsb11.rx1_delay).toBe(1);
+    expect([fsb11.ping_slot_frequency, fsb11.beacon_frequency, fsb11.dwell_time]).toEqual([undefined, undefined, undefined]);
+  });
+
   it('EU_863_870_TTN differs from EU_863_870 only by RX2 SF9 (DR3), its name and its base', () => {
     const { id: _a, name: _b, description: _c, base_id, rx2, ...ttn } = plan('EU_863_870_TTN');
     const { id: _d, name: _e, description: _f, rx2: euRx2, ...eu } = plan('EU_863_870');
@@ -565,7 +593,11 @@ describe('frequency plan descriptions (Configuration.ListFrequencyPlans)', () =>
       'IL_917_920_TTN_2',
     ]);
     expect(describeFrequencyPlans({ base_frequency: 868, band_id: 'AS_923' })).toEqual([]);
-    expect(describeFrequencyPlans({ band_id: 'CN_470_510' })).toEqual([]);
+    expect(describeFrequencyPlans({ band_id: 'CN_470_510' }).map((d) => [d.id, d.base_frequency])).toEqual([
+      ['CN_470_510_FSB_1', 470],
+      ['CN_470_510_FSB_11', 470],
+    ]);
+    expect(describeFrequencyPlans({ band_id: 'CN_470_510', base_frequency: 915 })).toEqual([]);
   });
 });
 describe('bands', () => {

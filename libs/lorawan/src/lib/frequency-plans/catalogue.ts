@@ -1,5 +1,5 @@
 import { deepFreeze } from '../deep-freeze';
-import { getBand, US_AU_DOWNLINK_CHANNELS } from './bands';
+import { getBand, rx1DownlinkChannels } from './bands';
 import { PLAN_SPECS, type PlanSpec, type PlanSubBand } from './plans';
 import type { Band, BaseFrequency, FrequencyPlan, SubBand } from './types';
 
@@ -12,9 +12,18 @@ function resolve(spec: PlanSpec): FrequencyPlan {
   const band = getBand(spec.band_id);
   const { rx2, max_eirp, sub_bands, ...rest } = spec;
   const maxEirp = max_eirp ?? band.default_max_eirp;
+  // Bands with downlink channels of their own: US915/AU915's eight (every plan lists them all, as TTS's
+  // files), CN470's 48 of which a plan lists those its uplink channels answer on (channel mod 48).
+  const downlinkChannels =
+    band.downlink_channels && band.downlink_channels.length > 8
+      ? rx1DownlinkChannels(
+          band,
+          spec.uplink_channels.map((c) => c.frequency),
+        )
+      : band.downlink_channels;
   return {
     ...rest,
-    ...(band.cf_list_type === 'CHANNEL_MASKS' ? { downlink_channels: US_AU_DOWNLINK_CHANNELS } : {}),
+    ...(downlinkChannels ? { downlink_channels: downlinkChannels } : {}),
     rx2: { frequency: rx2?.frequency ?? band.default_rx2.frequency, data_rate_index: rx2?.data_rate_index ?? band.default_rx2.data_rate_index },
     max_eirp: maxEirp,
     rx1_delay: band.rx1_delay,

@@ -4,7 +4,8 @@ import type { FrequencyPlan } from './types';
 /**
  * The CFList a join-accept carries for a frequency plan (LoRaWAN 1.0.2+ §6.2.5, RP002 §2.x.4), as
  * TTS's structured message: EU-like bands list up to five channels beyond the band's defaults
- * (frequency / 100 Hz); US915/AU915 send the masks of the plan's 72 channels. Undefined when the
+ * (frequency / 100 Hz); US915/AU915 send the masks of the plan's 72 channels (ChMask0–4), CN470
+ * of its 96 (ChMask0–5, RP001-1.1revB §2.6.4). Undefined when the
  * plan adds nothing to the band's defaults.
  */
 export function cfListMessage(plan: FrequencyPlan): CFListMessage | undefined {
@@ -18,7 +19,10 @@ export function cfListMessage(plan: FrequencyPlan): CFListMessage | undefined {
   return { type: 'CHANNEL_MASKS', ch_masks: band.default_channels.map((c) => enabled.has(c.uplink_frequency)) };
 }
 
-/** The CFList bytes of a plan: `cfListMessage` on the air (24-bit little-endian frequencies and type 0, or five 16-bit ChMasks and type 1). */
+/**
+ * The CFList bytes of a plan: `cfListMessage` on the air (24-bit little-endian frequencies and type
+ * 0, or up to six 16-bit ChMasks, RFU zeros and type 1).
+ */
 export function cfList(plan: FrequencyPlan): Buffer | undefined {
   return cfListBytes(cfListMessage(plan));
 }
@@ -40,7 +44,8 @@ export function cfListBytes(message: CFListMessage | undefined): Buffer | undefi
     freq.forEach((f, i) => out.writeUIntLE(f & 0xffffff, 3 * i, 3));
     return out;
   }
-  (message.ch_masks ?? []).slice(0, 80).forEach((on, i) => {
+  // Six ChMasks (CN470's 96 channels) fill 12 of the 15 bytes before the type.
+  (message.ch_masks ?? []).slice(0, 96).forEach((on, i) => {
     if (on) out[i >> 3] |= 1 << (i & 7);
   });
   out[15] = 1;

@@ -85,6 +85,8 @@ const TABLES: Record<BandId, Row[]> = {
   RU_864_870: EU_LIKE_WITH_250K_AND_FSK,
   EU_433: EU_LIKE_WITH_250K_AND_FSK,
   CN_779_787: EU_LIKE_WITH_250K_AND_FSK,
+  // CN470 (RP001 layout): LoRa 125 kHz only, the EU-like M values.
+  CN_470_510: EU_LIKE,
 };
 
 const DATA_RATES = new Map<BandId, ReadonlyMap<number, BandDataRate>>(
@@ -125,9 +127,9 @@ export function maxFrmPayload(band: BandId, index: number, dwellTime = false): n
   return Math.max(0, maxMacPayload(band, index, dwellTime) - FHDR_AND_FPORT);
 }
 
-/** The largest FRMPayload a data frame without FOpts carries at any data rate of a band. */
-export function largestFrmPayload(band: BandId): number {
-  return Math.max(0, ...[...ratesOf(band).keys()].map((index) => maxFrmPayload(band, index)));
+/** The largest FRMPayload a data frame without FOpts carries at any data rate of a band (under the dwell-time limit when `dwellTime`). */
+export function largestFrmPayload(band: BandId, dwellTime = false): number {
+  return Math.max(0, ...[...ratesOf(band).keys()].map((index) => maxFrmPayload(band, index, dwellTime)));
 }
 
 /** The DR index of a modulation in a band (uplink table first: US/AU SF8/500 is DR4 up, DR12 down). */
@@ -191,6 +193,7 @@ const RX1_RULES: Record<BandId, Rx1Rule> = {
   RU_864_870: lowerByOffset,
   EU_433: lowerByOffset,
   CN_779_787: lowerByOffset,
+  CN_470_510: lowerByOffset,
 };
 
 /**

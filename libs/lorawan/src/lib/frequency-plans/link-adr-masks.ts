@@ -33,6 +33,17 @@ const MASK_BITS = 16;
 const NARROW_CHANNELS = 64;
 const FIXED_CHANNELS = 72;
 const SUB_BAND_SIZE = 8;
+/** CN470-510: 96 × 125 kHz channels, six ChMasks of 16. */
+const CN470_CHANNELS = 96;
+
+/** How a band's LinkADRReq addresses its channels: one ChMask of 16, US/AU's 64 + 8, or CN470's 96. */
+type MaskLayout = 'DYNAMIC' | 'FIXED_72' | 'FIXED_96';
+
+function layoutOf(bandId: BandId): MaskLayout {
+  const band = getBand(bandId);
+  if (band.cf_list_type === 'FREQUENCIES') return 'DYNAMIC';
+  return band.default_channels.length === CN470_CHANNELS ? 'FIXED_96' : 'FIXED_72';
+}
 
 /**
  * The LinkADRReq ChMask/ChMaskCntl blocks, in the order to send them, after which a device has
@@ -48,10 +59,12 @@ const SUB_BAND_SIZE = 8;
  *   where needed, ChMaskCntl 4 (`subBandSequence`); taken only when strictly shorter.
  * Ties go to the explicit sequence, then to ChMaskCntl 7, as in TTS; no 125 kHz channel or all of
  * them enabled is a single ChMaskCntl 7 / 6.
+ * CN470-510 (96 fixed channels): `cn470Masks`.
  */
 export function linkAdrChannelMasks(bandId: BandId, desiredEnabled: readonly boolean[], options: LinkAdrChannelMaskOptions = {}): ChannelMaskBlock[] {
-  const band = getBand(bandId);
-  if (band.cf_list_type === 'FREQUENCIES') return [maskBlock(0, padded(desiredEnabled, MASK_BITS))];
+  const layout = layoutOf(bandId);
+  if (layout === 'DYNAMIC') return [maskBlock(0, padded(desiredEnabled, MASK_BITS))];
+  if (layout === 'FIXED_96') return cn470Masks(desiredEnabled, options.current);
   const desired = padded(desiredEnabled, FIXED_CHANNELS);
   const current = options.current && padded(options.current, FIXED_CHANNELS);
   if (current && sameChannels(current, desired)) return [maskBlock(0, desired.slice(0, MASK_BITS))];
@@ -78,11 +91,13 @@ export function linkAdrChannelMasks(bandId: BandId, desiredEnabled: readonly boo
  * (TTS `HandleLinkADRAns` with `Band.ParseChMask`).
  */
 export function applyLinkAdrChannelMasks(bandId: BandId, currentEnabled: readonly boolean[], blocks: readonly ChannelMaskBlock[]): boolean[] | undefined {
-  const fixed = getBand(bandId).cf_list_type === 'CHANNEL_MASKS';
+  const layout = layoutOf(bandId);
   let channels: boolean[] | undefined = [...currentEnabled];
   for (const block of blocks) {
     if (!channels) return undefined;
-    channels = applyBlock(channels, fixed ? fixedPlanAssignments(block) : dynamicPlanAssignments(block, channels.length));
+    const assignments =
+      layout === 'DYNAMIC' ? dynamicPlanAssignments(block, channels.length) : layout === 'FIXED_72' ? fixedPlanAssignments(block) : cn470Assignments(block);
+    channels = applyBlock(channels, assignments);
   }
   return channels?.some(Boolean) ? channels : undefined;
 }
@@ -139,6 +154,45 @@ function fixedPlanAssignments(block: ChannelMaskBlock): Assignments | undefined 
   }
 }
 
+/**
+ * CN470-510 (RP001-1.1revB §2.6.5, TTS `parseChMask96`): ChMaskCntl 0–5 mask a group of 16
+ * channels, 6 switches all 96 on whatever the mask says, 7 is RFU.
+ */
+function cn470Assignments(block: ChannelMaskBlock): Assignments | undefined {
+  const mask = maskOf(block);
+  if (!mask) return undefined;
+  const cntl = block.channel_mask_control;
+  if (cntl < CN470_CHANNELS / MASK_BITS) return mask.map((on, i) => [MASK_BITS * cntl + i, on] as const);
+  if (cntl === 6) return Array.from({ length: CN470_CHANNELS }, (_, i) => [i, true] as const);
+  return undefined;
+}
+
+/**
+ * CN470-510's blocks, as TTS's `generateChMask96`: an unchanged mask is one no-op block, all 96
+ * channels one ChMaskCntl 6; otherwise the shorter of the explicit ChMaskCntl 0–5 blocks for the
+ * groups that differ (every group when `current` is unknown) and ChMaskCntl 6 followed by the groups
+ * that are not all on, ties to the explicit sequence.
+ */
+function cn470Masks(desiredEnabled: readonly boolean[], currentEnabled: readonly boolean[] | undefined): ChannelMaskBlock[] {
+  const desired = padded(desiredEnabled, CN470_CHANNELS);
+  const current = currentEnabled && padded(currentEnabled, CN470_CHANNELS);
+  if (current && sameChannels(current, desired)) return [maskBlock(0, desired.slice(0, MASK_BITS))];
+  if (desired.every(Boolean)) return [maskBlock(6, [])];
+  const explicit = groupBlocks(current, desired, CN470_CHANNELS / MASK_BITS);
+  const allOn = [maskBlock(6, []), ...groupBlocks(new Array<boolean>(CN470_CHANNELS).fill(true), desired, CN470_CHANNELS / MASK_BITS)];
+  return explicit.length <= allOn.length ? explicit : allOn;
+}
+
+/** ChMaskCntl g for each of the first `groups` groups of 16 channels that differs between `from` (unknown: every group) and `desired`. */
+function groupBlocks(from: readonly boolean[] | undefined, desired: readonly boolean[], groups: number): ChannelMaskBlock[] {
+  const blocks: ChannelMaskBlock[] = [];
+  for (let group = 0; group < groups; group++) {
+    const bits = desired.slice(group * MASK_BITS, (group + 1) * MASK_BITS);
+    if (!from || bits.some((on, i) => on !== from[group * MASK_BITS + i])) blocks.push(maskBlock(group, bits));
+  }
+  return blocks;
+}
+
 /** A block's 16 mask bits (missing bits off); undefined for a ChMaskCntl or mask no LinkADRReq can carry. */
 function maskOf(block: ChannelMaskBlock): boolean[] | undefined {
   const cntl = block.channel_mask_control;
@@ -163,13 +217,9 @@ function applyBlock(channels: readonly boolean[], assignments: Assignments | und
  * the 500 kHz channels do (TTS `generateChMaskMatrix` and its ChMaskCntl 4 check).
  */
 function blocksFrom(from: readonly boolean[] | undefined, desired: readonly boolean[]): ChannelMaskBlock[] {
-  const differs = (start: number, end: number) => !from || desired.slice(start, end).some((on, i) => on !== from[start + i]);
-  const blocks: ChannelMaskBlock[] = [];
-  for (let group = 0; group < NARROW_CHANNELS / MASK_BITS; group++) {
-    const start = group * MASK_BITS;
-    if (differs(start, start + MASK_BITS)) blocks.push(maskBlock(group, desired.slice(start, start + MASK_BITS)));
-  }
-  if (differs(NARROW_CHANNELS, FIXED_CHANNELS)) blocks.push(maskBlock(4, desired.slice(NARROW_CHANNELS)));
+  const blocks = groupBlocks(from, desired, NARROW_CHANNELS / MASK_BITS);
+  const wideDiffers = !from || desired.slice(NARROW_CHANNELS, FIXED_CHANNELS).some((on, i) => on !== from[NARROW_CHANNELS + i]);
+  if (wideDiffers) blocks.push(maskBlock(4, desired.slice(NARROW_CHANNELS)));
   return blocks;
 }
 

@@ -3,14 +3,15 @@ import { getBand } from './bands';
 import { cfList } from './cf-list';
 import { dataRate, dataRateIndexOf, maxFrmPayload, maxMacPayload, rx1DataRateIndex } from './data-rates';
 import { applyLinkAdrChannelMasks, linkAdrChannelMasks } from './link-adr-masks';
-import { classARxWindows } from './rx-windows';
+import { classARxWindows, rx1FrequencyOf } from './rx-windows';
 import type { BandId, FrequencyPlan } from './types';
 
 /**
  * The regions added after EU868, US915, AU915, AS923-1 and IN865, each held against a transcription
  * of its RP002-1.0.4 tables (CN779-787: RP002-1.0.3) written here by hand: channel lists, data rate
  * tables with M with and without dwell time, RX1 data rate tables, defaults, TX power, class B
- * channels and sub-bands. The implementation derives several bands from shared helpers; these
+ * channels and sub-bands. CN470-510 (RP001-1.1revB §2.6, the 96-channel layout of TTS's
+ * `CN_470_510`) has its own block below: fixed channels, a downlink channel set, ChMaskCntl 0–6. The implementation derives several bands from shared helpers; these
  * tables spell every band out, so a shared helper that is wrong for one band fails here.
  */
 
@@ -46,17 +47,18 @@ const SF12_TO_SF7: DrRow[] = [
   [[7, 125], 250, null],
 ];
 
-/** RP002 "downlink RX1 data rate mapping" of EU433, CN779 and RU864: DR0–DR7 × RX1DROffset 0–5. */
-const RX1_DR0_TO_DR7: number[][] = [
+/** RP002 "downlink RX1 data rate mapping" of KR920 (and RP001's of CN470-510): DR0–DR5 × RX1DROffset 0–5. */
+const RX1_DR0_TO_DR5: number[][] = [
   [0, 0, 0, 0, 0, 0],
   [1, 0, 0, 0, 0, 0],
   [2, 1, 0, 0, 0, 0],
   [3, 2, 1, 0, 0, 0],
   [4, 3, 2, 1, 0, 0],
   [5, 4, 3, 2, 1, 0],
-  [6, 5, 4, 3, 2, 1],
-  [7, 6, 5, 4, 3, 2],
 ];
+
+/** RP002 "downlink RX1 data rate mapping" of EU433, CN779 and RU864: DR0–DR7 × RX1DROffset 0–5. */
+const RX1_DR0_TO_DR7: number[][] = [...RX1_DR0_TO_DR5, [6, 5, 4, 3, 2, 1], [7, 6, 5, 4, 3, 2]];
 
 /** RP002-1.0.4 AS923 data rates and maximum payload sizes (DwellTime 0 and 1), identical in every group. */
 const AS923_DATA_RATES: DrRow[] = [
@@ -156,14 +158,7 @@ const REGIONS: Region[] = [
     id: 'KR_920_923',
     defaultChannels: [922.1, 922.3, 922.5],
     dataRates: SF12_TO_SF7,
-    rx1: [
-      [0, 0, 0, 0, 0, 0],
-      [1, 0, 0, 0, 0, 0],
-      [2, 1, 0, 0, 0, 0],
-      [3, 2, 1, 0, 0, 0],
-      [4, 3, 2, 1, 0, 0],
-      [5, 4, 3, 2, 1, 0],
-    ],
+    rx1: RX1_DR0_TO_DR5,
     rx2: [921.9, 0],
     maxEirp: 14,
     maxTxPower: 7,
@@ -334,5 +329,150 @@ describe('AS923 groups', () => {
       expect(group.default_rx2.frequency).toBe(shift(group1.default_rx2.frequency, by));
       expect(group.beacon_frequency).toBe(shift(group1.beacon_frequency, by));
     }
+  });
+});
+
+/** RP001-1.1revB §2.6.2: the 96 CN470 uplink channels, MHz, in rows of 16 (one ChMask each). */
+const CN470_UPLINK_MHZ: number[][] = [
+  [470.3, 470.5, 470.7, 470.9, 471.1, 471.3, 471.5, 471.7, 471.9, 472.1, 472.3, 472.5, 472.7, 472.9, 473.1, 473.3],
+  [473.5, 473.7, 473.9, 474.1, 474.3, 474.5, 474.7, 474.9, 475.1, 475.3, 475.5, 475.7, 475.9, 476.1, 476.3, 476.5],
+  [476.7, 476.9, 477.1, 477.3, 477.5, 477.7, 477.9, 478.1, 478.3, 478.5, 478.7, 478.9, 479.1, 479.3, 479.5, 479.7],
+  [479.9, 480.1, 480.3, 480.5, 480.7, 480.9, 481.1, 481.3, 481.5, 481.7, 481.9, 482.1, 482.3, 482.5, 482.7, 482.9],
+  [483.1, 483.3, 483.5, 483.7, 483.9, 484.1, 484.3, 484.5, 484.7, 484.9, 485.1, 485.3, 485.5, 485.7, 485.9, 486.1],
+  [486.3, 486.5, 486.7, 486.9, 487.1, 487.3, 487.5, 487.7, 487.9, 488.1, 488.3, 488.5, 488.7, 488.9, 489.1, 489.3],
+];
+/** The 48 downlink channels, MHz; RX1 of uplink channel n answers on downlink channel n mod 48. */
+const CN470_DOWNLINK_MHZ: number[][] = [
+  [500.3, 500.5, 500.7, 500.9, 501.1, 501.3, 501.5, 501.7, 501.9, 502.1, 502.3, 502.5, 502.7, 502.9, 503.1, 503.3],
+  [503.5, 503.7, 503.9, 504.1, 504.3, 504.5, 504.7, 504.9, 505.1, 505.3, 505.5, 505.7, 505.9, 506.1, 506.3, 506.5],
+  [506.7, 506.9, 507.1, 507.3, 507.5, 507.7, 507.9, 508.1, 508.3, 508.5, 508.7, 508.9, 509.1, 509.3, 509.5, 509.7],
+];
+/** CN470 data rates and M (RP001-1.1revB §2.6.6, not repeater compatible) and RX1 data rates (§2.6.7) are KR920's tables. */
+const CN470_DATA_RATES = SF12_TO_SF7;
+const CN470_RX1 = RX1_DR0_TO_DR5;
+/** Class B (RP001-1.1revB §2.6.8 and the class B chapter): beacons and ping slots hop over these, at DR2. */
+const CN470_BEACON_MHZ = [508.3, 508.5, 508.7, 508.9, 509.1, 509.3, 509.5, 509.7];
+
+describe('CN_470_510 (RP001-1.1revB tables, the layout of TTS CN_470_510)', () => {
+  const id: BandId = 'CN_470_510';
+  const band = getBand(id);
+  const uplinks = CN470_UPLINK_MHZ.flat();
+  const downlinks = CN470_DOWNLINK_MHZ.flat();
+  const plan = (enabled: (channel: number) => boolean): FrequencyPlan => ({
+    id: 'TEST_CN_470_510',
+    name: id,
+    description: '',
+    band_id: id,
+    base_frequency: 470,
+    uplink_channels: uplinks.filter((_, n) => enabled(n)).map((f) => ({ frequency: MHz(f), min_data_rate_index: 0, max_data_rate_index: 5 })),
+    rx2: band.default_rx2,
+    max_eirp: band.default_max_eirp,
+    rx1_delay: band.rx1_delay,
+    sub_bands: band.sub_bands,
+  });
+
+  it('96 uplink channels DR0–DR5, 48 downlink channels, RX1 on downlink channel n mod 48', () => {
+    expect(uplinks).toHaveLength(96);
+    expect(band.default_channels).toEqual(
+      uplinks.map((f, n) => ({ uplink_frequency: MHz(f), downlink_frequency: MHz(downlinks[n % 48]), min_data_rate_index: 0, max_data_rate_index: 5 })),
+    );
+    expect(band.downlink_channels).toEqual(downlinks.map((f) => ({ frequency: MHz(f), min_data_rate_index: 0, max_data_rate_index: 5 })));
+    const all = plan(() => true);
+    uplinks.forEach((f, n) => expect([n, rx1FrequencyOf(all, MHz(f))]).toEqual([n, MHz(downlinks[n % 48])]));
+    // ChirpStack's test vectors: channel 0 → 500.3 MHz, channel 95 (489.3 MHz) → 509.7 MHz.
+    expect(rx1FrequencyOf(all, MHz(470.3))).toBe(MHz(500.3));
+    expect(rx1FrequencyOf(all, MHz(489.3))).toBe(MHz(509.7));
+    expect(rx1FrequencyOf(all, MHz(489.5))).toBeUndefined();
+    expect([band.cf_list_type, band.max_adr_data_rate_index]).toEqual(['CHANNEL_MASKS', 5]);
+  });
+
+  it('data rates and M; nothing beyond DR5, no dwell-time table', () => {
+    CN470_DATA_RATES.forEach(([modulation, m], index) => {
+      const rate = { lora: { spreading_factor: (modulation as [number, number])[0], bandwidth: (modulation as [number, number])[1] * 1000 } };
+      expect([index, dataRate(id, index)?.rate]).toEqual([index, rate]);
+      expect([index, maxMacPayload(id, index), maxMacPayload(id, index, true)]).toEqual([index, m, m]);
+      expect(dataRate(id, index)?.max_mac_payload_dwell_time).toBeUndefined();
+      expect(dataRateIndexOf(id, rate)).toBe(index);
+    });
+    expect(dataRate(id, 6)).toBeUndefined();
+    expect(maxFrmPayload(id, 0)).toBe(51);
+  });
+
+  it('RX1 data rate for every uplink data rate and RX1DROffset; none beyond the table', () => {
+    const table = CN470_RX1.map((_row, uplink) => Array.from({ length: 6 }, (_, offset) => rx1DataRateIndex(id, uplink, offset)));
+    expect(table).toEqual(CN470_RX1);
+    expect(rx1DataRateIndex(id, 3, 6)).toBeUndefined();
+    expect(rx1DataRateIndex(id, 6, 0)).toBeUndefined();
+  });
+
+  it('RX2 505.3 MHz DR0, delays, 19.15 dBm EIRP (17 dBm ERP), TXPower 0–7, no TxParamSetupReq, one sub-band without duty cycle', () => {
+    expect(band.default_rx2).toEqual({ frequency: MHz(505.3), data_rate_index: 0 });
+    expect([band.rx1_delay, band.join_accept_delay_1, band.join_accept_delay_2]).toEqual([1, 5, 6]);
+    expect(band.default_max_eirp).toBe(19.15);
+    expect(band.tx_power_offsets).toEqual([0, -2, -4, -6, -8, -10, -12, -14]);
+    expect(band.tx_param_setup_req_support).toBe(false);
+    expect(band.sub_bands).toEqual([{ min_frequency: MHz(470), max_frequency: MHz(510), duty_cycle: 1, max_eirp: 19.15 }]);
+  });
+
+  it('class B: beacon DR2, beacons and ping slots hop over eight channels by (DevAddr + beacon period) mod 8', () => {
+    expect(band.beacon_data_rate_index).toBe(2);
+    expect(band.beacon_frequencies).toEqual(CN470_BEACON_MHZ.map(MHz));
+    expect([band.beacon_frequency, band.ping_slot_frequency]).toEqual([undefined, undefined]);
+    // ChirpStack's test vector: DevAddr 03 14 cf 36, beacon time 334382 h 52 min 44 s → 509.1 MHz.
+    expect(pingSlotFrequency(id, '0314cf36', 334382 * 3600 + 52 * 60 + 44)).toBe(MHz(509.1));
+    for (let period = 0; period < 8; period++) expect(pingSlotFrequency(id, '00000003', period * 128)).toBe(MHz(CN470_BEACON_MHZ[(3 + period) % 8]));
+    expect(pingSlotFrequency(id, '00000003', 0, MHz(505.3))).toBe(MHz(505.3));
+  });
+
+  it('class A windows: RX1 on the downlink channel, RX2 on 505.3 MHz', () => {
+    const fsb11 = plan((n) => n >= 80 && n < 88);
+    const join = classARxWindows(fsb11, { frequency: MHz(486.3), data_rate_index: 5 }, { join: true });
+    expect(join.rx1).toMatchObject({ frequency: MHz(506.7), data_rate_index: 5, delay: 5, eirp: 19.15 });
+    expect(join.rx2).toMatchObject({ frequency: MHz(505.3), data_rate_index: 0, delay: 6 });
+    const data = classARxWindows(fsb11, { frequency: MHz(487.7), data_rate_index: 3 }, { rx1DataRateOffset: 2 });
+    expect([data.rx1?.frequency, data.rx1?.data_rate_index, data.rx1?.delay, data.rx2?.delay]).toEqual([MHz(508.1), CN470_RX1[3][2], 1, 2]);
+  });
+
+  it('CFList type 1: ChMask0–ChMask5 of the plan channels, RFU zeros, type 1', () => {
+    const bytes = cfList(plan((n) => (n >= 80 && n < 88) || n === 0 || n === 95));
+    // Six little-endian 16-bit ChMasks: channel n is bit n mod 16 of ChMask floor(n / 16).
+    expect(bytes?.toString('hex')).toBe(['0100', '0000', '0000', '0000', '0000', 'ff80'].join('') + '000000' + '01');
+  });
+
+  it('LinkADRReq: ChMaskCntl 0–5 mask 16 channels each, 6 switches all 96 on, 7 is RFU', () => {
+    const allOn = new Array<boolean>(96).fill(true);
+    const fsb11 = uplinks.map((_, n) => n >= 80 && n < 88);
+    for (let cntl = 0; cntl <= 5; cntl++) {
+      const mask = Array.from({ length: 16 }, (_, i) => i % 3 === 0);
+      const after = applyLinkAdrChannelMasks(id, allOn, [{ channel_mask: mask, channel_mask_control: cntl }]);
+      expect(after).toEqual(allOn.map((_, n) => (n >= 16 * cntl && n < 16 * (cntl + 1) ? (n - 16 * cntl) % 3 === 0 : true)));
+    }
+    expect(applyLinkAdrChannelMasks(id, fsb11, [{ channel_mask: [], channel_mask_control: 6 }])).toEqual(allOn);
+    expect(applyLinkAdrChannelMasks(id, fsb11, [{ channel_mask: [true], channel_mask_control: 7 }])).toBeUndefined();
+    // No channel left: ChannelMaskACK = 0.
+    expect(applyLinkAdrChannelMasks(id, fsb11, [{ channel_mask: [], channel_mask_control: 5 }])).toBeUndefined();
+  });
+
+  it('LinkADRReq blocks: the shortest sequence, as TTS (the ChirpStack case: 6, 38 and 45 off from all on)', () => {
+    const allOn = new Array<boolean>(96).fill(true);
+    const desired = allOn.map((_, n) => ![6, 38, 45].includes(n));
+    const blocks = linkAdrChannelMasks(id, desired, { current: allOn });
+    expect(blocks).toEqual([
+      { channel_mask: Array.from({ length: 16 }, (_, i) => i !== 6), channel_mask_control: 0 },
+      { channel_mask: Array.from({ length: 16 }, (_, i) => i !== 6 && i !== 13), channel_mask_control: 2 },
+    ]);
+    expect(applyLinkAdrChannelMasks(id, allOn, blocks)).toEqual(desired);
+    // From FSB 11 to everything but channel 0: ChMaskCntl 6, then ChMaskCntl 0.
+    const fsb11 = uplinks.map((_, n) => n >= 80 && n < 88);
+    const most = allOn.map((_, n) => n !== 0);
+    const fewer = linkAdrChannelMasks(id, most, { current: fsb11 });
+    expect(fewer.map((b) => b.channel_mask_control)).toEqual([6, 0]);
+    expect(applyLinkAdrChannelMasks(id, fsb11, fewer)).toEqual(most);
+    // Unknown current channels: every group spelt out; all on: one ChMaskCntl 6; unchanged: one no-op block.
+    const spelt = linkAdrChannelMasks(id, fsb11);
+    expect(spelt.map((b) => b.channel_mask_control)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(applyLinkAdrChannelMasks(id, allOn, spelt)).toEqual(fsb11);
+    expect(linkAdrChannelMasks(id, allOn).map((b) => b.channel_mask_control)).toEqual([6]);
+    expect(linkAdrChannelMasks(id, fsb11, { current: fsb11 })).toEqual([{ channel_mask: fsb11.slice(0, 16), channel_mask_control: 0 }]);
   });
 });

@@ -5,7 +5,7 @@ import type { FrequencyPlan, Hz, Rx2Channel } from './types';
 /**
  * Class A receive windows of an uplink under a frequency plan (LoRaWAN 1.0.x §3.3, RP002; TTS
  * `pkg/networkserver/downlink.go` and `pkg/band`): RX1 on the uplink's frequency (EU-like bands)
- * or on its downlink channel (US915/AU915: uplink channel mod 8), at the RX1 data rate of the
+ * or on its downlink channel (US915/AU915: uplink channel mod 8; CN470: mod 48), at the RX1 data rate of the
  * uplink's DR and RX1DROffset; RX2 on the plan's (or the device's) RX2 channel. Delays are
  * JOIN_ACCEPT_DELAY1/2 for a join-accept, else RX1Delay and one second more.
  */
@@ -34,6 +34,11 @@ export interface RxWindowSettings {
   rx1Delay?: number;
   /** The device's RX2 channel when it differs from the plan's. */
   rx2?: Rx2Channel;
+  /**
+   * Whether the device applies the 400 ms downlink dwell-time limit (AS923: RX1 no lower than DR2);
+   * the plan's setting, else off, when unset.
+   */
+  downlinkDwellTime?: boolean;
 }
 
 export function classARxWindows(plan: FrequencyPlan, uplink: UplinkTx, settings: RxWindowSettings = {}): { rx1?: RxWindow; rx2?: RxWindow } {
@@ -51,15 +56,22 @@ export function classARxWindows(plan: FrequencyPlan, uplink: UplinkTx, settings:
   const rx1 =
     rx1Frequency === undefined
       ? undefined
-      : window(rx1Frequency, rx1DataRateIndex(plan.band_id, uplink.data_rate_index, offset, plan.dwell_time?.downlinks ?? false), delay1);
+      : window(
+          rx1Frequency,
+          rx1DataRateIndex(plan.band_id, uplink.data_rate_index, offset, settings.downlinkDwellTime ?? plan.dwell_time?.downlinks ?? false),
+          delay1,
+        );
   const rx2Channel = settings.join ? plan.rx2 : (settings.rx2 ?? plan.rx2);
   return { rx1, rx2: window(rx2Channel.frequency, rx2Channel.data_rate_index, delay2) };
 }
 
-/** RX1's frequency for an uplink frequency: the same (EU-like), or its channel's downlink frequency (US/AU); undefined off the band's channels. */
+/**
+ * RX1's frequency for an uplink frequency: the same (EU-like), or, in bands with a downlink channel
+ * set of their own (US/AU, CN470), its channel's downlink frequency; undefined off the band's channels.
+ */
 export function rx1FrequencyOf(plan: FrequencyPlan, uplinkFrequency: Hz): Hz | undefined {
   const band = getBand(plan.band_id);
-  if (band.cf_list_type === 'FREQUENCIES') return uplinkFrequency;
+  if (!band.downlink_channels) return uplinkFrequency;
   return band.default_channels.find((c) => c.uplink_frequency === uplinkFrequency)?.downlink_frequency;
 }
 

@@ -17,7 +17,8 @@ export type BandId =
   | 'KR_920_923'
   | 'RU_864_870'
   | 'EU_433'
-  | 'CN_779_787';
+  | 'CN_779_787'
+  | 'CN_470_510';
 
 /** Name of `ttn.lorawan.v3.CFListType`: how a join-accept's CFList changes the device's channels. */
 export type CFListType = 'FREQUENCIES' | 'CHANNEL_MASKS';
@@ -101,6 +102,11 @@ export interface Band {
   readonly id: BandId;
   /** The channels a device uses after boot or reset, in channel-index order (ChMask bit order). */
   readonly default_channels: readonly BandChannel[];
+  /**
+   * Fixed-plan bands with a downlink channel set of their own (US915, AU915: 8 × 500 kHz; CN470:
+   * 48 × 125 kHz), in channel-index order; each default channel's `downlink_frequency` is one of them.
+   */
+  readonly downlink_channels?: readonly FrequencyPlanChannel[];
   readonly cf_list_type: CFListType;
   /** Highest data rate ADR may assign. */
   readonly max_adr_data_rate_index: number;
@@ -123,9 +129,14 @@ export interface Band {
   readonly adr_ack_delay_exponent: string;
   /** Beacon data rate, also the default ping-slot data rate. */
   readonly beacon_data_rate_index: number;
-  /** Set only where the band has one fixed frequency; US and AU hop over eight. */
+  /** Set only where the band has one fixed frequency; US, AU and CN470 hop over `beacon_frequencies`. */
   readonly beacon_frequency?: Hz;
   readonly ping_slot_frequency?: Hz;
+  /**
+   * Bands whose beacons and default ping slots hop (US915, AU915, CN470): the channels, in order;
+   * the channel of a beacon period is (DevAddr + floor(beacon time / 128 s)) mod their number.
+   */
+  readonly beacon_frequencies?: readonly Hz[];
   readonly sub_bands: readonly SubBand[];
   /** Whether devices accept TxParamSetupReq (dwell time and max EIRP changes). */
   readonly tx_param_setup_req_support: boolean;
@@ -145,8 +156,9 @@ export interface FrequencyPlan {
   readonly base_frequency: BaseFrequency;
   readonly uplink_channels: readonly FrequencyPlanChannel[];
   /**
-   * Only in bands with a separate downlink channel set (US, AU: 8 × 500 kHz); elsewhere RX1 answers on
-   * the uplink frequency (RP002), and TTS's plan files list the uplink channels again.
+   * Only in bands with a separate downlink channel set (US, AU: 8 × 500 kHz; CN470: 48 × 125 kHz):
+   * the downlink channels the plan's uplink channels answer on in RX1; elsewhere RX1 answers on the
+   * uplink frequency (RP002), and TTS's plan files list the uplink channels again.
    */
   readonly downlink_channels?: readonly FrequencyPlanChannel[];
   readonly rx2: Rx2Channel;

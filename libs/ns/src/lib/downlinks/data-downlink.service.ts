@@ -6,7 +6,6 @@ import { isStackError } from '@lorawan/errors';
 import { encryptFOpts, encryptFrmPayload } from '@lorawan/crypto';
 import {
   beaconTimeBefore,
-  classARxWindows,
   dataRate,
   encodeMacCommands,
   getBand,
@@ -16,13 +15,14 @@ import {
   maxFrmPayload,
   nextPingSlot,
   pingSlotFrequency,
-  type RxWindow,
   utcToGpsMs,
 } from '@lorawan/lorawan';
 import { DeviceRegistry } from '@lorawan/registry';
 import { ApplicationUplinks, type NsApplicationUp } from '../application-uplinks/application-uplinks.service';
 import { ErrNoDownlinkPath } from '../errors';
 import { downlinkPaths, type MergedUplink } from '../uplinks/merged-uplink';
+import { expectedDownlinkDwellTime, expectedUplinkDwellTime } from '../mac-state/dwell-time';
+import { classADataWindows, type DataRxWindow } from './class-a-windows';
 import { dataDownlinkFrame } from './data-downlink-frame';
 import { ErrUnknownSession } from './downlink-queue.errors';
 import { answerAfterMerge } from '../mac/after-merge';
@@ -106,27 +106,15 @@ export class DataDownlinkService {
     if (!session?.dev_addr || !macState || !plan) return;
     const queue = await this.usableQueue(device, ctx);
     const ack = uplink.confirmed;
-    const params = macState.current_parameters ?? {};
-    const { rx1, rx2 } = classARxWindows(
-      plan,
-      { frequency: uplink.frequency, data_rate_index: uplink.data_rate_index },
-      {
-        rx1Delay: params.rx1_delay || undefined,
-        rx1DataRateOffset: params.rx1_data_rate_offset ?? 0,
-        rx2:
-          params.rx2_frequency !== undefined && params.rx2_data_rate_index !== undefined
-            ? { frequency: String(params.rx2_frequency), data_rate_index: params.rx2_data_rate_index }
-            : undefined,
-      },
-    );
-    const room = (w: RxWindow | undefined) => (w ? maxFrmPayload(plan.band_id, w.data_rate_index) : 0);
+    const { rx1, rx2 } = classADataWindows(plan, macState, uplink);
+    const room = (w: DataRxWindow | undefined) => w?.max_frm_payload ?? 0;
     const settings = effectiveMacSettings(device.mac_settings, this.macDefaults);
     const mac = this.macCommands(device, macState, plan, settings, uplink, merged, Math.min(...[rx1, rx2].filter((w) => w !== undefined).map(room)));
     // MAC commands beyond FOpts' 15 bytes go alone, as an FPort 0 payload; the application downlink waits (TTS).
     let item: QueuedDownlink | undefined = mac.in_f_opts ? queue[0] : undefined;
     if (!item && !ack && !uplink.adr_ack_req && mac.bytes.length === 0) return;
     const length = (item?.frm_payload ? Buffer.from(item.frm_payload, 'base64').length : 0) + mac.bytes.length;
-    const fits = (w: RxWindow | undefined) => w !== undefined && length <= room(w);
+    const fits = (w: DataRxWindow | undefined) => w !== undefined && length <= room(w);
     let windows = { rx1: fits(rx1) ? rx1 : undefined, rx2: fits(rx2) ? rx2 : undefined };
     if (!windows.rx1 && !windows.rx2) {
       this.logger.debug?.({ device_id: device.ids.device_id, length }, 'downlink too long for the receive windows: stays queued');
@@ -170,7 +158,7 @@ export class DataDownlinkService {
       now: Date.now(),
       f_cnt_up: uplink.f_cnt,
       max_down: Number.isFinite(room) ? room : 0,
-      max_up: maxFrmPayload(plan.band_id, uplink.data_rate_index),
+      max_up: maxFrmPayload(plan.band_id, uplink.data_rate_index, expectedUplinkDwellTime(macState, plan)),
     });
     const bytes = encodeMacCommands(commands.commands, 'downlink');
     return { bytes, in_f_opts: bytes.length <= 15, state: draft.state, events: draft.events, f_pending: commands.f_pending };
@@ -217,7 +205,7 @@ export class DataDownlinkService {
       }
       const rate = dataRate(plan.band_id, index);
       const payload = item.frm_payload ? Buffer.from(item.frm_payload, 'base64') : Buffer.alloc(0);
-      if (!rate || payload.length > maxFrmPayload(plan.band_id, index)) return;
+      if (!rate || payload.length > maxFrmPayload(plan.band_id, index, expectedDownlinkDwellTime(macState, plan))) return;
       const latest = (macState.recent_uplinks ?? []).at(-1);
       const paths = downlinkPaths(latest?.rx_metadata ?? []);
       if (!(await this.send(device, { item, queue, ack: false, adr: false, networkInitiated: true }, { ...request, rx2_data_rate: rate.rate }, paths, ctx)))

@@ -12,6 +12,7 @@ import type { TypedDetail } from '@lorawan/errors';
 import { getFrequencyPlan, largestFrmPayload } from '@lorawan/lorawan';
 import { DeviceRegistry } from '@lorawan/registry';
 import { ErrFrequencyPlanNotFound } from '../errors';
+import { expectedDownlinkDwellTime } from '../mac-state/dwell-time';
 import type { NsDevice, NsMacState, NsSession, QueuedDownlink } from '../model';
 import { DataDownlinkService } from './data-downlink.service';
 import {
@@ -116,7 +117,7 @@ function queueDownlinks(device: NsDevice, downlinks: QueuedDownlink[]): void {
   if (downlinks.length === 0) return;
   const plan = device.frequency_plan_id ? getFrequencyPlan(device.frequency_plan_id) : undefined;
   if (!plan) throw ErrFrequencyPlanNotFound.with({ id: device.frequency_plan_id ?? '' });
-  const maxLength = largestFrmPayload(plan.band_id);
+  const maxLength = largestFrmPayload(plan.band_id, expectedDownlinkDwellTime(device.mac_state, plan));
   const version = device.lorawan_version;
   const minCurrent = minFCntDown(device.session, device.mac_state, device.mac_state?.lorawan_version ?? version);
   const minPending = minFCntDown(device.pending_session, device.pending_mac_state, device.pending_mac_state?.lorawan_version ?? version);

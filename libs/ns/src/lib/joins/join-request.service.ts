@@ -15,7 +15,6 @@ import { KeyVault, parseKeks } from '@lorawan/crypto';
 import { isErrorDetails, isStackError, StackError } from '@lorawan/errors';
 import {
   cfListMessage,
-  classARxWindows,
   dataRateIndexOf,
   type DataRate,
   devAddrPrefixOf,
@@ -30,6 +29,7 @@ import {
 import { nsJoins } from '@lorawan/observability';
 import { DeviceRegistry, type KeyEnvelopeJson } from '@lorawan/registry';
 import { ApplicationUplinks } from '../application-uplinks/application-uplinks.service';
+import { joinAcceptCarriesCfList, joinAcceptWindows, windowsCarrying } from '../downlinks/class-a-windows';
 import { type DownlinkToSchedule, GatewayDownlinks, type ScheduledDownlink } from '../downlinks/gateway-downlinks.service';
 import {
   ErrDeviceNotFound,
@@ -204,8 +204,9 @@ export class JoinRequestService implements BeforeApplicationShutdown {
         opt_neg: device.lorawan_version === 'MAC_V1_1',
       },
       rx_delay: desired.rx1_delay ?? getBand(plan.band_id).join_accept_delay_1,
-      // Bands with a downlink dwell-time limit cannot carry a 33-byte join-accept at every data rate (TTS leaves the CFList out).
-      cf_list: plan.dwell_time?.downlinks ? undefined : cfListMessage(plan),
+      // Under a downlink dwell-time limit a 33-byte join-accept does not fit every data rate: the CFList
+      // goes only where a window carries it (TTS computeMaxMACDownlinkPayloadSize).
+      cf_list: joinAcceptCarriesCfList(plan, macState, { frequency: settings.frequency, data_rate_index: dataRateIndex }) ? cfListMessage(plan) : undefined,
       correlation_ids: ctx.correlation_ids,
     };
     this.events.publish(NS_EVENTS.joinClusterAttempt, ids, { ctx, data: request });
@@ -282,7 +283,11 @@ export class JoinRequestService implements BeforeApplicationShutdown {
   /** Step 5. Failures are events and logs: the device will send another join-request. */
   private async sendJoinAccept(join: AcceptedJoin, merged: MergedUplink, ctx: RpcContext): Promise<void> {
     const ids = { device_ids: join.ids };
-    const { rx1, rx2 } = classARxWindows(join.plan, join.uplink, { join: true });
+    // Only the windows whose data rate carries the join-accept under the device's dwell time.
+    const { rx1, rx2 } = windowsCarrying(
+      joinAcceptWindows(join.plan, join.stored.pending_mac_state, join.uplink),
+      Buffer.from(join.response.raw_payload, 'base64').length,
+    );
     const band = getBand(join.plan.band_id);
     const downlink: DownlinkToSchedule = {
       raw_payload: join.response.raw_payload,

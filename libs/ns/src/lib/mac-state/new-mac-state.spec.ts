@@ -155,7 +155,33 @@ describe('newMacState', () => {
     expect(enabled(us.current_parameters.channels)).toEqual(['903900000', '904600000']);
   });
 
-  it.each(['EU_863_870', 'EU_863_870_TTN', 'US_902_928_FSB_2', 'AU_915_928_FSB_2', 'AS_923', 'IN_865_867'])(
+  it('CN_470_510_FSB_11: 96 boot channels answered on channel n mod 48, the plan enables channels 80-87', () => {
+    const cn = stateFor('CN_470_510_FSB_11');
+    const channels = cn.current_parameters.channels ?? [];
+    expect(channels).toHaveLength(96);
+    expect([channels[0], channels[95]].map((c) => [c.uplink_frequency, c.downlink_frequency])).toEqual([
+      ['470300000', '500300000'],
+      ['489300000', '509700000'],
+    ]);
+    expect(enabled(cn.desired_parameters.channels)).toEqual([
+      '486300000',
+      '486500000',
+      '486700000',
+      '486900000',
+      '487100000',
+      '487300000',
+      '487500000',
+      '487700000',
+    ]);
+    expect(cn.current_parameters).toMatchObject({ rx2_frequency: '505300000', rx2_data_rate_index: 0, max_eirp: 19.15, ping_slot_data_rate_index_value: 2 });
+    expect([cn.desired_parameters.uplink_dwell_time, cn.desired_parameters.downlink_dwell_time, cn.current_parameters.ping_slot_frequency]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it.each(['EU_863_870', 'EU_863_870_TTN', 'US_902_928_FSB_2', 'AU_915_928_FSB_2', 'AS_923', 'IN_865_867', 'CN_470_510_FSB_1', 'CN_470_510_FSB_11'])(
     '%s: a valid MACState in canonical JSON form',
     (planId) => {
       const state = stateFor(planId);

@@ -4,7 +4,7 @@ import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { isStackError } from '@lorawan/errors';
 import { decryptFrmPayload, encryptFOpts } from '@lorawan/crypto';
-import { type DataRate, dataRate, dataRateIndexOf, getFrequencyPlan, type MACPayload, parseMacCommands, type ParsedMacCommands } from '@lorawan/lorawan';
+import { type DataRate, dataRateIndexOf, getFrequencyPlan, type MACPayload, maxMacPayload, parseMacCommands, type ParsedMacCommands } from '@lorawan/lorawan';
 import { nsDataUplinks } from '@lorawan/observability';
 import { DeviceRegistry } from '@lorawan/registry';
 import { type NsApplicationUp, ApplicationUplinks } from '../application-uplinks/application-uplinks.service';
@@ -219,8 +219,10 @@ export class DataUplinkService implements BeforeApplicationShutdown {
       const raw = Buffer.from(up.raw_payload ?? '', 'base64');
       // LoRaWAN 1.0.4 (TTS: not 1.1) ignores an uplink whose MACPayload is longer than its data rate allows.
       const version = device.mac_state?.lorawan_version ?? device.lorawan_version;
-      const maxMacPayload = plan && dataRateIndex !== undefined ? dataRate(plan.band_id, dataRateIndex)?.max_mac_payload : undefined;
-      if (version === 'MAC_V1_0_4' && maxMacPayload !== undefined && raw.length - 5 > maxMacPayload) continue;
+      // Under the uplink dwell-time limit only once TxParamSetupAns confirmed it (TTS `grpc_gsns.go`).
+      const dwellTime = device.mac_state?.current_parameters?.uplink_dwell_time === true;
+      const limit = plan && dataRateIndex !== undefined ? maxMacPayload(plan.band_id, dataRateIndex, dwellTime) : undefined;
+      if (version === 'MAC_V1_0_4' && limit !== undefined && raw.length - 5 > limit) continue;
       const frame: DataFrame = {
         raw,
         dev_addr: payload.f_hdr.dev_addr,
