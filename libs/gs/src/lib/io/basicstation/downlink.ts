@@ -26,7 +26,13 @@ export interface DownlinkChannel {
 }
 
 export type DownlinkTiming =
-  | { class: 'A'; /** The uplink's xtime. */ xtime: bigint; /** Seconds after the uplink RX1 opens (1–15). */ rx_delay: number; rx1?: DownlinkChannel; rx2?: DownlinkChannel }
+  | {
+      class: 'A';
+      /** The uplink's xtime. */ xtime: bigint;
+      /** Seconds after the uplink RX1 opens (1–15). */ rx_delay: number;
+      rx1?: DownlinkChannel;
+      rx2?: DownlinkChannel;
+    }
   | { class: 'B'; /** GPS µs of the ping slot. */ gpstime: bigint; channel: DownlinkChannel }
   | { class: 'C'; /** The xtime to send at; none: as soon as possible. */ xtime?: bigint; channel: DownlinkChannel };
 

@@ -39,7 +39,10 @@ function readId6(value: string): string | undefined {
     return undefined;
   }
   if (groups.length !== 4 || !groups.every((g) => GROUP.test(g))) return undefined;
-  return groups.map((g) => g.padStart(4, '0')).join('').toUpperCase();
+  return groups
+    .map((g) => g.padStart(4, '0'))
+    .join('')
+    .toUpperCase();
 }
 
 /** An EUI (16 hex digits) as an id6, shortest form (TTS and station print routers so): `b827:ebff:fe61:51d9`, `::1`. */
@@ -48,7 +51,7 @@ export function formatId6(eui: string): string {
   // The longest run of two or more zero groups (the first of equals) becomes `::`, as in IPv6
   // (RFC 5952); a lone zero group stays, so the id6 never has more than three colons.
   let best = { start: -1, length: 0 };
-  for (let i = 0; i < 4; ) {
+  for (let i = 0; i < 4;) {
     if (groups[i] !== '0') {
       i++;
       continue;

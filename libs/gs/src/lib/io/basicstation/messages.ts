@@ -97,12 +97,7 @@ export interface TimeSyncRequestMessage {
 }
 
 export type UpstreamMessage =
-  | VersionMessage
-  | JoinRequestMessage
-  | UplinkDataFrameMessage
-  | ProprietaryFrameMessage
-  | TxConfirmationMessage
-  | TimeSyncRequestMessage;
+  VersionMessage | JoinRequestMessage | UplinkDataFrameMessage | ProprietaryFrameMessage | TxConfirmationMessage | TimeSyncRequestMessage;
 
 /** A text message larger than this is refused unread (the largest real one, a `updf` of 255 bytes, is under 1 KiB). */
 export const MAX_UPSTREAM_TEXT = 16 * 1024;
@@ -171,7 +166,12 @@ function readRadioMetadata(f: FieldReader): RadioMetadata {
     rxtime: rxtime || undefined,
   });
   const refTime = f.optionalNumber('RefTime', 0, 1e11);
-  return withoutUndefined({ dataRate: f.number('DR', 0, 15, true), frequency: f.number('Freq', 1, 10_000_000_000, true), upInfo, refTime: refTime || undefined });
+  return withoutUndefined({
+    dataRate: f.number('DR', 0, 15, true),
+    frequency: f.number('Freq', 1, 10_000_000_000, true),
+    upInfo,
+    refTime: refTime || undefined,
+  });
 }
 
 /** A field station spells in two ways (`DevEui` or, after a router_config with `JoinEUI`, `DevEUI`). */

@@ -14,17 +14,7 @@ import { dataRateTable, routerConfig } from './router-config';
 
 const UNDEFINED_DR = [-1, 0, 0];
 
-const EU868_DRS = [
-  [12, 125, 0],
-  [11, 125, 0],
-  [10, 125, 0],
-  [9, 125, 0],
-  [8, 125, 0],
-  [7, 125, 0],
-  [7, 250, 0],
-  [0, 0, 0],
-  ...Array(8).fill(UNDEFINED_DR),
-];
+const EU868_DRS = [[12, 125, 0], [11, 125, 0], [10, 125, 0], [9, 125, 0], [8, 125, 0], [7, 125, 0], [7, 250, 0], [0, 0, 0], ...Array(8).fill(UNDEFINED_DR)];
 
 const US915_DRS = [
   [10, 125, 0],
@@ -143,7 +133,10 @@ describe('router_config (tcproto "Router config message", TTS pfconfig/lbslns)',
           lbt_cfg: {
             enable: true,
             rssi_target: -80,
-            chan_cfg: [923200000, 923400000, 922200000, 922400000, 922600000, 922800000, 923000000, 922000000].map((freq_hz) => ({ freq_hz, scan_time_us: 128 })),
+            chan_cfg: [923200000, 923400000, 922200000, 922400000, 922600000, 922800000, 923000000, 922000000].map((freq_hz) => ({
+              freq_hz,
+              scan_time_us: 128,
+            })),
             sx127x_rssi_offset: -4,
           },
         },
@@ -167,7 +160,9 @@ describe('router_config (tcproto "Router config message", TTS pfconfig/lbslns)',
   it('refuses what it cannot configure, with the reason', () => {
     expect(routerConfig([], { production: true, mux_time: 0 })).toEqual({ error: 'the gateway has no frequency plan' });
     expect(routerConfig(['NOPE'], { production: true, mux_time: 0 })).toEqual({ error: 'unknown frequency plan NOPE' });
-    expect(routerConfig(['EU_863_870', 'US_902_928_FSB_2'], { production: true, mux_time: 0 })).toEqual({ error: 'the frequency plans are of different bands' });
+    expect(routerConfig(['EU_863_870', 'US_902_928_FSB_2'], { production: true, mux_time: 0 })).toEqual({
+      error: 'the frequency plans are of different bands',
+    });
   });
 
   it('DRs of the other bands: AU915 DR8–13 downlink only, KR920 LoRa 125 kHz only', () => {

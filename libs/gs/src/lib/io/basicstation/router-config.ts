@@ -143,7 +143,8 @@ function sx1301Conf(plan: FrequencyPlan, antennaGain: number): Json | Refused {
   const multiSf = plan.uplink_channels.filter(
     (c) => !single.some((s) => s.frequency === c.frequency && c.min_data_rate_index === s.data_rate_index && c.max_data_rate_index === s.data_rate_index),
   );
-  if (multiSf.length > MULTI_SF_CHANNELS) return { error: `frequency plan ${plan.id} has ${multiSf.length} multi-SF channels, a concentrator ${MULTI_SF_CHANNELS}` };
+  if (multiSf.length > MULTI_SF_CHANNELS)
+    return { error: `frequency plan ${plan.id} has ${multiSf.length} multi-SF channels, a concentrator ${MULTI_SF_CHANNELS}` };
   for (let i = 0; i < MULTI_SF_CHANNELS; i++) {
     const channel = multiSf[i];
     if (!channel) {

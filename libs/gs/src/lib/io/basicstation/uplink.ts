@@ -10,7 +10,8 @@ import { timestampOfXtime, utcOfGpsTime, utcOfUnixSeconds } from './time';
  * the Semtech UDP frontend's `io/udp/translation.ts`; TTS `lbslns/upstream.go` toUplinkMessage):
  * the PHYPayload rebuilt from station's fields, the data rate of the region's DR index, one
  * RxMetadata with the receiving radio (`rctx`) as antenna, the concentrator timestamp (xtime's low
- * 32 bits) and the uplink token the NS hands back with a class A downlink.
+ * 32 bits) and the uplink token the NS hands back with a class A downlink. Station forwards only
+ * frames with a good CRC.
  */
 
 export type ReceivedFrame = JoinRequestMessage | UplinkDataFrameMessage | ProprietaryFrameMessage;
@@ -79,6 +80,8 @@ export function toUplinkMessage(msg: ReceivedFrame, band: BandId, gateway: Gatew
     settings: withoutUndefined({ data_rate, frequency: String(msg.frequency), timestamp, time }),
     rx_metadata: [metadata],
     received_at: receivedAt,
+    // Station forwards only frames whose CRC checked out (ral_lgw.c drops the others).
+    crc_status: true,
     correlation_ids: [correlationId],
   };
 }
