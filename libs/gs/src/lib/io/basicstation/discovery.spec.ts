@@ -30,6 +30,8 @@ describe('router-info discovery (tcproto "Querying the LNS Router")', () => {
     ['{"router":"zz"}', 'router-info query: `router` is not an EUI or id6'],
     ['{"router":{"a":1}}', 'router-info query: `router` is not an EUI or id6'],
     ['{"router":"::0"}', 'router-info query: `router` is the zero EUI'],
+    ['{"constructor":1}', 'router-info query has no `router`'],
+    [`{"router":"${'1'.repeat(2000)}"}`, 'router-info query larger than 1024 characters'],
   ])('refuses %s', (text, error) => expect(parseRouterInfoQuery(text)).toEqual({ error }));
 
   it('error answers echo a short router only', () => {

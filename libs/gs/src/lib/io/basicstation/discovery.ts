@@ -1,3 +1,4 @@
+import { isJsonObject } from '@lorawan/api';
 import { formatId6, readEui } from './eui';
 import { parseStationJson, type Refused } from './json';
 
@@ -22,6 +23,9 @@ export interface TrafficEndpoint {
   port: number;
 }
 
+/** A query is a few dozen characters; anything much longer is refused unread. */
+export const MAX_QUERY_TEXT = 1024;
+
 export interface RouterInfoQuery {
   /** The `router` field as the gateway wrote it (echoed in an error answer). */
   router: unknown;
@@ -33,11 +37,12 @@ export type RouterInfoAnswer = { router: string; muxs: string; uri: string } | {
 
 /** The query's router EUI, or why it is not one (the answer then is `routerInfoError`). */
 export function parseRouterInfoQuery(text: string): RouterInfoQuery | Refused {
+  if (text.length > MAX_QUERY_TEXT) return { error: `router-info query larger than ${MAX_QUERY_TEXT} characters` };
   const parsed = parseStationJson(text);
   if ('error' in parsed) return { error: 'router-info query is not JSON' };
   const { value } = parsed;
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || !('router' in value)) return { error: 'router-info query has no `router`' };
-  const router = (value as { router: unknown }).router;
+  if (!isJsonObject(value) || !Object.hasOwn(value, 'router')) return { error: 'router-info query has no `router`' };
+  const router = value.router;
   const eui = readEui(router);
   if (eui === undefined) return { error: 'router-info query: `router` is not an EUI or id6' };
   if (/^0+$/.test(eui)) return { error: 'router-info query: `router` is the zero EUI' };

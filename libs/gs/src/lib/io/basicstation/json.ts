@@ -60,13 +60,20 @@ const describe = (key: string, what: string) => new InvalidField(`\`${key}\` mus
 export class FieldReader {
   constructor(private readonly o: JsonObject) {}
 
+  /** The object's own field (never one of Object.prototype's: `{"constructor": …}` is just a field). */
+  private get(key: string): unknown {
+    return Object.hasOwn(this.o, key) ? this.o[key] : undefined;
+  }
+
+  /** Whether the field is there and not null (station writes null for what it does not know). */
   has(key: string): boolean {
-    return this.o[key] !== undefined && this.o[key] !== null;
+    const v = this.get(key);
+    return v !== undefined && v !== null;
   }
 
   /** A finite number in [min, max]; `integer` also refuses fractions. */
   number(key: string, min: number, max: number, integer = false): number {
-    const v = this.o[key];
+    const v = this.get(key);
     if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v)))
       throw describe(key, `${integer ? 'an integer' : 'a number'} in [${min}, ${max}]`);
     return v;
@@ -78,7 +85,7 @@ export class FieldReader {
 
   /** A 64-bit integer (a safe-integer number or a `bigint` of the parse) in [min, max]. */
   int64(key: string, min: bigint, max: bigint): bigint {
-    const v = this.o[key];
+    const v = this.get(key);
     const value = typeof v === 'bigint' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : undefined;
     if (value === undefined || value < min || value > max) throw describe(key, `an integer in [${min}, ${max}]`);
     return value;
@@ -89,7 +96,7 @@ export class FieldReader {
   }
 
   string(key: string, maxLength: number): string {
-    const v = this.o[key];
+    const v = this.get(key);
     if (typeof v !== 'string' || v.length > maxLength) throw describe(key, `a string of at most ${maxLength} characters`);
     return v;
   }
@@ -100,21 +107,21 @@ export class FieldReader {
 
   /** Hex digits (either case, even count) of at most `maxBytes` bytes. */
   hex(key: string, maxBytes: number): Buffer {
-    const v = this.o[key];
+    const v = this.get(key);
     if (typeof v !== 'string' || v.length % 2 !== 0 || v.length > 2 * maxBytes || !/^[0-9a-fA-F]*$/.test(v))
       throw describe(key, `hex of at most ${maxBytes} bytes`);
     return Buffer.from(v, 'hex');
   }
 
   object(key: string): FieldReader {
-    const v = this.o[key];
+    const v = this.get(key);
     if (!isJsonObject(v)) throw describe(key, 'an object');
     return new FieldReader(v);
   }
 
   /** The field itself, for readers of their own (EUIs). */
   raw(key: string): unknown {
-    return this.o[key];
+    return this.get(key);
   }
 }
 

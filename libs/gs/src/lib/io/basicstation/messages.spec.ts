@@ -1,4 +1,4 @@
-import { parseUpstream } from './messages';
+import { isProductionStation, parseUpstream, type VersionMessage } from './messages';
 import { phyPayloadOf, type ReceivedFrame } from './uplink';
 
 /** The radio fields of a received frame as station 2.0.6 writes them (s2e.c s2e_flushRxjobs). */
@@ -11,6 +11,10 @@ describe('upstream messages (tcproto; station s2e.c / lora.c)', () => {
     expect(
       parseUpstream('{"msgtype":"version","station":"2.0.6(rpi/std)","firmware":null,"package":null,"model":"rpi","protocol":2,"features":"rmtsh gps prod"}'),
     ).toEqual({ type: 'version', station: '2.0.6(rpi/std)', model: 'rpi', protocol: 2, features: ['rmtsh', 'gps', 'prod'] });
+    const debug = parseUpstream('{"msgtype":"version","station":"2.0.6(rpi/debug)","protocol":2,"features":"rmtsh gps"}') as VersionMessage;
+    expect(debug.features).toEqual(['rmtsh', 'gps']);
+    expect(isProductionStation(debug)).toBe(false);
+    expect(isProductionStation({ ...debug, features: ['prod'] })).toBe(true);
   });
 
   // Station's own selftest (selftest_lora.c): these bytes and this JSON are one another.
@@ -92,6 +96,8 @@ describe('upstream messages (tcproto; station s2e.c / lora.c)', () => {
   it.each([
     ['{', 'message is not JSON'],
     ['[1]', 'message is not a JSON object'],
+    ['{"msgtype":"toString"}', 'message: `msgtype` "toString" is not one this server handles'],
+    ['{"msgtype":"timesync","constructor":1}', 'message: `txtime` must be a number in [0, 9007199254740991]'],
     ['{"msgtype":"rmtsh"}', 'message: `msgtype` "rmtsh" is not one this server handles'],
     ['{"msgtype":5}', 'message: `msgtype` must be a string of at most 32 characters'],
     ['{"msgtype":"version","protocol":2}', 'message: `station` must be a string of at most 256 characters'],

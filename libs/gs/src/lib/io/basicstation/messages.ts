@@ -99,6 +99,14 @@ export interface TimeSyncRequestMessage {
 export type UpstreamMessage =
   VersionMessage | JoinRequestMessage | UplinkDataFrameMessage | ProprietaryFrameMessage | TxConfirmationMessage | TimeSyncRequestMessage;
 
+/** Whether the station is a production build (`features` has `prod`, TTS `IsProduction`): it ignores router_config's debug switches. */
+export function isProductionStation(version: VersionMessage): boolean {
+  return version.features.includes('prod');
+}
+
+/** The LNS protocol version this server speaks (`version.protocol`; station 2.0.x sends 2). */
+export const LNS_PROTOCOL_VERSION = 2;
+
 /** A text message larger than this is refused unread (the largest real one, a `updf` of 255 bytes, is under 1 KiB). */
 export const MAX_UPSTREAM_TEXT = 16 * 1024;
 

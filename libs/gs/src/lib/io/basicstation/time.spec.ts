@@ -1,5 +1,6 @@
 import {
   gpsTimeOf,
+  timeTransfer,
   MAX_ROUND_TRIP_MS,
   roundTripMs,
   sessionOfXtime,
@@ -54,6 +55,16 @@ describe('station times (ral.h xtime, GPS time, MuxTime)', () => {
       txtime: 123456789,
       gpstime: 1_479_549_618_123_000n,
       MuxTime: Date.parse('2026-11-24T10:00:00.123Z') / 1000,
+    });
+  });
+
+  it('a time transfer pairs one of the gateway`s xtimes with its GPS time', () => {
+    const now = new Date('2026-11-24T10:00:00.123Z');
+    expect(timeTransfer(SESSION | 5n, 1_479_549_618_123_000n, now)).toEqual({
+      msgtype: 'timesync',
+      xtime: SESSION | 5n,
+      gpstime: 1_479_549_618_123_000n,
+      MuxTime: now.getTime() / 1000,
     });
   });
 });

@@ -89,3 +89,12 @@ export function roundTripMs(refTime: number | undefined, receivedAt: Date): numb
 export function timesyncAnswer(txtime: number, receivedAt: Date): { msgtype: 'timesync'; txtime: number; gpstime: bigint; MuxTime: number } {
   return { msgtype: 'timesync', txtime, gpstime: gpsTimeOf(receivedAt), MuxTime: muxTimeOf(receivedAt) };
 }
+
+/**
+ * A time transfer to a gateway without its own GPS (TTS `TransferTime`; station `handle_timesync`
+ * with `xtime`): the GPS time (µs) the server knows for one of the gateway's xtimes, so that station
+ * can schedule class B downlinks and beacons by GPS time.
+ */
+export function timeTransfer(xtime: bigint, gpstime: bigint, now: Date): { msgtype: 'timesync'; xtime: bigint; gpstime: bigint; MuxTime: number } {
+  return { msgtype: 'timesync', xtime, gpstime, MuxTime: muxTimeOf(now) };
+}
