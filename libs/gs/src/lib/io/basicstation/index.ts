@@ -11,3 +11,4 @@ export * from './messages';
 export * from './router-config';
 export * from './time';
 export * from './uplink';
+export * from './planned';

@@ -1,5 +1,6 @@
 import {
   gpsTimeOf,
+  gpsTimeOfRfc3339,
   timeTransfer,
   MAX_ROUND_TRIP_MS,
   roundTripMs,
@@ -39,6 +40,10 @@ describe('station times (ral.h xtime, GPS time, MuxTime)', () => {
     expect(gpsTimeOf(new Date('2026-11-24T10:00:00.123Z'))).toBe(1_479_549_618_123_000n);
     expect(utcOfGpsTime(1_479_549_618_123_456n)).toBe('2026-11-24T10:00:00.123456Z');
     expect(utcOfUnixSeconds(1764320000.25)).toBe('2025-11-28T08:53:20.250000Z');
+    expect(gpsTimeOfRfc3339('2026-11-24T10:00:00.123456Z')).toBe(1_479_549_618_123_456n);
+    expect(gpsTimeOfRfc3339('2026-11-24T10:00:00Z')).toBe(1_479_549_618_000_000n);
+    expect(gpsTimeOfRfc3339('2026-11-24T10:00:00.123456789Z')).toBe(1_479_549_618_123_456n);
+    for (const text of ['2026-11-24 10:00:00Z', '2026-11-24T10:00:00+01:00', '2026-13-24T10:00:00Z', '']) expect(gpsTimeOfRfc3339(text)).toBeUndefined();
   });
 
   it('round-trip time from RefTime: only when it is in the past and recent', () => {

@@ -45,6 +45,14 @@ export function gpsTimeOf(time: Date): bigint {
   return BigInt(utcToGpsMs(time)) * 1000n;
 }
 
+/** GPS microseconds of an RFC 3339 UTC time, its fraction to the microsecond; undefined for text that is not one. */
+export function gpsTimeOfRfc3339(text: string): bigint | undefined {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$/.exec(text);
+  const seconds = m ? Date.parse(`${m[1]}Z`) : NaN;
+  if (!m || Number.isNaN(seconds)) return undefined;
+  return gpsTimeOf(new Date(seconds)) + BigInt((m[2] ?? '').padEnd(6, '0').slice(0, 6));
+}
+
 /** RFC 3339 UTC with microseconds of GPS microseconds (the leap seconds taken off), as the contract writes times. */
 export function utcOfGpsTime(gpstime: bigint): string {
   const ms = gpstime / 1000n;
