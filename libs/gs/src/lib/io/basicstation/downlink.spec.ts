@@ -103,6 +103,7 @@ describe('dnmsg (tcproto "Downlink messages"; station handle_dnmsg)', () => {
     [{ diid: -1 }, '`diid` must be a non-negative integer'],
     [{ priority: 256 }, 'priority must be an integer in [0, 255]'],
     [{ rctx: 1.5 }, '`rctx` must be an integer in [0, 255]'],
+    [{ dev_eui: '0004A30B001C053' }, 'a DevEUI is 16 hex digits'],
     [{ timing: { class: 'A', xtime: XTIME, rx_delay: 1 } }, 'a class A downlink needs RX1 or RX2'],
     [{ timing: { class: 'A', xtime: XTIME, rx_delay: 0, rx2: { data_rate: lora(9, 125), frequency: 869525000 } } }, 'RxDelay must be 1 to 15 s'],
     [{ timing: { class: 'A', xtime: 0n, rx_delay: 1, rx2: { data_rate: lora(9, 125), frequency: 869525000 } } }, '`xtime` must be a positive 63-bit integer'],

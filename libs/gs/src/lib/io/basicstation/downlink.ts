@@ -62,11 +62,12 @@ export function toDnmsg(request: DownlinkRequest, band: BandId): Record<string, 
   if (!Number.isSafeInteger(request.diid) || request.diid < 0) return { error: '`diid` must be a non-negative integer' };
   const priority = request.priority ?? DEFAULT_PRIORITY;
   if (!Number.isInteger(priority) || priority < 0 || priority > 255) return { error: 'priority must be an integer in [0, 255]' };
+  if (request.dev_eui !== undefined && !/^[0-9A-Fa-f]{16}$/.test(request.dev_eui)) return { error: 'a DevEUI is 16 hex digits' };
   const rctx = request.rctx ?? 0;
   if (!Number.isInteger(rctx) || rctx < 0 || rctx > 255) return { error: '`rctx` must be an integer in [0, 255]' };
   const common = {
     msgtype: 'dnmsg',
-    DevEui: formatDashedEui(request.dev_eui ?? UNKNOWN_DEV_EUI),
+    DevEui: formatDashedEui((request.dev_eui ?? UNKNOWN_DEV_EUI).toUpperCase()),
     dC: { A: 0, B: 1, C: 2 }[timing.class],
     diid: request.diid,
     pdu: payload.toString('hex').toUpperCase(),

@@ -163,6 +163,10 @@ describe('router_config (tcproto "Router config message", TTS pfconfig/lbslns)',
     expect(routerConfig(['EU_863_870', 'US_902_928_FSB_2'], { production: true, mux_time: 0 })).toEqual({
       error: 'the frequency plans are of different bands',
     });
+    const rangeError = { error: 'a JoinEUI range is two EUIs of 16 hex digits, the first not above the second' };
+    expect(routerConfig(['EU_863_870'], { production: true, mux_time: 0, join_eui_ranges: [['70B3D57ED0000000', 'zz']] })).toEqual(rangeError);
+    expect(routerConfig(['EU_863_870'], { production: true, mux_time: 0, join_eui_ranges: [['0000000000000002', '0000000000000001']] })).toEqual(rangeError);
+    expect(routerConfig(['EU_863_870'], { production: true, mux_time: 0, net_ids: [0x1000000] })).toEqual({ error: 'a NetID is a 24-bit integer' });
   });
 
   it('DRs of the other bands: AU915 DR8–13 downlink only, KR920 LoRa 125 kHz only', () => {

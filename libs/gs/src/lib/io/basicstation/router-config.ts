@@ -85,11 +85,12 @@ export function routerConfig(planIds: readonly string[], options: RouterConfigOp
     minTx = Math.min(minTx, Number(tx.min_frequency));
     maxTx = Math.max(maxTx, Number(tx.max_frequency));
   }
-  const joinEuiRanges = options.join_eui_ranges?.map(([from, to]) => [BigInt(`0x${from}`), BigInt(`0x${to}`)]);
+  const filters = filtersOf(options);
+  if ('error' in filters) return filters;
   return {
     msgtype: 'router_config',
-    NetID: options.net_ids ? [...options.net_ids] : null,
-    JoinEui: joinEuiRanges ?? null,
+    NetID: filters.netIds,
+    JoinEui: filters.joinEuis,
     region: REGIONS[band],
     hwspec: `sx1301/${plans.length}`,
     freq_range: [minTx, maxTx],
@@ -99,6 +100,18 @@ export function routerConfig(planIds: readonly string[], options: RouterConfigOp
     MuxTime: options.mux_time,
     bcning: beaconing(band),
   };
+}
+
+const EUI = /^[0-9A-Fa-f]{16}$/;
+
+/** The NetID filter (24-bit NetIDs) and JoinEUI ranges (unsigned 64-bit, low ≤ high) as station reads them; null: no filter. */
+function filtersOf(options: RouterConfigOptions): { netIds: number[] | null; joinEuis: Array<[bigint, bigint]> | null } | Refused {
+  const netIds = options.net_ids ? [...options.net_ids] : null;
+  if (netIds?.some((id) => !Number.isInteger(id) || id < 0 || id > 0xffffff)) return { error: 'a NetID is a 24-bit integer' };
+  const ranges = options.join_eui_ranges ?? null;
+  if (ranges?.some(([from, to]) => !EUI.test(from) || !EUI.test(to) || BigInt(`0x${from}`) > BigInt(`0x${to}`)))
+    return { error: 'a JoinEUI range is two EUIs of 16 hex digits, the first not above the second' };
+  return { netIds, joinEuis: ranges?.map(([from, to]): [bigint, bigint] => [BigInt(`0x${from}`), BigInt(`0x${to}`)]) ?? null };
 }
 
 /**
