@@ -1,4 +1,4 @@
-import { isProductionStation, parseUpstream, type VersionMessage } from './messages';
+import { isProductionStation, parseUpstream, type VersionMessage, versionStatus } from './messages';
 import { phyPayloadOf, type ReceivedFrame } from './uplink';
 
 /** The radio fields of a received frame as station 2.0.6 writes them (s2e.c s2e_flushRxjobs). */
@@ -15,6 +15,18 @@ describe('upstream messages (tcproto; station s2e.c / lora.c)', () => {
     expect(debug.features).toEqual(['rmtsh', 'gps']);
     expect(isProductionStation(debug)).toBe(false);
     expect(isProductionStation({ ...debug, features: ['prod'] })).toBe(true);
+  });
+
+  it('version → the gateway status TTS makes of it', () => {
+    const version = parseUpstream(
+      '{"msgtype":"version","station":"2.0.6(rpi/std)","firmware":"1.0.0","package":"pkg","model":"rpi","protocol":2,"features":"rmtsh gps prod"}',
+    ) as VersionMessage;
+    expect(versionStatus(version, '2025-11-28T09:00:00.000000Z')).toEqual({
+      time: '2025-11-28T09:00:00.000000Z',
+      versions: { station: '2.0.6(rpi/std)', firmware: '1.0.0', package: 'pkg', platform: 'rpi - Firmware 1.0.0 - Protocol 2' },
+      advanced: { model: 'rpi', features: 'rmtsh gps prod' },
+      metrics: {},
+    });
   });
 
   // Station's own selftest (selftest_lora.c): these bytes and this JSON are one another.

@@ -1,3 +1,4 @@
+import type { GatewayStatusJson } from '../messages';
 import { readEui } from './eui';
 import { type FieldReader, InvalidField, parseStationJson, readFields, type Refused, withoutUndefined } from './json';
 
@@ -102,6 +103,25 @@ export type UpstreamMessage =
 /** Whether the station is a production build (`features` has `prod`, TTS `IsProduction`): it ignores router_config's debug switches. */
 export function isProductionStation(version: VersionMessage): boolean {
   return version.features.includes('prod');
+}
+
+/**
+ * The gateway status a `version` message tells (TTS `lbslns/version.go`): versions (station,
+ * firmware, package, and a platform line of model, firmware and protocol) and the model and
+ * features as advanced fields; no metrics.
+ */
+export function versionStatus(version: VersionMessage, receivedAt: string): GatewayStatusJson {
+  return {
+    time: receivedAt,
+    versions: withoutUndefined({
+      station: version.station,
+      firmware: version.firmware,
+      package: version.package,
+      platform: `${version.model ?? ''} - Firmware ${version.firmware ?? ''} - Protocol ${version.protocol}`,
+    }),
+    advanced: withoutUndefined({ model: version.model, features: version.features.join(' ') }),
+    metrics: {},
+  };
 }
 
 /** The LNS protocol version this server speaks (`version.protocol`; station 2.0.x sends 2). */

@@ -47,7 +47,8 @@ const EU868_SX1301 = {
   chan_multiSF_6: { enable: true, radio: 0, if: 200000 },
   chan_multiSF_7: { enable: true, radio: 0, if: 400000 },
   chan_Lora_std: { enable: true, radio: 1, if: -200000, bandwidth: 250000, spread_factor: 7 },
-  chan_FSK: { enable: true, radio: 1, if: 300000, bandwidth: 125000, datarate: 50000 },
+  // Without the packet forwarder's `bandwidth`: the specification's SX1301CONF has none for FSK (TTS version.go strips it).
+  chan_FSK: { enable: true, radio: 1, if: 300000, datarate: 50000 },
 };
 
 const US915_FSB2_SX1301 = {

@@ -178,16 +178,17 @@ function sx1301Conf(plan: FrequencyPlan, antennaGain: number): Json | Refused {
   return conf;
 }
 
-/** The LoRa standard channel (`bandwidth`, `spread_factor`) or the FSK channel (125 kHz, `datarate`). */
+/**
+ * The LoRa standard channel (`bandwidth`, `spread_factor`) or the FSK channel (`datarate` only: the
+ * specification's SX1301CONF gives the FSK channel no bandwidth, and TTS leaves it out).
+ */
 function fixedChannel(plan: FrequencyPlan, channel: FrequencyPlanFixedChannel, ifOf: (frequency: string, radio: number) => number | Refused): Json | Refused {
   const rate = dataRate(plan.band_id, channel.data_rate_index)?.rate;
   if (!rate) return { error: `frequency plan ${plan.id}: DR${channel.data_rate_index} is not a data rate of ${plan.band_id}` };
   const offset = ifOf(channel.frequency, channel.radio);
   if (typeof offset !== 'number') return offset;
   const base = { enable: true, radio: channel.radio, if: offset };
-  return 'lora' in rate
-    ? { ...base, bandwidth: rate.lora.bandwidth, spread_factor: rate.lora.spreading_factor }
-    : { ...base, bandwidth: 125000, datarate: rate.fsk.bit_rate };
+  return 'lora' in rate ? { ...base, bandwidth: rate.lora.bandwidth, spread_factor: rate.lora.spreading_factor } : { ...base, datarate: rate.fsk.bit_rate };
 }
 
 /** `bcning`: where and how the gateway sends class B beacons (the band's beacon DR and channel(s)); null where the band has none. */
