@@ -52,6 +52,8 @@ describe('station times (ral.h xtime, GPS time, MuxTime)', () => {
     expect(roundTripMs(undefined, at)).toBeUndefined();
     expect(roundTripMs(1764320000.3, at)).toBeUndefined();
     expect(roundTripMs(1764320000.25 - (MAX_ROUND_TRIP_MS + 1) / 1000, at)).toBeUndefined();
+    expect(MAX_ROUND_TRIP_MS).toBe(10_000);
+    expect(roundTripMs(1764320000.1, at, 100)).toBeUndefined();
   });
 
   it('the timesync answer echoes txtime with the server`s GPS time and MuxTime', () => {

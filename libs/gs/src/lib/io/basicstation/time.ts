@@ -75,18 +75,18 @@ export function muxTimeOf(time: Date): number {
   return time.getTime() / 1000;
 }
 
-/** Round trips longer than this are not counted (TTS's default `MaxRoundTripDelay`). */
-export const MAX_ROUND_TRIP_MS = 3000;
+/** Round trips longer than this are not counted by default (TTS's default `max-valid-round-trip-delay`, 10 s). */
+export const MAX_ROUND_TRIP_MS = 10_000;
 
 /**
  * The round-trip time an uplink's `RefTime` tells (station: the `MuxTime` of the server's last
  * message plus the time since it arrived): the server's time of reception less it. Undefined when
- * the gateway sent none, or one in the future or older than `MAX_ROUND_TRIP_MS` (TTS skips those).
+ * the gateway sent none, or one in the future or older than `maxMs` (TTS skips those).
  */
-export function roundTripMs(refTime: number | undefined, receivedAt: Date): number | undefined {
+export function roundTripMs(refTime: number | undefined, receivedAt: Date, maxMs = MAX_ROUND_TRIP_MS): number | undefined {
   if (!refTime) return undefined;
   const delta = receivedAt.getTime() - refTime * 1000;
-  return delta > 0 && delta <= MAX_ROUND_TRIP_MS ? delta : undefined;
+  return delta > 0 && delta <= maxMs ? delta : undefined;
 }
 
 /**
