@@ -13,9 +13,7 @@ export interface Refused {
   error: string;
 }
 
-export const isRefused = (v: object): v is Refused => 'error' in v && typeof v.error === 'string';
-
-/** A JSON string, an integer number (no fraction, no exponent), or anything else up to the next token. */
+/** A JSON string (numbers inside it are not tokens of their own) or a JSON number. */
 const TOKEN = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 const INTEGER = /^-?\d+$/;
 

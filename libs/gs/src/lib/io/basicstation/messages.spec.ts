@@ -27,6 +27,12 @@ describe('upstream messages (tcproto; station s2e.c / lora.c)', () => {
       advanced: { model: 'rpi', features: 'rmtsh gps prod' },
       metrics: {},
     });
+    const bare = parseUpstream('{"msgtype":"version","station":"2.0.6","firmware":null,"protocol":2}') as VersionMessage;
+    expect(versionStatus(bare, '2025-11-28T09:00:00.000000Z')).toMatchObject({
+      versions: { station: '2.0.6', platform: ' - Firmware  - Protocol 2' },
+      advanced: { features: '' },
+    });
+    expect(versionStatus(bare, '2025-11-28T09:00:00.000000Z').versions).not.toHaveProperty('firmware');
   });
 
   // Station's own selftest (selftest_lora.c): these bytes and this JSON are one another.

@@ -113,12 +113,12 @@ export function isProductionStation(version: VersionMessage): boolean {
 export function versionStatus(version: VersionMessage, receivedAt: string): GatewayStatusJson {
   return {
     time: receivedAt,
-    versions: withoutUndefined({
+    versions: {
       station: version.station,
-      firmware: version.firmware,
-      package: version.package,
+      ...(version.firmware !== undefined ? { firmware: version.firmware } : {}),
+      ...(version.package !== undefined ? { package: version.package } : {}),
       platform: `${version.model ?? ''} - Firmware ${version.firmware ?? ''} - Protocol ${version.protocol}`,
-    }),
+    },
     advanced: withoutUndefined({ model: version.model, features: version.features.join(' ') }),
     metrics: {},
   };
