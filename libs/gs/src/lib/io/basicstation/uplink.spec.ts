@@ -1,4 +1,5 @@
 import loraPacket from 'lora-packet';
+import { stationFrameFields } from '@lorawan/testing';
 import { decodeUplinkToken } from '../../scheduling/uplink-token';
 import { toUplinkMessage as udpUplinkMessage } from '../udp/translation';
 import { stringifyStationJson } from './json';
@@ -13,40 +14,8 @@ const APP_S_KEY = Buffer.from('EC925802AE430CA77FD3DD73CB2CC588', 'hex');
 const XTIME = (0x2an << 48n) | 4_000_000_123n;
 const upinfo = { rctx: 0, xtime: XTIME, gpstime: 1479549618123456n, rssi: -97, snr: 7.25, rxtime: 1764320000.25 };
 
-/**
- * A frame split into station's fields the way station's lora.c does, from lora-packet's reading of
- * it (never from the code under test): every multi-byte field little-endian as on air, DevAddr and
- * MIC as signed 32-bit integers, EUIs as dashed bytes.
- */
-function asStation(phy: Buffer, radio: Record<string, unknown>): string {
-  const p = loraPacket.fromWire(phy);
-  const dashed = (eui: Buffer) => [...eui].map((b) => b.toString(16).padStart(2, '0').toUpperCase()).join('-');
-  const mic = (p.MIC as Buffer).readInt32LE(0);
-  const mhdr = (p.MHDR as Buffer)[0];
-  if (p.getMType() === 'Join Request') {
-    return stringifyStationJson({
-      msgtype: 'jreq',
-      MHdr: mhdr,
-      JoinEui: dashed(p.AppEUI as Buffer),
-      DevEui: dashed(p.DevEUI as Buffer),
-      DevNonce: (p.DevNonce as Buffer).readUInt16BE(0),
-      MIC: mic,
-      ...radio,
-    });
-  }
-  return stringifyStationJson({
-    msgtype: 'updf',
-    MHdr: mhdr,
-    DevAddr: (p.DevAddr as Buffer).readInt32BE(0),
-    FCtrl: (p.FCtrl as Buffer)[0],
-    FCnt: (p.FCnt as Buffer).readUInt16BE(0),
-    FOpts: (p.FOpts as Buffer).toString('hex'),
-    FPort: p.FPort ? (p.FPort as Buffer)[0] : -1,
-    FRMPayload: (p.FRMPayload ?? Buffer.alloc(0)).toString('hex'),
-    MIC: mic,
-    ...radio,
-  });
-}
+/** A frame as the test station (split by lora-packet as station's lora.c does) sends it at `radio`. */
+const asStation = (phy: Buffer, radio: Record<string, unknown>): string => stringifyStationJson({ ...stationFrameFields(phy), ...radio });
 
 const received = (text: string) => parseUpstream(text) as ReceivedFrame;
 
