@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import loraPacket from 'lora-packet';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { checkRouterConfig, SimulatedBasicStation, stationFrameFields } from './basic-station';
+import { SimulatedOtaaDevice } from './otaa-device';
 
 /**
  * The test station against a small LNS written here from the specification: it answers
@@ -151,19 +151,12 @@ describe('SimulatedBasicStation (tcproto)', () => {
 
   it('sends a device`s join-request with its radio metadata, xtime in its session, RefTime from the MuxTime', async () => {
     await station.connect(`ws://localhost:${lns.port}/traffic/eui-B827EBFFFE6151D9`);
-    const join = loraPacket
-      .fromFields(
-        {
-          MType: 'Join Request',
-          AppEUI: Buffer.from('70B3D57ED0000001', 'hex'),
-          DevEUI: Buffer.from('0004A30B001C0530', 'hex'),
-          DevNonce: Buffer.from('0102', 'hex'),
-        },
-        undefined,
-        undefined,
-        Buffer.alloc(16, 1),
-      )
-      .getPHYPayload() as Buffer;
+    const join = new SimulatedOtaaDevice({
+      joinEui: '70B3D57ED0000001',
+      devEui: '0004A30B001C0530',
+      appKey: '01'.repeat(16),
+      macVersion: 'MAC_V1_0_3',
+    }).joinRequest(0x0102);
     station.sendFrame(join, { DR: 5, Freq: 868100000, rssi: -97, snr: 7.25 });
     const { text, json } = await lns.next('jreq');
     expect(json).toMatchObject({

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import loraPacket from 'lora-packet';
-import { SimulatedBasicStation } from '@lorawan/testing';
+import { SimulatedBasicStation, SimulatedOtaaDevice } from '@lorawan/testing';
 import { WebSocketServer } from 'ws';
 import { parseRouterInfoQuery, parseTrafficPath, routerInfoAnswer, routerInfoError } from './discovery';
 import { toDnmsg, toTxConfirmation, type TxConfirmation } from './downlink';
@@ -17,6 +17,7 @@ import type { UplinkMessageJson } from '../messages';
  */
 describe('Basics Station protocol layer ↔ SimulatedBasicStation', () => {
   const gateway = { gateway_id: 'gtw-lbs', eui: 'B827EBFFFE6151D9' };
+  const device = new SimulatedOtaaDevice({ joinEui: '70B3D57ED0000002', devEui: '0004A30B001C0531', appKey: '02'.repeat(16), macVersion: 'MAC_V1_0_4' });
   let server: WebSocketServer;
   let port: number;
   const uplinks: UplinkMessageJson[] = [];
@@ -96,19 +97,7 @@ describe('Basics Station protocol layer ↔ SimulatedBasicStation', () => {
       const config = await station.connect(info.uri as string);
       expect(config).toMatchObject({ region: 'EU868', hwspec: 'sx1301/1', freq_range: [863000000, 870000000], nocca: true, nodc: true, nodwell: true });
 
-      const join = loraPacket
-        .fromFields(
-          {
-            MType: 'Join Request',
-            AppEUI: Buffer.from('70B3D57ED0000001', 'hex'),
-            DevEUI: Buffer.from('0004A30B001C0530', 'hex'),
-            DevNonce: Buffer.from('0102', 'hex'),
-          },
-          undefined,
-          undefined,
-          Buffer.alloc(16, 1),
-        )
-        .getPHYPayload() as Buffer;
+      const join = device.joinRequest();
       const sent = station.sendFrame(join, { DR: 5, Freq: 868100000, rssi: -80, snr: 8 });
       const data = loraPacket
         .fromFields(
