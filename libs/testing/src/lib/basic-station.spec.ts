@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import { createServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { checkRouterConfig, SimulatedBasicStation, stationFrameFields } from './basic-station';
@@ -210,5 +215,62 @@ describe('SimulatedBasicStation (tcproto)', () => {
     expect(() => checkRouterConfig({ ...good, DRs: [[12, 125]] })).toThrow('DR [12,125] is not [SF, BW, dnonly]');
     expect(() => checkRouterConfig({ ...good, NetID: 'all' })).toThrow('NetID must be null or integers');
     expect(() => checkRouterConfig({ ...good, nodc: 1 })).toThrow('nodc must be a boolean');
+  });
+
+  it('over wss:// it checks the server against its trust and sends the token on discovery and the data connection', async () => {
+    // A certificate for localhost (station's TLS checks host names, not addresses), made by openssl.
+    const dir = mkdtempSync(join(tmpdir(), 'lbs-tls-'));
+    try {
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+          '-addext',
+          'subjectAltName=DNS:localhost',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      );
+      const cert = readFileSync(join(dir, 'cert.pem'));
+      const https = createServer({ cert, key: readFileSync(join(dir, 'key.pem')) });
+      const secure = new WebSocketServer({ server: https });
+      const headers: Array<string | undefined> = [];
+      secure.on('connection', (ws, req) => {
+        headers.push(req.headers.authorization);
+        ws.on('message', (data) => {
+          const json = JSON.parse(String(data)) as Record<string, unknown>;
+          if ('router' in json) ws.send(JSON.stringify({ router: json.router, muxs: 'muxs-::0', uri: `wss://localhost:${port}/traffic/eui-B827EBFFFE6151D9` }));
+          if (json.msgtype === 'version') ws.send(ROUTER_CONFIG);
+        });
+      });
+      await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
+      const port = (https.address() as AddressInfo).port;
+      try {
+        const info = await SimulatedBasicStation.discover(`wss://localhost:${port}`, 'b827:ebff:fe61:51d9', { token: 'NNSXS.SECRET', ca: cert });
+        await station.connect(info.uri as string, { token: 'NNSXS.SECRET', ca: cert });
+        expect(headers).toEqual(['Bearer NNSXS.SECRET', 'Bearer NNSXS.SECRET']);
+        station.close();
+        // Without the server's certificate in its trust, station does not connect.
+        await expect(SimulatedBasicStation.discover(`wss://localhost:${port}`, 'b827:ebff:fe61:51d9', { token: 'NNSXS.SECRET' })).rejects.toThrow();
+      } finally {
+        for (const client of secure.clients) client.terminate();
+        await new Promise((resolve) => https.close(resolve));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
