@@ -122,7 +122,7 @@ describe('Basics Station protocol layer ↔ SimulatedBasicStation', () => {
         },
         'EU_863_870',
       );
-      if ('error' in dnmsg) throw new Error(dnmsg.error);
+      if ('error' in dnmsg) throw new Error(String(dnmsg.error));
       send?.(stringifyStationJson(dnmsg));
       const dn = await station.nextDownlink();
       expect(dn).toMatchObject({ dC: 0, diid: 1, xtime, RxDelay: 5, RX1DR: 5, RX1Freq: 868100000, pdu: '20AABBCCDDEEFF00112233445566778899' });
