@@ -5,6 +5,7 @@ export * from './lib/io/udp/packet-data';
 export * from './lib/io/udp/translation';
 export * from './lib/io/udp/udp-server';
 export * from './lib/io/udp/txpk';
+export * as basicStation from './lib/io/basicstation';
 export * from './lib/connection/gateway-connection';
 export * from './lib/connection/gateway-connections';
 export * from './lib/gs.module';

@@ -8,3 +8,4 @@ export * from './lib/otaa-device';
 export * from './lib/lora-join-accept';
 export * from './lib/lora-payloads';
 export * from './lib/abusive-formatters';
+export * from './lib/basic-station';

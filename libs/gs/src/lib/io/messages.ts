@@ -52,6 +52,10 @@ export type UplinkMessageJson = Omit<UplinkMessage, 'raw_payload' | 'settings' |
 /** `ttn.lorawan.v3.GatewayStatus` as a gateway reports it (`gs.status.receive`'s data). */
 export interface GatewayStatusJson {
   time?: string;
+  /** Software and hardware versions (Basics Station's `version` message: station, firmware, package, platform). */
+  versions?: Record<string, string>;
+  /** What else the gateway said about itself (Basics Station: model, features). */
+  advanced?: Record<string, unknown>;
   antenna_locations?: Array<{ latitude: number; longitude: number; altitude: number; source: 'SOURCE_GPS' }>;
   metrics: Record<string, number>;
 }

@@ -1,0 +1,187 @@
+import { parseStationJson, stringifyStationJson } from './json';
+import { dataRateTable, routerConfig } from './router-config';
+
+/**
+ * Expected values transcribed from public references, not from the code under test:
+ * - `DRs`, `region` names: Basics Station's own test LNS (`pysys/tcutils.py` base_regions EU863 / US902).
+ * - `sx1301_conf`: TTN's reference concentrator configurations (`TheThingsNetwork/gateway-conf`
+ *   `EU-global_conf.json`, `US-global_conf.json` = US915 FSB 2), which TTS's plans reproduce,
+ *   reduced to the fields TTS's `pfconfig/lbslns` sends (radios: enable and freq; channels: enable,
+ *   radio, if, and for the single-rate channels bandwidth and SF or bit rate).
+ * - `bcning`: TTS's `ws_test.go` / `lbslbs_test.go` (EU: DR3, layout 2/8/17, 869.525 MHz; US: DR8,
+ *   layout 5/11/23, 923.3 … 927.5 MHz).
+ */
+
+const UNDEFINED_DR = [-1, 0, 0];
+
+const EU868_DRS = [[12, 125, 0], [11, 125, 0], [10, 125, 0], [9, 125, 0], [8, 125, 0], [7, 125, 0], [7, 250, 0], [0, 0, 0], ...Array(8).fill(UNDEFINED_DR)];
+
+const US915_DRS = [
+  [10, 125, 0],
+  [9, 125, 0],
+  [8, 125, 0],
+  [7, 125, 0],
+  [8, 500, 0],
+  UNDEFINED_DR,
+  UNDEFINED_DR,
+  UNDEFINED_DR,
+  [12, 500, 1],
+  [11, 500, 1],
+  [10, 500, 1],
+  [9, 500, 1],
+  [8, 500, 1],
+  [7, 500, 1],
+  UNDEFINED_DR,
+  UNDEFINED_DR,
+];
+
+const EU868_SX1301 = {
+  radio_0: { enable: true, freq: 867500000 },
+  radio_1: { enable: true, freq: 868500000 },
+  chan_multiSF_0: { enable: true, radio: 1, if: -400000 },
+  chan_multiSF_1: { enable: true, radio: 1, if: -200000 },
+  chan_multiSF_2: { enable: true, radio: 1, if: 0 },
+  chan_multiSF_3: { enable: true, radio: 0, if: -400000 },
+  chan_multiSF_4: { enable: true, radio: 0, if: -200000 },
+  chan_multiSF_5: { enable: true, radio: 0, if: 0 },
+  chan_multiSF_6: { enable: true, radio: 0, if: 200000 },
+  chan_multiSF_7: { enable: true, radio: 0, if: 400000 },
+  chan_Lora_std: { enable: true, radio: 1, if: -200000, bandwidth: 250000, spread_factor: 7 },
+  // Without the packet forwarder's `bandwidth`: the specification's SX1301CONF has none for FSK (TTS version.go strips it).
+  chan_FSK: { enable: true, radio: 1, if: 300000, datarate: 50000 },
+};
+
+const US915_FSB2_SX1301 = {
+  radio_0: { enable: true, freq: 904300000 },
+  radio_1: { enable: true, freq: 905000000 },
+  chan_multiSF_0: { enable: true, radio: 0, if: -400000 },
+  chan_multiSF_1: { enable: true, radio: 0, if: -200000 },
+  chan_multiSF_2: { enable: true, radio: 0, if: 0 },
+  chan_multiSF_3: { enable: true, radio: 0, if: 200000 },
+  chan_multiSF_4: { enable: true, radio: 1, if: -300000 },
+  chan_multiSF_5: { enable: true, radio: 1, if: -100000 },
+  chan_multiSF_6: { enable: true, radio: 1, if: 100000 },
+  chan_multiSF_7: { enable: true, radio: 1, if: 300000 },
+  chan_Lora_std: { enable: true, radio: 0, if: 300000, bandwidth: 500000, spread_factor: 8 },
+  chan_FSK: { enable: false },
+};
+
+const MUX_TIME = 1_764_320_000.123;
+
+describe('router_config (tcproto "Router config message", TTS pfconfig/lbslns)', () => {
+  it('EU868 (EU_863_870): region, hardware, TX range, DRs, both radios, 8 multi-SF, LoRa std and FSK, beaconing', () => {
+    expect(routerConfig(['EU_863_870'], { production: true, mux_time: MUX_TIME })).toEqual({
+      msgtype: 'router_config',
+      NetID: null,
+      JoinEui: null,
+      region: 'EU868',
+      hwspec: 'sx1301/1',
+      freq_range: [863000000, 870000000],
+      DRs: EU868_DRS,
+      sx1301_conf: [EU868_SX1301],
+      MuxTime: MUX_TIME,
+      bcning: { DR: 3, layout: [2, 8, 17], freqs: [869525000] },
+    });
+  });
+
+  it('US915 FSB 2: the 500 kHz channel is the LoRa standard channel, not a ninth multi-SF one; DR8–13 downlink only; eight beacon channels', () => {
+    expect(routerConfig(['US_902_928_FSB_2'], { production: true, mux_time: MUX_TIME })).toEqual({
+      msgtype: 'router_config',
+      NetID: null,
+      JoinEui: null,
+      region: 'US915',
+      hwspec: 'sx1301/1',
+      freq_range: [923000000, 928000000],
+      DRs: US915_DRS,
+      sx1301_conf: [US915_FSB2_SX1301],
+      MuxTime: MUX_TIME,
+      bcning: { DR: 8, layout: [5, 11, 23], freqs: [923300000, 923900000, 924500000, 925100000, 925700000, 926300000, 926900000, 927500000] },
+    });
+  });
+
+  it('a debug station is told to leave LBT, duty cycle and dwell time to the server (TTS: features without `prod`)', () => {
+    const config = routerConfig(['EU_863_870'], { production: false, mux_time: MUX_TIME });
+    expect(config).toMatchObject({ nocca: true, nodc: true, nodwell: true });
+    expect(routerConfig(['EU_863_870'], { production: true, mux_time: MUX_TIME })).not.toHaveProperty('nocca');
+  });
+
+  it('NetID and JoinEUI filters, antenna gain on every radio', () => {
+    const config = routerConfig(['EU_863_870'], {
+      production: true,
+      mux_time: MUX_TIME,
+      net_ids: [0x000013, 0x60002d],
+      join_eui_ranges: [['70B3D57ED0000000', '70B3D57ED0FFFFFF']],
+      antenna_gain: 3,
+    });
+    expect(config).toMatchObject({
+      NetID: [0x13, 0x60002d],
+      JoinEui: [[0x70b3d57ed0000000n, 0x70b3d57ed0ffffffn]],
+      sx1301_conf: [{ radio_0: { enable: true, freq: 867500000, antenna_gain: 3 }, radio_1: { enable: true, freq: 868500000, antenna_gain: 3 } }],
+    });
+    // Written for station: the 64-bit JoinEUIs as plain integers, which read back exactly.
+    const text = stringifyStationJson(config);
+    expect(text).toContain('"JoinEui":[[8121069293711392768,8121069293728169983]]');
+    expect(parseStationJson(text)).toEqual({ value: config });
+  });
+
+  it('listen-before-talk where the plan has it: the first eight downlink channels, the plan`s RSSI target, offset and scan time', () => {
+    const config = routerConfig(['AS_920_923_LBT'], { production: true, mux_time: MUX_TIME });
+    // As in TTN's AS923 LBT concentrator configuration (chan_cfg in channel order, 128 µs, -80 dBm, offset -4).
+    expect(config).toMatchObject({
+      region: 'AS923-1',
+      sx1301_conf: [
+        {
+          lbt_cfg: {
+            enable: true,
+            rssi_target: -80,
+            chan_cfg: [923200000, 923400000, 922200000, 922400000, 922600000, 922800000, 923000000, 922000000].map((freq_hz) => ({
+              freq_hz,
+              scan_time_us: 128,
+            })),
+            sx127x_rssi_offset: -4,
+          },
+        },
+      ],
+    });
+  });
+
+  it('one sx1301_conf per plan of a multi-concentrator gateway, the TX range spanning them', () => {
+    const config = routerConfig(['US_902_928_FSB_1', 'US_902_928_FSB_2'], { production: true, mux_time: MUX_TIME });
+    expect(config).toMatchObject({ hwspec: 'sx1301/2', freq_range: [923000000, 928000000] });
+    expect((config as { sx1301_conf: unknown[] }).sx1301_conf).toHaveLength(2);
+    expect((config as { sx1301_conf: Array<{ radio_0: unknown }> }).sx1301_conf[0].radio_0).toEqual({ enable: true, freq: 902700000 });
+  });
+
+  it('a plan with fewer channels disables the other demodulators', () => {
+    const config = routerConfig(['EU_868_1'], { production: true, mux_time: MUX_TIME }) as { sx1301_conf: Array<Record<string, unknown>> };
+    expect(config.sx1301_conf[0].chan_multiSF_0).toEqual({ enable: true, radio: 1, if: -400000 });
+    for (let i = 1; i < 8; i++) expect(config.sx1301_conf[0][`chan_multiSF_${i}`]).toEqual({ enable: false });
+  });
+
+  it('refuses what it cannot configure, with the reason', () => {
+    expect(routerConfig([], { production: true, mux_time: 0 })).toEqual({ error: 'the gateway has no frequency plan' });
+    expect(routerConfig(['NOPE'], { production: true, mux_time: 0 })).toEqual({ error: 'unknown frequency plan NOPE' });
+    expect(routerConfig(['EU_863_870', 'US_902_928_FSB_2'], { production: true, mux_time: 0 })).toEqual({
+      error: 'the frequency plans are of different bands',
+    });
+    const rangeError = { error: 'a JoinEUI range is two EUIs of 16 hex digits, the first not above the second' };
+    expect(routerConfig(['EU_863_870'], { production: true, mux_time: 0, join_eui_ranges: [['70B3D57ED0000000', 'zz']] })).toEqual(rangeError);
+    expect(routerConfig(['EU_863_870'], { production: true, mux_time: 0, join_eui_ranges: [['0000000000000002', '0000000000000001']] })).toEqual(rangeError);
+    expect(routerConfig(['EU_863_870'], { production: true, mux_time: 0, net_ids: [0x1000000] })).toEqual({ error: 'a NetID is a 24-bit integer' });
+  });
+
+  it('DRs of the other bands: AU915 DR8–13 downlink only, KR920 LoRa 125 kHz only', () => {
+    const au = dataRateTable('AU_915_928');
+    expect(au.slice(0, 7)).toEqual([
+      [12, 125, 0],
+      [11, 125, 0],
+      [10, 125, 0],
+      [9, 125, 0],
+      [8, 125, 0],
+      [7, 125, 0],
+      [8, 500, 0],
+    ]);
+    expect(au.slice(8, 14).every(([, bw, dnonly]) => bw === 500 && dnonly === 1)).toBe(true);
+    expect(dataRateTable('KR_920_923').slice(5, 8)).toEqual([[7, 125, 0], UNDEFINED_DR, UNDEFINED_DR]);
+  });
+});

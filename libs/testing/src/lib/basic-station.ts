@@ -1,0 +1,387 @@
+import { randomInt } from 'node:crypto';
+import loraPacket from 'lora-packet';
+import WebSocket from 'ws';
+
+/**
+ * A LoRa Basics Station for tests, written from the specification (doc.sm.tc/station `tcproto`,
+ * station's `s2e.c`, `lora.c`, `timesync.c`), independently of the GS's parser: discovery on
+ * `/router-info`, then the data connection: `version` → `router_config` (kept, checked), received
+ * frames as `jreq` / `updf` / `propdf` (the fields split by lora-packet as station's lora.c splits
+ * them), `dnmsg` kept and answered with `dntxed`, `timesync`, and pings answered until told to stop.
+ * Its `xtime` clock is a station's: radio unit in bits 62–56, a random session in bits 55–48,
+ * microseconds since the session started below.
+ */
+
+export interface StationConnectOptions {
+  /** The gateway API key; sent as `Authorization: Bearer <token>` only over wss://, as station sends its tc.key. */
+  token?: string;
+  /** PEM certificates to check a wss:// server with (station's tc.trust). */
+  ca?: string | Buffer;
+}
+
+/** The router_config fields station needs, as received (the rest is kept in `raw`). */
+export interface StationRouterConfig {
+  region: string;
+  hwspec: string;
+  freq_range: [number, number];
+  DRs: Array<[number, number, number]>;
+  sx1301_conf: Array<Record<string, unknown>>;
+  NetID: number[] | null;
+  JoinEui: Array<[bigint, bigint]> | null;
+  nocca?: boolean;
+  nodc?: boolean;
+  nodwell?: boolean;
+  MuxTime?: number;
+  raw: Record<string, unknown>;
+}
+
+/** A `dnmsg` as received (`xtime`/`gpstime` exact as bigint), with the time it arrived. */
+export interface StationDownlink {
+  msgtype: 'dnmsg';
+  DevEui: string;
+  dC: number;
+  diid: number;
+  pdu: string;
+  priority?: number;
+  rctx?: number;
+  MuxTime?: number;
+  RxDelay?: number;
+  RX1DR?: number;
+  RX1Freq?: number;
+  RX2DR?: number;
+  RX2Freq?: number;
+  DR?: number;
+  Freq?: number;
+  xtime?: bigint;
+  gpstime?: bigint;
+  receivedAt: number;
+}
+
+export interface StationRadio {
+  /** DR index of the region. */
+  DR: number;
+  /** Hz. */
+  Freq: number;
+  rssi?: number;
+  snr?: number;
+  /** The receiving radio unit (default 0). */
+  rctx?: number;
+  /** GPS µs of reception (default 0: no GPS). */
+  gpstime?: bigint;
+  /** Default: now on the station's clock. */
+  xtime?: bigint;
+}
+
+export interface StationVersion {
+  station: string;
+  firmware: string | null;
+  package: string | null;
+  model: string;
+  protocol: number;
+  features: string;
+}
+
+/** A bare integer of 16 digits or more (an xtime, a gpstime, a JoinEUI bound) where a JSON value starts. */
+const LONG_INTEGER = /([:[,]\s*)(-?\d{16,})(?=\s*[,\]}])/g;
+
+/**
+ * A server message with its long integers as bigint (station's uj_int reads them as int64), shorter
+ * ones as numbers. The LNS's strings (hex, names, URIs) never hold such a run after `:`, `[` or `,`.
+ */
+function parseServerMessage(text: string): Record<string, unknown> {
+  const value = JSON.parse(text.replace(LONG_INTEGER, '$1{"$int64":"$2"}'), (_key, v: unknown) =>
+    typeof v === 'object' && v !== null && '$int64' in v ? BigInt((v as { $int64: string }).$int64) : v,
+  ) as unknown;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`not a JSON object: ${text}`);
+  return value as Record<string, unknown>;
+}
+
+/** A message to the server, bigints as plain integers (as station's encoder writes `I` fields). */
+function encode(message: Record<string, unknown>): string {
+  return JSON.stringify(message, (_key, v: unknown) => (typeof v === 'bigint' ? `\u0000${v}` : v)).replace(/"\\u0000(-?\d+)"/g, '$1');
+}
+
+const dashed = (bytes: Buffer) => [...bytes].map((b) => b.toString(16).padStart(2, '0').toUpperCase()).join('-');
+
+/**
+ * A frame's station fields (lora.c s2e_parse_lora_frame): join-requests as `jreq` with the EUIs as
+ * dashed bytes, data uplinks as `updf` with DevAddr and MIC as signed 32-bit integers, proprietary
+ * frames as `propdf` with the whole frame in `FRMPayload`.
+ */
+export function stationFrameFields(phy: Buffer): Record<string, unknown> {
+  const mtype = phy[0] >> 5;
+  if (mtype === 7) return { msgtype: 'propdf', FRMPayload: phy.toString('hex').toUpperCase() };
+  const p = loraPacket.fromWire(phy);
+  const mic = (p.MIC as Buffer).readInt32LE(0);
+  const mhdr = (p.MHDR as Buffer)[0];
+  if (p.getMType() === 'Join Request') {
+    return {
+      msgtype: 'jreq',
+      MHdr: mhdr,
+      JoinEui: dashed(p.AppEUI as Buffer),
+      DevEui: dashed(p.DevEUI as Buffer),
+      DevNonce: (p.DevNonce as Buffer).readUInt16BE(0),
+      MIC: mic,
+    };
+  }
+  if (p.getDir() !== 'up') throw new Error(`station does not forward ${p.getMType()} frames`);
+  return {
+    msgtype: 'updf',
+    MHdr: mhdr,
+    DevAddr: (p.DevAddr as Buffer).readInt32BE(0),
+    FCtrl: (p.FCtrl as Buffer)[0],
+    FCnt: (p.FCnt as Buffer).readUInt16BE(0),
+    FOpts: (p.FOpts as Buffer).toString('hex').toUpperCase(),
+    FPort: p.FPort && p.FPort.length > 0 ? (p.FPort as Buffer)[0] : -1,
+    FRMPayload: (p.FRMPayload ?? Buffer.alloc(0)).toString('hex').toUpperCase(),
+    MIC: mic,
+  };
+}
+
+/** The checks station makes of a router_config before it configures its radio (s2e.c, sx130xconf.c). */
+export function checkRouterConfig(raw: Record<string, unknown>): StationRouterConfig {
+  const fail = (what: string): never => {
+    throw new Error(`router_config: ${what}`);
+  };
+  const int = (v: unknown) => typeof v === 'number' && Number.isInteger(v);
+  if (typeof raw.region !== 'string' || raw.region === '') fail('no region');
+  const hwspec = raw.hwspec;
+  const boards = typeof hwspec === 'string' ? /^sx1301\/(\d+)$/.exec(hwspec) : null;
+  if (!boards) fail(`hwspec ${JSON.stringify(hwspec)} is not sx1301/<n>`);
+  const conf = raw.sx1301_conf ?? raw.SX1301_conf;
+  if (!Array.isArray(conf) || conf.length !== Number(boards?.[1]) || !conf.every((c) => typeof c === 'object' && c !== null && 'radio_0' in c))
+    fail('sx1301_conf must hold one concentrator (with radio_0) per hwspec board');
+  const range = raw.freq_range;
+  if (!Array.isArray(range) || range.length !== 2 || !range.every(int) || range[0] >= range[1]) fail('freq_range must be [min, max] Hz');
+  const drs = raw.DRs;
+  if (!Array.isArray(drs) || drs.length === 0 || drs.length > 16) fail('DRs must list up to 16 data rates');
+  for (const dr of drs as unknown[])
+    if (!Array.isArray(dr) || dr.length !== 3 || !dr.every(int) || dr[0] < -1 || dr[0] > 12 || ![0, 1].includes(dr[2]))
+      fail(`DR ${JSON.stringify(dr)} is not [SF, BW, dnonly]`);
+  const netIds = raw.NetID ?? null;
+  if (netIds !== null && (!Array.isArray(netIds) || !netIds.every(int))) fail('NetID must be null or integers');
+  const joinEuis = raw.JoinEui ?? raw.JoinEUI ?? null;
+  const isInt64 = (v: unknown) => typeof v === 'bigint' || int(v);
+  if (joinEuis !== null && (!Array.isArray(joinEuis) || !joinEuis.every((r) => Array.isArray(r) && r.length === 2 && r.every(isInt64))))
+    fail('JoinEui must be null or [low, high] ranges');
+  for (const flag of ['nocca', 'nodc', 'nodwell']) if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean') fail(`${flag} must be a boolean`);
+  if (raw.MuxTime !== undefined && typeof raw.MuxTime !== 'number') fail('MuxTime must be a number');
+  return {
+    region: raw.region as string,
+    hwspec: hwspec as string,
+    freq_range: range as [number, number],
+    DRs: drs as Array<[number, number, number]>,
+    sx1301_conf: conf as Array<Record<string, unknown>>,
+    NetID: netIds as number[] | null,
+    JoinEui: joinEuis === null ? null : (joinEuis as unknown[][]).map(([low, high]) => [BigInt(low as bigint), BigInt(high as bigint)] as [bigint, bigint]),
+    nocca: raw.nocca as boolean | undefined,
+    nodc: raw.nodc as boolean | undefined,
+    nodwell: raw.nodwell as boolean | undefined,
+    MuxTime: raw.MuxTime as number | undefined,
+    raw,
+  };
+}
+
+export class SimulatedBasicStation {
+  /** Top 16 bits of every xtime of this run: radio unit 0, a random non-zero session. */
+  readonly session = BigInt(randomInt(1, 256)) << 48n;
+  private readonly started = process.hrtime.bigint();
+  private ws?: WebSocket;
+  private answeringPings = true;
+  private waiters: Array<{ accept: (m: Record<string, unknown>) => boolean; resolve: (m: Record<string, unknown>) => void }> = [];
+  readonly downlinks: StationDownlink[] = [];
+  readonly received: Array<Record<string, unknown>> = [];
+  routerConfig?: StationRouterConfig;
+  /** The latest MuxTime the server sent and when (ms), for RefTime. */
+  private mux?: { muxTime: number; at: number };
+  /** Answer each dnmsg with dntxed right away. */
+  autoAck = false;
+
+  constructor(
+    /** 16 hex digits. */
+    readonly eui: string,
+    readonly version: StationVersion = { station: '2.0.6(test/std)', firmware: null, package: null, model: 'test', protocol: 2, features: 'gps' },
+  ) {}
+
+  /** Microseconds since this station's concentrator session started, in the session: station's xtime of now. */
+  xtime(): bigint {
+    return this.session | ((process.hrtime.bigint() - this.started) / 1000n);
+  }
+
+  /** `GET /router-info` over a WebSocket: the server's answer (`{router, muxs, uri}` or `{router, error}`). */
+  static async discover(tcUri: string, router: string | number | bigint, options: StationConnectOptions = {}): Promise<Record<string, unknown>> {
+    const ws = await open(`${tcUri.replace(/\/$/, '')}/router-info`, options);
+    try {
+      const answer = new Promise<Record<string, unknown>>((resolve, reject) => {
+        ws.once('message', (data) => {
+          try {
+            resolve(parseServerMessage(String(data)));
+          } catch (err) {
+            reject(err as Error);
+          }
+        });
+        ws.once('close', () => reject(new Error('router-info closed without an answer')));
+      });
+      ws.send(encode({ router }));
+      return await answer;
+    } finally {
+      ws.close();
+    }
+  }
+
+  /** Opens the data connection (`uri` of the discovery answer), sends `version` and waits for `router_config`, which it checks. */
+  async connect(uri: string, options: StationConnectOptions = {}): Promise<StationRouterConfig> {
+    const ws = await open(uri, { ...options, autoPong: false });
+    this.ws = ws;
+    ws.on('ping', (data) => {
+      if (this.answeringPings) ws.pong(data);
+    });
+    ws.on('message', (data) => this.onMessage(String(data)));
+    const config = this.next((m) => m.msgtype === 'router_config');
+    this.send({ msgtype: 'version', ...this.version });
+    this.routerConfig = checkRouterConfig(await config);
+    return this.routerConfig;
+  }
+
+  /** Stops (or resumes) answering the server's pings, as a gateway whose link died would. */
+  answerPings(answer: boolean): void {
+    this.answeringPings = answer;
+  }
+
+  /** Resolves once the connection closes, with its close code. */
+  closed(): Promise<number> {
+    const ws = this.ws;
+    if (!ws || ws.readyState === WebSocket.CLOSED) return Promise.resolve(1006);
+    return new Promise((resolve) => ws.once('close', (code) => resolve(code)));
+  }
+
+  close(): void {
+    this.ws?.close();
+  }
+
+  /** Sends a received frame (`jreq`, `updf` or `propdf` by its MType) with its radio metadata; returns the message sent. */
+  sendFrame(phy: Buffer, radio: StationRadio): Record<string, unknown> {
+    const message: Record<string, unknown> = {
+      ...stationFrameFields(phy),
+      RefTime: this.refTime(),
+      DR: radio.DR,
+      Freq: radio.Freq,
+      upinfo: {
+        rctx: radio.rctx ?? 0,
+        xtime: radio.xtime ?? this.xtime(),
+        gpstime: radio.gpstime ?? 0n,
+        fts: -1,
+        rssi: radio.rssi ?? -60,
+        snr: radio.snr ?? 9.5,
+        rxtime: Date.now() / 1000,
+      },
+    };
+    this.send(message);
+    return message;
+  }
+
+  /** The next dnmsg (one already received first). */
+  async nextDownlink(timeoutMs = 5000): Promise<StationDownlink> {
+    const kept = this.downlinks.shift();
+    if (kept) return kept;
+    await this.next((m) => m.msgtype === 'dnmsg', timeoutMs, true);
+    return this.downlinks.shift() as StationDownlink;
+  }
+
+  /** Answers a dnmsg with `dntxed` as station does after transmitting it (s2e.c send_dntxed). */
+  acknowledge(dn: StationDownlink): void {
+    this.send({
+      msgtype: 'dntxed',
+      seqno: dn.diid,
+      diid: dn.diid,
+      DR: dn.RX1DR ?? dn.DR ?? dn.RX2DR ?? 0,
+      Freq: dn.RX1Freq ?? dn.Freq ?? dn.RX2Freq ?? 0,
+      DevEui: dn.DevEui,
+      rctx: dn.rctx ?? 0,
+      xtime: this.xtime(),
+      txtime: Number(process.hrtime.bigint() - this.started) / 1e9,
+      gpstime: 0n,
+    });
+  }
+
+  /** A `timesync` request; resolves with the server's answer (`txtime` echoed, `gpstime` µs). */
+  async timesync(timeoutMs = 5000): Promise<{ txtime: number; gpstime: bigint; MuxTime?: number }> {
+    const txtime = Number((process.hrtime.bigint() - this.started) / 1000n);
+    const answer = this.next((m) => m.msgtype === 'timesync' && Number(m.txtime) === txtime, timeoutMs);
+    this.send({ msgtype: 'timesync', txtime });
+    const m = await answer;
+    if (typeof m.gpstime !== 'bigint' && typeof m.gpstime !== 'number') throw new Error('timesync answer without gpstime');
+    return { txtime, gpstime: BigInt(m.gpstime), MuxTime: m.MuxTime as number | undefined };
+  }
+
+  /** Sends any text as is (for malformed-input tests). */
+  sendRaw(text: string): void {
+    this.ws?.send(text);
+  }
+
+  /** Waits for a server message the predicate accepts: one received already (unless `onlyNew`), or the next. */
+  next(accept: (m: Record<string, unknown>) => boolean, timeoutMs = 5000, onlyNew = false): Promise<Record<string, unknown>> {
+    const seen = onlyNew ? undefined : this.received.find(accept);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new Error(`no such message from the server within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const waiter = {
+        accept,
+        resolve: (m: Record<string, unknown>) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  private send(message: Record<string, unknown>): void {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) throw new Error('the station is not connected');
+    this.ws.send(encode(message));
+  }
+
+  /** Station's RefTime: the last MuxTime plus the time since it came (0 before any). */
+  private refTime(): number {
+    return this.mux ? this.mux.muxTime + (Date.now() - this.mux.at) / 1000 : 0;
+  }
+
+  private onMessage(text: string): void {
+    let m: Record<string, unknown>;
+    try {
+      m = parseServerMessage(text);
+    } catch {
+      return;
+    }
+    if (typeof m.MuxTime === 'number') this.mux = { muxTime: m.MuxTime, at: Date.now() };
+    if (m.msgtype === 'dnmsg') {
+      const int64 = (v: unknown) => (typeof v === 'number' ? BigInt(v) : v);
+      const dn = { ...m, xtime: int64(m.xtime), gpstime: int64(m.gpstime), receivedAt: Date.now() } as unknown as StationDownlink;
+      if (dn.xtime === undefined) delete dn.xtime;
+      if (dn.gpstime === undefined) delete dn.gpstime;
+      this.downlinks.push(dn);
+      if (this.autoAck) this.acknowledge(dn);
+    }
+    this.received.push(m);
+    const waiter = this.waiters.find((w) => w.accept(m));
+    if (waiter) {
+      this.waiters = this.waiters.filter((w) => w !== waiter);
+      waiter.resolve(m);
+    }
+  }
+}
+
+/** Opens a WebSocket as station does: the token header only over wss://, the server checked against `ca`. */
+function open(url: string, options: StationConnectOptions & { autoPong?: boolean }): Promise<WebSocket> {
+  const secure = url.startsWith('wss://');
+  const headers: Record<string, string> = secure && options.token ? { Authorization: `Bearer ${options.token}` } : {};
+  const ws = new WebSocket(url, { headers, ca: options.ca, autoPong: options.autoPong ?? true, handshakeTimeout: 5000 });
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`the server answered ${res.statusCode} to ${url}`)));
+  });
+}
