@@ -65,6 +65,8 @@ const CASES: RegionCase[] = [
   { plan: 'KR_920_923_TTN', up: { freq: 922.3, datr: 'SF7BW125' }, rx1: { freq: 922.3, datr: 'SF7BW125' } },
   { plan: 'RU_864_870_TTN', up: { freq: 869.1, datr: 'SF7BW125' }, rx1: { freq: 869.1, datr: 'SF7BW125' } },
   { plan: 'EU_433', up: { freq: 433.375, datr: 'SF7BW125' }, rx1: { freq: 433.375, datr: 'SF7BW125' } },
+  // Channel 81 (486.5 MHz) → downlink channel 81 mod 48 = 33: 500.3 + 0.2·33 = 506.9 MHz.
+  { plan: 'CN_470_510_FSB_11', up: { freq: 486.5, datr: 'SF7BW125' }, rx1: { freq: 506.9, datr: 'SF7BW125' } },
 ];
 
 describe.each(MODES)('regions (%s)', (_mode, start) => {

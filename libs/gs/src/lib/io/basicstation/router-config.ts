@@ -26,6 +26,7 @@ const REGIONS: Record<BandId, string> = {
   RU_864_870: 'RU864',
   EU_433: 'EU433',
   CN_779_787: 'CN779',
+  CN_470_510: 'CN470',
 };
 
 /** An SX1301 has eight multi-SF demodulators (`chan_multiSF_0` … `_7`). */
