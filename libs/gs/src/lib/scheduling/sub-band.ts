@@ -28,6 +28,9 @@ import { upperBound } from './sorted';
 /** The sliding window duty cycle is enforced in (TTS `DutyCycleWindow`): a longer one allows bursts, a shorter one spreads airtime. */
 export const DUTY_CYCLE_WINDOW_US = 3_600_000_000;
 
+/** How many candidate starts `earliestStart` tries at most (each a duty-cycle check). */
+const MAX_ANYTIME_ATTEMPTS = 256;
+
 /** A downlink's `TxSchedulePriority` by name. */
 export type SchedulePriority = (typeof TxSchedulePriority.names)[number];
 
@@ -130,6 +133,42 @@ export class SubBandDutyCycle {
     this.airtime.add(em.starts_us, emissionEndsUs(em));
     this.emissions.splice(upperBound(this.emissions, em.starts_us, startOf), 0, em);
     this.longestUs = Math.max(this.longestUs, em.duration_us);
+  }
+
+  /** Forgets a recorded emission (the gateway refused it). */
+  remove(em: Emission): void {
+    const i = this.emissions.indexOf(em);
+    if (i < 0) return;
+    this.emissions.splice(i, 1);
+    this.airtime.remove(em.starts_us, emissionEndsUs(em));
+  }
+
+  /**
+   * The earliest start at or after `fromUs` at which the airtime of `durationUs` there would leave
+   * every window within the priority's budget, as far as the emissions recorded now tell: the
+   * windows that end with the new emission lose airtime as recorded emissions end a window before
+   * it, so the candidates are `fromUs` and those moments (TTS `SubBand.ScheduleAnytime` waits for
+   * the same). `conflictFree` moves a candidate past the radio's other emissions; `limitUs` bounds
+   * the search. Undefined when no candidate up to `limitUs` fits.
+   */
+  earliestStart(
+    fromUs: number,
+    durationUs: number,
+    priority: SchedulePriority,
+    conflictFree: (startsUs: number) => number,
+    limitUs: number,
+  ): number | undefined {
+    let starts = conflictFree(fromUs);
+    const ends = this.airtime.endsBetween(starts + durationUs - this.window_us, limitUs + durationUs);
+    let next = 0;
+    for (let attempt = 0; attempt <= Math.min(ends.length, MAX_ANYTIME_ATTEMPTS) && starts <= limitUs; attempt++) {
+      if (!this.check({ starts_us: starts, duration_us: durationUs }, priority)) return starts;
+      // The window that ends with this emission must lose airtime: wait for the next recorded end to leave it.
+      while (next < ends.length && ends[next] + this.window_us - durationUs <= starts) next++;
+      if (next === ends.length) return undefined;
+      starts = conflictFree(ends[next] + this.window_us - durationUs);
+    }
+    return undefined;
   }
 
   /**
