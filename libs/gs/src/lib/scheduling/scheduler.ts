@@ -16,7 +16,8 @@ import { SubBands, type SubBandStats } from './sub-bands';
  * - would start too soon to reach the gateway in time (`too_late`): the gateway must have it half a
  *   round trip after it is sent, plus the concentrator's queue delay (TTS: SCHEDULE_TIME_SHORT until
  *   MIN_RTT_COUNT round trips are known, then the 90th percentile's half plus QUEUE_DELAY_US);
- * - overlaps another emission of the same antenna, time off air included (`conflict`);
+ * - overlaps another emission of the same antenna, time off air included (`conflict`; at least
+ *   RADIO_GAP_US between two, as a Semtech concentrator's JIT queue needs);
  * - takes some window of its sub-band over the duty cycle its priority may use (`duty_cycle`), or
  *   lies in no sub-band of the gateway's plans (`sub_band_not_found`).
  *
@@ -36,6 +37,14 @@ export const SCHEDULE_TIME_LONG_US = 500_000 + QUEUE_DELAY_US;
 export const MIN_RTT_COUNT = 5;
 /** The percentile of round trips the lead is computed from (TTS scheduleLateRTTPercentile). */
 export const LATE_RTT_PERCENTILE = 90;
+/**
+ * The least gap (µs) between two transmissions of one radio: the Semtech packet forwarder's JIT
+ * queue refuses (`COLLISION_PACKET`) a packet that starts within TX_START_DELAY (1.5 ms) +
+ * TX_JIT_DELAY (30 ms) + TX_MARGIN_DELAY (1 ms) of the end of another (`jitqueue.c`
+ * jit_collision_test), a little more than TTS's QueueDelay (30 ms), so back-to-back class C
+ * downlinks at TTS's gap would be refused.
+ */
+export const RADIO_GAP_US = 33_000;
 /** The dwell time (µs) of plans that limit downlinks' time on air (FCC, ARIB, AS923 with dwell time). */
 export const DWELL_TIME_US = 400_000;
 
@@ -186,7 +195,7 @@ export class GatewayScheduler {
 
   private antenna(index: number): AntennaEmissions {
     let antenna = this.antennas.get(index);
-    if (!antenna) this.antennas.set(index, (antenna = new AntennaEmissions(() => this.now())));
+    if (!antenna) this.antennas.set(index, (antenna = new AntennaEmissions(() => this.now(), { duration_us: RADIO_GAP_US })));
     return antenna;
   }
 }
