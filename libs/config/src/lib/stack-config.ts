@@ -326,7 +326,7 @@ export class Environment {
 
   @Setting(
     'gs',
-    'The sliding window (ms) a sub-band\'s duty cycle is enforced in (ETSI and TTS: one hour). Shorter windows spread airtime more evenly; tests use short ones to reach the limit quickly.',
+    "The sliding window (ms) a sub-band's duty cycle is enforced in (ETSI and TTS: one hour). Shorter windows spread airtime more evenly; tests use short ones to reach the limit quickly.",
   )
   @IsOptional()
   @Transform(toInt)

@@ -97,9 +97,4 @@ export const ErrDwellTime = defineError(
  * TTS `io` tx_schedule: no receive window of a class A downlink could be scheduled; each window's
  * reason by name (`conflict`, `duty_cycle`, `too_late`, …), the last window's error as the cause.
  */
-export const ErrTxSchedule = defineError(
-  'pkg/gatewayserver/io',
-  'tx_schedule',
-  'failed to schedule the downlink: RX1 `{rx1}`, RX2 `{rx2}`',
-  Code.Aborted,
-);
+export const ErrTxSchedule = defineError('pkg/gatewayserver/io', 'tx_schedule', 'failed to schedule the downlink: RX1 `{rx1}`, RX2 `{rx2}`', Code.Aborted);

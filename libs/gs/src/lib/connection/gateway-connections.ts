@@ -44,7 +44,8 @@ export class GatewayConnections {
   private readonly connections = new Map<string, GatewayConnection>();
   private readonly connecting = new Map<string, Promise<GatewayConnection | undefined>>();
   private sweeper?: NodeJS.Timeout;
-  private readonly o: Required<Omit<ConnectionOptions, 'fallbackFrequencyPlan' | 'scheduling'>> & Pick<ConnectionOptions, 'fallbackFrequencyPlan' | 'scheduling'>;
+  private readonly o: Required<Omit<ConnectionOptions, 'fallbackFrequencyPlan' | 'scheduling'>> &
+    Pick<ConnectionOptions, 'fallbackFrequencyPlan' | 'scheduling'>;
 
   constructor(
     options: ConnectionOptions,

@@ -82,7 +82,13 @@ function channel(frequency: string | undefined, dataRate: unknown, plan: Frequen
  * with what is booked); `imme` before that. The request's RX2 frequency and data rate; the
  * sub-band's limit as power.
  */
-export function planClassCDownlink(payload: Buffer, request: TxRequest, plan: FrequencyPlan, scheduler: GatewayScheduler, antennaGain = 0): PlannedDownlink | StackError {
+export function planClassCDownlink(
+  payload: Buffer,
+  request: TxRequest,
+  plan: FrequencyPlan,
+  scheduler: GatewayScheduler,
+  antennaGain = 0,
+): PlannedDownlink | StackError {
   const ch = rx2Channel(request, plan);
   if (isStackError(ch)) return ch;
   const emission = scheduler.scheduleAnytime(transmission(ch, payload, request, 0));
@@ -123,7 +129,13 @@ export function planClassADownlink(
 
 /** What the scheduler books of a downlink on a channel. */
 export function transmission(ch: Channel, payload: Buffer, request: TxRequest, antennaIndex: number) {
-  return { frequency: Number(ch.frequency), data_rate: ch.rate, payload_size: payload.length, priority: schedulePriorityOf(request), antenna_index: antennaIndex };
+  return {
+    frequency: Number(ch.frequency),
+    data_rate: ch.rate,
+    payload_size: payload.length,
+    priority: schedulePriorityOf(request),
+    antenna_index: antennaIndex,
+  };
 }
 
 /** The plan of a booked downlink. */

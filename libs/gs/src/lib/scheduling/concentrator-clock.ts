@@ -74,7 +74,7 @@ export class ConcentratorClock {
 
   /** The time on the timeline whose timestamp is `timestamp`, nearest to `near`. */
   private unwrap(timestamp: number, near: number): number {
-    const base = this.absolute + ((((timestamp >>> 0) - (this.relative as number)) % ROLLOVER_US) + ROLLOVER_US) % ROLLOVER_US;
+    const base = this.absolute + (((((timestamp >>> 0) - (this.relative as number)) % ROLLOVER_US) + ROLLOVER_US) % ROLLOVER_US);
     return base + Math.round((near - base) / ROLLOVER_US) * ROLLOVER_US;
   }
 }

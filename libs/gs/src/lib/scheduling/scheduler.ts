@@ -172,8 +172,7 @@ export class GatewayScheduler {
 
   private emission(tx: Transmission, starts: number): Emission | StackError {
     const duration = timeOnAirUs(tx.payload_size, tx.data_rate, { direction: 'downlink', coding_rate: tx.coding_rate });
-    if (this.dwellTime && duration > DWELL_TIME_US)
-      return ErrDwellTime.with({ time_on_air_ms: (duration / 1000).toFixed(1), max_ms: DWELL_TIME_US / 1000 });
+    if (this.dwellTime && duration > DWELL_TIME_US) return ErrDwellTime.with({ time_on_air_ms: (duration / 1000).toFixed(1), max_ms: DWELL_TIME_US / 1000 });
     return { starts_us: starts, duration_us: duration };
   }
 

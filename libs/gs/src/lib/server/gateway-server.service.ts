@@ -52,8 +52,15 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     private readonly events: EventPublisher,
     private readonly uplinks: UplinksService,
   ) {
-    const { unknownEuiCacheSize, unknownEuiCacheTtlMs, unknownEuiLookupsPerSec, requireRegisteredGateways, fallbackFrequencyPlan, enforceDutyCycle, dutyCycleWindowMs } =
-      config.gs;
+    const {
+      unknownEuiCacheSize,
+      unknownEuiCacheTtlMs,
+      unknownEuiLookupsPerSec,
+      requireRegisteredGateways,
+      fallbackFrequencyPlan,
+      enforceDutyCycle,
+      dutyCycleWindowMs,
+    } = config.gs;
     this.gateways = new GatewayLookup(
       { unknownCacheSize: unknownEuiCacheSize, unknownCacheTtlMs: unknownEuiCacheTtlMs, lookupsPerSec: unknownEuiLookupsPerSec },
       (eui) => this.askIdentityServer(eui),
@@ -101,7 +108,12 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     const rows: SubBandUtilization[] = [];
     for (const conn of this.connections.all())
       for (const sb of conn.scheduler?.subBandStats() ?? [])
-        rows.push({ band_id: conn.frequency_plans[0]?.band_id ?? '', sub_band: `${sb.min_frequency}-${sb.max_frequency}`, utilization: sb.downlink_utilization, limit: sb.downlink_utilization_limit });
+        rows.push({
+          band_id: conn.frequency_plans[0]?.band_id ?? '',
+          sub_band: `${sb.min_frequency}-${sb.max_frequency}`,
+          utilization: sb.downlink_utilization,
+          limit: sb.downlink_utilization_limit,
+        });
     return rows;
   }
 
