@@ -20,6 +20,8 @@ export interface PendingDownlink {
   /** Its booking in the gateway's scheduler, taken back when the gateway refuses it. */
   emission?: ScheduledEmission;
   sent_at: number;
+  /** When the gateway refuses it: sends it once more where it can still go (the next receive window, a later moment), the new pending downlink. */
+  retry?: () => PendingDownlink | undefined;
 }
 
 /** A pending downlink is forgotten this long after it was sent. */

@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { GS_EVENTS, type RpcContext, type ScheduleDownlinkRequest, type ScheduleDownlinkResponse } from '@lorawan/api';
+import { GS_EVENTS, type RpcContext, type ScheduleDownlinkRequest, type ScheduleDownlinkResponse, type TxRequest } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { isStackError, type StackError } from '@lorawan/errors';
 import { gsDownlinks, gsDownlinksRefused } from '@lorawan/observability';
 import { ErrFrequencyPlan, ErrGatewayNotConnected, ErrNoDownlinkPath, ErrUplinkToken } from '../errors';
+import type { GatewayConnection, PendingDownlink } from '../connection/gateway-connection';
+import type { PlannedDownlink } from '../scheduling/class-a-downlink';
 import { planDownlink } from '../scheduling/plan-downlink';
+import type { GatewayScheduler } from '../scheduling/scheduler';
 import { decodeUplinkToken } from '../scheduling/uplink-token';
 import { GatewayServerService } from '../server/gateway-server.service';
 
@@ -59,10 +62,35 @@ export class DownlinksService {
       correlation_ids: eventCtx.correlation_ids,
       session_key_id: message.session_key_id,
     };
+    const sent = this.send(conn, planned, acknowledged, eventCtx, message);
+    if (!sent) return fail(ErrNoDownlinkPath.with({ gateway_uid: conn.ids.gateway_id }));
+    // A gateway that refuses it (its TX acknowledgment) gets it once more where that can still be:
+    // a class A downlink refused in RX1 in RX2, a class C downlink at the next free moment.
+    const retry = this.retryRequest(request.request, planned.window);
+    if (retry)
+      sent.retry = () => {
+        const again = planDownlink(payload, retry, token, plan, conn.scheduler as GatewayScheduler, conn.gps_time !== undefined);
+        return isStackError(again) ? undefined : this.send(conn, again, acknowledged, eventCtx, message);
+      };
+    return {
+      delay: `${Math.max(0, planned.emission.delay_us) / 1_000_000}s`,
+      downlink_path: { uplink_token: path.uplink_token },
+      ...(planned.window === 'rx1' ? { rx1: true } : { rx2: true }),
+    };
+  }
+
+  /** Hands a planned downlink to the gateway's frontend: `gs.down.send`; undefined (and off the books) when the gateway has no downlink path. */
+  private send(
+    conn: GatewayConnection,
+    planned: PlannedDownlink,
+    acknowledged: Record<string, unknown>,
+    eventCtx: RpcContext,
+    message: ScheduleDownlinkRequest,
+  ): PendingDownlink | undefined {
     const sent = conn.frontend.send(conn, planned, acknowledged);
     if (!sent) {
-      conn.scheduler.cancel(planned.emission);
-      return fail(ErrNoDownlinkPath.with({ gateway_uid: conn.ids.gateway_id }));
+      conn.scheduler?.cancel(planned.emission);
+      return undefined;
     }
     gsDownlinks.inc({ result: 'sent' });
     const scheduled = {
@@ -70,14 +98,25 @@ export class DownlinksService {
       frequency: planned.frequency,
       ...(planned.timestamp !== undefined ? { timestamp: planned.timestamp } : {}),
       ...(planned.time !== undefined ? { time: planned.time } : {}),
-      downlink: { tx_power: planned.eirp, invert_polarization: true, antenna_index: token.antenna_index },
+      downlink: { tx_power: planned.eirp, invert_polarization: true, antenna_index: planned.emission.antenna_index },
     };
     const { request: _request, ...rest } = message;
-    this.events.publish(GS_EVENTS.downSend, ids, { ctx: eventCtx, data: { ...rest, scheduled, correlation_ids: eventCtx.correlation_ids } });
-    return {
-      delay: `${Math.max(0, planned.emission.delay_us) / 1_000_000}s`,
-      downlink_path: { uplink_token: path.uplink_token },
-      ...(planned.window === 'rx1' ? { rx1: true } : { rx2: true }),
-    };
+    this.events.publish(GS_EVENTS.downSend, { gateway_ids: conn.ids }, { ctx: eventCtx, data: { ...rest, scheduled, correlation_ids: eventCtx.correlation_ids } });
+    return sent;
+  }
+
+  /** The request to try once more after the gateway refused a downlink sent in `window`: class A's RX2 alone after RX1, class C again; else none. */
+  private retryRequest(request: TxRequest, window: 'rx1' | 'rx2'): TxRequest | undefined {
+    switch (request.class ?? 'CLASS_A') {
+      case 'CLASS_A': {
+        if (window !== 'rx1' || request.rx2_frequency === undefined) return undefined;
+        const { rx1_frequency: _frequency, rx1_data_rate: _rate, ...rx2 } = request;
+        return rx2;
+      }
+      case 'CLASS_C':
+        return request;
+      default:
+        return undefined;
+    }
   }
 }

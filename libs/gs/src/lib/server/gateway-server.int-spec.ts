@@ -258,6 +258,64 @@ describe('Gateway Server (in-process)', () => {
     }
   });
 
+  it('books each downlink in the gateway’s scheduler: a second one at the same RX1 goes in RX2, a third is refused (tx_schedule: conflict in both); a TX_ACK refusal in RX1 sends it again in RX2 and frees RX1', async () => {
+    const client = inProcessMessaging(gs.broker, { rpcTimeoutMs: 2000, shutdownGraceMs: 0 }).client();
+    const subject = gatewayDownlinkSubject(RPCS['NsGs.ScheduleDownlink'].subject, 'gtw-1');
+    const acks: Array<{ result: string }> = [];
+    const ns = serveRpcDouble(gs.broker, 'GsNs.ReportTxAcknowledgment', (req) => {
+      acks.push(req.body as { result: string });
+      return { ok: {} };
+    });
+    try {
+      const tmst = gateway.concentratorTime();
+      await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { tmst, freq: 868.3 })] });
+      await eventually(() => uplinksAtNs.some((u) => (u.body as { settings: { timestamp: number } }).settings.timestamp === tmst));
+      const up = uplinksAtNs.find((u) => (u.body as { settings: { timestamp: number } }).settings.timestamp === tmst)?.body as {
+        rx_metadata: Array<{ uplink_token: string }>;
+      };
+      expect(await gateway.pull()).toBe(0x04);
+      const body = {
+        raw_payload: Buffer.alloc(17, 7).toString('base64'),
+        request: {
+          class: 'CLASS_A',
+          downlink_paths: [{ uplink_token: up.rx_metadata[0].uplink_token }],
+          rx1_delay: 1,
+          rx1_frequency: '868300000',
+          rx1_data_rate: { lora: { spreading_factor: 7, bandwidth: 125000 } },
+          rx2_frequency: '869525000',
+          rx2_data_rate: { lora: { spreading_factor: 9, bandwidth: 125000 } },
+        },
+        correlation_ids: ['ns:downlink:BOOKED'],
+      };
+      const call = () => client.call(subject, { ctx: rpcContext('NsGs.ScheduleDownlink'), body });
+      const before = gateway.downlinks.length;
+      expect(await call()).toMatchObject({ rx1: true });
+      expect(await call()).toMatchObject({ rx2: true });
+      await expect(call()).rejects.toMatchObject({ name: 'tx_schedule', attributes: { rx1: 'conflict', rx2: 'conflict' } });
+      const [rx1, rx2] = (await gateway.waitForDownlinks(before + 2)).slice(before);
+      expect(rx1.txpk).toMatchObject({ tmst: (tmst + 1_000_000) >>> 0, freq: 868.3 });
+      expect(rx2.txpk).toMatchObject({ tmst: (tmst + 2_000_000) >>> 0, freq: 869.525 });
+      // The gateway refuses RX1 (a beacon or another network's downlink the GS cannot know of): no RX2 is free, so the NS hears of it.
+      gateway.txAck(rx1.token, 'COLLISION_PACKET');
+      await eventually(() => acks.length === 1);
+      expect(acks[0]).toMatchObject({ result: 'COLLISION_PACKET' });
+      // RX1 left the books: a downlink fits there again. Refused there too, it goes again in RX2, once RX2 is free.
+      gateway.txAck(rx2.token, 'TOO_LATE');
+      await eventually(() => acks.length === 2);
+      expect(await call()).toMatchObject({ rx1: true });
+      const [again] = (await gateway.waitForDownlinks(before + 3)).slice(before + 2);
+      expect(again.txpk).toMatchObject({ tmst: (tmst + 1_000_000) >>> 0 });
+      gateway.txAck(again.token, 'COLLISION_PACKET');
+      const [retried] = (await gateway.waitForDownlinks(before + 4)).slice(before + 3);
+      expect(retried.txpk).toMatchObject({ tmst: (tmst + 2_000_000) >>> 0, freq: 869.525, datr: 'SF9BW125' });
+      gateway.txAck(retried.token);
+      await eventually(() => acks.length === 3);
+      expect(acks.map((a) => a.result)).toEqual(['COLLISION_PACKET', 'TOO_LATE', 'SUCCESS']);
+    } finally {
+      ns.unsubscribe();
+    }
+  });
+
   it('looks an unknown EUI up once, and again at once when the IS registers a gateway with it (gateway.create)', async () => {
     const eui = 'AA555A00000000FE';
     const port = gs.running.app.get(GatewayServerService).udp?.port ?? 0;

@@ -198,10 +198,13 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     this.events.publish(GS_EVENTS.txAckReceive, ids, { ctx, data: { result, downlink_message: message } });
     if (result === 'SUCCESS') this.events.publish(GS_EVENTS.downTxSuccess, ids, { ctx });
     else {
-      // The radio will not be on the air then: the emission leaves the scheduler's books.
-      if (downlink.emission) conn.scheduler?.cancel(downlink.emission);
       gsDownlinksRefused.inc({ by: 'gateway', reason: result.toLowerCase() });
       this.events.publish(GS_EVENTS.downTxFail, ids, { ctx, data: result });
+      // Once more where it can still go (RX2 after RX1, class C after this one): its own acknowledgment reports the outcome.
+      const retried = downlink.retry?.();
+      // The radio will not be on the air then: the emission leaves the scheduler's books.
+      if (downlink.emission) conn.scheduler?.cancel(downlink.emission);
+      if (retried) return;
     }
     try {
       await this.rpc.invoke('GsNs.ReportTxAcknowledgment', { result, downlink_message: message }, ctx);
