@@ -12,12 +12,17 @@
  * booked stays in place. Unwrapping takes the number of rollovers that best matches the server
  * time elapsed since the previous anchor, so a gateway silent for longer than a rollover is
  * unwrapped right; a timestamp that matches none within RESET_TOLERANCE_US (the concentrator
- * restarted, or the forwarder did) re-anchors the timeline at the server's estimate.
+ * restarted, or the forwarder did) re-anchors the timeline at the server's estimate, so bookings
+ * made before stay where the server's clock put them.
  */
 
 const ROLLOVER_US = 2 ** 32;
-/** How far an uplink's timestamp may stray from the server's estimate before the concentrator is taken to have restarted. */
-export const RESET_TOLERANCE_US = 5_000_000;
+/**
+ * How far an uplink's timestamp may stray from the server's estimate before the clock re-anchors
+ * (the concentrator or its forwarder restarted, or the timestamps are not a concentrator's): the
+ * network's jitter between two uplinks stays well below it, and drift is parts per million.
+ */
+export const RESET_TOLERANCE_US = 500_000;
 
 export class ConcentratorClock {
   /** The timeline (µs) at the anchor. */

@@ -32,6 +32,23 @@ const NS_UNAVAILABLE = defineError('pkg/networkserver', 'join_server_unavailable
 
 const joinRequest = loraJoinRequest();
 
+/** An NS's class A `NsGs.ScheduleDownlink` request: RX1 at SF7, RX2 on 869.525 MHz at SF9. */
+function classADownlink(uplinkToken: string, o: { rx1_delay: number; rx1_frequency: string; payload: Buffer; id: string }) {
+  return {
+    raw_payload: o.payload.toString('base64'),
+    request: {
+      class: 'CLASS_A',
+      downlink_paths: [{ uplink_token: uplinkToken }],
+      rx1_delay: o.rx1_delay,
+      rx1_frequency: o.rx1_frequency,
+      rx1_data_rate: { lora: { spreading_factor: 7, bandwidth: 125000 } },
+      rx2_frequency: '869525000',
+      rx2_data_rate: { lora: { spreading_factor: 9, bandwidth: 125000 } },
+    },
+    correlation_ids: [`ns:downlink:${o.id}`],
+  };
+}
+
 describe('Gateway Server (in-process)', () => {
   let gs: TestComponent;
   let events: EventRecorder;
@@ -117,19 +134,7 @@ describe('Gateway Server (in-process)', () => {
   it('sends the downlink an NS schedules on the gateway’s own subject: RX1 as a PULL_RESP on the downlink path, gs.down.schedule.attempt then gs.down.send; TX_ACK received', async () => {
     const client = inProcessMessaging(gs.broker, { rpcTimeoutMs: 2000, shutdownGraceMs: 0 }).client();
     const subject = gatewayDownlinkSubject(RPCS['NsGs.ScheduleDownlink'].subject, 'gtw-1');
-    const body = (uplinkToken: string) => ({
-      raw_payload: Buffer.alloc(17, 9).toString('base64'),
-      request: {
-        class: 'CLASS_A',
-        downlink_paths: [{ uplink_token: uplinkToken }],
-        rx1_delay: 5,
-        rx1_frequency: '868100000',
-        rx1_data_rate: { lora: { spreading_factor: 7, bandwidth: 125000 } },
-        rx2_frequency: '869525000',
-        rx2_data_rate: { lora: { spreading_factor: 9, bandwidth: 125000 } },
-      },
-      correlation_ids: ['ns:downlink:TEST'],
-    });
+    const body = (uplinkToken: string) => classADownlink(uplinkToken, { rx1_delay: 5, rx1_frequency: '868100000', payload: Buffer.alloc(17, 9), id: 'TEST' });
     // No downlink path before the first PULL_DATA.
     await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { tmst: 7_000_000, freq: 868.5 })] });
     await eventually(() => uplinksAtNs.some((u) => (u.body as { settings: { frequency: string } }).settings.frequency === '868500000'));
@@ -274,19 +279,7 @@ describe('Gateway Server (in-process)', () => {
         rx_metadata: Array<{ uplink_token: string }>;
       };
       expect(await gateway.pull()).toBe(0x04);
-      const body = {
-        raw_payload: Buffer.alloc(17, 7).toString('base64'),
-        request: {
-          class: 'CLASS_A',
-          downlink_paths: [{ uplink_token: up.rx_metadata[0].uplink_token }],
-          rx1_delay: 1,
-          rx1_frequency: '868300000',
-          rx1_data_rate: { lora: { spreading_factor: 7, bandwidth: 125000 } },
-          rx2_frequency: '869525000',
-          rx2_data_rate: { lora: { spreading_factor: 9, bandwidth: 125000 } },
-        },
-        correlation_ids: ['ns:downlink:BOOKED'],
-      };
+      const body = classADownlink(up.rx_metadata[0].uplink_token, { rx1_delay: 1, rx1_frequency: '868300000', payload: Buffer.alloc(17, 7), id: 'BOOKED' });
       const call = () => client.call(subject, { ctx: rpcContext('NsGs.ScheduleDownlink'), body });
       const before = gateway.downlinks.length;
       expect(await call()).toMatchObject({ rx1: true });
