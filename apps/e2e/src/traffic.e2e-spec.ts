@@ -314,7 +314,7 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
     expect(gw.udp.downlinks.length).toBe(before);
   }, 60_000);
 
-  it('a confirmed downlink the device does not acknowledge: downlink_nack, queued again (its second attempt) and sent again; a TX_ACK error becomes downlink_failed', async () => {
+  it('a confirmed downlink the device does not acknowledge: downlink_nack, queued again (its second attempt) and sent again; refused by the gateway in RX1 it goes in RX2, refused there too it becomes downlink_failed', async () => {
     const { dev, devAddr, keys } = await abpDevice('nack');
     const gw = gateways[1];
     await push(dev, [{ f_port: 12, frm_payload: Buffer.from('retry me').toString('base64'), confirmed: true }]);
@@ -339,11 +339,16 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
     expect(againFrame.getFCnt()).toBeGreaterThan(firstFrame.getFCnt() as number);
     expect(loraPacket.verifyMIC(againFrame, Buffer.from(keys.nwkSKey, 'hex'))).toBe(true);
     expect(plain(againFrame, keys)).toBe('retry me');
+    // The gateway refuses it in RX1: the GS sends it again in RX2 (a second later, the RX2 channel); refused there too, the application learns it.
+    const before = gw.udp.downlinks.length;
     gw.udp.txAck(again.token, 'TOO_LATE');
+    const [rx2] = (await gw.udp.waitForDownlinks(before + 1, 3000)).slice(before);
+    expect(rx2.txpk).toMatchObject({ tmst: (again.txpk.tmst as number) + 1_000_000, freq: 869.525, data: again.txpk.data });
+    gw.udp.txAck(rx2.token, 'COLLISION_PACKET');
     await receiver.waitFor(() => ofDevice('/down/failed', dev).length === 1, 10_000, 'downlink_failed');
     expect(ofDevice('/down/failed', dev)[0].json.downlink_failed).toMatchObject({
       downlink: { f_port: 12, frm_payload: Buffer.from('retry me').toString('base64') },
-      error: { namespace: 'pkg/networkserver' },
+      error: { namespace: 'pkg/networkserver', attributes: { result: 'COLLISION_PACKET' } },
     });
   }, 60_000);
 

@@ -40,8 +40,10 @@ describe('ConcentratorClock (TTS RolloverClock)', () => {
   it('re-anchors where the server time says when the concentrator restarted (its timestamp fits no rollover)', () => {
     const clock = new ConcentratorClock();
     const base = clock.sync(3_000_000_000, 50_000_000);
+    expect(clock.restarted).toBe(false);
     const after = clock.sync(1_000, 50_000_000 + 10_000_000);
     expect(after).toBe(base + 10_000_000);
+    expect(clock.restarted).toBe(true);
     expect(clock.toTimestamp(after + 1_000_000)).toBe(1_001_000);
     // Within the tolerance the timestamp wins over the server's estimate (network latency, drift).
     const late = clock.sync(1_000 + 20_000_000 - RESET_TOLERANCE_US + 1, 50_000_000 + 30_000_000);

@@ -45,15 +45,20 @@ export class ConcentratorClock {
   sync(timestamp: number, serverUs: number): number {
     const expected = this.fromServerTime(serverUs);
     let at = expected;
+    this.restarted = false;
     if (this.relative !== undefined) {
       const candidate = this.unwrap(timestamp, expected);
       if (Math.abs(candidate - expected) <= RESET_TOLERANCE_US) at = candidate;
+      else this.restarted = true;
     }
     this.absolute = at;
     this.server = serverUs;
     this.relative = timestamp >>> 0;
     return at;
   }
+
+  /** Whether the latest `sync` found the timestamps inconsistent with the previous anchor and re-anchored (a restarted concentrator). */
+  restarted = false;
 
   /** The timeline's time (µs) at a server time (µs). */
   fromServerTime(serverUs: number): number {

@@ -154,6 +154,17 @@ describe('GatewayScheduler (TTS scheduling.Scheduler)', () => {
     expect(reason(scheduler.scheduleAt(rx1, { timestamp: 2_000_000 }))).toBe('booked');
   });
 
+  it('starts the radios’ books again when the concentrator restarted (its counter jumped); the duty cycle keeps its airtime', () => {
+    const { clock, scheduler } = gateway();
+    booked(scheduler.scheduleAt(rx1, { timestamp: 1_000_000 }));
+    clock.us = 100_000;
+    // An uplink 100 ms later whose timestamp is 3 s off: the counter restarted.
+    scheduler.sync(3_000_000_000, 100_000);
+    const utilization = scheduler.subBandStats().find((sb) => sb.min_frequency === '868000000')?.downlink_utilization;
+    expect(reason(scheduler.scheduleAt(rx1, { timestamp: 3_000_900_000 }))).toBe('booked');
+    expect(scheduler.subBandStats().find((sb) => sb.min_frequency === '868000000')?.downlink_utilization).toBe(utilization);
+  });
+
   it('times transmissions across a concentrator rollover', () => {
     const clock = { us: 0 };
     const scheduler = new GatewayScheduler([EU], { now: () => clock.us });

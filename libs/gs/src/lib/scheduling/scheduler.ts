@@ -110,6 +110,10 @@ export class GatewayScheduler {
   /** An uplink received at concentrator time `timestamp` and server time `serverUs` (µs) anchors the clock. */
   sync(timestamp: number, serverUs: number): void {
     this.clock.sync(timestamp, serverUs);
+    // A concentrator whose counter jumped has restarted with an empty queue, and what was booked
+    // cannot be placed against its new counter: the radios' books start again (the duty cycle's
+    // airtime stays counted).
+    if (this.clock.restarted) this.antennas.clear();
   }
 
   /** The least time (µs) between now and a transmission the gateway is handed now (see the class comment). */
