@@ -101,7 +101,11 @@ export class DownlinksService {
       downlink: { tx_power: planned.eirp, invert_polarization: true, antenna_index: planned.emission.antenna_index },
     };
     const { request: _request, ...rest } = message;
-    this.events.publish(GS_EVENTS.downSend, { gateway_ids: conn.ids }, { ctx: eventCtx, data: { ...rest, scheduled, correlation_ids: eventCtx.correlation_ids } });
+    this.events.publish(
+      GS_EVENTS.downSend,
+      { gateway_ids: conn.ids },
+      { ctx: eventCtx, data: { ...rest, scheduled, correlation_ids: eventCtx.correlation_ids } },
+    );
     return sent;
   }
 
