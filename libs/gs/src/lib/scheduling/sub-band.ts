@@ -28,9 +28,6 @@ import { upperBound } from './sorted';
 /** The sliding window duty cycle is enforced in (TTS `DutyCycleWindow`): a longer one allows bursts, a shorter one spreads airtime. */
 export const DUTY_CYCLE_WINDOW_US = 3_600_000_000;
 
-/** How many candidate starts `earliestStart` tries at most (each a duty-cycle check). */
-const MAX_ANYTIME_ATTEMPTS = 256;
-
 /** A downlink's `TxSchedulePriority` by name. */
 export type SchedulePriority = (typeof TxSchedulePriority.names)[number];
 
@@ -148,8 +145,10 @@ export class SubBandDutyCycle {
    * every window within the priority's budget, as far as the emissions recorded now tell: the
    * windows that end with the new emission lose airtime as recorded emissions end a window before
    * it, so the candidates are `fromUs` and those moments (TTS `SubBand.ScheduleAnytime` waits for
-   * the same). `conflictFree` moves a candidate past the radio's other emissions; `limitUs` bounds
-   * the search. Undefined when no candidate up to `limitUs` fits.
+   * the same). A saturated sub-band may need many of them to pass, so they are searched galloping
+   * (1, 2, 4, … ends further) and then halving back between the last refused and the first
+   * accepted: O(log n) checks. `conflictFree` moves a candidate past the radio's other emissions;
+   * `limitUs` bounds the search. Undefined when no candidate up to `limitUs` fits.
    */
   earliestStart(
     fromUs: number,
@@ -158,17 +157,36 @@ export class SubBandDutyCycle {
     conflictFree: (startsUs: number) => number,
     limitUs: number,
   ): number | undefined {
-    let starts = conflictFree(fromUs);
-    const ends = this.airtime.endsBetween(starts + durationUs - this.window_us, limitUs + durationUs);
-    let next = 0;
-    for (let attempt = 0; attempt <= Math.min(ends.length, MAX_ANYTIME_ATTEMPTS) && starts <= limitUs; attempt++) {
-      if (!this.check({ starts_us: starts, duration_us: durationUs }, priority)) return starts;
-      // The window that ends with this emission must lose airtime: wait for the next recorded end to leave it.
-      while (next < ends.length && ends[next] + this.window_us - durationUs <= starts) next++;
-      if (next === ends.length) return undefined;
-      starts = conflictFree(ends[next] + this.window_us - durationUs);
+    const first = conflictFree(fromUs);
+    const fits = (starts: number) => starts <= limitUs && !this.check({ starts_us: starts, duration_us: durationUs }, priority);
+    if (fits(first)) return first;
+    // Candidate k: once the k-th end (ascending, from those still in the window ending with `first`) has left that window.
+    const ends = this.airtime.endsBetween(first + durationUs - this.window_us, limitUs + durationUs);
+    const candidate = (k: number) => conflictFree(Math.max(first, ends[k] + this.window_us - durationUs));
+    let refused = -1;
+    let step = 1;
+    let accepted: number | undefined;
+    for (let k = 0; k < ends.length; k = refused + step, step *= 2) {
+      if (candidate(k) > limitUs) break;
+      if (fits(candidate(k))) {
+        accepted = k;
+        break;
+      }
+      refused = k;
     }
-    return undefined;
+    let hi: number;
+    if (accepted !== undefined) hi = accepted;
+    else {
+      const last = ends.length - 1;
+      if (last <= refused || !fits(candidate(last))) return undefined;
+      hi = last;
+    }
+    while (hi - refused > 1) {
+      const mid: number = (refused + hi) >>> 1;
+      if (fits(candidate(mid))) hi = mid;
+      else refused = mid;
+    }
+    return candidate(hi);
   }
 
   /**
