@@ -57,6 +57,11 @@ export class AirtimeLedger {
     return this.between(this.ends, fromUs, toUs);
   }
 
+  /** How many emissions ended at or before `cutoffUs` (what `forget` would forget). */
+  endedBy(cutoffUs: number): number {
+    return upperBound(this.ends, cutoffUs - this.base, identity);
+  }
+
   /**
    * Forgets the emissions that ended at or before `cutoffUs`. Removing the m earliest ends and the
    * m earliest starts (all at or before the cutoff, since m emissions lie wholly before it) changes

@@ -90,7 +90,7 @@ export class SubBandDutyCycle {
 
   /** The emissions remembered (those that ended less than a window ago, and those to come). */
   get size(): number {
-    return this.emissions.length;
+    return this.emissions.length - this.airtime.endedBy(this.clock() - this.window_us);
   }
 
   /**
@@ -231,11 +231,20 @@ export class SubBandDutyCycle {
     return touching;
   }
 
-  /** Forgets the emissions that ended a window before the clock; answers the clock. */
+  /**
+   * Forgets the emissions that ended a window before the clock, once they are an eighth of those
+   * remembered (forgetting rebuilds the ledger's sums: done for each one that leaves, it would cost
+   * a busy sub-band a pass over its thousands of emissions per downlink; what is kept longer
+   * changes no answer); answers the clock.
+   */
   private forget(): number {
     const now = this.clock();
     const cutoff = now - this.window_us;
-    if (this.airtime.forget(cutoff) > 0) this.emissions = this.emissions.filter((em) => emissionEndsUs(em) > cutoff);
+    const ended = this.airtime.endedBy(cutoff);
+    if (ended > 0 && ended * 8 >= this.emissions.length) {
+      this.airtime.forget(cutoff);
+      this.emissions = this.emissions.filter((em) => emissionEndsUs(em) > cutoff);
+    }
     return now;
   }
 }
