@@ -252,7 +252,7 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
     expect(loraPacket.decrypt(frame, Buffer.from(d.keys.appSKey, 'hex'), Buffer.from(d.keys.nwkSKey, 'hex'))).toEqual(payload);
   }, 60_000);
 
-  it('a class C device gets its queued downlink at once, without an uplink: RX2 channel and rate, sent immediately, through the gateway that heard it', async () => {
+  it('a class C device gets its queued downlink at once, without an uplink: RX2 channel and rate, at the earliest free concentrator time, through the gateway that heard it', async () => {
     const { dev, ids, devAddr, keys } = await abpDevice('classc', { ns: { supports_class_c: true } });
     // The MAC state a client sends back must be whole (TTS: current and desired parameters are required).
     const { mac_state: macState } = (await reg.getOk('ns', app, dev, ['mac_state'])).json as { mac_state: Record<string, unknown> };
@@ -269,7 +269,9 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
       200,
     );
     const down = (await gateways[0].udp.waitForDownlinks(before + 1, 5000))[before];
-    expect(down.txpk).toMatchObject({ imme: true, freq: 869.525, datr: 'SF12BW125' });
+    // Timed by the concentrator's clock (the uplink anchored it), at the earliest moment the gateway's radio is free.
+    expect(down.txpk).toMatchObject({ tmst: expect.any(Number), freq: 869.525, datr: 'SF12BW125' });
+    expect(down.txpk.imme).toBeUndefined();
     const frame = loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
     expect(frame.getFPort()).toBe(11);
     expect(loraPacket.verifyMIC(frame, Buffer.from(keys.nwkSKey, 'hex'))).toBe(true);
@@ -312,7 +314,7 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
     expect(gw.udp.downlinks.length).toBe(before);
   }, 60_000);
 
-  it('a confirmed downlink the device does not acknowledge: downlink_nack, queued again (its second attempt) and sent again; a TX_ACK error becomes downlink_failed', async () => {
+  it('a confirmed downlink the device does not acknowledge: downlink_nack, queued again (its second attempt) and sent again; refused by the gateway in RX1 it goes in RX2, refused there too it becomes downlink_failed', async () => {
     const { dev, devAddr, keys } = await abpDevice('nack');
     const gw = gateways[1];
     await push(dev, [{ f_port: 12, frm_payload: Buffer.from('retry me').toString('base64'), confirmed: true }]);
@@ -337,11 +339,16 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
     expect(againFrame.getFCnt()).toBeGreaterThan(firstFrame.getFCnt() as number);
     expect(loraPacket.verifyMIC(againFrame, Buffer.from(keys.nwkSKey, 'hex'))).toBe(true);
     expect(plain(againFrame, keys)).toBe('retry me');
+    // The gateway refuses it in RX1: the GS sends it again in RX2 (a second later, the RX2 channel); refused there too, the application learns it.
+    const before = gw.udp.downlinks.length;
     gw.udp.txAck(again.token, 'TOO_LATE');
+    const [rx2] = (await gw.udp.waitForDownlinks(before + 1, 3000)).slice(before);
+    expect(rx2.txpk).toMatchObject({ tmst: (again.txpk.tmst as number) + 1_000_000, freq: 869.525, data: again.txpk.data });
+    gw.udp.txAck(rx2.token, 'COLLISION_PACKET');
     await receiver.waitFor(() => ofDevice('/down/failed', dev).length === 1, 10_000, 'downlink_failed');
     expect(ofDevice('/down/failed', dev)[0].json.downlink_failed).toMatchObject({
       downlink: { f_port: 12, frm_payload: Buffer.from('retry me').toString('base64') },
-      error: { namespace: 'pkg/networkserver' },
+      error: { namespace: 'pkg/networkserver', attributes: { result: 'COLLISION_PACKET' } },
     });
   }, 60_000);
 

@@ -4,6 +4,7 @@ export * from './lib/webhook-receiver';
 export * from './lib/components';
 export * from './lib/private-services';
 export * from './lib/udp-gateway';
+export * from './lib/concentrator';
 export * from './lib/otaa-device';
 export * from './lib/lora-join-accept';
 export * from './lib/lora-payloads';

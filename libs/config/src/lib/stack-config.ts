@@ -315,6 +315,26 @@ export class Environment {
   @IsBoolean()
   GS_REQUIRE_REGISTERED_GATEWAYS = true;
 
+  @Setting(
+    'gs',
+    "Enforce each gateway's sub-band duty cycle (its frequency plans' limits, TTS's priority ceilings) in the downlink scheduler; `false` still counts airtime (metrics) but refuses nothing for it. Turn off only where the law allows it.",
+  )
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  GS_ENFORCE_DUTY_CYCLE = true;
+
+  @Setting(
+    'gs',
+    "The sliding window (ms) a sub-band's duty cycle is enforced in (ETSI and TTS: one hour). Shorter windows spread airtime more evenly; tests use short ones to reach the limit quickly.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(86_400_000)
+  GS_DUTY_CYCLE_WINDOW_MS = 3_600_000;
+
   @Setting('gs', 'The frequency plan of unregistered gateways (a plan ID of the catalogue; without one they are refused).')
   @IsOptional()
   @Matches(/^[A-Z0-9_]{1,64}$/, { message: 'GS_FALLBACK_FREQUENCY_PLAN must be a frequency plan ID' })
@@ -842,6 +862,9 @@ export interface GatewayServerConfig {
   udpReceiveBuffer: number;
   requireRegisteredGateways: boolean;
   fallbackFrequencyPlan?: string;
+  /** The downlink scheduler's duty cycle: enforced or only counted, and its sliding window in ms. */
+  enforceDutyCycle: boolean;
+  dutyCycleWindowMs: number;
   /** EUIs the IS does not know, remembered per replica: at most this many (0: none), each for `unknownEuiCacheTtlMs`. */
   unknownEuiCacheSize: number;
   unknownEuiCacheTtlMs: number;
@@ -988,6 +1011,8 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       udpReceiveBuffer: e.GS_UDP_RECEIVE_BUFFER,
       requireRegisteredGateways: e.GS_REQUIRE_REGISTERED_GATEWAYS,
       fallbackFrequencyPlan: e.GS_FALLBACK_FREQUENCY_PLAN,
+      enforceDutyCycle: e.GS_ENFORCE_DUTY_CYCLE,
+      dutyCycleWindowMs: e.GS_DUTY_CYCLE_WINDOW_MS,
       unknownEuiCacheSize: e.GS_UNKNOWN_EUI_CACHE_SIZE,
       unknownEuiCacheTtlMs: e.GS_UNKNOWN_EUI_CACHE_TTL_MS,
       unknownEuiLookupsPerSec: e.GS_UNKNOWN_EUI_LOOKUPS_PER_SEC,

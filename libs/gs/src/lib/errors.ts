@@ -86,3 +86,15 @@ export const ErrSubBandNotFound = defineError(
   'sub-band not found for frequency `{frequency}` Hz',
   Code.FailedPrecondition,
 );
+/** TTS `scheduling` dwell_time: on a plan with a downlink dwell time, no frame may stay on the air longer than it (400 ms). */
+export const ErrDwellTime = defineError(
+  'pkg/gatewayserver/scheduling',
+  'dwell_time',
+  'packet exceeds dwell time restriction ({time_on_air_ms} ms on the air, {max_ms} ms allowed)',
+  Code.FailedPrecondition,
+);
+/**
+ * TTS `io` tx_schedule: no receive window of a class A downlink could be scheduled; each window's
+ * reason by name (`conflict`, `duty_cycle`, `too_late`, …), the last window's error as the cause.
+ */
+export const ErrTxSchedule = defineError('pkg/gatewayserver/io', 'tx_schedule', 'failed to schedule the downlink: RX1 `{rx1}`, RX2 `{rx2}`', Code.Aborted);

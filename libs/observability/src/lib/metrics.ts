@@ -162,6 +162,55 @@ export const gsDownlinks = new Counter({
   labelNames: ['result'] as const,
 });
 
+export const gsDownlinksRefused = new Counter({
+  name: 'lorawan_gs_downlinks_refused_total',
+  help: "Downlinks not transmitted, by who refused them (scheduler: the GS's downlink scheduler, before sending; gateway: its TX acknowledgment) and reason (the scheduler's error name: too_late, conflict, duty_cycle, dwell_time, tx_schedule (no class A window), sub_band_not_found, no_gps_sync, …; the gateway's result in lower case: collision_packet, too_late, too_early, collision_beacon, tx_freq, tx_power, gps_unlocked, …).",
+  labelNames: ['by', 'reason'] as const,
+});
+
+/** One gateway sub-band's duty cycle as its scheduler counts it. */
+export interface SubBandUtilization {
+  band_id: string;
+  /** `<min Hz>-<max Hz>`. */
+  sub_band: string;
+  /** The fraction of the last window it was on the air. */
+  utilization: number;
+  /** Its duty cycle (1: none). */
+  limit: number;
+}
+
+let gsSubBandUtilizationSource: (() => SubBandUtilization[]) | undefined;
+
+/** Where `lorawan_gs_sub_band_utilization` is read from at each scrape (the GS's gateway schedulers). */
+export function setGsSubBandUtilizationSource(source: (() => SubBandUtilization[]) | undefined): void {
+  gsSubBandUtilizationSource = source;
+}
+
+export const gsSubBandUtilization = new Gauge({
+  name: 'lorawan_gs_sub_band_utilization',
+  help: "Downlink duty-cycle utilization of the gateways' sub-bands over the sliding window (GS_DUTY_CYCLE_WINDOW_MS), as a fraction of the time, by band, sub-band (`<min Hz>-<max Hz>`) and aggregate over this replica's gateways: max (the busiest gateway), mean, limit (the sub-band's duty cycle). One series per sub-band, not per gateway (a gateway's own figures are in its connection stats).",
+  labelNames: ['band_id', 'sub_band', 'aggregate'] as const,
+  collect() {
+    this.reset();
+    if (!gsSubBandUtilizationSource) return;
+    const by = new Map<string, { band_id: string; sub_band: string; max: number; sum: number; n: number; limit: number }>();
+    for (const row of gsSubBandUtilizationSource()) {
+      const key = `${row.band_id} ${row.sub_band}`;
+      const agg = by.get(key) ?? { band_id: row.band_id, sub_band: row.sub_band, max: 0, sum: 0, n: 0, limit: row.limit };
+      agg.max = Math.max(agg.max, row.utilization);
+      agg.sum += row.utilization;
+      agg.n++;
+      by.set(key, agg);
+    }
+    for (const agg of by.values()) {
+      const labels = { band_id: agg.band_id, sub_band: agg.sub_band };
+      this.set({ ...labels, aggregate: 'max' }, agg.max);
+      this.set({ ...labels, aggregate: 'mean' }, agg.sum / agg.n);
+      this.set({ ...labels, aggregate: 'limit' }, agg.limit);
+    }
+  },
+});
+
 export const gsUplinks = new Counter({
   name: 'lorawan_gs_uplinks_total',
   help: 'Uplinks a Gateway Server received from gateways, by result: forwarded (to the NS), dropped (CRC failed, NS refused or away).',

@@ -1,5 +1,6 @@
 import { createSocket, type Socket } from 'node:dgram';
 import loraPacket from 'lora-packet';
+import { ConcentratorQueue, type TxAckError } from './concentrator';
 
 /**
  * A Semtech UDP packet forwarder (GWMP v2) for tests and the CLI simulator: pushes `rxpk`s and
@@ -8,6 +9,8 @@ import loraPacket from 'lora-packet';
  */
 export interface ReceivedDownlink {
   token: number;
+  /** What the gateway answered with its TX_ACK, when it acts as a concentrator (`actAsConcentrator`). */
+  ack?: TxAckError;
   /** Empty when the PULL_RESP's body is not `{"txpk":{…}}` (then `body` has the text). */
   txpk: Record<string, unknown>;
   at: number;
@@ -35,6 +38,11 @@ export class SimulatedUdpGateway {
   /** Datagrams handed to the socket and not yet sent, and the socket to close once they are. */
   private sending = 0;
   private closing?: Socket;
+  /** The concentrator's downlink queue, when the gateway answers its PULL_RESPs itself. */
+  private concentrator?: ConcentratorQueue;
+  /** The concentrator's counter: µs since a random start. */
+  private readonly counterBase = Math.floor(Math.random() * 2 ** 32);
+  private readonly counterOrigin = performance.now();
 
   constructor(
     /** 16 hex digits. */
@@ -50,6 +58,32 @@ export class SimulatedUdpGateway {
     // Loopback for a server on this machine (tests); all interfaces to reach another host (the CLI).
     const loopback = this.server.host === 'localhost' || this.server.host.startsWith('127.');
     await new Promise<void>((resolve) => socket.bind(0, loopback ? '127.0.0.1' : '0.0.0.0', resolve));
+  }
+
+  /**
+   * From now on the gateway answers every PULL_RESP with a TX_ACK as a real packet forwarder's JIT
+   * queue would (`ConcentratorQueue`: `COLLISION_PACKET` for a packet that overlaps one it has
+   * accepted, `TOO_LATE`, `TOO_EARLY`), on its own microsecond counter (`concentratorTime`, the
+   * `tmst` of `rxpkNow`). Each downlink records its answer (`ack`).
+   */
+  actAsConcentrator(): this {
+    this.concentrator = new ConcentratorQueue();
+    return this;
+  }
+
+  /** The concentrator's counter now (µs, 32 bits), as a forwarder stamps `tmst`. */
+  concentratorTime(): number {
+    return (this.counterBase + Math.floor((performance.now() - this.counterOrigin) * 1000)) >>> 0;
+  }
+
+  /** The transmissions the concentrator accepted (`actAsConcentrator`). */
+  get accepted(): ReadonlyArray<{ count_us: number; airtime_us: number; txpk: Record<string, unknown> }> {
+    return this.concentrator?.queued ?? [];
+  }
+
+  /** One frame as an rxpk received now, stamped with the concentrator's counter. */
+  rxpkNow(frame: Buffer, o: Omit<RxpkOptions, 'tmst'> = {}): Record<string, unknown> {
+    return SimulatedUdpGateway.rxpk(frame, { ...o, tmst: this.concentratorTime() });
   }
 
   /** Stops the keep-alive; the socket closes once the datagrams handed to it are sent (a TX_ACK just before). */
@@ -166,7 +200,13 @@ export class SimulatedUdpGateway {
       this.acks.get(token)?.(type);
       this.acks.delete(token);
     } else if (type === 0x03) {
-      this.downlinks.push({ token, ...parseTxpk(msg.subarray(4).toString()), at: Date.now() });
+      const downlink: ReceivedDownlink = { token, ...parseTxpk(msg.subarray(4).toString()), at: Date.now() };
+      if (this.concentrator) {
+        const ack = this.concentrator.enqueue(downlink.txpk, this.concentratorTime());
+        downlink.ack = ack;
+        this.txAck(token, ack === 'NONE' ? undefined : ack);
+      }
+      this.downlinks.push(downlink);
       for (const w of this.downlinkWaiters.splice(0)) w();
     }
   }

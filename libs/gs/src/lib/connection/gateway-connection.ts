@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { nowTimestamp } from '@lorawan/api';
+import { type FrequencyPlan, combineFrequencyPlans, getFrequencyPlan } from '@lorawan/lorawan';
 import type { GatewayFrontend } from '../io/frontend';
 import type { GatewayIds } from '../io/messages';
+import { GatewayScheduler, type ScheduledEmission, type SchedulerOptions } from '../scheduling/scheduler';
 
 /** Where a gateway's traffic last came from (`gs.gateway.connect` reports the first). */
 export interface RemoteAddress {
@@ -15,7 +17,11 @@ export interface PendingDownlink {
   token: number;
   /** What the caller passes along to match the acknowledgment (correlation IDs, the NS's request). */
   context?: unknown;
+  /** Its booking in the gateway's scheduler, taken back when the gateway refuses it. */
+  emission?: ScheduledEmission;
   sent_at: number;
+  /** When the gateway refuses it: sends it once more where it can still go (the next receive window, a later moment), the new pending downlink. */
+  retry?: () => PendingDownlink | undefined;
 }
 
 /** A pending downlink is forgotten this long after it was sent. */
@@ -25,8 +31,10 @@ const PENDING_TTL_MS = 60_000;
  * One connected gateway, whatever frontend it came through (TTS `io.Connection`): its
  * identifiers and frequency plans from the Identity Server, the frontend, where its traffic last
  * came from and when, whether (and since when) it has a downlink path, the GPS time of its latest
- * uplink, and the downlinks handed to it awaiting acknowledgment by token. The frontend reports
- * what it hears (`seen`, `claimDownlinkPath`, `gps_time`); `GatewayConnections` expires it.
+ * uplink, the downlinks handed to it awaiting acknowledgment by token, and its downlink scheduler
+ * (`GatewayScheduler`: its clock, round-trip times, emissions and duty cycle; none when none of its
+ * frequency plans is known). The frontend reports what it hears (`seen`, `claimDownlinkPath`,
+ * `gps_time`, round trips); `GatewayConnections` expires it.
  */
 export class GatewayConnection {
   readonly connected_at = nowTimestamp();
@@ -42,6 +50,15 @@ export class GatewayConnection {
    */
   gps_time?: { tmms: number; received_ms: number };
   private readonly pending = new Map<number, PendingDownlink>();
+  /** The frequency plans of the catalogue the gateway lists (unknown IDs left out). */
+  readonly frequency_plans: readonly FrequencyPlan[];
+  /**
+   * Those plans as one (`combineFrequencyPlans`: the first's RX2 and radios, every plan's channels
+   * and sub-bands), which downlinks are planned in; undefined when a plan is unknown or the plans
+   * are of several bands (the IS refuses both).
+   */
+  readonly frequency_plan?: FrequencyPlan;
+  readonly scheduler?: GatewayScheduler;
 
   constructor(
     readonly ids: GatewayIds,
@@ -50,7 +67,12 @@ export class GatewayConnection {
     readonly frontend: GatewayFrontend,
     /** The address traffic last came from. */
     public remote: RemoteAddress,
-  ) {}
+    scheduling: SchedulerOptions = {},
+  ) {
+    this.frequency_plans = frequency_plan_ids.map((id) => getFrequencyPlan(id)).filter((plan): plan is FrequencyPlan => plan !== undefined);
+    this.frequency_plan = combineFrequencyPlans(frequency_plan_ids);
+    if (this.frequency_plan) this.scheduler = new GatewayScheduler([this.frequency_plan], scheduling);
+  }
 
   /** Traffic from the gateway (from `remote`): it stays connected. */
   seen(remote: RemoteAddress, now = Date.now()): void {
@@ -68,10 +90,10 @@ export class GatewayConnection {
   }
 
   /** A downlink handed to the gateway now, with a fresh token (1 to 65535) its acknowledgment will carry. */
-  pend(context?: unknown): PendingDownlink {
+  pend(context?: unknown, emission?: ScheduledEmission): PendingDownlink {
     let token = randomInt(1, 0x10000);
     while (this.pending.has(token)) token = randomInt(1, 0x10000);
-    const downlink: PendingDownlink = { token, context, sent_at: Date.now() };
+    const downlink: PendingDownlink = { token, context, ...(emission ? { emission } : {}), sent_at: Date.now() };
     this.pending.set(token, downlink);
     return downlink;
   }

@@ -1,6 +1,7 @@
 import type { GatewayLookupResult } from '../lookup/gateway-lookup';
 import type { GatewayFrontend } from '../io/frontend';
 import type { GatewayIds } from '../io/messages';
+import type { SchedulerOptions } from '../scheduling/scheduler';
 import { GatewayConnection, type RemoteAddress } from './gateway-connection';
 
 /** Looks a gateway up by EUI (`GatewayLookup`); rejects when the lookup failed. */
@@ -20,6 +21,8 @@ export interface ConnectionOptions {
   downlinkPathExpiresMs?: number;
   /** Without any traffic for this long, a connection ends (TTS 3 min). */
   connectionExpiresMs?: number;
+  /** Each gateway's downlink scheduler's settings (duty-cycle window and enforcement, clock: tests). */
+  scheduling?: SchedulerOptions;
 }
 
 /** What the connections tell the Gateway Server's core (TTS `io.Server` Connect, and a connection's end). */
@@ -41,7 +44,8 @@ export class GatewayConnections {
   private readonly connections = new Map<string, GatewayConnection>();
   private readonly connecting = new Map<string, Promise<GatewayConnection | undefined>>();
   private sweeper?: NodeJS.Timeout;
-  private readonly o: Required<Omit<ConnectionOptions, 'fallbackFrequencyPlan'>> & { fallbackFrequencyPlan?: string };
+  private readonly o: Required<Omit<ConnectionOptions, 'fallbackFrequencyPlan' | 'scheduling'>> &
+    Pick<ConnectionOptions, 'fallbackFrequencyPlan' | 'scheduling'>;
 
   constructor(
     options: ConnectionOptions,
@@ -68,6 +72,11 @@ export class GatewayConnections {
       this.connections.delete(eui);
       this.on.disconnected(conn, 'stopped');
     }
+  }
+
+  /** The connections (metrics). */
+  all(): IterableIterator<GatewayConnection> {
+    return this.connections.values();
   }
 
   /** The connection of a gateway EUI (upper-case hex, any case accepted). */
@@ -109,7 +118,7 @@ export class GatewayConnections {
       ids = { gateway_id: `eui-${eui.toLowerCase()}`, eui };
       plans = [this.o.fallbackFrequencyPlan];
     }
-    const conn = new GatewayConnection(ids, plans, frontend, remote);
+    const conn = new GatewayConnection(ids, plans, frontend, remote, this.o.scheduling);
     this.connections.set(eui, conn);
     this.on.connected(conn);
     return conn;

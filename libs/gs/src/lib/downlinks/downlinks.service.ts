@@ -1,19 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { GS_EVENTS, type RpcContext, type ScheduleDownlinkRequest, type ScheduleDownlinkResponse } from '@lorawan/api';
+import { GS_EVENTS, type RpcContext, type ScheduleDownlinkRequest, type ScheduleDownlinkResponse, type TxRequest } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { isStackError, type StackError } from '@lorawan/errors';
-import { combineFrequencyPlans } from '@lorawan/lorawan';
-import { gsDownlinks } from '@lorawan/observability';
+import { gsDownlinks, gsDownlinksRefused } from '@lorawan/observability';
 import { ErrFrequencyPlan, ErrGatewayNotConnected, ErrNoDownlinkPath, ErrUplinkToken } from '../errors';
+import type { GatewayConnection, PendingDownlink } from '../connection/gateway-connection';
+import type { PlannedDownlink } from '../scheduling/class-a-downlink';
 import { planDownlink } from '../scheduling/plan-downlink';
+import type { GatewayScheduler } from '../scheduling/scheduler';
 import { decodeUplinkToken } from '../scheduling/uplink-token';
 import { GatewayServerService } from '../server/gateway-server.service';
 
 /**
  * `NsGs.ScheduleDownlink` (TTS `grpc_nsgs.go` ScheduleDownlink): the gateway the uplink token
- * names, if this replica holds it; the transmission planned by the downlink's class
- * (`planDownlink`); handed to the gateway's frontend, on its downlink path.
- * `gs.down.schedule.attempt`, then `gs.down.send` or `gs.down.schedule.fail`.
+ * names, if this replica holds it; the transmission planned by the downlink's class and booked in
+ * the gateway's scheduler (`planDownlink`); handed to the gateway's frontend, on its downlink path.
+ * `gs.down.schedule.attempt`, then `gs.down.send` or `gs.down.schedule.fail` with the reason (the
+ * scheduler's: `too_late`, `conflict`, `duty_cycle`, `dwell_time`, `tx_schedule` for a class A
+ * downlink no window could take, …), which the NS receives as the call's error and takes to the
+ * next gateway of the downlink path.
  */
 @Injectable()
 export class DownlinksService {
@@ -23,9 +28,9 @@ export class DownlinksService {
   ) {}
 
   /**
-   * Sends the downlink on the gateway the uplink token names: class A in RX1 if it can still make
-   * it, else RX2; class B at the request's absolute time, only through a gateway that reports GPS
-   * time; class C at once.
+   * Sends the downlink on the gateway the uplink token names: class A in RX1 if the scheduler can
+   * book it there, else RX2; class B at the request's absolute time, only through a gateway that
+   * reports GPS time; class C at the earliest free moment.
    */
   schedule(request: ScheduleDownlinkRequest, ctx: RpcContext): ScheduleDownlinkResponse {
     const path = request.request.downlink_paths[0];
@@ -39,40 +44,84 @@ export class DownlinksService {
     // writes the decoded request as its plain form would be written: no plain copy is made.
     const message = request;
     this.events.publish(GS_EVENTS.downScheduleAttempt, ids, { ctx: eventCtx, data: message });
-    const fail = (err: StackError): never => {
+    const fail = (err: StackError, refused = false): never => {
       gsDownlinks.inc({ result: 'failed' });
+      if (refused) gsDownlinksRefused.inc({ by: 'scheduler', reason: err.toDetails().name });
       this.events.publish(GS_EVENTS.downScheduleFail, ids, { ctx: eventCtx, data: err.toDetails() });
       throw err;
     };
     // Every plan the gateway lists (one band): their channels and sub-bands together.
-    const plan = combineFrequencyPlans(conn.frequency_plan_ids);
-    if (!plan) return fail(ErrFrequencyPlan.with({ gateway_uid: conn.ids.gateway_id }));
-    const now = Date.now();
+    const plan = conn.frequency_plan;
+    if (!plan || !conn.scheduler) return fail(ErrFrequencyPlan.with({ gateway_uid: conn.ids.gateway_id }));
+    if (!conn.hasDownlinkPath) return fail(ErrNoDownlinkPath.with({ gateway_uid: conn.ids.gateway_id }));
     const payload = Buffer.from(request.raw_payload, 'base64');
-    const planned = planDownlink(payload, request.request, token, plan, conn.gps_time !== undefined, now);
-    if (isStackError(planned)) return fail(planned);
+    const planned = planDownlink(payload, request.request, token, plan, conn.scheduler, conn.gps_time !== undefined);
+    if (isStackError(planned)) return fail(planned, true);
     const acknowledged = {
       end_device_ids: message.end_device_ids,
       ...(message.payload ? { payload: message.payload } : {}),
       correlation_ids: eventCtx.correlation_ids,
       session_key_id: message.session_key_id,
     };
-    const sent = conn.frontend.send(conn, planned, acknowledged);
+    const sent = this.send(conn, planned, acknowledged, eventCtx, message);
     if (!sent) return fail(ErrNoDownlinkPath.with({ gateway_uid: conn.ids.gateway_id }));
+    // A gateway that refuses it (its TX acknowledgment) gets it once more where that can still be:
+    // a class A downlink refused in RX1 in RX2, a class C downlink at the next free moment.
+    const retry = this.retryRequest(request.request, planned.window);
+    if (retry)
+      sent.retry = () => {
+        const again = planDownlink(payload, retry, token, plan, conn.scheduler as GatewayScheduler, conn.gps_time !== undefined);
+        return isStackError(again) ? undefined : this.send(conn, again, acknowledged, eventCtx, message);
+      };
+    return {
+      delay: `${Math.max(0, planned.emission.delay_us) / 1_000_000}s`,
+      downlink_path: { uplink_token: path.uplink_token },
+      ...(planned.window === 'rx1' ? { rx1: true } : { rx2: true }),
+    };
+  }
+
+  /** Hands a planned downlink to the gateway's frontend: `gs.down.send`; undefined (and off the books) when the gateway has no downlink path. */
+  private send(
+    conn: GatewayConnection,
+    planned: PlannedDownlink,
+    acknowledged: Record<string, unknown>,
+    eventCtx: RpcContext,
+    message: ScheduleDownlinkRequest,
+  ): PendingDownlink | undefined {
+    const sent = conn.frontend.send(conn, planned, acknowledged);
+    if (!sent) {
+      conn.scheduler?.cancel(planned.emission);
+      return undefined;
+    }
     gsDownlinks.inc({ result: 'sent' });
     const scheduled = {
       data_rate: planned.data_rate,
       frequency: planned.frequency,
       ...(planned.timestamp !== undefined ? { timestamp: planned.timestamp } : {}),
       ...(planned.time !== undefined ? { time: planned.time } : {}),
-      downlink: { tx_power: planned.eirp, invert_polarization: true, antenna_index: token.antenna_index },
+      downlink: { tx_power: planned.eirp, invert_polarization: true, antenna_index: planned.emission.antenna_index },
     };
     const { request: _request, ...rest } = message;
-    this.events.publish(GS_EVENTS.downSend, ids, { ctx: eventCtx, data: { ...rest, scheduled, correlation_ids: eventCtx.correlation_ids } });
-    return {
-      delay: `${Math.max(0, planned.transmit_at_ms - now) / 1000}s`,
-      downlink_path: { uplink_token: path.uplink_token },
-      ...(planned.window === 'rx1' ? { rx1: true } : { rx2: true }),
-    };
+    this.events.publish(
+      GS_EVENTS.downSend,
+      { gateway_ids: conn.ids },
+      { ctx: eventCtx, data: { ...rest, scheduled, correlation_ids: eventCtx.correlation_ids } },
+    );
+    return sent;
+  }
+
+  /** The request to try once more after the gateway refused a downlink sent in `window`: class A's RX2 alone after RX1, class C again; else none. */
+  private retryRequest(request: TxRequest, window: 'rx1' | 'rx2'): TxRequest | undefined {
+    switch (request.class ?? 'CLASS_A') {
+      case 'CLASS_A': {
+        if (window !== 'rx1' || request.rx2_frequency === undefined) return undefined;
+        const { rx1_frequency: _frequency, rx1_data_rate: _rate, ...rx2 } = request;
+        return rx2;
+      }
+      case 'CLASS_C':
+        return request;
+      default:
+        return undefined;
+    }
   }
 }

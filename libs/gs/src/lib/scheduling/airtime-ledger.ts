@@ -30,6 +30,18 @@ export class AirtimeLedger {
     insert(this.ends, this.endSums, endsUs - this.base);
   }
 
+  /** Takes back an emission added earlier (one the gateway refused); false when none starts and ends so. */
+  remove(startsUs: number, endsUs: number): boolean {
+    const at = lowerBound(this.starts, startsUs - this.base, identity);
+    const end = lowerBound(this.ends, endsUs - this.base, identity);
+    if (this.starts[at] !== startsUs - this.base || this.ends[end] !== endsUs - this.base) return false;
+    this.starts.splice(at, 1);
+    this.ends.splice(end, 1);
+    this.startSums = runningSums(this.starts);
+    this.endSums = runningSums(this.ends);
+    return true;
+  }
+
   /** Airtime (µs) inside [fromUs, toUs]. Exact for `fromUs` at or after the latest `forget` cutoff. */
   within(fromUs: number, toUs: number): number {
     return this.upTo(toUs) - this.upTo(fromUs);
@@ -43,6 +55,11 @@ export class AirtimeLedger {
   /** The end times (µs) in [fromUs, toUs], ascending. */
   endsBetween(fromUs: number, toUs: number): number[] {
     return this.between(this.ends, fromUs, toUs);
+  }
+
+  /** How many emissions ended at or before `cutoffUs` (what `forget` would forget). */
+  endedBy(cutoffUs: number): number {
+    return upperBound(this.ends, cutoffUs - this.base, identity);
   }
 
   /**

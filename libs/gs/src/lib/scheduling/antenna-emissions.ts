@@ -1,7 +1,7 @@
 import { type StackError } from '@lorawan/errors';
 import { ErrConflict } from '../errors';
 import { type Emission, emissionEndsUs, freeAfterUs, overlapsWithOffAir, type TimeOffAir, resolveTimeOffAir } from './emission';
-import { upperBound } from './sorted';
+import { lowerBound, upperBound } from './sorted';
 
 /**
  * The emissions of one gateway radio (TTS `Scheduler.emissions`): a radio transmits one frame at a
@@ -56,6 +56,16 @@ export class AntennaEmissions {
     this.forget();
     this.emissions.splice(upperBound(this.emissions, em.starts_us, startOf), 0, em);
     this.longestSpanUs = Math.max(this.longestSpanUs, freeAfterUs(em, this.timeOffAir) - em.starts_us);
+  }
+
+  /** Forgets a recorded emission (the gateway refused it: its radio will not be on the air then); false when it is not recorded. */
+  remove(em: Emission): boolean {
+    for (let i = lowerBound(this.emissions, em.starts_us, startOf); i < this.emissions.length && this.emissions[i].starts_us === em.starts_us; i++)
+      if (this.emissions[i].duration_us === em.duration_us) {
+        this.emissions.splice(i, 1);
+        return true;
+      }
+    return false;
   }
 
   /**

@@ -90,7 +90,7 @@ export class SubBandDutyCycle {
 
   /** The emissions remembered (those that ended less than a window ago, and those to come). */
   get size(): number {
-    return this.emissions.length;
+    return this.emissions.length - this.airtime.endedBy(this.clock() - this.window_us);
   }
 
   /**
@@ -130,6 +130,63 @@ export class SubBandDutyCycle {
     this.airtime.add(em.starts_us, emissionEndsUs(em));
     this.emissions.splice(upperBound(this.emissions, em.starts_us, startOf), 0, em);
     this.longestUs = Math.max(this.longestUs, em.duration_us);
+  }
+
+  /** Forgets a recorded emission (the gateway refused it). */
+  remove(em: Emission): void {
+    const i = this.emissions.indexOf(em);
+    if (i < 0) return;
+    this.emissions.splice(i, 1);
+    this.airtime.remove(em.starts_us, emissionEndsUs(em));
+  }
+
+  /**
+   * The earliest start at or after `fromUs` at which the airtime of `durationUs` there would leave
+   * every window within the priority's budget, as far as the emissions recorded now tell: the
+   * windows that end with the new emission lose airtime as recorded emissions end a window before
+   * it, so the candidates are `fromUs` and those moments (TTS `SubBand.ScheduleAnytime` waits for
+   * the same). A saturated sub-band may need many of them to pass, so they are searched galloping
+   * (1, 2, 4, … ends further) and then halving back between the last refused and the first
+   * accepted: O(log n) checks. `conflictFree` moves a candidate past the radio's other emissions;
+   * `limitUs` bounds the search. Undefined when no candidate up to `limitUs` fits.
+   */
+  earliestStart(
+    fromUs: number,
+    durationUs: number,
+    priority: SchedulePriority,
+    conflictFree: (startsUs: number) => number,
+    limitUs: number,
+  ): number | undefined {
+    const first = conflictFree(fromUs);
+    const fits = (starts: number) => starts <= limitUs && !this.check({ starts_us: starts, duration_us: durationUs }, priority);
+    if (fits(first)) return first;
+    // Candidate k: once the k-th end (ascending, from those still in the window ending with `first`) has left that window.
+    const ends = this.airtime.endsBetween(first + durationUs - this.window_us, limitUs + durationUs);
+    const candidate = (k: number) => conflictFree(Math.max(first, ends[k] + this.window_us - durationUs));
+    let refused = -1;
+    let step = 1;
+    let accepted: number | undefined;
+    for (let k = 0; k < ends.length; k = refused + step, step *= 2) {
+      if (candidate(k) > limitUs) break;
+      if (fits(candidate(k))) {
+        accepted = k;
+        break;
+      }
+      refused = k;
+    }
+    let hi: number;
+    if (accepted !== undefined) hi = accepted;
+    else {
+      const last = ends.length - 1;
+      if (last <= refused || !fits(candidate(last))) return undefined;
+      hi = last;
+    }
+    while (hi - refused > 1) {
+      const mid: number = (refused + hi) >>> 1;
+      if (fits(candidate(mid))) hi = mid;
+      else refused = mid;
+    }
+    return candidate(hi);
   }
 
   /**
@@ -174,11 +231,20 @@ export class SubBandDutyCycle {
     return touching;
   }
 
-  /** Forgets the emissions that ended a window before the clock; answers the clock. */
+  /**
+   * Forgets the emissions that ended a window before the clock, once they are an eighth of those
+   * remembered (forgetting rebuilds the ledger's sums: done for each one that leaves, it would cost
+   * a busy sub-band a pass over its thousands of emissions per downlink; what is kept longer
+   * changes no answer); answers the clock.
+   */
   private forget(): number {
     const now = this.clock();
     const cutoff = now - this.window_us;
-    if (this.airtime.forget(cutoff) > 0) this.emissions = this.emissions.filter((em) => emissionEndsUs(em) > cutoff);
+    const ended = this.airtime.endedBy(cutoff);
+    if (ended > 0 && ended * 8 >= this.emissions.length) {
+      this.airtime.forget(cutoff);
+      this.emissions = this.emissions.filter((em) => emissionEndsUs(em) > cutoff);
+    }
     return now;
   }
 }

@@ -68,6 +68,11 @@ export class SubBands {
     this.find(frequency)?.record(em);
   }
 
+  /** Forgets a recorded emission (the gateway refused it). */
+  remove(frequency: Hz | number, em: Emission): void {
+    this.find(frequency)?.remove(em);
+  }
+
   stats(): SubBandStats[] {
     return this.sub_bands.map((subBand) => ({
       min_frequency: String(subBand.min_frequency),

@@ -32,6 +32,23 @@ const NS_UNAVAILABLE = defineError('pkg/networkserver', 'join_server_unavailable
 
 const joinRequest = loraJoinRequest();
 
+/** An NS's class A `NsGs.ScheduleDownlink` request: RX1 at SF7, RX2 on 869.525 MHz at SF9. */
+function classADownlink(uplinkToken: string, o: { rx1_delay: number; rx1_frequency: string; payload: Buffer; id: string }) {
+  return {
+    raw_payload: o.payload.toString('base64'),
+    request: {
+      class: 'CLASS_A',
+      downlink_paths: [{ uplink_token: uplinkToken }],
+      rx1_delay: o.rx1_delay,
+      rx1_frequency: o.rx1_frequency,
+      rx1_data_rate: { lora: { spreading_factor: 7, bandwidth: 125000 } },
+      rx2_frequency: '869525000',
+      rx2_data_rate: { lora: { spreading_factor: 9, bandwidth: 125000 } },
+    },
+    correlation_ids: [`ns:downlink:${o.id}`],
+  };
+}
+
 describe('Gateway Server (in-process)', () => {
   let gs: TestComponent;
   let events: EventRecorder;
@@ -117,19 +134,7 @@ describe('Gateway Server (in-process)', () => {
   it('sends the downlink an NS schedules on the gateway’s own subject: RX1 as a PULL_RESP on the downlink path, gs.down.schedule.attempt then gs.down.send; TX_ACK received', async () => {
     const client = inProcessMessaging(gs.broker, { rpcTimeoutMs: 2000, shutdownGraceMs: 0 }).client();
     const subject = gatewayDownlinkSubject(RPCS['NsGs.ScheduleDownlink'].subject, 'gtw-1');
-    const body = (uplinkToken: string) => ({
-      raw_payload: Buffer.alloc(17, 9).toString('base64'),
-      request: {
-        class: 'CLASS_A',
-        downlink_paths: [{ uplink_token: uplinkToken }],
-        rx1_delay: 5,
-        rx1_frequency: '868100000',
-        rx1_data_rate: { lora: { spreading_factor: 7, bandwidth: 125000 } },
-        rx2_frequency: '869525000',
-        rx2_data_rate: { lora: { spreading_factor: 9, bandwidth: 125000 } },
-      },
-      correlation_ids: ['ns:downlink:TEST'],
-    });
+    const body = (uplinkToken: string) => classADownlink(uplinkToken, { rx1_delay: 5, rx1_frequency: '868100000', payload: Buffer.alloc(17, 9), id: 'TEST' });
     // No downlink path before the first PULL_DATA.
     await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { tmst: 7_000_000, freq: 868.5 })] });
     await eventually(() => uplinksAtNs.some((u) => (u.body as { settings: { frequency: string } }).settings.frequency === '868500000'));
@@ -255,6 +260,52 @@ describe('Gateway Server (in-process)', () => {
       expect(await events.take()).toEqual([]);
     } finally {
       stranger.close();
+    }
+  });
+
+  it('books each downlink in the gateway’s scheduler: a second one at the same RX1 goes in RX2, a third is refused (tx_schedule: conflict in both); a TX_ACK refusal in RX1 sends it again in RX2 and frees RX1', async () => {
+    const client = inProcessMessaging(gs.broker, { rpcTimeoutMs: 2000, shutdownGraceMs: 0 }).client();
+    const subject = gatewayDownlinkSubject(RPCS['NsGs.ScheduleDownlink'].subject, 'gtw-1');
+    const acks: Array<{ result: string }> = [];
+    const ns = serveRpcDouble(gs.broker, 'GsNs.ReportTxAcknowledgment', (req) => {
+      acks.push(req.body as { result: string });
+      return { ok: {} };
+    });
+    try {
+      const tmst = gateway.concentratorTime();
+      await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { tmst, freq: 868.3 })] });
+      await eventually(() => uplinksAtNs.some((u) => (u.body as { settings: { timestamp: number } }).settings.timestamp === tmst));
+      const up = uplinksAtNs.find((u) => (u.body as { settings: { timestamp: number } }).settings.timestamp === tmst)?.body as {
+        rx_metadata: Array<{ uplink_token: string }>;
+      };
+      expect(await gateway.pull()).toBe(0x04);
+      const body = classADownlink(up.rx_metadata[0].uplink_token, { rx1_delay: 1, rx1_frequency: '868300000', payload: Buffer.alloc(17, 7), id: 'BOOKED' });
+      const call = () => client.call(subject, { ctx: rpcContext('NsGs.ScheduleDownlink'), body });
+      const before = gateway.downlinks.length;
+      expect(await call()).toMatchObject({ rx1: true });
+      expect(await call()).toMatchObject({ rx2: true });
+      await expect(call()).rejects.toMatchObject({ name: 'tx_schedule', attributes: { rx1: 'conflict', rx2: 'conflict' } });
+      const [rx1, rx2] = (await gateway.waitForDownlinks(before + 2)).slice(before);
+      expect(rx1.txpk).toMatchObject({ tmst: (tmst + 1_000_000) >>> 0, freq: 868.3 });
+      expect(rx2.txpk).toMatchObject({ tmst: (tmst + 2_000_000) >>> 0, freq: 869.525 });
+      // The gateway refuses RX1 (a beacon or another network's downlink the GS cannot know of): no RX2 is free, so the NS hears of it.
+      gateway.txAck(rx1.token, 'COLLISION_PACKET');
+      await eventually(() => acks.length === 1);
+      expect(acks[0]).toMatchObject({ result: 'COLLISION_PACKET' });
+      // RX1 left the books: a downlink fits there again. Refused there too, it goes again in RX2, once RX2 is free.
+      gateway.txAck(rx2.token, 'TOO_LATE');
+      await eventually(() => acks.length === 2);
+      expect(await call()).toMatchObject({ rx1: true });
+      const [again] = (await gateway.waitForDownlinks(before + 3)).slice(before + 2);
+      expect(again.txpk).toMatchObject({ tmst: (tmst + 1_000_000) >>> 0 });
+      gateway.txAck(again.token, 'COLLISION_PACKET');
+      const [retried] = (await gateway.waitForDownlinks(before + 4)).slice(before + 3);
+      expect(retried.txpk).toMatchObject({ tmst: (tmst + 2_000_000) >>> 0, freq: 869.525, datr: 'SF9BW125' });
+      gateway.txAck(retried.token);
+      await eventually(() => acks.length === 3);
+      expect(acks.map((a) => a.result)).toEqual(['COLLISION_PACKET', 'TOO_LATE', 'SUCCESS']);
+    } finally {
+      ns.unsubscribe();
     }
   });
 

@@ -4,7 +4,8 @@ import { EventPublisher, RpcInvoker } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, isErrorDetails } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
-import { gsConnectedGateways, gsDatagramsDropped, LogSampler, withLogFields } from '@lorawan/observability';
+import { gsConnectedGateways, gsDatagramsDropped, gsDownlinksRefused, LogSampler, setGsSubBandUtilizationSource, withLogFields } from '@lorawan/observability';
+import type { SubBandUtilization } from '@lorawan/observability';
 import { type PubSub, PUBSUB, type SubjectRouter, SUBJECT_ROUTER, type Subscription } from '@lorawan/transport';
 import type { GatewayConnection, PendingDownlink } from '../connection/gateway-connection';
 import { GatewayConnections, type RefusalReason } from '../connection/gateway-connections';
@@ -51,13 +52,25 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     private readonly events: EventPublisher,
     private readonly uplinks: UplinksService,
   ) {
-    const { unknownEuiCacheSize, unknownEuiCacheTtlMs, unknownEuiLookupsPerSec, requireRegisteredGateways, fallbackFrequencyPlan } = config.gs;
+    const {
+      unknownEuiCacheSize,
+      unknownEuiCacheTtlMs,
+      unknownEuiLookupsPerSec,
+      requireRegisteredGateways,
+      fallbackFrequencyPlan,
+      enforceDutyCycle,
+      dutyCycleWindowMs,
+    } = config.gs;
     this.gateways = new GatewayLookup(
       { unknownCacheSize: unknownEuiCacheSize, unknownCacheTtlMs: unknownEuiCacheTtlMs, lookupsPerSec: unknownEuiLookupsPerSec },
       (eui) => this.askIdentityServer(eui),
     );
     this.connections = new GatewayConnections(
-      { requireRegistered: requireRegisteredGateways, fallbackFrequencyPlan },
+      {
+        requireRegistered: requireRegisteredGateways,
+        fallbackFrequencyPlan,
+        scheduling: { enforce_duty_cycle: enforceDutyCycle, duty_cycle: { window_us: dutyCycleWindowMs * 1000 } },
+      },
       (eui) => this.gateways.lookup(eui),
       this,
     );
@@ -68,6 +81,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     if (fallbackFrequencyPlan && !getFrequencyPlan(fallbackFrequencyPlan))
       throw new Error(`GS_FALLBACK_FREQUENCY_PLAN "${fallbackFrequencyPlan}" is not a frequency plan of the catalogue`);
     this.registrations = watchGatewayRegistrations(this.pubsub, (eui) => this.gateways.forget(eui));
+    setGsSubBandUtilizationSource(() => this.subBandUtilization());
     this.connections.start();
     this.frontends = gatewayFrontends(this.config.gs, this.connections, this);
     for (const frontend of this.frontends) {
@@ -79,6 +93,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
 
   async beforeApplicationShutdown(): Promise<void> {
     this.registrations?.unsubscribe();
+    setGsSubBandUtilizationSource(undefined);
     for (const frontend of this.frontends) await frontend.stop();
     this.connections.stop();
   }
@@ -86,6 +101,20 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   /** The connection of a gateway this replica holds, by EUI. */
   connection(eui: string): GatewayConnection | undefined {
     return this.connections.get(eui);
+  }
+
+  /** Each sub-band's duty-cycle utilization on the gateways of this replica (`lorawan_gs_sub_band_utilization`). */
+  subBandUtilization(): SubBandUtilization[] {
+    const rows: SubBandUtilization[] = [];
+    for (const conn of this.connections.all())
+      for (const sb of conn.scheduler?.subBandStats() ?? [])
+        rows.push({
+          band_id: conn.frequency_plans[0]?.band_id ?? '',
+          sub_band: `${sb.min_frequency}-${sb.max_frequency}`,
+          utilization: sb.downlink_utilization,
+          limit: sb.downlink_utilization_limit,
+        });
+    return rows;
   }
 
   /** The Semtech UDP frontend, once started (tests). */
@@ -139,6 +168,8 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
 
   // Every line of an uplink's handling carries its gs:uplink ID.
   uplink(conn: GatewayConnection, message: UplinkMessageJson): void {
+    // Every uplink anchors the gateway's clock (TTS: the scheduler syncs on each one).
+    conn.scheduler?.sync(message.settings.timestamp, Date.parse(message.received_at) * 1000);
     void withLogFields({ component: 'gs', gateway_id: conn.ids.gateway_id, uplink_id: message.correlation_ids[0] }, () => this.uplinks.handle(conn, message));
   }
 
@@ -166,7 +197,15 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     const ctx = gsContext([...(message.correlation_ids ?? []), `gs:tx_ack:${newUlid()}`]);
     this.events.publish(GS_EVENTS.txAckReceive, ids, { ctx, data: { result, downlink_message: message } });
     if (result === 'SUCCESS') this.events.publish(GS_EVENTS.downTxSuccess, ids, { ctx });
-    else this.events.publish(GS_EVENTS.downTxFail, ids, { ctx, data: result });
+    else {
+      gsDownlinksRefused.inc({ by: 'gateway', reason: result.toLowerCase() });
+      this.events.publish(GS_EVENTS.downTxFail, ids, { ctx, data: result });
+      // Once more where it can still go (RX2 after RX1, class C after this one): its own acknowledgment reports the outcome.
+      const retried = downlink.retry?.();
+      // The radio will not be on the air then: the emission leaves the scheduler's books.
+      if (downlink.emission) conn.scheduler?.cancel(downlink.emission);
+      if (retried) return;
+    }
     try {
       await this.rpc.invoke('GsNs.ReportTxAcknowledgment', { result, downlink_message: message }, ctx);
       this.events.publish(GS_EVENTS.txAckForward, ids, { ctx });

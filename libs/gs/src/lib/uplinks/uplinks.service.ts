@@ -3,7 +3,7 @@ import { GS_EVENTS, type RpcContext } from '@lorawan/api';
 import { AdaptiveLimit, EventPublisher, RpcInvoker, type ShedKind, shedKindLabel, ShedReporter } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, type ErrorDetails, isErrorDetails } from '@lorawan/errors';
-import { combineFrequencyPlans, parsePhyPayload } from '@lorawan/lorawan';
+import { parsePhyPayload } from '@lorawan/lorawan';
 import { gsUplinks } from '@lorawan/observability';
 import type { GatewayConnection } from '../connection/gateway-connection';
 import { gsContext } from '../context';
@@ -119,7 +119,7 @@ export class UplinksService {
 
   /** `gs.up.receive` of a copy (with its band). */
   private received(ids: { gateway_ids: GatewayConnection['ids'] }, ctx: EventContext, message: UplinkMessageJson, conn: GatewayConnection): void {
-    const bandId = combineFrequencyPlans(conn.frequency_plan_ids)?.band_id;
+    const bandId = conn.frequency_plan?.band_id;
     this.events.publish(GS_EVENTS.upReceive, ids, { ctx, data: { message, ...(bandId ? { band_id: bandId } : {}) } });
   }
 

@@ -83,9 +83,12 @@ const COMBINED = new Map<string, FrequencyPlan>();
 
 /**
  * The plan of a gateway that lists several (TTS: up to eight, all of one band; a gateway with
- * several concentrators): the first plan, with the uplink channels and sub-bands of every plan
- * (the first plan's first where two give one frequency). Undefined when a plan is unknown or the
- * plans are of different bands.
+ * several concentrators): the first plan, with the uplink channels of every plan (the first plan's
+ * first where two give one frequency) and their sub-bands: each plan's own (identical ones once),
+ * then the band's that overlap none of them (a plan fills in the band's where it says nothing, and
+ * another plan's own sub-band replaces those). Undefined when a plan is unknown, the plans are of
+ * different bands, or two plans' own sub-bands overlap without being identical (TTS refuses them:
+ * `frequency_plans_overlap_sub_band`).
  */
 export function combineFrequencyPlans(ids: readonly string[]): FrequencyPlan | undefined {
   if (ids.length <= 1) return getFrequencyPlan(ids[0] ?? '');
@@ -96,16 +99,32 @@ export function combineFrequencyPlans(ids: readonly string[]): FrequencyPlan | u
   const [first] = plans;
   if (!first || plans.some((p) => !p || p.band_id !== first.band_id)) return undefined;
   const all = plans as FrequencyPlan[];
+  const range = (s: SubBand) => `${s.min_frequency}-${s.max_frequency}`;
+  const bandRanges = new Set(getBand(first.band_id).sub_bands.map(range));
+  const candidates = firstOfEach(
+    all.flatMap((p) => p.sub_bands),
+    range,
+  );
+  const own = candidates.filter((s) => !bandRanges.has(range(s)));
+  const overlaps = (a: SubBand, b: SubBand) => Number(a.min_frequency) < Number(b.max_frequency) && Number(b.min_frequency) < Number(a.max_frequency);
+  if (own.some((a, i) => own.slice(i + 1).some((b) => overlaps(a, b)))) return undefined;
+  const subBands = [...own, ...candidates.filter((b) => bandRanges.has(range(b)) && !own.some((s) => overlaps(s, b)))];
   const combined = deepFreeze({
     ...first,
     uplink_channels: firstOfEach(
       all.flatMap((p) => p.uplink_channels),
       (c) => c.frequency,
     ),
-    sub_bands: firstOfEach(
-      all.flatMap((p) => p.sub_bands),
-      (s) => `${s.min_frequency}-${s.max_frequency}`,
-    ),
+    sub_bands: subBands,
+    // CN470 plans list only the downlink channels their own uplink channels answer on.
+    ...(first.downlink_channels
+      ? {
+          downlink_channels: firstOfEach(
+            all.flatMap((p) => p.downlink_channels ?? []),
+            (c) => c.frequency,
+          ),
+        }
+      : {}),
   });
   COMBINED.set(key, combined);
   return combined;

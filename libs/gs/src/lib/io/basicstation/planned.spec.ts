@@ -12,6 +12,7 @@ const planned = (over: Partial<PlannedDownlink>): PlannedDownlink => ({
   transmit_at_ms: 0,
   payload,
   txpk: {},
+  emission: { starts_us: 0, duration_us: 41_216, frequency: 868_100_000, antenna_index: 0, delay_us: 0, server_us: 0 },
   ...over,
 });
 const context = { diid: 3, mux_time: 1764320000.5 };

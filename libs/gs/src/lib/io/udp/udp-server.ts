@@ -4,6 +4,7 @@ import type { GatewayConnection, PendingDownlink } from '../../connection/gatewa
 import { type ConnectionOptions, GatewayConnections, type GatewayResolver } from '../../connection/gateway-connections';
 import { LruCache } from '../../lookup/lru-cache';
 import type { PlannedDownlink } from '../../scheduling/class-a-downlink';
+import type { ScheduledEmission } from '../../scheduling/scheduler';
 import type { FrontendEvents, GatewayFrontend } from '../frontend';
 import { ackFor, type DropReason, PacketType, parseUpstream, pullResp, type ProtocolVersion, type UpstreamPacket } from './packet';
 import { isRxPacket, MAX_RXPK, parsePushData, parseTxAck, type RxPacket } from './packet-data';
@@ -129,18 +130,18 @@ export class UdpGatewayServer implements GatewayFrontend {
   }
 
   send(conn: GatewayConnection, downlink: PlannedDownlink, context?: unknown): PendingDownlink | undefined {
-    return this.sendDownlink(conn.ids.eui, downlink.txpk, context);
+    return this.sendDownlink(conn.ids.eui, downlink.txpk, context, downlink.emission);
   }
 
   /**
    * Sends a `txpk` to a connected gateway on its downlink path, with a fresh token that its TX_ACK
    * will carry. Undefined when the gateway is not connected or has no downlink path.
    */
-  sendDownlink(eui: string, txpk: Record<string, unknown>, context?: unknown): PendingDownlink | undefined {
+  sendDownlink(eui: string, txpk: Record<string, unknown>, context?: unknown, emission?: ScheduledEmission): PendingDownlink | undefined {
     const conn = this.connections.get(eui);
     const version = conn && this.versions.get(conn);
     if (!conn || !conn.hasDownlinkPath || version === undefined || !this.socket) return undefined;
-    const downlink = conn.pend(context);
+    const downlink = conn.pend(context, emission);
     this.socket.send(pullResp(version, downlink.token, txpk), conn.remote.port, conn.remote.address);
     return downlink;
   }
@@ -194,6 +195,8 @@ export class UdpGatewayServer implements GatewayFrontend {
         conn.claimDownlinkPath(now);
         const downlink = conn.acknowledged(packet.token);
         if (!downlink) return this.on.dropped('unknown_token', `TX_ACK with token ${packet.token}`, conn);
+        // PULL_RESP → TX_ACK is the round trip the server can measure (TTS records it for the scheduler's lead).
+        conn.scheduler?.rtts.record(now - downlink.sent_at, now);
         return this.on.txAck(conn, downlink, parseTxAck(packet.body));
       }
       case PacketType.PushData: {
