@@ -98,6 +98,7 @@ export class StoredUpWriter {
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.writing;
-    for (let attempts = 0; this.buffer.length > 0 && attempts < this.options.maxAttempts; attempts++) await this.writeBatch();
+    // Each round writes rows or counts a failure, and a batch is dropped after maxAttempts: this ends.
+    while (this.buffer.length > 0) await this.writeBatch();
   }
 }
