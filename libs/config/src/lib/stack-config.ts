@@ -474,7 +474,7 @@ export class Environment {
 
   @Setting(
     'storage',
-    'Storage Integration: how many days the AS keeps the application messages it stores (of applications and devices with a `storage-integration` association); older ones are deleted every minute, a bounded batch at a time. 0: kept until deleted by hand.',
+    'Storage Integration: how many days the AS keeps the application messages it stores (of applications and devices with a `storage-integration` association); older ones are deleted every `AS_STORAGE_RETENTION_INTERVAL_MS`, a bounded batch at a time. 0: kept until deleted by hand.',
   )
   @IsOptional()
   @Transform(toInt)
@@ -482,6 +482,14 @@ export class Environment {
   @Min(0)
   @Max(36_500)
   AS_STORAGE_RETENTION_DAYS = 30;
+
+  @Setting('storage', 'Storage Integration: how often each AS deletes the stored messages past `AS_STORAGE_RETENTION_DAYS` (also once at start).')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(86_400_000)
+  AS_STORAGE_RETENTION_INTERVAL_MS = 60_000;
 
   @Setting(
     'storage',
@@ -910,6 +918,8 @@ export interface ApplicationServerConfig {
 export interface StorageIntegrationConfig {
   /** Stored messages older than this many ms are deleted (0: kept). */
   retentionMs: number;
+  /** How often the retention runs. */
+  retentionIntervalMs: number;
   /** Messages waiting for their batched write at most. */
   bufferMax: number;
 }
@@ -1040,7 +1050,11 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       deviceCacheSize: e.AS_DEVICE_CACHE_SIZE,
       uplinkConcurrency: e.AS_UPLINK_CONCURRENCY,
       uplinkDeadlineMs: e.AS_UPLINK_DEADLINE_MS,
-      storage: { retentionMs: e.AS_STORAGE_RETENTION_DAYS * 86_400_000, bufferMax: e.AS_STORAGE_BUFFER_MAX },
+      storage: {
+        retentionMs: e.AS_STORAGE_RETENTION_DAYS * 86_400_000,
+        retentionIntervalMs: e.AS_STORAGE_RETENTION_INTERVAL_MS,
+        bufferMax: e.AS_STORAGE_BUFFER_MAX,
+      },
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

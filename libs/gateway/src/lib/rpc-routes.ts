@@ -51,7 +51,7 @@ export class RpcRoutes {
     compiled: CompiledBinding,
     req: FastifyRequest,
     reply: FastifyReply,
-  ): Promise<void> {
+  ): Promise<FastifyReply | undefined> {
     try {
       const authorization = req.headers.authorization;
       if (!authorization) throw ErrUnauthenticated.with();
@@ -72,13 +72,15 @@ export class RpcRoutes {
       else if (rpc.streamOf) {
         const framing = framingFor(req.headers.accept);
         sendStream(reply, framing.contentType, this.pages(rpc, rpc.streamOf, request, ctx, result.body as StreamPage, framing, req.id));
-      }
-      else sendJson(reply, result.body);
+        // An async handler that sent a stream returns the reply, so that Fastify waits for the stream instead of ending the response.
+        return reply;
+      } else sendJson(reply, result.body);
     } catch (err) {
       const status = rpc.httpStatusFor && err instanceof StackError ? rpc.httpStatusFor[`${err.namespace}:${err.errorName}`] : undefined;
       if (status !== undefined) void reply.code(status).send('');
       else sendError(reply, err, (fields, message) => this.logger.error({ ...fields, request_id: req.id, rpc: rpc.name }, message));
     }
+    return undefined;
   }
 
   /**

@@ -141,8 +141,7 @@ function messageName(owner: AssociationOwner): string {
 /** The contract's message of a record, reduced to the implicit paths and the mask's. */
 function present(r: PackageAssociationRecord, paths: readonly string[]): Partial<Association> {
   const application_ids = { application_id: r.applicationId };
-  const ids =
-    r.deviceId === undefined ? { application_ids, f_port: r.fPort } : { end_device_ids: { device_id: r.deviceId, application_ids }, f_port: r.fPort };
+  const ids = r.deviceId === undefined ? { application_ids, f_port: r.fPort } : { end_device_ids: { device_id: r.deviceId, application_ids }, f_port: r.fPort };
   const message = {
     ids,
     created_at: r.createdAt,

@@ -6,6 +6,9 @@ export const PACKAGE_USAGE_CACHE = Symbol('PACKAGE_USAGE_CACHE');
 export type PackageUsageCache = ApplicationCache<ReadonlyMap<string, PackageUsage>>;
 
 /** The cache's provider: loaded from the association store, dropped on every replica by the registry's writes. */
-export const PACKAGE_USAGE_CACHE_PROVIDER = applicationCacheProvider(PACKAGE_USAGE_CACHE, 'packages', PACKAGE_ASSOCIATION_STORE, (store: PackageAssociationStore, app) =>
-  store.usage(app),
+export const PACKAGE_USAGE_CACHE_PROVIDER = applicationCacheProvider(
+  PACKAGE_USAGE_CACHE,
+  'packages',
+  PACKAGE_ASSOCIATION_STORE,
+  (store: PackageAssociationStore, app) => store.usage(app),
 );

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { EndDevicesModule } from '../../end-devices/end-devices.module';
 import { PACKAGE_ASSOCIATION_STORE, SqlPackageAssociationStore } from './package-association.store';
 import { PackageRegistryController } from './package-registry.controller';
 import { PackageRegistryService } from './package-registry.service';
@@ -11,6 +12,7 @@ import { PACKAGE_USAGE_CACHE, PACKAGE_USAGE_CACHE_PROVIDER } from './package-usa
  * application's package usage that the packages' integrations read for every message.
  */
 @Module({
+  imports: [EndDevicesModule],
   controllers: [PackageRegistryController],
   providers: [
     { provide: PACKAGE_ASSOCIATION_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new SqlPackageAssociationStore(ds) },

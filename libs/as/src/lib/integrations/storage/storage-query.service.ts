@@ -28,7 +28,9 @@ export class StorageQueryService {
     const now = Date.now();
     // With a token, its filters apply (TTS: the other fields are ignored) but never its own identifiers: the request's.
     const ids = storedUpFilter({ application_ids: req.application_ids, end_device_ids: req.end_device_ids }, now);
-    const { selection, cursor } = req.continuation_token ? decodeContinuation(req.continuation_token) : { selection: storedUpSelection(req, now), cursor: undefined };
+    const { selection, cursor } = req.continuation_token
+      ? decodeContinuation(req.continuation_token)
+      : { selection: storedUpSelection(req, now), cursor: undefined };
     const query: StoredUpSelection = { ...selection, applicationId: ids.applicationId, deviceId: ids.deviceId };
     const rows = Math.min(PAGE_ROWS, query.limit > 0 ? query.limit : PAGE_ROWS);
     const found = await this.store.query({ ...query, limit: rows + 1, cursor });
@@ -45,7 +47,10 @@ export class StorageQueryService {
     if (!more) return { results };
     const last = page[page.length - 1];
     const { applicationId: _a, deviceId: _d, ...rest } = query;
-    return { results, continuation_token: encodeContinuation({ selection: { ...rest, limit: remaining }, cursor: { receivedAt: last.receivedAt, id: last.id } }) };
+    return {
+      results,
+      continuation_token: encodeContinuation({ selection: { ...rest, limit: remaining }, cursor: { receivedAt: last.receivedAt, id: last.id } }),
+    };
   }
 
   async count(req: GetStoredApplicationUpCountRequest): Promise<{ count?: Record<string, number> }> {

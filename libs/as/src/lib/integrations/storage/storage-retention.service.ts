@@ -3,14 +3,14 @@ import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { storageRetentionDeletes } from '@lorawan/observability';
 import { STORED_UP_STORE, type StoredUpStore } from './stored-up.store';
 
-/** How often the retention runs, and the rows one DELETE takes at most (so a run never holds the table long). */
-export const RETENTION_INTERVAL_MS = 60_000;
+/** The rows one DELETE takes at most (so a run never holds the table long). */
 export const RETENTION_BATCH = 1000;
 /** Batches of one run at most; the rest waits for the next run. */
 const RETENTION_MAX_BATCHES = 100;
 
 /**
- * The Storage Integration's retention (`AS_STORAGE_RETENTION_DAYS`): every minute, stored messages
+ * The Storage Integration's retention (`AS_STORAGE_RETENTION_DAYS`): at start and every
+ * `AS_STORAGE_RETENTION_INTERVAL_MS`, stored messages
  * received before now − retention are deleted in bounded batches (oldest first). Every AS replica
  * runs it; the deletes are idempotent, so replicas only share the work.
  */
@@ -26,8 +26,10 @@ export class StorageRetentionService implements OnModuleInit, OnApplicationShutd
   ) {}
 
   onModuleInit(): void {
-    if (this.config.as.storage.retentionMs <= 0) return;
-    this.timer = setInterval(() => void this.runOnce(), RETENTION_INTERVAL_MS);
+    const { retentionMs, retentionIntervalMs } = this.config.as.storage;
+    if (retentionMs <= 0) return;
+    void this.runOnce();
+    this.timer = setInterval(() => void this.runOnce(), retentionIntervalMs);
     this.timer.unref();
   }
 

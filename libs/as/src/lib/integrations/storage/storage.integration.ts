@@ -35,7 +35,10 @@ export class StorageIntegration implements ApplicationIntegration, OnApplication
       const usage = (await this.usage.get(applicationId)).get(STORAGE_PACKAGE);
       enabled = usage !== undefined && (usage.application || usage.devices.has(deviceId));
     } catch (err) {
-      this.logger.warn({ device_uid: `${applicationId}.${deviceId}`, error: (err as Error)?.message ?? String(err) }, 'message not stored: package associations unreadable');
+      this.logger.warn(
+        { device_uid: `${applicationId}.${deviceId}`, error: (err as Error)?.message ?? String(err) },
+        'message not stored: package associations unreadable',
+      );
       return;
     }
     if (!enabled) return;

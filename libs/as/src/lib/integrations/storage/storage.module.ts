@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { EndDevicesModule } from '../../end-devices/end-devices.module';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { PackagesModule } from '../packages/packages.module';
 import { StorageController } from './storage.controller';
@@ -16,14 +17,15 @@ import { DEFAULT_WRITER_OPTIONS, StoredUpWriter } from './stored-up-writer';
  * retention.
  */
 @Module({
-  imports: [PackagesModule],
+  imports: [EndDevicesModule, PackagesModule],
   controllers: [StorageController],
   providers: [
     { provide: STORED_UP_STORE, inject: [DataSource], useFactory: (ds: DataSource) => new SqlStoredUpStore(ds) },
     {
       provide: STORED_UP_WRITER,
       inject: [STORED_UP_STORE, STACK_CONFIG],
-      useFactory: (store: StoredUpStore, config: StackConfig) => new StoredUpWriter(store, { ...DEFAULT_WRITER_OPTIONS, bufferMax: config.as.storage.bufferMax }),
+      useFactory: (store: StoredUpStore, config: StackConfig) =>
+        new StoredUpWriter(store, { ...DEFAULT_WRITER_OPTIONS, bufferMax: config.as.storage.bufferMax }),
     },
     StorageIntegration,
     StorageQueryService,

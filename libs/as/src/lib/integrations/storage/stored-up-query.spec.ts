@@ -21,7 +21,15 @@ function errorOf(fn: () => unknown): StackError {
 describe('storage query filters', () => {
   it('reads an application query: type, time window, FPort, order and limit', () => {
     const sel = storedUpSelection(
-      request({ ...app, type: 'uplink_message', after: '2026-11-28T10:00:00Z', before: '2026-11-28T11:00:00Z', f_port: '2', order: '-received_at', limit: '10' }),
+      request({
+        ...app,
+        type: 'uplink_message',
+        after: '2026-11-28T10:00:00Z',
+        before: '2026-11-28T11:00:00Z',
+        f_port: '2',
+        order: '-received_at',
+        limit: '10',
+      }),
       NOW,
     );
     expect(sel).toEqual({
@@ -37,7 +45,13 @@ describe('storage query filters', () => {
   });
 
   it('reads a device query, ascending and unlimited by default, all types when the type is empty', () => {
-    expect(storedUpSelection(request({ ...device, type: '' }), NOW)).toEqual({ applicationId: 'app1', deviceId: 'dev1', descending: false, limit: 0, paths: [] });
+    expect(storedUpSelection(request({ ...device, type: '' }), NOW)).toEqual({
+      applicationId: 'app1',
+      deviceId: 'dev1',
+      descending: false,
+      limit: 0,
+      paths: [],
+    });
   });
 
   it('turns `last` (a Go or protobuf duration) into a lower bound before now', () => {
@@ -80,7 +94,11 @@ describe('storage query filters', () => {
   it('round-trips a continuation token, and refuses one it did not make', () => {
     const c = { selection: { type: 'uplink_message', descending: true, limit: 5, paths: ['received_at'], after: 1 }, cursor: { receivedAt: 10, id: 3 } };
     expect(decodeContinuation(encodeContinuation(c))).toEqual(c);
-    for (const bad of ['not-a-token', Buffer.from('{"cursor":{}}').toString('base64url'), encodeContinuation({ ...c, selection: { ...c.selection, paths: ['secret'] } })]) {
+    for (const bad of [
+      'not-a-token',
+      Buffer.from('{"cursor":{}}').toString('base64url'),
+      encodeContinuation({ ...c, selection: { ...c.selection, paths: ['secret'] } }),
+    ]) {
       expect(errorOf(() => decodeContinuation(bad)).attributes.field).toBe('continuation_token');
     }
   });

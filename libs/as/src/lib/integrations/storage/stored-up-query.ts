@@ -1,9 +1,4 @@
-import {
-  checkFieldMaskPaths,
-  type GetStoredApplicationUpCountRequest,
-  type GetStoredApplicationUpRequest,
-  WEBHOOK_FIELD_MASK_PATHS,
-} from '@lorawan/api';
+import { checkFieldMaskPaths, type GetStoredApplicationUpCountRequest, type GetStoredApplicationUpRequest, WEBHOOK_FIELD_MASK_PATHS } from '@lorawan/api';
 import { ErrValidation } from '@lorawan/errors';
 import type { StoredUpFilter } from './stored-up.store';
 
@@ -31,8 +26,11 @@ export function storedUpFilter(req: Filters, now: number): StoredUpFilter {
   const device = req.end_device_ids;
   if (app !== undefined && device !== undefined) throw invalid('application_ids', 'cannot be used in conjunction with end_device_ids');
   if (app === undefined && device === undefined) throw invalid('application_ids', 'application_ids or end_device_ids is required');
-  if (req.last !== undefined && (req.after !== undefined || req.before !== undefined)) throw invalid('last', 'cannot be used in conjunction with after and before');
-  const filter: StoredUpFilter = device ? { applicationId: device.application_ids.application_id, deviceId: device.device_id } : { applicationId: app as string };
+  if (req.last !== undefined && (req.after !== undefined || req.before !== undefined))
+    throw invalid('last', 'cannot be used in conjunction with after and before');
+  const filter: StoredUpFilter = device
+    ? { applicationId: device.application_ids.application_id, deviceId: device.device_id }
+    : { applicationId: app as string };
   if (req.type) filter.type = req.type;
   if (req.after !== undefined) filter.after = Date.parse(req.after);
   if (req.before !== undefined) filter.before = Date.parse(req.before);

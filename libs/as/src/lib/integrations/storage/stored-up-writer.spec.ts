@@ -17,7 +17,14 @@ function store(failures = 0) {
   };
 }
 
-const options = (o: Partial<StoredUpWriterOptions> = {}): StoredUpWriterOptions => ({ bufferMax: 100, flushMs: 5, batchMax: 10, retryMs: 10, maxAttempts: 3, ...o });
+const options = (o: Partial<StoredUpWriterOptions> = {}): StoredUpWriterOptions => ({
+  bufferMax: 100,
+  flushMs: 5,
+  batchMax: 10,
+  retryMs: 10,
+  maxAttempts: 3,
+  ...o,
+});
 
 describe('StoredUpWriter', () => {
   beforeEach(() => jest.useFakeTimers());

@@ -12,7 +12,11 @@ const T0 = Date.parse('2026-11-20T10:00:00Z');
 /** A stored uplink of `dev` in `app`, `minutes` after T0, on `fPort`. */
 function uplink(app: string, dev: string, minutes: number, fPort = 1, type = 'uplink_message'): StoredUpRow {
   const receivedAt = T0 + minutes * 60_000;
-  const up = { end_device_ids: { device_id: dev, application_ids: { application_id: app } }, received_at: new Date(receivedAt).toISOString(), [type]: { f_port: fPort } };
+  const up = {
+    end_device_ids: { device_id: dev, application_ids: { application_id: app } },
+    received_at: new Date(receivedAt).toISOString(),
+    [type]: { f_port: fPort },
+  };
   return { applicationId: app, deviceId: dev, type, receivedAt, fPort: type === 'uplink_message' ? fPort : undefined, up: JSON.stringify(up) };
 }
 
