@@ -1,6 +1,7 @@
 import { Duration, Str, Struct, Timestamp, Uint32 } from '../json/fields';
 import { Message, Messages, Required } from '../json/nested';
 import { FieldMask, FieldMaskField } from './field-mask';
+import { APPLICATION_UP_KINDS } from './application-up';
 import { ApplicationIdentifiers, EndDeviceIdentifiers, ID_MAX_LENGTH, ID_PATTERN } from './identifiers';
 
 /**
@@ -96,24 +97,11 @@ export class SetApplicationPackageDefaultAssociationRequest {
   @FieldMaskField() field_mask?: FieldMask;
 }
 
-/** The message types the Storage Integration is queried by (TTS's `type` rule; `""`: all). */
-export const STORED_UP_TYPES = [
-  'uplink_message',
-  'uplink_normalized',
-  'join_accept',
-  'downlink_ack',
-  'downlink_nack',
-  'downlink_sent',
-  'downlink_failed',
-  'downlink_queued',
-  'downlink_queue_invalidated',
-  'location_solved',
-  'service_data',
-] as const;
+/** The message types the Storage Integration is queried by (TTS's `type` rule; `""`: all): the kinds of ApplicationUp. */
+export const STORED_UP_TYPES = APPLICATION_UP_KINDS;
 /** Count's `type` rule leaves out `uplink_normalized` (TTS). */
 export const STORED_UP_COUNT_TYPES = STORED_UP_TYPES.filter((t) => t !== 'uplink_normalized');
 const typePattern = (types: readonly string[]) => new RegExp(`^(?:${types.join('|')})?$`);
-export const STORED_UP_ORDERS = ['', 'received_at', '-received_at'] as const;
 
 /** `ttn.lorawan.v3.GetStoredApplicationUpRequest`: application_ids or end_device_ids (not both). */
 export class GetStoredApplicationUpRequest {

@@ -1,5 +1,5 @@
 import { decodeMessage, GetStoredApplicationUpRequest } from '@lorawan/api';
-import { StackError } from '@lorawan/errors';
+import type { StackError } from '@lorawan/errors';
 import { decodeContinuation, encodeContinuation, storedUpFilter, storedUpSelection } from './stored-up-query';
 
 const NOW = Date.parse('2026-11-28T12:00:00Z');
