@@ -5,7 +5,8 @@
  */
 
 /** The sections of the configuration reference. */
-export type SettingGroup = 'process' | 'transport' | 'database' | 'gateway' | 'identity' | 'events' | 'keys' | 'gs' | 'ns' | 'as' | 'webhooks' | 'storage' | 'formatters';
+export type SettingGroup =
+  'process' | 'transport' | 'database' | 'gateway' | 'identity' | 'events' | 'keys' | 'gs' | 'ns' | 'as' | 'webhooks' | 'storage' | 'formatters';
 
 /** The sections' titles, in the order the page lists them. */
 export const SETTING_GROUPS: ReadonlyArray<{ group: SettingGroup; title: string }> = [
