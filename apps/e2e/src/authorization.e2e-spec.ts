@@ -395,6 +395,10 @@ function urlOf(row: Row, entityId: string, deviceId: string): string {
         return deviceId;
       case 'webhook_id':
         return MATRIX_WEBHOOK_ID;
+      case 'f_port':
+        return '200';
+      case 'type':
+        return 'uplink_message';
       case 'key_id':
       case 'id':
         return DUMMY_KEY_ID;

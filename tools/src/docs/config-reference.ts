@@ -56,6 +56,7 @@ const SEE: Record<SettingGroup, Array<[string, string]>> = {
     ['Overload and admission', 'data-plane.md#overload-and-admission'],
   ],
   webhooks: [['Webhook delivery', 'integrations.md#webhook-delivery']],
+  storage: [['Storage Integration', 'integrations.md#storage-integration']],
   formatters: [['Payload formatter isolation', 'integrations.md#payload-formatter-isolation']],
 };
 

@@ -97,3 +97,7 @@ export const ErrOverloaded = defineError(
   'the Application Server cannot handle the {kind} in time: refused before any work',
   Code.ResourceExhausted,
 );
+/** An association naming a package this AS does not have (TTS stores any name and ignores it; this stack refuses it at once). */
+export const ErrPackageNotFound = defineError('pkg/applicationserver/io/packages', 'package_not_found', 'package `{name}` not found', Code.InvalidArgument);
+/** Get of an association that was never Set (or was deleted): TTS answers its Redis registry's not-found error. */
+export const ErrAssociationNotFound = defineError('pkg/redis', 'not_found', 'entity not found', Code.NotFound);

@@ -5,7 +5,8 @@
  */
 
 /** The sections of the configuration reference. */
-export type SettingGroup = 'process' | 'transport' | 'database' | 'gateway' | 'identity' | 'events' | 'keys' | 'gs' | 'ns' | 'as' | 'webhooks' | 'formatters';
+export type SettingGroup =
+  'process' | 'transport' | 'database' | 'gateway' | 'identity' | 'events' | 'keys' | 'gs' | 'ns' | 'as' | 'webhooks' | 'storage' | 'formatters';
 
 /** The sections' titles, in the order the page lists them. */
 export const SETTING_GROUPS: ReadonlyArray<{ group: SettingGroup; title: string }> = [
@@ -20,6 +21,7 @@ export const SETTING_GROUPS: ReadonlyArray<{ group: SettingGroup; title: string 
   { group: 'ns', title: 'Network Server' },
   { group: 'as', title: 'Application Server' },
   { group: 'webhooks', title: 'Application Server: webhooks' },
+  { group: 'storage', title: 'Application Server: Storage Integration' },
   { group: 'formatters', title: 'Application Server: payload formatters' },
 ];
 

@@ -492,6 +492,36 @@ export class Environment {
   @Max(10_000_000)
   AS_DEVICE_CACHE_SIZE = 4096;
 
+  @Setting(
+    'storage',
+    'Storage Integration: how many days the AS keeps the application messages it stores (of applications and devices with a `storage-integration` association); older ones are deleted every `AS_STORAGE_RETENTION_INTERVAL_MS`, a bounded batch at a time. 0: kept until deleted by hand.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
+  AS_STORAGE_RETENTION_DAYS = 30;
+
+  @Setting('storage', 'Storage Integration: how often each AS deletes the stored messages past `AS_STORAGE_RETENTION_DAYS` (also once at start).')
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(86_400_000)
+  AS_STORAGE_RETENTION_INTERVAL_MS = 60_000;
+
+  @Setting(
+    'storage',
+    'Storage Integration: messages waiting for their batched write at most (one multi-row INSERT every few ms); beyond, new messages are not stored (logged and counted) so that the uplink path never waits on the database.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  AS_STORAGE_BUFFER_MAX = 10_000;
+
   @Setting('webhooks', 'One webhook request, connect to end of response.')
   @IsOptional()
   @Transform(toInt)
@@ -903,6 +933,18 @@ export interface ApplicationServerConfig {
   uplinkConcurrency: number;
   /** An application message must start its handling within this many ms of reaching the AS. */
   uplinkDeadlineMs: number;
+  /** The Storage Integration (AS_STORAGE_*). */
+  storage: StorageIntegrationConfig;
+}
+
+/** The Storage Integration's settings (AS_STORAGE_*). */
+export interface StorageIntegrationConfig {
+  /** Stored messages older than this many ms are deleted (0: kept). */
+  retentionMs: number;
+  /** How often the retention runs. */
+  retentionIntervalMs: number;
+  /** Messages waiting for their batched write at most. */
+  bufferMax: number;
 }
 
 /** The AS's payload formatter workers (FORMATTER_*). */
@@ -1029,7 +1071,16 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       joinDeadlineMs: e.NS_JOIN_DEADLINE_MS,
       defaultMacSettings: parseJsonObject('NS_DEFAULT_MAC_SETTINGS', e.NS_DEFAULT_MAC_SETTINGS) ?? {},
     },
-    as: { deviceCacheSize: e.AS_DEVICE_CACHE_SIZE, uplinkConcurrency: e.AS_UPLINK_CONCURRENCY, uplinkDeadlineMs: e.AS_UPLINK_DEADLINE_MS },
+    as: {
+      deviceCacheSize: e.AS_DEVICE_CACHE_SIZE,
+      uplinkConcurrency: e.AS_UPLINK_CONCURRENCY,
+      uplinkDeadlineMs: e.AS_UPLINK_DEADLINE_MS,
+      storage: {
+        retentionMs: e.AS_STORAGE_RETENTION_DAYS * 86_400_000,
+        retentionIntervalMs: e.AS_STORAGE_RETENTION_INTERVAL_MS,
+        bufferMax: e.AS_STORAGE_BUFFER_MAX,
+      },
+    },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     logLevel: e.LOG_LEVEL,

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { Code, ErrInternal, httpStatusOf, StackError } from '@lorawan/errors';
 import { PlainStatus } from './gateway-errors';
@@ -29,4 +30,9 @@ export function sendJson(reply: FastifyReply, body: unknown): void {
     .code(200)
     .header('content-type', 'application/json')
     .send(JSON.stringify(body ?? {}));
+}
+
+/** A stream of framed messages (a server stream answered in pages, `RpcDefinition.streamOf`): sent as they come, with backpressure. */
+export function sendStream(reply: FastifyReply, contentType: string, frames: AsyncIterable<string>): void {
+  void reply.code(200).header('content-type', contentType).header('cache-control', 'no-cache').send(Readable.from(frames));
 }

@@ -1,13 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { RPCS, rpcCorrelationId, type RpcDefinition } from '@lorawan/api';
-import { Code, StackError } from '@lorawan/errors';
+import { RPCS, type RpcContext, rpcCorrelationId, type RpcDefinition } from '@lorawan/api';
+import { Code, ErrInternal, StackError } from '@lorawan/errors';
 import { Authenticator } from './authenticator';
 import { ErrUnauthenticated, PlainStatus } from './gateway-errors';
-import { sendError, sendJson } from './http-reply';
+import { sendError, sendJson, sendStream } from './http-reply';
 import { buildRequest, type CompiledBinding, compileBinding } from './request-builder';
 import { RpcForwarder } from './rpc-forwarder';
 import { RouteMetrics } from './route-metrics';
+import { frameError, frameResult, framingFor, type StreamFraming } from './stream-framing';
 
 /**
  * Registers one Fastify route per HTTP binding of the RPC table. Every route: authenticate (but
@@ -50,7 +51,7 @@ export class RpcRoutes {
     compiled: CompiledBinding,
     req: FastifyRequest,
     reply: FastifyReply,
-  ): Promise<void> {
+  ): Promise<FastifyReply | undefined> {
     try {
       const authorization = req.headers.authorization;
       if (!authorization && !rpc.public) throw ErrUnauthenticated.with();
@@ -69,11 +70,51 @@ export class RpcRoutes {
       const result = await this.forwarder.forward(rpc, request, ctx);
       if (result.total !== undefined) reply.header('x-total-count', String(result.total));
       if (rpc.emptyResponse) void reply.code(200).send('');
-      else sendJson(reply, result.body);
+      else if (rpc.streamOf) {
+        const framing = framingFor(req.headers.accept);
+        sendStream(reply, framing.contentType, this.pages(rpc, rpc.streamOf, request, ctx, result.body as StreamPage, framing, req.id));
+        // An async handler that sent a stream returns the reply, so that Fastify waits for the stream instead of ending the response.
+        return reply;
+      } else sendJson(reply, result.body);
     } catch (err) {
       const status = rpc.httpStatusFor && err instanceof StackError ? rpc.httpStatusFor[`${err.namespace}:${err.errorName}`] : undefined;
       if (status !== undefined) void reply.code(status).send('');
       else sendError(reply, err, (fields, message) => this.logger.error({ ...fields, request_id: req.id, rpc: rpc.name }, message));
+    }
+    return undefined;
+  }
+
+  /**
+   * The frames of a server stream answered in pages (`RpcDefinition.streamOf`): each page's
+   * messages, then the next page while the reply names one; an error of a later page is the
+   * stream's last message. Stops when the client is gone (the stream is then not read on).
+   */
+  private async *pages(
+    rpc: RpcDefinition,
+    field: string,
+    request: object,
+    ctx: RpcContext,
+    first: StreamPage,
+    framing: StreamFraming,
+    requestId: string,
+  ): AsyncGenerator<string> {
+    let page = first;
+    for (;;) {
+      const messages = page[field];
+      if (Array.isArray(messages) && messages.length > 0) yield messages.map((m) => frameResult(m, framing)).join('');
+      const token = page.continuation_token;
+      if (typeof token !== 'string' || token === '') return;
+      try {
+        page = (await this.forwarder.forward(rpc, { ...request, continuation_token: token }, ctx)).body as StreamPage;
+      } catch (err) {
+        let error = err;
+        if (!(err instanceof StackError)) {
+          error = ErrInternal.with();
+          this.logger.error({ err, correlation_id: (error as StackError).correlationId, request_id: requestId, rpc: rpc.name }, 'unhandled error');
+        }
+        yield frameError((error as StackError).toStatus(), framing);
+        return;
+      }
     }
   }
 
@@ -89,6 +130,9 @@ export class RpcRoutes {
 export function routeLabel(path: string): string {
   return `/api/v3${path}`;
 }
+
+/** A page of a server stream: its messages (in the RPC's `streamOf` field) and the token of the next one. */
+type StreamPage = Record<string, unknown> & { continuation_token?: unknown };
 
 declare module 'fastify' {
   interface FastifyContextConfig {

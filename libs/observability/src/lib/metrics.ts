@@ -235,6 +235,17 @@ export const integrationPublishFailures = new Counter({
   labelNames: ['integration'] as const,
 });
 
+export const storedUps = new Counter({
+  name: 'lorawan_as_storage_messages_total',
+  help: "Application messages of the Storage Integration, by outcome: `stored` (written), `dropped` (its buffer was full, or its batch's writes kept failing), `retried` (in a batch whose write failed and was tried again).",
+  labelNames: ['outcome'] as const,
+});
+
+export const storageRetentionDeletes = new Counter({
+  name: 'lorawan_as_storage_retention_deletes_total',
+  help: 'Stored application messages the Storage Integration deleted because they were older than `AS_STORAGE_RETENTION_DAYS`.',
+});
+
 export const formatterRuns = new Counter({
   name: 'lorawan_as_formatter_runs_total',
   help: 'JavaScript payload-formatter runs of an Application Server, by result: ok, the failure (timeout, memory, stack, output_too_large, output_too_deep, runtime, interrupt), busy (refused: the queues were full) or suspended (refused: the application spent its runaway budget).',

@@ -249,7 +249,7 @@ export function buildOpenApiDocument(rpcs: readonly RpcDefinition[] = Object.val
     }));
     if (binding.body !== '*') parameters.push(...queryParameters(rpc.request, new Set(variables)));
     const responses: Record<string, unknown> = {};
-    if (rpc.stream) {
+    if (rpc.stream || rpc.streamOf) {
       const message = {
         oneOf: [
           { type: 'object', required: ['result'], properties: { result: registry.ref(rpc.response) }, additionalProperties: false },
@@ -257,8 +257,9 @@ export function buildOpenApiDocument(rpcs: readonly RpcDefinition[] = Object.val
         ],
       };
       responses['200'] = {
-        description:
-          'A long-lived stream of messages, each `{"result": …}` or, last, `{"error": …}`: JSON objects one per line (`application/json`), or separated by a blank line with `Accept: text/event-stream`.',
+        description: rpc.streamOf
+          ? 'A stream of messages, each `{"result": …}`: JSON objects one per line (`application/json`), or separated by a blank line with `Accept: text/event-stream`.'
+          : 'A long-lived stream of messages, each `{"result": …}` or, last, `{"error": …}`: JSON objects one per line (`application/json`), or separated by a blank line with `Accept: text/event-stream`.',
         content: { 'application/json': { schema: message }, 'text/event-stream': { schema: message } },
       };
     } else if (rpc.emptyResponse) {

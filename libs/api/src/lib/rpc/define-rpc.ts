@@ -80,6 +80,14 @@ export interface RpcDefinition<Req extends object = object, Res extends object =
    * response of framed messages), not as a request/reply.
    */
   stream?: boolean;
+  /**
+   * A server-streaming RPC answered a page at a time: each reply holds messages in the list field
+   * named here (`{"results":[…]}`) and, while more follow, a `continuation_token`, with which the
+   * gateway asks for the next page (the request again, the token set). The gateway streams the
+   * messages as grpc-gateway does (`{"result":…}` lines; an error after the first page ends the
+   * stream with `{"error":…}`); an error of the first page is answered as usual.
+   */
+  streamOf?: string;
   /** The HTTP answer to success is 200 with an empty body (TTS's plain webhook handlers), not `{}`. */
   emptyResponse?: boolean;
   /** Errors (`namespace:name`) answered with this HTTP status and an empty body (a paused webhook → 406). */

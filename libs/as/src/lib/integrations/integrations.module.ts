@@ -4,12 +4,17 @@ import { ApplicationIntegrations } from './application-integrations.service';
 import { ApplicationUpForwarder } from './application-up-forwarder.service';
 import { WebhookIntegration } from './webhooks/webhook.integration';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { StorageIntegration } from './storage/storage.integration';
+import { StorageModule } from './storage/storage.module';
 
 /**
  * The AS's integrations, one line each: the module of `integrations/<name>/` and the integration
  * it exports. (Their downlink entry points are listed in IntegrationEntryPointsModule.)
  */
-const INTEGRATIONS = [{ module: WebhooksModule, integration: WebhookIntegration }];
+const INTEGRATIONS = [
+  { module: WebhooksModule, integration: WebhookIntegration },
+  { module: StorageModule, integration: StorageIntegration },
+];
 
 /**
  * Every ApplicationUp to every integration: the list (APPLICATION_INTEGRATIONS), its fan-out with

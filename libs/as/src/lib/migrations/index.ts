@@ -4,6 +4,7 @@ import { CreateWebhooks1732700000000 } from './1732700000000-create-webhooks';
 import { CreateApplicationLinks1732800000000 } from './1732800000000-create-application-links';
 import { WidenSettingsColumns1732900000000 } from './1732900000000-widen-settings-columns';
 import { CreateWebhookJobs1733100000000 } from './1733100000000-create-webhook-jobs';
+import { CreateStorageIntegration1733200000000 } from './1733200000000-create-storage-integration';
 
 /** The Application Server's migrations, in order. */
 export const AS_MIGRATIONS = [
@@ -13,4 +14,5 @@ export const AS_MIGRATIONS = [
   WidenSettingsColumns1732900000000,
   AddAsPendingDevAddr1733000000000,
   CreateWebhookJobs1733100000000,
+  CreateStorageIntegration1733200000000,
 ];
