@@ -23,15 +23,16 @@ export const ErrEncodePayload = defineError('pkg/applicationserver', 'encode_pay
 /** SimulateUplink whose payload formatter ran into a limit of the AS (the cause: `script_timeout`, `script_memory`, …). */
 export const ErrDecodePayload = defineError('pkg/applicationserver', 'decode_payload', 'decode payload', Code.InvalidArgument);
 export const ErrNoAppSKey = defineError('pkg/applicationserver', 'no_app_s_key', 'no AppSKey in the device session', Code.FailedPrecondition);
-/** Webhook Get of a missing webhook: TTS answers its Redis registry's not-found error. */
-export const ErrWebhookNotFound = defineError('pkg/redis', 'not_found', 'entity not found', Code.NotFound);
+/** A stored entity (webhook, link, package association) that is not there: TTS's Redis registries answer their store's not-found error. */
+export const ErrEntityNotFound = defineError('pkg/redis', 'not_found', 'entity not found', Code.NotFound);
+export const ErrWebhookNotFound = ErrEntityNotFound;
 export const ErrWebhookFormatNotFound = defineError('pkg/applicationserver/io/web', 'format_not_found', 'format `{format}` not found', Code.InvalidArgument);
 /** Webhook-scoped downlink push/replace (wire contract §8.3) of a webhook that does not exist. */
 export const ErrWebhookNotFoundForDownlink = defineError('pkg/applicationserver/io/web', 'webhook_not_found', 'webhook not found', Code.NotFound);
 /** Webhook-scoped downlink push/replace of a paused webhook (the gateway answers 406 with an empty body; `WEBHOOK_PAUSED`). */
 export const ErrWebhookPaused = defineError('pkg/applicationserver/io/web', 'webhook_paused', 'webhook paused', Code.FailedPrecondition);
 /** Get of a link that was never Set (or was deleted): TTS answers its Redis registry's not-found error. */
-export const ErrLinkNotFound = defineError('pkg/redis', 'not_found', 'entity not found', Code.NotFound);
+export const ErrLinkNotFound = ErrEntityNotFound;
 /** SimulateUplink of a message already marked `simulated` (TTS `pkg/applicationserver/io/grpc`). */
 export const ErrSimulated = defineError('pkg/applicationserver/io/grpc', 'simulated', 'simulated traffic cannot be simulated again', Code.InvalidArgument);
 /** SimulateUplink for a device (or application) whose payload crypto is skipped. */
@@ -100,4 +101,4 @@ export const ErrOverloaded = defineError(
 /** An association naming a package this AS does not have (TTS stores any name and ignores it; this stack refuses it at once). */
 export const ErrPackageNotFound = defineError('pkg/applicationserver/io/packages', 'package_not_found', 'package `{name}` not found', Code.InvalidArgument);
 /** Get of an association that was never Set (or was deleted): TTS answers its Redis registry's not-found error. */
-export const ErrAssociationNotFound = defineError('pkg/redis', 'not_found', 'entity not found', Code.NotFound);
+export const ErrAssociationNotFound = ErrEntityNotFound;

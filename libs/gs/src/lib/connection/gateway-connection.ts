@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { nowTimestamp } from '@lorawan/api';
-import { type FrequencyPlan, combineFrequencyPlans, getFrequencyPlan } from '@lorawan/lorawan';
+import { type FrequencyPlan, combineFrequencyPlans } from '@lorawan/lorawan';
 import type { GatewayFrontend } from '../io/frontend';
 import type { GatewayIds } from '../io/messages';
 import { GatewayScheduler, type ScheduledEmission, type SchedulerOptions } from '../scheduling/scheduler';
@@ -50,8 +50,6 @@ export class GatewayConnection {
    */
   gps_time?: { tmms: number; received_ms: number };
   private readonly pending = new Map<number, PendingDownlink>();
-  /** The frequency plans of the catalogue the gateway lists (unknown IDs left out). */
-  readonly frequency_plans: readonly FrequencyPlan[];
   /**
    * Those plans as one (`combineFrequencyPlans`: the first's RX2 and radios, every plan's channels
    * and sub-bands), which downlinks are planned in; undefined when a plan is unknown or the plans
@@ -69,7 +67,6 @@ export class GatewayConnection {
     public remote: RemoteAddress,
     scheduling: SchedulerOptions = {},
   ) {
-    this.frequency_plans = frequency_plan_ids.map((id) => getFrequencyPlan(id)).filter((plan): plan is FrequencyPlan => plan !== undefined);
     this.frequency_plan = combineFrequencyPlans(frequency_plan_ids);
     if (this.frequency_plan) this.scheduler = new GatewayScheduler([this.frequency_plan], scheduling);
   }

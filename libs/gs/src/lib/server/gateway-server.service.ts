@@ -109,7 +109,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     for (const conn of this.connections.all())
       for (const sb of conn.scheduler?.subBandStats() ?? [])
         rows.push({
-          band_id: conn.frequency_plans[0]?.band_id ?? '',
+          band_id: conn.frequency_plan?.band_id ?? '',
           sub_band: `${sb.min_frequency}-${sb.max_frequency}`,
           utilization: sb.downlink_utilization,
           limit: sb.downlink_utilization_limit,

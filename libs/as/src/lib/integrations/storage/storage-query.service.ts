@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { GetStoredApplicationUpCountRequest, GetStoredApplicationUpRequest, JsonObject } from '@lorawan/api';
-import { filterByFieldMask } from '../webhooks/delivery/field-mask-filter';
+import { filterByFieldMask } from '../common/field-mask-filter';
 import { STORED_UP_STORE, type StoredUpStore } from './stored-up.store';
 import { type StoredUpSelection, decodeContinuation, encodeContinuation, storedUpCountFilter, storedUpFilter, storedUpSelection } from './stored-up-query';
 

@@ -1,5 +1,5 @@
 import { type Delivery, messageConfig } from './webhook-job';
-import { filterByFieldMask } from './field-mask-filter';
+import { filterByFieldMask } from '../../common/field-mask-filter';
 import { urlVariables, webhookUrl } from './webhook-url';
 import { deliverableHeaders } from '../webhook-headers';
 
