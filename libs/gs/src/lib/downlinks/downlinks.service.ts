@@ -18,7 +18,9 @@ import { GatewayServerService } from '../server/gateway-server.service';
  * `gs.down.schedule.attempt`, then `gs.down.send` or `gs.down.schedule.fail` with the reason (the
  * scheduler's: `too_late`, `conflict`, `duty_cycle`, `dwell_time`, `tx_schedule` for a class A
  * downlink no window could take, …), which the NS receives as the call's error and takes to the
- * next gateway of the downlink path.
+ * next gateway of the downlink path. The gateways the NS names after this one (`next_paths`) come
+ * back to it with the gateway's TX acknowledgment, with the frame and the request, so a downlink
+ * the gateway refuses goes on to the next one; they are never published.
  */
 @Injectable()
 export class DownlinksService {

@@ -1,5 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { gatewayDownlinkSubject, MAX_NEXT_DOWNLINK_PATHS, type NextDownlinkPath, RPCS, type RequestOf, type ResponseOf, type RpcContext, type TxRequest } from '@lorawan/api';
+import {
+  gatewayDownlinkSubject,
+  MAX_NEXT_DOWNLINK_PATHS,
+  type NextDownlinkPath,
+  RPCS,
+  type RequestOf,
+  type ResponseOf,
+  type RpcContext,
+  type TxRequest,
+} from '@lorawan/api';
 import { RpcInvoker } from '@lorawan/component';
 import { type ErrorDetails, isErrorDetails, StackError } from '@lorawan/errors';
 import { ErrNoDownlinkPath } from '../errors';

@@ -99,7 +99,10 @@ export class TxAcknowledgments {
     };
     try {
       await this.downlinks.schedule(downlink, paths, ctx);
-      this.logger.debug?.({ device_id: acknowledged.end_device_ids?.device_id, result: refusal.attributes.result }, 'refused downlink sent on to the next gateway');
+      this.logger.debug?.(
+        { device_id: acknowledged.end_device_ids?.device_id, result: refusal.attributes.result },
+        'refused downlink sent on to the next gateway',
+      );
       return undefined;
     } catch (err) {
       return isStackError(err) ? err : ErrNoDownlinkPath.with();
