@@ -12,16 +12,21 @@
  * - Sustained confirmed traffic through one EU868 gateway (a short duty-cycle window, so the limit
  *   is reached in seconds): no sub-band is ever on the air longer than its duty cycle allows in any
  *   window, and the downlinks refused for it are reported.
+ * - A gateway whose radio refuses a confirmed application downlink (`TX_FREQ`, in RX1 and RX2):
+ *   the same frame reaches the device through the next gateway in its receive window, and the
+ *   application hears `downlink_sent` once; also with two replicas of each component, so the
+ *   refusal may reach another NS replica than the one that scheduled.
  */
 import loraPacket from 'lora-packet';
 import type { EventJson } from '@lorawan/api';
-import { startDistributedStack, startEmbeddedStack, txpkAirtimeUs, type StackUnderTest } from '@lorawan/testing';
+import { startDistributedStack, startEmbeddedStack, txpkAirtimeUs, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
 import { abpAsDevice, abpNsDevice, randomDevAddr, randomKey, Registries, randomEui, uid } from './devices';
 import { EventStream } from './event-stream';
 import { type ConnectedGateway, connectGateways } from './gateways';
 import { Api, createApplications, expectStatus, sleep } from './http-client';
 import { dataUplink } from './lora-frames';
 import { metricSum } from './prometheus';
+import { setJsonWebhook, WEBHOOK_ENV } from './webhook-env';
 
 type Start = (env: Record<string, string>) => Promise<StackUnderTest>;
 const ALL = ['is', 'js', 'ns', 'as', 'events', 'gs'] as const;
@@ -259,5 +264,75 @@ describe.each(MODES)('duty cycle under sustained traffic (%s)', (_mode, start) =
       expect(used).toBeGreaterThan(0);
       expect(used).toBeLessThanOrEqual(limit);
     }
+  }, 120_000);
+});
+
+describe.each([
+  ...MODES.map(([mode, start]) => [mode, start, false] as const),
+  // The GS replica holding each gateway, and the NS replica that hears the refusal, may differ from the one that scheduled.
+  [
+    'distributed, two replicas of each component',
+    (env: Record<string, string>) => startDistributedStack({ components: [...ALL], replicas: 2, env }),
+    true,
+  ] as const,
+])('a downlink a gateway refuses (%s)', (_mode, start, replicas) => {
+  const ctx = setup(start, WEBHOOK_ENV);
+
+  it('a confirmed downlink the best gateway’s radio refuses (TX_FREQ in RX1 and RX2) reaches the device through the next gateway in its window; downlink_sent once, no downlink_failed', async () => {
+    const receiver = await new WebhookReceiver().start();
+    ctx.opened.push({ close: () => void receiver.stop() });
+    await setJsonWebhook(ctx.api, ctx.app, 'hook', receiver.url, { downlink_sent: '/down/sent', downlink_failed: '/down/failed' });
+    // With replicas, each gateway on its own Gateway Server.
+    const [refusing, next] = await connectGateways(ctx.api, ctx.stack, { count: 2, replicas });
+    // A gateway whose radio transmits on 863–865 MHz only: EU868's RX1 (the uplink's channel) and RX2 (869.525 MHz) are outside it.
+    refusing.udp.actAsConcentrator({ tx_freq_min: 863_000_000, tx_freq_max: 865_000_000 });
+    next.udp.actAsConcentrator();
+    ctx.opened.push(refusing.udp, next.udp);
+    const [device] = await abpDevices(ctx, 1, 'refused');
+    const text = 'through the next gateway';
+    expectStatus(
+      await ctx.api.post(`/api/v3/as/applications/${ctx.app}/devices/${device.dev}/down/push`, {
+        downlinks: [{ f_port: 5, frm_payload: Buffer.from(text).toString('base64'), confirmed: true }],
+      }),
+      200,
+    );
+    // A confirmed uplink heard by both, the refusing gateway better.
+    const frame = dataUplink(device.keys, device.devAddr, 1, 1, Buffer.from([1]), { confirmed: true });
+    const nextAt = next.udp.concentratorTime();
+    await Promise.all([
+      refusing.udp.push({ rxpk: [refusing.udp.rxpkNow(frame, { rssi: -40, lsnr: 9 })] }),
+      next.udp.push({ rxpk: [{ ...next.udp.rxpkNow(frame, { rssi: -100, lsnr: -2 }), tmst: nextAt }] }),
+    ]);
+    const [sent] = await next.udp.waitForDownlinks(1, 10_000);
+    // The refusing gateway was asked first, in RX1, then (the GS's own retry) in RX2: its radio refused both.
+    expect(refusing.udp.downlinks.map((d) => [d.txpk.freq, d.ack])).toEqual([
+      [868.1, 'TX_FREQ'],
+      [RX2_MHZ, 'TX_FREQ'],
+    ]);
+    // The next gateway's concentrator took the same frame, in the device's RX1 (1 s after the uplink) or RX2 (2 s).
+    expect(sent.ack).toBe('NONE');
+    expect(sent.txpk.data).toBe(refusing.udp.downlinks[0].txpk.data);
+    const after = ((sent.txpk.tmst as number) - nextAt + 2 ** 32) % 2 ** 32;
+    expect([
+      [1_000_000, 868.1],
+      [2_000_000, RX2_MHZ],
+    ]).toContainEqual([after, sent.txpk.freq]);
+    // The device reads it (lora-packet): the ACK, its FCnt, a valid MIC, the application's payload.
+    const down = loraPacket.fromWire(Buffer.from(sent.txpk.data as string, 'base64'));
+    expect([down.getMType(), down.getFCtrlACK(), down.getFPort()]).toEqual(['Confirmed Data Down', true, 5]);
+    expect(devAddrOf(sent.txpk)).toBe(device.devAddr.toUpperCase());
+    expect(loraPacket.verifyMIC(down, Buffer.from(device.keys.nwkSKey, 'hex'))).toBe(true);
+    expect(loraPacket.decrypt(down, Buffer.from(device.keys.appSKey, 'hex'), Buffer.from(device.keys.nwkSKey, 'hex')).toString()).toBe(text);
+    // The application hears it went out, once; never that it failed.
+    await receiver.waitFor(() => receiver.to('/down/sent').length === 1, 10_000, 'downlink_sent');
+    await sleep(1000);
+    expect(receiver.to('/down/sent')).toHaveLength(1);
+    expect(receiver.to('/down/sent')[0].json).toMatchObject({
+      end_device_ids: { device_id: device.dev },
+      downlink_sent: { f_port: 5, f_cnt: down.getFCnt(), confirmed: true },
+    });
+    expect(receiver.to('/down/failed')).toEqual([]);
+    expect(next.udp.downlinks).toHaveLength(1);
+    expect(refusing.udp.downlinks).toHaveLength(2);
   }, 120_000);
 });

@@ -211,8 +211,9 @@ export interface Gateway {
 }
 
 export interface GatewayOptions extends Pick<RadioPhaseOptions, 'baseUrl' | 'auth' | 'udpPorts' | 'metricsUrls'> {
-  /** Gateway IDs are `<idPrefix>-<n>`. */
+  /** Gateway IDs are `<idPrefix>-<n>`, n from `first` (0). */
   idPrefix: string;
+  first?: number;
   count: number;
   /** The concentrator clock of gateway g at the bench's epoch (µs). */
   clock(g: number): number;
@@ -233,8 +234,9 @@ export async function openGateways(o: GatewayOptions, phase: string): Promise<Ga
   const setup = new Connection(o.baseUrl, o.auth);
   try {
     const before = await connectedGateways(o.metricsUrls);
-    for (let g = 0; g < o.count; g++) {
-      const eui = `B827EBFF${hex(3)}${g.toString(16).padStart(2, '0').toUpperCase()}`;
+    const first = o.first ?? 0;
+    for (let g = first; g < first + o.count; g++) {
+      const eui = `B827EBFF${hex(3)}${(g & 0xff).toString(16).padStart(2, '0').toUpperCase()}`;
       const id = `${o.idPrefix}-${g}`;
       await expect200(setup, 'POST', `/api/v3/users/${ADMIN_USER_ID}/gateways`, {
         gateway: { ids: { gateway_id: id, eui }, frequency_plan_id: 'EU_863_870_TTN' },
@@ -273,17 +275,28 @@ export interface RxDelays {
   rx2Us: number;
 }
 
+/** Which gateways hear a transmission: `count` of them from `best` on (the best first, then the next ones, each weaker). */
+export interface HeardBy {
+  best: number;
+  count: number;
+}
+
 /**
  * The copies of `tx` (the index of a transmission planned for `due`, performance.now()), one per
- * gateway, each up to `jitterMs` later, with a concentrator time that follows the gateway's clock
- * (`epoch`: performance.now() of the gateways' `clock`) and whose RX1 and RX2 times match no other
- * transmission's on that gateway, and the gateway's signal for it (a different gateway is best for
- * each transmission). Returns the best gateway too.
+ * gateway that hears it (every one, or those of `heard`), each up to `jitterMs` later, with a
+ * concentrator time that follows the gateway's clock (`epoch`: performance.now() of the gateways'
+ * `clock`) and whose RX1 and RX2 times match no other transmission's on that gateway, and the
+ * gateway's signal for it (a different gateway, drawn, is best for each transmission; `heard`'s
+ * best with `heard`). Returns the best gateway too.
  */
-export function planCopies(gateways: readonly Gateway[], tx: number, due: number, jitterMs: number, epoch: number, delays: RxDelays) {
-  const signals = shuffled(gateways.length);
+export function planCopies(gateways: readonly Gateway[], tx: number, due: number, jitterMs: number, epoch: number, delays: RxDelays, heard?: HeardBy) {
+  const hearing = heard
+    ? Array.from({ length: Math.min(heard.count, gateways.length) }, (_, i) => (heard.best + i) % gateways.length)
+    : gateways.map((_, g) => g);
+  const signals = heard ? hearing.map((_, i) => i) : shuffled(gateways.length);
   const copies: Copy[] = [];
-  for (const [g, gw] of gateways.entries()) {
+  for (const [i, g] of hearing.entries()) {
+    const gw = gateways[g];
     const at = due + Math.random() * jitterMs;
     let tmst = (gw.clock + Math.round((at - epoch) * 1000)) >>> 0;
     const taken = (t: number) => gw.tmsts.has(t) || gw.answers.has((t + delays.rx1Us) >>> 0) || gw.answers.has((t + delays.rx2Us) >>> 0);
@@ -291,9 +304,9 @@ export function planCopies(gateways: readonly Gateway[], tx: number, due: number
     gw.tmsts.add(tmst);
     gw.answers.set((tmst + delays.rx1Us) >>> 0, { tx, window: 'rx1' });
     gw.answers.set((tmst + delays.rx2Us) >>> 0, { tx, window: 'rx2' });
-    copies.push({ tx, gateway: g, due: at, tmst, ...SIGNALS[signals[g] % SIGNALS.length] });
+    copies.push({ tx, gateway: g, due: at, tmst, ...SIGNALS[signals[i] % SIGNALS.length] });
   }
-  return { copies, best: signals.indexOf(0) };
+  return { copies, best: hearing[signals.indexOf(0)] };
 }
 
 /** The PULL_RESPs that arrived: each acknowledged (TX_ACK, as a forwarder does) and matched to its transmission by tmst. */

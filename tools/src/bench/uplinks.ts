@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import loraPacket from 'lora-packet';
 import { SimulatedOtaaDevice, WebhookReceiver } from '@lorawan/testing';
 import { createApplications } from './applications';
+import { answerSlotUs, confirmedGateways } from './confirmed-gateways';
 import { JOIN_ACCEPT_DELAYS } from './joins';
 import { log, round } from './load';
 import { counterDelta, counterDeltaAll, type Scrape, scrapeAll, subBandUtilization } from './metrics';
@@ -74,6 +75,8 @@ export const DELIVERY_WAIT_MS = 10000;
 const JOIN_EUI = '70B3D57ED0000002';
 /** The application downlink pushed for every device before sub-phase B. */
 const APP_DOWNLINK = { fPort: 2, payload: Buffer.from('bench down') };
+/** The longest answer of a confirmed sub-phase: MHDR, DevAddr, FCtrl, FCnt, FPort, the application's payload, MIC. */
+const CONFIRMED_ANSWER_BYTES = 1 + 4 + 1 + 2 + 1 + APP_DOWNLINK.payload.length + 4;
 const COUNTERS: Record<string, [string, string]> = {
   ns_data_uplinks: ['lorawan_ns_data_uplinks_total', 'result'],
   ns_join_requests: ['lorawan_ns_join_requests_total', 'result'],
@@ -165,6 +168,8 @@ export interface SendOptions {
   waitMs: number;
   /** Or until none more was done for this long (the stack's backlog drained or lost): a long `waitMs` then costs no idle time. */
   quietMs?: number;
+  /** Each transmission heard by this many gateways, each gateway best in turn (a confirmed sub-phase: `confirmed-gateways.ts`); else by every gateway, the best drawn. */
+  heardBy?: number;
   start?(): void;
   offered?(): void;
 }
@@ -180,12 +185,16 @@ export class Air {
   readonly unmatched = { count: 0 };
   readonly pushFailures = { count: 0 };
   private readonly collector: NodeJS.Timeout;
+  /** The gateway that is best for the next transmission heard by a few (`SendOptions.heardBy`). */
+  private nextBest = 0;
 
   constructor(
     readonly gateways: Gateway[],
     private readonly devices: Device[],
     private readonly epoch: number,
     private readonly o: RadioPhaseOptions,
+    /** Opens `count` more gateways, numbered from `first` (`widen`). */
+    private readonly openMore?: (first: number, count: number) => Promise<Gateway[]>,
   ) {
     // PULL_RESPs are matched and acknowledged as they come (their arrival time is taken on receipt by the simulated gateway).
     this.collector = setInterval(() => this.collect(), 10);
@@ -199,12 +208,22 @@ export class Air {
     clearInterval(this.collector);
   }
 
+  /** At least `count` gateways from now on (they are closed with the others). */
+  async widen(count: number, label: string): Promise<void> {
+    const more = count - this.gateways.length;
+    if (more <= 0) return;
+    if (!this.openMore) throw new Error(`${label}: cannot open more gateways`);
+    log(`${label}: opening ${more} more gateways (${count} in all)`);
+    this.gateways.push(...(await this.openMore(this.gateways.length, more)));
+  }
+
   /** Transmissions `items` (joins or uplinks) on `schedule` from `t0` (performance.now()); returns their copies by due time. */
-  plan(items: Frame[], schedule: Schedule, t0: number, delays: RxDelays): Copy[] {
+  plan(items: Frame[], schedule: Schedule, t0: number, delays: RxDelays, heardBy?: number): Copy[] {
     const copies: Copy[] = [];
     for (const [n, item] of items.entries()) {
       const index = this.txs.length;
-      const planned = planCopies(this.gateways, index, t0 + dueOffsetMs(schedule, n), this.o.jitterMs, this.epoch, delays);
+      const heard = heardBy === undefined ? undefined : { best: this.nextBest++ % this.gateways.length, count: heardBy };
+      const planned = planCopies(this.gateways, index, t0 + dueOffsetMs(schedule, n), this.o.jitterMs, this.epoch, delays, heard);
       const channel = item.kind === 'join' ? EU868_JOIN_CHANNELS : EU868_CHANNELS;
       this.txs.push({
         ...item,
@@ -228,7 +247,7 @@ export class Air {
   async send(items: Frame[], schedule: Schedule, delays: RxDelays, done: (tx: Tx) => boolean, wait: SendOptions) {
     const from = this.txs.length;
     const t0 = performance.now() + 200;
-    const copies = this.plan(items, schedule, t0, delays);
+    const copies = this.plan(items, schedule, t0, delays, wait.heardBy);
     const sent = this.txs.slice(from);
     await sleep(Math.max(0, t0 - performance.now()));
     wait.start?.();
@@ -334,7 +353,7 @@ export async function measured(
   items: Frame[],
   schedule: Schedule,
   done: (tx: Tx) => boolean,
-  wait: Pick<SendOptions, 'waitMs' | 'quietMs'>,
+  wait: Pick<SendOptions, 'waitMs' | 'quietMs' | 'heardBy'>,
 ) {
   const metricsBefore: Record<string, Scrape> = await scrapeAll(o.metricsUrls);
   const pushFailures = air.pushFailures.count;
@@ -501,12 +520,18 @@ export async function confirmedPhase(
     });
     if (res.status !== 200) pushFailures[res.status] = (pushFailures[res.status] ?? 0) + 1;
   });
+  // Enough radios for the rate (`confirmed-gateways.ts`): each uplink heard by `o.gateways` of them, each best in turn.
+  const slotUs = answerSlotUs(DATA_RATES, CONFIRMED_ANSWER_BYTES, o.jitterMs);
+  await air.widen(confirmedGateways(o.downlinkRate, slotUs, o.gateways), label);
   const settled = await settle(stackPids);
-  log(`${label}: B: ${frames.length} confirmed uplinks at ${o.downlinkRate}/s for ${o.durationS}s`);
+  log(
+    `${label}: B: ${frames.length} confirmed uplinks at ${o.downlinkRate}/s for ${o.durationS}s, ${air.gateways.length} gateways, each uplink heard by ${o.gateways}`,
+  );
   const downlinkSent = () => [...deliveries.downlinkSent.values()].reduce((x, y) => x + y, 0);
   const sentBefore = downlinkSent();
   const b = await measured(air, o, frames, o.downlinkRate, (tx) => tx.downlinks.length > 0 && tx.deliveredAt !== undefined, {
     waitMs: DELIVERY_WAIT_MS,
+    heardBy: o.gateways,
   });
   const answers = downlinkFigures(b.sent, devices);
   // The TX_ACKs of the application downlinks become `downlink_sent` webhooks a moment later.
@@ -515,6 +540,10 @@ export async function confirmedPhase(
   const uplinks = deliveryFigures(b.sent);
   const confirmed = {
     ...b.figures,
+    /** The gateways (each uplink heard by `heard_by` of them, each best in turn) and the radio time one answer holds (µs). */
+    gateways: air.gateways.length,
+    heard_by: Math.min(o.gateways, air.gateways.length),
+    answer_slot_us: slotUs,
     ...answers,
     meets_downlink_target: o.downlinkRate >= TARGET_DOWNLINKS_PER_S && answers.answered === b.sent.length && answers.inside_rx1 === b.sent.length,
     uplinks_delivered: uplinks.delivered,
@@ -573,8 +602,9 @@ export async function openAir(o: RadioPhaseOptions, names: RadioNames, clock: (g
   const registerS = await registerOtaaDevices(o, o.applicationId, JOIN_EUI, devices, o.clients);
   log(`${names.label}: registered in ${round(registerS)}s`);
   const epoch = performance.now();
-  const gateways = await openGateways({ ...o, idPrefix: names.gatewayIdPrefix, count: o.gateways, clock }, names.label);
-  const air = new Air(gateways, devices, epoch, o);
+  const open = (first: number, count: number) => openGateways({ ...o, idPrefix: names.gatewayIdPrefix, first, count, clock }, names.label);
+  const gateways = await open(0, o.gateways);
+  const air = new Air(gateways, devices, epoch, o, open);
   return {
     devices,
     air,

@@ -26,4 +26,15 @@ describe('ConcentratorQueue (a packet forwarder’s JIT queue)', () => {
     expect(queue.enqueue(frame({ imme: true }), now)).toBe('NONE');
     expect(queue.queued.at(-1)?.count_us).toBeGreaterThan((at + 46_336 + 32_501) >>> 0);
   });
+
+  it('refuses a packet outside its radio’s TX range (TX_FREQ) before queueing it, whatever its time', () => {
+    // A radio that transmits 863–865 MHz only (tx_freq_min/tx_freq_max).
+    const queue = new ConcentratorQueue({ tx_freq_min: 863_000_000, tx_freq_max: 865_000_000 });
+    const now = 5_000_000;
+    expect(queue.enqueue(frame({ freq: 868.1, tmst: now + 1_000_000 }), now)).toBe('TX_FREQ');
+    expect(queue.enqueue(frame({ freq: 869.525, tmst: now + 2_000 }), now)).toBe('TX_FREQ');
+    expect(queue.queued).toEqual([]);
+    expect(queue.enqueue(frame({ freq: 864.9, tmst: now + 1_000_000 }), now)).toBe('NONE');
+    expect(queue.enqueue(frame({ freq: 865, tmst: now + 2_000 }), now)).toBe('TOO_LATE');
+  });
 });

@@ -5,7 +5,9 @@
  * that starts within TX_START_DELAY + TX_JIT_DELAY + TX_MARGIN_DELAY of now (`TOO_LATE`), a class
  * A/B packet more than TX_MAX_ADVANCE_DELAY ahead (`TOO_EARLY`), and one that comes as close to
  * another already queued, counting each one's time on air (`COLLISION_PACKET`); an immediate
- * packet goes at the first free moment a second from now or later. It enforces nothing else (no
+ * packet goes at the first free moment a second from now or later. Before queueing, a packet on a
+ * frequency outside the radio's TX range (`tx_freq_min`/`tx_freq_max` of its `global_conf.json`,
+ * when given) is refused (`TX_FREQ`), as `lora_pkt_fwd.c` does. It enforces nothing else (no
  * duty cycle). The time on air is Semtech's formula (SX1276 datasheet §4.1.1.7, AN1200.13; FSK:
  * preamble, sync word, length, payload, CRC), written here independently of the stack's.
  */
@@ -18,7 +20,14 @@ const TX_MAX_ADVANCE_DELAY = 3 * 128 * 1_000_000;
 const ASAP_DELAY = 1_000_000;
 const WRAP = 2 ** 32;
 
-export type TxAckError = 'NONE' | 'TOO_LATE' | 'TOO_EARLY' | 'COLLISION_PACKET';
+export type TxAckError = 'NONE' | 'TOO_LATE' | 'TOO_EARLY' | 'COLLISION_PACKET' | 'TX_FREQ';
+
+/** The radio a concentrator transmits with (`global_conf.json`'s `radio_0`). */
+export interface ConcentratorRadio {
+  /** Hz: the frequencies it can transmit on (`tx_freq_min`, `tx_freq_max`); any when absent. */
+  tx_freq_min?: number;
+  tx_freq_max?: number;
+}
 
 export interface QueuedTransmission {
   /** Concentrator µs (32 bits) it starts at. */
@@ -48,9 +57,14 @@ export function txpkAirtimeUs(txpk: Record<string, unknown>): number {
 export class ConcentratorQueue {
   readonly queued: QueuedTransmission[] = [];
 
+  constructor(private readonly radio: ConcentratorRadio = {}) {}
+
   /** Takes a `txpk` at concentrator time `nowUs` (32 bits): the TX_ACK's error. */
   enqueue(txpk: Record<string, unknown>, nowUs: number): TxAckError {
     this.forget(nowUs);
+    // lora_pkt_fwd.c checks the frequency (`freq`, MHz) against the RF chain's TX range before the JIT queue.
+    const hz = Math.round(Number(txpk.freq) * 1e6);
+    if (hz < (this.radio.tx_freq_min ?? -Infinity) || hz > (this.radio.tx_freq_max ?? Infinity)) return 'TX_FREQ';
     const airtime = txpkAirtimeUs(txpk);
     const pre = TX_START_DELAY + TX_JIT_DELAY;
     let count = typeof txpk.tmst === 'number' ? txpk.tmst >>> 0 : undefined;

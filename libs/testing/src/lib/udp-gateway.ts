@@ -1,6 +1,6 @@
 import { createSocket, type Socket } from 'node:dgram';
 import loraPacket from 'lora-packet';
-import { ConcentratorQueue, type TxAckError } from './concentrator';
+import { type ConcentratorRadio, ConcentratorQueue, type TxAckError } from './concentrator';
 
 /**
  * A Semtech UDP packet forwarder (GWMP v2) for tests and the CLI simulator: pushes `rxpk`s and
@@ -63,11 +63,12 @@ export class SimulatedUdpGateway {
   /**
    * From now on the gateway answers every PULL_RESP with a TX_ACK as a real packet forwarder's JIT
    * queue would (`ConcentratorQueue`: `COLLISION_PACKET` for a packet that overlaps one it has
-   * accepted, `TOO_LATE`, `TOO_EARLY`), on its own microsecond counter (`concentratorTime`, the
-   * `tmst` of `rxpkNow`). Each downlink records its answer (`ack`).
+   * accepted, `TOO_LATE`, `TOO_EARLY`; `TX_FREQ` outside the `radio`'s TX range), on its own
+   * microsecond counter (`concentratorTime`, the `tmst` of `rxpkNow`). Each downlink records its
+   * answer (`ack`).
    */
-  actAsConcentrator(): this {
-    this.concentrator = new ConcentratorQueue();
+  actAsConcentrator(radio: ConcentratorRadio = {}): this {
+    this.concentrator = new ConcentratorQueue(radio);
     return this;
   }
 

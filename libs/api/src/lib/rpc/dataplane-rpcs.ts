@@ -4,7 +4,7 @@ import { Base64Bytes, Bool, Duration, EnumName, Eui64, Str, StringList, Struct, 
 import { Message, Messages, Required } from '../json/nested';
 import { ApplicationJoinAccept, ApplicationUp } from '../messages/application-up';
 import { AsNsDownlinkQueueRequest } from '../messages/downlinks';
-import { EndDeviceIdentifiers, GatewayIdentifiers } from '../messages/identifiers';
+import { EndDeviceIdentifiers, GatewayIdentifiers, Id } from '../messages/identifiers';
 import { KeyEnvelope, SessionKeys } from '../messages/keys';
 import { JoinRequest, UplinkMessage } from '../messages/traffic';
 import { ApplicationDownlinks, Empty } from '../messages/responses';
@@ -78,6 +78,18 @@ export class ScheduleDownlinkResponse {
   @Bool() rx2?: boolean;
 }
 
+/**
+ * A gateway the NS may still try for a downlink (not in TTS: the NS reaches each gateway on its
+ * own subject, so it names the gateway beside the uplink token).
+ */
+export class NextDownlinkPath {
+  @Required() @Id() gateway_id!: string;
+  @Required() @Base64Bytes(2048, 1) uplink_token!: string;
+}
+
+/** How many gateways a downlink goes on to after a refusal, at most (the copies of an uplink worth answering through). */
+export const MAX_NEXT_DOWNLINK_PATHS = 32;
+
 /** `NsGs.ScheduleDownlink`'s request: TTS's DownlinkMessage with a TxRequest. */
 export class ScheduleDownlinkRequest {
   @Required() @Base64Bytes(255, 1) raw_payload!: string;
@@ -87,6 +99,12 @@ export class ScheduleDownlinkRequest {
   @Required() @Message(() => TxRequest) request!: TxRequest;
   @StringList({ maxLength: 100 }) correlation_ids?: string[];
   @Base64Bytes(2048) session_key_id?: string;
+  /**
+   * Internal (never published): the gateways of the downlink path after this one, best first. The
+   * GS hands them back, with the frame and the request, in a refusing gateway's TX acknowledgment,
+   * so whichever NS replica receives it sends the same frame through the next one.
+   */
+  @Messages(() => NextDownlinkPath, { maxItems: MAX_NEXT_DOWNLINK_PATHS }) next_paths?: NextDownlinkPath[];
 }
 
 /** A join-accept as the NS hands it to the AS: with the AppSKey the JS wrapped for the AS (never published). */
@@ -118,13 +136,21 @@ export const TX_ACK_RESULTS = [
   'GPS_UNLOCKED',
 ] as const;
 
-/** The downlink a TX acknowledgment is about, as the GS got it from the NS (its device, frame and correlation IDs). */
+/**
+ * The downlink a TX acknowledgment is about, as the GS got it from the NS (its device, frame and
+ * correlation IDs); while gateways are left to try (`next_paths`), also its bytes and TxRequest
+ * (TTS's DownlinkMessage has both), so the NS can send it on without remembering it.
+ */
 export class AcknowledgedDownlink {
   @Message(() => EndDeviceIdentifiers) end_device_ids?: EndDeviceIdentifiers;
   /** The frame as the NS built it (ScheduleDownlinkRequest's `payload`). */
   @Struct({ maxBytes: 2048 }) payload?: Record<string, unknown>;
   @StringList({ maxLength: 100 }) correlation_ids?: string[];
   @Base64Bytes(2048) session_key_id?: string;
+  @Base64Bytes(255, 1) raw_payload?: string;
+  @Message(() => TxRequest) request?: TxRequest;
+  /** Internal (never published): ScheduleDownlinkRequest's `next_paths`. */
+  @Messages(() => NextDownlinkPath, { maxItems: MAX_NEXT_DOWNLINK_PATHS }) next_paths?: NextDownlinkPath[];
 }
 
 /** `GsNs.ReportTxAcknowledgment`'s request (TTS `GatewayTxAcknowledgment`): the gateway's answer to a downlink. */

@@ -18,7 +18,9 @@ import { GatewayServerService } from '../server/gateway-server.service';
  * `gs.down.schedule.attempt`, then `gs.down.send` or `gs.down.schedule.fail` with the reason (the
  * scheduler's: `too_late`, `conflict`, `duty_cycle`, `dwell_time`, `tx_schedule` for a class A
  * downlink no window could take, …), which the NS receives as the call's error and takes to the
- * next gateway of the downlink path.
+ * next gateway of the downlink path. The gateways the NS names after this one (`next_paths`) come
+ * back to it with the gateway's TX acknowledgment, with the frame and the request, so a downlink
+ * the gateway refuses goes on to the next one; they are never published.
  */
 @Injectable()
 export class DownlinksService {
@@ -41,8 +43,9 @@ export class DownlinksService {
     const ids = { gateway_ids: conn.ids };
     const eventCtx = { ...ctx, correlation_ids: [...new Set([...(request.correlation_ids ?? []), ...ctx.correlation_ids])] };
     // Everything made of the request below goes out as JSON (events, the acknowledgment's RPC), which
-    // writes the decoded request as its plain form would be written: no plain copy is made.
-    const message = request;
+    // writes the decoded request as its plain form would be written: no plain copy is made. The
+    // gateways the NS may try next are its own business: handed back, never published.
+    const { next_paths: nextPaths, ...message } = request;
     this.events.publish(GS_EVENTS.downScheduleAttempt, ids, { ctx: eventCtx, data: message });
     const fail = (err: StackError, refused = false): never => {
       gsDownlinks.inc({ result: 'failed' });
@@ -57,11 +60,13 @@ export class DownlinksService {
     const payload = Buffer.from(request.raw_payload, 'base64');
     const planned = planDownlink(payload, request.request, token, plan, conn.scheduler, conn.gps_time !== undefined);
     if (isStackError(planned)) return fail(planned, true);
+    // What the NS needs to hear of the gateway's answer; with gateways left to try, all it needs to send the frame on.
     const acknowledged = {
       end_device_ids: message.end_device_ids,
       ...(message.payload ? { payload: message.payload } : {}),
       correlation_ids: eventCtx.correlation_ids,
       session_key_id: message.session_key_id,
+      ...(nextPaths?.length ? { raw_payload: message.raw_payload, request: message.request, next_paths: nextPaths } : {}),
     };
     const sent = this.send(conn, planned, acknowledged, eventCtx, message);
     if (!sent) return fail(ErrNoDownlinkPath.with({ gateway_uid: conn.ids.gateway_id }));
@@ -86,7 +91,7 @@ export class DownlinksService {
     planned: PlannedDownlink,
     acknowledged: Record<string, unknown>,
     eventCtx: RpcContext,
-    message: ScheduleDownlinkRequest,
+    message: Omit<ScheduleDownlinkRequest, 'next_paths'>,
   ): PendingDownlink | undefined {
     const sent = conn.frontend.send(conn, planned, acknowledged);
     if (!sent) {

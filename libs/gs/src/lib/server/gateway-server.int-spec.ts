@@ -86,6 +86,16 @@ describe('Gateway Server (in-process)', () => {
     gs.broker.close();
   });
 
+  /** A join-request the gateway hears now on `freq` (MHz): its concentrator time and the uplink token the NS got. */
+  async function heardNow(freq: number): Promise<{ tmst: number; token: string }> {
+    const tmst = gateway.concentratorTime();
+    await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { tmst, freq })] });
+    const copy = (u: RpcEnvelope) => (u.body as { settings: { timestamp: number } }).settings.timestamp === tmst;
+    await eventually(() => uplinksAtNs.some(copy));
+    const up = uplinksAtNs.find(copy)?.body as { rx_metadata: Array<{ uplink_token: string }> };
+    return { tmst, token: up.rx_metadata[0].uplink_token };
+  }
+
   it('connects a registered gateway and hands each received copy to the NS, with gs.up.receive and gs.up.forward under its gs:uplink ID', async () => {
     expect(await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { freq: 868.1, rssi: -37 })] })).toBe(0x01);
     await eventually(() => uplinksAtNs.length === 1);
@@ -272,14 +282,9 @@ describe('Gateway Server (in-process)', () => {
       return { ok: {} };
     });
     try {
-      const tmst = gateway.concentratorTime();
-      await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { tmst, freq: 868.3 })] });
-      await eventually(() => uplinksAtNs.some((u) => (u.body as { settings: { timestamp: number } }).settings.timestamp === tmst));
-      const up = uplinksAtNs.find((u) => (u.body as { settings: { timestamp: number } }).settings.timestamp === tmst)?.body as {
-        rx_metadata: Array<{ uplink_token: string }>;
-      };
+      const { tmst, token } = await heardNow(868.3);
       expect(await gateway.pull()).toBe(0x04);
-      const body = classADownlink(up.rx_metadata[0].uplink_token, { rx1_delay: 1, rx1_frequency: '868300000', payload: Buffer.alloc(17, 7), id: 'BOOKED' });
+      const body = classADownlink(token, { rx1_delay: 1, rx1_frequency: '868300000', payload: Buffer.alloc(17, 7), id: 'BOOKED' });
       const call = () => client.call(subject, { ctx: rpcContext('NsGs.ScheduleDownlink'), body });
       const before = gateway.downlinks.length;
       expect(await call()).toMatchObject({ rx1: true });
@@ -304,6 +309,61 @@ describe('Gateway Server (in-process)', () => {
       gateway.txAck(retried.token);
       await eventually(() => acks.length === 3);
       expect(acks.map((a) => a.result)).toEqual(['COLLISION_PACKET', 'TOO_LATE', 'SUCCESS']);
+    } finally {
+      ns.unsubscribe();
+    }
+  });
+
+  it('hands the gateways the NS may try next back with a refused downlink’s acknowledgment, with its frame and request; never in an event', async () => {
+    const client = inProcessMessaging(gs.broker, { rpcTimeoutMs: 2000, shutdownGraceMs: 0 }).client();
+    const subject = gatewayDownlinkSubject(RPCS['NsGs.ScheduleDownlink'].subject, 'gtw-1');
+    const acks: Array<Record<string, unknown> & { downlink_message: Record<string, unknown> }> = [];
+    const ns = serveRpcDouble(gs.broker, 'GsNs.ReportTxAcknowledgment', (req) => {
+      acks.push(req.body as (typeof acks)[number]);
+      return { ok: {} };
+    });
+    try {
+      const { tmst, token } = await heardNow(868.5);
+      expect(await gateway.pull()).toBe(0x04);
+      await events.take();
+      const next = [{ gateway_id: 'gtw-2', uplink_token: Buffer.from('the next gateway').toString('base64') }];
+      const body = {
+        // RX1 3 s after the uplink: its RX2 clear of the previous test's bookings.
+        ...classADownlink(token, { rx1_delay: 3, rx1_frequency: '868500000', payload: Buffer.alloc(17, 5), id: 'ONWARD' }),
+        next_paths: next,
+      };
+      const before = gateway.downlinks.length;
+      expect(await client.call(subject, { ctx: rpcContext('NsGs.ScheduleDownlink'), body })).toMatchObject({ rx1: true });
+      const [rx1] = (await gateway.waitForDownlinks(before + 1)).slice(before);
+      // Refused in RX1, then (the GS's own retry) in RX2: the NS hears it, with what it needs to send the frame on.
+      gateway.txAck(rx1.token, 'TX_FREQ');
+      const [rx2] = (await gateway.waitForDownlinks(before + 2)).slice(before + 1);
+      expect(rx2.txpk).toMatchObject({ tmst: (tmst + 4_000_000) >>> 0, data: rx1.txpk.data });
+      gateway.txAck(rx2.token, 'TX_FREQ');
+      await eventually(() => acks.length === 1);
+      expect(acks[0]).toMatchObject({
+        result: 'TX_FREQ',
+        downlink_message: {
+          correlation_ids: expect.arrayContaining(['ns:downlink:ONWARD']),
+          raw_payload: body.raw_payload,
+          request: body.request,
+          next_paths: next,
+        },
+      });
+      const published = (await events.take()).filter((e) => e.name.startsWith('gs.down') || e.name.startsWith('gs.txack'));
+      expect(published.map((e) => e.name)).toEqual(
+        expect.arrayContaining(['gs.down.schedule.attempt', 'gs.down.send', 'gs.txack.receive', 'gs.down.tx.fail', 'gs.txack.forward']),
+      );
+      for (const e of published) expect(JSON.stringify(e)).not.toContain('next_paths');
+      // Without gateways left, the acknowledgment is what it was: the NS needs no frame to report the outcome.
+      const again = await heardNow(868.5);
+      const alone = classADownlink(again.token, { rx1_delay: 3, rx1_frequency: '868500000', payload: Buffer.alloc(17, 6), id: 'ALONE' });
+      expect(await client.call(subject, { ctx: rpcContext('NsGs.ScheduleDownlink'), body: alone })).toMatchObject({ rx1: true });
+      const [sent] = (await gateway.waitForDownlinks(before + 3)).slice(before + 2);
+      gateway.txAck(sent.token);
+      await eventually(() => acks.length === 2);
+      expect(acks[1]).toMatchObject({ result: 'SUCCESS', downlink_message: { correlation_ids: expect.arrayContaining(['ns:downlink:ALONE']) } });
+      expect(Object.keys(acks[1].downlink_message).sort()).toEqual(['correlation_ids']);
     } finally {
       ns.unsubscribe();
     }

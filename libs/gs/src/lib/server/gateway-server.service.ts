@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { gatewayDownlinkSubject, GS_EVENTS, type GetGatewayForEUIResponse, newUlid, RPCS, rpcPattern } from '@lorawan/api';
+import { type AcknowledgedDownlink, gatewayDownlinkSubject, GS_EVENTS, type GetGatewayForEUIResponse, newUlid, RPCS, rpcPattern } from '@lorawan/api';
 import { EventPublisher, RpcInvoker } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, isErrorDetails } from '@lorawan/errors';
@@ -193,9 +193,11 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
    */
   private async reportTxAck(conn: GatewayConnection, downlink: PendingDownlink, result: TxAckResult): Promise<void> {
     const ids = { gateway_ids: conn.ids };
-    const message = (downlink.context ?? {}) as { correlation_ids?: string[] };
+    const message = (downlink.context ?? {}) as AcknowledgedDownlink;
     const ctx = gsContext([...(message.correlation_ids ?? []), `gs:tx_ack:${newUlid()}`]);
-    this.events.publish(GS_EVENTS.txAckReceive, ids, { ctx, data: { result, downlink_message: message } });
+    // The gateways the NS may try next go to the NS only.
+    const { next_paths: _next, ...published } = message;
+    this.events.publish(GS_EVENTS.txAckReceive, ids, { ctx, data: { result, downlink_message: published } });
     if (result === 'SUCCESS') this.events.publish(GS_EVENTS.downTxSuccess, ids, { ctx });
     else {
       gsDownlinksRefused.inc({ by: 'gateway', reason: result.toLowerCase() });

@@ -1,10 +1,12 @@
-import { Injectable } from '@nestjs/common';
-import { NS_EVENTS, plainJson, type RpcContext, type TxAcknowledgmentRequest } from '@lorawan/api';
+import { Injectable, Logger } from '@nestjs/common';
+import { type AcknowledgedDownlink, NS_EVENTS, plainJson, type RpcContext, type TxAcknowledgmentRequest } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
+import { isStackError, type StackError } from '@lorawan/errors';
 import { DeviceRegistry } from '@lorawan/registry';
 import { ApplicationUplinks } from '../application-uplinks/application-uplinks.service';
-import { ErrDeviceNotFound, ErrTransmission } from '../errors';
+import { ErrDeviceNotFound, ErrNoDownlinkPath, ErrTransmission } from '../errors';
 import { asStruct, type NsDevice } from '../model';
+import { GatewayDownlinks } from './gateway-downlinks.service';
 
 interface RecentDownlink {
   payload?: { m_hdr?: { m_type?: string }; mac_payload?: { f_hdr?: { f_cnt?: number }; f_port?: number; frm_payload?: string } };
@@ -21,17 +23,35 @@ interface RecentDownlink {
  * among the device's recent downlinks by its correlation ID. `ns.down.transmission.success` or
  * `.fail`, and for an application downlink the AS is told: `downlink_sent` (TTS: only on a TX_ACK,
  * so a gateway that never sends one produces none) or `downlink_failed` with the gateway's reason.
+ *
+ * A refusal (the GS already tried what it could on that gateway) is not final while the downlink
+ * path has gateways left: the GS hands them back (`next_paths`) with the frame and its TxRequest,
+ * and the same frame (same FCnt, same MIC: the device's state already counts it as sent) goes
+ * through the next one that takes it, in the same receive windows (each GS refuses what is too
+ * late for them). That gateway's acknowledgment then tells the outcome, so a downlink is reported
+ * once, by whichever NS replica hears it. Only when no gateway is left does the failure stand,
+ * with the last refusal's reason.
  */
 @Injectable()
 export class TxAcknowledgments {
+  private readonly logger = new Logger('TxAcknowledgments');
+
   constructor(
     private readonly registry: DeviceRegistry<NsDevice>,
     private readonly applicationUplinks: ApplicationUplinks,
     private readonly events: EventPublisher,
+    private readonly downlinks: GatewayDownlinks,
   ) {}
 
   async report(request: TxAcknowledgmentRequest, ctx: RpcContext): Promise<Record<string, never>> {
     const acknowledged = request.downlink_message;
+    let error: StackError | undefined = request.result === 'SUCCESS' ? undefined : ErrTransmission.with({ result: request.result });
+    if (error && acknowledged.next_paths?.length) {
+      const refused = await this.sendOn(acknowledged, error, ctx);
+      // Another gateway took it: its acknowledgment tells what became of it.
+      if (!refused) return {};
+      error = refused;
+    }
     const ids = acknowledged.end_device_ids;
     const downlinkId = (acknowledged.correlation_ids ?? []).find((c) => c.startsWith('ns:downlink:'));
     if (!ids || !downlinkId) return {};
@@ -40,8 +60,6 @@ export class TxAcknowledgments {
       : await this.recorded(ids, downlinkId);
     if (!recent) return {};
     const deviceIds = { device_ids: plainJson(ids) };
-    const success = request.result === 'SUCCESS';
-    const error = success ? undefined : ErrTransmission.with({ result: request.result });
     if (error) this.events.publish(NS_EVENTS.transmissionFail, deviceIds, { ctx, data: error.toDetails() });
     else this.events.publish(NS_EVENTS.transmissionSuccess, deviceIds, { ctx });
     const mac = recent.payload?.mac_payload;
@@ -61,6 +79,34 @@ export class TxAcknowledgments {
     };
     await this.applicationUplinks.send([up], ctx, { device_id: ids.device_id, what: 'downlink result' });
     return {};
+  }
+
+  /**
+   * The refused downlink through the gateways left of its path (`GatewayDownlinks`: each in turn,
+   * each told the ones after it). Undefined once one took it; else the last refusal.
+   */
+  private async sendOn(acknowledged: AcknowledgedDownlink, refusal: StackError, ctx: RpcContext): Promise<StackError | undefined> {
+    const { raw_payload: raw, request, next_paths: paths = [] } = acknowledged;
+    if (!raw || !request) return refusal;
+    const { downlink_paths: _refused, ...pathless } = request;
+    const downlink = {
+      raw_payload: raw,
+      ...(acknowledged.payload ? { payload: acknowledged.payload } : {}),
+      ...(acknowledged.end_device_ids ? { end_device_ids: acknowledged.end_device_ids } : {}),
+      request: pathless,
+      ...(acknowledged.correlation_ids ? { correlation_ids: acknowledged.correlation_ids } : {}),
+      ...(acknowledged.session_key_id ? { session_key_id: acknowledged.session_key_id } : {}),
+    };
+    try {
+      await this.downlinks.schedule(downlink, paths, ctx);
+      this.logger.debug?.(
+        { device_id: acknowledged.end_device_ids?.device_id, result: refusal.attributes.result },
+        'refused downlink sent on to the next gateway',
+      );
+      return undefined;
+    } catch (err) {
+      return isStackError(err) ? err : ErrNoDownlinkPath.with();
+    }
   }
 
   /** The downlink among the device's recent downlinks (for a GS that does not hand back the frame). */

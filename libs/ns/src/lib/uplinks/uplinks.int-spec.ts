@@ -741,5 +741,123 @@ describe('Network Server uplinks (in-process)', () => {
       expect(downlinks.length).toBe(before + 1);
       await events.take();
     });
+
+    /** The downlink a GS hands back with a gateway's TX acknowledgment (`downlinks.service.ts`): built from the request alone, no NS memory. */
+    function handedBack(body: Record<string, unknown>): Record<string, unknown> {
+      const { end_device_ids, payload, correlation_ids, session_key_id, raw_payload, request, next_paths } = body;
+      return {
+        end_device_ids,
+        payload,
+        correlation_ids,
+        session_key_id,
+        ...((next_paths as unknown[] | undefined)?.length ? { raw_payload, request, next_paths } : {}),
+      };
+    }
+
+    it('a downlink its gateway refuses (TX_ACK) goes out through the next gateway of its path, the same frame; the AS hears the outcome once; with no gateway left the last refusal stands', async () => {
+      const abp = await device({ supportsJoin: false });
+      const queued = (fCnt: number, text: string) =>
+        loraPacket.fromFields(
+          { MType: 'Confirmed Data Down', DevAddr: Buffer.from('26000007', 'hex'), FCnt: fCnt, FPort: 9, payload: Buffer.from(text) },
+          APP_S_KEY,
+          Buffer.from(NWK_KEY, 'hex'),
+        );
+      const item = (fCnt: number, text: string) => ({
+        session_key_id: 'ABP7',
+        f_port: 9,
+        f_cnt: fCnt,
+        confirmed: true,
+        frm_payload: (queued(fCnt, text).FRMPayload as Buffer).toString('base64'),
+      });
+      const set = await ns.call(
+        'NsEndDeviceRegistry.Set',
+        {
+          end_device: {
+            ids: abp,
+            session: {
+              dev_addr: '26000007',
+              keys: { f_nwk_s_int_key: { key: NWK_KEY }, session_key_id: 'ABP7' },
+              queued_application_downlinks: [item(0, 'first'), item(1, 'second')],
+            },
+          },
+          field_mask: { paths: ['session.dev_addr', 'session.keys.session_key_id', 'session.queued_application_downlinks'] },
+        },
+        rpcContext('NsEndDeviceRegistry.Set', universal),
+      );
+      expect(set).not.toHaveProperty('error');
+      await events.take();
+      const ack = (result: string, body: Record<string, unknown>) =>
+        ns.call('GsNs.ReportTxAcknowledgment', { result, downlink_message: handedBack(body) }, rpcContext('GsNs.ReportTxAcknowledgment'));
+      // What the AS hears of downlinks (the uplinks themselves, and a downlink_nack, go there too).
+      const resultsSince = (i: number) =>
+        atAs
+          .slice(i)
+          .map((r) => (r.body as { application_ups: Array<Record<string, unknown>> }).application_ups[0])
+          .filter((up) => up.downlink_sent || up.downlink_failed);
+      const both = [
+        { gateway: 'gtw-weak', snr: -1 },
+        { gateway: 'gtw-strong', snr: 6 },
+      ];
+
+      // The best gateway takes it; its request names the gateway after it.
+      let before = downlinks.length;
+      expect(await Promise.all(uplink(dataUp('26000007', 1, { confirmed: true }), both).map(handle))).toEqual([{ ok: {} }, { ok: {} }]);
+      await eventually(() => downlinks.length === before + 1, 3000);
+      const first = downlinks[before].body.body as Record<string, unknown> & { raw_payload: string; request: Record<string, unknown> };
+      expect(downlinks[before].gateway).toBe('gtw-strong');
+      expect(first.next_paths).toEqual([{ gateway_id: 'gtw-weak', uplink_token: 'token-gtw-weak' }]);
+      // The gateway refuses it: the NS sends the same frame through the weak gateway, in the same windows.
+      const atAsBefore = atAs.length;
+      expect(await ack('COLLISION_PACKET', first)).toEqual({ ok: {} });
+      expect(downlinks).toHaveLength(before + 2);
+      const onward = downlinks[before + 1];
+      const second = onward.body.body as Record<string, unknown> & { raw_payload: string; request: Record<string, unknown> };
+      expect(onward.gateway).toBe('gtw-weak');
+      expect(second.raw_payload).toBe(first.raw_payload);
+      // (The token as the GS handed it back: base64, as a real one is.)
+      expect(second.request).toEqual({ ...first.request, downlink_paths: [{ uplink_token: Buffer.from('token-gtw-weak', 'base64').toString('base64') }] });
+      expect(second).not.toHaveProperty('next_paths');
+      expect(second.correlation_ids).toEqual(expect.arrayContaining(first.correlation_ids as string[]));
+      const frame = loraPacket.fromWire(Buffer.from(second.raw_payload, 'base64'));
+      expect([frame.getMType(), frame.getFCnt(), frame.getFCtrlACK()]).toEqual(['Confirmed Data Down', 0, true]);
+      expect(loraPacket.verifyMIC(frame, Buffer.from(NWK_KEY, 'hex'))).toBe(true);
+      // Not a failure yet: the AS hears nothing until the weak gateway answers, then downlink_sent, once.
+      expect(resultsSince(atAsBefore)).toEqual([]);
+      expect((await events.take()).map((e) => e.name)).not.toContain(NS_EVENTS.transmissionFail.name);
+      expect(await ack('SUCCESS', second)).toEqual({ ok: {} });
+      const sentUps = resultsSince(atAsBefore);
+      expect(sentUps).toHaveLength(1);
+      expect(sentUps[0].downlink_sent).toMatchObject({ f_port: 9, f_cnt: 0, confirmed: true, frm_payload: item(0, 'first').frm_payload });
+      expect((await events.take()).map((e) => e.name).filter((n) => n.startsWith('ns.down.transmission'))).toEqual([NS_EVENTS.transmissionSuccess.name]);
+      // The device counted the frame once: the second item waits, the first is the pending confirmed downlink.
+      const st = (await get(abp, ['session', 'mac_state'])).ok as {
+        session: { queued_application_downlinks?: Array<{ f_cnt: number }>; last_n_f_cnt_down?: number };
+        mac_state: { recent_downlinks: unknown[]; pending_application_downlink?: { f_cnt: number } };
+      };
+      expect(st.session.queued_application_downlinks?.map((d) => d.f_cnt)).toEqual([1]);
+      expect(st.session.last_n_f_cnt_down).toBe(0);
+      expect(st.mac_state.recent_downlinks).toHaveLength(1);
+      expect(st.mac_state.pending_application_downlink?.f_cnt).toBe(0);
+
+      // The next downlink: refused by the strong gateway's radio, then by the weak gateway's scheduler: downlink_failed with that last reason.
+      before = downlinks.length;
+      expect(await Promise.all(uplink(dataUp('26000007', 2, { confirmed: true }), both).map(handle))).toEqual([{ ok: {} }, { ok: {} }]);
+      await eventually(() => downlinks.length === before + 1, 3000);
+      const third = downlinks[before].body.body as Record<string, unknown>;
+      refusingGateways.add('gtw-weak');
+      try {
+        const failedBefore = atAs.length;
+        expect(await ack('TX_FREQ', third)).toEqual({ ok: {} });
+        expect(downlinks.slice(before).map((d) => d.gateway)).toEqual(['gtw-strong', 'gtw-weak']);
+        const failed = resultsSince(failedBefore);
+        expect(failed).toHaveLength(1);
+        expect(failed[0].downlink_failed).toMatchObject({ downlink: { f_port: 9, f_cnt: 1 }, error: { namespace: 'pkg/gatewayserver/io', name: 'too_late' } });
+        const fail = (await events.take()).find((e) => e.name === NS_EVENTS.transmissionFail.name);
+        expect(fail?.data).toMatchObject({ name: 'too_late' });
+      } finally {
+        refusingGateways.clear();
+      }
+      await events.take();
+    });
   });
 });
