@@ -1,5 +1,5 @@
 import type { TxRequest } from '@lorawan/api';
-import type { StackError } from '@lorawan/errors';
+import { isStackError, type StackError } from '@lorawan/errors';
 import type { FrequencyPlan } from '@lorawan/lorawan';
 import { planClassADownlink, planClassCDownlink, type PlannedDownlink } from './class-a-downlink';
 import { planClassBDownlink } from './class-b-downlink';
@@ -13,6 +13,19 @@ import type { UplinkToken } from './uplink-token';
  * class is class A (the proto's zero value).
  */
 export function planDownlink(
+  payload: Buffer,
+  request: TxRequest,
+  token: UplinkToken,
+  plan: FrequencyPlan,
+  scheduler: GatewayScheduler,
+  gpsSynced: boolean,
+): PlannedDownlink | StackError {
+  const planned = planOfClass(payload, request, token, plan, scheduler, gpsSynced);
+  if (!isStackError(planned)) planned.device_class = request.class === 'CLASS_B' ? 'B' : request.class === 'CLASS_C' ? 'C' : 'A';
+  return planned;
+}
+
+function planOfClass(
   payload: Buffer,
   request: TxRequest,
   token: UplinkToken,
