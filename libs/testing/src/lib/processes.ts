@@ -314,6 +314,7 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
     processes,
     healthPorts: new Map(),
     udpPort,
+    lbsPort,
     logs,
     logsOf: (name) => (name === 'stack' ? logs() : ''),
     restart,
