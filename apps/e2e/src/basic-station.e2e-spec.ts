@@ -255,7 +255,9 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
 
     // A queued downlink goes out in RX1 of the next (confirmed) uplink; its dntxed becomes downlink_sent.
     expectStatus(
-      await api.post(`/api/v3/as/applications/${app}/devices/${dev}/down/push`, { downlinks: [{ f_port: 3, frm_payload: Buffer.from('hi').toString('base64') }] }),
+      await api.post(`/api/v3/as/applications/${app}/devices/${dev}/down/push`, {
+        downlinks: [{ f_port: 3, frm_payload: Buffer.from('hi').toString('base64') }],
+      }),
       200,
     );
     const confirmed = s.sendFrame(dataUplink(keys, joined.devAddr, 1, 2, Buffer.from([2]), { confirmed: true }), { DR: 5, Freq: 868500000 });
@@ -292,7 +294,9 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     await sleep(2500);
     s.downlinks.length = 0;
     expectStatus(
-      await api.post(`/api/v3/as/applications/${app}/devices/${dev}/down/push`, { downlinks: [{ f_port: 7, frm_payload: Buffer.from('class c').toString('base64') }] }),
+      await api.post(`/api/v3/as/applications/${app}/devices/${dev}/down/push`, {
+        downlinks: [{ f_port: 7, frm_payload: Buffer.from('class c').toString('base64') }],
+      }),
       200,
     );
     const down = await s.nextDownlink(10_000);
@@ -376,7 +380,10 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     const s = await station(lbs.eui);
     const udpId = uid('udp');
     const udpEui = randomEui();
-    expectStatus(await api.post(`/api/v3/users/${ADMIN_USER_ID}/gateways`, { gateway: { ids: { gateway_id: udpId, eui: udpEui }, frequency_plan_id: 'EU_863_870_TTN' } }), 200);
+    expectStatus(
+      await api.post(`/api/v3/users/${ADMIN_USER_ID}/gateways`, { gateway: { ids: { gateway_id: udpId, eui: udpEui }, frequency_plan_id: 'EU_863_870_TTN' } }),
+      200,
+    );
     const udp = new SimulatedUdpGateway(udpEui, { host: '127.0.0.1', port: stack.udpPort as number });
     await udp.open();
     opened.push(udp);
@@ -399,7 +406,9 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     await receiver.waitFor(() => uplinksOf(dev).length >= 1, 10_000, 'the uplink');
     await sleep(1500);
     expect(uplinksOf(dev)).toHaveLength(1);
-    const gateways = (uplinksOf(dev)[0].json?.uplink_message?.rx_metadata as Array<{ gateway_ids: { gateway_id: string } }>).map((m) => m.gateway_ids.gateway_id);
+    const gateways = (uplinksOf(dev)[0].json?.uplink_message?.rx_metadata as Array<{ gateway_ids: { gateway_id: string } }>).map(
+      (m) => m.gateway_ids.gateway_id,
+    );
     expect(gateways.sort()).toEqual([lbs.id, udpId].sort());
   }, 60_000);
 });

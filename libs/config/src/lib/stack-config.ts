@@ -305,7 +305,7 @@ export class Environment {
 
   @Setting(
     'gs',
-    "Certificate (chain, PEM) of the Basics Station `wss://` listener, read at start; with `GS_LBS_TLS_KEY_FILE`. The gateway checks it with its `tc.trust` (station checks the host name, not an IP address).",
+    'Certificate (chain, PEM) of the Basics Station `wss://` listener, read at start; with `GS_LBS_TLS_KEY_FILE`. The gateway checks it with its `tc.trust` (station checks the host name, not an IP address).',
   )
   @IsOptional()
   @IsString()

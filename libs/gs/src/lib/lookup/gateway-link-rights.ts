@@ -19,7 +19,11 @@ const REFUSALS = new Set<Code>([Code.Unauthenticated, Code.InvalidArgument, Code
  * `identity_server_unavailable` when the IS could not answer. The key is never logged, nor put in
  * an error.
  */
-export async function assertGatewayLink(gateway: Extract<GatewayLookupResult, { status: 'found' }>['gateway'], authorization: string | undefined, authorize: Authorize): Promise<void> {
+export async function assertGatewayLink(
+  gateway: Extract<GatewayLookupResult, { status: 'found' }>['gateway'],
+  authorization: string | undefined,
+  authorize: Authorize,
+): Promise<void> {
   const uid = gateway.ids.gateway_id;
   const header = authorization?.trim();
   if (!header) {

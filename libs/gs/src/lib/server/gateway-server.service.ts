@@ -10,14 +10,7 @@ import { type PubSub, PUBSUB, type SubjectRouter, SUBJECT_ROUTER, type Subscript
 import type { GatewayConnection, PendingDownlink } from '../connection/gateway-connection';
 import { type DisconnectReason, GatewayConnections, type RefusalReason } from '../connection/gateway-connections';
 import { gsContext } from '../context';
-import {
-  ErrConnectionClosed,
-  ErrConnectionExpired,
-  ErrMissedTooManyPongs,
-  ErrNewConnection,
-  ErrNoNetworkServer,
-  ErrServerStopped,
-} from '../errors';
+import { ErrConnectionClosed, ErrConnectionExpired, ErrMissedTooManyPongs, ErrNewConnection, ErrNoNetworkServer, ErrServerStopped } from '../errors';
 import { BasicStationServer } from '../io/basicstation/lns-server';
 import type { FrontendEvents, GatewayFrontend } from '../io/frontend';
 import { gatewayFrontends } from '../io/frontends';
@@ -104,7 +97,9 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     this.frontends = gatewayFrontends(this.config.gs, this.connections, this, {
       gateway: (eui) => this.gateways.lookup(eui),
       assertLink: (gateway, authorization) =>
-        assertGatewayLink(gateway, authorization, (header, entity) => this.rpc.invoke('EntityAccess.Authorize', { authorization: header, entity }, gsContext([]))),
+        assertGatewayLink(gateway, authorization, (header, entity) =>
+          this.rpc.invoke('EntityAccess.Authorize', { authorization: header, entity }, gsContext([])),
+        ),
     });
     for (const frontend of this.frontends) {
       await frontend.start();

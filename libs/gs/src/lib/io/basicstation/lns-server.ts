@@ -101,9 +101,7 @@ export class BasicStationServer implements GatewayFrontend {
   async stop(): Promise<void> {
     for (const station of [...this.stations.values()]) this.end(station, 'stopped', 1001);
     for (const client of this.wss.clients) client.terminate();
-    await Promise.all(
-      this.listeners.splice(0).map(({ server }) => new Promise<void>((resolve) => server.close(() => resolve()))),
-    );
+    await Promise.all(this.listeners.splice(0).map(({ server }) => new Promise<void>((resolve) => server.close(() => resolve()))));
   }
 
   describe(): { fields: Record<string, unknown>; message: string } {
