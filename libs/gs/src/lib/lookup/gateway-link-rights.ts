@@ -30,7 +30,8 @@ export async function assertGatewayLink(
     if (gateway.require_authenticated_connection) throw ErrNoAuthProvided.with({ uid });
     return;
   }
-  const bearer = /^bearer\s/i.test(header) ? header : `Bearer ${header}`;
+  // `Bearer <key>` in any case of the scheme, or the bare key (TTS prefixes it): the IS gets `Bearer <key>`.
+  const bearer = `Bearer ${header.replace(/^bearer\s+/i, '')}`;
   let caller: CallerIdentity;
   try {
     caller = await authorize(bearer, { kind: 'gateway', id: uid });
