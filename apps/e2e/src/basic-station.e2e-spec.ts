@@ -368,6 +368,11 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     expect(await refusal(infoKey)).toMatch(/answered 403/);
     expect(await refusal(otherKey)).toMatch(/answered 403/);
     expect(await refusal(undefined)).toMatch(/answered 401/);
+    // A revoked key: refused from then on (each connection asks the IS).
+    const revoked = await apiKey(id, ['RIGHT_GATEWAY_LINK']);
+    expect(await refusal(revoked)).toBe('connected');
+    expectStatus(await api.delete(`/api/v3/gateways/${id}/api-keys/${revoked.split('.')[1]}`), 200);
+    expect(await refusal(revoked)).toMatch(/answered 401/);
     // Over ws:// station sends no token: a gateway that requires one cannot connect there.
     expect(await refusal(linkKey, `${tcUri()}/traffic/eui-${eui}`)).toMatch(/answered 401/);
     expect(await SimulatedBasicStation.discover(tcUri(), eui)).toMatchObject({ error: expect.stringContaining('no_auth_provided') });

@@ -31,8 +31,9 @@ const DISCONNECT_ERRORS = {
 } satisfies Record<DisconnectReason, unknown>;
 
 /**
- * The Gateway Server's core: its frontends (Semtech UDP on GS_UDP_PORT, `io/udp`), the gateways
- * connected through them (`GatewayConnections`, resolved by EUI through the Identity Server,
+ * The Gateway Server's core: its frontends (Semtech UDP on GS_UDP_PORT, `io/udp`; LoRa Basics
+ * Station on GS_LBS_PORT/GS_LBS_TLS_PORT, `io/basicstation`, whose gateways' API keys the IS
+ * checks, `EntityAccess.Authorize`), the gateways connected through them (`GatewayConnections`, resolved by EUI through the Identity Server,
  * `GsIs.GetGatewayForEUI`), and what the frontends report: every received copy goes the one
  * uplink path to the Network Server (`UplinksService`); while a replica holds a gateway it serves
  * `NsGs.ScheduleDownlink` on the gateway's own subject (`DownlinksService`), so the NS reaches
