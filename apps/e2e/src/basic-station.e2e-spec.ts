@@ -2,7 +2,8 @@
  * LoRa Basics Station gateways end to end, in both run modes, through `SimulatedBasicStation`
  * (written from the specification, on `ws` and `lora-packet`): discovery on `/router-info`; the
  * `router_config` of an EU868 and a US915 (FSB 2) gateway against values transcribed by hand from
- * TTN's reference concentrator configurations and station's own test LNS; an OTAA join (the
+ * TTN's reference concentrator configurations and station's own test LNS
+ * (`REFERENCE_ROUTER_CONFIGS`); an OTAA join (the
  * join-accept decoded by lora-packet, timed for RX1 on the station's clock) and data uplinks
  * reaching the webhook; a class A and a class C downlink each answered with `dntxed`, leading to
  * `downlink_sent`; the keepalive disconnecting a station that stops answering pings; tokens over
@@ -20,6 +21,7 @@ import WebSocket from 'ws';
 import type { EventJson } from '@lorawan/api';
 import {
   freePort,
+  REFERENCE_ROUTER_CONFIGS,
   SimulatedBasicStation,
   SimulatedOtaaDevice,
   SimulatedUdpGateway,
@@ -28,7 +30,7 @@ import {
   type StackUnderTest,
   WebhookReceiver,
 } from '@lorawan/testing';
-import { abpAsDevice, abpNsDevice, Registries, randomDevAddr, randomEui, randomKey, uid } from './devices';
+import { Registries, randomEui, randomKey, registerAbpDevice, uid } from './devices';
 import { EventStream } from './event-stream';
 import { ADMIN_USER_ID, Api, createApplications, expectStatus, sleep } from './http-client';
 import { dataUplink } from './lora-frames';
@@ -46,76 +48,6 @@ const ENV = {
   NS_DEFAULT_MAC_SETTINGS: JSON.stringify({ status_count_periodicity: 0, status_time_periodicity: '0s' }),
   GS_LBS_PING_INTERVAL_MS: '400',
   GS_LBS_MISSED_PONGS: '2',
-};
-
-/**
- * Transcribed by hand: TTN's `gateway-conf` EU-global_conf.json and US-global_conf.json (US915
- * FSB 2) reduced to the fields TTS's lbslns sends; the DR tables of station's test LNS
- * (`pysys/tcutils.py` base_regions EU863 / US902).
- */
-const UNDEFINED_DR = [-1, 0, 0];
-const EXPECTED = {
-  EU_863_870: {
-    region: 'EU868',
-    hwspec: 'sx1301/1',
-    freq_range: [863000000, 870000000],
-    DRs: [[12, 125, 0], [11, 125, 0], [10, 125, 0], [9, 125, 0], [8, 125, 0], [7, 125, 0], [7, 250, 0], [0, 0, 0], ...Array(8).fill(UNDEFINED_DR)],
-    sx1301_conf: [
-      {
-        radio_0: { enable: true, freq: 867500000 },
-        radio_1: { enable: true, freq: 868500000 },
-        chan_multiSF_0: { enable: true, radio: 1, if: -400000 },
-        chan_multiSF_1: { enable: true, radio: 1, if: -200000 },
-        chan_multiSF_2: { enable: true, radio: 1, if: 0 },
-        chan_multiSF_3: { enable: true, radio: 0, if: -400000 },
-        chan_multiSF_4: { enable: true, radio: 0, if: -200000 },
-        chan_multiSF_5: { enable: true, radio: 0, if: 0 },
-        chan_multiSF_6: { enable: true, radio: 0, if: 200000 },
-        chan_multiSF_7: { enable: true, radio: 0, if: 400000 },
-        chan_Lora_std: { enable: true, radio: 1, if: -200000, bandwidth: 250000, spread_factor: 7 },
-        chan_FSK: { enable: true, radio: 1, if: 300000, datarate: 50000 },
-      },
-    ],
-  },
-  US_902_928_FSB_2: {
-    region: 'US915',
-    hwspec: 'sx1301/1',
-    freq_range: [923000000, 928000000],
-    DRs: [
-      [10, 125, 0],
-      [9, 125, 0],
-      [8, 125, 0],
-      [7, 125, 0],
-      [8, 500, 0],
-      UNDEFINED_DR,
-      UNDEFINED_DR,
-      UNDEFINED_DR,
-      [12, 500, 1],
-      [11, 500, 1],
-      [10, 500, 1],
-      [9, 500, 1],
-      [8, 500, 1],
-      [7, 500, 1],
-      UNDEFINED_DR,
-      UNDEFINED_DR,
-    ],
-    sx1301_conf: [
-      {
-        radio_0: { enable: true, freq: 904300000 },
-        radio_1: { enable: true, freq: 905000000 },
-        chan_multiSF_0: { enable: true, radio: 0, if: -400000 },
-        chan_multiSF_1: { enable: true, radio: 0, if: -200000 },
-        chan_multiSF_2: { enable: true, radio: 0, if: 0 },
-        chan_multiSF_3: { enable: true, radio: 0, if: 200000 },
-        chan_multiSF_4: { enable: true, radio: 1, if: -300000 },
-        chan_multiSF_5: { enable: true, radio: 1, if: -100000 },
-        chan_multiSF_6: { enable: true, radio: 1, if: 100000 },
-        chan_multiSF_7: { enable: true, radio: 1, if: 300000 },
-        chan_Lora_std: { enable: true, radio: 0, if: 300000, bandwidth: 500000, spread_factor: 8 },
-        chan_FSK: { enable: false },
-      },
-    ],
-  },
 };
 
 /** A self-signed certificate for `localhost` (station's TLS checks host names, not addresses), made by openssl. */
@@ -223,13 +155,16 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     expect(secure.uri).toBe(`wss://localhost:${tlsPort}/traffic/eui-${eui}`);
   });
 
-  it.each(Object.entries(EXPECTED))('router_config of a %s gateway: region, hardware, TX range, DRs and the concentrator', async (plan, expected) => {
-    const { eui } = await gateway(plan);
-    const s = await station(eui);
-    expect(s.routerConfig?.raw).toMatchObject({ msgtype: 'router_config', NetID: null, JoinEui: null, ...expected });
-    // A debug build of station (no `prod` feature) leaves LBT, duty cycle and dwell time to the server.
-    expect(s.routerConfig).toMatchObject({ nocca: true, nodc: true, nodwell: true, MuxTime: expect.any(Number) });
-  });
+  it.each(Object.entries(REFERENCE_ROUTER_CONFIGS))(
+    'router_config of a %s gateway: region, hardware, TX range, DRs and the concentrator',
+    async (plan, expected) => {
+      const { eui } = await gateway(plan);
+      const s = await station(eui);
+      expect(s.routerConfig?.raw).toMatchObject({ msgtype: 'router_config', NetID: null, JoinEui: null, ...expected });
+      // A debug build of station (no `prod` feature) leaves LBT, duty cycle and dwell time to the server.
+      expect(s.routerConfig).toMatchObject({ nocca: true, nodc: true, nodwell: true, MuxTime: expect.any(Number) });
+    },
+  );
 
   it('OTAA join: the join-accept goes out in RX1 on the station’s clock (lora-packet decodes it), dntxed, then data uplinks reach the webhook and a class A downlink is sent and reported', async () => {
     const { eui } = await gateway('EU_863_870_TTN');
@@ -276,15 +211,7 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
   it('a class C downlink: sent as dC 2 on RX2, its dntxed becomes downlink_sent', async () => {
     const { eui } = await gateway('EU_863_870_TTN');
     const s = await station(eui);
-    const dev = uid('classc');
-    const ids = { device_id: dev, dev_eui: randomEui() };
-    const devAddr = randomDevAddr();
-    const keys = { nwkSKey: randomKey(), appSKey: randomKey() };
-    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
-    const nsDevice = abpNsDevice(ids, devAddr, keys.nwkSKey, { frequency_plan_id: 'EU_863_870_TTN', supports_class_c: true });
-    await reg.setOk('ns', app, dev, nsDevice.device, nsDevice.paths);
-    const asDevice = abpAsDevice(ids, devAddr, keys.appSKey);
-    await reg.setOk('as', app, dev, asDevice.device, asDevice.paths);
+    const { dev, ids, devAddr, keys } = await registerAbpDevice(api, reg, app, 'classc', { supports_class_c: true });
     const { json } = await reg.getOk('ns', app, dev, ['mac_state']);
     const { mac_state: macState } = json as { mac_state: Record<string, unknown> };
     await reg.setOk('ns', app, dev, { ids, mac_state: { ...macState, device_class: 'CLASS_C' } }, ['mac_state.device_class']);
@@ -395,15 +322,7 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     expect(await udp.pull()).toBe(0x04);
     udp.keepAlive(2000);
 
-    const dev = uid('dedup');
-    const ids = { device_id: dev, dev_eui: randomEui() };
-    const devAddr = randomDevAddr();
-    const keys = { nwkSKey: randomKey(), appSKey: randomKey() };
-    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
-    const nsDevice = abpNsDevice(ids, devAddr, keys.nwkSKey, { frequency_plan_id: 'EU_863_870_TTN' });
-    await reg.setOk('ns', app, dev, nsDevice.device, nsDevice.paths);
-    const asDevice = abpAsDevice(ids, devAddr, keys.appSKey);
-    await reg.setOk('as', app, dev, asDevice.device, asDevice.paths);
+    const { dev, devAddr, keys } = await registerAbpDevice(api, reg, app, 'dedup');
 
     const frame = dataUplink(keys, devAddr, 1, 5, Buffer.from('twice heard'));
     s.sendFrame(frame, { DR: 5, Freq: 868100000, rssi: -70 });

@@ -50,7 +50,7 @@ describe('assertGatewayLink (TTS semtechws withForwardedAuth + AssertGatewayRigh
     const away = async (): Promise<CallerIdentity> => {
       throw new Error('no responders');
     };
-    const err = await assertGatewayLink(gateway, 'Bearer NNSXS.KEY.SECRET', away).catch((e: StackError) => e);
+    const err = (await assertGatewayLink(gateway, 'Bearer NNSXS.KEY.SECRET', away).catch((e: StackError) => e)) as StackError;
     expect(err).toMatchObject({ code: 14, errorName: 'identity_server_unavailable' });
     expect(JSON.stringify(err.toDetails())).not.toContain('SECRET');
   });

@@ -125,10 +125,16 @@ describe('BasicStationServer', () => {
     expect(conn.gps_time?.tmms).toBe(Number(gpstime / 1000n));
 
     const slot = new Date(Math.ceil((Date.now() + 3000) / 1000) * 1000).toISOString();
-    const request = { class: 'CLASS_B', absolute_time: slot, rx2_frequency: '869525000', rx2_data_rate: { lora: { spreading_factor: 9, bandwidth: 125000 } } };
+    const request: TxRequest = {
+      downlink_paths: [],
+      class: 'CLASS_B',
+      absolute_time: slot,
+      rx2_frequency: '869525000',
+      rx2_data_rate: { lora: { spreading_factor: 9, bandwidth: 125000 } },
+    };
     const token = { gateway_id: open.gateway_id, eui: open.eui, antenna_index: 0, timestamp: 0, received_ms: Date.now() };
     const plan = conn.frequency_plan as FrequencyPlan;
-    const planned = planDownlink(Buffer.from('60AABBCCDD', 'hex'), request as TxRequest, token, plan, conn.scheduler as GatewayScheduler, true);
+    const planned = planDownlink(Buffer.from('60AABBCCDD', 'hex'), request, token, plan, conn.scheduler as GatewayScheduler, true);
     if (isStackError(planned)) throw planned;
     const pending = server.send(conn, planned, { end_device_ids: { dev_eui: '0004A30B001C0531' } });
     const dn = await station.nextDownlink();
