@@ -173,17 +173,18 @@ export class BasicStationServer implements GatewayFrontend {
     if (path === ROUTER_INFO_PATH) return this.wss.handleUpgrade(req, socket, head, (ws) => this.discover(ws, req, secure));
     const eui = parseTrafficPath(req.url ?? '');
     if (!eui) return reject(socket, ErrGatewayPath.with({ path }));
-    this.admit(eui, req.headers.authorization).then(
-      async () => {
-        if (socket.destroyed) return;
-        this.replace(eui);
-        const conn = await this.connections.connect(eui, this, { address: req.socket.remoteAddress ?? '', port: req.socket.remotePort ?? 0 });
-        if (!conn) return reject(socket, ErrIdentityServerUnavailable.with());
-        if (socket.destroyed) return this.connections.disconnect(conn, 'closed');
-        this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, conn));
-      },
-      (err: unknown) => reject(socket, isStackError(err) ? err : ErrIdentityServerUnavailable.with()),
-    );
+    this.open(eui, req, socket, head).catch((err: unknown) => reject(socket, isStackError(err) ? err : ErrIdentityServerUnavailable.with()));
+  }
+
+  /** Admits the data connection of `eui` (else rejects with the refusal), connects the gateway and upgrades to the WebSocket. */
+  private async open(eui: string, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    await this.admit(eui, req.headers.authorization);
+    if (socket.destroyed) return;
+    this.replace(eui);
+    const conn = await this.connections.connect(eui, this, { address: req.socket.remoteAddress ?? '', port: req.socket.remotePort ?? 0 });
+    if (!conn) throw ErrIdentityServerUnavailable.with();
+    if (socket.destroyed) return this.connections.disconnect(conn, 'closed');
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, conn));
   }
 
   /** Resolves when the gateway of `eui` may open its data connection with this `Authorization` (or none). */
