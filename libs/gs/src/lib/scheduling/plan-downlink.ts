@@ -20,25 +20,18 @@ export function planDownlink(
   scheduler: GatewayScheduler,
   gpsSynced: boolean,
 ): PlannedDownlink | StackError {
-  const planned = planOfClass(payload, request, token, plan, scheduler, gpsSynced);
-  if (!isStackError(planned)) planned.device_class = request.class === 'CLASS_B' ? 'B' : request.class === 'CLASS_C' ? 'C' : 'A';
-  return planned;
-}
-
-function planOfClass(
-  payload: Buffer,
-  request: TxRequest,
-  token: UplinkToken,
-  plan: FrequencyPlan,
-  scheduler: GatewayScheduler,
-  gpsSynced: boolean,
-): PlannedDownlink | StackError {
   switch (request.class ?? 'CLASS_A') {
     case 'CLASS_B':
-      return planClassBDownlink(payload, request, plan, scheduler, gpsSynced);
+      return ofClass(planClassBDownlink(payload, request, plan, scheduler, gpsSynced), 'B');
     case 'CLASS_C':
-      return planClassCDownlink(payload, request, plan, scheduler);
+      return ofClass(planClassCDownlink(payload, request, plan, scheduler), 'C');
     default:
-      return planClassADownlink(payload, request, token, plan, scheduler);
+      return ofClass(planClassADownlink(payload, request, token, plan, scheduler), 'A');
   }
+}
+
+/** The plan, marked with the device class it was made for. */
+function ofClass(planned: PlannedDownlink | StackError, deviceClass: 'A' | 'B' | 'C'): PlannedDownlink | StackError {
+  if (!isStackError(planned)) planned.device_class = deviceClass;
+  return planned;
 }
