@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the distributed topology on this machine: one process per component (the Gateway Server
-// included, on UDP GS_UDP_PORT, default 1700) and the gateway, over NATS (NATS_URL, default
+// included, on UDP GS_UDP_PORT, default 1700, and LoRa Basics Station on GS_LBS_PORT, default 1887) and the gateway, over NATS (NATS_URL, default
 // nats://127.0.0.1:4222) and MySQL/MariaDB (one database per component that stores data, under
 // MYSQL_URL, default mysql://root@127.0.0.1:3306). Ctrl-C stops them all.
 import { spawn } from 'node:child_process';
@@ -46,5 +46,5 @@ process.on('SIGINT', () => stop());
 process.on('SIGTERM', () => stop());
 console.error(
   `gateway on :${env.HTTP_PORT ?? 1885}, components ${COMPONENTS.join(', ')} (health on :8081-:${8080 + COMPONENTS.length}), ` +
-    `Gateway Server on UDP :${env.GS_UDP_PORT ?? 1700}, over ${NATS_URL}`,
+    `Gateway Server on UDP :${env.GS_UDP_PORT ?? 1700} and Basics Station ws :${env.GS_LBS_PORT ?? 1887}, over ${NATS_URL}`,
 );

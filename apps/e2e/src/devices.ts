@@ -168,6 +168,20 @@ export function abpAsDevice(ids: DeviceIds, devAddr: string, appSKey: string): D
   };
 }
 
+/** An ABP device registered in the IS, the NS (a session; EU_863_870_TTN unless `ns` says) and the AS (its AppSKey). */
+export async function registerAbpDevice(api: Api, reg: Registries, app: string, prefix: string, ns: Record<string, unknown> = {}) {
+  const dev = uid(prefix);
+  const ids = { device_id: dev, dev_eui: randomEui() };
+  const devAddr = randomDevAddr();
+  const keys = { nwkSKey: randomKey(), appSKey: randomKey() };
+  expectOk(await api.post(isDevicesPath(app), { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), `IS Create ${app}/${dev}`);
+  const nsDevice = abpNsDevice(ids, devAddr, keys.nwkSKey, { frequency_plan_id: 'EU_863_870_TTN', ...ns });
+  await reg.setOk('ns', app, dev, nsDevice.device, nsDevice.paths);
+  const asDevice = abpAsDevice(ids, devAddr, keys.appSKey);
+  await reg.setOk('as', app, dev, asDevice.device, asDevice.paths);
+  return { dev, ids, devAddr, keys };
+}
+
 // ------------------------------------------------------------------------------------------------
 // Assertions on device JSON
 

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { connect, type NatsConnection, type NatsError } from 'nats';
 import { createConnection } from 'mysql2/promise';
 import { Agent, fetch } from 'undici';
+import WebSocket from 'ws';
 import { healthSubject, NATS_PRINCIPALS, type NatsPrincipal, natsAuthorization, RPCS } from '@lorawan/api';
 import { encodeRequest } from '@lorawan/transport';
 import {
@@ -269,6 +270,28 @@ describe('TLS and broker access between components', () => {
     } finally {
       udp.close();
     }
+  });
+
+  it('a Basics Station gateway’s key is checked by the IS for the GS through its NATS permissions: the link key opens, a wrong key gets 401 (not 503)', async () => {
+    const eui = randomEui();
+    const gatewayId = uid('lbs');
+    expect(
+      (await api('POST', '/api/v3/users/admin/gateways', { gateway: { ids: { gateway_id: gatewayId, eui }, frequency_plan_id: 'EU_863_870' } })).status,
+    ).toBe(200);
+    const key = await api('POST', `/api/v3/gateways/${gatewayId}/api-keys`, { name: 'lns', rights: ['RIGHT_GATEWAY_LINK'] });
+    expect(key.status).toBe(200);
+    const open = (authorization: string) =>
+      new Promise<number>((resolve, reject) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${stack.lbsPort}/traffic/eui-${eui}`, { headers: { authorization } });
+        ws.once('open', () => {
+          ws.close();
+          resolve(101);
+        });
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.once('error', reject);
+      });
+    expect(await open(`Bearer ${key.json?.key as string}`)).toBe(101);
+    expect(await open(`Bearer ${(key.json?.key as string).slice(0, -4)}AAAA`)).toBe(401);
   });
 
   it('the gateway credentials reach a component over TLS (the positive control)', async () => {

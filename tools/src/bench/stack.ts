@@ -87,7 +87,13 @@ export async function startBenchStack(
       const udp: Record<string, string> = {};
       if (c === 'gs') {
         udpPorts.set(name, await freeUdpPort());
-        Object.assign(udp, { GS_UDP_PORT: String(udpPorts.get(name)), GS_UDP_HOST: '127.0.0.1' });
+        // Its Basics Station port too: replicas (and other stacks on the machine) must not share 1887.
+        Object.assign(udp, {
+          GS_UDP_PORT: String(udpPorts.get(name)),
+          GS_UDP_HOST: '127.0.0.1',
+          GS_LBS_PORT: String(await freePort()),
+          GS_LBS_HOST: '127.0.0.1',
+        });
       }
       procs.push(spawnNode(name, `apps/${c}/src/main.js`, { ...env, ...udp, HEALTH_PORT: String(healthPort) }));
     }

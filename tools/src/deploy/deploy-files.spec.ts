@@ -80,6 +80,15 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       selector: { 'app.kubernetes.io/component': 'gs' },
       ports: [{ port: 1700, protocol: 'UDP', targetPort: 'semtech-udp' }],
     });
+    // LoRa Basics Station: ws and wss over TCP, on a Service of their own.
+    expect(find<IService>(objects, 'Service', 'gs-lbs').spec).toMatchObject({
+      type: 'LoadBalancer',
+      selector: { 'app.kubernetes.io/component': 'gs' },
+      ports: [
+        { port: 1887, protocol: 'TCP', targetPort: 'lbs' },
+        { port: 8887, protocol: 'TCP', targetPort: 'lbs-tls' },
+      ],
+    });
   });
 
   it('documents every external Secret where it says', () => {
@@ -214,6 +223,7 @@ describe('Compose files', () => {
     const services = compose().services as Record<string, { build?: { args?: { APP?: string } }; ports?: string[] }>;
     expect(Object.values(services).flatMap((s) => s.build?.args?.APP ?? []).sort()).toEqual([...APPS].sort());
     expect(services.gs?.ports).toContainEqual(expect.stringMatching(/:1700\/udp$/));
+    expect(services.gs?.ports).toContainEqual(expect.stringMatching(/:1887$/));
   });
 
   it('refuses a broken copy', () => {

@@ -278,6 +278,68 @@ export class Environment {
 
   @Setting(
     'gs',
+    "The Gateway Server's LoRa Basics Station (LNS) port: plain WebSocket (`ws://`), `/router-info` and `/traffic/eui-<EUI>` (0: any free port, logged at start). Station sends its `tc.key` only over `wss://` (`GS_LBS_TLS_PORT`).",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  GS_LBS_PORT = 1887;
+
+  @Setting('gs', "The address the Gateway Server's Basics Station listeners (`GS_LBS_PORT`, `GS_LBS_TLS_PORT`) bind.")
+  @IsOptional()
+  @IsString()
+  GS_LBS_HOST = '0.0.0.0';
+
+  @Setting(
+    'gs',
+    "The Gateway Server's LoRa Basics Station port over TLS (`wss://`), served when `GS_LBS_TLS_CERT_FILE` and `GS_LBS_TLS_KEY_FILE` are set (0: any free port).",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  GS_LBS_TLS_PORT = 8887;
+
+  @Setting(
+    'gs',
+    'Certificate (chain, PEM) of the Basics Station `wss://` listener, read at start; with `GS_LBS_TLS_KEY_FILE`. The gateway checks it with its `tc.trust` (station checks the host name, not an IP address).',
+  )
+  @IsOptional()
+  @IsString()
+  GS_LBS_TLS_CERT_FILE?: string;
+
+  @Setting('gs', 'The key (PEM) of `GS_LBS_TLS_CERT_FILE`.')
+  @IsOptional()
+  @IsString()
+  GS_LBS_TLS_KEY_FILE?: string;
+
+  @Setting(
+    'gs',
+    'The Gateway Server pings every Basics Station gateway this often (ms, WebSocket ping; TTS 30 s); a gateway that leaves `GS_LBS_MISSED_PONGS` pings in a row unanswered is disconnected (`missed_too_many_pongs`).',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  GS_LBS_PING_INTERVAL_MS = 30_000;
+
+  @Setting(
+    'gs',
+    'Pings a Basics Station gateway may leave unanswered in a row (TTS 2): it is disconnected at the next ping after that many, at most (this + 1) × `GS_LBS_PING_INTERVAL_MS` after it went silent.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  GS_LBS_MISSED_PONGS = 2;
+
+  @Setting(
+    'gs',
     "Copies of one frame that several gateways of this GS hear within this window go to the NS in one `GsNs.HandleUplink` (every copy's metadata and correlation ID; 0: each copy alone, as TTS's GS). The NS merges across GS replicas anyway; this spares it a call per extra copy.",
   )
   @IsOptional()
@@ -800,6 +862,7 @@ export const PAIRED_SETTINGS: ReadonlyArray<readonly [keyof Environment, keyof E
   ['NATS_TLS_CERT_FILE', 'NATS_TLS_KEY_FILE'],
   ['DB_TLS_CERT_FILE', 'DB_TLS_KEY_FILE'],
   ['HTTP_TLS_CERT_FILE', 'HTTP_TLS_KEY_FILE'],
+  ['GS_LBS_TLS_CERT_FILE', 'GS_LBS_TLS_KEY_FILE'],
   ['NATS_USER', 'NATS_PASSWORD'],
 ];
 
@@ -884,6 +947,15 @@ export interface HttpEdgeConfig {
 export interface GatewayServerConfig {
   udpPort: number;
   udpHost: string;
+  /** The Basics Station (LNS) listeners: ws on `port`, wss on `tlsPort` when `tls` is set; the WebSocket keepalive. */
+  lbs: {
+    port: number;
+    host: string;
+    tlsPort: number;
+    tls?: { certFile: string; keyFile: string };
+    pingIntervalMs: number;
+    missedPongs: number;
+  };
   /** Copies of one frame within this many ms go to the NS as one message (0: each alone). */
   uplinkCoalesceMs: number;
   /** Frames in flight to the NS at most (the adaptive limit's ceiling). */
@@ -1048,6 +1120,14 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     gs: {
       udpPort: e.GS_UDP_PORT,
       udpHost: e.GS_UDP_HOST,
+      lbs: {
+        port: e.GS_LBS_PORT,
+        host: e.GS_LBS_HOST,
+        tlsPort: e.GS_LBS_TLS_PORT,
+        tls: e.GS_LBS_TLS_CERT_FILE && e.GS_LBS_TLS_KEY_FILE ? { certFile: e.GS_LBS_TLS_CERT_FILE, keyFile: e.GS_LBS_TLS_KEY_FILE } : undefined,
+        pingIntervalMs: e.GS_LBS_PING_INTERVAL_MS,
+        missedPongs: e.GS_LBS_MISSED_PONGS,
+      },
       uplinkCoalesceMs: e.GS_UPLINK_COALESCE_MS,
       nsMaxInFlight: e.GS_NS_MAX_IN_FLIGHT,
       udpReceiveBuffer: e.GS_UDP_RECEIVE_BUFFER,

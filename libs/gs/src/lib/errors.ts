@@ -98,3 +98,29 @@ export const ErrDwellTime = defineError(
  * reason by name (`conflict`, `duty_cycle`, `too_late`, …), the last window's error as the cause.
  */
 export const ErrTxSchedule = defineError('pkg/gatewayserver/io', 'tx_schedule', 'failed to schedule the downlink: RX1 `{rx1}`, RX2 `{rx2}`', Code.Aborted);
+
+// LoRa Basics Station (TTS `pkg/gatewayserver/io/semtechws`): refusals of a data connection (its HTTP answer) and why one ended.
+export const ErrNoAuthProvided = defineError('pkg/gatewayserver/io/semtechws', 'no_auth_provided', 'no auth provided `{uid}`', Code.Unauthenticated);
+export const ErrGatewayKeyRefused = defineError(
+  'pkg/gatewayserver/io/semtechws',
+  'unauthenticated',
+  'the credentials of gateway `{uid}` were refused',
+  Code.Unauthenticated,
+);
+export const ErrGatewayLinkRights = defineError(
+  'pkg/gatewayserver/io/semtechws',
+  'insufficient_rights',
+  'the credentials have no RIGHT_GATEWAY_LINK on gateway `{uid}`',
+  Code.PermissionDenied,
+);
+export const ErrGatewayEuiNotFound = defineError('pkg/gatewayserver/io/semtechws', 'gateway_not_found', 'no gateway with EUI `{eui}`', Code.NotFound);
+export const ErrGatewayPath = defineError('pkg/gatewayserver/io/semtechws', 'invalid_path', 'not a Basics Station endpoint: `{path}`', Code.NotFound);
+export const ErrIdentityServerUnavailable = defineError(
+  'pkg/gatewayserver/io/semtechws',
+  'identity_server_unavailable',
+  'the gateway could not be looked up now',
+  Code.Unavailable,
+);
+export const ErrMissedTooManyPongs = defineError('pkg/gatewayserver/io/semtechws', 'missed_too_many_pongs', 'gateway missed too many pongs', Code.Unavailable);
+export const ErrConnectionClosed = defineError('pkg/gatewayserver/io/semtechws', 'connection_closed', 'the gateway closed the connection', Code.Unavailable);
+export const ErrNewConnection = defineError('pkg/gatewayserver', 'new_connection', 'new connection from same gateway', Code.Aborted);

@@ -36,6 +36,8 @@ export class GetGatewayForEUIRequest {
 export class GetGatewayForEUIResponse {
   @Required() @Message(() => GatewayIdentifiers) ids!: GatewayIdentifiers;
   @Required() @StringList({ maxLength: 64 }) frequency_plan_ids!: string[];
+  /** Whether the gateway must authenticate (a Basics Station gateway with its API key); unset: false, as TTS. */
+  @Bool() require_authenticated_connection?: boolean;
 }
 
 /** `AsJs.GetAppSKey`'s answer (TTS `AppSKeyResponse`): the AppSKey, wrapped for the AS when a KEK is configured. */

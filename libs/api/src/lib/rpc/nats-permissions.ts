@@ -106,6 +106,8 @@ export function natsPermissions(subjectPrefix?: string): Record<NatsPrincipal, N
   result.as.publish.push(`${p}as.cache.>`, `${p}as.webhooks.>`);
   result.as.subscribe.push(`${p}as.cache.>`);
   // The GS forgets a refused gateway EUI when the IS registers a gateway with it (its gateway.* events).
+  // The GS checks a Basics Station gateway's API key (RIGHT_GATEWAY_LINK) as the gateway checks the API's callers.
+  result.gs.publish.push(`${p}${RPCS['EntityAccess.Authorize'].subject}`);
   result.gs.subscribe.push(`${p}${entityEventSubjects('gateway')}`);
   // The NS replicas' uplink deduplication: metadata sent straight to the claiming replica.
   result.ns.publish.push(`${p}ns.dedup.>`);

@@ -25,10 +25,17 @@ export interface ConnectionOptions {
   scheduling?: SchedulerOptions;
 }
 
+/**
+ * Why a connection ended: no traffic for too long; the frontend stopped; the gateway closed it
+ * (Basics Station: its WebSocket); another connection of the same gateway replaced it; it left
+ * its keepalive pings unanswered.
+ */
+export type DisconnectReason = 'expired' | 'stopped' | 'closed' | 'replaced' | 'missed_pongs';
+
 /** What the connections tell the Gateway Server's core (TTS `io.Server` Connect, and a connection's end). */
 export interface ConnectionEvents {
   connected(conn: GatewayConnection): void;
-  disconnected(conn: GatewayConnection, reason: 'expired' | 'stopped'): void;
+  disconnected(conn: GatewayConnection, reason: DisconnectReason): void;
   /** A gateway that could not be connected (each attempt), and what went wrong for `lookup_failed`. */
   refused(eui: string, reason: RefusalReason, detail?: string): void;
 }
@@ -72,6 +79,14 @@ export class GatewayConnections {
       this.connections.delete(eui);
       this.on.disconnected(conn, 'stopped');
     }
+  }
+
+  /** Ends one connection (a frontend's gateway went away): `disconnected(conn, reason)`; nothing if it ended already. */
+  disconnect(conn: GatewayConnection, reason: DisconnectReason): void {
+    const eui = conn.ids.eui.toUpperCase();
+    if (this.connections.get(eui) !== conn) return;
+    this.connections.delete(eui);
+    this.on.disconnected(conn, reason);
   }
 
   /** The connections (metrics). */

@@ -18,6 +18,8 @@ import type { UplinkToken } from './uplink-token';
 
 export interface PlannedDownlink {
   window: 'rx1' | 'rx2';
+  /** The device class it was planned for (`planDownlink` sets it; a frontend that names it, Basics Station's `dC`, reads it). */
+  device_class?: 'A' | 'B' | 'C';
   /** Seconds after the uplink (class A). */
   delay: number;
   /** RFC 3339 UTC time the gateway transmits at, when sent at an absolute (GPS) time (class B). */

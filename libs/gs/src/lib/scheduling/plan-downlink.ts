@@ -1,5 +1,5 @@
 import type { TxRequest } from '@lorawan/api';
-import type { StackError } from '@lorawan/errors';
+import { isStackError, type StackError } from '@lorawan/errors';
 import type { FrequencyPlan } from '@lorawan/lorawan';
 import { planClassADownlink, planClassCDownlink, type PlannedDownlink } from './class-a-downlink';
 import { planClassBDownlink } from './class-b-downlink';
@@ -22,10 +22,16 @@ export function planDownlink(
 ): PlannedDownlink | StackError {
   switch (request.class ?? 'CLASS_A') {
     case 'CLASS_B':
-      return planClassBDownlink(payload, request, plan, scheduler, gpsSynced);
+      return ofClass(planClassBDownlink(payload, request, plan, scheduler, gpsSynced), 'B');
     case 'CLASS_C':
-      return planClassCDownlink(payload, request, plan, scheduler);
+      return ofClass(planClassCDownlink(payload, request, plan, scheduler), 'C');
     default:
-      return planClassADownlink(payload, request, token, plan, scheduler);
+      return ofClass(planClassADownlink(payload, request, token, plan, scheduler), 'A');
   }
+}
+
+/** The plan, marked with the device class it was made for. */
+function ofClass(planned: PlannedDownlink | StackError, deviceClass: 'A' | 'B' | 'C'): PlannedDownlink | StackError {
+  if (!isStackError(planned)) planned.device_class = deviceClass;
+  return planned;
 }

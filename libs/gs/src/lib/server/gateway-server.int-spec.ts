@@ -60,7 +60,10 @@ describe('Gateway Server (in-process)', () => {
   let nsAnswer: 'ok' | 'not_found' | 'unavailable' = 'ok';
 
   beforeAll(async () => {
-    gs = await startTestComponent(GsModule, { component: 'gs', config: loadConfig({ GS_UDP_PORT: '0', GS_UDP_HOST: '127.0.0.1', LOG_LEVEL: 'error' }) });
+    gs = await startTestComponent(GsModule, {
+      component: 'gs',
+      config: loadConfig({ GS_UDP_PORT: '0', GS_UDP_HOST: '127.0.0.1', GS_LBS_PORT: '0', GS_LBS_HOST: '127.0.0.1', LOG_LEVEL: 'error' }),
+    });
     events = recordEvents(gs.broker);
     serveRpcDouble(gs.broker, 'GsIs.GetGatewayForEUI', (req) => {
       const { eui } = req.body as { eui: string };
@@ -409,7 +412,14 @@ describe('Gateway Server admission (in-process)', () => {
   beforeAll(async () => {
     gs = await startTestComponent(GsModule, {
       component: 'gs',
-      config: loadConfig({ GS_UDP_PORT: '0', GS_UDP_HOST: '127.0.0.1', LOG_LEVEL: 'error', GS_NS_MAX_IN_FLIGHT: '4' }),
+      config: loadConfig({
+        GS_UDP_PORT: '0',
+        GS_UDP_HOST: '127.0.0.1',
+        GS_LBS_PORT: '0',
+        GS_LBS_HOST: '127.0.0.1',
+        LOG_LEVEL: 'error',
+        GS_NS_MAX_IN_FLIGHT: '4',
+      }),
     });
     events = recordEvents(gs.broker);
     serveRpcDouble(gs.broker, 'GsIs.GetGatewayForEUI', (req) => ({

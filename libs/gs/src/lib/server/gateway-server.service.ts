@@ -8,20 +8,32 @@ import { gsConnectedGateways, gsDatagramsDropped, gsDownlinksRefused, LogSampler
 import type { SubBandUtilization } from '@lorawan/observability';
 import { type PubSub, PUBSUB, type SubjectRouter, SUBJECT_ROUTER, type Subscription } from '@lorawan/transport';
 import type { GatewayConnection, PendingDownlink } from '../connection/gateway-connection';
-import { GatewayConnections, type RefusalReason } from '../connection/gateway-connections';
+import { type DisconnectReason, GatewayConnections, type RefusalReason } from '../connection/gateway-connections';
 import { gsContext } from '../context';
-import { ErrConnectionExpired, ErrNoNetworkServer, ErrServerStopped } from '../errors';
+import { ErrConnectionClosed, ErrConnectionExpired, ErrMissedTooManyPongs, ErrNewConnection, ErrNoNetworkServer, ErrServerStopped } from '../errors';
+import { BasicStationServer } from '../io/basicstation/lns-server';
 import type { FrontendEvents, GatewayFrontend } from '../io/frontend';
 import { gatewayFrontends } from '../io/frontends';
 import type { GatewayStatusJson, TxAckResult, UplinkMessageJson } from '../io/messages';
 import { UdpGatewayServer } from '../io/udp/udp-server';
 import { GatewayLookup } from '../lookup/gateway-lookup';
+import { assertGatewayLink } from '../lookup/gateway-link-rights';
 import { watchGatewayRegistrations } from '../lookup/registration-watch';
 import { UplinksService } from '../uplinks/uplinks.service';
 
+/** The error a `gs.gateway.disconnect` event carries for each reason. */
+const DISCONNECT_ERRORS = {
+  expired: ErrConnectionExpired,
+  stopped: ErrServerStopped,
+  closed: ErrConnectionClosed,
+  replaced: ErrNewConnection,
+  missed_pongs: ErrMissedTooManyPongs,
+} satisfies Record<DisconnectReason, unknown>;
+
 /**
- * The Gateway Server's core: its frontends (Semtech UDP on GS_UDP_PORT, `io/udp`), the gateways
- * connected through them (`GatewayConnections`, resolved by EUI through the Identity Server,
+ * The Gateway Server's core: its frontends (Semtech UDP on GS_UDP_PORT, `io/udp`; LoRa Basics
+ * Station on GS_LBS_PORT/GS_LBS_TLS_PORT, `io/basicstation`, whose gateways' API keys the IS
+ * checks, `EntityAccess.Authorize`), the gateways connected through them (`GatewayConnections`, resolved by EUI through the Identity Server,
  * `GsIs.GetGatewayForEUI`), and what the frontends report: every received copy goes the one
  * uplink path to the Network Server (`UplinksService`); while a replica holds a gateway it serves
  * `NsGs.ScheduleDownlink` on the gateway's own subject (`DownlinksService`), so the NS reaches
@@ -83,7 +95,13 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     this.registrations = watchGatewayRegistrations(this.pubsub, (eui) => this.gateways.forget(eui));
     setGsSubBandUtilizationSource(() => this.subBandUtilization());
     this.connections.start();
-    this.frontends = gatewayFrontends(this.config.gs, this.connections, this);
+    this.frontends = gatewayFrontends(this.config.gs, this.connections, this, {
+      gateway: (eui) => this.gateways.lookup(eui),
+      assertLink: (gateway, authorization) =>
+        assertGatewayLink(gateway, authorization, (header, entity) =>
+          this.rpc.invoke('EntityAccess.Authorize', { authorization: header, entity }, gsContext([])),
+        ),
+    });
     for (const frontend of this.frontends) {
       await frontend.start();
       const { fields, message } = frontend.describe();
@@ -122,6 +140,11 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     return this.frontends.find((frontend) => frontend instanceof UdpGatewayServer);
   }
 
+  /** The Basics Station frontend, once started (tests). */
+  get basicStation(): BasicStationServer | undefined {
+    return this.frontends.find((frontend) => frontend instanceof BasicStationServer);
+  }
+
   /** `GsIs.GetGatewayForEUI`: the gateway, undefined when the IS knows none with this EUI. */
   private async askIdentityServer(eui: string): Promise<GetGatewayForEUIResponse | undefined> {
     try {
@@ -146,7 +169,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     );
   }
 
-  disconnected(conn: GatewayConnection, reason: 'expired' | 'stopped'): void {
+  disconnected(conn: GatewayConnection, reason: DisconnectReason): void {
     gsConnectedGateways.dec({ protocol: conn.frontend.protocol });
     this.routes.get(conn.ids.eui)?.unsubscribe();
     this.routes.delete(conn.ids.eui);
@@ -154,7 +177,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
       GS_EVENTS.disconnect,
       { gateway_ids: conn.ids },
       {
-        data: (reason === 'expired' ? ErrConnectionExpired : ErrServerStopped).with().toDetails(),
+        data: DISCONNECT_ERRORS[reason].with().toDetails(),
       },
     );
   }

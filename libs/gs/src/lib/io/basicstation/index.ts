@@ -1,7 +1,7 @@
 /**
  * LoRa Basics Station LNS protocol (`tcproto`), as pure functions: discovery, upstream messages,
- * router_config, uplink and downlink translation, times. Not yet served: the WebSocket frontend
- * that uses them is to come (docs/data-plane.md).
+ * router_config, uplink and downlink translation, times. The WebSocket frontend that serves them
+ * (`lns-server.ts`) is the GS's, listed in `io/frontends.ts` (docs/data-plane.md).
  */
 export * from './discovery';
 export * from './downlink';

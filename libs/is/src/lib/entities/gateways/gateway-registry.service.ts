@@ -3,6 +3,7 @@ import {
   type EntityIdentifiersJson,
   type Gateway,
   type GetGatewayForEUIRequest,
+  type GetGatewayForEUIResponse,
   type GetGatewayIdentifiersForEUIRequest,
   hasAnyField,
   IS_EVENTS,
@@ -75,11 +76,15 @@ export class GatewayRegistryService extends CollaboratedEntityRegistry<'gateway'
   }
 
   /** The Gateway Server's lookup (`GsIs.GetGatewayForEUI`): a live gateway's identifiers and frequency plans by EUI. */
-  async forEui({ eui }: GetGatewayForEUIRequest): Promise<{ ids: { gateway_id: string; eui: string }; frequency_plan_ids: string[] }> {
+  async forEui({ eui }: GetGatewayForEUIRequest): Promise<GetGatewayForEUIResponse> {
     const gateway = await this.store.getByEui(eui.toUpperCase());
     if (!gateway) throw ErrGatewayNotFoundByEUI.with({ gateway_eui: eui.toUpperCase() });
     const plans = gateway.frequency_plan_ids?.length ? gateway.frequency_plan_ids : gateway.frequency_plan_id ? [gateway.frequency_plan_id] : [];
-    return { ids: { gateway_id: gateway.ids.gateway_id, eui: eui.toUpperCase() }, frequency_plan_ids: plans };
+    return {
+      ids: { gateway_id: gateway.ids.gateway_id, eui: eui.toUpperCase() },
+      frequency_plan_ids: plans,
+      require_authenticated_connection: gateway.require_authenticated_connection ?? false,
+    };
   }
 
   protected insert(gateway: IsGateway, collaborator: Collaborator) {
