@@ -4,6 +4,7 @@ import { Code, defineError } from '@lorawan/errors';
 export const ErrMessageCRC = defineError('pkg/gatewayserver/io', 'message_crc', 'message CRC failed', Code.InvalidArgument);
 export const ErrInvalidPayload = defineError('pkg/gatewayserver/io', 'unmarshal_payload', 'invalid LoRaWAN frame: {reason}', Code.InvalidArgument);
 export const ErrConnectionExpired = defineError('pkg/gatewayserver/io/udp', 'connection_expired', 'connection expired', Code.Unavailable);
+export const ErrConnectionReplaced = defineError('pkg/gatewayserver', 'connection_replaced', 'the gateway connected again', Code.Aborted);
 export const ErrServerStopped = defineError('pkg/gatewayserver', 'server_stopped', 'the Gateway Server stopped', Code.Unavailable);
 export const ErrNoNetworkServer = defineError('pkg/gatewayserver', 'network_server_unavailable', 'no Network Server took the uplink', Code.Unavailable);
 export const ErrUplinkToken = defineError('pkg/gatewayserver', 'uplink_token', 'invalid uplink token', Code.InvalidArgument);

@@ -141,7 +141,10 @@ export class TxAcknowledgmentRequest {
   @Required() @Message(() => AcknowledgedDownlink) downlink_message!: AcknowledgedDownlink;
 }
 
-/** The per-gateway subject `NsGs.ScheduleDownlink` is served on by the GS replica a gateway is connected to. */
+/** The RPCs the GS replica a gateway is connected to serves on the gateway's own subject (`gatewayDownlinkSubject`). */
+export const PER_GATEWAY_RPCS: ReadonlySet<string> = new Set(['NsGs.ScheduleDownlink', 'GsGs.GetGatewayConnectionStats']);
+
+/** The per-gateway subject of an RPC of `PER_GATEWAY_RPCS` (`NsGs.ScheduleDownlink`, …), served by the GS replica a gateway is connected to. */
 export function gatewayDownlinkSubject(subject: string, gatewayId: string): string {
   return `${subject}.${gatewayId}`;
 }

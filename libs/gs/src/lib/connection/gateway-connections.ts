@@ -4,6 +4,9 @@ import type { GatewayIds } from '../io/messages';
 import type { SchedulerOptions } from '../scheduling/scheduler';
 import { GatewayConnection, type RemoteAddress } from './gateway-connection';
 
+/** How often the connections are swept: a silent gateway is disconnected at most this long after its timeout. */
+export const SWEEP_INTERVAL_MS = 1000;
+
 /** Looks a gateway up by EUI (`GatewayLookup`); rejects when the lookup failed. */
 export type GatewayResolver = (eui: string) => Promise<GatewayLookupResult>;
 
@@ -19,16 +22,22 @@ export interface ConnectionOptions {
   fallbackFrequencyPlan?: string;
   /** Without a downlink path claim (Semtech UDP: PULL_DATA or TX_ACK) for this long, a gateway has no downlink path (TTS 90 s). */
   downlinkPathExpiresMs?: number;
-  /** Without any traffic for this long, a connection ends (TTS 3 min). */
+  /** Without any traffic for this long, a connection ends (TTS 3 min), unless its frontend names its own timeout (`GatewayFrontend.connectionTimeoutMs`). */
   connectionExpiresMs?: number;
   /** Each gateway's downlink scheduler's settings (duty-cycle window and enforcement, clock: tests). */
   scheduling?: SchedulerOptions;
 }
 
+/**
+ * Why a connection ended: nothing came from the gateway within its frontend's timeout; the Gateway
+ * Server (or the frontend) stopped; a new connection of the same gateway replaced it.
+ */
+export type DisconnectReason = 'timeout' | 'stopped' | 'replaced';
+
 /** What the connections tell the Gateway Server's core (TTS `io.Server` Connect, and a connection's end). */
 export interface ConnectionEvents {
   connected(conn: GatewayConnection): void;
-  disconnected(conn: GatewayConnection, reason: 'expired' | 'stopped'): void;
+  disconnected(conn: GatewayConnection, reason: DisconnectReason): void;
   /** A gateway that could not be connected (each attempt), and what went wrong for `lookup_failed`. */
   refused(eui: string, reason: RefusalReason, detail?: string): void;
 }
@@ -57,7 +66,7 @@ export class GatewayConnections {
 
   /** Starts expiring connections. */
   start(): void {
-    this.sweeper ??= setInterval(() => this.sweep(), Math.min(1000, this.o.downlinkPathExpiresMs / 2));
+    this.sweeper ??= setInterval(() => this.sweep(), Math.min(SWEEP_INTERVAL_MS, this.o.downlinkPathExpiresMs / 2));
     this.sweeper.unref();
   }
 
@@ -129,13 +138,29 @@ export class GatewayConnections {
     return undefined;
   }
 
-  /** Ends the connections without traffic for `connectionExpiresMs`, and expires downlink paths and pending downlinks. */
-  private sweep(): void {
-    const now = Date.now();
+  /**
+   * Ends a connection (`reason`) if it is still this EUI's: a frontend whose gateway went away or
+   * connected anew (`replaced`: a new connection of the gateway follows, through `connect`).
+   */
+  disconnect(conn: GatewayConnection, reason: DisconnectReason): void {
+    for (const [eui, held] of this.connections) {
+      if (held !== conn) continue;
+      this.connections.delete(eui);
+      this.on.disconnected(conn, reason);
+      return;
+    }
+  }
+
+  /**
+   * Ends the connections without traffic for their frontend's timeout (`connectionExpiresMs`
+   * when it names none), and expires downlink paths and pending downlinks. Run every second, so a
+   * silent gateway is disconnected at most a second after its timeout.
+   */
+  sweep(now = Date.now()): void {
     for (const [eui, conn] of this.connections) {
-      if (now - conn.last_seen_ms > this.o.connectionExpiresMs) {
+      if (now - conn.last_seen_ms > (conn.frontend.connectionTimeoutMs ?? this.o.connectionExpiresMs)) {
         this.connections.delete(eui);
-        this.on.disconnected(conn, 'expired');
+        this.on.disconnected(conn, 'timeout');
         continue;
       }
       conn.expire(now, this.o.downlinkPathExpiresMs);

@@ -2,15 +2,15 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnAppl
 import { gatewayDownlinkSubject, GS_EVENTS, type GetGatewayForEUIResponse, newUlid, RPCS, rpcPattern } from '@lorawan/api';
 import { EventPublisher, RpcInvoker } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { Code, isErrorDetails } from '@lorawan/errors';
+import { Code, type ErrorDefinition, isErrorDetails } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
-import { gsConnectedGateways, gsDatagramsDropped, gsDownlinksRefused, LogSampler, setGsSubBandUtilizationSource, withLogFields } from '@lorawan/observability';
+import { gsConnectedGateways, gsDatagramsDropped, gsGatewayDisconnects, gsDownlinksRefused, LogSampler, setGsSubBandUtilizationSource, withLogFields } from '@lorawan/observability';
 import type { SubBandUtilization } from '@lorawan/observability';
 import { type PubSub, PUBSUB, type SubjectRouter, SUBJECT_ROUTER, type Subscription } from '@lorawan/transport';
 import type { GatewayConnection, PendingDownlink } from '../connection/gateway-connection';
-import { GatewayConnections, type RefusalReason } from '../connection/gateway-connections';
+import { type DisconnectReason, GatewayConnections, type RefusalReason } from '../connection/gateway-connections';
 import { gsContext } from '../context';
-import { ErrConnectionExpired, ErrNoNetworkServer, ErrServerStopped } from '../errors';
+import { ErrConnectionExpired, ErrConnectionReplaced, ErrNoNetworkServer, ErrServerStopped } from '../errors';
 import type { FrontendEvents, GatewayFrontend } from '../io/frontend';
 import { gatewayFrontends } from '../io/frontends';
 import type { GatewayStatusJson, TxAckResult, UplinkMessageJson } from '../io/messages';
@@ -18,6 +18,16 @@ import { UdpGatewayServer } from '../io/udp/udp-server';
 import { GatewayLookup } from '../lookup/gateway-lookup';
 import { watchGatewayRegistrations } from '../lookup/registration-watch';
 import { UplinksService } from '../uplinks/uplinks.service';
+
+/** The RPCs served on each connected gateway's own subject (`PER_GATEWAY_RPCS` of the contract). */
+const PER_GATEWAY = ['NsGs.ScheduleDownlink', 'GsGs.GetGatewayConnectionStats'] as const;
+
+/** The error a `gs.gateway.disconnect` carries, by reason. */
+const DISCONNECT_ERRORS: Record<DisconnectReason, ErrorDefinition> = {
+  timeout: ErrConnectionExpired,
+  stopped: ErrServerStopped,
+  replaced: ErrConnectionReplaced,
+};
 
 /**
  * The Gateway Server's core: its frontends (Semtech UDP on GS_UDP_PORT, `io/udp`), the gateways
@@ -37,8 +47,10 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   private readonly logger = new Logger('GatewayServer');
   private readonly connections: GatewayConnections;
   private frontends: GatewayFrontend[] = [];
-  /** The per-gateway `NsGs.ScheduleDownlink` subjects this replica serves, by gateway EUI. */
-  private readonly routes = new Map<string, Subscription>();
+  /** The per-gateway subjects this replica serves (`NsGs.ScheduleDownlink`, `GsGs.GetGatewayConnectionStats`), by gateway EUI. */
+  private readonly routes = new Map<string, Subscription[]>();
+  /** The connections this replica holds, by gateway ID (stats requests name the gateway by ID). */
+  private readonly byId = new Map<string, GatewayConnection>();
   private readonly gateways: GatewayLookup;
   private registrations?: Subscription;
   /** Dropped datagrams are logged by reason, one line per 10 s each at most. */
@@ -103,6 +115,11 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     return this.connections.get(eui);
   }
 
+  /** The connection of a gateway this replica holds, by gateway ID. */
+  connectionById(gatewayId: string): GatewayConnection | undefined {
+    return this.byId.get(gatewayId);
+  }
+
   /** Each sub-band's duty-cycle utilization on the gateways of this replica (`lorawan_gs_sub_band_utilization`). */
   subBandUtilization(): SubBandUtilization[] {
     const rows: SubBandUtilization[] = [];
@@ -136,7 +153,8 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   connected(conn: GatewayConnection): void {
     const { protocol } = conn.frontend;
     gsConnectedGateways.inc({ protocol });
-    this.serveDownlinks(conn);
+    this.byId.set(conn.ids.gateway_id, conn);
+    this.servePerGatewaySubjects(conn);
     this.events.publish(
       GS_EVENTS.connect,
       { gateway_ids: conn.ids },
@@ -146,17 +164,17 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     );
   }
 
-  disconnected(conn: GatewayConnection, reason: 'expired' | 'stopped'): void {
-    gsConnectedGateways.dec({ protocol: conn.frontend.protocol });
-    this.routes.get(conn.ids.eui)?.unsubscribe();
+  /** A connection ended: `gs.gateway.disconnect` with the error of its end, whose `reason` attribute says why (`timeout`, `stopped`, `replaced`). */
+  disconnected(conn: GatewayConnection, reason: DisconnectReason): void {
+    const { protocol } = conn.frontend;
+    gsConnectedGateways.dec({ protocol });
+    gsGatewayDisconnects.inc({ protocol, reason });
+    if (this.byId.get(conn.ids.gateway_id) === conn) this.byId.delete(conn.ids.gateway_id);
+    for (const route of this.routes.get(conn.ids.eui) ?? []) route.unsubscribe();
     this.routes.delete(conn.ids.eui);
-    this.events.publish(
-      GS_EVENTS.disconnect,
-      { gateway_ids: conn.ids },
-      {
-        data: (reason === 'expired' ? ErrConnectionExpired : ErrServerStopped).with().toDetails(),
-      },
-    );
+    const error = DISCONNECT_ERRORS[reason];
+    const attributes = reason === 'timeout' ? { reason, timeout_ms: conn.frontend.connectionTimeoutMs } : { reason };
+    this.events.publish(GS_EVENTS.disconnect, { gateway_ids: conn.ids }, { data: error.with(attributes).toDetails() });
   }
 
   refused(eui: string, reason: RefusalReason, detail?: string): void {
@@ -168,16 +186,19 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
 
   // Every line of an uplink's handling carries its gs:uplink ID.
   uplink(conn: GatewayConnection, message: UplinkMessageJson): void {
+    conn.stats.uplink();
     // Every uplink anchors the gateway's clock (TTS: the scheduler syncs on each one).
     conn.scheduler?.sync(message.settings.timestamp, Date.parse(message.received_at) * 1000);
     void withLogFields({ component: 'gs', gateway_id: conn.ids.gateway_id, uplink_id: message.correlation_ids[0] }, () => this.uplinks.handle(conn, message));
   }
 
   status(conn: GatewayConnection, status: GatewayStatusJson): void {
+    conn.stats.status(status);
     this.events.publish(GS_EVENTS.statusReceive, { gateway_ids: conn.ids }, { data: status });
   }
 
   txAck(conn: GatewayConnection, downlink: PendingDownlink, result: TxAckResult): void {
+    conn.stats.txAcknowledgment();
     void this.reportTxAck(conn, downlink, result);
   }
 
@@ -214,10 +235,12 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     }
   }
 
-  /** Serves `NsGs.ScheduleDownlink` on the gateway's own subject while this replica holds it. */
-  private serveDownlinks(conn: GatewayConnection): void {
-    const rpc = RPCS['NsGs.ScheduleDownlink'];
-    this.routes.get(conn.ids.eui)?.unsubscribe();
-    this.routes.set(conn.ids.eui, this.router.route(rpcPattern('NsGs.ScheduleDownlink'), gatewayDownlinkSubject(rpc.subject, conn.ids.gateway_id)));
+  /** Serves `NsGs.ScheduleDownlink` and `GsGs.GetGatewayConnectionStats` on the gateway's own subjects while this replica holds it. */
+  private servePerGatewaySubjects(conn: GatewayConnection): void {
+    for (const route of this.routes.get(conn.ids.eui) ?? []) route.unsubscribe();
+    this.routes.set(
+      conn.ids.eui,
+      PER_GATEWAY.map((name) => this.router.route(rpcPattern(name), gatewayDownlinkSubject(RPCS[name].subject, conn.ids.gateway_id))),
+    );
   }
 }
