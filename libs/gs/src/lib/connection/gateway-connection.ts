@@ -58,6 +58,8 @@ export class GatewayConnection {
    */
   readonly frequency_plan?: FrequencyPlan;
   readonly scheduler?: GatewayScheduler;
+  /** The gateway's status may set its antenna's location in the IS (its `update_location_from_status` when it connected). */
+  update_location_from_status = false;
   /** What the connection counted (uplinks, downlinks, TX acknowledgments, the latest status): `Gs.GetGatewayConnectionStats`. */
   readonly stats = new ConnectionStats();
 

@@ -116,11 +116,13 @@ export class GatewayConnections {
     if (result.status === 'throttled') return this.refuse(eui, 'lookup_throttled');
     let ids: GatewayIds;
     let plans: string[];
+    let updateLocation = false;
     if (result.status === 'found') {
       const { ids: registered, frequency_plan_ids } = result.gateway;
       // The IS answers with the gateway's identifiers, its EUI included (the one asked for).
       ids = { ...registered, eui: registered.eui ?? eui };
       plans = frequency_plan_ids;
+      updateLocation = result.gateway.update_location_from_status === true;
     } else if (this.o.requireRegistered) return this.refuse(eui, 'unknown_gateway');
     else if (!this.o.fallbackFrequencyPlan) return this.refuse(eui, 'no_fallback_frequency_plan');
     else {
@@ -128,6 +130,7 @@ export class GatewayConnections {
       plans = [this.o.fallbackFrequencyPlan];
     }
     const conn = new GatewayConnection(ids, plans, frontend, remote, this.o.scheduling);
+    conn.update_location_from_status = updateLocation;
     this.connections.set(eui, conn);
     this.on.connected(conn);
     return conn;

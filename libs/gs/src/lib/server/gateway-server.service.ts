@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { gatewayDownlinkSubject, GS_EVENTS, type GetGatewayForEUIResponse, newUlid, RPCS, rpcPattern } from '@lorawan/api';
+import { gatewayDownlinkSubject, GS_EVENTS, type GetGatewayForEUIResponse, type Location, newUlid, RPCS, rpcPattern } from '@lorawan/api';
 import { EventPublisher, RpcInvoker } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, type ErrorDefinition, isErrorDetails } from '@lorawan/errors';
@@ -18,6 +18,7 @@ import { UdpGatewayServer } from '../io/udp/udp-server';
 import { GatewayLookup } from '../lookup/gateway-lookup';
 import { watchGatewayRegistrations } from '../lookup/registration-watch';
 import { UplinksService } from '../uplinks/uplinks.service';
+import { LocationUpdates } from './location-updates';
 
 /** The RPCs served on each connected gateway's own subject (`PER_GATEWAY_RPCS` of the contract). */
 const PER_GATEWAY = ['NsGs.ScheduleDownlink', 'GsGs.GetGatewayConnectionStats'] as const;
@@ -53,6 +54,8 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   private readonly byId = new Map<string, GatewayConnection>();
   private readonly gateways: GatewayLookup;
   private registrations?: Subscription;
+  /** Which status locations go to the IS (`update_location_from_status`, changed, debounced). */
+  private readonly locations: LocationUpdates;
   /** Dropped datagrams are logged by reason, one line per 10 s each at most. */
   private readonly dropLog = new LogSampler();
 
@@ -73,6 +76,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
       enforceDutyCycle,
       dutyCycleWindowMs,
     } = config.gs;
+    this.locations = new LocationUpdates(config.gs.updateGatewayLocationDebounceMs);
     this.gateways = new GatewayLookup(
       { unknownCacheSize: unknownEuiCacheSize, unknownCacheTtlMs: unknownEuiCacheTtlMs, lookupsPerSec: unknownEuiLookupsPerSec },
       (eui) => this.askIdentityServer(eui),
@@ -194,6 +198,8 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
 
   status(conn: GatewayConnection, status: GatewayStatusJson): void {
     conn.stats.status(status);
+    const location = this.locations.take(conn, status);
+    if (location) void this.updateLocation(conn, location);
     this.events.publish(GS_EVENTS.statusReceive, { gateway_ids: conn.ids }, { data: status });
   }
 
@@ -205,6 +211,15 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   dropped(reason: string, detail?: string, _conn?: GatewayConnection, count = 1): void {
     gsDatagramsDropped.inc({ reason }, count);
     this.logger.debug?.({ reason, detail }, 'datagram dropped');
+  }
+
+  /** `GsIs.UpdateGatewayAntennaLocation`; a failure is logged (the next status after the debounce tries again). */
+  private async updateLocation(conn: GatewayConnection, location: Location): Promise<void> {
+    try {
+      await this.rpc.invoke('GsIs.UpdateGatewayAntennaLocation', { gateway_ids: { gateway_id: conn.ids.gateway_id }, location }, gsContext([]));
+    } catch (err) {
+      this.logger.warn({ gateway_id: conn.ids.gateway_id, error: isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message }, 'gateway location not updated');
+    }
   }
 
   /**

@@ -1,14 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  type CallerIdentity,
   type EntityIdentifiersJson,
   type Gateway,
   type GetGatewayForEUIRequest,
+  type GetGatewayForEUIResponse,
   type GetGatewayIdentifiersForEUIRequest,
   hasAnyField,
   IS_EVENTS,
   plainJson,
+  newUlid,
   Right,
   type RpcContext,
+  type UpdateGatewayAntennaLocationRequest,
+  type UpdateGatewayRequest,
 } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
@@ -75,11 +80,30 @@ export class GatewayRegistryService extends CollaboratedEntityRegistry<'gateway'
   }
 
   /** The Gateway Server's lookup (`GsIs.GetGatewayForEUI`): a live gateway's identifiers and frequency plans by EUI. */
-  async forEui({ eui }: GetGatewayForEUIRequest): Promise<{ ids: { gateway_id: string; eui: string }; frequency_plan_ids: string[] }> {
+  async forEui({ eui }: GetGatewayForEUIRequest): Promise<GetGatewayForEUIResponse> {
     const gateway = await this.store.getByEui(eui.toUpperCase());
     if (!gateway) throw ErrGatewayNotFoundByEUI.with({ gateway_eui: eui.toUpperCase() });
     const plans = gateway.frequency_plan_ids?.length ? gateway.frequency_plan_ids : gateway.frequency_plan_id ? [gateway.frequency_plan_id] : [];
-    return { ids: { gateway_id: gateway.ids.gateway_id, eui: eui.toUpperCase() }, frequency_plan_ids: plans };
+    return {
+      ids: { gateway_id: gateway.ids.gateway_id, eui: eui.toUpperCase() },
+      frequency_plan_ids: plans,
+      ...(gateway.update_location_from_status ? { update_location_from_status: true } : {}),
+    };
+  }
+
+  /**
+   * `GsIs.UpdateGatewayAntennaLocation`: the first antenna's location from the gateway's status (an
+   * antenna added when it has none), through Update (the `gateway.update` event, access
+   * invalidation), only while the gateway's `update_location_from_status` is set; else nothing.
+   */
+  async updateAntennaLocation({ gateway_ids, location }: UpdateGatewayAntennaLocationRequest): Promise<Record<string, never>> {
+    const current = await this.store.get(gateway_ids.gateway_id);
+    if (!current?.update_location_from_status) return {};
+    const [first, ...rest] = current.antennas ?? [];
+    const antennas = [{ ...(first ?? {}), location: plainJson(location) }, ...rest];
+    const ctx: RpcContext = { request_id: newUlid(), correlation_ids: [], caller: INTERNAL_CALLER };
+    await this.update({ gateway: { ids: current.ids, antennas }, field_mask: { paths: ['antennas'] } } as UpdateGatewayRequest, ctx);
+    return {};
   }
 
   protected insert(gateway: IsGateway, collaborator: Collaborator) {
@@ -128,6 +152,9 @@ export class GatewayRegistryService extends CollaboratedEntityRegistry<'gateway'
   }
 }
 
+/** The Gateway Server's location updates: an internal call, every right (the IS checks the gateway's own switch instead). */
+const INTERNAL_CALLER: CallerIdentity = { kind: 'internal', id: 'gs', is_admin: false, key_rights: [], universal: true, rights: [] };
+
 function euiTaken(eui: string, holder: IsGateway) {
   const contact = contactAccount(holder.administrative_contact)?.id;
   return ErrGatewayEUITaken.with({ gateway_eui: eui, gateway_id: holder.ids.gateway_id, ...(contact ? { administrative_contact: contact } : {}) });
@@ -175,6 +202,7 @@ export function pickGatewayFields(gtw: Gateway): Omit<IsGateway, 'created_at' | 
       update_location_from_status: gtw.update_location_from_status,
       require_authenticated_connection: gtw.require_authenticated_connection,
       disable_packet_broker_forwarding: gtw.disable_packet_broker_forwarding,
+      antennas: gtw.antennas?.length ? gtw.antennas.map((a) => plainJson(a)) : undefined,
     }) as IsGateway,
   );
 }
