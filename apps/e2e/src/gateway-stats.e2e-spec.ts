@@ -72,13 +72,18 @@ describe.each(MODES)('gateway connection stats and liveness (%s)', (_mode, start
     let fCnt = 0;
     while (gateway.udp.downlinks.length === 0 && fCnt < 5) {
       fCnt++;
-      await gateway.udp.push({ rxpk: [gateway.udp.rxpkNow(dataUplink(keys, devAddr, fCnt, 1, Buffer.from([fCnt]), { confirmed: true }), { rssi: -40, lsnr: 9 })] });
+      await gateway.udp.push({
+        rxpk: [gateway.udp.rxpkNow(dataUplink(keys, devAddr, fCnt, 1, Buffer.from([fCnt]), { confirmed: true }), { rssi: -40, lsnr: 9 })],
+      });
       await gateway.udp.waitForDownlinks(1, 4000).catch(() => undefined);
     }
     const [down] = await gateway.udp.waitForDownlinks(1, 1);
     // Acknowledged by the concentrator.
     expect(down.ack).toBe('NONE');
-    await gateway.udp.push({ rxpk: [gateway.udp.rxpkNow(dataUplink(keys, devAddr, fCnt + 1, 1, Buffer.from([0])), { rssi: -41, lsnr: 8 })], stat: { rxnb: 2, rxok: 2 } });
+    await gateway.udp.push({
+      rxpk: [gateway.udp.rxpkNow(dataUplink(keys, devAddr, fCnt + 1, 1, Buffer.from([0])), { rssi: -41, lsnr: 8 })],
+      stat: { rxnb: 2, rxok: 2 },
+    });
     const uplinks = String(fCnt + 1);
     // Once the downlink's window is over (RX2: 2 s after its uplink) the sub-band has been on the air.
     await sleep(2500);
@@ -110,7 +115,9 @@ describe.each(MODES)('gateway connection stats and liveness (%s)', (_mode, start
     // The batch: connected gateways by ID with the field mask, others left out.
     const offline = uid('gtwoff');
     expectStatus(
-      await api.post(`/api/v3/users/${ADMIN_USER_ID}/gateways`, { gateway: { ids: { gateway_id: offline, eui: randomEui() }, frequency_plan_id: 'EU_863_870_TTN' } }),
+      await api.post(`/api/v3/users/${ADMIN_USER_ID}/gateways`, {
+        gateway: { ids: { gateway_id: offline, eui: randomEui() }, frequency_plan_id: 'EU_863_870_TTN' },
+      }),
       200,
     );
     const batch = await api.post('/api/v3/gs/gateways/connection/stats', {

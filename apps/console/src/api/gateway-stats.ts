@@ -40,7 +40,9 @@ export async function connectionStats(gatewayIds: readonly string[]): Promise<Re
 
 /** The busiest sub-band's share of its duty cycle (0–1), or undefined without sub-bands. */
 export function dutyCycleUse(stats: GatewayConnectionStats): number | undefined {
-  const shares = (stats.sub_bands ?? []).filter((s) => (s.downlink_utilization_limit ?? 0) > 0).map((s) => (s.downlink_utilization ?? 0) / (s.downlink_utilization_limit as number));
+  const shares = (stats.sub_bands ?? [])
+    .filter((s) => (s.downlink_utilization_limit ?? 0) > 0)
+    .map((s) => (s.downlink_utilization ?? 0) / (s.downlink_utilization_limit as number));
   return shares.length > 0 ? Math.max(...shares) : undefined;
 }
 

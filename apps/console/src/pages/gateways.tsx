@@ -79,7 +79,11 @@ function GatewayTable({ gateways }: { gateways: Gateway[] }) {
                   </Table.Td>
                   <Table.Td>
                     <span data-testid="uplink-count">{s?.uplink_count ?? ''}</span>
-                    {s?.last_uplink_received_at && <Text size="xs" c="dimmed">{new Date(s.last_uplink_received_at).toLocaleTimeString()}</Text>}
+                    {s?.last_uplink_received_at && (
+                      <Text size="xs" c="dimmed">
+                        {new Date(s.last_uplink_received_at).toLocaleTimeString()}
+                      </Text>
+                    )}
                   </Table.Td>
                   <Table.Td>{s?.downlink_count ?? ''}</Table.Td>
                   <Table.Td>{s?.round_trip_times ? `${durationMs(s.round_trip_times.median)} ms` : ''}</Table.Td>

@@ -77,7 +77,11 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
       const { kind } = rpc.entities;
       // Malformed IDs get no rights looked up: the component's validation names the bad field.
       const ids = batchEntityIds(rpc, request).filter(isEntityId);
-      return this.authenticateEntities(authorization, ids.map((id) => ({ kind, id })), requestId);
+      return this.authenticateEntities(
+        authorization,
+        ids.map((id) => ({ kind, id })),
+        requestId,
+      );
     }
     const target = rightsTarget(rpc, request);
     const id = target?.id;

@@ -42,7 +42,12 @@ describe('gatewayConnectionStats (TTS GatewayConnectionStats)', () => {
       ['connected_at', 'downlink_count', 'gateway_remote_address', 'protocol', 'sub_bands', 'tx_acknowledgment_count', 'uplink_count'].sort(),
     );
     expect(stats).toMatchObject({ protocol: 'udp', uplink_count: '0', downlink_count: '0', gateway_remote_address: { ip: '192.0.2.1' } });
-    expect(stats.sub_bands).toContainEqual({ min_frequency: '869400000', max_frequency: '869650000', downlink_utilization_limit: 0.1, downlink_utilization: 0 });
+    expect(stats.sub_bands).toContainEqual({
+      min_frequency: '869400000',
+      max_frequency: '869650000',
+      downlink_utilization_limit: 0.1,
+      downlink_utilization: 0,
+    });
     expect(stats.sub_bands?.every((sb) => sb.downlink_utilization === 0)).toBe(true);
   });
 

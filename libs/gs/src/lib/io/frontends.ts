@@ -8,5 +8,11 @@ import { UdpGatewayServer } from './udp/udp-server';
  * each connects its gateways through the replica's `connections` and reports to `events`.
  */
 export function gatewayFrontends(config: StackConfig['gs'], connections: GatewayConnections, events: FrontendEvents): GatewayFrontend[] {
-  return [new UdpGatewayServer({ port: config.udpPort, host: config.udpHost, receiveBuffer: config.udpReceiveBuffer, connectionTimeoutMs: config.udpConnectionTimeoutMs }, connections, events)];
+  return [
+    new UdpGatewayServer(
+      { port: config.udpPort, host: config.udpHost, receiveBuffer: config.udpReceiveBuffer, connectionTimeoutMs: config.udpConnectionTimeoutMs },
+      connections,
+      events,
+    ),
+  ];
 }

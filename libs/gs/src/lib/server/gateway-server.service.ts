@@ -4,7 +4,15 @@ import { EventPublisher, RpcInvoker } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, type ErrorDefinition, isErrorDetails } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
-import { gsConnectedGateways, gsDatagramsDropped, gsGatewayDisconnects, gsDownlinksRefused, LogSampler, setGsSubBandUtilizationSource, withLogFields } from '@lorawan/observability';
+import {
+  gsConnectedGateways,
+  gsDatagramsDropped,
+  gsGatewayDisconnects,
+  gsDownlinksRefused,
+  LogSampler,
+  setGsSubBandUtilizationSource,
+  withLogFields,
+} from '@lorawan/observability';
 import type { SubBandUtilization } from '@lorawan/observability';
 import { type PubSub, PUBSUB, type SubjectRouter, SUBJECT_ROUTER, type Subscription } from '@lorawan/transport';
 import type { GatewayConnection, PendingDownlink } from '../connection/gateway-connection';
@@ -218,7 +226,10 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     try {
       await this.rpc.invoke('GsIs.UpdateGatewayAntennaLocation', { gateway_ids: { gateway_id: conn.ids.gateway_id }, location }, gsContext([]));
     } catch (err) {
-      this.logger.warn({ gateway_id: conn.ids.gateway_id, error: isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message }, 'gateway location not updated');
+      this.logger.warn(
+        { gateway_id: conn.ids.gateway_id, error: isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message },
+        'gateway location not updated',
+      );
     }
   }
 

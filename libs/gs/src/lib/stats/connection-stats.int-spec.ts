@@ -121,13 +121,24 @@ describe('Gateway connection stats and liveness (two GS replicas, in-process)', 
         last_status: { metrics: { rxin: 3, rxok: 3 }, antenna_locations: [{ latitude: 52.1, longitude: 5.1, altitude: 10 }] },
         round_trip_times: { count: 1 },
       });
-      for (const at of ['connected_at', 'last_uplink_received_at', 'last_status_received_at', 'last_downlink_received_at', 'last_tx_acknowledgment_received_at'])
+      for (const at of [
+        'connected_at',
+        'last_uplink_received_at',
+        'last_status_received_at',
+        'last_downlink_received_at',
+        'last_tx_acknowledgment_received_at',
+      ])
         expect(Date.parse(stats[at] as string)).toBeGreaterThanOrEqual(t0 - 1000);
       const rtt = stats.round_trip_times as { min: string; max: string; median: string };
       expect(parseFloat(rtt.min)).toBeGreaterThanOrEqual(0.02);
       expect(rtt.min).toBe(rtt.max);
       expect(rtt.median).toBe(rtt.min);
-      const subBands = stats.sub_bands as Array<{ min_frequency: string; max_frequency: string; downlink_utilization: number; downlink_utilization_limit: number }>;
+      const subBands = stats.sub_bands as Array<{
+        min_frequency: string;
+        max_frequency: string;
+        downlink_utilization: number;
+        downlink_utilization_limit: number;
+      }>;
       const used = subBands.find((s) => BigInt(s.min_frequency) <= 868_100_000n && 868_100_000n <= BigInt(s.max_frequency));
       expect(used?.downlink_utilization_limit).toBe(0.01);
       expect(used?.downlink_utilization).toBeGreaterThan(0);
@@ -140,7 +151,10 @@ describe('Gateway connection stats and liveness (two GS replicas, in-process)', 
     expect(await b.pull()).toBe(0x04);
     await eventually(() => replicas[1].running.app.get(GatewayServerService).connectionById('gtw-b2') !== undefined);
     const rights = { 'gtw-a1': [STATUS_READ], 'gtw-b2': [STATUS_READ], 'gtw-none': [STATUS_READ] };
-    const body = { gateway_ids: [{ gateway_id: 'gtw-a1' }, { gateway_id: 'gtw-b2' }, { gateway_id: 'gtw-none' }], field_mask: { paths: ['protocol', 'uplink_count'] } };
+    const body = {
+      gateway_ids: [{ gateway_id: 'gtw-a1' }, { gateway_id: 'gtw-b2' }, { gateway_id: 'gtw-none' }],
+      field_mask: { paths: ['protocol', 'uplink_count'] },
+    };
     const ctx = rpcContext('Gs.BatchGetGatewayConnectionStats', caller([STATUS_READ], undefined, rights));
     for (let i = 0; i < 2; i++) {
       const answer = await client.call(RPCS['Gs.BatchGetGatewayConnectionStats'].subject, { ctx, body });
@@ -153,7 +167,10 @@ describe('Gateway connection stats and liveness (two GS replicas, in-process)', 
   });
 
   it('refuses callers without RIGHT_GATEWAY_STATUS_READ (also on one gateway of a batch), and answers not_connected for a gateway no replica holds', async () => {
-    await expect(get('gtw-a1', caller(['RIGHT_GATEWAY_INFO'], 'gtw-a1'))).rejects.toMatchObject({ name: 'insufficient_gateway_rights', code: Code.PermissionDenied });
+    await expect(get('gtw-a1', caller(['RIGHT_GATEWAY_INFO'], 'gtw-a1'))).rejects.toMatchObject({
+      name: 'insufficient_gateway_rights',
+      code: Code.PermissionDenied,
+    });
     await expect(get('gtw-a1', caller([STATUS_READ], 'gtw-b2'))).rejects.toMatchObject({ name: 'no_gateway_rights', code: Code.PermissionDenied });
     const batch = { gateway_ids: [{ gateway_id: 'gtw-a1' }, { gateway_id: 'gtw-b2' }] };
     const partial = caller([STATUS_READ], undefined, { 'gtw-a1': [STATUS_READ], 'gtw-b2': ['RIGHT_GATEWAY_INFO'] });
@@ -182,7 +199,11 @@ describe('Gateway connection stats and liveness (two GS replicas, in-process)', 
     expect(elapsed).toBeLessThanOrEqual(TIMEOUT_MS + 1000 + 200);
     const [event] = disconnects();
     expect(event.identifiers).toEqual([{ gateway_ids: { gateway_id: 'gtw-a1', eui: A } }]);
-    expect(event.data).toMatchObject({ namespace: 'pkg/gatewayserver/io/udp', name: 'connection_expired', attributes: { reason: 'timeout', timeout_ms: TIMEOUT_MS } });
+    expect(event.data).toMatchObject({
+      namespace: 'pkg/gatewayserver/io/udp',
+      name: 'connection_expired',
+      attributes: { reason: 'timeout', timeout_ms: TIMEOUT_MS },
+    });
     await expect(get('gtw-a1', caller([STATUS_READ], 'gtw-a1'))).rejects.toMatchObject({ name: 'not_connected' });
     // B kept its keepalives: still connected, through more than its timeout.
     await new Promise((r) => setTimeout(r, 500));
