@@ -1,14 +1,8 @@
-import type { GatewayFrontend } from '../io/frontend';
+import { idleFrontend } from '../testing/idle-frontend';
 import { ConnectionStats, gatewayConnectionStats } from './connection-stats';
 import { GatewayConnection } from './gateway-connection';
 
-const udp: GatewayFrontend = {
-  protocol: 'udp',
-  start: async () => undefined,
-  stop: async () => undefined,
-  describe: () => ({ fields: {}, message: 'udp' }),
-  send: () => undefined,
-};
+const udp = idleFrontend('udp');
 
 describe('ConnectionStats', () => {
   it('counts each kind and keeps the latest time and status', () => {

@@ -1,18 +1,8 @@
-import type { GatewayFrontend } from '../io/frontend';
+import { idleFrontend } from '../testing/idle-frontend';
 import type { GatewayConnection } from './gateway-connection';
 import { GatewayConnections, type GatewayResolver } from './gateway-connections';
 
-/** A frontend that sends nothing: the connections only need to tell frontends apart (and their timeouts). */
-function frontend(protocol: string, connectionTimeoutMs?: number): GatewayFrontend {
-  return {
-    protocol,
-    ...(connectionTimeoutMs !== undefined ? { connectionTimeoutMs } : {}),
-    start: async () => undefined,
-    stop: async () => undefined,
-    describe: () => ({ fields: {}, message: protocol }),
-    send: () => undefined,
-  };
-}
+const frontend = idleFrontend;
 
 describe('GatewayConnections', () => {
   const found: GatewayResolver = async (eui) => ({

@@ -1,14 +1,8 @@
-import type { GatewayFrontend } from '../io/frontend';
+import { idleFrontend } from '../testing/idle-frontend';
 import { GatewayConnection } from '../connection/gateway-connection';
 import { LocationUpdates } from './location-updates';
 
-const udp: GatewayFrontend = {
-  protocol: 'udp',
-  start: async () => undefined,
-  stop: async () => undefined,
-  describe: () => ({ fields: {}, message: 'udp' }),
-  send: () => undefined,
-};
+const udp = idleFrontend('udp');
 const at = (latitude: number, longitude: number, altitude = 10) => ({
   metrics: {},
   antenna_locations: [{ latitude, longitude, altitude, source: 'SOURCE_GPS' as const }],
