@@ -3,13 +3,14 @@
  * download), against the distributed and the embedded stack: sign in with the admin key, create an
  * application, register an OTAA device while a second tab follows the application's live events,
  * edit and delete it; register an ABP device (no JS) and find its session in the NS and AS; page
- * through the device list. Screenshots (desktop and phone-sized, taken in embedded mode) go to
+ * through the device list; the gateways page shows a connected gateway's connection stats (polled
+ * from the Gateway Server) and another as not connected. Screenshots (desktop and phone-sized, taken in embedded mode) go to
  * test-artifacts/console/.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
+import { loraJoinRequest, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
 
 const CHROMIUM = process.env.TEST_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', '..', '..', 'test-artifacts', 'console');
@@ -26,7 +27,7 @@ interface DeviceJson {
   session: { dev_addr?: string; keys: { session_key_id?: string } };
 }
 const MODES: Array<[string, Start]> = [
-  ['distributed', () => startDistributedStack({ components: ['is', 'js', 'ns', 'as', 'events'] })],
+  ['distributed', () => startDistributedStack({ components: ['is', 'js', 'ns', 'as', 'events', 'gs'] })],
   ['embedded', () => startEmbeddedStack({})],
 ];
 
@@ -202,6 +203,40 @@ describe.each(MODES)('web console (%s)', (mode, start) => {
       expect({ r, status: res.status }).toEqual({ r, status: 404 });
     }
     await context.close();
+  });
+
+  it("shows each gateway's connection from the GS's stats: protocol, uplinks; a gateway without one as not connected", async () => {
+    const eui = 'AA555A0000C0150' + (mode === 'embedded' ? '1' : '2');
+    for (const [id, gatewayEui] of [
+      ['console-gtw', eui],
+      ['console-gtw-off', undefined],
+    ] as const) {
+      const created = await adminFetch('/users/admin/gateways', {
+        method: 'POST',
+        body: JSON.stringify({ gateway: { ids: { gateway_id: id, ...(gatewayEui ? { eui: gatewayEui } : {}) }, frequency_plan_id: 'EU_863_870_TTN' } }),
+      });
+      expect(created.status).toBe(200);
+    }
+    if (!stack.udpPort) throw new Error('the stack has no Gateway Server UDP port');
+    const udp = new SimulatedUdpGateway(eui, { host: '127.0.0.1', port: stack.udpPort });
+    await udp.open();
+    try {
+      expect(await udp.pull()).toBe(0x04);
+      await udp.push({ rxpk: [SimulatedUdpGateway.rxpk(loraJoinRequest()), SimulatedUdpGateway.rxpk(loraJoinRequest({ devNonce: '0002' }))] });
+      const context = await browser.newContext();
+      const page = await signIn(context, '/console/gateways');
+      const row = page.getByTestId('gateway-console-gtw');
+      await row.getByText(/^udp · since /).waitFor();
+      await row.getByTestId('uplink-count').filter({ hasText: /^2$/ }).waitFor();
+      await page.getByTestId('gateway-console-gtw-off').getByText('not connected').waitFor();
+      // Live: the next uplink shows within a poll.
+      await udp.push({ rxpk: [SimulatedUdpGateway.rxpk(loraJoinRequest({ devNonce: '0003' }))] });
+      await row.getByTestId('uplink-count').filter({ hasText: /^3$/ }).waitFor({ timeout: 10_000 });
+      await shot(page, 'gateways');
+      await context.close();
+    } finally {
+      udp.close();
+    }
   });
 
   it('pages and orders the device list (X-Total-Count), also on a phone-sized screen', async () => {

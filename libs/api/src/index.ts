@@ -25,6 +25,7 @@ export * from './lib/messages/collaborators';
 export * from './lib/messages/client';
 export * from './lib/messages/organization';
 export * from './lib/messages/configuration';
+export * from './lib/messages/gateway-server';
 export * from './lib/rpc/rights';
 export * from './lib/rpc/context';
 export * from './lib/rpc/define-rpc';

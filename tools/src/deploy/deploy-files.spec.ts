@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IService } from 'kubernetes-models/v1/Service';
+import { register } from 'prom-client';
+import { parse as parseYaml } from 'yaml';
+import '@lorawan/observability';
 import { composeProblems, parseCompose } from './compose-file';
 import { dockerfileProblems } from './dockerfile-lint';
 import {
@@ -234,6 +237,21 @@ describe('Compose files', () => {
     expect(composeProblems(broken)).toEqual(
       expect.arrayContaining(['/services/gs: must NOT have additional properties (restartt)', '/services/gateway/ports/0: must NOT have additional properties (targett)', '/services/ns/depends_on: must be array']),
     );
+  });
+});
+
+describe('Prometheus alerting rules (deploy/prometheus)', () => {
+  const file = join(ROOT, 'deploy', 'prometheus', 'gateway-alerts.rules.yml');
+  const groups = (parseYaml(readFileSync(file, 'utf8')) as { groups: Array<{ name: string; rules: Array<Record<string, unknown>> }> }).groups;
+
+  it('alert on gateways going offline, on the metrics the Gateway Server exports', () => {
+    const rules = groups.flatMap((g) => g.rules);
+    expect(rules.map((r) => r.alert)).toEqual(expect.arrayContaining(['GatewayOffline']));
+    for (const rule of rules) {
+      expect(typeof rule.expr).toBe('string');
+      expect(rule.annotations).toMatchObject({ summary: expect.any(String) });
+      for (const metric of (rule.expr as string).match(/lorawan_[a-z_]+/g) ?? []) expect({ metric, exported: register.getSingleMetric(metric) !== undefined }).toEqual({ metric, exported: true });
+    }
   });
 });
 

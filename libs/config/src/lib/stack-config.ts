@@ -371,6 +371,28 @@ export class Environment {
   @Max(1 << 30)
   GS_UDP_RECEIVE_BUFFER = 4 * 1024 * 1024;
 
+  @Setting(
+    'gs',
+    "A Semtech UDP gateway from which no datagram came for this long (ms) is disconnected (`gs.gateway.disconnect` with reason `timeout`), at most a second later (the connections are swept every second). A packet forwarder sends a PULL_DATA keepalive every 10 s (`keepalive_interval`) and a status every 30 s, so the default misses six keepalives and two statuses; TTS's `connection-expires` is 3 min.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  GS_UDP_CONNECTION_TIMEOUT_MS = 60_000;
+
+  @Setting(
+    'gs',
+    "How often (ms) at most the Gateway Server sets a gateway's antenna location in the IS from its status messages, for gateways whose `update_location_from_status` is set (TTS's `update-gateway-location-debounce-time`, one hour); only a location that changed is sent, the first at once.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
+  GS_UPDATE_GATEWAY_LOCATION_DEBOUNCE_MS = 3_600_000;
+
   @Setting('gs', 'Refuse gateways the IS does not know (they are still acked); `false` connects them as `eui-<eui>` with the fallback plan.')
   @IsOptional()
   @Transform(toBool)
@@ -962,6 +984,10 @@ export interface GatewayServerConfig {
   nsMaxInFlight: number;
   /** SO_RCVBUF of the UDP socket in bytes (0: the system's default). */
   udpReceiveBuffer: number;
+  /** A UDP gateway silent this long (ms) is disconnected (`timeout`). */
+  udpConnectionTimeoutMs: number;
+  /** A gateway's location from its status goes to the IS at most this often (ms). */
+  updateGatewayLocationDebounceMs: number;
   requireRegisteredGateways: boolean;
   fallbackFrequencyPlan?: string;
   /** The downlink scheduler's duty cycle: enforced or only counted, and its sliding window in ms. */
@@ -1131,6 +1157,8 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       uplinkCoalesceMs: e.GS_UPLINK_COALESCE_MS,
       nsMaxInFlight: e.GS_NS_MAX_IN_FLIGHT,
       udpReceiveBuffer: e.GS_UDP_RECEIVE_BUFFER,
+      udpConnectionTimeoutMs: e.GS_UDP_CONNECTION_TIMEOUT_MS,
+      updateGatewayLocationDebounceMs: e.GS_UPDATE_GATEWAY_LOCATION_DEBOUNCE_MS,
       requireRegisteredGateways: e.GS_REQUIRE_REGISTERED_GATEWAYS,
       fallbackFrequencyPlan: e.GS_FALLBACK_FREQUENCY_PLAN,
       enforceDutyCycle: e.GS_ENFORCE_DUTY_CYCLE,

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import {
   ACCESS_INVALIDATION_SUBJECT,
+  batchEntityIds,
   type AccessInvalidation,
   type CallerIdentity,
   type EntityRef,
@@ -72,6 +73,16 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
 
   /** The caller of an RPC, with its rights on the RPC's entity in `request`. */
   async authenticate(authorization: string | undefined, rpc: RpcDefinition, request: object, requestId: string): Promise<CallerIdentity> {
+    if (rpc.entities) {
+      const { kind } = rpc.entities;
+      // Malformed IDs get no rights looked up: the component's validation names the bad field.
+      const ids = batchEntityIds(rpc, request).filter(isEntityId);
+      return this.authenticateEntities(
+        authorization,
+        ids.map((id) => ({ kind, id })),
+        requestId,
+      );
+    }
     const target = rightsTarget(rpc, request);
     const id = target?.id;
     // An ID that is not one gets no rights looked up: the component's validation names the bad field.
@@ -100,6 +111,16 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
       this.pending.set(key, lookup);
     }
     return lookup;
+  }
+
+  /**
+   * The caller with its rights on each of several entities in `entity_rights` (an event stream's, a
+   * batch's), and on none in `rights`: each is resolved (and remembered) as one entity alone.
+   */
+  async authenticateEntities(authorization: string | undefined, entities: EntityRef[], requestId: string): Promise<CallerIdentity> {
+    if (entities.length === 0) return { ...credentialOnly(await this.authenticateEntity(authorization, undefined, requestId)), entity_rights: [] };
+    const resolved = await Promise.all(entities.map((entity) => this.authenticateEntity(authorization, entity, requestId)));
+    return { ...credentialOnly(resolved[0]), entity_rights: resolved.map((c, i) => ({ entity: entities[i], rights: c.rights })) };
   }
 
   /** Drops what was remembered for a changed key or entity, then tells the listeners. */
@@ -141,6 +162,12 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
 /** A well-formed entity ID (only those get rights looked up). */
 export function isEntityId(id: unknown): id is string {
   return typeof id === 'string' && id.length <= ID_MAX_LENGTH && ID_PATTERN.test(id);
+}
+
+/** The identity without the rights of one entity (a multi-entity caller's are in `entity_rights`). */
+function credentialOnly(caller: CallerIdentity): CallerIdentity {
+  const { entity: _entity, ...rest } = caller;
+  return { ...rest, rights: [] };
 }
 
 /** When the caller's key stops being valid (ms since the epoch; never for a key without `expires_at`). */

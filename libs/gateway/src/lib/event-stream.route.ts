@@ -256,10 +256,7 @@ export class EventStreamRoute implements OnModuleInit, OnModuleDestroy {
 
   /** The caller with its rights on each well-formed requested entity (devices: their application). */
   private async caller(authorization: string | undefined, identifiers: unknown, requestId: string): Promise<CallerIdentity> {
-    const entities = rightsEntities(identifiers);
-    if (entities.length === 0) return { ...credentialOnly(await this.auth.authenticateEntity(authorization, undefined, requestId)), entity_rights: [] };
-    const resolved = await Promise.all(entities.map((entity) => this.auth.authenticateEntity(authorization, entity, requestId)));
-    return { ...credentialOnly(resolved[0]), entity_rights: resolved.map((c, i) => ({ entity: entities[i], rights: c.rights })) };
+    return this.auth.authenticateEntities(authorization, rightsEntities(identifiers), requestId);
   }
 
   private stackError(err: unknown, requestId: string): StackError {
@@ -282,12 +279,6 @@ interface StreamGrant {
 
 /** The longest delay `setTimeout` keeps (2^31 - 1 ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** The identity without the rights of one entity (the stream's are in `entity_rights`). */
-function credentialOnly(caller: CallerIdentity): CallerIdentity {
-  const { entity: _entity, ...rest } = caller;
-  return { ...rest, rights: [] };
-}
 
 const ID_FIELDS: Record<string, { kind: EntityRef['kind']; field: string }> = {
   application_ids: { kind: 'application', field: 'application_id' },

@@ -138,6 +138,12 @@ export const gsConnectedGateways = new Gauge({
   labelNames: ['protocol'] as const,
 });
 
+export const gsGatewayDisconnects = new Counter({
+  name: 'lorawan_gs_gateway_disconnects_total',
+  help: 'Gateway connections this Gateway Server replica ended, by protocol and reason (timeout: the gateway went silent; stopped; replaced).',
+  labelNames: ['protocol', 'reason'] as const,
+});
+
 export const nsJoins = new Counter({
   name: 'lorawan_ns_join_requests_total',
   help: 'Join-requests a Network Server handled, by result: accepted (by the JS), refused (JS or device), unknown_device, duplicate (a copy of one being handled), too_late and overloaded (refused at the door: `lorawan_uplinks_shed_total`), not_scheduled (no gateway could send the join-accept).',

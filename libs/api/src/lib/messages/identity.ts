@@ -1,9 +1,10 @@
-import { Bool, Duration, EnumName, EnumNames, List, Str, StringList, StringMap, Timestamp, Uint32 } from '../json/fields';
-import { Message, Required } from '../json/nested';
+import { Bool, Duration, EnumName, EnumNames, Float, List, Str, StringList, StringMap, Timestamp, Uint32 } from '../json/fields';
+import { Message, Messages, Required } from '../json/nested';
 import { defineEnum } from '../enums/enum';
 import { RightEnum } from '../rpc/rights';
 import { Address } from './end-device';
 import { FieldMask, FieldMaskField } from './field-mask';
+import { Location } from './location';
 import {
   ApplicationIdentifiers,
   GatewayIdentifiers,
@@ -86,6 +87,14 @@ export class GatewayVersionIdentifiers {
   @Str({ maxLength: 32 }) runtime_version?: string;
 }
 
+/** `ttn.lorawan.v3.GatewayAntenna`: an antenna's gain (dBi), location and placement. */
+export class GatewayAntenna {
+  @Float() gain?: number;
+  @Message(() => Location) location?: Location;
+  @StringMap(ATTRIBUTES) attributes?: Record<string, string>;
+  @Str({ pattern: /^(PLACEMENT_UNKNOWN|INDOOR|OUTDOOR)$/ }) placement?: string;
+}
+
 export class Gateway {
   @Required() @Message(() => GatewayIdentifiers) ids!: GatewayIdentifiers;
   @Timestamp() created_at?: string;
@@ -111,6 +120,8 @@ export class Gateway {
   @Bool() update_location_from_status?: boolean;
   @Bool() require_authenticated_connection?: boolean;
   @Bool() disable_packet_broker_forwarding?: boolean;
+  /** TTS allows 8 antennas; the Gateway Server sets the first one's location from the gateway's status when `update_location_from_status`. */
+  @Messages(() => GatewayAntenna, { maxItems: 8 }) antennas?: GatewayAntenna[];
 }
 
 export const GATEWAY_ORDERS = ['gateway_id', 'gateway_eui', 'name', 'created_at'] as const;

@@ -6,6 +6,7 @@ import { ApplicationJoinAccept, ApplicationUp } from '../messages/application-up
 import { AsNsDownlinkQueueRequest } from '../messages/downlinks';
 import { EndDeviceIdentifiers, GatewayIdentifiers, Id } from '../messages/identifiers';
 import { KeyEnvelope, SessionKeys } from '../messages/keys';
+import { Location } from '../messages/location';
 import { JoinRequest, UplinkMessage } from '../messages/traffic';
 import { ApplicationDownlinks, Empty } from '../messages/responses';
 import { defineRpc } from './define-rpc';
@@ -32,12 +33,19 @@ export class GetGatewayForEUIRequest {
   @Required() @Eui64() eui!: string;
 }
 
-/** `GsIs.GetGatewayForEUI`'s answer: the gateway's identifiers (TTS `GetIdentifiersForEUI`) and its frequency plans. */
+/** `GsIs.GetGatewayForEUI`'s answer: the gateway's identifiers (TTS `GetIdentifiersForEUI`), its frequency plans, and whether its status may set its location. */
 export class GetGatewayForEUIResponse {
   @Required() @Message(() => GatewayIdentifiers) ids!: GatewayIdentifiers;
   @Required() @StringList({ maxLength: 64 }) frequency_plan_ids!: string[];
   /** Whether the gateway must authenticate (a Basics Station gateway with its API key); unset: false, as TTS. */
   @Bool() require_authenticated_connection?: boolean;
+  @Bool() update_location_from_status?: boolean;
+}
+
+/** `GsIs.UpdateGatewayAntennaLocation`'s request: the location a gateway's status reported, for its first antenna. */
+export class UpdateGatewayAntennaLocationRequest {
+  @Required() @Message(() => GatewayIdentifiers) gateway_ids!: GatewayIdentifiers;
+  @Required() @Message(() => Location) location!: Location;
 }
 
 /** `AsJs.GetAppSKey`'s answer (TTS `AppSKeyResponse`): the AppSKey, wrapped for the AS when a KEK is configured. */
@@ -169,7 +177,10 @@ export class TxAcknowledgmentRequest {
   @Required() @Message(() => AcknowledgedDownlink) downlink_message!: AcknowledgedDownlink;
 }
 
-/** The per-gateway subject `NsGs.ScheduleDownlink` is served on by the GS replica a gateway is connected to. */
+/** The RPCs the GS replica a gateway is connected to serves on the gateway's own subject (`gatewayDownlinkSubject`). */
+export const PER_GATEWAY_RPCS: ReadonlySet<string> = new Set(['NsGs.ScheduleDownlink', 'GsGs.GetGatewayConnectionStats']);
+
+/** The per-gateway subject of an RPC of `PER_GATEWAY_RPCS` (`NsGs.ScheduleDownlink`, …), served by the GS replica a gateway is connected to. */
 export function gatewayDownlinkSubject(subject: string, gatewayId: string): string {
   return `${subject}.${gatewayId}`;
 }
@@ -190,6 +201,20 @@ export function dataplaneRpcs() {
       unauthenticated: true,
       request: GetGatewayForEUIRequest,
       response: GetGatewayForEUIResponse,
+    }),
+    /**
+     * The GS sets a gateway's first antenna's location from its status (TTS: the GS updates the
+     * gateway's `antennas`); the IS does so only while the gateway's `update_location_from_status` is set.
+     */
+    'GsIs.UpdateGatewayAntennaLocation': defineRpc({
+      service: 'GsIs',
+      method: 'UpdateGatewayAntennaLocation',
+      component: 'is',
+      http: [],
+      rights: [],
+      unauthenticated: true,
+      request: UpdateGatewayAntennaLocationRequest,
+      response: Empty,
     }),
     /** The GS hands a received uplink to the NS. */
     'GsNs.HandleUplink': defineRpc({

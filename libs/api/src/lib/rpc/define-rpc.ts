@@ -32,6 +32,13 @@ export interface RpcDefinition<Req extends object = object, Res extends object =
    * enough, the handler checks the rest (or `adminOnly`).
    */
   entity?: { kind: EntityKind; path: string; optional?: boolean };
+  /**
+   * A batch about several entities of one kind (TTS `AssertGatewayBatchRights`): the list at
+   * `path` of the request, each item's ID at `field`. The gateway resolves the caller's rights on
+   * each into `entity_rights`; the caller needs every one of `rights` on every one of them (else
+   * `no_<kind>_rights` / `insufficient_<kind>_rights` naming the first that lacks them).
+   */
+  entities?: { kind: EntityKind; path: string; field: string };
   /** Rights the caller needs on the request's entity. */
   rights: Right[];
   /**

@@ -2,7 +2,7 @@ import { entityEventSubjects, EVENT_SUBJECTS } from '../events/event';
 import { replicaHeartbeatSubject, streamControlSubject, streamSubject } from '../events/stream';
 import { ACCESS_INVALIDATION_SUBJECT } from './context';
 import { COMPONENTS, type ComponentName, type RpcDefinition } from './define-rpc';
-import { gatewayDownlinkSubject } from './dataplane-rpcs';
+import { gatewayDownlinkSubject, PER_GATEWAY_RPCS } from './dataplane-rpcs';
 import { healthSubject, RPCS } from './rpc-table';
 
 /** A NATS user of the stack: one per component, and the HTTP gateway. */
@@ -82,8 +82,8 @@ export function natsPermissions(subjectPrefix?: string): Record<NatsPrincipal, N
   for (const rpc of Object.values(RPCS) as RpcDefinition[]) {
     const caller = result[rpcCaller(rpc)].publish;
     caller.push(`${p}${rpc.subject}`);
-    // The GS serves the NS's downlinks on each gateway's own subject.
-    if (rpc.name === 'NsGs.ScheduleDownlink') caller.push(`${p}${gatewayDownlinkSubject(rpc.subject, '*')}`);
+    // The GS serves the NS's downlinks, and its replicas each other's stats requests, on each gateway's own subject.
+    if (PER_GATEWAY_RPCS.has(rpc.name)) caller.push(`${p}${gatewayDownlinkSubject(rpc.subject, '*')}`);
   }
   for (const component of COMPONENTS) {
     const own = result[component];

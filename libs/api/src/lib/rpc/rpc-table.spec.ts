@@ -167,10 +167,11 @@ describe('RPC table', () => {
   it('binds every HTTP route to an entity, or to the caller itself, or to admins', () => {
     for (const [name, rpc] of Object.entries(RPCS) as [string, RpcDefinition][]) {
       if (rpc.http.length === 0) continue;
-      // Streams check rights on each entity they name (entity_rights), in the events service.
+      // Streams and batches check rights on each entity they name (entity_rights), in the component.
       // The webhook formats are public to every authenticated caller (TTS: no rights check).
       const callerOnly = name === 'EntityAccess.AuthInfo' || name === 'ApplicationWebhookRegistry.GetFormats';
-      const bound = rpc.entity !== undefined || rpc.adminOnly === true || rpc.stream === true || callerOnly || rpc.public === true;
+      const bound =
+        rpc.entity !== undefined || rpc.entities !== undefined || rpc.adminOnly === true || rpc.stream === true || callerOnly || rpc.public === true;
       expect({ name, bound }).toEqual({ name, bound: true });
       // The entity's ID comes from the path of every binding that is not the "mine" form of an optional entity.
       for (const binding of rpc.http) {

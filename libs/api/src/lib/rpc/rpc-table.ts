@@ -13,6 +13,7 @@ import { endDeviceRpcs, componentRegistryRpcs } from './end-device-rpcs';
 import { identityRpcs } from './identity-rpcs';
 import { eventsRpcs } from './events-rpcs';
 import { configurationRpcs } from './configuration-rpcs';
+import { gsRpcs } from './gs-rpcs';
 
 /**
  * The one RPC table: the gateway builds its routes from it, components register handlers by it.
@@ -29,6 +30,7 @@ export const RPCS = {
   ...appAsRpcs(),
   ...linkRpcs(),
   ...dataplaneRpcs(),
+  ...gsRpcs(),
   ...eventsRpcs(),
   ...configurationRpcs(),
   ...componentRegistryRpcs(),
@@ -92,6 +94,16 @@ export function rightsTarget(rpc: RpcDefinition, request: object): RightsTarget 
   if (rpc.orEntity && alternative !== undefined) return { kind: rpc.orEntity.kind, id: alternative, optional: false, rights: rpc.orEntity.rights };
   if (!rpc.entity) return undefined;
   return { kind: rpc.entity.kind, id: idAt(rpc.entity, request), optional: rpc.entity.optional ?? false, rights: rpc.rights };
+}
+
+/** The IDs of the entities a batch request lists (`RpcDefinition.entities`), each once, in order; none for other RPCs. */
+export function batchEntityIds(rpc: RpcDefinition, request: object): string[] {
+  if (!rpc.entities) return [];
+  const { path, field } = rpc.entities;
+  const items = getPath(request, path);
+  if (!Array.isArray(items)) return [];
+  const ids = items.map((item: unknown) => (item !== null && typeof item === 'object' ? (item as Record<string, unknown>)[field] : undefined));
+  return [...new Set(ids.filter((id): id is string => typeof id === 'string' && id !== ''))];
 }
 
 /** The ID of the RPC's rights entity in a request (see `rightsTarget`), if the request holds one. */

@@ -1,4 +1,4 @@
-import { type EntityKind, requiredRights, rightsTarget, type RpcContext, type RpcDefinition } from '@lorawan/api';
+import { batchEntityIds, type CallerIdentity, type EntityKind, requiredRights, rightsTarget, type RpcContext, type RpcDefinition } from '@lorawan/api';
 import { Code, defineError, type ErrorDefinition } from '@lorawan/errors';
 
 const noRights = (kind: string) => defineError('pkg/auth/rights', `no_${kind}_rights`, `no rights for ${kind} \`{uid}\``, Code.PermissionDenied);
@@ -50,6 +50,7 @@ export function requireRights(ctx: RpcContext, rpc: RpcDefinition, request: obje
   if (!caller) throw ErrUnauthenticated.with();
   if (caller.universal) return;
   if (rpc.adminOnly && !caller.is_admin) throw ErrNoAdmin.with();
+  if (rpc.entities) return requireBatchRights(caller, rpc, request);
   const entity = rightsTarget(rpc, request);
   if (!entity) return;
   const uid = entity.id;
@@ -61,4 +62,16 @@ export function requireRights(ctx: RpcContext, rpc: RpcDefinition, request: obje
   if (held.length === 0) throw NO_RIGHTS[entity.kind].with({ uid });
   const missing = requiredRights(rpc, request).filter((r) => !held.includes(r));
   if (missing.length > 0) throw INSUFFICIENT_RIGHTS[entity.kind].with({ uid, missing });
+}
+
+/** A batch (`RpcDefinition.entities`): the RPC's rights on each entity the request lists, as the gateway resolved them into `entity_rights`. */
+function requireBatchRights(caller: CallerIdentity, rpc: RpcDefinition, request: object): void {
+  const { kind } = rpc.entities as NonNullable<RpcDefinition['entities']>;
+  const needed = requiredRights(rpc, request);
+  for (const uid of batchEntityIds(rpc, request)) {
+    const held = caller.entity_rights?.find((e) => e.entity.kind === kind && e.entity.id === uid)?.rights ?? [];
+    if (held.length === 0) throw NO_RIGHTS[kind].with({ uid });
+    const missing = needed.filter((r) => !held.includes(r));
+    if (missing.length > 0) throw INSUFFICIENT_RIGHTS[kind].with({ uid, missing });
+  }
 }

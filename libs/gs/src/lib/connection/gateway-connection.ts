@@ -3,6 +3,7 @@ import { nowTimestamp } from '@lorawan/api';
 import { type FrequencyPlan, combineFrequencyPlans } from '@lorawan/lorawan';
 import type { GatewayFrontend } from '../io/frontend';
 import type { GatewayIds } from '../io/messages';
+import { ConnectionStats } from './connection-stats';
 import { GatewayScheduler, type ScheduledEmission, type SchedulerOptions } from '../scheduling/scheduler';
 
 /** Where a gateway's traffic last came from (`gs.gateway.connect` reports the first). */
@@ -57,6 +58,10 @@ export class GatewayConnection {
    */
   readonly frequency_plan?: FrequencyPlan;
   readonly scheduler?: GatewayScheduler;
+  /** The gateway's status may set its antenna's location in the IS (its `update_location_from_status` when it connected). */
+  update_location_from_status = false;
+  /** What the connection counted (uplinks, downlinks, TX acknowledgments, the latest status): `Gs.GetGatewayConnectionStats`. */
+  readonly stats = new ConnectionStats();
 
   constructor(
     readonly ids: GatewayIds,

@@ -1,17 +1,8 @@
-import type { GatewayFrontend } from '../io/frontend';
+import { idleFrontend } from '../testing/idle-frontend';
 import type { GatewayConnection } from './gateway-connection';
 import { GatewayConnections, type GatewayResolver } from './gateway-connections';
 
-/** A frontend that sends nothing: the connections only need to tell frontends apart. */
-function frontend(protocol: string): GatewayFrontend {
-  return {
-    protocol,
-    start: async () => undefined,
-    stop: async () => undefined,
-    describe: () => ({ fields: {}, message: protocol }),
-    send: () => undefined,
-  };
-}
+const frontend = idleFrontend;
 
 describe('GatewayConnections', () => {
   const found: GatewayResolver = async (eui) => ({
@@ -74,5 +65,40 @@ describe('GatewayConnections', () => {
     expect(first.token).toBeLessThanOrEqual(0xffff);
     expect(conn.acknowledged(second.token)?.context).toBe('second');
     expect(conn.acknowledged(second.token)).toBeUndefined();
+  });
+
+  it("ends a silent connection after its frontend's timeout (else the connections' default), reason timeout", async () => {
+    const { connections, log } = table();
+    const quick = await connections.connect('AA555A0000000101', frontend('udp', 1000), remote);
+    const slow = await connections.connect('AA555A0000000102', frontend('ws'), remote);
+    if (!quick || !slow) throw new Error('not connected');
+    const t = quick.last_seen_ms;
+    slow.seen(remote, t);
+    connections.sweep(t + 1000);
+    expect(log.disconnected).toEqual([]);
+    connections.sweep(t + 1001);
+    expect(log.disconnected).toEqual([['gtw-01', 'timeout']]);
+    expect(connections.get('AA555A0000000101')).toBeUndefined();
+    // The default: TTS's 3 minutes.
+    connections.sweep(t + 180_000);
+    expect(connections.get('AA555A0000000102')).toBe(slow);
+    connections.sweep(t + 180_001);
+    expect(log.disconnected).toEqual([
+      ['gtw-01', 'timeout'],
+      ['gtw-02', 'timeout'],
+    ]);
+  });
+
+  it('disconnects a connection once, and only while it is the EUI’s (replaced)', async () => {
+    const { connections, log } = table();
+    const first = await connections.connect('AA555A0000000101', frontend('ws'), remote);
+    if (!first) throw new Error('not connected');
+    connections.disconnect(first, 'replaced');
+    connections.disconnect(first, 'replaced');
+    expect(log.disconnected).toEqual([['gtw-01', 'replaced']]);
+    const second = await connections.connect('AA555A0000000101', frontend('ws'), remote);
+    connections.disconnect(first, 'stopped');
+    expect(connections.get('AA555A0000000101')).toBe(second);
+    expect(log.disconnected).toHaveLength(1);
   });
 });

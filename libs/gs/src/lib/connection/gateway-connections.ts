@@ -4,6 +4,9 @@ import type { GatewayIds } from '../io/messages';
 import type { SchedulerOptions } from '../scheduling/scheduler';
 import { GatewayConnection, type RemoteAddress } from './gateway-connection';
 
+/** How often the connections are swept: a silent gateway is disconnected at most this long after its timeout. */
+export const SWEEP_INTERVAL_MS = 1000;
+
 /** Looks a gateway up by EUI (`GatewayLookup`); rejects when the lookup failed. */
 export type GatewayResolver = (eui: string) => Promise<GatewayLookupResult>;
 
@@ -19,18 +22,18 @@ export interface ConnectionOptions {
   fallbackFrequencyPlan?: string;
   /** Without a downlink path claim (Semtech UDP: PULL_DATA or TX_ACK) for this long, a gateway has no downlink path (TTS 90 s). */
   downlinkPathExpiresMs?: number;
-  /** Without any traffic for this long, a connection ends (TTS 3 min). */
+  /** Without any traffic for this long, a connection ends (TTS 3 min), unless its frontend names its own timeout (`GatewayFrontend.connectionTimeoutMs`). */
   connectionExpiresMs?: number;
   /** Each gateway's downlink scheduler's settings (duty-cycle window and enforcement, clock: tests). */
   scheduling?: SchedulerOptions;
 }
 
 /**
- * Why a connection ended: no traffic for too long; the frontend stopped; the gateway closed it
- * (Basics Station: its WebSocket); another connection of the same gateway replaced it; it left
- * its keepalive pings unanswered.
+ * Why a connection ended: nothing came from the gateway within its frontend's timeout; the Gateway
+ * Server (or the frontend) stopped; the gateway closed it (Basics Station: its WebSocket); a new
+ * connection of the same gateway replaced it; it left its keepalive pings unanswered.
  */
-export type DisconnectReason = 'expired' | 'stopped' | 'closed' | 'replaced' | 'missed_pongs';
+export type DisconnectReason = 'timeout' | 'stopped' | 'closed' | 'replaced' | 'missed_pongs';
 
 /** What the connections tell the Gateway Server's core (TTS `io.Server` Connect, and a connection's end). */
 export interface ConnectionEvents {
@@ -64,7 +67,7 @@ export class GatewayConnections {
 
   /** Starts expiring connections. */
   start(): void {
-    this.sweeper ??= setInterval(() => this.sweep(), Math.min(1000, this.o.downlinkPathExpiresMs / 2));
+    this.sweeper ??= setInterval(() => this.sweep(), Math.min(SWEEP_INTERVAL_MS, this.o.downlinkPathExpiresMs / 2));
     this.sweeper.unref();
   }
 
@@ -122,11 +125,13 @@ export class GatewayConnections {
     if (result.status === 'throttled') return this.refuse(eui, 'lookup_throttled');
     let ids: GatewayIds;
     let plans: string[];
+    let updateLocation = false;
     if (result.status === 'found') {
       const { ids: registered, frequency_plan_ids } = result.gateway;
       // The IS answers with the gateway's identifiers, its EUI included (the one asked for).
       ids = { ...registered, eui: registered.eui ?? eui };
       plans = frequency_plan_ids;
+      updateLocation = result.gateway.update_location_from_status === true;
     } else if (this.o.requireRegistered) return this.refuse(eui, 'unknown_gateway');
     else if (!this.o.fallbackFrequencyPlan) return this.refuse(eui, 'no_fallback_frequency_plan');
     else {
@@ -134,6 +139,7 @@ export class GatewayConnections {
       plans = [this.o.fallbackFrequencyPlan];
     }
     const conn = new GatewayConnection(ids, plans, frontend, remote, this.o.scheduling);
+    conn.update_location_from_status = updateLocation;
     this.connections.set(eui, conn);
     this.on.connected(conn);
     return conn;
@@ -144,13 +150,29 @@ export class GatewayConnections {
     return undefined;
   }
 
-  /** Ends the connections without traffic for `connectionExpiresMs`, and expires downlink paths and pending downlinks. */
-  private sweep(): void {
-    const now = Date.now();
+  /**
+   * Ends a connection (`reason`) if it is still this EUI's: a frontend whose gateway went away or
+   * connected anew (`replaced`: a new connection of the gateway follows, through `connect`).
+   */
+  disconnect(conn: GatewayConnection, reason: DisconnectReason): void {
+    for (const [eui, held] of this.connections) {
+      if (held !== conn) continue;
+      this.connections.delete(eui);
+      this.on.disconnected(conn, reason);
+      return;
+    }
+  }
+
+  /**
+   * Ends the connections without traffic for their frontend's timeout (`connectionExpiresMs`
+   * when it names none), and expires downlink paths and pending downlinks. Run every second, so a
+   * silent gateway is disconnected at most a second after its timeout.
+   */
+  sweep(now = Date.now()): void {
     for (const [eui, conn] of this.connections) {
-      if (now - conn.last_seen_ms > this.o.connectionExpiresMs) {
+      if (now - conn.last_seen_ms > (conn.frontend.connectionTimeoutMs ?? this.o.connectionExpiresMs)) {
         this.connections.delete(eui);
-        this.on.disconnected(conn, 'expired');
+        this.on.disconnected(conn, 'timeout');
         continue;
       }
       conn.expire(now, this.o.downlinkPathExpiresMs);

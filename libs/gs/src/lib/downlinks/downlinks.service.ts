@@ -99,6 +99,7 @@ export class DownlinksService {
       return undefined;
     }
     gsDownlinks.inc({ result: 'sent' });
+    conn.stats.downlink();
     const scheduled = {
       data_rate: planned.data_rate,
       frequency: planned.frequency,

@@ -13,6 +13,12 @@ import type { GatewayStatusJson, TxAckResult, UplinkMessageJson } from './messag
 export interface GatewayFrontend {
   /** The protocol's name (`gs.gateway.connect`'s `protocol`, the metrics' label): `udp`. */
   readonly protocol: string;
+  /**
+   * A gateway of this frontend from which nothing came for this long (ms) is disconnected
+   * (`timeout`; Semtech UDP: GS_UDP_CONNECTION_TIMEOUT_MS). Undefined: the connections' default
+   * (3 min, TTS), for a frontend that notices a dead gateway itself (a WebSocket's ping/pong).
+   */
+  readonly connectionTimeoutMs?: number;
   /** Starts serving (binds its socket). */
   start(): Promise<unknown>;
   /** Where it serves, for the log line once started: the line's fields and message. */

@@ -12,7 +12,11 @@ import { UdpGatewayServer } from './udp/udp-server';
 export function gatewayFrontends(config: StackConfig['gs'], connections: GatewayConnections, events: FrontendEvents, access: LinkAccess): GatewayFrontend[] {
   const { lbs } = config;
   return [
-    new UdpGatewayServer({ port: config.udpPort, host: config.udpHost, receiveBuffer: config.udpReceiveBuffer }, connections, events),
+    new UdpGatewayServer(
+      { port: config.udpPort, host: config.udpHost, receiveBuffer: config.udpReceiveBuffer, connectionTimeoutMs: config.udpConnectionTimeoutMs },
+      connections,
+      events,
+    ),
     new BasicStationServer(
       {
         port: lbs.port,

@@ -11,6 +11,8 @@ export const RTT_TTL_MS = 30 * 60_000;
 
 export interface RoundTripStats {
   /** ms. */
+  min: number;
+  max: number;
   median: number;
   /** The requested percentile, ms. */
   percentile: number;
@@ -34,6 +36,6 @@ export class RoundTripTimes {
     if (sorted.length === 0) return undefined;
     const l = sorted.length;
     const median = l % 2 === 0 ? (sorted[l / 2 - 1] + sorted[l / 2]) / 2 : sorted[(l - 1) / 2];
-    return { median, percentile: sorted[Math.max(0, Math.floor((percentile / 100) * l) - 1)], count: l };
+    return { min: sorted[0], max: sorted[l - 1], median, percentile: sorted[Math.max(0, Math.floor((percentile / 100) * l) - 1)], count: l };
   }
 }

@@ -1,10 +1,18 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { type AcknowledgedDownlink, gatewayDownlinkSubject, GS_EVENTS, type GetGatewayForEUIResponse, newUlid, RPCS, rpcPattern } from '@lorawan/api';
+import { type AcknowledgedDownlink, gatewayDownlinkSubject, GS_EVENTS, type GetGatewayForEUIResponse, type Location, newUlid, RPCS, rpcPattern } from '@lorawan/api';
 import { EventPublisher, RpcInvoker } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
-import { Code, isErrorDetails } from '@lorawan/errors';
+import { Code, type ErrorDefinition, isErrorDetails } from '@lorawan/errors';
 import { getFrequencyPlan } from '@lorawan/lorawan';
-import { gsConnectedGateways, gsDatagramsDropped, gsDownlinksRefused, LogSampler, setGsSubBandUtilizationSource, withLogFields } from '@lorawan/observability';
+import {
+  gsConnectedGateways,
+  gsDatagramsDropped,
+  gsGatewayDisconnects,
+  gsDownlinksRefused,
+  LogSampler,
+  setGsSubBandUtilizationSource,
+  withLogFields,
+} from '@lorawan/observability';
 import type { SubBandUtilization } from '@lorawan/observability';
 import { type PubSub, PUBSUB, type SubjectRouter, SUBJECT_ROUTER, type Subscription } from '@lorawan/transport';
 import type { GatewayConnection, PendingDownlink } from '../connection/gateway-connection';
@@ -20,15 +28,20 @@ import { GatewayLookup } from '../lookup/gateway-lookup';
 import { assertGatewayLink } from '../lookup/gateway-link-rights';
 import { watchGatewayRegistrations } from '../lookup/registration-watch';
 import { UplinksService } from '../uplinks/uplinks.service';
+import { LocationUpdates } from './location-updates';
 
-/** The error a `gs.gateway.disconnect` event carries for each reason. */
-const DISCONNECT_ERRORS = {
-  expired: ErrConnectionExpired,
+/** The RPCs served on each connected gateway's own subject (`PER_GATEWAY_RPCS` of the contract). */
+const PER_GATEWAY = ['NsGs.ScheduleDownlink', 'GsGs.GetGatewayConnectionStats'] as const;
+
+/** The error a `gs.gateway.disconnect` carries, by reason. */
+const DISCONNECT_ERRORS: Record<DisconnectReason, ErrorDefinition> = {
+  timeout: ErrConnectionExpired,
   stopped: ErrServerStopped,
   closed: ErrConnectionClosed,
   replaced: ErrNewConnection,
   missed_pongs: ErrMissedTooManyPongs,
-} satisfies Record<DisconnectReason, unknown>;
+};
+
 
 /**
  * The Gateway Server's core: its frontends (Semtech UDP on GS_UDP_PORT, `io/udp`; LoRa Basics
@@ -49,10 +62,14 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   private readonly logger = new Logger('GatewayServer');
   private readonly connections: GatewayConnections;
   private frontends: GatewayFrontend[] = [];
-  /** The per-gateway `NsGs.ScheduleDownlink` subjects this replica serves, by gateway EUI. */
-  private readonly routes = new Map<string, Subscription>();
+  /** The per-gateway subjects this replica serves (`NsGs.ScheduleDownlink`, `GsGs.GetGatewayConnectionStats`), by gateway EUI. */
+  private readonly routes = new Map<string, Subscription[]>();
+  /** The connections this replica holds, by gateway ID (stats requests name the gateway by ID). */
+  private readonly byId = new Map<string, GatewayConnection>();
   private readonly gateways: GatewayLookup;
   private registrations?: Subscription;
+  /** Which status locations go to the IS (`update_location_from_status`, changed, debounced). */
+  private readonly locations: LocationUpdates;
   /** Dropped datagrams are logged by reason, one line per 10 s each at most. */
   private readonly dropLog = new LogSampler();
 
@@ -73,6 +90,7 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
       enforceDutyCycle,
       dutyCycleWindowMs,
     } = config.gs;
+    this.locations = new LocationUpdates(config.gs.updateGatewayLocationDebounceMs);
     this.gateways = new GatewayLookup(
       { unknownCacheSize: unknownEuiCacheSize, unknownCacheTtlMs: unknownEuiCacheTtlMs, lookupsPerSec: unknownEuiLookupsPerSec },
       (eui) => this.askIdentityServer(eui),
@@ -121,6 +139,11 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     return this.connections.get(eui);
   }
 
+  /** The connection of a gateway this replica holds, by gateway ID. */
+  connectionById(gatewayId: string): GatewayConnection | undefined {
+    return this.byId.get(gatewayId);
+  }
+
   /** Each sub-band's duty-cycle utilization on the gateways of this replica (`lorawan_gs_sub_band_utilization`). */
   subBandUtilization(): SubBandUtilization[] {
     const rows: SubBandUtilization[] = [];
@@ -159,7 +182,8 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
   connected(conn: GatewayConnection): void {
     const { protocol } = conn.frontend;
     gsConnectedGateways.inc({ protocol });
-    this.serveDownlinks(conn);
+    this.byId.set(conn.ids.gateway_id, conn);
+    this.servePerGatewaySubjects(conn);
     this.events.publish(
       GS_EVENTS.connect,
       { gateway_ids: conn.ids },
@@ -169,17 +193,17 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     );
   }
 
+  /** A connection ended: `gs.gateway.disconnect` with the error of its end, whose `reason` attribute says why (`timeout`, `stopped`, `closed`, `replaced`, `missed_pongs`). */
   disconnected(conn: GatewayConnection, reason: DisconnectReason): void {
-    gsConnectedGateways.dec({ protocol: conn.frontend.protocol });
-    this.routes.get(conn.ids.eui)?.unsubscribe();
+    const { protocol } = conn.frontend;
+    gsConnectedGateways.dec({ protocol });
+    gsGatewayDisconnects.inc({ protocol, reason });
+    if (this.byId.get(conn.ids.gateway_id) === conn) this.byId.delete(conn.ids.gateway_id);
+    for (const route of this.routes.get(conn.ids.eui) ?? []) route.unsubscribe();
     this.routes.delete(conn.ids.eui);
-    this.events.publish(
-      GS_EVENTS.disconnect,
-      { gateway_ids: conn.ids },
-      {
-        data: DISCONNECT_ERRORS[reason].with().toDetails(),
-      },
-    );
+    const error = DISCONNECT_ERRORS[reason];
+    const attributes = reason === 'timeout' ? { reason, timeout_ms: conn.frontend.connectionTimeoutMs } : { reason };
+    this.events.publish(GS_EVENTS.disconnect, { gateway_ids: conn.ids }, { data: error.with(attributes).toDetails() });
   }
 
   refused(eui: string, reason: RefusalReason, detail?: string): void {
@@ -191,22 +215,39 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
 
   // Every line of an uplink's handling carries its gs:uplink ID.
   uplink(conn: GatewayConnection, message: UplinkMessageJson): void {
+    conn.stats.uplink();
     // Every uplink anchors the gateway's clock (TTS: the scheduler syncs on each one).
     conn.scheduler?.sync(message.settings.timestamp, Date.parse(message.received_at) * 1000);
     void withLogFields({ component: 'gs', gateway_id: conn.ids.gateway_id, uplink_id: message.correlation_ids[0] }, () => this.uplinks.handle(conn, message));
   }
 
   status(conn: GatewayConnection, status: GatewayStatusJson): void {
+    conn.stats.status(status);
+    const location = this.locations.take(conn, status);
+    if (location) void this.updateLocation(conn, location);
     this.events.publish(GS_EVENTS.statusReceive, { gateway_ids: conn.ids }, { data: status });
   }
 
   txAck(conn: GatewayConnection, downlink: PendingDownlink, result: TxAckResult): void {
+    conn.stats.txAcknowledgment();
     void this.reportTxAck(conn, downlink, result);
   }
 
   dropped(reason: string, detail?: string, _conn?: GatewayConnection, count = 1): void {
     gsDatagramsDropped.inc({ reason }, count);
     this.logger.debug?.({ reason, detail }, 'datagram dropped');
+  }
+
+  /** `GsIs.UpdateGatewayAntennaLocation`; a failure is logged (the next status after the debounce tries again). */
+  private async updateLocation(conn: GatewayConnection, location: Location): Promise<void> {
+    try {
+      await this.rpc.invoke('GsIs.UpdateGatewayAntennaLocation', { gateway_ids: { gateway_id: conn.ids.gateway_id }, location }, gsContext([]));
+    } catch (err) {
+      this.logger.warn(
+        { gateway_id: conn.ids.gateway_id, error: isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message },
+        'gateway location not updated',
+      );
+    }
   }
 
   /**
@@ -239,10 +280,12 @@ export class GatewayServerService implements OnApplicationBootstrap, BeforeAppli
     }
   }
 
-  /** Serves `NsGs.ScheduleDownlink` on the gateway's own subject while this replica holds it. */
-  private serveDownlinks(conn: GatewayConnection): void {
-    const rpc = RPCS['NsGs.ScheduleDownlink'];
-    this.routes.get(conn.ids.eui)?.unsubscribe();
-    this.routes.set(conn.ids.eui, this.router.route(rpcPattern('NsGs.ScheduleDownlink'), gatewayDownlinkSubject(rpc.subject, conn.ids.gateway_id)));
+  /** Serves `NsGs.ScheduleDownlink` and `GsGs.GetGatewayConnectionStats` on the gateway's own subjects while this replica holds it. */
+  private servePerGatewaySubjects(conn: GatewayConnection): void {
+    for (const route of this.routes.get(conn.ids.eui) ?? []) route.unsubscribe();
+    this.routes.set(
+      conn.ids.eui,
+      PER_GATEWAY.map((name) => this.router.route(rpcPattern(name), gatewayDownlinkSubject(RPCS[name].subject, conn.ids.gateway_id))),
+    );
   }
 }

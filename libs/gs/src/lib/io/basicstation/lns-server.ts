@@ -266,9 +266,9 @@ export class BasicStationServer implements GatewayFrontend {
     if (ws.readyState === WebSocket.OPEN) conn.claimDownlinkPath(now);
   }
 
-  /** The keepalive: a gateway that left `missedPongs` pings unanswered is disconnected; one the core let go (expired) is closed. */
+  /** The keepalive: a gateway that left `missedPongs` pings unanswered is disconnected; one the core let go (timed out) is closed. */
   private ping(station: Station): void {
-    if (this.connections.get(station.conn.ids.eui) !== station.conn) return this.end(station, 'expired', 1000);
+    if (this.connections.get(station.conn.ids.eui) !== station.conn) return this.end(station, 'timeout', 1000);
     if (station.missed >= this.o.missedPongs) return this.end(station, 'missed_pongs', 1001);
     station.missed++;
     station.ws.ping();

@@ -220,7 +220,7 @@ describe('UdpGatewayServer', () => {
   });
 
   it('expires the downlink path and then the connection', async () => {
-    await start({ downlinkPathExpiresMs: 100, connectionExpiresMs: 300 });
+    await start({ downlinkPathExpiresMs: 100, connectionTimeoutMs: 300 });
     const g = await gateway(REGISTERED);
     await g.pull();
     await eventually(() => server.connection(REGISTERED) !== undefined);
@@ -228,7 +228,7 @@ describe('UdpGatewayServer', () => {
     await new Promise((r) => setTimeout(r, 250));
     expect(server.sendDownlink(REGISTERED, { imme: true })).toBeUndefined();
     await eventually(() => rec.log.disconnected.length === 1, 2000);
-    expect(rec.log.disconnected).toEqual([['gtw-01', 'expired']]);
+    expect(rec.log.disconnected).toEqual([['gtw-01', 'timeout']]);
     expect(server.connection(REGISTERED)).toBeUndefined();
   });
 

@@ -33,6 +33,8 @@ export type UdpHandlers = FrontendEvents<UdpDropReason>;
 export interface UdpServerOptions extends Partial<ConnectionOptions> {
   port: number;
   host: string;
+  /** A gateway silent this long (ms) is disconnected (`timeout`; default 60 s, GS_UDP_CONNECTION_TIMEOUT_MS). */
+  connectionTimeoutMs?: number;
   /** SO_RCVBUF in bytes (capped by the kernel at net.core.rmem_max); unset or 0: the system's default. */
   receiveBuffer?: number;
   /** The flood filter: a datagram is dropped when the `floodCount`-th previous one from the EUI came less than `floodWindowMs` before. */
@@ -44,6 +46,7 @@ export interface UdpServerOptions extends Partial<ConnectionOptions> {
 
 export class UdpGatewayServer implements GatewayFrontend {
   readonly protocol = 'udp';
+  readonly connectionTimeoutMs: number;
   private socket?: Socket;
   /** The GWMP version each connected gateway speaks (that of its latest datagram). */
   private readonly versions = new WeakMap<GatewayConnection, ProtocolVersion>();
@@ -73,6 +76,7 @@ export class UdpGatewayServer implements GatewayFrontend {
       receiveBuffer: 0,
       ...options,
     };
+    this.connectionTimeoutMs = options.connectionTimeoutMs ?? 60_000;
     this.recent = new LruCache(this.o.floodTrackedEuis);
     this.ownConnections = !(connections instanceof GatewayConnections);
     this.connections =

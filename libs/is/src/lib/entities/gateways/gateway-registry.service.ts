@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  type CallerIdentity,
   type EntityIdentifiersJson,
   type Gateway,
   type GetGatewayForEUIRequest,
@@ -8,8 +9,11 @@ import {
   hasAnyField,
   IS_EVENTS,
   plainJson,
+  newUlid,
   Right,
   type RpcContext,
+  type UpdateGatewayAntennaLocationRequest,
+  type UpdateGatewayRequest,
 } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { AccessInvalidator } from '../../access-invalidator';
@@ -84,7 +88,23 @@ export class GatewayRegistryService extends CollaboratedEntityRegistry<'gateway'
       ids: { gateway_id: gateway.ids.gateway_id, eui: eui.toUpperCase() },
       frequency_plan_ids: plans,
       require_authenticated_connection: gateway.require_authenticated_connection ?? false,
+      ...(gateway.update_location_from_status ? { update_location_from_status: true } : {}),
     };
+  }
+
+  /**
+   * `GsIs.UpdateGatewayAntennaLocation`: the first antenna's location from the gateway's status (an
+   * antenna added when it has none), through Update (the `gateway.update` event, access
+   * invalidation), only while the gateway's `update_location_from_status` is set; else nothing.
+   */
+  async updateAntennaLocation({ gateway_ids, location }: UpdateGatewayAntennaLocationRequest): Promise<Record<string, never>> {
+    const current = await this.store.get(gateway_ids.gateway_id);
+    if (!current?.update_location_from_status) return {};
+    const [first, ...rest] = current.antennas ?? [];
+    const antennas = [{ ...(first ?? {}), location: plainJson(location) }, ...rest];
+    const ctx: RpcContext = { request_id: newUlid(), correlation_ids: [], caller: INTERNAL_CALLER };
+    await this.update({ gateway: { ids: current.ids, antennas }, field_mask: { paths: ['antennas'] } } as UpdateGatewayRequest, ctx);
+    return {};
   }
 
   protected insert(gateway: IsGateway, collaborator: Collaborator) {
@@ -133,6 +153,9 @@ export class GatewayRegistryService extends CollaboratedEntityRegistry<'gateway'
   }
 }
 
+/** The Gateway Server's location updates: an internal call, every right (the IS checks the gateway's own switch instead). */
+const INTERNAL_CALLER: CallerIdentity = { kind: 'internal', id: 'gs', is_admin: false, key_rights: [], universal: true, rights: [] };
+
 function euiTaken(eui: string, holder: IsGateway) {
   const contact = contactAccount(holder.administrative_contact)?.id;
   return ErrGatewayEUITaken.with({ gateway_eui: eui, gateway_id: holder.ids.gateway_id, ...(contact ? { administrative_contact: contact } : {}) });
@@ -180,6 +203,7 @@ export function pickGatewayFields(gtw: Gateway): Omit<IsGateway, 'created_at' | 
       update_location_from_status: gtw.update_location_from_status,
       require_authenticated_connection: gtw.require_authenticated_connection,
       disable_packet_broker_forwarding: gtw.disable_packet_broker_forwarding,
+      antennas: gtw.antennas?.length ? gtw.antennas.map((a) => plainJson(a)) : undefined,
     }) as IsGateway,
   );
 }

@@ -35,4 +35,5 @@ export const GATEWAY_DOCUMENT_FIELDS = [
   'update_location_from_status',
   'require_authenticated_connection',
   'disable_packet_broker_forwarding',
+  'antennas',
 ] as const satisfies ReadonlyArray<keyof IsGateway>;

@@ -1,4 +1,4 @@
-import type { GATEWAY_ORDERS } from '@lorawan/api';
+import type { GATEWAY_ORDERS, Location } from '@lorawan/api';
 import type { Collaborator } from '../collaborators/collaborator.model';
 import type { EntityListQuery, Scope } from '../common/entity-list';
 import type { CollaboratedEntity, CreateResult, EntityStore } from '../registry/entity.model';
@@ -23,6 +23,7 @@ export interface IsGateway extends CollaboratedEntity<'gateway'> {
   update_location_from_status?: boolean;
   require_authenticated_connection?: boolean;
   disable_packet_broker_forwarding?: boolean;
+  antennas?: Array<{ gain?: number; location?: Location; attributes?: Record<string, string>; placement?: string }>;
 }
 
 export type GatewayOrder = (typeof GATEWAY_ORDERS)[number];
