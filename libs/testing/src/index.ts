@@ -10,3 +10,4 @@ export * from './lib/lora-join-accept';
 export * from './lib/lora-payloads';
 export * from './lib/abusive-formatters';
 export * from './lib/basic-station';
+export * from './lib/certificates';

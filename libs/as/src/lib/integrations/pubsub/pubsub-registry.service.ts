@@ -1,4 +1,4 @@
-import { createSecureContext } from 'node:tls';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   ALLOWED_PATHS,
@@ -127,23 +127,38 @@ export function validatePubSub(pubsub: ApplicationPubSub): ApplicationPubSub {
   const serverUrl = decoded[provider]?.server_url;
   if (!serverUrl) throw invalid(`${provider}.server_url`, 'value is required');
   if (!urlOf(serverUrl, SCHEMES[provider])) throw invalid(`${provider}.server_url`, `value must be a URL with scheme ${SCHEMES[provider].map((s) => s.slice(0, -1)).join(', ')}`);
-  const mqtt = decoded.mqtt;
-  if (mqtt?.use_tls) {
-    try {
-      createSecureContext({
-        ...(mqtt.tls_ca ? { ca: Buffer.from(mqtt.tls_ca, 'base64') } : {}),
-        ...(mqtt.tls_client_cert ? { cert: Buffer.from(mqtt.tls_client_cert, 'base64') } : {}),
-        ...(mqtt.tls_client_key ? { key: Buffer.from(mqtt.tls_client_key, 'base64') } : {}),
-      });
-    } catch (err) {
-      // The TLS library's reason names the PEM problem, never the key's bytes.
-      throw invalid('mqtt.tls', `invalid TLS CA, client certificate or key: ${(err as Error).message}`);
-    }
-    if (!mqtt.tls_client_cert !== !mqtt.tls_client_key) throw invalid('mqtt.tls_client_key', 'a TLS client certificate and its key go together');
-  }
+  if (decoded.mqtt) checkTls(decoded.mqtt);
   const format = decoded.format ?? DEFAULT_PUBSUB_FORMAT;
   if (!(format in PUBSUB_FORMATS)) throw ErrPubSubFormatNotFound.with({ format });
   return plain;
+}
+
+/** PEM certificates (one or more) and a PEM private key that matches the client certificate; reasons never quote the key. */
+function checkTls(mqtt: NonNullable<ApplicationPubSub['mqtt']>): void {
+  const pem = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
+  const certificates = (field: string, b64: string) => {
+    const blocks = pem(b64).match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    if (blocks.length === 0) throw invalid(field, 'value must be PEM certificates');
+    try {
+      return blocks.map((block) => new X509Certificate(block));
+    } catch {
+      throw invalid(field, 'value must be PEM certificates');
+    }
+  };
+  if (mqtt.tls_ca) certificates('mqtt.tls_ca', mqtt.tls_ca);
+  const cert = mqtt.tls_client_cert ? certificates('mqtt.tls_client_cert', mqtt.tls_client_cert)[0] : undefined;
+  if (!mqtt.tls_client_key) {
+    if (cert) throw invalid('mqtt.tls_client_key', 'a TLS client certificate needs its key');
+    return;
+  }
+  let key;
+  try {
+    key = createPrivateKey(pem(mqtt.tls_client_key));
+  } catch {
+    throw invalid('mqtt.tls_client_key', 'value must be a PEM private key');
+  }
+  if (!cert) throw invalid('mqtt.tls_client_cert', 'a TLS client key needs its certificate');
+  if (!cert.checkPrivateKey(key)) throw invalid('mqtt.tls_client_key', 'the key does not match the client certificate');
 }
 
 function urlOf(value: string, schemes: readonly string[]): URL | undefined {
