@@ -2,7 +2,7 @@ import { createConnection } from 'mysql2/promise';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as connectSocket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports';
 
@@ -370,7 +370,8 @@ function tcpAccepts(port: number): Promise<void> {
 export async function startPrivateMosquitto(o: { users?: Record<string, string>; tls?: { cert: string; key: string; ca?: string; requireClientCert?: boolean } } = {}): Promise<PrivateService> {
   const baseDir = mkdtempSync(join(tmpdir(), 'lw-mosquitto-'));
   const port = await freePort();
-  const lines = [`listener ${port} 127.0.0.1`, 'persistence false', 'log_dest stdout', 'log_type error', 'log_type warning', 'log_type notice'];
+  // `user`: mosquitto started as root would switch to the `mosquitto` user, which cannot read the temp dir.
+  const lines = [`listener ${port} 127.0.0.1`, `user ${userInfo().username}`, 'persistence false', 'log_dest stdout', 'log_type error', 'log_type warning', 'log_type notice'];
   if (o.users) {
     const passwords = join(baseDir, 'passwords');
     writeFileSync(passwords, '', { mode: 0o600 });
