@@ -489,7 +489,10 @@ function bodyOf(row: Row, deviceId: string, entityId: string): unknown {
     case 'ApplicationWebhookRegistry.Set':
       return { webhook: { ids: { webhook_id: MATRIX_WEBHOOK_ID }, base_url: 'https://example.com/matrix' }, field_mask: { paths: ['base_url'] } };
     case 'ApplicationPubSubRegistry.Set':
-      return { pubsub: { ids: { pub_sub_id: MATRIX_PUBSUB_ID }, nats: { server_url: 'nats://127.0.0.1:9' } }, field_mask: { paths: ['provider.nats.server_url'] } };
+      return {
+        pubsub: { ids: { pub_sub_id: MATRIX_PUBSUB_ID }, nats: { server_url: 'nats://127.0.0.1:9' } },
+        field_mask: { paths: ['provider.nats.server_url'] },
+      };
     case 'As.SetLink':
       return { link: { skip_payload_crypto: false }, field_mask: { paths: ['skip_payload_crypto'] } };
     case 'AppAs.SimulateUplink':

@@ -35,6 +35,13 @@ const MODES: Array<[string, Start]> = [
 ];
 const BROKER_PASSWORD = 'broker-pass-e2e-51';
 
+/** An ApplicationUp as read from a broker: the fields checked here. */
+interface Up {
+  end_device_ids: { device_id: string };
+  join_accept?: Record<string, unknown>;
+  uplink_message?: Record<string, unknown>;
+}
+
 /** Polls `check` until it holds. */
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -55,8 +62,8 @@ describe.each(MODES)('Pub/Sub integrations (%s)', (_mode, start) => {
   const app = uid('ps-app');
   const base = `e2e/${app}`;
   const subject = `e2e.${app}`;
-  const mqttMessages: Array<{ topic: string; json: Record<string, any> }> = [];
-  const natsMessages: Array<{ subject: string; json: Record<string, any> }> = [];
+  const mqttMessages: Array<{ topic: string; json: Up }> = [];
+  const natsMessages: Array<{ subject: string; json: Up }> = [];
   const opened: Array<() => unknown> = [];
 
   beforeAll(async () => {
@@ -74,7 +81,9 @@ describe.each(MODES)('Pub/Sub integrations (%s)', (_mode, start) => {
     await reader.subscribeAsync(`${base}/#`);
     nc = await natsConnect({ servers: TEST_NATS_URL });
     opened.push(() => nc.close());
-    nc.subscribe(`${subject}.>`, { callback: (_err, msg) => natsMessages.push({ subject: msg.subject, json: JSON.parse(new TextDecoder().decode(msg.data)) }) });
+    nc.subscribe(`${subject}.>`, {
+      callback: (_err, msg) => natsMessages.push({ subject: msg.subject, json: JSON.parse(new TextDecoder().decode(msg.data)) }),
+    });
     await nc.flush();
   }, 120_000);
 
@@ -100,9 +109,20 @@ describe.each(MODES)('Pub/Sub integrations (%s)', (_mode, start) => {
     const body = { pubsub: { ...mqttPubSub, mqtt: { ...mqttPubSub.mqtt, server_url: broker.url }, base_topic: base }, field_mask: { paths: MQTT_PATHS } };
     const set = await api.put(`/api/v3/as/pubsub/${app}/broker`, body);
     expectStatus(set, 200);
-    expect(set.json).toMatchObject({ ids: { application_ids: { application_id: app }, pub_sub_id: 'broker' }, format: 'json', base_topic: base, mqtt: { password: BROKER_PASSWORD } });
+    expect(set.json).toMatchObject({
+      ids: { application_ids: { application_id: app }, pub_sub_id: 'broker' },
+      format: 'json',
+      base_topic: base,
+      mqtt: { password: BROKER_PASSWORD },
+    });
     const nats = await api.post(`/api/v3/as/pubsub/${app}`, {
-      pubsub: { ids: { pub_sub_id: 'nats' }, nats: { server_url: TEST_NATS_URL }, base_topic: subject, uplink_message: { topic: 'up' }, join_accept: { topic: 'join' } },
+      pubsub: {
+        ids: { pub_sub_id: 'nats' },
+        nats: { server_url: TEST_NATS_URL },
+        base_topic: subject,
+        uplink_message: { topic: 'up' },
+        join_accept: { topic: 'join' },
+      },
       field_mask: { paths: ['provider.nats.server_url', 'base_topic', 'uplink_message', 'join_accept'] },
     });
     expectStatus(nats, 200);
@@ -112,7 +132,13 @@ describe.each(MODES)('Pub/Sub integrations (%s)', (_mode, start) => {
     const asReader = { headers: { authorization: `Bearer ${key.json.key as string}` } };
     const got = await api.get(`/api/v3/as/pubsub/${app}/broker?field_mask=provider.mqtt,uplink_message`, asReader);
     expectStatus(got, 200);
-    expect(got.json.mqtt).toEqual({ server_url: broker.url, client_id: 'lorawan-e2e', username: 'as', publish_qos: 'AT_LEAST_ONCE', subscribe_qos: 'AT_LEAST_ONCE' });
+    expect(got.json.mqtt).toEqual({
+      server_url: broker.url,
+      client_id: 'lorawan-e2e',
+      username: 'as',
+      publish_qos: 'AT_LEAST_ONCE',
+      subscribe_qos: 'AT_LEAST_ONCE',
+    });
     const listed = await api.get(`/api/v3/as/pubsub/${app}?field_mask=provider`, asReader);
     expect(listed.json.pubsubs.map((p: { ids: { pub_sub_id: string } }) => p.ids.pub_sub_id)).toEqual(['broker', 'nats']);
     expect(JSON.stringify(listed.json)).not.toContain(BROKER_PASSWORD);
@@ -121,10 +147,20 @@ describe.each(MODES)('Pub/Sub integrations (%s)', (_mode, start) => {
   });
 
   it('refuses invalid input with 400 TTS errors', async () => {
-    const put = (id: string, pubsub: Record<string, unknown>, paths: string[]) => api.put(`/api/v3/as/pubsub/${app}/${id}`, { pubsub: { ids: { pub_sub_id: id }, ...pubsub }, field_mask: { paths } });
-    expectTtsError(await put('aws', { aws_iot: { region: 'eu-west-1' } }, ['provider.aws_iot']), 400, 9, 'pkg/applicationserver/io/pubsub', 'provider_disabled', { provider: 'aws_iot' });
+    const put = (id: string, pubsub: Record<string, unknown>, paths: string[]) =>
+      api.put(`/api/v3/as/pubsub/${app}/${id}`, { pubsub: { ids: { pub_sub_id: id }, ...pubsub }, field_mask: { paths } });
+    expectTtsError(
+      await put('aws', { aws_iot: { region: 'eu-west-1' } }, ['provider.aws_iot']),
+      400,
+      9,
+      'pkg/applicationserver/io/pubsub',
+      'provider_disabled',
+      { provider: 'aws_iot' },
+    );
     expectTtsError(await put('none', { base_topic: 'x' }, ['base_topic']), 400, 3, 'pkg/applicationserver/io/pubsub', 'no_provider');
-    expectTtsError(await put('badurl', { nats: { server_url: 'http://127.0.0.1:4222' } }, ['provider.nats.server_url']), 400, 3, 'pkg/errors', 'validation', { field: 'nats.server_url' });
+    expectTtsError(await put('badurl', { nats: { server_url: 'http://127.0.0.1:4222' } }, ['provider.nats.server_url']), 400, 3, 'pkg/errors', 'validation', {
+      field: 'nats.server_url',
+    });
     expect((await put('Bad_ID', { nats: { server_url: TEST_NATS_URL } }, ['provider.nats'])).status).toBe(400);
     expect((await put('longclient', { mqtt: { server_url: broker.url, client_id: 'x'.repeat(24) } }, ['provider.mqtt'])).status).toBe(400);
     expect((await put('qos', { mqtt: { server_url: broker.url, publish_qos: 'SOMETIMES' } }, ['provider.mqtt'])).status).toBe(400);
@@ -139,15 +175,18 @@ describe.each(MODES)('Pub/Sub integrations (%s)', (_mode, start) => {
     sub.stdout.on('data', (d: Buffer) => (subOut += d.toString()));
     await sleep(300);
     const d = await joinedDevice();
-    await until('join-accept on MQTT and NATS', () => mqttMessages.some((m) => m.topic === `${base}/join`) && natsMessages.some((m) => m.subject === `${subject}.join`));
-    const join = mqttMessages.find((m) => m.topic === `${base}/join`)!.json;
-    expect(join.end_device_ids.device_id).toBe(d.dev);
-    expect(join.join_accept).toBeDefined();
+    await until(
+      'join-accept on MQTT and NATS',
+      () => mqttMessages.some((m) => m.topic === `${base}/join`) && natsMessages.some((m) => m.subject === `${subject}.join`),
+    );
+    const join = mqttMessages.find((m) => m.topic === `${base}/join`)?.json;
+    expect(join?.end_device_ids.device_id).toBe(d.dev);
+    expect(join?.join_accept).toBeDefined();
     await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(d.keys, d.devAddr, 0, 5, Buffer.from('hi')), { tmst: 10_000_000 })] });
     await until('uplink on MQTT and NATS', () => mqttMessages.some((m) => m.topic === `${base}/up`) && natsMessages.some((m) => m.subject === `${subject}.up`));
-    for (const up of [mqttMessages.find((m) => m.topic === `${base}/up`)!.json, natsMessages.find((m) => m.subject === `${subject}.up`)!.json]) {
-      expect(up.end_device_ids.device_id).toBe(d.dev);
-      expect(up.uplink_message).toMatchObject({ f_port: 5, f_cnt: 0, frm_payload: Buffer.from('hi').toString('base64') });
+    for (const up of [mqttMessages.find((m) => m.topic === `${base}/up`)?.json, natsMessages.find((m) => m.subject === `${subject}.up`)?.json]) {
+      expect(up?.end_device_ids.device_id).toBe(d.dev);
+      expect(up?.uplink_message).toMatchObject({ f_port: 5, f_cnt: 0, frm_payload: Buffer.from('hi').toString('base64') });
     }
     await until('mosquitto_sub printed the uplink', () => subOut.includes('\n'));
     expect(JSON.parse(subOut).uplink_message.frm_payload).toBe(Buffer.from('hi').toString('base64'));
@@ -155,9 +194,15 @@ describe.each(MODES)('Pub/Sub integrations (%s)', (_mode, start) => {
     // A downlink published on the push topic goes out in RX1 of the next uplink; the device decrypts it.
     const writer = mqttConnect(broker.url, { username: 'reader', password: 'reader-pass' });
     opened.push(() => writer.end(true));
-    const downlink = { end_device_ids: { device_id: d.dev, application_ids: { application_id: app } }, downlinks: [{ f_port: 12, frm_payload: Buffer.from('from broker').toString('base64') }] };
+    const downlink = {
+      end_device_ids: { device_id: d.dev, application_ids: { application_id: app } },
+      downlinks: [{ f_port: 12, frm_payload: Buffer.from('from broker').toString('base64') }],
+    };
     await writer.publishAsync(`${base}/down/push`, JSON.stringify(downlink), { qos: 1 });
-    await until('the downlink queued', async () => ((await api.get(`/api/v3/as/applications/${app}/devices/${d.dev}/down`)).json?.downlinks ?? []).length === 1);
+    await until(
+      'the downlink queued',
+      async () => ((await api.get(`/api/v3/as/applications/${app}/devices/${d.dev}/down`)).json?.downlinks ?? []).length === 1,
+    );
     const before = gateway.udp.downlinks.length;
     await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(d.keys, d.devAddr, 1, 5, Buffer.from('again')), { tmst: 20_000_000 })] });
     const down = (await gateway.udp.waitForDownlinks(before + 1, 3000))[before];

@@ -524,7 +524,7 @@ export class Environment {
 
   @Setting(
     'pubsub',
-    "Pub/Sub integrations: subscribe to the MQTT downlink topics as shared subscriptions (`$share/<AS_PUBSUB_SHARE_GROUP>/<topic>`, MQTT 5 and mosquitto 2, EMQX, HiveMQ…), so that each downlink is queued once however many AS replicas run. Turn off for brokers without them: every replica then subscribes and a downlink is queued by each. NATS downlink subjects always use a queue group of that name.",
+    'Pub/Sub integrations: subscribe to the MQTT downlink topics as shared subscriptions (`$share/<AS_PUBSUB_SHARE_GROUP>/<topic>`, MQTT 5 and mosquitto 2, EMQX, HiveMQ…), so that each downlink is queued once however many AS replicas run. Turn off for brokers without them: every replica then subscribes and a downlink is queued by each. NATS downlink subjects always use a queue group of that name.',
   )
   @IsOptional()
   @Transform(toBool)

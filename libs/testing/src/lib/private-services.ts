@@ -367,11 +367,21 @@ function tcpAccepts(port: number): Promise<void> {
  * persistence. `o.users`: username → password (then anonymous clients are refused); `o.tls`: the
  * listener speaks TLS with these PEM files. `url` is `mqtt://127.0.0.1:<port>` (`mqtts://` with TLS).
  */
-export async function startPrivateMosquitto(o: { users?: Record<string, string>; tls?: { cert: string; key: string; ca?: string; requireClientCert?: boolean } } = {}): Promise<PrivateService> {
+export async function startPrivateMosquitto(
+  o: { users?: Record<string, string>; tls?: { cert: string; key: string; ca?: string; requireClientCert?: boolean } } = {},
+): Promise<PrivateService> {
   const baseDir = mkdtempSync(join(tmpdir(), 'lw-mosquitto-'));
   const port = await freePort();
   // `user`: mosquitto started as root would switch to the `mosquitto` user, which cannot read the temp dir.
-  const lines = [`listener ${port} 127.0.0.1`, `user ${userInfo().username}`, 'persistence false', 'log_dest stdout', 'log_type error', 'log_type warning', 'log_type notice'];
+  const lines = [
+    `listener ${port} 127.0.0.1`,
+    `user ${userInfo().username}`,
+    'persistence false',
+    'log_dest stdout',
+    'log_type error',
+    'log_type warning',
+    'log_type notice',
+  ];
   if (o.users) {
     const passwords = join(baseDir, 'passwords');
     writeFileSync(passwords, '', { mode: 0o600 });

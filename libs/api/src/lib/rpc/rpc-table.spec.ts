@@ -169,7 +169,8 @@ describe('RPC table', () => {
       if (rpc.http.length === 0) continue;
       // Streams check rights on each entity they name (entity_rights), in the events service.
       // The webhook and Pub/Sub formats are public to every authenticated caller (TTS: no rights check).
-      const callerOnly = name === 'EntityAccess.AuthInfo' || name === 'ApplicationWebhookRegistry.GetFormats' || name === 'ApplicationPubSubRegistry.GetFormats';
+      const callerOnly =
+        name === 'EntityAccess.AuthInfo' || name === 'ApplicationWebhookRegistry.GetFormats' || name === 'ApplicationPubSubRegistry.GetFormats';
       const bound = rpc.entity !== undefined || rpc.adminOnly === true || rpc.stream === true || callerOnly || rpc.public === true;
       expect({ name, bound }).toEqual({ name, bound: true });
       // The entity's ID comes from the path of every binding that is not the "mine" form of an optional entity.

@@ -76,7 +76,13 @@ describe('Pub/Sub connections (real mosquitto and NATS, two AS replicas)', () =>
     store = new SqlPubSubStore(ds, new SecretBox(new KeyVault(parseKeks(KEKS)), 'as'));
     const config = loadConfig({ AS_PUBSUB_RECONNECT_MAX_MS: '1000', AS_PUBSUB_SHARE_GROUP: `g${APP}` });
     for (const replica of [0, 1]) {
-      const connections = new PubSubConnections(store, { mqtt: new MqttProviderDriver(), nats: new NatsProviderDriver() }, transport, recordingPublisher(events), config);
+      const connections = new PubSubConnections(
+        store,
+        { mqtt: new MqttProviderDriver(), nats: new NatsProviderDriver() },
+        transport,
+        recordingPublisher(events),
+        config,
+      );
       // The real downlink entry point, its queue recording what reaches it.
       const queue = {
         push: async (req: unknown) => void queued.push({ replica, operation: 'push', body: req }),
@@ -97,7 +103,13 @@ describe('Pub/Sub connections (real mosquitto and NATS, two AS replicas)', () =>
   });
 
   it('keeps the MQTT password sealed in the database, and opens it for the connection', async () => {
-    await set({ ids: ids('mqtt1'), mqtt: { server_url: broker.url, username: 'as', password: PASSWORD, publish_qos: 'AT_LEAST_ONCE' }, base_topic: `${APP}`, uplink_message: { topic: 'up' }, downlink_push: { topic: 'down/push' } });
+    await set({
+      ids: ids('mqtt1'),
+      mqtt: { server_url: broker.url, username: 'as', password: PASSWORD, publish_qos: 'AT_LEAST_ONCE' },
+      base_topic: `${APP}`,
+      uplink_message: { topic: 'up' },
+      downlink_push: { topic: 'down/push' },
+    });
     const rows = (await ds.query('SELECT fields, secrets FROM pubsubs WHERE pub_sub_id = ?', ['mqtt1'])) as Array<{ fields: string; secrets: string }>;
     expect(rows[0].fields + rows[0].secrets).not.toContain(PASSWORD);
     expect(JSON.parse(rows[0].secrets).password.kek_label).toBe('as');
@@ -138,7 +150,11 @@ describe('Pub/Sub connections (real mosquitto and NATS, two AS replicas)', () =>
     const before = events.length;
     const writer = await mqttClient();
     await writer.publishAsync(`${APP}/down/push`, 'not json', { qos: 1 });
-    await writer.publishAsync(`${APP}/down/push`, JSON.stringify({ end_device_ids: { device_id: 'dev1', application_ids: { application_id: 'other-app' } }, downlinks: [] }), { qos: 1 });
+    await writer.publishAsync(
+      `${APP}/down/push`,
+      JSON.stringify({ end_device_ids: { device_id: 'dev1', application_ids: { application_id: 'other-app' } }, downlinks: [] }),
+      { qos: 1 },
+    );
     await eventually(() => events.slice(before).filter((e) => e.name === 'as.pubsub.fail').length >= 2, 5000);
     const fails = JSON.stringify(events.slice(before));
     expect(fails).toContain('downlink_operation');
@@ -149,7 +165,12 @@ describe('Pub/Sub connections (real mosquitto and NATS, two AS replicas)', () =>
 
   it('reports a refused password as as.pubsub.fail without the password, and drops messages while down', async () => {
     const before = events.length;
-    await set({ ids: ids('badpass'), mqtt: { server_url: broker.url, username: 'as', password: 'wrong-secret-77' }, base_topic: `${APP}-bad`, uplink_message: { topic: 'up' } });
+    await set({
+      ids: ids('badpass'),
+      mqtt: { server_url: broker.url, username: 'as', password: 'wrong-secret-77' },
+      base_topic: `${APP}-bad`,
+      uplink_message: { topic: 'up' },
+    });
     await eventually(() => events.slice(before).some((e) => e.name === 'as.pubsub.fail'), 10_000);
     const fail = events.slice(before).find((e) => e.name === 'as.pubsub.fail');
     expect(JSON.stringify(fail)).toContain('connect_failed');
@@ -182,13 +203,19 @@ describe('Pub/Sub connections (real mosquitto and NATS, two AS replicas)', () =>
     const subject = `${APP}.nats`;
     const received: string[] = [];
     nc.subscribe(`${subject}.>`, { callback: (_err, msg) => received.push(`${msg.subject} ${new TextDecoder().decode(msg.data)}`) });
-    await set({ ids: ids('nats1'), nats: { server_url: TEST_NATS_URL }, base_topic: `.${subject}.`, uplink_message: { topic: 'up' }, downlink_replace: { topic: 'down.replace' } });
+    await set({
+      ids: ids('nats1'),
+      nats: { server_url: TEST_NATS_URL },
+      base_topic: `.${subject}.`,
+      uplink_message: { topic: 'up' },
+      downlink_replace: { topic: 'down.replace' },
+    });
     await eventually(() => replicas.every((r) => r.isConnected(ids('nats1'))), 10_000);
     await nc.flush();
     const up = uplink('natsdev');
     replicas[1].publish(up);
     await eventually(() => received.some((r) => r.startsWith(`${subject}.up `)), 5000);
-    expect(JSON.parse(received.find((r) => r.startsWith(`${subject}.up `))!.slice(`${subject}.up `.length))).toEqual(up);
+    expect(JSON.parse(received.find((r) => r.startsWith(`${subject}.up `))?.slice(`${subject}.up `.length) ?? '')).toEqual(up);
     queued.length = 0;
     const request = { end_device_ids: { device_id: 'natsdev', application_ids: { application_id: APP } }, downlinks: [{ f_port: 9, frm_payload: 'Cg==' }] };
     for (let i = 0; i < 4; i++) nc.publish(`${subject}.down.replace`, JSON.stringify(request));

@@ -155,8 +155,7 @@ export class PubSubConnections implements PubSubChanges, OnApplicationBootstrap,
       pubsub,
       {
         connected: () => this.connected(r),
-        disconnected: (message, wasConnected) =>
-          this.fail(r, (wasConnected ? ErrConnectionLost : ErrConnectFailed).with({ provider, message }), []),
+        disconnected: (message, wasConnected) => this.fail(r, (wasConnected ? ErrConnectionLost : ErrConnectFailed).with({ provider, message }), []),
         downlink: (operation, topic, body) => void this.downlink(r, operation, topic, body),
       },
       {

@@ -84,14 +84,32 @@ describe('PubSubRegistryService', () => {
 
   it('allows TTS field-mask paths (provider.mqtt.password …) derived from the contract', () => {
     const allowed = ALLOWED_PATHS['ApplicationPubSubRegistry.Set'];
-    for (const p of ['provider', 'provider.mqtt', 'provider.mqtt.password', 'provider.nats.server_url', 'base_topic', 'uplink_message.topic', 'downlink_push.topic'])
+    for (const p of [
+      'provider',
+      'provider.mqtt',
+      'provider.mqtt.password',
+      'provider.nats.server_url',
+      'base_topic',
+      'uplink_message.topic',
+      'downlink_push.topic',
+    ])
       expect(allowed.has(p)).toBe(true);
     expect(allowed.has('mqtt.password')).toBe(false);
   });
 
   it('creates an MQTT Pub/Sub with the defaults, reopens it everywhere and publishes as.pubsub.set with its identifiers only', async () => {
-    const created = await service.set(setRequest({ mqtt: MQTT, base_topic: 'acme', uplink_message: { topic: 'up' }, downlink_push: { topic: 'push' } }, MQTT_PATHS), writer);
-    expect(created).toMatchObject({ ids: ids(), format: 'json', base_topic: 'acme', mqtt: MQTT, uplink_message: { topic: 'up' }, downlink_push: { topic: 'push' } });
+    const created = await service.set(
+      setRequest({ mqtt: MQTT, base_topic: 'acme', uplink_message: { topic: 'up' }, downlink_push: { topic: 'push' } }, MQTT_PATHS),
+      writer,
+    );
+    expect(created).toMatchObject({
+      ids: ids(),
+      format: 'json',
+      base_topic: 'acme',
+      mqtt: MQTT,
+      uplink_message: { topic: 'up' },
+      downlink_push: { topic: 'push' },
+    });
     expect(created.created_at).toBeDefined();
     expect(changes.changed).toHaveBeenCalledWith(ids());
     expect(events.publish).toHaveBeenCalledTimes(1);
@@ -105,11 +123,22 @@ describe('PubSubRegistryService', () => {
     const tls = { use_tls: true, tls_ca: TLS.ca, tls_client_cert: TLS.cert, tls_client_key: TLS.key };
     await service.set(setRequest({ mqtt: { ...MQTT, ...tls } }, ['provider.mqtt']), writer);
     const seen = await service.get({ ids: ids(), field_mask: { paths: ['provider.mqtt'] } }, reader);
-    expect(seen.mqtt).toEqual({ server_url: MQTT.server_url, client_id: 'as-1', username: 'user', publish_qos: 'AT_LEAST_ONCE', use_tls: true, tls_ca: TLS.ca, tls_client_cert: TLS.cert });
+    expect(seen.mqtt).toEqual({
+      server_url: MQTT.server_url,
+      client_id: 'as-1',
+      username: 'user',
+      publish_qos: 'AT_LEAST_ONCE',
+      use_tls: true,
+      tls_ca: TLS.ca,
+      tls_client_cert: TLS.cert,
+    });
     expect(JSON.stringify(seen)).not.toContain('secret');
     expect(JSON.stringify(seen)).not.toContain(TLS.key);
     expect((await service.get({ ids: ids(), field_mask: { paths: ['provider.mqtt'] } }, writer)).mqtt).toEqual({ ...MQTT, ...tls });
-    await service.set(setRequest({ ids: ids('ps2'), nats: { server_url: 'nats://alice:nats-secret@nats.example.com:4222' } }, ['provider.nats.server_url']), writer);
+    await service.set(
+      setRequest({ ids: ids('ps2'), nats: { server_url: 'nats://alice:nats-secret@nats.example.com:4222' } }, ['provider.nats.server_url']),
+      writer,
+    );
     const listed = await service.list({ application_ids: { application_id: 'app1' } }, reader);
     expect(JSON.stringify(listed)).not.toContain('secret');
     expect(withoutPassword('nats://alice:nats-secret@nats.example.com:4222')).toBe('nats://alice@nats.example.com:4222');
@@ -128,10 +157,30 @@ describe('PubSubRegistryService', () => {
     ['no provider', { base_topic: 'x' }, ['base_topic'], 'pkg/applicationserver/io/pubsub:no_provider'],
     ['no server URL', { nats: {} }, ['provider.nats'], 'pkg/errors:validation'],
     ['an HTTP URL for NATS', { nats: { server_url: 'http://h:80' } }, ['provider.nats.server_url'], 'pkg/errors:validation'],
-    ['a format other than JSON', { nats: { server_url: 'nats://h:4222' }, format: 'protobuf' }, ['provider.nats', 'format'], 'pkg/applicationserver/io/pubsub:format_not_found'],
-    ['a TLS CA that is not PEM', { mqtt: { server_url: 'mqtts://h:8883', use_tls: true, tls_ca: Buffer.from('not a certificate').toString('base64') } }, ['provider.mqtt'], 'pkg/errors:validation'],
-    ['a client key that is not PEM', { mqtt: { server_url: 'mqtts://h:8883', tls_client_cert: '__CERT__', tls_client_key: Buffer.from('key').toString('base64') } }, ['provider.mqtt'], 'pkg/errors:validation'],
-    ['a client key of another certificate', { mqtt: { server_url: 'mqtts://h:8883', tls_client_cert: '__CERT__', tls_client_key: '__OTHER_KEY__' } }, ['provider.mqtt'], 'pkg/errors:validation'],
+    [
+      'a format other than JSON',
+      { nats: { server_url: 'nats://h:4222' }, format: 'protobuf' },
+      ['provider.nats', 'format'],
+      'pkg/applicationserver/io/pubsub:format_not_found',
+    ],
+    [
+      'a TLS CA that is not PEM',
+      { mqtt: { server_url: 'mqtts://h:8883', use_tls: true, tls_ca: Buffer.from('not a certificate').toString('base64') } },
+      ['provider.mqtt'],
+      'pkg/errors:validation',
+    ],
+    [
+      'a client key that is not PEM',
+      { mqtt: { server_url: 'mqtts://h:8883', tls_client_cert: '__CERT__', tls_client_key: Buffer.from('key').toString('base64') } },
+      ['provider.mqtt'],
+      'pkg/errors:validation',
+    ],
+    [
+      'a client key of another certificate',
+      { mqtt: { server_url: 'mqtts://h:8883', tls_client_cert: '__CERT__', tls_client_key: '__OTHER_KEY__' } },
+      ['provider.mqtt'],
+      'pkg/errors:validation',
+    ],
     ['a path of another registry', { nats: { server_url: 'nats://h:4222' } }, ['base_url'], 'pkg/rpcmiddleware/validator:field_mask_paths'],
   ])('refuses %s with a 400-class error and stores nothing', async (_what, pubsub, paths, expected) => {
     const withTls = JSON.parse(JSON.stringify(pubsub).replace('__CERT__', TLS.cert).replace('__OTHER_KEY__', TLS.otherKey)) as Record<string, unknown>;

@@ -126,7 +126,8 @@ export function validatePubSub(pubsub: ApplicationPubSub): ApplicationPubSub {
   const provider = providers[0];
   const serverUrl = decoded[provider]?.server_url;
   if (!serverUrl) throw invalid(`${provider}.server_url`, 'value is required');
-  if (!urlOf(serverUrl, SCHEMES[provider])) throw invalid(`${provider}.server_url`, `value must be a URL with scheme ${SCHEMES[provider].map((s) => s.slice(0, -1)).join(', ')}`);
+  if (!urlOf(serverUrl, SCHEMES[provider]))
+    throw invalid(`${provider}.server_url`, `value must be a URL with scheme ${SCHEMES[provider].map((s) => s.slice(0, -1)).join(', ')}`);
   if (decoded.mqtt) checkTls(decoded.mqtt);
   const format = decoded.format ?? DEFAULT_PUBSUB_FORMAT;
   if (!(format in PUBSUB_FORMATS)) throw ErrPubSubFormatNotFound.with({ format });

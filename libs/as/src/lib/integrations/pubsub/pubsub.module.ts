@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { KeyVault, parseKeks, SecretBox } from '@lorawan/crypto';
+import { EndDevicesModule } from '../../end-devices/end-devices.module';
 import { PubSubRegistryController } from './pubsub-registry.controller';
 import { PubSubRegistryService } from './pubsub-registry.service';
 import { PUBSUB_STORE, SqlPubSubStore } from './pubsub.store';
@@ -18,6 +19,7 @@ import { NatsProviderDriver } from './providers/nats.provider';
  * entry point is PubSubDownlinksModule.
  */
 @Module({
+  imports: [EndDevicesModule],
   controllers: [PubSubRegistryController],
   providers: [
     {

@@ -45,7 +45,10 @@ export class SqlPubSubStore implements PubSubStore {
   ) {}
 
   async get(applicationId: string, pubSubId: string): Promise<ApplicationPubSub | undefined> {
-    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM pubsubs WHERE application_id = ? AND pub_sub_id = ?`, [applicationId, pubSubId])) as Row[];
+    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM pubsubs WHERE application_id = ? AND pub_sub_id = ?`, [
+      applicationId,
+      pubSubId,
+    ])) as Row[];
     return rows[0] ? this.toPubSub(rows[0]) : undefined;
   }
 
