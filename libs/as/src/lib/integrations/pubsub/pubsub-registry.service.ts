@@ -15,7 +15,6 @@ import {
   PUBSUB_FORMATS,
   PUBSUB_PROVIDER_KEYS,
   pubsubJsonPaths,
-  Right,
   type RpcContext,
   selectFields,
   type SetApplicationPubSubRequest,
@@ -26,6 +25,7 @@ import { ErrEntityNotFound, ErrReadOnlyField } from '../../errors';
 import { ErrNoProvider, ErrProviderDisabled, ErrPubSubFormatNotFound } from './pubsub.errors';
 import { PUBSUB_STORE, type PubSubStore } from './pubsub.store';
 import { PUBSUB_CHANGES, type PubSubChanges } from './pubsub-changes';
+import { mayReadSettingsSecrets } from '../common/settings-secrets';
 
 /** Always returned (TTS `appendImplicitPubSubGetPaths`, plus the identifiers and timestamps): paths ∪ these. */
 const DEFAULT_PATHS = ['ids', 'created_at', 'updated_at', 'format', 'provider', 'base_topic'];
@@ -181,7 +181,7 @@ function dropNulls(pubsub: ApplicationPubSub): ApplicationPubSub {
 /** What a caller sees: default paths ∪ mask (as JSON paths); the secrets only for callers who could Set the Pub/Sub. */
 export function present(pubsub: ApplicationPubSub, paths: readonly string[], ctx: RpcContext): Partial<ApplicationPubSub> {
   const selected = selectFields(pubsub, [...DEFAULT_PATHS, ...paths].flatMap(pubsubJsonPaths));
-  if (mayReadSecrets(ctx)) return selected;
+  if (mayReadSettingsSecrets(ctx)) return selected;
   return withoutSecrets(selected);
 }
 
@@ -206,10 +206,4 @@ export function withoutPassword(value: string): string {
   } catch {
     return value;
   }
-}
-
-function mayReadSecrets(ctx: RpcContext): boolean {
-  const caller = ctx.caller;
-  if (!caller) return false;
-  return caller.universal || caller.rights.includes(Right.RIGHT_APPLICATION_SETTINGS_BASIC) || caller.rights.includes(Right.RIGHT_APPLICATION_ALL);
 }
