@@ -21,7 +21,7 @@ import {
   type StackUnderTest,
   TEST_NATS_URL,
 } from '@lorawan/testing';
-import { randomEui, randomKey, Registries, uid } from './devices';
+import { Registries, registerOtaaDevice, uid } from './devices';
 import { dataUplink } from './lora-frames';
 import { type ConnectedGateway, connectGateways } from './gateways';
 import { Api, createApplications, expectStatus, expectTtsError, sleep } from './http-client';
@@ -65,6 +65,8 @@ describe.each(MODES)('Pub/Sub integrations (%s)', (_mode, start) => {
   const mqttMessages: Array<{ topic: string; json: Up }> = [];
   const natsMessages: Array<{ subject: string; json: Up }> = [];
   const opened: Array<() => unknown> = [];
+  /** The device of the traffic case (the delete case sends one more uplink). */
+  let device: { dev: string; devAddr: string; keys: { nwkSKey: string; appSKey: string } } | undefined;
 
   beforeAll(async () => {
     broker = await startPrivateMosquitto({ users: { as: BROKER_PASSWORD, reader: 'reader-pass' } });
@@ -174,7 +176,7 @@ describe.each(MODES)('Pub/Sub integrations (%s)', (_mode, start) => {
     let subOut = '';
     sub.stdout.on('data', (d: Buffer) => (subOut += d.toString()));
     await sleep(300);
-    const d = await joinedDevice();
+    const d = (device = await joinedDevice());
     await until(
       'join-accept on MQTT and NATS',
       () => mqttMessages.some((m) => m.topic === `${base}/join`) && natsMessages.some((m) => m.subject === `${subject}.join`),
@@ -213,8 +215,14 @@ describe.each(MODES)('Pub/Sub integrations (%s)', (_mode, start) => {
     expect(loraPacket.decrypt(frame, Buffer.from(d.keys.appSKey, 'hex'), Buffer.from(d.keys.nwkSKey, 'hex')).toString()).toBe('from broker');
   }, 60_000);
 
-  it('deletes a Pub/Sub: nothing more is published to it', async () => {
+  it('deletes a Pub/Sub: nothing more is published to it, the other one goes on', async () => {
     expectStatus(await api.delete(`/api/v3/as/pubsub/${app}/nats`), 200);
+    const [natsBefore, mqttBefore] = [natsMessages.length, mqttMessages.length];
+    if (!device) throw new Error('the traffic case joined no device');
+    await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(device.keys, device.devAddr, 2, 5, Buffer.from('after')), { tmst: 30_000_000 })] });
+    await until('the uplink on MQTT', () => mqttMessages.slice(mqttBefore).some((m) => m.topic === `${base}/up`));
+    await sleep(500);
+    expect(natsMessages.length).toBe(natsBefore);
     expectTtsError(await api.get(`/api/v3/as/pubsub/${app}/nats`), 404, 5, 'pkg/redis', 'not_found');
     const list = await api.get(`/api/v3/as/pubsub/${app}`);
     expect(list.json.pubsubs.map((p: { ids: { pub_sub_id: string } }) => p.ids.pub_sub_id)).toEqual(['broker']);
@@ -222,14 +230,7 @@ describe.each(MODES)('Pub/Sub integrations (%s)', (_mode, start) => {
 
   /** An OTAA device joined through the gateway: its DevAddr and session keys (lora-packet via SimulatedOtaaDevice). */
   async function joinedDevice() {
-    const dev = uid('dev');
-    const ids = { device_id: dev, dev_eui: randomEui(), join_eui: randomEui() };
-    const appKey = randomKey();
-    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
-    await reg.setOk('js', app, dev, { ids, root_keys: { app_key: { key: appKey } } }, ['root_keys.app_key.key']);
-    const ns = { ids, frequency_plan_id: 'EU_863_870_TTN', lorawan_version: 'MAC_V1_0_3', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true };
-    await reg.setOk('ns', app, dev, ns, ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join']);
-    await reg.setOk('as', app, dev, { ids, formatters: { up_formatter: 'FORMATTER_NONE' } }, ['formatters']);
+    const { dev, ids, appKey } = await registerOtaaDevice(api, reg, app, { up_formatter: 'FORMATTER_NONE' });
     const sim = new SimulatedOtaaDevice({ joinEui: ids.join_eui, devEui: ids.dev_eui, appKey, macVersion: 'MAC_V1_0_3' });
     const before = gateway.udp.downlinks.length;
     await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(sim.joinRequest(), { tmst: 1_000_000 })] });
