@@ -98,6 +98,8 @@ const DUMMY_USER = 'authz-no-user';
 const DUMMY_ORGANIZATION = 'authz-no-org';
 /** The webhook the matrix's webhook routes name (Set creates it, Get/Delete may find it or not). */
 const MATRIX_WEBHOOK_ID = 'authz-webhook';
+/** A Pub/Sub to a NATS server that is not there: it is stored, its connection fails (as.pubsub.fail), nothing more. */
+const MATRIX_PUBSUB_ID = 'authz-pubsub';
 
 /**
  * The rights a key of `kind` can hold, without the `*_ALL` pseudo-rights: the admin grants keys
@@ -395,6 +397,8 @@ function urlOf(row: Row, entityId: string, deviceId: string): string {
         return deviceId;
       case 'webhook_id':
         return MATRIX_WEBHOOK_ID;
+      case 'pub_sub_id':
+        return MATRIX_PUBSUB_ID;
       case 'f_port':
         return '200';
       case 'type':
@@ -484,6 +488,11 @@ function bodyOf(row: Row, deviceId: string, entityId: string): unknown {
       return rename('organization');
     case 'ApplicationWebhookRegistry.Set':
       return { webhook: { ids: { webhook_id: MATRIX_WEBHOOK_ID }, base_url: 'https://example.com/matrix' }, field_mask: { paths: ['base_url'] } };
+    case 'ApplicationPubSubRegistry.Set':
+      return {
+        pubsub: { ids: { pub_sub_id: MATRIX_PUBSUB_ID }, nats: { server_url: 'nats://127.0.0.1:9' } },
+        field_mask: { paths: ['provider.nats.server_url'] },
+      };
     case 'As.SetLink':
       return { link: { skip_payload_crypto: false }, field_mask: { paths: ['skip_payload_crypto'] } };
     case 'AppAs.SimulateUplink':

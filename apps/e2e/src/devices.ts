@@ -273,3 +273,19 @@ export class Registries {
     expect(res.json).toEqual({});
   }
 }
+
+/**
+ * An OTAA device (MAC 1.0.3, EU_863_870_TTN) registered in the IS, the JS (its AppKey), the NS and
+ * the AS (with `formatters`): what a SimulatedOtaaDevice needs to join.
+ */
+export async function registerOtaaDevice(api: Api, reg: Registries, app: string, formatters: Record<string, unknown>) {
+  const dev = uid('dev');
+  const ids = { device_id: dev, dev_eui: randomEui(), join_eui: randomEui() };
+  const appKey = randomKey();
+  expectOk(await api.post(isDevicesPath(app), { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 'IS create');
+  await reg.setOk('js', app, dev, { ids, root_keys: { app_key: { key: appKey } } }, ['root_keys.app_key.key']);
+  const ns = { ids, frequency_plan_id: 'EU_863_870_TTN', lorawan_version: 'MAC_V1_0_3', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true };
+  await reg.setOk('ns', app, dev, ns, ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join']);
+  await reg.setOk('as', app, dev, { ids, formatters }, ['formatters']);
+  return { dev, ids, appKey };
+}

@@ -7,8 +7,7 @@
  * without TLS, without a client certificate or with a wrong password is refused; a client with the
  * AS's credentials cannot publish an IS request nor subscribe to another component's subjects.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +18,7 @@ import WebSocket from 'ws';
 import { healthSubject, NATS_PRINCIPALS, type NatsPrincipal, natsAuthorization, RPCS } from '@lorawan/api';
 import { encodeRequest } from '@lorawan/transport';
 import {
+  makeCertificates,
   missingPrograms,
   type PrivateService,
   SimulatedOtaaDevice,
@@ -33,53 +33,6 @@ import { abpAsDevice, NS_OTAA, NS_OTAA_PATHS, otaaIds, randomDevAddr, randomEui,
 const COMPONENTS = ['is', 'js', 'ns', 'as', 'events', 'gs'] as const;
 const PREFIX = `tls${Date.now().toString(36)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A CA, a server certificate for 127.0.0.1 and a client certificate, made with the openssl CLI. */
-function makeCertificates(dir: string): Record<'ca' | 'serverCert' | 'serverKey' | 'clientCert' | 'clientKey', string> {
-  const f = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  openssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    f('ca.key'),
-    '-out',
-    f('ca.pem'),
-    '-days',
-    '2',
-    '-subj',
-    '/CN=lorawan test CA',
-  );
-  const leaf = (name: string, subject: string, ext: string) => {
-    openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`), '-subj', subject);
-    writeFileSync(f(`${name}.ext`), ext);
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      f(`${name}.csr`),
-      '-CA',
-      f('ca.pem'),
-      '-CAkey',
-      f('ca.key'),
-      '-CAcreateserial',
-      '-out',
-      f(`${name}.pem`),
-      '-days',
-      '2',
-      '-extfile',
-      f(`${name}.ext`),
-    );
-  };
-  leaf('server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
-  leaf('client', '/CN=lorawan-stack', 'extendedKeyUsage=clientAuth\n');
-  return { ca: f('ca.pem'), serverCert: f('server.pem'), serverKey: f('server.key'), clientCert: f('client.pem'), clientKey: f('client.key') };
-}
 
 /** The user a process of the stack connects as: its component's (`is#0` → `is`), or the gateway's. */
 const principalOf = (name: string) => name.split('#')[0] as NatsPrincipal;

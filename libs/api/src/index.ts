@@ -47,6 +47,7 @@ export * from './lib/events/component-events';
 export * from './lib/events/stream';
 export * from './lib/messages/downlinks';
 export * from './lib/messages/webhooks';
+export * from './lib/messages/pubsub';
 export * from './lib/messages/packages';
 export * from './lib/messages/application-up';
 export * from './lib/messages/application-link';

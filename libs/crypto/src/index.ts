@@ -8,3 +8,4 @@ export * from './lib/lorawan/frm-payload';
 export * from './lib/lorawan/join-messages';
 export * from './lib/lorawan/data-messages';
 export * from './lib/lorawan/key-derivation';
+export * from './lib/secret-box';

@@ -11,3 +11,4 @@ export * from './lib/lora-payloads';
 export * from './lib/abusive-formatters';
 export * from './lib/basic-station';
 export * from './lib/router-config-reference';
+export * from './lib/certificates';

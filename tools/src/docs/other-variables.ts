@@ -49,6 +49,13 @@ export const OTHER_VARIABLES: ReadonlyArray<{
         meaning: 'The program that makes a MariaDB data directory',
       },
       { name: 'TEST_NATS_SERVER', readBy: 'jest, `@lorawan/testing`', default: '`/usr/sbin/nats-server`', meaning: 'The NATS server program' },
+      {
+        name: 'TEST_MOSQUITTO',
+        readBy: '`@lorawan/testing`',
+        default: '`/usr/sbin/mosquitto`',
+        meaning: "The MQTT broker the Pub/Sub tests start as a user's broker",
+      },
+      { name: 'TEST_MOSQUITTO_PASSWD', readBy: '`@lorawan/testing`', default: '`/usr/bin/mosquitto_passwd`', meaning: "mosquitto's password-file tool" },
       { name: 'TEST_CHROMIUM', readBy: "the console's browser test", default: '`/usr/bin/chromium`', meaning: 'The Chromium that `playwright-core` drives' },
       {
         name: 'TEST_KUBECTL',

@@ -606,6 +606,28 @@ export class Environment {
   @Max(1_000_000)
   AS_STORAGE_BUFFER_MAX = 10_000;
 
+  @Setting(
+    'pubsub',
+    'Pub/Sub integrations: subscribe to the MQTT downlink topics as shared subscriptions (`$share/<AS_PUBSUB_SHARE_GROUP>/<topic>`, MQTT 5 and mosquitto 2, EMQX, HiveMQ…), so that each downlink is queued once however many AS replicas run. Turn off for brokers without them: every replica then subscribes and a downlink is queued by each. NATS downlink subjects always use a queue group of that name.',
+  )
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  AS_PUBSUB_SHARED_SUBSCRIPTIONS = true;
+
+  @Setting('pubsub', 'Pub/Sub integrations: the shared-subscription group (MQTT) and queue group (NATS) of the AS replicas on the downlink topics.')
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'AS_PUBSUB_SHARE_GROUP must be 1 to 64 letters, digits, _ or -' })
+  AS_PUBSUB_SHARE_GROUP = 'lorawan-as';
+
+  @Setting('pubsub', "Pub/Sub integrations: the longest wait between two attempts to reach a user's broker (the wait doubles from 1 s up to this).")
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  AS_PUBSUB_RECONNECT_MAX_MS = 60_000;
+
   @Setting('webhooks', 'One webhook request, connect to end of response.')
   @IsOptional()
   @Transform(toInt)
@@ -1033,6 +1055,18 @@ export interface ApplicationServerConfig {
   uplinkDeadlineMs: number;
   /** The Storage Integration (AS_STORAGE_*). */
   storage: StorageIntegrationConfig;
+  /** The Pub/Sub integrations (AS_PUBSUB_*). */
+  pubsub: PubSubIntegrationConfig;
+}
+
+/** The Pub/Sub integrations' settings (AS_PUBSUB_*). */
+export interface PubSubIntegrationConfig {
+  /** MQTT downlink topics subscribed as `$share/<shareGroup>/<topic>`. */
+  sharedSubscriptions: boolean;
+  /** The MQTT shared-subscription group and NATS queue group of the AS replicas. */
+  shareGroup: string;
+  /** The longest reconnection backoff. */
+  reconnectMaxMs: number;
 }
 
 /** The Storage Integration's settings (AS_STORAGE_*). */
@@ -1188,6 +1222,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
         retentionIntervalMs: e.AS_STORAGE_RETENTION_INTERVAL_MS,
         bufferMax: e.AS_STORAGE_BUFFER_MAX,
       },
+      pubsub: { sharedSubscriptions: e.AS_PUBSUB_SHARED_SUBSCRIPTIONS, shareGroup: e.AS_PUBSUB_SHARE_GROUP, reconnectMaxMs: e.AS_PUBSUB_RECONNECT_MAX_MS },
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

@@ -252,6 +252,37 @@ export const storageRetentionDeletes = new Counter({
   help: 'Stored application messages the Storage Integration deleted because they were older than `AS_STORAGE_RETENTION_DAYS`.',
 });
 
+export const pubsubMessages = new Counter({
+  name: 'lorawan_as_pubsub_messages_total',
+  help: "Messages of the Pub/Sub integrations, by provider (nats, mqtt) and result: `published` (handed to the broker's client), `dropped` (the connection was down: not buffered), `failed` (the publish itself failed), `downlink` (a downlink operation received and queued), `downlink_invalid` (received and refused).",
+  labelNames: ['provider', 'result'] as const,
+});
+
+let pubsubConnectedSource: (() => Array<{ provider: string; connected: number; total: number }>) | undefined;
+
+/** Where `lorawan_as_pubsub_connected` / `_connections` are read from at each scrape (the AS replica's Pub/Sub connections). */
+export function setPubSubConnectedSource(source: typeof pubsubConnectedSource): void {
+  pubsubConnectedSource = source;
+}
+
+export const pubsubConnected = new Gauge({
+  name: 'lorawan_as_pubsub_connected',
+  help: "Pub/Sub integrations this AS replica is connected to the user's broker for, by provider.",
+  labelNames: ['provider'] as const,
+  collect() {
+    for (const { provider, connected } of pubsubConnectedSource?.() ?? []) this.set({ provider }, connected);
+  },
+});
+
+export const pubsubConnections = new Gauge({
+  name: 'lorawan_as_pubsub_connections',
+  help: 'Pub/Sub integrations this AS replica runs (connected or trying to), by provider.',
+  labelNames: ['provider'] as const,
+  collect() {
+    for (const { provider, total } of pubsubConnectedSource?.() ?? []) this.set({ provider }, total);
+  },
+});
+
 export const formatterRuns = new Counter({
   name: 'lorawan_as_formatter_runs_total',
   help: 'JavaScript payload-formatter runs of an Application Server, by result: ok, the failure (timeout, memory, stack, output_too_large, output_too_deep, runtime, interrupt), busy (refused: the queues were full) or suspended (refused: the application spent its runaway budget).',

@@ -2,7 +2,7 @@ import { createConnection } from 'mysql2/promise';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as connectSocket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports';
 
@@ -43,6 +43,9 @@ const READY_TIMEOUT_MS = 30_000;
 const MARIADBD = process.env.TEST_MARIADBD ?? '/usr/sbin/mariadbd';
 const MARIADB_INSTALL_DB = process.env.TEST_MARIADB_INSTALL_DB ?? '/usr/bin/mariadb-install-db';
 const NATS_SERVER = process.env.TEST_NATS_SERVER ?? '/usr/sbin/nats-server';
+/** mosquitto 2 (Debian `mosquitto`) and its password tool: the users' MQTT brokers of the Pub/Sub tests. */
+const MOSQUITTO = process.env.TEST_MOSQUITTO ?? '/usr/sbin/mosquitto';
+const MOSQUITTO_PASSWD = process.env.TEST_MOSQUITTO_PASSWD ?? '/usr/bin/mosquitto_passwd';
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => process.platform === 'linux' && existsSync(path));
 
 /** The server programs `startPrivateMariaDb` and `startPrivateNats` run, with the Debian package of each. */
@@ -345,6 +348,60 @@ export async function startPrivateNats(o: { config?: string; tls?: boolean } = {
   const url = `${o.tls ? 'tls' : 'nats'}://127.0.0.1:${port}`;
   const ready = () => natsGreets(port);
   return started(privateService(url, port, baseDir, baseDir, server, ready));
+}
+
+/** Resolves once the port accepts a TCP connection (mosquitto says nothing first). */
+function tcpAccepts(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connectSocket({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('error', reject);
+  });
+}
+
+/**
+ * A mosquitto 2 broker of its own on a free loopback port (never the machine's on 1883), without
+ * persistence. `o.users`: username → password (then anonymous clients are refused); `o.tls`: the
+ * listener speaks TLS with these PEM files. `url` is `mqtt://127.0.0.1:<port>` (`mqtts://` with TLS).
+ */
+export async function startPrivateMosquitto(
+  o: { users?: Record<string, string>; tls?: { cert: string; key: string; ca?: string; requireClientCert?: boolean } } = {},
+): Promise<PrivateService> {
+  const baseDir = mkdtempSync(join(tmpdir(), 'lw-mosquitto-'));
+  const port = await freePort();
+  // `user`: mosquitto started as root would switch to the `mosquitto` user, which cannot read the temp dir.
+  const lines = [
+    `listener ${port} 127.0.0.1`,
+    `user ${userInfo().username}`,
+    'persistence false',
+    'log_dest stdout',
+    'log_type error',
+    'log_type warning',
+    'log_type notice',
+  ];
+  if (o.users) {
+    const passwords = join(baseDir, 'passwords');
+    writeFileSync(passwords, '', { mode: 0o600 });
+    for (const [user, password] of Object.entries(o.users)) await run(MOSQUITTO_PASSWD, ['-b', passwords, user, password]);
+    lines.push('allow_anonymous false', `password_file ${passwords}`);
+  } else {
+    lines.push('allow_anonymous true');
+  }
+  if (o.tls) {
+    for (const [name, pem] of Object.entries({ cert: o.tls.cert, key: o.tls.key, ...(o.tls.ca ? { ca: o.tls.ca } : {}) })) {
+      writeFileSync(join(baseDir, `${name}.pem`), pem, { mode: 0o600 });
+    }
+    lines.push(`certfile ${join(baseDir, 'cert.pem')}`, `keyfile ${join(baseDir, 'key.pem')}`);
+    if (o.tls.ca) lines.push(`cafile ${join(baseDir, 'ca.pem')}`);
+    if (o.tls.requireClientCert) lines.push('require_certificate true');
+  }
+  const config = join(baseDir, 'mosquitto.conf');
+  writeFileSync(config, lines.join('\n') + '\n', { mode: 0o600 });
+  const server = new ServerProcess('mosquitto', MOSQUITTO, ['-c', config]);
+  return started(privateService(`${o.tls ? 'mqtts' : 'mqtt'}://127.0.0.1:${port}`, port, baseDir, baseDir, server, () => tcpAccepts(port)));
 }
 
 /** Starts a service, removing what it left behind when it does not come up. */

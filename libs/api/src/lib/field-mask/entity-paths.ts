@@ -4,6 +4,7 @@ import { Organization } from '../messages/organization';
 import { contractPaths } from './contract-paths';
 import { APPLICATION_LINK_PATHS, DEPRECATED_APPLICATION_LINK_PATHS } from '../messages/application-link';
 import { type TtsRpc, subset } from './tts-paths';
+import { ApplicationPubSub } from '../messages/pubsub';
 
 /**
  * The Identity Server's entities: TTS's list where the spec has one (applications), restricted to
@@ -22,6 +23,15 @@ const CLIENT_UPDATE_PATHS: ReadonlySet<string> = new Set(contractPaths(Client).f
 const CLIENT_READ_PATHS: ReadonlySet<string> = new Set([...CLIENT_UPDATE_PATHS].filter((p) => p !== 'secret'));
 /** TTS `OrganizationFieldPathsNested` (Get, List and Update alike), as the contract has them. */
 const ORGANIZATION_PATHS: ReadonlySet<string> = new Set(contractPaths(Organization).filter((p) => !isContactSubPath(p)));
+
+/**
+ * Pub/Sub paths as TTS names them (`ApplicationPubSubFieldPathsNested`): the contract's fields,
+ * the `provider` oneof's (`nats`, `mqtt`, `aws_iot` in the JSON) under `provider.`.
+ */
+const PUBSUB_PATHS: ReadonlySet<string> = new Set([
+  'provider',
+  ...contractPaths(ApplicationPubSub).map((p) => (/^(nats|mqtt|aws_iot)(\.|$)/.test(p) ? `provider.${p}` : p)),
+]);
 
 /** The allowed field-mask paths of the IS's entity registries, the webhook registry and the application link. */
 export function entityAllowedPaths() {
@@ -44,6 +54,9 @@ export function entityAllowedPaths() {
     'ApplicationWebhookRegistry.Get': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/Get', isWebhookField),
     'ApplicationWebhookRegistry.List': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/List', isWebhookField),
     'ApplicationWebhookRegistry.Set': subset('/ttn.lorawan.v3.ApplicationWebhookRegistry/Set', isWebhookField),
+    'ApplicationPubSubRegistry.Get': PUBSUB_PATHS,
+    'ApplicationPubSubRegistry.List': PUBSUB_PATHS,
+    'ApplicationPubSubRegistry.Set': PUBSUB_PATHS,
     /** TTS `asApplicationLinkFieldPaths` (not in the spec's list): the link's fields plus the removed ones, which are ignored. */
     'As.GetLink': new Set<string>([...APPLICATION_LINK_PATHS, ...DEPRECATED_APPLICATION_LINK_PATHS]),
     'As.SetLink': new Set<string>([...APPLICATION_LINK_PATHS, ...DEPRECATED_APPLICATION_LINK_PATHS]),

@@ -105,6 +105,9 @@ export function natsPermissions(subjectPrefix?: string): Record<NatsPrincipal, N
   // The AS: its replicas' application caches, and its webhook job queue's subjects.
   result.as.publish.push(`${p}as.cache.>`, `${p}as.webhooks.>`);
   result.as.subscribe.push(`${p}as.cache.>`);
+  // The AS replicas re-open a Pub/Sub's connection when one of them sets or deletes it (PUBSUB_CHANGED_SUBJECT).
+  result.as.publish.push(`${p}as.pubsub.>`);
+  result.as.subscribe.push(`${p}as.pubsub.>`);
   // The GS forgets a refused gateway EUI when the IS registers a gateway with it (its gateway.* events).
   // The GS checks a Basics Station gateway's API key (RIGHT_GATEWAY_LINK) as the gateway checks the API's callers.
   result.gs.publish.push(`${p}${RPCS['EntityAccess.Authorize'].subject}`);

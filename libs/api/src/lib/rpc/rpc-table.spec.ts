@@ -168,8 +168,9 @@ describe('RPC table', () => {
     for (const [name, rpc] of Object.entries(RPCS) as [string, RpcDefinition][]) {
       if (rpc.http.length === 0) continue;
       // Streams and batches check rights on each entity they name (entity_rights), in the component.
-      // The webhook formats are public to every authenticated caller (TTS: no rights check).
-      const callerOnly = name === 'EntityAccess.AuthInfo' || name === 'ApplicationWebhookRegistry.GetFormats';
+      // The webhook and Pub/Sub formats are public to every authenticated caller (TTS: no rights check).
+      const callerOnly =
+        name === 'EntityAccess.AuthInfo' || name === 'ApplicationWebhookRegistry.GetFormats' || name === 'ApplicationPubSubRegistry.GetFormats';
       const bound =
         rpc.entity !== undefined || rpc.entities !== undefined || rpc.adminOnly === true || rpc.stream === true || callerOnly || rpc.public === true;
       expect({ name, bound }).toEqual({ name, bound: true });

@@ -3,6 +3,7 @@ import { getPath } from '../json/dotted-path';
 import { type EntityKind, type Right } from './rights';
 import { type ComponentName, type RpcDefinition, rpcSubject } from './define-rpc';
 import { webhookRpcs } from './webhook-rpcs';
+import { pubsubRpcs } from './pubsub-rpcs';
 import { packageRpcs } from './package-rpcs';
 import { appAsRpcs } from './app-as-rpcs';
 import { linkRpcs } from './link-rpcs';
@@ -26,6 +27,7 @@ export const RPCS = {
   ...clientRpcs(),
   ...organizationRpcs(),
   ...webhookRpcs(),
+  ...pubsubRpcs(),
   ...packageRpcs(),
   ...appAsRpcs(),
   ...linkRpcs(),

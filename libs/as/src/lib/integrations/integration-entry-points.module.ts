@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { WebhookDownlinksModule } from './webhooks/downlink/webhook-downlinks.module';
+import { PubSubDownlinksModule } from './pubsub/downlink/pubsub-downlinks.module';
 
 /**
  * The integrations' downlink entry points, one line each. Apart from IntegrationsModule because
  * they use the downlink queue, which itself reports to the integrations.
  */
 @Module({
-  imports: [WebhookDownlinksModule],
+  imports: [WebhookDownlinksModule, PubSubDownlinksModule],
 })
 export class IntegrationEntryPointsModule {}

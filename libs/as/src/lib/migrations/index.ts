@@ -5,6 +5,7 @@ import { CreateApplicationLinks1732800000000 } from './1732800000000-create-appl
 import { WidenSettingsColumns1732900000000 } from './1732900000000-widen-settings-columns';
 import { CreateWebhookJobs1733100000000 } from './1733100000000-create-webhook-jobs';
 import { CreateStorageIntegration1733200000000 } from './1733200000000-create-storage-integration';
+import { CreatePubSubs1733300000000 } from './1733300000000-create-pubsubs';
 
 /** The Application Server's migrations, in order. */
 export const AS_MIGRATIONS = [
@@ -15,4 +16,5 @@ export const AS_MIGRATIONS = [
   AddAsPendingDevAddr1733000000000,
   CreateWebhookJobs1733100000000,
   CreateStorageIntegration1733200000000,
+  CreatePubSubs1733300000000,
 ];

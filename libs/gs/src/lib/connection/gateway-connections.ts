@@ -84,7 +84,11 @@ export class GatewayConnections {
     }
   }
 
-  /** Ends one connection (a frontend's gateway went away): `disconnected(conn, reason)`; nothing if it ended already. */
+  /**
+   * Ends a connection (`reason`) if it is still its EUI's: a frontend whose gateway went away or
+   * connected anew (`replaced`: a new connection of the gateway follows, through `connect`);
+   * nothing if it ended already.
+   */
   disconnect(conn: GatewayConnection, reason: DisconnectReason): void {
     const eui = conn.ids.eui.toUpperCase();
     if (this.connections.get(eui) !== conn) return;
@@ -148,19 +152,6 @@ export class GatewayConnections {
   private refuse(eui: string, reason: RefusalReason, detail?: string): undefined {
     this.on.refused(eui, reason, detail);
     return undefined;
-  }
-
-  /**
-   * Ends a connection (`reason`) if it is still this EUI's: a frontend whose gateway went away or
-   * connected anew (`replaced`: a new connection of the gateway follows, through `connect`).
-   */
-  disconnect(conn: GatewayConnection, reason: DisconnectReason): void {
-    for (const [eui, held] of this.connections) {
-      if (held !== conn) continue;
-      this.connections.delete(eui);
-      this.on.disconnected(conn, reason);
-      return;
-    }
   }
 
   /**

@@ -7,6 +7,7 @@ const ERROR_DETAILS = 'ttn.lorawan.v3.ErrorDetails';
 const APPLICATION_DOWNLINK = 'ttn.lorawan.v3.ApplicationDownlink';
 const APPLICATION_UP = 'ttn.lorawan.v3.ApplicationUp';
 const APPLICATION_UPLINK = 'ttn.lorawan.v3.ApplicationUplink';
+const PUBSUB_IDS = 'ttn.lorawan.v3.ApplicationPubSubIdentifiers';
 
 /** `as.down.data.<report>.forward`: one of the NS's reports on a downlink, handed to the integrations (TTS `observability.go`). */
 function downlinkReportForward(report: string, description: string) {
@@ -37,6 +38,14 @@ export const AS_EVENTS = {
   }),
   /** One failed webhook request (each attempt, and the final give-up); data: the error. */
   webhookFail: defineEvent('as.webhook.fail', 'fail to send webhook', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
+  /** A Pub/Sub set or deleted through the registry (data: its identifiers). */
+  pubsubSet: defineEvent('as.pubsub.set', 'set pub/sub', { visibility: [Right.RIGHT_APPLICATION_SETTINGS_BASIC], dataType: PUBSUB_IDS }),
+  pubsubDelete: defineEvent('as.pubsub.delete', 'delete pub/sub', { visibility: [Right.RIGHT_APPLICATION_SETTINGS_BASIC], dataType: PUBSUB_IDS }),
+  /** A Pub/Sub's connection to its broker opened or closed by an AS replica (data: its identifiers). */
+  pubsubStart: defineEvent('as.pubsub.start', 'start pub/sub', { visibility: TRAFFIC_READ, dataType: PUBSUB_IDS }),
+  pubsubStop: defineEvent('as.pubsub.stop', 'stop pub/sub', { visibility: TRAFFIC_READ, dataType: PUBSUB_IDS }),
+  /** A Pub/Sub failed: connect refused, broker lost, publish error, bad downlink payload (data: the error, never a secret). */
+  pubsubFail: defineEvent('as.pubsub.fail', 'fail pub/sub', { visibility: TRAFFIC_READ, dataType: ERROR_DETAILS }),
   /** Uplink decoding failed (the uplink is still forwarded, without `decoded_payload`). */
   upDataDecodeFail: defineEvent('as.up.data.decode.fail', 'decode uplink data message failure', {
     visibility: TRAFFIC_READ,

@@ -9,7 +9,6 @@ import {
   type GetApplicationWebhookRequest,
   type ListApplicationWebhooksRequest,
   nowTimestamp,
-  Right,
   type RpcContext,
   selectFields,
   applyFields,
@@ -23,6 +22,7 @@ import { ErrReadOnlyField, ErrWebhookFormatNotFound, ErrWebhookNotFound } from '
 import { WEBHOOK_STORE, type WebhookStore } from './webhook.store';
 import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../../common/application-cache';
 import { headerProblem } from './webhook-headers';
+import { mayReadSettingsSecrets } from '../common/settings-secrets';
 
 /** Always returned (TTS `grpc_webhooks.go`): paths ∪ these. */
 const DEFAULT_PATHS = ['ids', 'created_at', 'updated_at', 'base_url', 'format'];
@@ -163,13 +163,7 @@ function dropNulls(webhook: ApplicationWebhook): ApplicationWebhook {
 /** What a caller sees: default paths ∪ mask; the secrets only for callers who could Set the webhook. */
 function present(webhook: ApplicationWebhook, paths: readonly string[], ctx: RpcContext): Partial<ApplicationWebhook> {
   const selected = selectFields(webhook, [...DEFAULT_PATHS, ...paths]);
-  if (mayReadSecrets(ctx)) return selected;
+  if (mayReadSettingsSecrets(ctx)) return selected;
   for (const secret of SECRETS) delete selected[secret];
   return selected;
-}
-
-function mayReadSecrets(ctx: RpcContext): boolean {
-  const caller = ctx.caller;
-  if (!caller) return false;
-  return caller.universal || caller.rights.includes(Right.RIGHT_APPLICATION_SETTINGS_BASIC) || caller.rights.includes(Right.RIGHT_APPLICATION_ALL);
 }
