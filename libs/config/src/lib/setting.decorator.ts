@@ -6,7 +6,7 @@
 
 /** The sections of the configuration reference. */
 export type SettingGroup =
-  'process' | 'transport' | 'database' | 'gateway' | 'identity' | 'events' | 'keys' | 'gs' | 'ns' | 'as' | 'webhooks' | 'storage' | 'formatters';
+  'process' | 'transport' | 'database' | 'gateway' | 'identity' | 'events' | 'keys' | 'gs' | 'ns' | 'as' | 'webhooks' | 'storage' | 'mqtt' | 'formatters';
 
 /** The sections' titles, in the order the page lists them. */
 export const SETTING_GROUPS: ReadonlyArray<{ group: SettingGroup; title: string }> = [
@@ -22,6 +22,7 @@ export const SETTING_GROUPS: ReadonlyArray<{ group: SettingGroup; title: string 
   { group: 'as', title: 'Application Server' },
   { group: 'webhooks', title: 'Application Server: webhooks' },
   { group: 'storage', title: 'Application Server: Storage Integration' },
+  { group: 'mqtt', title: 'Application Server: MQTT server' },
   { group: 'formatters', title: 'Application Server: payload formatters' },
 ];
 

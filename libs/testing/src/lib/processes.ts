@@ -52,6 +52,10 @@ export interface StackUnderTest {
   udpPort?: number;
   /** Distributed mode: the UDP port of each Gateway Server replica (`gs#0`, `gs#1`, …). */
   udpPorts?: Map<string, number>;
+  /** The MQTT server's TCP port on 127.0.0.1 (embedded, or distributed with `as`); of the first replica. */
+  mqttPort?: number;
+  /** Distributed mode: the MQTT port of each Application Server replica (`as#0`, `as#1`, …). */
+  mqttPorts?: Map<string, number>;
   /** Distributed mode with several gateways: the base URL of each (`gateway#0` first); else just `baseUrl`. */
   baseUrls?: string[];
   /** Output of every process, for failure diagnostics and log assertions. */
@@ -172,11 +176,13 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
   const spawned: Spawned[] = [];
   const healthPorts = new Map<string, number>();
   const udpPorts = new Map<string, number>();
+  const mqttPorts = new Map<string, number>();
   const spawnComponent = (name: string) =>
     spawnApp(name, `apps/${name.split('#')[0]}/src/main.js`, [], {
       ...env,
       HEALTH_PORT: String(healthPorts.get(name)),
       ...(udpPorts.has(name) ? { GS_UDP_PORT: String(udpPorts.get(name)), GS_UDP_HOST: '127.0.0.1' } : {}),
+      ...(mqttPorts.has(name) ? { MQTT_PORT: String(mqttPorts.get(name)), MQTT_HOST: '127.0.0.1' } : {}),
       ...options.envOf?.(name),
     });
   for (const c of components) {
@@ -184,6 +190,8 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
       const name = `${c}#${i}`;
       healthPorts.set(name, await freePort());
       if (c === 'gs') udpPorts.set(name, await freeUdpPort());
+      // The machine's own mosquitto may hold MQTT's 1883.
+      if (c === 'as') mqttPorts.set(name, await freePort());
       spawned.push(spawnComponent(name));
     }
   }
@@ -238,6 +246,8 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
     healthPorts,
     udpPort: udpPorts.get('gs#0'),
     udpPorts,
+    mqttPort: mqttPorts.get('as#0'),
+    mqttPorts,
     logs: () => spawned.map((s) => s.output.join('')).join('\n'),
     logsOf: (name) => spawned.find((s) => s.name === name)?.output.join('') ?? '',
     restart,
@@ -251,6 +261,7 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
   const adminKey = `NNSXS.TEST${randomBytes(16).toString('hex').toUpperCase()}.${randomBytes(24).toString('hex').toUpperCase()}`;
   const port = await freePort();
   const udpPort = await freeUdpPort();
+  const mqttPort = await freePort();
   const spawnStack = () =>
     spawnApp(
       'stack',
@@ -260,6 +271,8 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
         DATA_DIR: dataDir,
         GS_UDP_PORT: String(udpPort),
         GS_UDP_HOST: '127.0.0.1',
+        MQTT_PORT: String(mqttPort),
+        MQTT_HOST: '127.0.0.1',
         HTTP_PORT: String(port),
         ADMIN_API_KEY: adminKey,
         PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`,
@@ -302,6 +315,7 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
     processes,
     healthPorts: new Map(),
     udpPort,
+    mqttPort,
     logs,
     logsOf: (name) => (name === 'stack' ? logs() : ''),
     restart,

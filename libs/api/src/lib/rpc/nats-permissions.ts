@@ -102,9 +102,11 @@ export function natsPermissions(subjectPrefix?: string): Record<NatsPrincipal, N
   result.events.publish.push(`${p}${streamSubject('*')}`, `${p}${replicaHeartbeatSubject('*')}`);
   result.gateway.subscribe.push(`${p}${streamSubject('*')}`, `${p}${replicaHeartbeatSubject('*')}`);
   result.gateway.publish.push(`${p}${streamControlSubject('*')}`);
-  // The AS: its replicas' application caches, and its webhook job queue's subjects.
-  result.as.publish.push(`${p}as.cache.>`, `${p}as.webhooks.>`);
-  result.as.subscribe.push(`${p}as.cache.>`);
+  // The AS: its replicas' application caches, its webhook job queue's subjects, and the application
+  // messages for the MQTT server of every replica (`as.mqtt.up.<application>.<device>.<kind>`),
+  // whose connections follow the IS's access invalidations.
+  result.as.publish.push(`${p}as.cache.>`, `${p}as.webhooks.>`, `${p}as.mqtt.>`);
+  result.as.subscribe.push(`${p}as.cache.>`, `${p}as.mqtt.>`, `${p}${ACCESS_INVALIDATION_SUBJECT}`);
   // The GS forgets a refused gateway EUI when the IS registers a gateway with it (its gateway.* events).
   result.gs.subscribe.push(`${p}${entityEventSubjects('gateway')}`);
   // The NS replicas' uplink deduplication: metadata sent straight to the claiming replica.

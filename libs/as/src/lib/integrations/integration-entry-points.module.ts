@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MqttServerModule } from './mqtt/mqtt-server.module';
 import { WebhookDownlinksModule } from './webhooks/downlink/webhook-downlinks.module';
 
 /**
@@ -6,6 +7,6 @@ import { WebhookDownlinksModule } from './webhooks/downlink/webhook-downlinks.mo
  * they use the downlink queue, which itself reports to the integrations.
  */
 @Module({
-  imports: [WebhookDownlinksModule],
+  imports: [WebhookDownlinksModule, MqttServerModule],
 })
 export class IntegrationEntryPointsModule {}

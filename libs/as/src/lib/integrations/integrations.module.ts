@@ -6,6 +6,8 @@ import { WebhookIntegration } from './webhooks/webhook.integration';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { StorageIntegration } from './storage/storage.integration';
 import { StorageModule } from './storage/storage.module';
+import { MqttIntegration } from './mqtt/mqtt.integration';
+import { MqttModule } from './mqtt/mqtt.module';
 
 /**
  * The AS's integrations, one line each: the module of `integrations/<name>/` and the integration
@@ -14,6 +16,7 @@ import { StorageModule } from './storage/storage.module';
 const INTEGRATIONS = [
   { module: WebhooksModule, integration: WebhookIntegration },
   { module: StorageModule, integration: StorageIntegration },
+  { module: MqttModule, integration: MqttIntegration },
 ];
 
 /**
