@@ -30,9 +30,14 @@ interface Received {
 
 /** An MQTT.js client of the stack's MQTT server, no reconnection; what it receives is collected. */
 async function connectClient(port: number, o: IClientOptions): Promise<{ client: MqttClient; received: Received[] }> {
-  const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { reconnectPeriod: 0, connectTimeout: 5000, ...o });
+  const client = mqtt.connect(`mqtt://127.0.0.1:${port}`, { reconnectPeriod: 0, connectTimeout: 5000, ...o });
+  // Listening before CONNACK: a persistent session's messages come right behind it, in the same read.
   const received: Received[] = [];
   client.on('message', (topic, payload) => received.push({ topic, up: JSON.parse(payload.toString()) as Received['up'] }));
+  await new Promise<void>((resolve, reject) => {
+    client.once('connect', () => resolve());
+    client.once('error', reject);
+  });
   return { client, received };
 }
 
