@@ -164,7 +164,26 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
     await v5.client.subscribeAsync([`v3/${app}/devices/${dev}/join`, `v3/+/devices/${dev}/up`, `v3/${app}/devices/${dev}/down/queued`]);
     const v4 = track(await connectClient(port, { username: app, password: keys.read, protocolVersion: 4 }));
     await v4.client.subscribeAsync('#');
-    const sub = mosquitto('mosquitto_sub', ['-h', '127.0.0.1', '-p', String(port), '-u', app, '-P', keys.read, '-V', 'mqttv311', '-t', `v3/${app}/devices/${dev}/#`, '-v', '-d', '-C', '2', '-W', '30']);
+    const sub = mosquitto('mosquitto_sub', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-u',
+      app,
+      '-P',
+      keys.read,
+      '-V',
+      'mqttv311',
+      '-t',
+      `v3/${app}/devices/${dev}/#`,
+      '-v',
+      '-d',
+      '-C',
+      '2',
+      '-W',
+      '30',
+    ]);
     await eventually(() => /SUBACK/.test(sub.output()), 5000);
 
     // Join through the gateway; the device opens the join-accept with lora-packet.
@@ -179,7 +198,10 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
       return ns.pending_session?.dev_addr === joined.devAddr && as.pending_session?.dev_addr === joined.devAddr;
     });
     await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/join`), 10_000);
-    expect(v5.received.find((m) => m.topic.endsWith('/join'))?.up).toMatchObject({ end_device_ids: { device_id: dev }, join_accept: { session_key_id: expect.any(String) } });
+    expect(v5.received.find((m) => m.topic.endsWith('/join'))?.up).toMatchObject({
+      end_device_ids: { device_id: dev },
+      join_accept: { session_key_id: expect.any(String) },
+    });
 
     await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(session, joined.devAddr, 0, 1, Buffer.from('hi')), { tmst: 10_000_000 })] });
     await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/up`), 10_000);
@@ -201,7 +223,12 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
     // mosquitto_pub queues a downlink; it goes out in RX1 of the next uplink.
     const pub = mosquitto('mosquitto_pub', [
       ...['-h', '127.0.0.1', '-p', String(port), '-u', app, '-P', keys.full, '-q', '1'],
-      ...['-t', `v3/${app}/devices/${dev}/down/push`, '-m', JSON.stringify({ downlinks: [{ f_port: 9, frm_payload: Buffer.from('from mqtt').toString('base64') }] })],
+      ...[
+        '-t',
+        `v3/${app}/devices/${dev}/down/push`,
+        '-m',
+        JSON.stringify({ downlinks: [{ f_port: 9, frm_payload: Buffer.from('from mqtt').toString('base64') }] }),
+      ],
     ]);
     expect(await pub.exited).toBe(0);
     await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/down/queued`), 10_000);
@@ -219,7 +246,9 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
     await v5.client.publishAsync(`v3/${app}/devices/${dev}/down/replace`, JSON.stringify({ downlinks: [{ f_port: 4, frm_payload: 'Ag==' }] }), { qos: 1 });
     const queue = await api.get(`/api/v3/as/applications/${app}/devices/${dev}/down`);
     expectStatus(queue, 200);
-    expect((queue.json as { downlinks: Array<{ f_port: number; frm_payload: string }> }).downlinks.map((d) => [d.f_port, d.frm_payload])).toEqual([[4, 'Ag==']]);
+    expect((queue.json as { downlinks: Array<{ f_port: number; frm_payload: string }> }).downlinks.map((d) => [d.f_port, d.frm_payload])).toEqual([
+      [4, 'Ag=='],
+    ]);
   }, 90_000);
 
   it.each([
@@ -299,7 +328,10 @@ describe('MQTT server with two AS replicas', () => {
     }
     // The gateway's RPCs go to either replica (queue group): each message is handled by one.
     for (let fCnt = 1; fCnt <= 6; fCnt++)
-      expectStatus(await api.post(`/api/v3/as/applications/${app}/devices/${dev}/up/simulate`, { uplink_message: { f_port: 1, f_cnt: fCnt, frm_payload: 'AQ==' } }), 200);
+      expectStatus(
+        await api.post(`/api/v3/as/applications/${app}/devices/${dev}/up/simulate`, { uplink_message: { f_port: 1, f_cnt: fCnt, frm_payload: 'AQ==' } }),
+        200,
+      );
     await eventually(() => subscribers.every((s) => s.received.length === 6), 5000);
     for (const s of subscribers) expect(s.received.map((m) => m.up.uplink_message?.f_cnt)).toEqual([1, 2, 3, 4, 5, 6]);
   });

@@ -538,7 +538,10 @@ export class Environment {
   @IsString()
   MQTT_HOST = '0.0.0.0';
 
-  @Setting('mqtt', 'The MQTT server over TLS (MQTTS) listens here when `MQTT_TLS_CERT_FILE` and `MQTT_TLS_KEY_FILE` are set (0: any free port, logged at start).')
+  @Setting(
+    'mqtt',
+    'The MQTT server over TLS (MQTTS) listens here when `MQTT_TLS_CERT_FILE` and `MQTT_TLS_KEY_FILE` are set (0: any free port, logged at start).',
+  )
   @IsOptional()
   @Transform(toInt)
   @IsInt()

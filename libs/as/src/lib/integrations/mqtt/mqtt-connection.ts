@@ -155,7 +155,14 @@ export class MqttConnection {
         return this.close();
       case 'connect':
         return this.close('second CONNECT');
-      default:
+      // Server-to-client packets, QoS 2 acknowledgments of messages this server never sends at QoS 2, AUTH (no extended authentication).
+      case 'connack':
+      case 'suback':
+      case 'unsuback':
+      case 'pingresp':
+      case 'pubrec':
+      case 'pubcomp':
+      case 'auth':
         return;
     }
   }
@@ -212,7 +219,11 @@ export class MqttConnection {
 
   private refuse(refusal: ConnectRefusal): void {
     const code = CONNACK_CODES[refusal];
-    this.write(this.protocolVersion === 5 ? { cmd: 'connack', sessionPresent: false, reasonCode: code.v5 } : { cmd: 'connack', sessionPresent: false, returnCode: code.v4 });
+    this.write(
+      this.protocolVersion === 5
+        ? { cmd: 'connack', sessionPresent: false, reasonCode: code.v5 }
+        : { cmd: 'connack', sessionPresent: false, returnCode: code.v4 },
+    );
     this.close(`CONNECT refused: ${refusal}`);
   }
 
@@ -234,7 +245,11 @@ export class MqttConnection {
       const filter = acceptedFilter(uid, topic);
       return filter && this.host.unsubscribe(this, filter) ? REASON.success : REASON.noSubscriptionExisted;
     });
-    this.write(this.protocolVersion === 5 ? { cmd: 'unsuback', messageId: packet.messageId, granted: codes } : { cmd: 'unsuback', messageId: packet.messageId, granted: [] });
+    this.write(
+      this.protocolVersion === 5
+        ? { cmd: 'unsuback', messageId: packet.messageId, granted: codes }
+        : { cmd: 'unsuback', messageId: packet.messageId, granted: [] },
+    );
   }
 
   /** A client's PUBLISH: a downlink push or replace of one of its application's devices (TTS `deliver`), acknowledged once handled. */
@@ -251,7 +266,10 @@ export class MqttConnection {
         if ((await this.host.downlink(this, target.deviceId, target.operation, payload)) === 'invalid') reason = REASON.payloadFormatInvalid;
       } catch (err) {
         // The queue's own answer (no session, the NS refused, …): reported as a downlink_failed message and an event already.
-        this.logger.warn({ application_id: admission.applicationId, device_id: target.deviceId, error: (err as Error)?.message ?? String(err) }, 'MQTT downlink not queued');
+        this.logger.warn(
+          { application_id: admission.applicationId, device_id: target.deviceId, error: (err as Error)?.message ?? String(err) },
+          'MQTT downlink not queued',
+        );
         reason = REASON.unspecified;
       }
     }

@@ -115,7 +115,11 @@ export class MqttServer implements ConnectionHost, OnApplicationBootstrap, OnApp
   private async authorize(applicationId: string, authorization: string): Promise<CallerIdentity | ConnectRefusal> {
     let caller: CallerIdentity;
     try {
-      caller = await this.rpc.invoke('AsIs.Authorize', { authorization, entity: { kind: 'application', id: applicationId } }, { request_id: newUlid(), correlation_ids: [] });
+      caller = await this.rpc.invoke(
+        'AsIs.Authorize',
+        { authorization, entity: { kind: 'application', id: applicationId } },
+        { request_id: newUlid(), correlation_ids: [] },
+      );
     } catch (err) {
       if (isErrorDetails(err) && BAD_CREDENTIALS.has(err.code)) return 'bad_credentials';
       if (isErrorDetails(err) && err.code === Code.PermissionDenied) return 'not_authorized';
