@@ -319,7 +319,7 @@ describe('MQTT server with two AS replicas', () => {
   it('each replica delivers every application message to its own clients, whichever replica handled it', async () => {
     const { key } = await createKey(api, app, ['RIGHT_APPLICATION_TRAFFIC_READ']);
     const dev = await simulatedDevice(api, app);
-    const subscribers = [];
+    const subscribers: Array<{ client: MqttClient; received: Received[] }> = [];
     for (const replica of ['as#0', 'as#1']) {
       const c = await connectClient(stack.mqttPorts?.get(replica) as number, { username: app, password: key, protocolVersion: 5 });
       clients.push(c.client);
