@@ -7,11 +7,14 @@
  * the device in its RX1 window; bad passwords and keys without rights are refused; a QoS 1 client
  * with a persistent session gets what it missed while away; a deleted key is disconnected at once.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import loraPacket from 'lora-packet';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import { eventually, SimulatedOtaaDevice, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
-import { Registries, randomEui, randomKey, uid } from './devices';
+import { eventually, freePort, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
+import { Registries, registerOtaaDevice, uid } from './devices';
 import { type ConnectedGateway, connectGateways } from './gateways';
 import { Api, createApplications, expectStatus, sleep } from './http-client';
 import { dataUplink } from './lora-frames';
@@ -121,19 +124,6 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
     await stack?.stop();
   });
 
-  /** An OTAA device (MAC 1.0.3, EU_863_870_TTN) registered in every component. */
-  async function otaaDevice() {
-    const dev = uid('dev');
-    const ids = { device_id: dev, dev_eui: randomEui(), join_eui: randomEui() };
-    const appKey = randomKey();
-    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
-    await reg.setOk('js', app, dev, { ids, root_keys: { app_key: { key: appKey } } }, ['root_keys.app_key.key']);
-    const ns = { ids, frequency_plan_id: 'EU_863_870_TTN', lorawan_version: 'MAC_V1_0_3', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true };
-    await reg.setOk('ns', app, dev, ns, ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join']);
-    await reg.setOk('as', app, dev, { ids, formatters: { up_formatter: 'FORMATTER_NONE' } }, ['formatters']);
-    return { dev, sim: new SimulatedOtaaDevice({ joinEui: ids.join_eui, devEui: ids.dev_eui, appKey, macVersion: 'MAC_V1_0_3' }) };
-  }
-
   it('refuses wrong passwords (3.1.1: 4, MQTT 5: 0x86) and keys without rights (5, 0x87); SUBACK fails outside the application', async () => {
     expect(await refusalOf(port, { username: app, password: 'NNSXS.NOPE.NOPE', protocolVersion: 4 })).toBe(4);
     expect(await refusalOf(port, { username: app, password: 'NNSXS.NOPE.NOPE', protocolVersion: 5 })).toBe(0x86);
@@ -159,7 +149,7 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
   });
 
   it('delivers the join-accept and uplinks to MQTT.js (3.1.1 and 5) and mosquitto_sub; a downlink published over MQTT reaches the device in RX1', async () => {
-    const { dev, sim } = await otaaDevice();
+    const { dev, sim } = await registerOtaaDevice(api, app, 'FORMATTER_NONE');
     const v5 = track(await connectClient(port, { username: app, password: keys.full, protocolVersion: 5 }));
     await v5.client.subscribeAsync([`v3/${app}/devices/${dev}/join`, `v3/+/devices/${dev}/up`, `v3/${app}/devices/${dev}/down/queued`]);
     const v4 = track(await connectClient(port, { username: app, password: keys.read, protocolVersion: 4 }));
@@ -334,5 +324,68 @@ describe('MQTT server with two AS replicas', () => {
       );
     await eventually(() => subscribers.every((s) => s.received.length === 6), 5000);
     for (const s of subscribers) expect(s.received.map((m) => m.up.uplink_message?.f_cnt)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+});
+
+describe('MQTT server over TLS (embedded)', () => {
+  let stack: StackUnderTest;
+  let api: Api;
+  let tlsPort: number;
+  const dir = mkdtempSync(join(tmpdir(), 'mqtt-tls-'));
+  const app = uid('mqtt-tls');
+  const clients: MqttClient[] = [];
+
+  beforeAll(async () => {
+    // A self-signed certificate for 127.0.0.1, made by openssl.
+    execFileSync(
+      'openssl',
+      [
+        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2'],
+        ...['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+      ],
+      { stdio: 'pipe' },
+    );
+    tlsPort = await freePort();
+    stack = await startEmbeddedStack({
+      env: { MQTT_TLS_PORT: String(tlsPort), MQTT_TLS_CERT_FILE: join(dir, 'cert.pem'), MQTT_TLS_KEY_FILE: join(dir, 'key.pem') },
+    });
+    api = new Api(() => stack);
+    await createApplications(api, [app]);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const client of clients) client.end(true);
+    await stack?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves MQTT.js and mosquitto_sub over TLS (MQTTS), with the same credentials', async () => {
+    const { key } = await createKey(api, app, ['RIGHT_APPLICATION_TRAFFIC_READ']);
+    const dev = await simulatedDevice(api, app);
+    const ca = readFileSync(join(dir, 'cert.pem'));
+    const tls = mqtt.connect(`mqtts://127.0.0.1:${tlsPort}`, { username: app, password: key, protocolVersion: 5, ca, reconnectPeriod: 0 });
+    clients.push(tls);
+    const received: string[] = [];
+    tls.on('message', (topic) => received.push(topic));
+    await new Promise<void>((resolve, reject) => {
+      tls.once('connect', () => resolve());
+      tls.once('error', reject);
+    });
+    await tls.subscribeAsync(`v3/${app}/devices/+/up`);
+    const sub = mosquitto('mosquitto_sub', [
+      ...['-h', '127.0.0.1', '-p', String(tlsPort), '--cafile', join(dir, 'cert.pem'), '-u', app, '-P', key],
+      ...['-t', `v3/${app}/devices/${dev}/up`, '-v', '-d', '-C', '1', '-W', '20'],
+    ]);
+    await eventually(() => /SUBACK/.test(sub.output()), 5000);
+    expectStatus(
+      await api.post(`/api/v3/as/applications/${app}/devices/${dev}/up/simulate`, { uplink_message: { f_port: 1, f_cnt: 1, frm_payload: 'AQ==' } }),
+      200,
+    );
+    await eventually(() => received.length === 1, 5000);
+    expect(received).toEqual([`v3/${app}/devices/${dev}/up`]);
+    expect(await sub.exited).toBe(0);
+    expect(sub.output()).toContain(`v3/${app}/devices/${dev}/up {`);
+    const metrics = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/lorawan_as_mqtt_connections\{transport="tls"\} [1-9]/);
   });
 });

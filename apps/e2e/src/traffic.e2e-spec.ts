@@ -6,8 +6,15 @@
  */
 import loraPacket from 'lora-packet';
 import type { EventJson } from '@lorawan/api';
-import { SimulatedOtaaDevice, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
-import { abpAsDevice, abpNsDevice, randomDevAddr, Registries, randomEui, randomKey, uid } from './devices';
+import {
+  type SimulatedOtaaDevice,
+  SimulatedUdpGateway,
+  startDistributedStack,
+  startEmbeddedStack,
+  type StackUnderTest,
+  WebhookReceiver,
+} from '@lorawan/testing';
+import { abpAsDevice, abpNsDevice, randomDevAddr, Registries, randomEui, randomKey, registerOtaaDevice, uid } from './devices';
 import { EventStream } from './event-stream';
 import { dataUplink } from './lora-frames';
 import { setJsonWebhook } from './webhook-env';
@@ -65,15 +72,7 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
 
   /** An OTAA device (CayenneLPP uplink formatter in the AS), joined through the strong gateway. */
   async function joinedDevice() {
-    const dev = uid('dev');
-    const ids = { device_id: dev, dev_eui: randomEui(), join_eui: randomEui() };
-    const appKey = randomKey();
-    expectStatus(await api.post(`/api/v3/applications/${app}/devices`, { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
-    await reg.setOk('js', app, dev, { ids, root_keys: { app_key: { key: appKey } } }, ['root_keys.app_key.key']);
-    const ns = { ids, frequency_plan_id: 'EU_863_870_TTN', lorawan_version: 'MAC_V1_0_3', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true };
-    await reg.setOk('ns', app, dev, ns, ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join']);
-    await reg.setOk('as', app, dev, { ids, formatters: { up_formatter: 'FORMATTER_CAYENNELPP' } }, ['formatters']);
-    const sim = new SimulatedOtaaDevice({ joinEui: ids.join_eui, devEui: ids.dev_eui, appKey, macVersion: 'MAC_V1_0_3' });
+    const { dev, ids, sim } = await registerOtaaDevice(api, app, 'FORMATTER_CAYENNELPP');
     return { dev, ids, sim, ...(await join(dev, sim)) };
   }
 
