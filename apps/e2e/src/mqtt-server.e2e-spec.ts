@@ -32,8 +32,9 @@ interface Received {
 }
 
 /** An MQTT.js client of the stack's MQTT server, no reconnection; what it receives is collected. */
-async function connectClient(port: number, o: IClientOptions): Promise<{ client: MqttClient; received: Received[] }> {
-  const client = mqtt.connect(`mqtt://127.0.0.1:${port}`, { reconnectPeriod: 0, connectTimeout: 5000, ...o });
+async function connectClient(server: number | string, o: IClientOptions): Promise<{ client: MqttClient; received: Received[] }> {
+  const url = typeof server === 'number' ? `mqtt://127.0.0.1:${server}` : server;
+  const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 5000, ...o });
   // Listening before CONNACK: a persistent session's messages come right behind it, in the same read.
   const received: Received[] = [];
   client.on('message', (topic, payload) => received.push({ topic, up: JSON.parse(payload.toString()) as Received['up'] }));
@@ -363,15 +364,9 @@ describe('MQTT server over TLS (embedded)', () => {
     const { key } = await createKey(api, app, ['RIGHT_APPLICATION_TRAFFIC_READ']);
     const dev = await simulatedDevice(api, app);
     const ca = readFileSync(join(dir, 'cert.pem'));
-    const tls = mqtt.connect(`mqtts://127.0.0.1:${tlsPort}`, { username: app, password: key, protocolVersion: 5, ca, reconnectPeriod: 0 });
-    clients.push(tls);
-    const received: string[] = [];
-    tls.on('message', (topic) => received.push(topic));
-    await new Promise<void>((resolve, reject) => {
-      tls.once('connect', () => resolve());
-      tls.once('error', reject);
-    });
-    await tls.subscribeAsync(`v3/${app}/devices/+/up`);
+    const tls = await connectClient(`mqtts://127.0.0.1:${tlsPort}`, { username: app, password: key, protocolVersion: 5, ca });
+    clients.push(tls.client);
+    await tls.client.subscribeAsync(`v3/${app}/devices/+/up`);
     const sub = mosquitto('mosquitto_sub', [
       ...['-h', '127.0.0.1', '-p', String(tlsPort), '--cafile', join(dir, 'cert.pem'), '-u', app, '-P', key],
       ...['-t', `v3/${app}/devices/${dev}/up`, '-v', '-d', '-C', '1', '-W', '20'],
@@ -381,8 +376,8 @@ describe('MQTT server over TLS (embedded)', () => {
       await api.post(`/api/v3/as/applications/${app}/devices/${dev}/up/simulate`, { uplink_message: { f_port: 1, f_cnt: 1, frm_payload: 'AQ==' } }),
       200,
     );
-    await eventually(() => received.length === 1, 5000);
-    expect(received).toEqual([`v3/${app}/devices/${dev}/up`]);
+    await eventually(() => tls.received.length === 1, 5000);
+    expect(tls.received.map((m) => m.topic)).toEqual([`v3/${app}/devices/${dev}/up`]);
     expect(await sub.exited).toBe(0);
     expect(sub.output()).toContain(`v3/${app}/devices/${dev}/up {`);
     const metrics = await (await fetch(`${stack.baseUrl}/metrics`)).text();
