@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from '@jest/globals';
-import { type Api, type ApiResponse } from './http-client';
+import { SimulatedOtaaDevice } from '@lorawan/testing';
+import { type Api, type ApiResponse, expectStatus } from './http-client';
 
 export type Registry = 'js' | 'ns' | 'as';
 export const REGISTRIES: readonly Registry[] = ['js', 'ns', 'as'];
@@ -276,16 +277,18 @@ export class Registries {
 
 /**
  * An OTAA device (MAC 1.0.3, EU_863_870_TTN) registered in the IS, the JS (its AppKey), the NS and
- * the AS (with `formatters`): what a SimulatedOtaaDevice needs to join.
+ * the AS (with `upFormatter`), and its simulator (frames by lora-packet).
  */
-export async function registerOtaaDevice(api: Api, reg: Registries, app: string, formatters: Record<string, unknown>) {
+export async function registerOtaaDevice(api: Api, app: string, upFormatter: string): Promise<{ dev: string; ids: DeviceIds; sim: SimulatedOtaaDevice }> {
+  const reg = new Registries(api);
   const dev = uid('dev');
   const ids = { device_id: dev, dev_eui: randomEui(), join_eui: randomEui() };
   const appKey = randomKey();
-  expectOk(await api.post(isDevicesPath(app), { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 'IS create');
+  expectStatus(await api.post(isDevicesPath(app), { end_device: { ids: { ...ids, application_ids: { application_id: app } } } }), 200);
   await reg.setOk('js', app, dev, { ids, root_keys: { app_key: { key: appKey } } }, ['root_keys.app_key.key']);
   const ns = { ids, frequency_plan_id: 'EU_863_870_TTN', lorawan_version: 'MAC_V1_0_3', lorawan_phy_version: 'PHY_V1_0_3_REV_A', supports_join: true };
   await reg.setOk('ns', app, dev, ns, ['frequency_plan_id', 'lorawan_version', 'lorawan_phy_version', 'supports_join']);
-  await reg.setOk('as', app, dev, { ids, formatters }, ['formatters']);
-  return { dev, ids, appKey };
+  await reg.setOk('as', app, dev, { ids, formatters: { up_formatter: upFormatter } }, ['formatters']);
+  const sim = new SimulatedOtaaDevice({ joinEui: ids.join_eui, devEui: ids.dev_eui, appKey, macVersion: 'MAC_V1_0_3' });
+  return { dev, ids, sim };
 }

@@ -13,7 +13,6 @@ import { connect as mqttConnect, type MqttClient } from 'mqtt';
 import { connect as natsConnect, type NatsConnection } from 'nats';
 import {
   type PrivateService,
-  SimulatedOtaaDevice,
   SimulatedUdpGateway,
   startDistributedStack,
   startEmbeddedStack,
@@ -230,8 +229,7 @@ describe.each(MODES)('Pub/Sub integrations (%s)', (_mode, start) => {
 
   /** An OTAA device joined through the gateway: its DevAddr and session keys (lora-packet via SimulatedOtaaDevice). */
   async function joinedDevice() {
-    const { dev, ids, appKey } = await registerOtaaDevice(api, reg, app, { up_formatter: 'FORMATTER_NONE' });
-    const sim = new SimulatedOtaaDevice({ joinEui: ids.join_eui, devEui: ids.dev_eui, appKey, macVersion: 'MAC_V1_0_3' });
+    const { dev, sim } = await registerOtaaDevice(api, app, 'FORMATTER_NONE');
     const before = gateway.udp.downlinks.length;
     await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(sim.joinRequest(), { tmst: 1_000_000 })] });
     const down = (await gateway.udp.waitForDownlinks(before + 1, 5000))[before];

@@ -343,10 +343,11 @@ describe('TLS and broker access between components', () => {
           },
         });
       });
-    for (const subject of [`${PREFIX}.rpc.is.>`, `${PREFIX}.stream.*`, '_INBOX_gateway.>', `${PREFIX}.events.>`, `${PREFIX}.access.invalidate`]) {
+    for (const subject of [`${PREFIX}.rpc.is.>`, `${PREFIX}.stream.*`, '_INBOX_gateway.>', `${PREFIX}.events.>`, `${PREFIX}.ns.dedup.>`]) {
       expect({ subject, answer: await denied(subject) }).toEqual({ subject, answer: expect.stringMatching(/Permissions Violation for Subscription/i) });
     }
-    // Its own RPC subjects it may serve.
+    // Its own RPC subjects it may serve; the IS's access invalidations it follows (its MQTT clients' keys).
     expect(await denied(`${PREFIX}.${RPCS['NsAs.HandleUplink'].subject}`)).toBe('allowed');
+    expect(await denied(`${PREFIX}.access.invalidate`)).toBe('allowed');
   });
 });

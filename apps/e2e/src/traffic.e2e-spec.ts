@@ -6,7 +6,14 @@
  */
 import loraPacket from 'lora-packet';
 import type { EventJson } from '@lorawan/api';
-import { SimulatedOtaaDevice, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest, WebhookReceiver } from '@lorawan/testing';
+import {
+  type SimulatedOtaaDevice,
+  SimulatedUdpGateway,
+  startDistributedStack,
+  startEmbeddedStack,
+  type StackUnderTest,
+  WebhookReceiver,
+} from '@lorawan/testing';
 import { abpAsDevice, abpNsDevice, randomDevAddr, Registries, randomEui, randomKey, registerOtaaDevice, uid } from './devices';
 import { EventStream } from './event-stream';
 import { dataUplink } from './lora-frames';
@@ -65,8 +72,7 @@ describe.each(MODES)('data uplinks (%s)', (_mode, start, { replicas }) => {
 
   /** An OTAA device (CayenneLPP uplink formatter in the AS), joined through the strong gateway. */
   async function joinedDevice() {
-    const { dev, ids, appKey } = await registerOtaaDevice(api, reg, app, { up_formatter: 'FORMATTER_CAYENNELPP' });
-    const sim = new SimulatedOtaaDevice({ joinEui: ids.join_eui, devEui: ids.dev_eui, appKey, macVersion: 'MAC_V1_0_3' });
+    const { dev, ids, sim } = await registerOtaaDevice(api, app, 'FORMATTER_CAYENNELPP');
     return { dev, ids, sim, ...(await join(dev, sim)) };
   }
 

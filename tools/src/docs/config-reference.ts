@@ -58,6 +58,7 @@ const SEE: Record<SettingGroup, Array<[string, string]>> = {
   webhooks: [['Webhook delivery', 'integrations.md#webhook-delivery']],
   storage: [['Storage Integration', 'integrations.md#storage-integration']],
   pubsub: [['Pub/Sub integrations', 'integrations.md#pubsub-integrations']],
+  mqtt: [['MQTT server', 'integrations.md#mqtt-server']],
   formatters: [['Payload formatter isolation', 'integrations.md#payload-formatter-isolation']],
 };
 

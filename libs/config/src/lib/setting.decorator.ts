@@ -6,7 +6,7 @@
 
 /** The sections of the configuration reference. */
 export type SettingGroup =
-  'process' | 'transport' | 'database' | 'gateway' | 'identity' | 'events' | 'keys' | 'gs' | 'ns' | 'as' | 'webhooks' | 'storage' | 'pubsub' | 'formatters';
+  'process' | 'transport' | 'database' | 'gateway' | 'identity' | 'events' | 'keys' | 'gs' | 'ns' | 'as' | 'webhooks' | 'storage' | 'pubsub' | 'mqtt' | 'formatters';
 
 /** The sections' titles, in the order the page lists them. */
 export const SETTING_GROUPS: ReadonlyArray<{ group: SettingGroup; title: string }> = [
@@ -23,6 +23,7 @@ export const SETTING_GROUPS: ReadonlyArray<{ group: SettingGroup; title: string 
   { group: 'webhooks', title: 'Application Server: webhooks' },
   { group: 'storage', title: 'Application Server: Storage Integration' },
   { group: 'pubsub', title: 'Application Server: Pub/Sub integrations' },
+  { group: 'mqtt', title: 'Application Server: MQTT server' },
   { group: 'formatters', title: 'Application Server: payload formatters' },
 ];
 

@@ -628,6 +628,73 @@ export class Environment {
   @Max(3_600_000)
   AS_PUBSUB_RECONNECT_MAX_MS = 60_000;
 
+  @Setting(
+    'mqtt',
+    "The Application Server's MQTT server port (TTS's MQTT Server API: MQTT 3.1.1 and 5 over TCP; 0: any free port, logged at start). Every AS replica listens on it. When it is not set and 1883 is taken (a local mosquitto), the AS logs an error and runs without the MQTT TCP listener; when it is set, a port it cannot bind stops the AS.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  MQTT_PORT = 1883;
+
+  @Setting('mqtt', 'The address the MQTT server (TCP and TLS) binds.')
+  @IsOptional()
+  @IsString()
+  MQTT_HOST = '0.0.0.0';
+
+  @Setting(
+    'mqtt',
+    'The MQTT server over TLS (MQTTS) listens here when `MQTT_TLS_CERT_FILE` and `MQTT_TLS_KEY_FILE` are set (0: any free port, logged at start).',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  MQTT_TLS_PORT = 8883;
+
+  @Setting('mqtt', "The MQTT server's TLS certificate (PEM, with its chain); with `MQTT_TLS_KEY_FILE` it turns on `MQTT_TLS_PORT`.")
+  @IsOptional()
+  @IsString()
+  MQTT_TLS_CERT_FILE?: string;
+
+  @Setting('mqtt', 'The key (PEM) of `MQTT_TLS_CERT_FILE`.')
+  @IsOptional()
+  @IsString()
+  MQTT_TLS_KEY_FILE?: string;
+
+  @Setting(
+    'mqtt',
+    'A tenant ID: MQTT clients may then give `{application}@{tenant}` as their username (as TTS Cloud’s clients do), and their topics are `v3/{application}@{tenant}/…`. Unset: the username is the application ID.',
+  )
+  @IsOptional()
+  @Matches(/^[a-z0-9](?:[-]?[a-z0-9]){1,35}$/, { message: 'MQTT_TENANT_ID must be an ID (lower-case letters, digits and single dashes)' })
+  MQTT_TENANT_ID?: string;
+
+  @Setting(
+    'mqtt',
+    'Persistent sessions (MQTT 3.1.1 clean session false, MQTT 5 session expiry): the QoS 1 messages one session keeps for its client while it is away or has not acknowledged them, at most (below MQTT’s 65535 packet identifiers); beyond, the oldest are dropped (counted in `lorawan_as_mqtt_messages_total{direction="dropped"}`).',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65_000)
+  MQTT_SESSION_MAX_MESSAGES = 1000;
+
+  @Setting(
+    'mqtt',
+    'Persistent sessions: a kept message older than this (ms) is not delivered any more, and a session whose client stays away this long is ended (an MQTT 5 client asking for a shorter session expiry gets its own).',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(7 * 86_400_000)
+  MQTT_SESSION_MAX_AGE_MS = 3_600_000;
+
   @Setting('webhooks', 'One webhook request, connect to end of response.')
   @IsOptional()
   @Transform(toInt)
@@ -907,6 +974,7 @@ export const PAIRED_SETTINGS: ReadonlyArray<readonly [keyof Environment, keyof E
   ['DB_TLS_CERT_FILE', 'DB_TLS_KEY_FILE'],
   ['HTTP_TLS_CERT_FILE', 'HTTP_TLS_KEY_FILE'],
   ['GS_LBS_TLS_CERT_FILE', 'GS_LBS_TLS_KEY_FILE'],
+  ['MQTT_TLS_CERT_FILE', 'MQTT_TLS_KEY_FILE'],
   ['NATS_USER', 'NATS_PASSWORD'],
 ];
 
@@ -1057,6 +1125,8 @@ export interface ApplicationServerConfig {
   storage: StorageIntegrationConfig;
   /** The Pub/Sub integrations (AS_PUBSUB_*). */
   pubsub: PubSubIntegrationConfig;
+  /** The MQTT server (MQTT_*). */
+  mqtt: MqttServerConfig;
 }
 
 /** The Pub/Sub integrations' settings (AS_PUBSUB_*). */
@@ -1067,6 +1137,26 @@ export interface PubSubIntegrationConfig {
   shareGroup: string;
   /** The longest reconnection backoff. */
   reconnectMaxMs: number;
+}
+
+/** The AS's MQTT server (MQTT_*). */
+export interface MqttServerConfig {
+  port: number;
+  /**
+   * MQTT_PORT was set: a port that cannot be bound stops the AS. Left at its default (1883, which
+   * a local mosquitto often holds), a taken port is logged as an error and the AS runs without its
+   * MQTT TCP listener, so that `npm start` works on such a machine.
+   */
+  portRequired: boolean;
+  host: string;
+  /** MQTTS: its port and the certificate and key files (unset: no TLS listener). */
+  tls?: { port: number; certFile: string; keyFile: string };
+  /** Usernames may be `{application}@{tenantId}`. */
+  tenantId?: string;
+  /** QoS 1 messages a persistent session keeps at most. */
+  sessionMaxMessages: number;
+  /** Kept messages and absent clients' sessions expire after this many ms. */
+  sessionMaxAgeMs: number;
 }
 
 /** The Storage Integration's settings (AS_STORAGE_*). */
@@ -1223,6 +1313,15 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
         bufferMax: e.AS_STORAGE_BUFFER_MAX,
       },
       pubsub: { sharedSubscriptions: e.AS_PUBSUB_SHARED_SUBSCRIPTIONS, shareGroup: e.AS_PUBSUB_SHARE_GROUP, reconnectMaxMs: e.AS_PUBSUB_RECONNECT_MAX_MS },
+      mqtt: {
+        port: e.MQTT_PORT,
+        portRequired: present.MQTT_PORT !== undefined,
+        host: e.MQTT_HOST,
+        tls: e.MQTT_TLS_CERT_FILE && e.MQTT_TLS_KEY_FILE ? { port: e.MQTT_TLS_PORT, certFile: e.MQTT_TLS_CERT_FILE, keyFile: e.MQTT_TLS_KEY_FILE } : undefined,
+        tenantId: e.MQTT_TENANT_ID,
+        sessionMaxMessages: e.MQTT_SESSION_MAX_MESSAGES,
+        sessionMaxAgeMs: e.MQTT_SESSION_MAX_AGE_MS,
+      },
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

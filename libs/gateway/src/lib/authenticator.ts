@@ -7,6 +7,7 @@ import {
   type EntityRef,
   ID_MAX_LENGTH,
   ID_PATTERN,
+  invalidationAffects,
   rightsTarget,
   RPCS,
   type RpcDefinition,
@@ -127,7 +128,7 @@ export class Authenticator implements OnModuleInit, OnModuleDestroy {
   invalidate(msg: AccessInvalidation): void {
     if (msg.all) this.entries.clear();
     for (const [key, entry] of this.entries) {
-      if (entry.caller && affects(msg, entry.caller)) this.entries.delete(key);
+      if (entry.caller && invalidationAffects(msg, entry.caller)) this.entries.delete(key);
     }
     this.generation++;
     for (const listener of this.listeners) listener(msg);
@@ -174,19 +175,4 @@ function credentialOnly(caller: CallerIdentity): CallerIdentity {
 function keyExpiry(caller: CallerIdentity): number {
   const at = caller.expires_at === undefined ? NaN : Date.parse(caller.expires_at);
   return Number.isNaN(at) ? Infinity : at;
-}
-
-/**
- * Whether an invalidation concerns a resolved caller: every one (`all`), its key, or an entity its
- * rights were resolved on (`entity`, each of an event stream's `entity_rights`) or that owns its key.
- */
-export function affects(msg: AccessInvalidation, caller: CallerIdentity): boolean {
-  if (msg.all || (msg.api_key_id !== undefined && caller.id === msg.api_key_id)) return true;
-  const entity = msg.entity;
-  if (!entity) return false;
-  return same(caller.entity, entity) || same(caller.owner, entity) || (caller.entity_rights ?? []).some((r) => same(r.entity, entity));
-}
-
-function same(a: EntityRef | undefined, b: EntityRef): boolean {
-  return a !== undefined && a.kind === b.kind && a.id === b.id;
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   type CallerIdentity,
   type EntityRef,
+  invalidationAffects,
   isJsonObject,
   newUlid,
   RPCS,
@@ -15,7 +16,7 @@ import {
 import { ErrInternal, ErrUnavailable, StackError } from '@lorawan/errors';
 import { eventStreamsOpen } from '@lorawan/observability';
 import { type PubSub, PUBSUB, type Subscription } from '@lorawan/transport';
-import { affects, Authenticator, isEntityId } from './authenticator';
+import { Authenticator, isEntityId } from './authenticator';
 import { DEFAULT_STREAM_LIMITS, EventStreamSession, refuseStream, type StreamLimits, type StreamSink } from './event-stream.session';
 import { sendError } from './http-reply';
 import { buildRequest, compileBinding } from './request-builder';
@@ -95,7 +96,7 @@ export class EventStreamRoute implements OnModuleInit, OnModuleDestroy {
     this.watchTimer = setInterval(() => this.endSilentStreams(), this.watch.checkMs);
     this.watchTimer.unref();
     this.stopInvalidations = this.auth.onInvalidation((msg) => {
-      for (const [session, grant] of this.grants) if (affects(msg, grant.caller)) void this.revalidate(session);
+      for (const [session, grant] of this.grants) if (invalidationAffects(msg, grant.caller)) void this.revalidate(session);
     });
   }
 

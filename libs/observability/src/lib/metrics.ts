@@ -241,6 +241,18 @@ export const integrationPublishFailures = new Counter({
   labelNames: ['integration'] as const,
 });
 
+export const mqttConnections = new Gauge({
+  name: 'lorawan_as_mqtt_connections',
+  help: "MQTT clients connected to this Application Server replica's MQTT server, by transport (tcp, tls).",
+  labelNames: ['transport'] as const,
+});
+
+export const mqttMessages = new Counter({
+  name: 'lorawan_as_mqtt_messages_total',
+  help: 'MQTT server messages of this AS replica, by direction: `in` (PUBLISH from clients: downlinks), `out` (PUBLISH to clients, redeliveries included), `dropped` (a persistent session full, or its messages expired).',
+  labelNames: ['direction'] as const,
+});
+
 export const storedUps = new Counter({
   name: 'lorawan_as_storage_messages_total',
   help: "Application messages of the Storage Integration, by outcome: `stored` (written), `dropped` (its buffer was full, or its batch's writes kept failing), `retried` (in a batch whose write failed and was tried again).",

@@ -219,7 +219,10 @@ export function describeRegistryBatch(c: RegistryBatchCase): void {
     const { RIGHT_APPLICATION_DEVICES_WRITE: WRITE, RIGHT_APPLICATION_DEVICES_WRITE_KEYS: WRITE_KEYS } = Right;
 
     beforeAll(async () => {
-      component = await startTestComponent(c.module, { component: c.component, config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error' }) });
+      component = await startTestComponent(c.module, {
+        component: c.component,
+        config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error', MQTT_PORT: '0', MQTT_HOST: '127.0.0.1' }),
+      });
     });
     afterAll(async () => {
       await component.close();

@@ -55,7 +55,10 @@ export function describeRegistryEvents(c: RegistryEventsCase): void {
     const identifiers = [{ device_ids: c.storedIds }];
 
     beforeAll(async () => {
-      component = await startTestComponent(c.module, { component: c.component, config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error' }) });
+      component = await startTestComponent(c.module, {
+        component: c.component,
+        config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error', MQTT_PORT: '0', MQTT_HOST: '127.0.0.1' }),
+      });
       events = recordEvents(component.broker);
     });
     afterAll(async () => {

@@ -56,6 +56,10 @@ export interface StackUnderTest {
   lbsPort?: number;
   /** Distributed mode: the Basics Station port of each Gateway Server replica. */
   lbsPorts?: Map<string, number>;
+  /** The MQTT server's TCP port on 127.0.0.1 (embedded, or distributed with `as`); of the first replica. */
+  mqttPort?: number;
+  /** Distributed mode: the MQTT port of each Application Server replica (`as#0`, `as#1`, …). */
+  mqttPorts?: Map<string, number>;
   /** Distributed mode with several gateways: the base URL of each (`gateway#0` first); else just `baseUrl`. */
   baseUrls?: string[];
   /** Output of every process, for failure diagnostics and log assertions. */
@@ -177,12 +181,14 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
   const healthPorts = new Map<string, number>();
   const udpPorts = new Map<string, number>();
   const lbsPorts = new Map<string, number>();
+  const mqttPorts = new Map<string, number>();
   const spawnComponent = (name: string) =>
     spawnApp(name, `apps/${name.split('#')[0]}/src/main.js`, [], {
       ...env,
       HEALTH_PORT: String(healthPorts.get(name)),
       ...(udpPorts.has(name) ? { GS_UDP_PORT: String(udpPorts.get(name)), GS_UDP_HOST: '127.0.0.1' } : {}),
       ...(lbsPorts.has(name) ? { GS_LBS_PORT: String(lbsPorts.get(name)), GS_LBS_HOST: '127.0.0.1' } : {}),
+      ...(mqttPorts.has(name) ? { MQTT_PORT: String(mqttPorts.get(name)), MQTT_HOST: '127.0.0.1' } : {}),
       ...options.envOf?.(name),
     });
   for (const c of components) {
@@ -191,6 +197,8 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
       healthPorts.set(name, await freePort());
       if (c === 'gs') udpPorts.set(name, await freeUdpPort());
       if (c === 'gs') lbsPorts.set(name, await freePort());
+      // The machine's own mosquitto may hold MQTT's 1883.
+      if (c === 'as') mqttPorts.set(name, await freePort());
       spawned.push(spawnComponent(name));
     }
   }
@@ -247,6 +255,8 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
     udpPorts,
     lbsPort: lbsPorts.get('gs#0'),
     lbsPorts,
+    mqttPort: mqttPorts.get('as#0'),
+    mqttPorts,
     logs: () => spawned.map((s) => s.output.join('')).join('\n'),
     logsOf: (name) => spawned.find((s) => s.name === name)?.output.join('') ?? '',
     restart,
@@ -261,6 +271,7 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
   const port = await freePort();
   const udpPort = await freeUdpPort();
   const lbsPort = await freePort();
+  const mqttPort = await freePort();
   const spawnStack = () =>
     spawnApp(
       'stack',
@@ -272,6 +283,8 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
         GS_UDP_HOST: '127.0.0.1',
         GS_LBS_PORT: String(lbsPort),
         GS_LBS_HOST: '127.0.0.1',
+        MQTT_PORT: String(mqttPort),
+        MQTT_HOST: '127.0.0.1',
         HTTP_PORT: String(port),
         ADMIN_API_KEY: adminKey,
         PUBLIC_URL: `http://127.0.0.1:${port}/api/v3`,
@@ -315,6 +328,7 @@ export async function startEmbeddedStack(options: { env?: Record<string, string>
     healthPorts: new Map(),
     udpPort,
     lbsPort,
+    mqttPort,
     logs,
     logsOf: (name) => (name === 'stack' ? logs() : ''),
     restart,

@@ -56,3 +56,18 @@ export interface AccessInvalidation {
   /** Everything: an organization deleted, restored or purged changes the rights of its members on whatever it reaches. */
   all?: true;
 }
+
+/**
+ * Whether an invalidation concerns a resolved caller: every one (`all`), its key, or an entity its
+ * rights were resolved on (`entity`, each of an event stream's `entity_rights`) or that owns its key.
+ */
+export function invalidationAffects(msg: AccessInvalidation, caller: CallerIdentity): boolean {
+  if (msg.all || (msg.api_key_id !== undefined && caller.id === msg.api_key_id)) return true;
+  const entity = msg.entity;
+  if (!entity) return false;
+  return same(caller.entity, entity) || same(caller.owner, entity) || (caller.entity_rights ?? []).some((r) => same(r.entity, entity));
+}
+
+function same(a: EntityRef | undefined, b: EntityRef): boolean {
+  return a !== undefined && a.kind === b.kind && a.id === b.id;
+}

@@ -102,12 +102,12 @@ export function natsPermissions(subjectPrefix?: string): Record<NatsPrincipal, N
   result.events.publish.push(`${p}${streamSubject('*')}`, `${p}${replicaHeartbeatSubject('*')}`);
   result.gateway.subscribe.push(`${p}${streamSubject('*')}`, `${p}${replicaHeartbeatSubject('*')}`);
   result.gateway.publish.push(`${p}${streamControlSubject('*')}`);
-  // The AS: its replicas' application caches, and its webhook job queue's subjects.
-  result.as.publish.push(`${p}as.cache.>`, `${p}as.webhooks.>`);
-  result.as.subscribe.push(`${p}as.cache.>`);
-  // The AS replicas re-open a Pub/Sub's connection when one of them sets or deletes it (PUBSUB_CHANGED_SUBJECT).
-  result.as.publish.push(`${p}as.pubsub.>`);
-  result.as.subscribe.push(`${p}as.pubsub.>`);
+  // The AS: its replicas' application caches, its webhook job queue's subjects, the application
+  // messages for the MQTT server of every replica (`as.mqtt.up.<application>.<device>.<kind>`),
+  // whose connections follow the IS's access invalidations, and the Pub/Sub changes that make its
+  // replicas re-open a Pub/Sub's connection (PUBSUB_CHANGED_SUBJECT).
+  result.as.publish.push(`${p}as.cache.>`, `${p}as.webhooks.>`, `${p}as.mqtt.>`, `${p}as.pubsub.>`);
+  result.as.subscribe.push(`${p}as.cache.>`, `${p}as.mqtt.>`, `${p}as.pubsub.>`, `${p}${ACCESS_INVALIDATION_SUBJECT}`);
   // The GS forgets a refused gateway EUI when the IS registers a gateway with it (its gateway.* events).
   // The GS checks a Basics Station gateway's API key (RIGHT_GATEWAY_LINK) as the gateway checks the API's callers.
   result.gs.publish.push(`${p}${RPCS['EntityAccess.Authorize'].subject}`);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MqttServerModule } from './mqtt/mqtt-server.module';
 import { WebhookDownlinksModule } from './webhooks/downlink/webhook-downlinks.module';
 import { PubSubDownlinksModule } from './pubsub/downlink/pubsub-downlinks.module';
 
@@ -7,6 +8,6 @@ import { PubSubDownlinksModule } from './pubsub/downlink/pubsub-downlinks.module
  * they use the downlink queue, which itself reports to the integrations.
  */
 @Module({
-  imports: [WebhookDownlinksModule, PubSubDownlinksModule],
+  imports: [WebhookDownlinksModule, PubSubDownlinksModule, MqttServerModule],
 })
 export class IntegrationEntryPointsModule {}

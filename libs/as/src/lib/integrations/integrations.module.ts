@@ -8,6 +8,8 @@ import { StorageIntegration } from './storage/storage.integration';
 import { StorageModule } from './storage/storage.module';
 import { PubSubIntegration } from './pubsub/pubsub.integration';
 import { PubSubModule } from './pubsub/pubsub.module';
+import { MqttIntegration } from './mqtt/mqtt.integration';
+import { MqttModule } from './mqtt/mqtt.module';
 
 /**
  * The AS's integrations, one line each: the module of `integrations/<name>/` and the integration
@@ -17,6 +19,7 @@ const INTEGRATIONS = [
   { module: WebhooksModule, integration: WebhookIntegration },
   { module: StorageModule, integration: StorageIntegration },
   { module: PubSubModule, integration: PubSubIntegration },
+  { module: MqttModule, integration: MqttIntegration },
 ];
 
 /**

@@ -231,6 +231,8 @@ describe('NsAs.HandleUplink: join-accepts and data uplinks (MariaDB)', () => {
     await ensureMysqlDatabase(dbUrl);
     receiver = await new WebhookReceiver().start();
     const config = loadConfig({
+      MQTT_PORT: '0', // the machine's mosquitto may hold 1883
+      MQTT_HOST: '127.0.0.1',
       AS_DATABASE_URL: dbUrl,
       DATA_DIR: dir,
       LOG_LEVEL: 'error',
