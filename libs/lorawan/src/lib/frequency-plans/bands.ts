@@ -89,10 +89,10 @@ type ChannelRun = readonly [first: number, count: number];
  * only the RP001 layout). Uplink channels are listed per group of 32 (20 MHz) or as one run of 48
  * (26 MHz), 200 kHz apart; RX1 answers on downlink channel `rx1(n)` of uplink channel n (20 MHz: the
  * same index; 26 MHz: n mod 24). Channels allow DR1–DR5: TTS defines no DR0 in these bands
- * (`data-rates.ts`). RX2 is TTS's fixed default, the ABP one of RP002 (an OTAA device's RX2 depends
- * on its join channel there, which the band model does not carry); its DR0 is TTS's too (RP002-1.0.4
- * and LoRaMac-node say DR1), so no default RX2 window exists until the device's RX2 data rate is set,
- * as in TTS, which cannot look DR0 up either.
+ * (`data-rates.ts`). RX2 is TTS's fixed default, LoRaMac-node's ABP one (an OTAA device's RX2 depends
+ * on its join channel there, which the band model does not carry); its DR0 is TTS's too
+ * (LoRaMac-node's RP002 implementation uses DR1), so no default RX2 window exists until the device's
+ * RX2 data rate is set, as in TTS, which cannot look DR0 up either.
  */
 function cn470Rp2<K extends 'CN_470_510_20_A' | 'CN_470_510_20_B' | 'CN_470_510_26_A' | 'CN_470_510_26_B'>(
   id: K,

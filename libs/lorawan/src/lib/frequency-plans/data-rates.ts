@@ -64,10 +64,10 @@ const AS_923: Row[] = [
 
 /**
  * RP002-1.0.4's CN470-510 plans, as TTS (`cn_470_510_*_rp2_v1_0_4.go`): DR1–DR5 SF11–SF7/125 kHz,
- * DR6 SF7/500 kHz, DR7 FSK. RP002 lists DR0 (SF12/125 kHz) with no maximum payload ("N/A",
- * ChirpStack M = 0) and TTS leaves it out, so DR0 is no data rate of these bands here, though TTS's
- * RX2 default names it (`bands.ts`). DR3 carries 172 bytes as in TTS and RP002-1.0.1; RP002-1.0.2
- * and later (and ChirpStack) say 192.
+ * DR6 SF7/500 kHz, DR7 FSK. ChirpStack's RP002 tables give DR0 (SF12/125 kHz) no payload (M = 0)
+ * and TTS leaves it out, so DR0 is no data rate of these bands here, though TTS's RX2 default names
+ * it (`bands.ts`). DR3 carries 172 bytes as in TTS and ChirpStack's RP002-1.0.1 table; its table
+ * for RP002-1.0.2 and later says 192.
  */
 const CN_470_510_RP2: Row[] = [
   [1, lora(11, 125), 31],
