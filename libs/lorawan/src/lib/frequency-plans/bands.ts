@@ -3,7 +3,8 @@ import type { Band, BandChannel, BandId, FrequencyPlanChannel, Hz } from './type
 
 /**
  * Band facts from LoRaWAN Regional Parameters RP002-1.0.4 (CN779-787 from RP002-1.0.3, the last to
- * define it; CN470-510 in the 96-channel layout of RP001-1.1revB, see below), checked against The
+ * define it; CN470-510 in the 96-channel layout of RP001-1.1revB and in RP002's four channel plans,
+ * see below), checked against The
  * Things Stack (`pkg/band`) and ChirpStack (`lrwn/src/region`): LoRa and FSK data rates (no
  * LR-FHSS), AS923 in its four frequency groups. EIRP limits given by regulators as ERP are
  * converted with +2.15 dB.
@@ -78,6 +79,63 @@ const CN_470_510_CHANNELS: BandChannel[] = Array.from({ length: 96 }, (_, i) => 
   min_data_rate_index: 0,
   max_data_rate_index: 5,
 }));
+
+/** A run of channels 200 kHz apart: the first frequency (Hz) and how many. */
+type ChannelRun = readonly [first: number, count: number];
+
+/**
+ * RP002-1.0.4's CN470-510 channel plans, as TTS's `CN_470_510_{20,26}_{A,B}` bands
+ * (`pkg/band/cn_470_510_*_rp2_v1_0_4.go`, which TTS took from the RP 1.2rA draft; ChirpStack has
+ * only the RP001 layout). Uplink channels are listed per group of 32 (20 MHz) or as one run of 48
+ * (26 MHz), 200 kHz apart; RX1 answers on downlink channel `rx1(n)` of uplink channel n (20 MHz: the
+ * same index; 26 MHz: n mod 24). Channels allow DR1–DR5: TTS defines no DR0 in these bands
+ * (`data-rates.ts`). RX2 is TTS's fixed default, LoRaMac-node's ABP one (an OTAA device's RX2 depends
+ * on its join channel there, which the band model does not carry); its DR0 is TTS's too
+ * (LoRaMac-node's RP002 implementation uses DR1), so no default RX2 window exists until the device's
+ * RX2 data rate is set, as in TTS, which cannot look DR0 up either.
+ */
+function cn470Rp2<K extends 'CN_470_510_20_A' | 'CN_470_510_20_B' | 'CN_470_510_26_A' | 'CN_470_510_26_B'>(
+  id: K,
+  channels: { uplink: readonly ChannelRun[]; downlink: readonly ChannelRun[]; rx1: (n: number) => number },
+  rx2: number,
+  classB?: number,
+): Band & { readonly id: K } {
+  const run = (runs: readonly ChannelRun[]) => runs.flatMap(([first, count]) => Array.from({ length: count }, (_, i) => first + 200_000 * i));
+  const downlinkChannels = run(channels.downlink).map((f) => ({ frequency: hz(f), min_data_rate_index: 1, max_data_rate_index: 5 }));
+  return {
+    id,
+    ...COMMON,
+    default_channels: run(channels.uplink).map((f, n) => ({
+      uplink_frequency: hz(f),
+      downlink_frequency: downlinkChannels[channels.rx1(n)].frequency,
+      min_data_rate_index: 1,
+      max_data_rate_index: 5,
+    })),
+    downlink_channels: downlinkChannels,
+    cf_list_type: 'CHANNEL_MASKS',
+    max_adr_data_rate_index: 5,
+    // TXPower 0–7 (TTS `pkg/band/cn_470_510_*_rp2_v1_0_4.go` TxOffset).
+    tx_power_offsets: twoDbSteps(8),
+    default_rx2: { frequency: hz(rx2), data_rate_index: 0 },
+    default_max_eirp: 17 + ERP_TO_EIRP,
+    beacon_data_rate_index: 2,
+    // 26 MHz plans: one beacon and ping-slot channel. TTS gives the 20 MHz plans a beacon data rate
+    // but no beacon or ping-slot channel, so they have no class B default frequency here either.
+    ...(classB === undefined ? {} : { beacon_frequency: hz(classB), ping_slot_frequency: hz(classB) }),
+    sub_bands: [{ min_frequency: hz(470_000_000), max_frequency: hz(510_000_000), duty_cycle: 1, max_eirp: 17 + ERP_TO_EIRP }],
+    tx_param_setup_req_support: false,
+  };
+}
+
+/** RP002 20 MHz plans: RX1 on the uplink channel's index. */
+const sameIndex = (n: number) => n;
+/** RP002 26 MHz plans: RX1 on downlink channel n mod 24. */
+const mod24 = (n: number) => n % 24;
+/** RP002 20 MHz type B: two groups of 32, the same for uplink and downlink. */
+const CN_470_510_20_B_CHANNELS: readonly ChannelRun[] = [
+  [476_900_000, 32],
+  [496_900_000, 32],
+];
 
 /**
  * AS923 groups (RP002-1.0.4 "AS923 Channel Frequencies"): group 1 plus AS923_FREQ_OFFSET, the same
@@ -280,12 +338,30 @@ const BANDS: { readonly [K in BandId]: Band & { readonly id: K } } = deepFreeze(
     sub_bands: [{ min_frequency: hz(470_000_000), max_frequency: hz(510_000_000), duty_cycle: 1, max_eirp: 17 + ERP_TO_EIRP }],
     tx_param_setup_req_support: false,
   },
+  CN_470_510_20_A: cn470Rp2(
+    'CN_470_510_20_A',
+    {
+      uplink: [
+        [470_300_000, 32],
+        [503_500_000, 32],
+      ],
+      downlink: [
+        [483_900_000, 32],
+        [490_300_000, 32],
+      ],
+      rx1: sameIndex,
+    },
+    486_900_000,
+  ),
+  CN_470_510_20_B: cn470Rp2('CN_470_510_20_B', { uplink: CN_470_510_20_B_CHANNELS, downlink: CN_470_510_20_B_CHANNELS, rx1: sameIndex }, 498_300_000),
+  CN_470_510_26_A: cn470Rp2('CN_470_510_26_A', { uplink: [[470_300_000, 48]], downlink: [[490_100_000, 24]], rx1: mod24 }, 492_500_000, 494_900_000),
+  CN_470_510_26_B: cn470Rp2('CN_470_510_26_B', { uplink: [[480_300_000, 48]], downlink: [[500_100_000, 24]], rx1: mod24 }, 502_500_000, 504_900_000),
 });
 
 /**
  * The downlink channels a fixed-plan band's RX1 uses for a set of uplink frequencies (US915: the
- * 500 kHz channels; CN470: uplink channel n mod 48), in downlink channel order; undefined in bands
- * where RX1 answers on the uplink frequency.
+ * 500 kHz channels; CN470: uplink channel n mod 48, RP002's plans as `cn470Rp2`), in downlink
+ * channel order; undefined in bands where RX1 answers on the uplink frequency.
  */
 export function rx1DownlinkChannels(band: Band, uplinkFrequencies: readonly Hz[]): readonly FrequencyPlanChannel[] | undefined {
   if (!band.downlink_channels) return undefined;

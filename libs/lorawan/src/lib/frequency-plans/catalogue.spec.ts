@@ -398,6 +398,10 @@ const BAND_RANGE: Record<BandId, [number, number]> = {
   EU_433: [433.05, 434.79],
   CN_779_787: [779, 787],
   CN_470_510: [470, 510],
+  CN_470_510_20_A: [470, 510],
+  CN_470_510_20_B: [470, 510],
+  CN_470_510_26_A: [470, 510],
+  CN_470_510_26_B: [470, 510],
 };
 
 describe('frequency plan catalogue', () => {

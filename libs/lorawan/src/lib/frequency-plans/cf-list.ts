@@ -5,7 +5,8 @@ import type { FrequencyPlan } from './types';
  * The CFList a join-accept carries for a frequency plan (LoRaWAN 1.0.2+ §6.2.5, RP002 §2.x.4), as
  * TTS's structured message: EU-like bands list up to five channels beyond the band's defaults
  * (frequency / 100 Hz); US915/AU915 send the masks of the plan's 72 channels (ChMask0–4), CN470
- * of its 96 (ChMask0–5, RP001-1.1revB §2.6.4). Undefined when the
+ * of its 96 (ChMask0–5, RP001-1.1revB §2.6.4), RP002's CN470 plans of their 64 or 48 (ChMask0–3 or
+ * 0–2, as TTS's generic channel-mask CFList). Undefined when the
  * plan adds nothing to the band's defaults.
  */
 export function cfListMessage(plan: FrequencyPlan): CFListMessage | undefined {

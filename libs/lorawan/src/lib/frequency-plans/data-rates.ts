@@ -62,6 +62,23 @@ const AS_923: Row[] = [
   [7, FSK_50K, 250, 250],
 ];
 
+/**
+ * RP002-1.0.4's CN470-510 plans, as TTS (`cn_470_510_*_rp2_v1_0_4.go`): DR1–DR5 SF11–SF7/125 kHz,
+ * DR6 SF7/500 kHz, DR7 FSK. ChirpStack's RP002 tables give DR0 (SF12/125 kHz) no payload (M = 0)
+ * and TTS leaves it out, so DR0 is no data rate of these bands here, though TTS's RX2 default names
+ * it (`bands.ts`). DR3 carries 172 bytes as in TTS and ChirpStack's RP002-1.0.1 table; its table
+ * for RP002-1.0.2 and later says 192.
+ */
+const CN_470_510_RP2: Row[] = [
+  [1, lora(11, 125), 31],
+  [2, lora(10, 125), 94],
+  [3, lora(9, 125), 172],
+  [4, lora(8, 125), 250],
+  [5, lora(7, 125), 250],
+  [6, lora(7, 500), 250],
+  [7, FSK_50K, 250],
+];
+
 const TABLES: Record<BandId, Row[]> = {
   EU_863_870: EU_LIKE_WITH_250K_AND_FSK,
   US_902_928: [[0, lora(10, 125), 19], [1, lora(9, 125), 61], [2, lora(8, 125), 133], [3, lora(7, 125), 250], [4, lora(8, 500), 250], ...WIDE_DOWNLINK],
@@ -87,6 +104,10 @@ const TABLES: Record<BandId, Row[]> = {
   CN_779_787: EU_LIKE_WITH_250K_AND_FSK,
   // CN470 (RP001 layout): LoRa 125 kHz only, the EU-like M values.
   CN_470_510: EU_LIKE,
+  CN_470_510_20_A: CN_470_510_RP2,
+  CN_470_510_20_B: CN_470_510_RP2,
+  CN_470_510_26_A: CN_470_510_RP2,
+  CN_470_510_26_B: CN_470_510_RP2,
 };
 
 const DATA_RATES = new Map<BandId, ReadonlyMap<number, BandDataRate>>(
@@ -179,6 +200,13 @@ const lowerByOffset: Rx1Rule = (uplink, offset) => (offset <= 5 ? Math.max(uplin
 const as923: Rx1Rule = (uplink, offset, downlinkDwellTime) =>
   offset <= 7 ? Math.min(7, Math.max(downlinkDwellTime ? 2 : 0, uplink - effectiveOffset(offset))) : undefined;
 
+/**
+ * RP002 CN470-510 plans (TTS `cn470510DownlinkDRTable`, RX1DROffset 0–5): the uplink DR lowered by
+ * the offset, not below DR0, for uplinks up to DR5; DR6 and DR7 have no RX1 data rate. An answer of
+ * DR0 names no data rate of these bands, so that RX1 is not offered (as in TTS).
+ */
+const cn470Rp2: Rx1Rule = (uplink, offset) => (uplink <= 5 ? lowerByOffset(uplink, offset, false) : undefined);
+
 /** Uplink DR → RX1 DR rule per band; the uplink DR is one of the band's (checked by the caller). */
 const RX1_RULES: Record<BandId, Rx1Rule> = {
   EU_863_870: lowerByOffset,
@@ -194,6 +222,10 @@ const RX1_RULES: Record<BandId, Rx1Rule> = {
   EU_433: lowerByOffset,
   CN_779_787: lowerByOffset,
   CN_470_510: lowerByOffset,
+  CN_470_510_20_A: cn470Rp2,
+  CN_470_510_20_B: cn470Rp2,
+  CN_470_510_26_A: cn470Rp2,
+  CN_470_510_26_B: cn470Rp2,
 };
 
 /**

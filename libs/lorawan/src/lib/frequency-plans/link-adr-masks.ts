@@ -33,16 +33,31 @@ const MASK_BITS = 16;
 const NARROW_CHANNELS = 64;
 const FIXED_CHANNELS = 72;
 const SUB_BAND_SIZE = 8;
-/** CN470-510: 96 × 125 kHz channels, six ChMasks of 16. */
-const CN470_CHANNELS = 96;
+/**
+ * Fixed-plan bands addressed purely in groups of 16 channels: ChMaskCntl g masks channels
+ * 16g…16g+15, one ChMaskCntl switches every channel on and, where the layout has one, another every
+ * channel off (the ChMask then says nothing). TTS `parseChMask48/64/96` (`pkg/band/channel_mask.go`).
+ */
+interface GroupLayout {
+  readonly channels: number;
+  readonly allOn: number;
+  readonly allOff?: number;
+}
+/** RP002 CN470-510 26 MHz plans: 48 channels, ChMaskCntl 0–2, 3 all on, 4 all off. */
+const FIXED_48: GroupLayout = { channels: 48, allOn: 3, allOff: 4 };
+/** RP002 CN470-510 20 MHz plans: 64 channels, ChMaskCntl 0–3, 6 all on, 7 all off. */
+const FIXED_64: GroupLayout = { channels: 64, allOn: 6, allOff: 7 };
+/** RP001 CN470-510: 96 channels, ChMaskCntl 0–5, 6 all on, 7 RFU. */
+const FIXED_96: GroupLayout = { channels: 96, allOn: 6 };
+const GROUP_LAYOUTS: readonly GroupLayout[] = [FIXED_48, FIXED_64, FIXED_96];
 
-/** How a band's LinkADRReq addresses its channels: one ChMask of 16, US/AU's 64 + 8, or CN470's 96. */
-type MaskLayout = 'DYNAMIC' | 'FIXED_72' | 'FIXED_96';
+/** How a band's LinkADRReq addresses its channels: one ChMask of 16, US/AU's 64 + 8, or groups of 16 (CN470). */
+type MaskLayout = 'DYNAMIC' | 'FIXED_72' | GroupLayout;
 
 function layoutOf(bandId: BandId): MaskLayout {
   const band = getBand(bandId);
   if (band.cf_list_type === 'FREQUENCIES') return 'DYNAMIC';
-  return band.default_channels.length === CN470_CHANNELS ? 'FIXED_96' : 'FIXED_72';
+  return GROUP_LAYOUTS.find((l) => l.channels === band.default_channels.length) ?? 'FIXED_72';
 }
 
 /**
@@ -59,12 +74,12 @@ function layoutOf(bandId: BandId): MaskLayout {
  *   where needed, ChMaskCntl 4 (`subBandSequence`); taken only when strictly shorter.
  * Ties go to the explicit sequence, then to ChMaskCntl 7, as in TTS; no 125 kHz channel or all of
  * them enabled is a single ChMaskCntl 7 / 6.
- * CN470-510 (96 fixed channels): `cn470Masks`.
+ * CN470-510 (RP001's 96 channels, RP002's 48 or 64): `groupMasks`.
  */
 export function linkAdrChannelMasks(bandId: BandId, desiredEnabled: readonly boolean[], options: LinkAdrChannelMaskOptions = {}): ChannelMaskBlock[] {
   const layout = layoutOf(bandId);
   if (layout === 'DYNAMIC') return [maskBlock(0, padded(desiredEnabled, MASK_BITS))];
-  if (layout === 'FIXED_96') return cn470Masks(desiredEnabled, options.current);
+  if (layout !== 'FIXED_72') return groupMasks(layout, desiredEnabled, options.current);
   const desired = padded(desiredEnabled, FIXED_CHANNELS);
   const current = options.current && padded(options.current, FIXED_CHANNELS);
   if (current && sameChannels(current, desired)) return [maskBlock(0, desired.slice(0, MASK_BITS))];
@@ -96,7 +111,11 @@ export function applyLinkAdrChannelMasks(bandId: BandId, currentEnabled: readonl
   for (const block of blocks) {
     if (!channels) return undefined;
     const assignments =
-      layout === 'DYNAMIC' ? dynamicPlanAssignments(block, channels.length) : layout === 'FIXED_72' ? fixedPlanAssignments(block) : cn470Assignments(block);
+      layout === 'DYNAMIC'
+        ? dynamicPlanAssignments(block, channels.length)
+        : layout === 'FIXED_72'
+          ? fixedPlanAssignments(block)
+          : groupAssignments(layout, block);
     channels = applyBlock(channels, assignments);
   }
   return channels?.some(Boolean) ? channels : undefined;
@@ -155,32 +174,41 @@ function fixedPlanAssignments(block: ChannelMaskBlock): Assignments | undefined 
 }
 
 /**
- * CN470-510 (RP001-1.1revB §2.6.5, TTS `parseChMask96`): ChMaskCntl 0–5 mask a group of 16
- * channels, 6 switches all 96 on whatever the mask says, 7 is RFU.
+ * CN470-510 (RP001-1.1revB §2.6.5, RP002-1.0.4 "CN470-510 LinkAdrReq command"; TTS
+ * `parseChMask48/64/96`): ChMaskCntl g below the number of groups masks that group of 16
+ * channels; the layout's all-on and all-off ChMaskCntl switch every channel whatever the mask says;
+ * the others are RFU.
  */
-function cn470Assignments(block: ChannelMaskBlock): Assignments | undefined {
+function groupAssignments(layout: GroupLayout, block: ChannelMaskBlock): Assignments | undefined {
   const mask = maskOf(block);
   if (!mask) return undefined;
   const cntl = block.channel_mask_control;
-  if (cntl < CN470_CHANNELS / MASK_BITS) return mask.map((on, i) => [MASK_BITS * cntl + i, on] as const);
-  if (cntl === 6) return Array.from({ length: CN470_CHANNELS }, (_, i) => [i, true] as const);
+  if (cntl < layout.channels / MASK_BITS) return mask.map((on, i) => [MASK_BITS * cntl + i, on] as const);
+  if (cntl === layout.allOn || cntl === layout.allOff) return Array.from({ length: layout.channels }, (_, i) => [i, cntl === layout.allOn] as const);
   return undefined;
 }
 
 /**
- * CN470-510's blocks, as TTS's `generateChMask96`: an unchanged mask is one no-op block, all 96
- * channels one ChMaskCntl 6; otherwise the shorter of the explicit ChMaskCntl 0–5 blocks for the
- * groups that differ (every group when `current` is unknown) and ChMaskCntl 6 followed by the groups
- * that are not all on, ties to the explicit sequence.
+ * The blocks of a layout in groups of 16, as TTS's `generateChMask48/64/96`: an unchanged mask is one
+ * no-op block (TTS's 48/64 generators return no block then; a LinkADRReq needs one); RP001's all 96
+ * channels one ChMaskCntl 6. Otherwise the explicit ChMaskCntl blocks for the groups that differ
+ * (every group when `current` is unknown) when there are at most two of them or no candidate is
+ * shorter; else the all-on block followed by the groups not all on, or the all-off block followed
+ * by the groups not all off, whichever is strictly shorter, ties to all-off (TTS's choice).
  */
-function cn470Masks(desiredEnabled: readonly boolean[], currentEnabled: readonly boolean[] | undefined): ChannelMaskBlock[] {
-  const desired = padded(desiredEnabled, CN470_CHANNELS);
-  const current = currentEnabled && padded(currentEnabled, CN470_CHANNELS);
+function groupMasks(layout: GroupLayout, desiredEnabled: readonly boolean[], currentEnabled: readonly boolean[] | undefined): ChannelMaskBlock[] {
+  const groups = layout.channels / MASK_BITS;
+  const desired = padded(desiredEnabled, layout.channels);
+  const current = currentEnabled && padded(currentEnabled, layout.channels);
   if (current && sameChannels(current, desired)) return [maskBlock(0, desired.slice(0, MASK_BITS))];
-  if (desired.every(Boolean)) return [maskBlock(6, [])];
-  const explicit = groupBlocks(current, desired, CN470_CHANNELS / MASK_BITS);
-  const allOn = [maskBlock(6, []), ...groupBlocks(new Array<boolean>(CN470_CHANNELS).fill(true), desired, CN470_CHANNELS / MASK_BITS)];
-  return explicit.length <= allOn.length ? explicit : allOn;
+  if (layout === FIXED_96 && desired.every(Boolean)) return [maskBlock(layout.allOn, [])];
+  const explicit = groupBlocks(current, desired, groups);
+  if (explicit.length <= 2) return explicit;
+  const startingFrom = (cntl: number, on: boolean) => [maskBlock(cntl, []), ...groupBlocks(new Array<boolean>(layout.channels).fill(on), desired, groups)];
+  const allOn = startingFrom(layout.allOn, true);
+  const allOff = layout.allOff === undefined ? undefined : startingFrom(layout.allOff, false);
+  if (explicit.length <= allOn.length && (!allOff || explicit.length <= allOff.length)) return explicit;
+  return !allOff || allOn.length < allOff.length ? allOn : allOff;
 }
 
 /** ChMaskCntl g for each of the first `groups` groups of 16 channels that differs between `from` (unknown: every group) and `desired`. */

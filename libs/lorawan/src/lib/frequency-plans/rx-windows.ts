@@ -5,7 +5,8 @@ import type { FrequencyPlan, Hz, Rx2Channel } from './types';
 /**
  * Class A receive windows of an uplink under a frequency plan (LoRaWAN 1.0.x §3.3, RP002; TTS
  * `pkg/networkserver/downlink.go` and `pkg/band`): RX1 on the uplink's frequency (EU-like bands)
- * or on its downlink channel (US915/AU915: uplink channel mod 8; CN470: mod 48), at the RX1 data rate of the
+ * or on its downlink channel (US915/AU915: uplink channel mod 8; CN470: mod 48, RP002's 20 MHz plans the
+ * same index, 26 MHz plans mod 24), at the RX1 data rate of the
  * uplink's DR and RX1DROffset; RX2 on the plan's (or the device's) RX2 channel. Delays are
  * JOIN_ACCEPT_DELAY1/2 for a join-accept, else RX1Delay and one second more.
  */
@@ -67,7 +68,7 @@ export function classARxWindows(plan: FrequencyPlan, uplink: UplinkTx, settings:
 
 /**
  * RX1's frequency for an uplink frequency: the same (EU-like), or, in bands with a downlink channel
- * set of their own (US/AU, CN470), its channel's downlink frequency; undefined off the band's channels.
+ * set of their own (US/AU, CN470 in every layout), its channel's downlink frequency; undefined off the band's channels.
  */
 export function rx1FrequencyOf(plan: FrequencyPlan, uplinkFrequency: Hz): Hz | undefined {
   const band = getBand(plan.band_id);

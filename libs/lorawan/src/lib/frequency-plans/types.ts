@@ -3,7 +3,8 @@ export type Hz = string;
 
 /**
  * A band by The Things Stack's ID (`pkg/band`): one per RP002 region, AS923 per frequency group
- * (`AS_923` is group 1).
+ * (`AS_923` is group 1), CN470-510 in RP001's 96-channel layout (`CN_470_510`) and in RP002's four
+ * channel plans (20 MHz or 26 MHz antenna, type A or B).
  */
 export type BandId =
   | 'EU_863_870'
@@ -18,7 +19,11 @@ export type BandId =
   | 'RU_864_870'
   | 'EU_433'
   | 'CN_779_787'
-  | 'CN_470_510';
+  | 'CN_470_510'
+  | 'CN_470_510_20_A'
+  | 'CN_470_510_20_B'
+  | 'CN_470_510_26_A'
+  | 'CN_470_510_26_B';
 
 /** Name of `ttn.lorawan.v3.CFListType`: how a join-accept's CFList changes the device's channels. */
 export type CFListType = 'FREQUENCIES' | 'CHANNEL_MASKS';
@@ -104,7 +109,7 @@ export interface Band {
   readonly default_channels: readonly BandChannel[];
   /**
    * Fixed-plan bands with a downlink channel set of their own (US915, AU915: 8 × 500 kHz; CN470:
-   * 48 × 125 kHz), in channel-index order; each default channel's `downlink_frequency` is one of them.
+   * 48 × 125 kHz, RP002's plans 64 or 24), in channel-index order; each default channel's `downlink_frequency` is one of them.
    */
   readonly downlink_channels?: readonly FrequencyPlanChannel[];
   readonly cf_list_type: CFListType;
@@ -129,7 +134,10 @@ export interface Band {
   readonly adr_ack_delay_exponent: string;
   /** Beacon data rate, also the default ping-slot data rate. */
   readonly beacon_data_rate_index: number;
-  /** Set only where the band has one fixed frequency; US, AU and CN470 hop over `beacon_frequencies`. */
+  /**
+   * Set only where the band has one fixed frequency; US, AU and CN470 (RP001) hop over
+   * `beacon_frequencies`; neither is set where TTS defines no class B channel (RP002 CN470 20 MHz plans).
+   */
   readonly beacon_frequency?: Hz;
   readonly ping_slot_frequency?: Hz;
   /**

@@ -127,4 +127,20 @@ describe('router_config (tcproto "Router config message", TTS pfconfig/lbslns)',
     expect(au.slice(8, 14).every(([, bw, dnonly]) => bw === 500 && dnonly === 1)).toBe(true);
     expect(dataRateTable('KR_920_923').slice(5, 8)).toEqual([[7, 125, 0], UNDEFINED_DR, UNDEFINED_DR]);
   });
+
+  it('CN470 (RP001 plans): region CN470, beacons hopping over 508.3–509.7 MHz at DR2 (TTS cn470510BeaconFrequencies)', () => {
+    expect(routerConfig(['CN_470_510_FSB_1'], { production: true, mux_time: MUX_TIME })).toMatchObject({
+      region: 'CN470',
+      bcning: { DR: 2, layout: [3, 9, 19], freqs: [508300000, 508500000, 508700000, 508900000, 509100000, 509300000, 509500000, 509700000] },
+    });
+  });
+
+  it('DRs of RP002`s CN470 plans: no DR0, DR1–DR5 SF11–SF7, DR6 SF7/500 kHz past the channels` DR5 (downlink only), DR7 FSK', () => {
+    for (const band of ['CN_470_510_20_A', 'CN_470_510_20_B', 'CN_470_510_26_A', 'CN_470_510_26_B'] as const) {
+      expect([band, dataRateTable(band)]).toEqual([
+        band,
+        [UNDEFINED_DR, [11, 125, 0], [10, 125, 0], [9, 125, 0], [8, 125, 0], [7, 125, 0], [7, 500, 1], [0, 0, 0], ...Array(8).fill(UNDEFINED_DR)],
+      ]);
+    }
+  });
 });

@@ -27,6 +27,11 @@ const REGIONS: Record<BandId, string> = {
   EU_433: 'EU433',
   CN_779_787: 'CN779',
   CN_470_510: 'CN470',
+  // RP002's CN470 plans: station has one CN470 region; the plan's channels and DRs tell them apart.
+  CN_470_510_20_A: 'CN470',
+  CN_470_510_20_B: 'CN470',
+  CN_470_510_26_A: 'CN470',
+  CN_470_510_26_B: 'CN470',
 };
 
 /** An SX1301 has eight multi-SF demodulators (`chan_multiSF_0` … `_7`). */
@@ -40,9 +45,6 @@ const BEACON_LAYOUTS: Record<number, [number, number, number]> = {
   11: [4, 10, 21],
   12: [5, 11, 23],
 };
-
-/** US915 and AU915 beacon channels (RP002-1.0.4): 923.3 MHz + 600 kHz × n, n = 0…7. */
-const HOPPING_BEACON_FREQUENCIES = Array.from({ length: 8 }, (_, n) => 923_300_000 + 600_000 * n);
 
 export interface RouterConfigOptions {
   /** NetIDs whose data uplinks the gateway forwards; null or absent: all. */
@@ -197,7 +199,8 @@ function beaconing(band: BandId): Json | null {
   const b = getBand(band);
   const rate = dataRate(band, b.beacon_data_rate_index)?.rate;
   if (!rate || !('lora' in rate)) return null;
-  const freqs = b.beacon_frequency ? [Number(b.beacon_frequency)] : b.cf_list_type === 'CHANNEL_MASKS' ? HOPPING_BEACON_FREQUENCIES : [];
+  // The band's channel, or those its beacons hop over (US915/AU915, CN470 RP001); none in RP002's CN470 20 MHz plans.
+  const freqs = b.beacon_frequency ? [Number(b.beacon_frequency)] : (b.beacon_frequencies ?? []).map(Number);
   if (freqs.length === 0) return null;
   return { DR: b.beacon_data_rate_index, layout: BEACON_LAYOUTS[rate.lora.spreading_factor], freqs };
 }
