@@ -6,7 +6,21 @@
 
 /** The sections of the configuration reference. */
 export type SettingGroup =
-  'process' | 'transport' | 'database' | 'gateway' | 'identity' | 'events' | 'keys' | 'gs' | 'ns' | 'as' | 'webhooks' | 'storage' | 'pubsub' | 'mqtt' | 'formatters';
+  | 'process'
+  | 'transport'
+  | 'database'
+  | 'gateway'
+  | 'identity'
+  | 'events'
+  | 'keys'
+  | 'gs'
+  | 'ns'
+  | 'as'
+  | 'webhooks'
+  | 'storage'
+  | 'pubsub'
+  | 'mqtt'
+  | 'formatters';
 
 /** The sections' titles, in the order the page lists them. */
 export const SETTING_GROUPS: ReadonlyArray<{ group: SettingGroup; title: string }> = [

@@ -1,5 +1,14 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { type AcknowledgedDownlink, gatewayDownlinkSubject, GS_EVENTS, type GetGatewayForEUIResponse, type Location, newUlid, RPCS, rpcPattern } from '@lorawan/api';
+import {
+  type AcknowledgedDownlink,
+  gatewayDownlinkSubject,
+  GS_EVENTS,
+  type GetGatewayForEUIResponse,
+  type Location,
+  newUlid,
+  RPCS,
+  rpcPattern,
+} from '@lorawan/api';
 import { EventPublisher, RpcInvoker } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, type ErrorDefinition, isErrorDetails } from '@lorawan/errors';
@@ -41,7 +50,6 @@ const DISCONNECT_ERRORS: Record<DisconnectReason, ErrorDefinition> = {
   replaced: ErrNewConnection,
   missed_pongs: ErrMissedTooManyPongs,
 };
-
 
 /**
  * The Gateway Server's core: its frontends (Semtech UDP on GS_UDP_PORT, `io/udp`; LoRa Basics

@@ -97,7 +97,10 @@ export class MqttServer implements ConnectionHost, OnApplicationBootstrap, OnApp
     if (tls) await this.listen('tls', createTlsServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }), tls.port);
     const ports = this.ports;
     if (ports.tcp !== undefined || ports.tls !== undefined)
-      this.logger.log({ host: this.config.host, ...ports }, `MQTT server on ${this.config.host}:${ports.tcp ?? '-'}${ports.tls ? `, TLS on :${ports.tls}` : ''}`);
+      this.logger.log(
+        { host: this.config.host, ...ports },
+        `MQTT server on ${this.config.host}:${ports.tcp ?? '-'}${ports.tls ? `, TLS on :${ports.tls}` : ''}`,
+      );
   }
 
   async onApplicationShutdown(): Promise<void> {
