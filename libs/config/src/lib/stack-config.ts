@@ -340,6 +340,26 @@ export class Environment {
 
   @Setting(
     'gs',
+    'Failed Basics Station authentications (a refused key, no rights, an unknown EUI) one remote address may have per minute on a GS replica, its attempts in progress included; beyond, its discoveries and data connections are refused with 429 `rate_limit_exceeded` before the Identity Server is asked (each key check costs the IS a hash). 0: no limit.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  GS_LBS_AUTH_FAILURES_PER_MIN = 30;
+
+  @Setting(
+    'gs',
+    'Basics Station authentications in progress at once on a GS replica (each asks the Identity Server); beyond, 429 `too_many_pending_authorizations`. 0: no limit.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  GS_LBS_AUTH_MAX_PENDING = 64;
+
+  @Setting(
+    'gs',
     "Copies of one frame that several gateways of this GS hear within this window go to the NS in one `GsNs.HandleUplink` (every copy's metadata and correlation ID; 0: each copy alone, as TTS's GS). The NS merges across GS replicas anyway; this spares it a call per extra copy.",
   )
   @IsOptional()
@@ -1067,6 +1087,8 @@ export interface GatewayServerConfig {
     tls?: { certFile: string; keyFile: string };
     pingIntervalMs: number;
     missedPongs: number;
+    /** Failed authentications per remote address and minute, and authentications in progress, at most (0: no limit). */
+    authLimits: { failuresPerMin: number; maxPending: number };
   };
   /** Copies of one frame within this many ms go to the NS as one message (0: each alone). */
   uplinkCoalesceMs: number;
@@ -1277,6 +1299,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
         tls: e.GS_LBS_TLS_CERT_FILE && e.GS_LBS_TLS_KEY_FILE ? { certFile: e.GS_LBS_TLS_CERT_FILE, keyFile: e.GS_LBS_TLS_KEY_FILE } : undefined,
         pingIntervalMs: e.GS_LBS_PING_INTERVAL_MS,
         missedPongs: e.GS_LBS_MISSED_PONGS,
+        authLimits: { failuresPerMin: e.GS_LBS_AUTH_FAILURES_PER_MIN, maxPending: e.GS_LBS_AUTH_MAX_PENDING },
       },
       uplinkCoalesceMs: e.GS_UPLINK_COALESCE_MS,
       nsMaxInFlight: e.GS_NS_MAX_IN_FLIGHT,

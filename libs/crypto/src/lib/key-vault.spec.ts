@@ -1,3 +1,4 @@
+import { createDecipheriv } from 'node:crypto';
 import { ErrCorruptKey, ErrInvalidKey, ErrKekNotFound } from './errors';
 import { KeyVault } from './key-vault';
 
@@ -80,5 +81,37 @@ describe('KeyVault', () => {
 
   it.each(['0011', KEY128.slice(0, 30) + 'ZZ', KEY128 + '0'])('refuses to wrap %s (invalid_key)', (key) => {
     expect(() => vault.wrap(key, 'k128')).toThrow(expect.objectContaining({ errorName: ErrInvalidKey.name }));
+  });
+
+  describe('sealed secrets (TTS Secret, AES-GCM)', () => {
+    const secret = Buffer.from('NNSXS.ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFG.SECRET', 'utf8');
+
+    it.each(['k128', 'k192', 'k256'])('seals with %s as Go’s gcm.Seal lays it out (nonce, ciphertext, tag) and opens it', (label) => {
+      const sealed = vault.seal(secret, label);
+      expect(sealed.key_id).toBe(label);
+      const data = Buffer.from(sealed.value, 'base64');
+      expect(data.length).toBe(12 + secret.length + 16);
+      expect(data.includes(secret)).toBe(false);
+      // Independent of the vault: Node's AES-GCM with the KEK opens it.
+      const kek = Buffer.from(label === 'k128' ? KEK128 : label === 'k192' ? KEK192 : KEK256, 'hex');
+      const decipher = createDecipheriv(`aes-${kek.length * 8}-gcm`, kek, data.subarray(0, 12));
+      decipher.setAuthTag(data.subarray(data.length - 16));
+      expect(Buffer.concat([decipher.update(data.subarray(12, data.length - 16)), decipher.final()])).toEqual(secret);
+      expect(vault.open(sealed)).toEqual(secret);
+      expect(vault.seal(secret, label).value).not.toBe(sealed.value);
+    });
+
+    it('opens a secret stored as given; refuses a wrong KEK, an altered value, an unknown label', () => {
+      expect(vault.open({ value: secret.toString('base64') })).toEqual(secret);
+      const sealed = vault.seal(secret, 'k128');
+      expect(() => vault.open({ ...sealed, key_id: 'k256' })).toThrow(expect.objectContaining({ errorName: 'corrupt_key', attributes: { label: 'k256' } }));
+      const altered = Buffer.from(sealed.value, 'base64');
+      altered[20] ^= 1;
+      expect(() => vault.open({ ...sealed, value: altered.toString('base64') })).toThrow(
+        expect.objectContaining({ errorName: 'corrupt_key', attributes: { label: 'k128' } }),
+      );
+      expect(() => vault.open({ key_id: 'k128', value: 'AAAA' })).toThrow(expect.objectContaining({ errorName: 'corrupt_key', attributes: { label: 'k128' } }));
+      expect(() => vault.seal(secret, 'none')).toThrow(expect.objectContaining({ errorName: 'kek_not_found' }));
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { ErrCorruptKey, ErrInvalidKey, ErrKekNotFound } from './errors';
 
 /** RFC 3394 §2.2.3.1 default initial value. */
@@ -18,6 +18,17 @@ export interface WrappedKey {
   /** Standard base64, the contract's form of `bytes`. */
   encrypted_key: string;
 }
+
+/** A sealed secret (TTS `Secret`): the label of the KEK that sealed it, none when stored as given. */
+export interface SealedSecret {
+  key_id?: string;
+  /** Standard base64 of the nonce, the ciphertext and the tag (sealed), or of the secret itself. */
+  value: string;
+}
+
+/** AES-GCM nonce and tag sizes (as Go's `cipher.NewGCM`, which TTS seals secrets with). */
+const GCM_NONCE_BYTES = 12;
+const GCM_TAG_BYTES = 16;
 
 function wrapAlgorithm(kek: Buffer): string {
   return `id-aes${kek.length * 8}-wrap`;
@@ -69,6 +80,35 @@ export class KeyVault {
     } catch {
       // The integrity check value did not match: wrong KEK or altered ciphertext.
       throw ErrCorruptKey.with({ label });
+    }
+  }
+
+  /**
+   * Seals a secret of any length at rest (TTS `crypto.Encrypt`, how its IS stores a gateway's
+   * `lbs_lns_secret` and `target_cups_key`): AES-GCM with the labelled KEK, a random nonce; the
+   * value is the nonce, the ciphertext and the tag. Sealing the same secret twice gives two values.
+   */
+  seal(secret: Buffer, label: string): SealedSecret {
+    const kek = this.kek(label);
+    const nonce = randomBytes(GCM_NONCE_BYTES);
+    const cipher = createCipheriv(`aes-${kek.length * 8}-gcm`, kek, nonce);
+    const sealed = Buffer.concat([nonce, cipher.update(secret), cipher.final(), cipher.getAuthTag()]);
+    return { key_id: label, value: sealed.toString('base64') };
+  }
+
+  /** The secret a `SealedSecret` holds: the value itself without a `key_id`, else opened with that KEK (`corrupt_key` when it does not open). */
+  open(sealed: SealedSecret): Buffer {
+    const data = Buffer.from(sealed.value, 'base64');
+    if (!sealed.key_id) return data;
+    const kek = this.kek(sealed.key_id);
+    if (data.length < GCM_NONCE_BYTES + GCM_TAG_BYTES) throw ErrCorruptKey.with({ label: sealed.key_id });
+    try {
+      const decipher = createDecipheriv(`aes-${kek.length * 8}-gcm`, kek, data.subarray(0, GCM_NONCE_BYTES));
+      decipher.setAuthTag(data.subarray(data.length - GCM_TAG_BYTES));
+      return Buffer.concat([decipher.update(data.subarray(GCM_NONCE_BYTES, data.length - GCM_TAG_BYTES)), decipher.final()]);
+    } catch {
+      // The tag did not match: wrong KEK or altered value.
+      throw ErrCorruptKey.with({ label: sealed.key_id });
     }
   }
 

@@ -18,6 +18,18 @@ export const ErrRequestTooLarge = defineError('pkg/web', 'request_too_large', 'r
 });
 
 /**
+ * TTS's error of a refused access (`pkg/ratelimit:rate_limit_exceeded`, ResourceExhausted: HTTP
+ * 429), its message and attributes (`key`, `rate`): the HTTP API's limits (gateway) and the
+ * Basics Station LNS's failed authentications (GS).
+ */
+export const ErrRateLimitExceeded = defineError(
+  'pkg/ratelimit',
+  'rate_limit_exceeded',
+  'rate limit of `{rate}` accesses per minute exceeded for resource `{key}`',
+  Code.ResourceExhausted,
+);
+
+/**
  * The error of item `index` of one of our batch calls (`field` the repeated field of the items, e.g.
  * `end_devices`): a validation or policy error (InvalidArgument) becomes the cause of a validation
  * error of `<field>[<index>]`, as `decodeMessage` names a repeated message's item; any other error

@@ -1,17 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { Code, defineError } from '@lorawan/errors';
-
-/**
- * TTS's error of a refused access (`pkg/ratelimit:rate_limit_exceeded`, ResourceExhausted: HTTP
- * 429), its message and attributes (`key`, `rate`).
- */
-export const ErrRateLimitExceeded = defineError(
-  'pkg/ratelimit',
-  'rate_limit_exceeded',
-  'rate limit of `{rate}` accesses per minute exceeded for resource `{key}`',
-  Code.ResourceExhausted,
-);
+import { ErrRateLimitExceeded } from '@lorawan/errors';
 
 export interface RateLimitConfig {
   /** Requests per minute one API key may make (per gateway process); 0: no limit. */

@@ -121,6 +121,12 @@ export const ErrIdentityServerUnavailable = defineError(
   'the gateway could not be looked up now',
   Code.Unavailable,
 );
+export const ErrTooManyPendingAuthorizations = defineError(
+  'pkg/gatewayserver/io/semtechws',
+  'too_many_pending_authorizations',
+  'too many gateway authentications in progress (at most {max})',
+  Code.ResourceExhausted,
+);
 export const ErrMissedTooManyPongs = defineError('pkg/gatewayserver/io/semtechws', 'missed_too_many_pongs', 'gateway missed too many pongs', Code.Unavailable);
 export const ErrConnectionClosed = defineError('pkg/gatewayserver/io/semtechws', 'connection_closed', 'the gateway closed the connection', Code.Unavailable);
 export const ErrNewConnection = defineError('pkg/gatewayserver', 'new_connection', 'new connection from same gateway', Code.Aborted);

@@ -174,6 +174,12 @@ export const gsDownlinksRefused = new Counter({
   labelNames: ['by', 'reason'] as const,
 });
 
+export const gsLbsAuthRefused = new Counter({
+  name: 'lorawan_gs_lbs_auth_refused_total',
+  help: 'Basics Station discoveries and data connections the Gateway Server refused (429) before asking the Identity Server about their key, by reason: failures (their address failed to authenticate GS_LBS_AUTH_FAILURES_PER_MIN times within the minute), pending (GS_LBS_AUTH_MAX_PENDING authentications were in progress).',
+  labelNames: ['reason'] as const,
+});
+
 /** One gateway sub-band's duty cycle as its scheduler counts it. */
 export interface SubBandUtilization {
   band_id: string;

@@ -24,6 +24,7 @@ export function gatewayFrontends(config: StackConfig['gs'], connections: Gateway
         ...(lbs.tls ? { tls: { port: lbs.tlsPort, ...lbs.tls } } : {}),
         pingIntervalMs: lbs.pingIntervalMs,
         missedPongs: lbs.missedPongs,
+        authLimits: lbs.authLimits,
       },
       connections,
       access,

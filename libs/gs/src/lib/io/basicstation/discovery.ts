@@ -1,5 +1,5 @@
 import { isJsonObject } from '@lorawan/api';
-import { formatId6, readEui } from './eui';
+import { formatId6, readEui } from '@lorawan/lorawan';
 import { parseStationJson, type Refused } from './json';
 
 /**

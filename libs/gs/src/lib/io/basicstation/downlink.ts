@@ -1,6 +1,5 @@
-import { type BandId, type DataRate, dataRateIndexOf } from '@lorawan/lorawan';
+import { type BandId, type DataRate, dataRateIndexOf, formatDashedEui } from '@lorawan/lorawan';
 import type { TxAckResult } from '../messages';
-import { formatDashedEui } from './eui';
 import { type Refused, withoutUndefined } from './json';
 import type { TxConfirmationMessage } from './messages';
 

@@ -5,7 +5,6 @@
  */
 export * from './discovery';
 export * from './downlink';
-export * from './eui';
 export * from './json';
 export * from './messages';
 export * from './router-config';

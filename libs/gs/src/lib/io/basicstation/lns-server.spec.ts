@@ -1,7 +1,9 @@
 import type { CallerIdentity, EntityRef, TxRequest } from '@lorawan/api';
 import { ErrApiKeyNotFound, isStackError } from '@lorawan/errors';
 import type { FrequencyPlan } from '@lorawan/lorawan';
+import { gsLbsAuthRefused } from '@lorawan/observability';
 import { SimulatedBasicStation, stationFrameFields } from '@lorawan/testing';
+import WebSocket from 'ws';
 import type { GatewayConnection, PendingDownlink } from '../../connection/gateway-connection';
 import { type DisconnectReason, GatewayConnections } from '../../connection/gateway-connections';
 import { assertGatewayLink } from '../../lookup/gateway-link-rights';
@@ -9,6 +11,7 @@ import type { GatewayLookupResult } from '../../lookup/gateway-lookup';
 import { planDownlink } from '../../scheduling/plan-downlink';
 import type { GatewayScheduler } from '../../scheduling/scheduler';
 import type { GatewayStatusJson, TxAckResult, UplinkMessageJson } from '../messages';
+import type { AuthLimitOptions } from './auth-limits';
 import { BasicStationServer } from './lns-server';
 
 /**
@@ -195,5 +198,86 @@ describe('BasicStationServer', () => {
     await server.stop();
     await station.closed();
     expect(seen.disconnected).toEqual([[open.gateway_id, 'stopped']]);
+  });
+
+  describe('authentication limits', () => {
+    let limited: BasicStationServer;
+    let asked = 0;
+    let hold: Promise<void> | undefined;
+    const counting = async (authorization: string, entity: EntityRef): Promise<CallerIdentity> => {
+      asked++;
+      await hold;
+      return authorize(authorization, entity);
+    };
+    async function serveLimited(authLimits: AuthLimitOptions): Promise<void> {
+      asked = 0;
+      limited = new BasicStationServer(
+        { port: 0, host: '127.0.0.1', pingIntervalMs: 1000, missedPongs: 2, authLimits },
+        connections,
+        { gateway: resolve, assertLink: (gateway, authorization) => assertGatewayLink(gateway, authorization, counting) },
+        events,
+      );
+      await limited.start();
+    }
+    afterEach(async () => {
+      hold = undefined;
+      await limited.stop();
+    });
+
+    /** A data connection with `key`: the status of the answer (101 when upgraded) and its body. */
+    function attempt(
+      key: string,
+      path = `/traffic/eui-${locked.eui}`,
+    ): Promise<{ status: number; body?: { code: number; details: Array<Record<string, unknown>> } }> {
+      return new Promise((done, fail) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${limited.port}${path}`, { headers: { authorization: `Bearer ${key}` } });
+        ws.on('unexpected-response', (_req, res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk));
+          res.on('end', () => done({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        });
+        ws.on('open', () => {
+          ws.close();
+          done({ status: 101 });
+        });
+        ws.on('error', fail);
+      });
+    }
+    const refusals = async (reason: string) => (await gsLbsAuthRefused.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
+
+    it('refuses an address over its failed authentications with 429 before the IS is asked; successes do not count', async () => {
+      await serveLimited({ failuresPerMin: 3, maxPending: 0 });
+      for (let i = 0; i < 4; i++) expect((await attempt(KEY)).status).toBe(101);
+      expect(asked).toBe(4);
+      for (let i = 0; i < 3; i++) expect((await attempt('NNSXS.WRONG.KEY')).status).toBe(401);
+      const before = await refusals('failures');
+      const refused = await attempt('NNSXS.WRONG.KEY');
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({
+        code: 8,
+        details: [{ namespace: 'pkg/ratelimit', name: 'rate_limit_exceeded', attributes: { key: 'gs:lbs:auth:ip:127.0.0.1', rate: 3 } }],
+      });
+      // The address is refused whatever key it sends now, and the IS hears nothing of it.
+      expect((await attempt(KEY)).status).toBe(429);
+      expect(asked).toBe(7);
+      expect(await refusals('failures')).toBe(before + 2);
+    });
+
+    it('bounds the authentications in progress (429 too_many_pending_authorizations)', async () => {
+      await serveLimited({ failuresPerMin: 0, maxPending: 2 });
+      let release = () => undefined as void;
+      hold = new Promise<void>((r) => (release = r));
+      const pending = [attempt(KEY), attempt(KEY)];
+      while (asked < 2) await new Promise((r) => setTimeout(r, 5));
+      const before = await refusals('pending');
+      const refused = await attempt(KEY);
+      expect(refused.status).toBe(429);
+      expect(refused.body?.details[0]).toMatchObject({ name: 'too_many_pending_authorizations', attributes: { max: 2 } });
+      expect(await refusals('pending')).toBe(before + 1);
+      release();
+      expect((await Promise.all(pending)).map((r) => r.status)).toEqual([101, 101]);
+      expect(asked).toBe(2);
+      expect((await attempt(KEY)).status).toBe(101);
+    });
   });
 });

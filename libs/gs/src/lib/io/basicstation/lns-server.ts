@@ -12,6 +12,7 @@ import { ErrGatewayEuiNotFound, ErrGatewayPath, ErrIdentityServerUnavailable } f
 import type { GatewayLookupResult } from '../../lookup/gateway-lookup';
 import type { PlannedDownlink } from '../../scheduling/class-a-downlink';
 import type { FrontendEvents, GatewayFrontend } from '../frontend';
+import { AuthLimits, type AuthLimitOptions } from './auth-limits';
 import { parseRouterInfoQuery, parseTrafficPath, ROUTER_INFO_PATH, routerInfoAnswer, routerInfoError, type TrafficEndpoint } from './discovery';
 import { toTxConfirmation } from './downlink';
 import { stringifyStationJson } from './json';
@@ -57,6 +58,8 @@ export interface BasicStationOptions {
   tls?: { port: number; certFile: string; keyFile: string };
   pingIntervalMs: number;
   missedPongs: number;
+  /** Failed authentications per remote address and minute, and authentications in progress, at most (0: no limit; default none). */
+  authLimits?: AuthLimitOptions;
 }
 
 /** A discovery query must come this soon after the WebSocket opened. */
@@ -80,13 +83,16 @@ export class BasicStationServer implements GatewayFrontend {
   private readonly listeners: Array<{ server: Server; secure: boolean }> = [];
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
   private readonly stations = new Map<GatewayConnection, Station>();
+  private readonly authLimits: AuthLimits;
 
   constructor(
     private readonly o: BasicStationOptions,
     private readonly connections: GatewayConnections,
     private readonly access: LinkAccess,
     private readonly on: FrontendEvents<LbsDropReason>,
-  ) {}
+  ) {
+    this.authLimits = new AuthLimits(o.authLimits ?? { failuresPerMin: 0, maxPending: 0 });
+  }
 
   /** Listens on the ws port (and the wss port with a certificate); resolves with the ws port. */
   async start(): Promise<number> {
@@ -178,7 +184,7 @@ export class BasicStationServer implements GatewayFrontend {
 
   /** Admits the data connection of `eui` (else rejects with the refusal), connects the gateway and upgrades to the WebSocket. */
   private async open(eui: string, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    await this.admit(eui, req.headers.authorization);
+    await this.admit(eui, req);
     if (socket.destroyed) return;
     this.replace(eui);
     const conn = await this.connections.connect(eui, this, { address: req.socket.remoteAddress ?? '', port: req.socket.remotePort ?? 0 });
@@ -187,12 +193,17 @@ export class BasicStationServer implements GatewayFrontend {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, conn));
   }
 
-  /** Resolves when the gateway of `eui` may open its data connection with this `Authorization` (or none). */
-  private async admit(eui: string, authorization: string | undefined): Promise<void> {
-    const result = await this.access.gateway(eui);
-    if (result.status === 'unknown') throw ErrGatewayEuiNotFound.with({ eui });
-    if (result.status === 'throttled') throw ErrIdentityServerUnavailable.with();
-    await this.access.assertLink(result.gateway, authorization);
+  /**
+   * Resolves when the gateway of `eui` may open its data connection with the request's
+   * `Authorization` (or none), within the authentication limits of the request's address.
+   */
+  private async admit(eui: string, req: IncomingMessage): Promise<void> {
+    await this.authLimits.guard(req.socket.remoteAddress ?? '', async () => {
+      const result = await this.access.gateway(eui);
+      if (result.status === 'unknown') throw ErrGatewayEuiNotFound.with({ eui });
+      if (result.status === 'throttled') throw ErrIdentityServerUnavailable.with();
+      await this.access.assertLink(result.gateway, req.headers.authorization);
+    });
   }
 
   /** A new data connection of a gateway ends its current one, whichever frontend holds it (TTS: `new_connection`). */
@@ -214,7 +225,7 @@ export class BasicStationServer implements GatewayFrontend {
     ws.once('message', (data, binary) => {
       const query = parseRouterInfoQuery(binary ? '' : String(data));
       if ('error' in query) return answer(routerInfoError(undefined, query.error));
-      this.admit(query.eui, req.headers.authorization).then(
+      this.admit(query.eui, req).then(
         () => answer(routerInfoAnswer(query, this.endpointOf(req, secure))),
         (err: unknown) => answer(routerInfoError(query.router, isStackError(err) ? err.fullMessage : 'the gateway could not be looked up now')),
       );

@@ -1,5 +1,5 @@
 import type { GatewayStatusJson } from '../messages';
-import { readEui } from './eui';
+import { readEui } from '@lorawan/lorawan';
 import { type FieldReader, InvalidField, parseStationJson, readFields, type Refused, withoutUndefined } from './json';
 
 /**
