@@ -112,7 +112,7 @@ describe('Pub/Sub connections (real mosquitto and NATS, two AS replicas)', () =>
     });
     const rows = (await ds.query('SELECT fields, secrets FROM pubsubs WHERE pub_sub_id = ?', ['mqtt1'])) as Array<{ fields: string; secrets: string }>;
     expect(rows[0].fields + rows[0].secrets).not.toContain(PASSWORD);
-    expect(JSON.parse(rows[0].secrets).password.kek_label).toBe('as');
+    expect(JSON.parse(rows[0].secrets).password.key_id).toBe('as');
     expect((await store.get(APP, 'mqtt1'))?.mqtt?.password).toBe(PASSWORD);
     await eventually(() => replicas.every((r) => r.isConnected(ids('mqtt1'))), 10_000);
     expect(events.filter((e) => e.name === 'as.pubsub.start')).toHaveLength(2);
