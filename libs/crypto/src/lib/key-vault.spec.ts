@@ -1,4 +1,4 @@
-import { createDecipheriv } from 'node:crypto';
+import { type CipherGCMTypes, createDecipheriv } from 'node:crypto';
 import { ErrCorruptKey, ErrInvalidKey, ErrKekNotFound } from './errors';
 import { KeyVault } from './key-vault';
 
@@ -94,7 +94,7 @@ describe('KeyVault', () => {
       expect(data.includes(secret)).toBe(false);
       // Independent of the vault: Node's AES-GCM with the KEK opens it.
       const kek = Buffer.from(label === 'k128' ? KEK128 : label === 'k192' ? KEK192 : KEK256, 'hex');
-      const decipher = createDecipheriv(`aes-${kek.length * 8}-gcm`, kek, data.subarray(0, 12));
+      const decipher = createDecipheriv(`aes-${kek.length * 8}-gcm` as CipherGCMTypes, kek, data.subarray(0, 12));
       decipher.setAuthTag(data.subarray(data.length - 16));
       expect(Buffer.concat([decipher.update(data.subarray(12, data.length - 16)), decipher.final()])).toEqual(secret);
       expect(vault.open(sealed)).toEqual(secret);

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { type CipherGCMTypes, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { ErrCorruptKey, ErrInvalidKey, ErrKekNotFound } from './errors';
 
 /** RFC 3394 §2.2.3.1 default initial value. */
@@ -29,6 +29,11 @@ export interface SealedSecret {
 /** AES-GCM nonce and tag sizes (as Go's `cipher.NewGCM`, which TTS seals secrets with). */
 const GCM_NONCE_BYTES = 12;
 const GCM_TAG_BYTES = 16;
+
+/** AES-GCM with the KEK's size (128, 192 or 256 bits). */
+function gcmAlgorithm(kek: Buffer): CipherGCMTypes {
+  return `aes-${kek.length * 8}-gcm` as CipherGCMTypes;
+}
 
 function wrapAlgorithm(kek: Buffer): string {
   return `id-aes${kek.length * 8}-wrap`;
@@ -91,7 +96,7 @@ export class KeyVault {
   seal(secret: Buffer, label: string): SealedSecret {
     const kek = this.kek(label);
     const nonce = randomBytes(GCM_NONCE_BYTES);
-    const cipher = createCipheriv(`aes-${kek.length * 8}-gcm`, kek, nonce);
+    const cipher = createCipheriv(gcmAlgorithm(kek), kek, nonce);
     const sealed = Buffer.concat([nonce, cipher.update(secret), cipher.final(), cipher.getAuthTag()]);
     return { key_id: label, value: sealed.toString('base64') };
   }
@@ -103,7 +108,7 @@ export class KeyVault {
     const kek = this.kek(sealed.key_id);
     if (data.length < GCM_NONCE_BYTES + GCM_TAG_BYTES) throw ErrCorruptKey.with({ label: sealed.key_id });
     try {
-      const decipher = createDecipheriv(`aes-${kek.length * 8}-gcm`, kek, data.subarray(0, GCM_NONCE_BYTES));
+      const decipher = createDecipheriv(gcmAlgorithm(kek), kek, data.subarray(0, GCM_NONCE_BYTES));
       decipher.setAuthTag(data.subarray(data.length - GCM_TAG_BYTES));
       return Buffer.concat([decipher.update(data.subarray(GCM_NONCE_BYTES, data.length - GCM_TAG_BYTES)), decipher.final()]);
     } catch {
