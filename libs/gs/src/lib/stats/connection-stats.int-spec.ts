@@ -54,7 +54,14 @@ describe('Gateway connection stats and liveness (two GS replicas, in-process)', 
     client.call(RPCS['Gs.GetGatewayConnectionStats'].subject, { ctx: rpcContext('Gs.GetGatewayConnectionStats', who), body: { gateway_id: gatewayId } });
 
   beforeAll(async () => {
-    const config = loadConfig({ GS_UDP_PORT: '0', GS_UDP_HOST: '127.0.0.1', LOG_LEVEL: 'error', GS_UDP_CONNECTION_TIMEOUT_MS: String(TIMEOUT_MS) });
+    const config = loadConfig({
+      GS_UDP_PORT: '0',
+      GS_UDP_HOST: '127.0.0.1',
+      GS_LBS_PORT: '0',
+      GS_LBS_HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+      GS_UDP_CONNECTION_TIMEOUT_MS: String(TIMEOUT_MS),
+    });
     for (let i = 0; i < 2; i++) replicas.push(await startTestComponent(GsModule, { component: 'gs', config, broker }));
     events = recordEvents(broker);
     serveRpcDouble(broker, 'GsIs.GetGatewayForEUI', (req) => {
@@ -73,8 +80,8 @@ describe('Gateway connection stats and liveness (two GS replicas, in-process)', 
     a.keepAlive(300);
   });
   afterAll(async () => {
-    a.close();
-    b.close();
+    a?.close();
+    b?.close();
     for (const r of replicas) await r.close();
     broker.close();
   });
@@ -209,6 +216,6 @@ describe('Gateway connection stats and liveness (two GS replicas, in-process)', 
     await new Promise((r) => setTimeout(r, 500));
     expect(await get('gtw-b2', caller([STATUS_READ], 'gtw-b2'))).toMatchObject({ protocol: 'udp' });
     expect(disconnects()).toHaveLength(1);
-    b.close();
+    b?.close();
   });
 });
