@@ -2,6 +2,8 @@ import { Stack, Tabs, Title } from '@mantine/core';
 import { navigate } from '../router';
 import { DeviceList } from './device-list';
 import { EventsView } from './events';
+import { MqttView } from './mqtt';
+import { PubSubsView } from './pubsub';
 import { UplinksView } from './uplinks';
 import { WebhooksView } from './webhooks';
 
@@ -10,6 +12,8 @@ const TABS = [
   ['events', 'Live events'],
   ['uplinks', 'Uplinks'],
   ['webhooks', 'Webhooks'],
+  ['pubsubs', 'Pub/Subs'],
+  ['mqtt', 'MQTT'],
 ] as const;
 
 export function ApplicationPage({ app, tab }: { app: string; tab: string }) {
@@ -36,6 +40,12 @@ export function ApplicationPage({ app, tab }: { app: string; tab: string }) {
         </Tabs.Panel>
         <Tabs.Panel value="webhooks" pt="md">
           <WebhooksView app={app} />
+        </Tabs.Panel>
+        <Tabs.Panel value="pubsubs" pt="md">
+          <PubSubsView app={app} />
+        </Tabs.Panel>
+        <Tabs.Panel value="mqtt" pt="md">
+          <MqttView app={app} />
         </Tabs.Panel>
       </Tabs>
     </Stack>
