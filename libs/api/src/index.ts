@@ -51,6 +51,7 @@ export * from './lib/messages/pubsub';
 export * from './lib/messages/packages';
 export * from './lib/messages/application-up';
 export * from './lib/messages/application-link';
+export * from './lib/messages/mqtt';
 export * from './lib/ids/ulid';
 export * from './lib/rpc/wire-context';
 export * from './lib/json/field-rules';

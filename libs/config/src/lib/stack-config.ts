@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, validateSync } from 'class-validator';
+import { PUBLIC_ADDRESS_PATTERN } from '@lorawan/api';
 import { Setting } from './setting.decorator';
 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
@@ -687,6 +688,22 @@ export class Environment {
 
   @Setting(
     'mqtt',
+    "The MQTT server's public address (`host:port`) that the console shows and `GET /api/v3/as/applications/{id}/mqtt-connection-info` answers (TTS `as.mqtt.public-address`). Unset: the host of `PUBLIC_URL` (default `localhost`) with the port the server listens on.",
+  )
+  @IsOptional()
+  @Matches(PUBLIC_ADDRESS_PATTERN, { message: 'MQTT_PUBLIC_ADDRESS must be host[:port]' })
+  MQTT_PUBLIC_ADDRESS?: string;
+
+  @Setting(
+    'mqtt',
+    "The MQTT server's public TLS address (`host:port`, TTS `as.mqtt.public-tls-address`). Unset: with TLS turned on, the host of `PUBLIC_URL` with the TLS port; else none.",
+  )
+  @IsOptional()
+  @Matches(PUBLIC_ADDRESS_PATTERN, { message: 'MQTT_PUBLIC_TLS_ADDRESS must be host[:port]' })
+  MQTT_PUBLIC_TLS_ADDRESS?: string;
+
+  @Setting(
+    'mqtt',
     'A tenant ID: MQTT clients may then give `{application}@{tenant}` as their username (as TTS Cloud’s clients do), and their topics are `v3/{application}@{tenant}/…`. Unset: the username is the application ID.',
   )
   @IsOptional()
@@ -1175,6 +1192,9 @@ export interface MqttServerConfig {
   tls?: { port: number; certFile: string; keyFile: string };
   /** Usernames may be `{application}@{tenantId}`. */
   tenantId?: string;
+  /** The public addresses clients are told (MQTT_PUBLIC_ADDRESS, MQTT_PUBLIC_TLS_ADDRESS); unset: derived from PUBLIC_URL's host and the ports. */
+  publicAddress?: string;
+  publicTlsAddress?: string;
   /** QoS 1 messages a persistent session keeps at most. */
   sessionMaxMessages: number;
   /** Kept messages and absent clients' sessions expire after this many ms. */
@@ -1342,6 +1362,8 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
         host: e.MQTT_HOST,
         tls: e.MQTT_TLS_CERT_FILE && e.MQTT_TLS_KEY_FILE ? { port: e.MQTT_TLS_PORT, certFile: e.MQTT_TLS_CERT_FILE, keyFile: e.MQTT_TLS_KEY_FILE } : undefined,
         tenantId: e.MQTT_TENANT_ID,
+        publicAddress: e.MQTT_PUBLIC_ADDRESS,
+        publicTlsAddress: e.MQTT_PUBLIC_TLS_ADDRESS,
         sessionMaxMessages: e.MQTT_SESSION_MAX_MESSAGES,
         sessionMaxAgeMs: e.MQTT_SESSION_MAX_AGE_MS,
       },

@@ -11,6 +11,7 @@ import {
   DownlinkQueueRequest,
   decodeMessage,
   invalidationAffects,
+  type MQTTConnectionInfo,
   newUlid,
 } from '@lorawan/api';
 import { RpcInvoker } from '@lorawan/component';
@@ -20,6 +21,7 @@ import { mqttConnections } from '@lorawan/observability';
 import { decode, type PubSub, PUBSUB, type Subscription } from '@lorawan/transport';
 import { DownlinkQueue } from '../../downlinks/downlink-queue.service';
 import { mqttApplicationSubjects } from './mqtt.integration';
+import { mqttConnectionInfo } from './mqtt-connection-info';
 import { type Admission, type ConnectionHost, type ConnectRefusal, MqttConnection, parseUsername, topicAccess } from './mqtt-connection';
 import { MqttSessions } from './mqtt-sessions';
 import type { BufferedMessage } from './session-buffer';
@@ -46,6 +48,7 @@ const BAD_CREDENTIALS = new Set<number>([Code.Unauthenticated, Code.InvalidArgum
 export class MqttServer implements ConnectionHost, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('MqttServer');
   private readonly config: MqttServerConfig;
+  private readonly publicUrl: string;
   private readonly servers: Array<{ server: Server; transport: 'tcp' | 'tls' }> = [];
   private readonly sockets = new Set<Socket>();
   private readonly sessions: MqttSessions;
@@ -61,6 +64,7 @@ export class MqttServer implements ConnectionHost, OnApplicationBootstrap, OnApp
     @Inject(DownlinkQueue) private readonly queue: DownlinkQueue,
   ) {
     this.config = config.as.mqtt;
+    this.publicUrl = config.publicUrl;
     this.sessions = new MqttSessions({
       maxMessages: this.config.sessionMaxMessages,
       maxAgeMs: this.config.sessionMaxAgeMs,
@@ -73,6 +77,11 @@ export class MqttServer implements ConnectionHost, OnApplicationBootstrap, OnApp
     const out: { tcp?: number; tls?: number } = {};
     for (const { server, transport } of this.servers) out[transport] = (server.address() as AddressInfo | null)?.port;
     return out;
+  }
+
+  /** Where and as whom a client of the application connects (`AppAs.GetMQTTConnectionInfo`). */
+  connectionInfo(applicationId: string): MQTTConnectionInfo {
+    return mqttConnectionInfo({ config: this.config, publicUrl: this.publicUrl, ports: this.ports }, applicationId);
   }
 
   async onApplicationBootstrap(): Promise<void> {
