@@ -28,7 +28,7 @@ export class TypeOrmGatewayStore extends TypeOrmEntityStore<GatewayEntity, IsGat
       dataSource,
       GatewayEntity,
       { table: 'gateways', id: 'gateway_id', kind: 'gateway', orderColumns: ORDER_COLUMNS, columns: ['gateway_id', 'eui', 'name'] },
-      (row) => withSecrets(toDomain(row), (s) => ({ value: secrets.openBytes(s as StoredSecret).toString('base64') })),
+      (row) => openedGateway(row, secrets),
     );
   }
 
@@ -43,7 +43,7 @@ export class TypeOrmGatewayStore extends TypeOrmEntityStore<GatewayEntity, IsGat
 
   async getByEui(eui: string, scope?: Scope): Promise<IsGateway | undefined> {
     const row = await this.table.findBy('eui', eui.toUpperCase(), scope);
-    return row ? toDomain(row) : undefined;
+    return row ? openedGateway(row, this.secrets) : undefined;
   }
 
   async list(query: EntityListQuery<GatewayOrder>): Promise<{ gateways: IsGateway[]; total: number }> {
@@ -76,6 +76,11 @@ export class TypeOrmGatewayStore extends TypeOrmEntityStore<GatewayEntity, IsGat
     const holder = eui ? await this.getByEui(eui, 'any') : undefined;
     return holder ? { ok: false, conflict: 'eui', holder } : undefined;
   }
+}
+
+/** Row → domain with the secrets opened. */
+function openedGateway(row: GatewayEntity, secrets: SecretBox): IsGateway {
+  return withSecrets(toDomain(row), (s) => ({ value: secrets.openBytes(s as StoredSecret).toString('base64') }));
 }
 
 /** A copy of `gateway` with each secret that has a value mapped (sealed or opened); the others as they are. */
