@@ -189,6 +189,13 @@ describe.each(MODES)('CUPS update-info (%s)', (_mode, start) => {
     expect(creds.cert.length).toBe(0);
     expect(tokenOf(creds.key)).toBe(oldLns.key);
     expect(await connectLns(eui, tokenOf(creds.key))).toBe('EU868');
+    // What the station said about itself is in the gateway's attributes (TTS's `cups-*`).
+    const attributes = (await api.get(`/api/v3/gateways/${id}?field_mask=attributes`)).json.attributes as Record<string, string>;
+    expect(attributes).toMatchObject({
+      'cups-station': '2.0.6(corecell/std)',
+      'cups-model': 'corecell',
+      'cups-last-seen': expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+    });
 
     // Nothing changed: an empty answer (every length zero).
     const same = await updateInfo(`Bearer ${cupsKey.key}`, { ...station, tcUri: a1.tcUri, tcCredCrc: credentialsCrc(creds) });

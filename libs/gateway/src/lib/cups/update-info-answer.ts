@@ -29,6 +29,7 @@ export const ErrInvalidAddress = defineError('pkg/basicstation/cups', 'invalid_a
 /** The gateway fields CUPS reads (TTS `getGatewayMask`, those this stack has): secrets as the contract holds them (`value` base64). */
 export interface CupsGateway {
   ids: { gateway_id: string };
+  attributes?: Record<string, string>;
   gateway_server_address?: string;
   lbs_lns_secret?: { value?: string };
   target_cups_uri?: string;
@@ -36,7 +37,7 @@ export interface CupsGateway {
 }
 
 /** The field mask of the Get CUPS makes (reading the secrets needs RIGHT_GATEWAY_READ_SECRETS, checked by the IS). */
-export const CUPS_GATEWAY_PATHS = ['gateway_server_address', 'lbs_lns_secret', 'target_cups_uri', 'target_cups_key'] as const;
+export const CUPS_GATEWAY_PATHS = ['attributes', 'gateway_server_address', 'lbs_lns_secret', 'target_cups_uri', 'target_cups_key'] as const;
 
 /** What the server sends besides the gateway's fields: the default LNS address and the trust certificates (DER). */
 export interface CupsSettings {

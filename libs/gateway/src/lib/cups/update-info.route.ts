@@ -80,6 +80,7 @@ export class UpdateInfoRoute {
 
       const answer = updateInfoAnswer(body, gateway, this.settings);
       if (answer instanceof StackError) throw answer;
+      await this.recordStation(authorization, gateway, cupsAttributes(body, new Date()), req.id);
       const encoded = encodeUpdateInfoResponse(answer);
       if (!Buffer.isBuffer(encoded)) throw ErrFieldLength.with({ reason: encoded.error });
       void reply.code(200).header('content-type', 'application/octet-stream').send(encoded);
@@ -88,9 +89,36 @@ export class UpdateInfoRoute {
     }
   }
 
+  /**
+   * What the station said about itself, in the gateway's attributes (TTS: `cups-last-seen`,
+   * `cups-station`, `cups-model`, `cups-package`), through GatewayRegistry.Update with the
+   * station's key. Best effort: a key without RIGHT_GATEWAY_SETTINGS_BASIC, or attributes already
+   * full, leave them as they are (logged) and the station still gets its answer.
+   */
+  private async recordStation(authorization: string, gateway: CupsGateway, attributes: Record<string, string>, requestId: string): Promise<void> {
+    const update = RPCS['GatewayRegistry.Update'];
+    const request = { gateway: { ids: gateway.ids, attributes: { ...gateway.attributes, ...attributes } }, field_mask: { paths: ['attributes'] } };
+    try {
+      const caller = await this.auth.authenticate(authorization, update, request, requestId);
+      await this.forward(update, request, caller, requestId);
+    } catch (err) {
+      const reason = err instanceof StackError ? `${err.namespace}:${err.errorName}` : 'unknown';
+      this.logger.warn({ request_id: requestId, gateway_id: gateway.ids.gateway_id, reason }, 'CUPS: station attributes not recorded');
+    }
+  }
+
   private async forward(rpc: RpcDefinition, request: object, caller: CallerIdentity, requestId: string): Promise<unknown> {
     return (await this.forwarder.forward(rpc, request, { request_id: requestId, correlation_ids: [rpcCorrelationId(rpc, requestId)], caller })).body;
   }
+}
+
+/** The station's attributes as TTS records them (values cut to the contract's 200 characters). */
+export function cupsAttributes(req: { station?: string; model?: string; package?: string }, now: Date): Record<string, string> {
+  const attributes: Record<string, string> = { 'cups-last-seen': now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  if (req.station) attributes['cups-station'] = req.station.slice(0, 200);
+  if (req.model) attributes['cups-model'] = req.model.slice(0, 200);
+  if (req.package) attributes['cups-package'] = req.package.slice(0, 200);
+  return attributes;
 }
 
 /** The body as JSON (bodies reach routes as text); `parse` when it is none. */
