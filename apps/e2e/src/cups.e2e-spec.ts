@@ -111,6 +111,8 @@ describe.each(MODES)('CUPS update-info (%s)', (_mode, start) => {
       CUPS_LNS_TRUST_FILE: certs.ca,
       KEKS: `is-kek=${'a5'.repeat(32)}`,
       IS_KEK_LABEL: 'is-kek',
+      // Every line the stack writes, so that the log check below sees all of them.
+      LOG_LEVEL: 'debug',
     });
     api = new Api(() => stack);
   }, 120_000);
