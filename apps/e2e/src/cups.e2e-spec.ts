@@ -270,6 +270,14 @@ describe.each(MODES)('CUPS update-info (%s)', (_mode, start) => {
     expect((await updateInfo(undefined, station)).status).toBe(401);
     expect((await updateInfo(`${key.slice(0, -4)}AAAA`, station)).status).toBe(401);
     expect(errorOf(await updateInfo(key, { ...station, router: randomEui() }))).toEqual([404, 'gateway_not_found_by_eui']);
+    // A router given as an integer is an EUI too (the specification's ID6 or number): here an unknown one.
+    expect(errorOf(await updateInfo(key, { ...station, router: 5 }))).toEqual([404, 'gateway_not_found_by_eui']);
+    // Odd bodies are refused as such, never a 5xx.
+    for (const odd of ['', 'null', '[]', '"x"', '{"router":true}', `{"router":"${eui}","keys":"x"}`, `{"router":"${eui}","tcCredCrc":-1}`, '{"router":{}}']) {
+      expect(errorOf(await updateInfo(key, odd))).toEqual([409, 'parse']);
+    }
+    const asText = await fetch(`${stack.baseUrl}/update-info`, { method: 'POST', headers: { authorization: key, 'content-type': 'text/plain' }, body: 'x' });
+    expect(asText.status).toBe(409);
     expect(errorOf(await updateInfo(key, station))).toEqual([404, 'lns_credentials_not_found']);
   });
 });
