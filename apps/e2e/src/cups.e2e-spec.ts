@@ -7,7 +7,8 @@
  * station splits it (trust certificate in DER, client certificate or four zero bytes, then the
  * key: for a token, the HTTP header line). An operator rotates the gateway's LNS key
  * (`lbs_lns_secret`); the station learns it through CUPS, connects to the LNS over `wss://` with
- * it, and the old key, once revoked, is refused. The secret is sealed at rest (`IS_KEK_LABEL`), is
+ * it, and the old key, once revoked, is refused. The CUPS key is rotated the same way
+ * (`target_cups_key`) and the station moved to another CUPS server (`target_cups_uri`). The secret is sealed at rest (`IS_KEK_LABEL`), is
  * readable only with RIGHT_GATEWAY_READ_SECRETS and never shows in the stack's logs.
  */
 import { X509Certificate } from 'node:crypto';
@@ -109,6 +110,7 @@ describe.each(MODES)('CUPS update-info (%s)', (_mode, start) => {
       GS_LBS_TLS_PORT: String(tlsPort),
       CUPS_LNS_URI: `wss://localhost:${tlsPort}`,
       CUPS_LNS_TRUST_FILE: certs.ca,
+      CUPS_TRUST_FILE: certs.ca,
       KEKS: `is-kek=${'a5'.repeat(32)}`,
       IS_KEK_LABEL: 'is-kek',
       // Every line the stack writes, so that the log check below sees all of them.
@@ -128,10 +130,11 @@ describe.each(MODES)('CUPS update-info (%s)', (_mode, start) => {
     return { id: res.json.id as string, key: res.json.key as string };
   }
 
-  async function setLnsSecret(gatewayId: string, key: string): Promise<void> {
-    const gateway = { ids: { gateway_id: gatewayId }, lbs_lns_secret: { value: Buffer.from(key).toString('base64') } };
-    expectStatus(await api.put(`/api/v3/gateways/${gatewayId}`, { gateway, field_mask: { paths: ['lbs_lns_secret'] } }), 200);
+  async function setSecret(gatewayId: string, field: 'lbs_lns_secret' | 'target_cups_key', key: string): Promise<void> {
+    const gateway = { ids: { gateway_id: gatewayId }, [field]: { value: Buffer.from(key).toString('base64') } };
+    expectStatus(await api.put(`/api/v3/gateways/${gatewayId}`, { gateway, field_mask: { paths: [field] } }), 200);
   }
+  const setLnsSecret = (gatewayId: string, key: string) => setSecret(gatewayId, 'lbs_lns_secret', key);
 
   /** The station's `POST /update-info` with its `cups.key` token, as it sends it. */
   async function updateInfo(token: string | undefined, body: unknown): Promise<{ status: number; body: Buffer; json?: unknown }> {
@@ -249,6 +252,49 @@ describe.each(MODES)('CUPS update-info (%s)', (_mode, start) => {
 
     // No secret in the logs.
     for (const key of [oldLns.key, newLns.key, cupsKey.key]) expect(stack.logs()).not.toContain(key.split('.')[2]);
+  });
+
+  it('rotates the CUPS key (target_cups_key) and moves the station to another CUPS server (target_cups_uri)', async () => {
+    const id = uid('cups');
+    const eui = randomEui();
+    expectStatus(
+      await api.post(`/api/v3/users/${ADMIN_USER_ID}/gateways`, { gateway: { ids: { gateway_id: id, eui }, frequency_plan_id: 'EU_863_870' } }),
+      200,
+    );
+    const cupsRights = ['RIGHT_GATEWAY_INFO', 'RIGHT_GATEWAY_SETTINGS_BASIC', 'RIGHT_GATEWAY_READ_SECRETS'];
+    const oldCups = await apiKey(id, cupsRights);
+    const lns = await apiKey(id, ['RIGHT_GATEWAY_LINK']);
+    await setLnsSecret(id, lns.key);
+    const lnsCreds: Credentials = { trust: caDer, cert: Buffer.alloc(0), key: Buffer.from(`Authorization: Bearer ${lns.key}\r\n`) };
+    const cupsCreds = (key: string): Credentials => ({ trust: caDer, cert: Buffer.alloc(0), key: Buffer.from(`Authorization: Bearer ${key}\r\n`) });
+    const station = {
+      router: eui,
+      cupsUri: stack.baseUrl,
+      tcUri: lnsUri(),
+      cupsCredCrc: credentialsCrc(cupsCreds(oldCups.key)),
+      tcCredCrc: credentialsCrc(lnsCreds),
+    };
+    expect((await updateInfo(oldCups.key, station)).body.equals(Buffer.alloc(14))).toBe(true);
+
+    // A new CUPS key: the station gets it as cupsCred (this server's trust and the key), uses it, and the old one is revoked.
+    const newCups = await apiKey(id, cupsRights);
+    await setSecret(id, 'target_cups_key', newCups.key);
+    const a = parseUpdateInfoAnswer((await updateInfo(oldCups.key, station)).body);
+    expect(a).toMatchObject({ cupsUri: '', tcUri: '', tcCred: Buffer.alloc(0) });
+    const got = splitCredentials(a.cupsCred);
+    expect(got.trust.equals(caDer)).toBe(true);
+    expect(tokenOf(got.key)).toBe(newCups.key);
+    expectStatus(await api.delete(`/api/v3/gateways/${id}/api-keys/${oldCups.id}`), 200);
+    const next = { ...station, cupsCredCrc: credentialsCrc(got) };
+    expect((await updateInfo(tokenOf(got.key), next)).body.equals(Buffer.alloc(14))).toBe(true);
+    expect((await updateInfo(oldCups.key, next)).status).toBe(401);
+
+    // Moved to another CUPS server: its URI and the credentials for it.
+    const gateway = { ids: { gateway_id: id }, target_cups_uri: 'https://cups2.example.com:443' };
+    expectStatus(await api.put(`/api/v3/gateways/${id}`, { gateway, field_mask: { paths: ['target_cups_uri'] } }), 200);
+    const moved = parseUpdateInfoAnswer((await updateInfo(newCups.key, { ...station, cupsCredCrc: 0 })).body);
+    expect(moved.cupsUri).toBe('https://cups2.example.com:443');
+    expect(tokenOf(splitCredentials(moved.cupsCred).key)).toBe(newCups.key);
   });
 
   it('answers errors in the API shape: bad JSON, no router, no or a wrong key, an unknown gateway, a gateway without LNS credentials', async () => {
