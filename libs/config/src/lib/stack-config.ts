@@ -918,6 +918,30 @@ export class Environment {
   HTTP_TLS_KEY_FILE?: string;
 
   @Setting(
+    'gateway',
+    "The LNS address CUPS (`POST /update-info`) gives a LoRa Basics Station gateway whose `gateway_server_address` is empty (TTS `basic-station.default.lns-uri`), e.g. `wss://lns.example.com:8887` (the Gateway Server's `GS_LBS_TLS_PORT` as the gateways reach it). Unset: the gateway's own `tcUri` is kept.",
+  )
+  @IsOptional()
+  @Matches(/^(wss?:\/\/)?[^\s/:]+(:\d{1,5})?\/?$/, { message: 'CUPS_LNS_URI must be a ws(s):// address: scheme, host and port' })
+  CUPS_LNS_URI?: string;
+
+  @Setting(
+    'gateway',
+    "The certificate (PEM; the first one is sent) a Basics Station gateway trusts for the LNS, its `tc.trust`: the CA that signed `GS_LBS_TLS_CERT_FILE`, or that certificate itself when it is self-signed. CUPS sends it with the gateway's `lbs_lns_secret` as the `tcCred`; without it CUPS cannot send LNS credentials (`server_trust`).",
+  )
+  @IsOptional()
+  @IsString()
+  CUPS_LNS_TRUST_FILE?: string;
+
+  @Setting(
+    'gateway',
+    "The certificate (PEM) a Basics Station gateway trusts for CUPS, its `cups.trust`: the CA of the HTTPS certificate the gateways reach `/update-info` with. CUPS sends it with the gateway's `target_cups_key` as the `cupsCred`; without it CUPS cannot send CUPS credentials (`server_trust`).",
+  )
+  @IsOptional()
+  @IsString()
+  CUPS_TRUST_FILE?: string;
+
+  @Setting(
     'transport',
     "Timeout of a request from one process to another (the gateway's to a component: 504 on expiry; the components' calls to each other too). The NS also drops a data uplink this long after its GS received it (`uplink_too_late`), since the GS has stopped waiting.",
   )
@@ -974,6 +998,14 @@ export class Environment {
   @IsOptional()
   @Matches(KEK_LABEL, { message: 'NS_KEK_LABEL must be a KEK label' })
   NS_KEK_LABEL?: string;
+
+  @Setting(
+    'keys',
+    'The `KEKS` label the IS seals gateway secrets with (`lbs_lns_secret`, `target_cups_key`; AES-GCM, TTS `is.gateways.encryption-key-id`; unset: stored as given). Must name a label of `KEKS`.',
+  )
+  @IsOptional()
+  @Matches(KEK_LABEL, { message: 'IS_KEK_LABEL must be a KEK label' })
+  IS_KEK_LABEL?: string;
 
   @Setting('keys', 'The `KEKS` label the AS wraps the keys it stores with (unset: stored as given). Must name a label of `KEKS`.')
   @IsOptional()
@@ -1042,6 +1074,8 @@ export interface StackConfig {
   limits: { apiKeyPerMin: number; addressPerMin: number; streamsPerKey: number };
   /** The gateway's HTTP connections. */
   http: HttpEdgeConfig;
+  /** The gateway's CUPS server for LoRa Basics Station (`POST /update-info`): the default LNS address and the trust certificates (PEM files) it sends. */
+  cups: { lnsUri?: string; lnsTrustFile?: string; trustFile?: string };
   autoMigrate: boolean;
   /** PUBLIC_URL without a trailing slash (default `http://localhost:<HTTP_PORT>/api/v3`). */
   publicUrl: string;
@@ -1059,7 +1093,7 @@ export interface StackConfig {
   /** Raw KEKS value (label → key); parsed by the components that wrap keys. */
   keks?: string;
   /** The KEK label each registry wraps the keys it stores with (unset: stored in the clear). */
-  kekLabels: Partial<Record<'js' | 'ns' | 'as', string>>;
+  kekLabels: Partial<Record<'is' | 'js' | 'ns' | 'as', string>>;
   deviceTemplatesFile?: string;
   /** Parsed DEFAULT_DEVICE_PROFILE (validated by the registries at boot). */
   defaultDeviceProfile?: Record<string, unknown>;
@@ -1285,6 +1319,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       maxConnectionsPerAddress: e.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
       oversizedBodyDrainBytes: e.HTTP_OVERSIZED_BODY_DRAIN_BYTES,
     },
+    cups: { lnsUri: e.CUPS_LNS_URI, lnsTrustFile: e.CUPS_LNS_TRUST_FILE, trustFile: e.CUPS_TRUST_FILE },
     autoMigrate: e.DB_AUTO_MIGRATE,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.HTTP_PORT}/api/v3`).replace(/\/+$/, ''),
     webhooks: {
@@ -1374,7 +1409,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     testChecks: e.NODE_ENV === 'test',
     logFormat: e.LOG_FORMAT,
     keks: e.KEKS,
-    kekLabels: { js: e.JS_KEK_LABEL, ns: e.NS_KEK_LABEL, as: e.AS_KEK_LABEL },
+    kekLabels: { is: e.IS_KEK_LABEL, js: e.JS_KEK_LABEL, ns: e.NS_KEK_LABEL, as: e.AS_KEK_LABEL },
     deviceTemplatesFile: e.DEVICE_TEMPLATES_FILE,
     defaultDeviceProfile: parseJsonObject('DEFAULT_DEVICE_PROFILE', e.DEFAULT_DEVICE_PROFILE),
   };

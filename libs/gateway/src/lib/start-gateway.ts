@@ -16,6 +16,7 @@ import { answerExpectContinue } from './oversized-body';
 import { EventStreamRoute } from './event-stream.route';
 import { OpenApiRoute } from './openapi.route';
 import { ConsoleRoute } from './console.route';
+import { UpdateInfoRoute } from './cups/update-info.route';
 import { GatewayModule, type GatewayOptions, requestBodyLimit } from './gateway.module';
 import { GatewayState } from './gateway-state';
 import { metricsOf } from './route-metrics';
@@ -148,6 +149,7 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
   app.get(EventStreamRoute).register(fastify);
   app.get(OpenApiRoute).register(fastify);
   app.get(ConsoleRoute).register(fastify);
+  app.get(UpdateInfoRoute).register(fastify, bodyLimit);
   // Errors Fastify raises before a route runs (body too large, bad request) reach Nest's error handler and this filter.
   app.useGlobalFilters(new ApiExceptionFilter(routes, { bodyLimit, drainBytes: options.config.http.oversizedBodyDrainBytes }));
 
