@@ -4,6 +4,7 @@ import type { FrequencyPlan } from '@lorawan/lorawan';
 import { gsLbsAuthRefused } from '@lorawan/observability';
 import { SimulatedBasicStation, stationFrameFields } from '@lorawan/testing';
 import WebSocket from 'ws';
+import { gatewayConnectionStats } from '../../connection/connection-stats';
 import type { GatewayConnection, PendingDownlink } from '../../connection/gateway-connection';
 import { type DisconnectReason, GatewayConnections } from '../../connection/gateway-connections';
 import { assertGatewayLink } from '../../lookup/gateway-link-rights';
@@ -120,6 +121,8 @@ describe('BasicStationServer', () => {
     expect(seen.statuses[0].versions).toMatchObject({ station: '2.0.6(test/std)' });
     const conn = connections.get(open.eui) as GatewayConnection;
     expect(conn.frontend).toBe(server);
+    // TTS's name of the protocol (`semtechws/` and the formatter's ID), in the stats and gs.gateway.connect.
+    expect(gatewayConnectionStats(conn).protocol).toBe('semtechws/lbslns');
 
     // GPS time of reception (µs since 1980-01-06): the gateway can send at GPS times from now on.
     const gpstime = BigInt(Date.now() - Date.UTC(1980, 0, 6) + 18_000) * 1000n;

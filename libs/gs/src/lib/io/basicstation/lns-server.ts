@@ -79,7 +79,8 @@ interface Station {
 }
 
 export class BasicStationServer implements GatewayFrontend {
-  readonly protocol = 'basicstation';
+  /** TTS's name of a Basics Station LNS connection (`semtechws/` and the `lbslns` formatter's ID): the stats' and `gs.gateway.connect`'s `protocol`. */
+  readonly protocol = 'semtechws/lbslns';
   private readonly listeners: Array<{ server: Server; secure: boolean }> = [];
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
   private readonly stations = new Map<GatewayConnection, Station>();
