@@ -194,6 +194,56 @@ describe('SimulatedBasicStation (tcproto)', () => {
     expect(sync.gpstime).toBe(1479549618123456n);
   });
 
+  it('after a timesync it stamps received frames with the GPS time of its clock, and dntxed with the slot of a class B dnmsg', async () => {
+    await station.connect(`ws://localhost:${lns.port}/traffic/eui-B827EBFFFE6151D9`);
+    expect(station.gpstime()).toBeUndefined();
+    const before = process.hrtime.bigint();
+    await station.timesync();
+    const gps = station.gpstime() as bigint;
+    // The LNS's 1479549618123456 µs, taken for the midpoint of the exchange: now is at most the exchange's length later.
+    expect(gps).toBeGreaterThanOrEqual(1479549618123456n);
+    expect(gps - 1479549618123456n).toBeLessThanOrEqual((process.hrtime.bigint() - before) / 1000n);
+    station.sendFrame(Buffer.from('E0AABBCCDD', 'hex'), { DR: 5, Freq: 868100000 });
+    const up = JSON.parse((await lns.next('propdf')).text.replace(/"gpstime":(\d+)/, '"gpstime":"$1"')) as { upinfo: { gpstime: string } };
+    // Stamped when sent: after the sync, before now.
+    expect(BigInt(up.upinfo.gpstime)).toBeGreaterThanOrEqual(gps);
+    expect(BigInt(up.upinfo.gpstime)).toBeLessThanOrEqual(station.gpstime() as bigint);
+    lns.socket?.send(
+      '{"msgtype":"dnmsg","DevEui":"00-00-00-00-00-00-00-01","dC":1,"diid":9,"pdu":"60","DR":3,"Freq":869525000,"gpstime":1479549620122000,"rctx":0}',
+    );
+    station.acknowledge(await station.nextDownlink());
+    expect((await lns.next('dntxed')).text).toContain('"gpstime":1479549620122000');
+  });
+
+  it('with a latency, sends each message when its timer fires, in order; a pong is no message and is not held back', async () => {
+    await station.connect(`ws://localhost:${lns.port}/traffic/eui-B827EBFFFE6151D9`);
+    /** Lets I/O run (setImmediate is not faked) until `done`. */
+    const settle = async (done: () => boolean) => {
+      for (let i = 0; i < 100_000 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(done()).toBe(true);
+    };
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'hrtime', 'performance', 'Date'] });
+    try {
+      station.latencyMs = 150;
+      const from = lns.messages.length;
+      station.sendFrame(Buffer.from('E0AA', 'hex'), { DR: 5, Freq: 868100000 });
+      station.sendFrame(Buffer.from('E0BB', 'hex'), { DR: 5, Freq: 868100000 });
+      // A ping goes there and its pong back; the frames sent before it are still held.
+      lns.socket?.ping();
+      await settle(() => lns.pongs === 1);
+      expect(lns.messages.length).toBe(from);
+      jest.advanceTimersByTime(149);
+      lns.socket?.ping();
+      await settle(() => lns.pongs === 2);
+      expect(lns.messages.length).toBe(from);
+      jest.advanceTimersByTime(1);
+      await settle(() => lns.messages.length === from + 2);
+      expect(lns.messages.slice(from).map((m) => m.json.FRMPayload)).toEqual(['E0AA', 'E0BB']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('answers pings until told to stop', async () => {
     await station.connect(`ws://localhost:${lns.port}/traffic/eui-B827EBFFFE6151D9`);
     lns.socket?.ping();

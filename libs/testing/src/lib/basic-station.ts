@@ -9,7 +9,10 @@ import WebSocket from 'ws';
  * frames as `jreq` / `updf` / `propdf` (the fields split by lora-packet as station's lora.c splits
  * them), `dnmsg` kept and answered with `dntxed`, `timesync`, and pings answered until told to stop.
  * Its `xtime` clock is a station's: radio unit in bits 62–56, a random session in bits 55–48,
- * microseconds since the session started below.
+ * microseconds since the session started below. Once a `timesync` is answered it knows the GPS time
+ * of its clock (timesync.c: the server's `gpstime` at the midpoint of the request's round trip) and
+ * stamps received frames with it (`upinfo.gpstime`), as a GPS-synchronised station does. A slow
+ * link can be simulated (`latencyMs`): every message to the server then leaves that much later.
  */
 
 export interface StationConnectOptions {
@@ -196,6 +199,10 @@ export class SimulatedBasicStation {
   private mux?: { muxTime: number; at: number };
   /** Answer each dnmsg with dntxed right away. */
   autoAck = false;
+  /** GPS µs minus this station's clock (µs since it started), learnt from the latest `timesync`. */
+  private gpsOffsetUs?: bigint;
+  /** Each message to the server leaves this many ms after it is sent (a slow link; 0: at once). */
+  latencyMs = 0;
 
   constructor(
     /** 16 hex digits. */
@@ -206,6 +213,16 @@ export class SimulatedBasicStation {
   /** Microseconds since this station's concentrator session started, in the session: station's xtime of now. */
   xtime(): bigint {
     return this.session | ((process.hrtime.bigint() - this.started) / 1000n);
+  }
+
+  /** GPS µs now by this station's clock, once a `timesync` told it the GPS time; undefined before. */
+  gpstime(): bigint | undefined {
+    return this.gpsOffsetUs === undefined ? undefined : this.clockUs() + this.gpsOffsetUs;
+  }
+
+  /** µs since this station started. */
+  private clockUs(): bigint {
+    return (process.hrtime.bigint() - this.started) / 1000n;
   }
 
   /** `GET /router-info` over a WebSocket: the server's answer (`{router, muxs, uri}` or `{router, error}`). */
@@ -269,7 +286,7 @@ export class SimulatedBasicStation {
       upinfo: {
         rctx: radio.rctx ?? 0,
         xtime: radio.xtime ?? this.xtime(),
-        gpstime: radio.gpstime ?? 0n,
+        gpstime: radio.gpstime ?? this.gpstime() ?? 0n,
         fts: -1,
         rssi: radio.rssi ?? -60,
         snr: radio.snr ?? 9.5,
@@ -300,18 +317,26 @@ export class SimulatedBasicStation {
       rctx: dn.rctx ?? 0,
       xtime: this.xtime(),
       txtime: Number(process.hrtime.bigint() - this.started) / 1e9,
-      gpstime: 0n,
+      // When it went out by GPS time: a class B downlink's slot, else now (0: no GPS time known).
+      gpstime: dn.gpstime ?? this.gpstime() ?? 0n,
     });
   }
 
-  /** A `timesync` request; resolves with the server's answer (`txtime` echoed, `gpstime` µs). */
+  /**
+   * A `timesync` request; resolves with the server's answer (`txtime` echoed, `gpstime` µs), from
+   * which the station takes the GPS time of its clock: the server's `gpstime` is taken to be that of
+   * the midpoint between the request and the answer.
+   */
   async timesync(timeoutMs = 5000): Promise<{ txtime: number; gpstime: bigint; MuxTime?: number }> {
-    const txtime = Number((process.hrtime.bigint() - this.started) / 1000n);
-    const answer = this.next((m) => m.msgtype === 'timesync' && Number(m.txtime) === txtime, timeoutMs);
+    const txtime = Number(this.clockUs());
+    const answer = this.next((m) => m.msgtype === 'timesync' && Number(m.txtime) === txtime, timeoutMs, true);
     this.send({ msgtype: 'timesync', txtime });
     const m = await answer;
     if (typeof m.gpstime !== 'bigint' && typeof m.gpstime !== 'number') throw new Error('timesync answer without gpstime');
-    return { txtime, gpstime: BigInt(m.gpstime), MuxTime: m.MuxTime as number | undefined };
+    const gpstime = BigInt(m.gpstime);
+    if (gpstime <= 0n) throw new Error(`timesync answer with gpstime ${gpstime}`);
+    this.gpsOffsetUs = gpstime - (BigInt(txtime) + this.clockUs()) / 2n;
+    return { txtime, gpstime, MuxTime: m.MuxTime as number | undefined };
   }
 
   /** Sends any text as is (for malformed-input tests). */
@@ -340,8 +365,14 @@ export class SimulatedBasicStation {
   }
 
   private send(message: Record<string, unknown>): void {
-    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) throw new Error('the station is not connected');
-    this.ws.send(encode(message));
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) throw new Error('the station is not connected');
+    const text = encode(message);
+    if (this.latencyMs <= 0) return ws.send(text);
+    // Timers of one duration fire in the order they were set: the messages keep their order.
+    setTimeout(() => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(text);
+    }, this.latencyMs);
   }
 
   /** Station's RefTime: the last MuxTime plus the time since it came (0 before any). */
