@@ -69,7 +69,7 @@ export interface StationRadio {
   snr?: number;
   /** The receiving radio unit (default 0). */
   rctx?: number;
-  /** GPS µs of reception (default 0: no GPS). */
+  /** GPS µs of reception (given: the station has GPS from now on); default: its GPS time once known, else 0 (no GPS). */
   gpstime?: bigint;
   /** Default: now on the station's clock. */
   xtime?: bigint;
@@ -185,6 +185,51 @@ export function checkRouterConfig(raw: Record<string, unknown>): StationRouterCo
   };
 }
 
+/** What station knows when a `dnmsg` arrives: its router_config, its concentrator session (xtime's top 16 bits) and whether it knows GPS time. */
+export interface DnmsgContext {
+  routerConfig?: StationRouterConfig;
+  session: bigint;
+  gpsSynced: boolean;
+}
+
+/**
+ * Why station would drop this `dnmsg` without transmitting it (s2e.c s2e_onMsg, handle_dnmsg,
+ * check_dr, check_dnfreq; ts_xtime2ustime, ts_gpstime2xtime), or undefined when it would schedule
+ * it: none before a router_config; `DevEui`, `dC` (0–2), `diid` and `pdu` required; `RX1DR` with
+ * `RX1Freq` (or `DR` with `Freq`) and `RX2DR` with `RX2Freq`, each pair whole or absent, and one of
+ * them present; each DR one the router_config defines, each frequency in its `freq_range`; class B
+ * (`dC` 1) at a `gpstime`, which needs the station's GPS time; otherwise RX1 at an `xtime` of the
+ * current session (a class C downlink with RX2 alone goes out when it can).
+ */
+export function dnmsgProblem(m: Record<string, unknown>, context: DnmsgContext): string | undefined {
+  const config = context.routerConfig;
+  if (!config) return 'dnmsg before router_config';
+  const int = (v: unknown): v is number | bigint => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
+  if (typeof m.DevEui !== 'string' || !/^([0-9A-Fa-f]{2}-){7}[0-9A-Fa-f]{2}$|^[0-9A-Fa-f]{16}$/.test(m.DevEui)) return 'DevEui missing or not an EUI';
+  if (!int(m.dC) || Number(m.dC) < 0 || Number(m.dC) > 2) return 'dC must be 0, 1 or 2';
+  if (!int(m.diid)) return 'diid missing';
+  if (typeof m.pdu !== 'string' || !/^([0-9A-Fa-f]{2})+$/.test(m.pdu)) return 'pdu missing or not hex';
+  const rx1Dr = m.DR ?? m.RX1DR;
+  const rx1Freq = m.Freq ?? m.RX1Freq;
+  if ((rx1Dr === undefined) !== (rx1Freq === undefined)) return 'RX1 data rate and frequency must come together';
+  if ((m.RX2DR === undefined) !== (m.RX2Freq === undefined)) return 'RX2 data rate and frequency must come together';
+  for (const dr of [rx1Dr, m.RX2DR].filter((v) => v !== undefined))
+    if (!int(dr) || Number(dr) < 0 || Number(dr) > 15 || config.DRs[Number(dr)]?.[0] === -1) return `illegal data rate ${String(dr)} for ${config.region}`;
+  for (const freq of [rx1Freq, m.RX2Freq].filter((v) => v !== undefined))
+    if (!int(freq) || Number(freq) < config.freq_range[0] || Number(freq) > config.freq_range[1])
+      return `illegal frequency ${String(freq)}, not in ${config.freq_range.join('..')}`;
+  if (m.dC === 1) {
+    if (rx1Dr === undefined) return 'a class B dnmsg needs DR and Freq';
+    if (!int(m.gpstime) || BigInt(m.gpstime) <= 0n) return 'a class B dnmsg needs a gpstime';
+    if (!context.gpsSynced) return 'class B at a gpstime, and the station knows no GPS time';
+    return undefined;
+  }
+  if (rx1Dr === undefined) return m.RX2DR === undefined ? 'neither RX1 nor RX2' : m.dC === 2 ? undefined : 'a class A dnmsg needs an xtime and RX1';
+  if (!int(m.xtime) || BigInt(m.xtime) <= 0n) return 'RX1 needs an xtime';
+  if (BigInt(m.xtime) >> 48n !== context.session >> 48n) return `xtime ${String(m.xtime)} is not of this concentrator session`;
+  return undefined;
+}
+
 export class SimulatedBasicStation {
   /** Top 16 bits of every xtime of this run: radio unit 0, a random non-zero session. */
   readonly session = BigInt(randomInt(1, 256)) << 48n;
@@ -193,6 +238,8 @@ export class SimulatedBasicStation {
   private answeringPings = true;
   private waiters: Array<{ accept: (m: Record<string, unknown>) => boolean; resolve: (m: Record<string, unknown>) => void }> = [];
   readonly downlinks: StationDownlink[] = [];
+  /** dnmsgs station would drop (`dnmsgProblem`), with the reason. */
+  readonly refusedDownlinks: Array<{ dnmsg: Record<string, unknown>; reason: string }> = [];
   readonly received: Array<Record<string, unknown>> = [];
   routerConfig?: StationRouterConfig;
   /** The latest MuxTime the server sent and when (ms), for RefTime. */
@@ -278,6 +325,8 @@ export class SimulatedBasicStation {
 
   /** Sends a received frame (`jreq`, `updf` or `propdf` by its MType) with its radio metadata; returns the message sent. */
   sendFrame(phy: Buffer, radio: StationRadio): Record<string, unknown> {
+    // A GPS time of reception given: the station has GPS (a PPS) and knows the GPS time of its clock from now on.
+    if (radio.gpstime !== undefined && radio.gpstime > 0n) this.gpsOffsetUs = radio.gpstime - this.clockUs();
     const message: Record<string, unknown> = {
       ...stationFrameFields(phy),
       RefTime: this.refTime(),
@@ -297,12 +346,20 @@ export class SimulatedBasicStation {
     return message;
   }
 
-  /** The next dnmsg (one already received first). */
+  /** The next dnmsg (one already received first); rejects with the reason when station would drop it. */
   async nextDownlink(timeoutMs = 5000): Promise<StationDownlink> {
-    const kept = this.downlinks.shift();
+    const next = () => {
+      const refused = this.refusedDownlinks.shift();
+      if (refused)
+        throw new Error(
+          `station would drop this dnmsg (${refused.reason}): ${JSON.stringify(refused.dnmsg, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`,
+        );
+      return this.downlinks.shift();
+    };
+    const kept = next();
     if (kept) return kept;
     await this.next((m) => m.msgtype === 'dnmsg', timeoutMs, true);
-    return this.downlinks.shift() as StationDownlink;
+    return next() as StationDownlink;
   }
 
   /** Answers a dnmsg with `dntxed` as station does after transmitting it (s2e.c send_dntxed). */
@@ -393,8 +450,12 @@ export class SimulatedBasicStation {
       const dn = { ...m, xtime: int64(m.xtime), gpstime: int64(m.gpstime), receivedAt: Date.now() } as unknown as StationDownlink;
       if (dn.xtime === undefined) delete dn.xtime;
       if (dn.gpstime === undefined) delete dn.gpstime;
-      this.downlinks.push(dn);
-      if (this.autoAck) this.acknowledge(dn);
+      const reason = dnmsgProblem(m, { routerConfig: this.routerConfig, session: this.session, gpsSynced: this.gpsOffsetUs !== undefined });
+      if (reason) this.refusedDownlinks.push({ dnmsg: m, reason });
+      else {
+        this.downlinks.push(dn);
+        if (this.autoAck) this.acknowledge(dn);
+      }
     }
     this.received.push(m);
     const waiter = this.waiters.find((w) => w.accept(m));
