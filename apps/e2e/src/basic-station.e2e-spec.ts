@@ -13,7 +13,9 @@
  * `wss://` (station sends its `tc.key` only there): the gateway's key accepted (with or without
  * "Bearer"), a wrong key, a key without RIGHT_GATEWAY_LINK, another gateway's key and no key where
  * the gateway requires one refused before any WebSocket; and a Semtech UDP gateway and a Basics
- * Station gateway hearing the same uplink, delivered once.
+ * Station gateway hearing the same uplinks, each delivered once and each confirmed one's ACK sent
+ * once, through whichever gateway heard it best. The test station drops (and reports) any `dnmsg`
+ * that station's `handle_dnmsg` would drop.
  */
 import { execFileSync } from 'node:child_process';
 import { createCipheriv } from 'node:crypto';
@@ -491,7 +493,7 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     expect(stack.logs()).not.toContain(linkKey.split('.')[2]);
   });
 
-  it('a Semtech UDP gateway and a Basics Station gateway hear the same uplink: delivered once, with both gateways’ metadata', async () => {
+  it('a Semtech UDP gateway and a Basics Station gateway hear the same uplink: delivered once, with both gateways’ metadata; each ACK goes out once, through the gateway that heard it best', async () => {
     const lbs = await gateway('EU_863_870_TTN');
     const s = await station(lbs.eui);
     const udpId = uid('udp');
@@ -506,7 +508,7 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     expect(await udp.pull()).toBe(0x04);
     udp.keepAlive(2000);
 
-    const { dev, devAddr, keys } = await registerAbpDevice(api, reg, app, 'dedup');
+    const { dev, devAddr, keys } = await registerAbpDevice(api, reg, app, 'dedup', { mac_settings: ON_PLAN });
 
     const frame = dataUplink(keys, devAddr, 1, 5, Buffer.from('twice heard'));
     s.sendFrame(frame, { DR: 5, Freq: 868100000, rssi: -70 });
@@ -518,5 +520,30 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
       (m) => m.gateway_ids.gateway_id,
     );
     expect(gateways.sort()).toEqual([lbs.id, udpId].sort());
+
+    // Both serve the device: a confirmed uplink heard by both is answered once, by the gateway with the better SNR.
+    const ackVia = async (fCnt: number, lbsSnr: number, udpSnr: number) => {
+      // The previous uplink's windows (RX2: 2 s) are over.
+      await sleep(2500);
+      s.downlinks.length = 0;
+      const udpBefore = udp.downlinks.length;
+      const confirmed = dataUplink(keys, devAddr, fCnt, 5, Buffer.from([fCnt]), { confirmed: true });
+      s.sendFrame(confirmed, { DR: 5, Freq: 868100000, rssi: -80, snr: lbsSnr });
+      await udp.push({ rxpk: [udp.rxpkNow(confirmed, { rssi: -80, lsnr: udpSnr })] });
+      await receiver.waitFor(() => uplinksOf(dev).length === fCnt, 10_000, `uplink ${fCnt}`);
+      await sleep(2500);
+      const ack = [
+        ...s.downlinks.map((d) => d.pdu),
+        ...udp.downlinks.slice(udpBefore).map((d) => Buffer.from(d.txpk.data as string, 'base64').toString('hex')),
+      ];
+      expect(ack).toHaveLength(1);
+      const frame = loraPacket.fromWire(Buffer.from(ack[0], 'hex'));
+      expect(frame.getFCtrlACK()).toBe(true);
+      expect(loraPacket.verifyMIC(frame, Buffer.from(keys.nwkSKey, 'hex'))).toBe(true);
+      return { lbs: s.downlinks.length, udp: udp.downlinks.length - udpBefore, refused: s.refusedDownlinks.length };
+    };
+    expect(await ackVia(2, 9.5, 2)).toEqual({ lbs: 1, udp: 0, refused: 0 });
+    expect(await ackVia(3, -5, 8)).toEqual({ lbs: 0, udp: 1, refused: 0 });
+    expect(uplinksOf(dev)).toHaveLength(3);
   }, 60_000);
 });
