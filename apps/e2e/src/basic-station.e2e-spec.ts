@@ -5,7 +5,8 @@
  * TTN's reference concentrator configurations and station's own test LNS
  * (`REFERENCE_ROUTER_CONFIGS`), its class B beaconing from the LoRaWAN specification; an OTAA join (the
  * join-accept decoded by lora-packet, timed for RX1 on the station's clock) and data uplinks
- * reaching the webhook; a class A, a class B and a class C downlink each answered with `dntxed`,
+ * reaching the webhook; US915 (FSB 2) uplinks on 125 and 500 kHz channels answered in RX1 on
+ * the 500 kHz downlink channels at the downlink-only DR13; a class A, a class B and a class C downlink each answered with `dntxed`,
  * leading to `downlink_sent` (the class B one at a GPS time the test checks is one of the device's
  * ping slots, by the specification's AES formula computed here); the connection stats over HTTP
  * (one gateway and the batch) after an uplink, a downlink and its `dntxed`, with the round trip
@@ -252,6 +253,35 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     expect(loraPacket.decrypt(frame, Buffer.from(keys.appSKey, 'hex'), Buffer.from(keys.nwkSKey, 'hex')).toString()).toBe('hi');
     s.acknowledge(down);
     await receiver.waitFor(() => receiver.to('/down/sent').some((r) => r.json?.end_device_ids?.device_id === dev), 10_000, 'downlink_sent');
+  }, 60_000);
+
+  it('US915 (FSB 2): uplinks on a 125 kHz and on the 500 kHz channel are answered in RX1 on their 500 kHz downlink channels at the downlink-only DR13, as station’s DR table names it', async () => {
+    const { eui } = await gateway('US_902_928_FSB_2');
+    const s = await station(eui);
+    const { dev, devAddr, keys } = await registerAbpDevice(api, reg, app, 'us915', { frequency_plan_id: 'US_902_928_FSB_2' });
+    // Channel 8 (903.9 MHz, the first of FSB 2) at DR3 (SF7/125 kHz).
+    const confirmed = s.sendFrame(dataUplink(keys, devAddr, 1, 6, Buffer.from('us'), { confirmed: true }), { DR: 3, Freq: 903900000 });
+    await receiver.waitFor(() => uplinksOf(dev).length === 1, 10_000, 'the uplink');
+    expect(uplinksOf(dev)[0].json?.uplink_message?.settings).toMatchObject({
+      data_rate: { lora: { spreading_factor: 7, bandwidth: 125000 } },
+      frequency: '903900000',
+    });
+    const down = await s.nextDownlink(5000);
+    // RP002 US902-928: RX1 on downlink channel 8 mod 8 = 0 (923.3 MHz), DR3 → DR13 (SF7/500 kHz, downlink only in router_config's DRs).
+    expect(down).toMatchObject({ dC: 0, RX1DR: 13, RX1Freq: 923300000 });
+    expect(s.routerConfig?.DRs[13]).toEqual([7, 500, 1]);
+    expect((down.xtime as bigint) + BigInt((down.RxDelay as number) * 1_000_000)).toBe((confirmed.upinfo as { xtime: bigint }).xtime + 1_000_000n);
+    const frame = loraPacket.fromWire(Buffer.from(down.pdu, 'hex'));
+    expect(frame.getFCtrlACK()).toBe(true);
+    expect(loraPacket.verifyMIC(frame, Buffer.from(keys.nwkSKey, 'hex'))).toBe(true);
+
+    // The 500 kHz uplink channel 65 (904.6 MHz) at DR4 (SF8/500 kHz): RX1 on downlink channel 65 mod 8 = 1 (923.9 MHz) at DR13.
+    await sleep(2500);
+    s.downlinks.length = 0;
+    s.sendFrame(dataUplink(keys, devAddr, 2, 6, Buffer.from('us'), { confirmed: true }), { DR: 4, Freq: 904600000 });
+    await receiver.waitFor(() => uplinksOf(dev).length === 2, 10_000, 'the 500 kHz uplink');
+    expect(uplinksOf(dev)[1].json?.uplink_message?.settings).toMatchObject({ data_rate: { lora: { spreading_factor: 8, bandwidth: 500000 } } });
+    expect(await s.nextDownlink(5000)).toMatchObject({ dC: 0, RX1DR: 13, RX1Freq: 923900000 });
   }, 60_000);
 
   it('a class C downlink: sent as dC 2 on RX2, its dntxed becomes downlink_sent', async () => {
