@@ -186,6 +186,14 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     return { dev, sim: new SimulatedOtaaDevice({ joinEui: ids.join_eui, devEui: ids.dev_eui, appKey, macVersion: 'MAC_V1_0_3' }) };
   }
 
+  /** Queues an application downlink (FPort, text) for the device at the AS. */
+  async function pushDownlink(dev: string, fPort: number, text: string): Promise<void> {
+    const res = await api.post(`/api/v3/as/applications/${app}/devices/${dev}/down/push`, {
+      downlinks: [{ f_port: fPort, frm_payload: Buffer.from(text).toString('base64') }],
+    });
+    expectStatus(res, 200);
+  }
+
   const uplinksOf = (dev: string) => receiver.to('/up').filter((r) => r.json?.end_device_ids?.device_id === dev);
 
   it('discovery: a registered gateway gets the data URI with port and path; an unknown EUI an error', async () => {
@@ -236,12 +244,7 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     s.downlinks.length = 0;
 
     // A queued downlink goes out in RX1 of the next (confirmed) uplink; its dntxed becomes downlink_sent.
-    expectStatus(
-      await api.post(`/api/v3/as/applications/${app}/devices/${dev}/down/push`, {
-        downlinks: [{ f_port: 3, frm_payload: Buffer.from('hi').toString('base64') }],
-      }),
-      200,
-    );
+    await pushDownlink(dev, 3, 'hi');
     const confirmed = s.sendFrame(dataUplink(keys, joined.devAddr, 1, 2, Buffer.from([2]), { confirmed: true }), { DR: 5, Freq: 868500000 });
     const down = await s.nextDownlink(5000);
     const rxDelayUs = BigInt(Math.max(joined.rxDelay, 1) * 1_000_000);
@@ -296,12 +299,7 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     await receiver.waitFor(() => uplinksOf(dev).length === 1, 10_000, 'the uplink');
     await sleep(2500);
     s.downlinks.length = 0;
-    expectStatus(
-      await api.post(`/api/v3/as/applications/${app}/devices/${dev}/down/push`, {
-        downlinks: [{ f_port: 7, frm_payload: Buffer.from('class c').toString('base64') }],
-      }),
-      200,
-    );
+    await pushDownlink(dev, 7, 'class c');
     const down = await s.nextDownlink(10_000);
     expect(down.dC).toBe(2);
     expect(down.RX2Freq ?? down.Freq).toBe(869525000);
@@ -339,12 +337,7 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     await sleep(2500);
     s.downlinks.length = 0;
 
-    expectStatus(
-      await api.post(`/api/v3/as/applications/${app}/devices/${dev}/down/push`, {
-        downlinks: [{ f_port: 4, frm_payload: Buffer.from('ping slot').toString('base64') }],
-      }),
-      200,
-    );
+    await pushDownlink(dev, 4, 'ping slot');
     const down = await s.nextDownlink(10_000);
     const receivedGps = s.gpstime() as bigint;
     // Class B on the band's ping-slot channel and data rate (EU868: 869.525 MHz, DR3), at a GPS time and no xtime.
