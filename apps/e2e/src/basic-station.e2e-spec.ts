@@ -1,22 +1,25 @@
 /**
  * LoRa Basics Station gateways end to end, in both run modes, through `SimulatedBasicStation`
- * (written from the specification, on `ws` and `lora-packet`): discovery on `/router-info`; the
- * `router_config` of an EU868 and a US915 (FSB 2) gateway against values transcribed by hand from
- * TTN's reference concentrator configurations and station's own test LNS
- * (`REFERENCE_ROUTER_CONFIGS`), its class B beaconing from the LoRaWAN specification; an OTAA join (the
- * join-accept decoded by lora-packet, timed for RX1 on the station's clock) and data uplinks
- * reaching the webhook; US915 (FSB 2) uplinks on 125 and 500 kHz channels answered in RX1 on
- * the 500 kHz downlink channels at the downlink-only DR13; a class A, a class B and a class C downlink each answered with `dntxed`,
- * leading to `downlink_sent` (the class B one at a GPS time the test checks is one of the device's
- * ping slots, by the specification's AES formula computed here); the connection stats over HTTP
- * (one gateway and the batch) after an uplink, a downlink and its `dntxed`, with the round trip
- * a slow link's `RefTime` tells; the keepalive disconnecting a station that stops answering pings; tokens over
- * `wss://` (station sends its `tc.key` only there): the gateway's key accepted (with or without
- * "Bearer"), a wrong key, a key without RIGHT_GATEWAY_LINK, another gateway's key and no key where
- * the gateway requires one refused before any WebSocket; and a Semtech UDP gateway and a Basics
- * Station gateway hearing the same uplinks, each delivered once and each confirmed one's ACK sent
- * once, through whichever gateway heard it best. The test station drops (and reports) any `dnmsg`
- * that station's `handle_dnmsg` would drop.
+ * (written from the specification, on `ws` and `lora-packet`; it drops, and reports, any `dnmsg`
+ * station's `handle_dnmsg` would drop):
+ * - discovery on `/router-info`;
+ * - the `router_config` of an EU868 and a US915 (FSB 2) gateway against values transcribed by hand
+ *   from TTN's reference concentrator configurations and station's own test LNS
+ *   (`REFERENCE_ROUTER_CONFIGS`), and its class B beaconing from the LoRaWAN specification;
+ * - an OTAA join (the join-accept decoded by lora-packet, timed for RX1 on the station's clock) and
+ *   data uplinks reaching the webhook; US915 uplinks on 125 and 500 kHz channels answered in RX1 on
+ *   the 500 kHz downlink channels at the downlink-only DR13;
+ * - class A, B and C downlinks, each answered with `dntxed`, leading to `downlink_sent`; class B in
+ *   EU868 and US915 after a `timesync`, at a GPS time the test checks is one of the device's ping
+ *   slots (the specification's AES formula, computed here) on the band's ping-slot channel;
+ * - the connection stats over HTTP (one gateway and the batch) after uplinks, a downlink and its
+ *   `dntxed`: protocol, counts, status and the round trip a slow link's `RefTime` tells;
+ * - liveness: the keepalive disconnecting a station that stops answering pings;
+ * - tokens over `wss://` (station sends its `tc.key` only there): the gateway's key accepted (with
+ *   or without "Bearer"); a wrong key, a key without RIGHT_GATEWAY_LINK, another gateway's key and
+ *   no key where the gateway requires one refused before any WebSocket;
+ * - a Semtech UDP gateway and a Basics Station gateway hearing the same uplinks: each delivered
+ *   once, each confirmed one's ACK sent once, through whichever gateway heard it best.
  */
 import { execFileSync } from 'node:child_process';
 import { createCipheriv } from 'node:crypto';
@@ -92,6 +95,32 @@ function pingOffset(beaconTimeSeconds: number, devAddr: string, pingPeriod: numb
   const rand = Buffer.concat([aes.update(block), aes.final()]);
   return (rand[0] + rand[1] * 256) % pingPeriod;
 }
+
+/**
+ * Class B per plan: where the device's uplink is heard, MAC settings that leave the NS nothing to
+ * change, and the ping-slot channel of a beacon period by RP002: EU868 DR3 on 869.525 MHz; US915
+ * DR8 on 923.3 MHz + 600 kHz × ((DevAddr + ⌊beacon time / 128 s⌋) mod 8).
+ */
+const CLASS_B_PLANS: Array<
+  [
+    string,
+    {
+      uplink: { DR: number; Freq: number };
+      macSettings: Record<string, unknown>;
+      pingSlotChannel: (devAddr: string, beaconSeconds: number) => { DR: number; Freq: number };
+    },
+  ]
+> = [
+  ['EU_863_870_TTN', { uplink: { DR: 5, Freq: 868100000 }, macSettings: ON_PLAN, pingSlotChannel: () => ({ DR: 3, Freq: 869525000 }) }],
+  [
+    'US_902_928_FSB_2',
+    {
+      uplink: { DR: 3, Freq: 903900000 },
+      macSettings: {},
+      pingSlotChannel: (devAddr, beaconSeconds) => ({ DR: 8, Freq: 923300000 + 600000 * ((parseInt(devAddr, 16) + Math.floor(beaconSeconds / 128)) % 8) }),
+    },
+  ],
+];
 
 /** GPS ms now: the GPS epoch (1980-01-06) plus now, GPS ahead of UTC by 18 leap seconds. */
 const gpsNowMs = () => Date.now() - Date.UTC(1980, 0, 6) + 18_000;
@@ -310,60 +339,68 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     await receiver.waitFor(() => receiver.to('/down/sent').some((r) => r.json?.end_device_ids?.device_id === dev), 10_000, 'downlink_sent');
   }, 60_000);
 
-  it('a class B downlink: the station synced by timesync stamps its uplinks with GPS time; the downlink goes out as dC 1 at one of the device’s ping slots, its dntxed becomes downlink_sent', async () => {
-    // The ping offset formula against TTS's test vectors (pkg/crypto ping_slot_test.go).
+  it('the ping offset formula written here gives TTS’s test vectors (pkg/crypto ping_slot_test.go)', () => {
     expect(pingOffset(0, '00000000', 32)).toBe(6);
     expect(pingOffset(0xff42, '004200FF', 4096)).toBe(3994);
+  });
 
-    const { eui } = await gateway('EU_863_870_TTN');
-    const s = await station(eui);
-    const sync = await s.timesync();
-    expect(Math.abs(Number(sync.gpstime / 1000n) - gpsNowMs())).toBeLessThan(2000);
-    const { dev, ids, devAddr, keys } = await registerAbpDevice(api, reg, app, 'classb', {
-      supports_class_b: true,
-      mac_settings: { ping_slot_periodicity: 'PING_EVERY_1S', status_count_periodicity: 0, status_time_periodicity: '0s', ...ON_PLAN },
-    });
-    // An uplink with the ClassB bit, received at a GPS time: the device is class B, the gateway can send at GPS times.
-    const up = s.sendFrame(dataUplink(keys, devAddr, 1, 3, Buffer.from('b'), { classB: true }), { DR: 5, Freq: 868100000 });
-    expect((up.upinfo as { gpstime: bigint }).gpstime).toBeGreaterThan(0n);
-    await receiver.waitFor(() => uplinksOf(dev).length === 1, 10_000, 'the uplink');
-    expect(uplinksOf(dev)[0].json?.uplink_message?.rx_metadata?.[0]).toMatchObject({ gps_time: expect.any(String) });
-    for (let i = 0; ; i++) {
-      const { json } = await reg.getOk('ns', app, dev, ['mac_state']);
-      if ((json as { mac_state: { device_class?: string } }).mac_state.device_class === 'CLASS_B') break;
-      if (i === 20) throw new Error('the device did not become class B');
-      await sleep(250);
-    }
-    await sleep(2500);
-    s.downlinks.length = 0;
+  it.each(CLASS_B_PLANS)(
+    'a class B downlink (%s): the station synced by timesync stamps its uplinks with GPS time; the downlink goes out as dC 1 at one of the device’s ping slots on its ping-slot channel, its dntxed becomes downlink_sent',
+    async (plan, { uplink, macSettings, pingSlotChannel }) => {
+      const { eui } = await gateway(plan);
+      const s = await station(eui);
+      const sync = await s.timesync();
+      expect(Math.abs(Number(sync.gpstime / 1000n) - gpsNowMs())).toBeLessThan(2000);
+      const { dev, ids, devAddr, keys } = await registerAbpDevice(api, reg, app, 'classb', {
+        frequency_plan_id: plan,
+        supports_class_b: true,
+        mac_settings: { ping_slot_periodicity: 'PING_EVERY_1S', status_count_periodicity: 0, status_time_periodicity: '0s', ...macSettings },
+      });
+      // An uplink with the ClassB bit, received at a GPS time: the device is class B, the gateway can send at GPS times.
+      const up = s.sendFrame(dataUplink(keys, devAddr, 1, 3, Buffer.from('b'), { classB: true }), uplink);
+      expect((up.upinfo as { gpstime: bigint }).gpstime).toBeGreaterThan(0n);
+      await receiver.waitFor(() => uplinksOf(dev).length === 1, 10_000, 'the uplink');
+      expect(uplinksOf(dev)[0].json?.uplink_message?.rx_metadata?.[0]).toMatchObject({ gps_time: expect.any(String) });
+      for (let i = 0; ; i++) {
+        const { json } = await reg.getOk('ns', app, dev, ['mac_state']);
+        if ((json as { mac_state: { device_class?: string } }).mac_state.device_class === 'CLASS_B') break;
+        if (i === 20) throw new Error('the device did not become class B');
+        await sleep(250);
+      }
+      await sleep(2500);
+      s.downlinks.length = 0;
 
-    await pushDownlink(dev, 4, 'ping slot');
-    const down = await s.nextDownlink(10_000);
-    const receivedGps = s.gpstime() as bigint;
-    // Class B on the band's ping-slot channel and data rate (EU868: 869.525 MHz, DR3), at a GPS time and no xtime.
-    expect(down).toMatchObject({ dC: 1, DR: 3, Freq: 869525000, DevEui: ids.dev_eui.match(/../g)?.join('-') });
-    expect(down.xtime).toBeUndefined();
-    const at = down.gpstime as bigint;
-    expect(typeof at).toBe('bigint');
-    // In the future of the station's GPS clock, within the next two beacon periods.
-    expect(at).toBeGreaterThan(receivedGps);
-    expect(at - receivedGps).toBeLessThan(2n * BEACON_PERIOD_US);
-    // A ping slot of this device: beacon + 2.120 s + (pingOffset + N × pingPeriod) × 30 ms, pingPeriod 32 (PING_EVERY_1S).
-    const beacon = at - (at % BEACON_PERIOD_US);
-    const sinceReserved = at - beacon - BEACON_RESERVED_US;
-    expect(sinceReserved).toBeGreaterThanOrEqual(0n);
-    // At the slot's start (TTS adds a beacon delay of 1.5 µs).
-    expect(sinceReserved % PING_SLOT_US).toBeLessThanOrEqual(2n);
-    const slot = Number(sinceReserved / PING_SLOT_US);
-    expect(slot % 32).toBe(pingOffset(Number(beacon / 1_000_000n), devAddr, 32));
+      await pushDownlink(dev, 4, 'ping slot');
+      const down = await s.nextDownlink(10_000);
+      const receivedGps = s.gpstime() as bigint;
+      // Class B at a GPS time, no xtime.
+      expect(down).toMatchObject({ dC: 1, DevEui: ids.dev_eui.match(/../g)?.join('-') });
+      expect(down.xtime).toBeUndefined();
+      const at = down.gpstime as bigint;
+      expect(typeof at).toBe('bigint');
+      // In the future of the station's GPS clock, within the next two beacon periods.
+      expect(at).toBeGreaterThan(receivedGps);
+      expect(at - receivedGps).toBeLessThan(2n * BEACON_PERIOD_US);
+      // A ping slot of this device: beacon + 2.120 s + (pingOffset + N × pingPeriod) × 30 ms, pingPeriod 32 (PING_EVERY_1S).
+      const beacon = at - (at % BEACON_PERIOD_US);
+      const sinceReserved = at - beacon - BEACON_RESERVED_US;
+      expect(sinceReserved).toBeGreaterThanOrEqual(0n);
+      // At the slot's start (TTS adds a beacon delay of 1.5 µs).
+      expect(sinceReserved % PING_SLOT_US).toBeLessThanOrEqual(2n);
+      const slot = Number(sinceReserved / PING_SLOT_US);
+      expect(slot % 32).toBe(pingOffset(Number(beacon / 1_000_000n), devAddr, 32));
+      // On the band's ping-slot channel of that beacon period, at its ping-slot data rate.
+      expect({ DR: down.DR, Freq: down.Freq }).toEqual(pingSlotChannel(devAddr, Number(beacon / 1_000_000n)));
 
-    const frame = loraPacket.fromWire(Buffer.from(down.pdu, 'hex'));
-    expect((frame.DevAddr as Buffer).toString('hex').toUpperCase()).toBe(devAddr.toUpperCase());
-    expect(loraPacket.verifyMIC(frame, Buffer.from(keys.nwkSKey, 'hex'))).toBe(true);
-    expect(loraPacket.decrypt(frame, Buffer.from(keys.appSKey, 'hex'), Buffer.from(keys.nwkSKey, 'hex')).toString()).toBe('ping slot');
-    s.acknowledge(down);
-    await receiver.waitFor(() => receiver.to('/down/sent').some((r) => r.json?.end_device_ids?.device_id === dev), 10_000, 'downlink_sent');
-  }, 60_000);
+      const frame = loraPacket.fromWire(Buffer.from(down.pdu, 'hex'));
+      expect((frame.DevAddr as Buffer).toString('hex').toUpperCase()).toBe(devAddr.toUpperCase());
+      expect(loraPacket.verifyMIC(frame, Buffer.from(keys.nwkSKey, 'hex'))).toBe(true);
+      expect(loraPacket.decrypt(frame, Buffer.from(keys.appSKey, 'hex'), Buffer.from(keys.nwkSKey, 'hex')).toString()).toBe('ping slot');
+      s.acknowledge(down);
+      await receiver.waitFor(() => receiver.to('/down/sent').some((r) => r.json?.end_device_ids?.device_id === dev), 10_000, 'downlink_sent');
+    },
+    60_000,
+  );
 
   it('connection stats over HTTP after uplinks, a downlink and its dntxed: protocol semtechws/lbslns, counts, the status, the round trips a slow link’s RefTime tells; the batch; not_connected once it closes', async () => {
     const LATENCY_MS = 40;
