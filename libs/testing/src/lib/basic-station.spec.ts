@@ -258,7 +258,7 @@ describe('SimulatedBasicStation (tcproto)', () => {
   it('refuses what station would drop of a dnmsg (handle_dnmsg), and says why when the test asks for the downlink', async () => {
     const config = checkRouterConfig(JSON.parse(ROUTER_CONFIG.replace(/8121069293711392768,18446744073709551615/, '1,2')) as Record<string, unknown>);
     const session = 0x0042n << 48n;
-    const context = { routerConfig: config, session, gpsSynced: false };
+    const context = { routerConfig: config, sessions: new Set([session >> 48n]), gpsSynced: false };
     const classA = {
       msgtype: 'dnmsg',
       DevEui: '00-00-00-00-00-00-00-01',
@@ -278,7 +278,7 @@ describe('SimulatedBasicStation (tcproto)', () => {
     expect(dnmsgProblem({ ...classA, RX1Freq: undefined }, context)).toBe('RX1 data rate and frequency must come together');
     expect(dnmsgProblem({ ...classA, RX1DR: 8 }, context)).toBe('illegal data rate 8 for EU868');
     expect(dnmsgProblem({ ...classA, RX1Freq: 923300000 }, context)).toBe('illegal frequency 923300000, not in 863000000..870000000');
-    expect(dnmsgProblem({ ...classA, xtime: (0x0043n << 48n) | 5n }, context)).toMatch(/is not of this concentrator session/);
+    expect(dnmsgProblem({ ...classA, xtime: (0x0043n << 48n) | 5n }, context)).toMatch(/is not of a current session of this station's radio units/);
     expect(dnmsgProblem({ ...classA, RX1DR: undefined, RX1Freq: undefined }, context)).toBe('neither RX1 nor RX2');
     // Class C on RX2 alone: whenever station can.
     expect(dnmsgProblem({ ...classA, dC: 2, xtime: undefined, RX1DR: undefined, RX1Freq: undefined, RX2DR: 0, RX2Freq: 869525000 }, context)).toBeUndefined();

@@ -185,10 +185,14 @@ export function checkRouterConfig(raw: Record<string, unknown>): StationRouterCo
   };
 }
 
-/** What station knows when a `dnmsg` arrives: its router_config, its concentrator session (xtime's top 16 bits) and whether it knows GPS time. */
+/**
+ * What station knows when a `dnmsg` arrives: its router_config, the sessions of its radio units
+ * (the top 16 bits of their xtimes: unit and session; each unit's concentrator has its own) and
+ * whether it knows GPS time.
+ */
 export interface DnmsgContext {
   routerConfig?: StationRouterConfig;
-  session: bigint;
+  sessions: ReadonlySet<bigint>;
   gpsSynced: boolean;
 }
 
@@ -199,7 +203,7 @@ export interface DnmsgContext {
  * `RX1Freq` (or `DR` with `Freq`) and `RX2DR` with `RX2Freq`, each pair whole or absent, and one of
  * them present; each DR one the router_config defines, each frequency in its `freq_range`; class B
  * (`dC` 1) at a `gpstime`, which needs the station's GPS time; otherwise RX1 at an `xtime` of the
- * current session (a class C downlink with RX2 alone goes out when it can).
+ * current session of its radio unit (a class C downlink with RX2 alone goes out when it can).
  */
 export function dnmsgProblem(m: Record<string, unknown>, context: DnmsgContext): string | undefined {
   const config = context.routerConfig;
@@ -226,13 +230,15 @@ export function dnmsgProblem(m: Record<string, unknown>, context: DnmsgContext):
   }
   if (rx1Dr === undefined) return m.RX2DR === undefined ? 'neither RX1 nor RX2' : m.dC === 2 ? undefined : 'a class A dnmsg needs an xtime and RX1';
   if (!int(m.xtime) || BigInt(m.xtime) <= 0n) return 'RX1 needs an xtime';
-  if (BigInt(m.xtime) >> 48n !== context.session >> 48n) return `xtime ${String(m.xtime)} is not of this concentrator session`;
+  if (!context.sessions.has(BigInt(m.xtime) >> 48n)) return `xtime ${String(m.xtime)} is not of a current session of this station's radio units`;
   return undefined;
 }
 
 export class SimulatedBasicStation {
   /** Top 16 bits of every xtime of this run: radio unit 0, a random non-zero session. */
   readonly session = BigInt(randomInt(1, 256)) << 48n;
+  /** The sessions (an xtime's top 16 bits) of the radio units this station has stamped frames with. */
+  private readonly sessions = new Set<bigint>([this.session >> 48n]);
   private readonly started = process.hrtime.bigint();
   private ws?: WebSocket;
   private answeringPings = true;
@@ -327,6 +333,8 @@ export class SimulatedBasicStation {
   sendFrame(phy: Buffer, radio: StationRadio): Record<string, unknown> {
     // A GPS time of reception given: the station has GPS (a PPS) and knows the GPS time of its clock from now on.
     if (radio.gpstime !== undefined && radio.gpstime > 0n) this.gpsOffsetUs = radio.gpstime - this.clockUs();
+    // A given xtime: a radio unit (bits 62–56) in a session (55–48) this station runs.
+    if (radio.xtime !== undefined) this.sessions.add(radio.xtime >> 48n);
     const message: Record<string, unknown> = {
       ...stationFrameFields(phy),
       RefTime: this.refTime(),
@@ -450,7 +458,7 @@ export class SimulatedBasicStation {
       const dn = { ...m, xtime: int64(m.xtime), gpstime: int64(m.gpstime), receivedAt: Date.now() } as unknown as StationDownlink;
       if (dn.xtime === undefined) delete dn.xtime;
       if (dn.gpstime === undefined) delete dn.gpstime;
-      const reason = dnmsgProblem(m, { routerConfig: this.routerConfig, session: this.session, gpsSynced: this.gpsOffsetUs !== undefined });
+      const reason = dnmsgProblem(m, { routerConfig: this.routerConfig, sessions: this.sessions, gpsSynced: this.gpsOffsetUs !== undefined });
       if (reason) this.refusedDownlinks.push({ dnmsg: m, reason });
       else {
         this.downlinks.push(dn);
