@@ -14,7 +14,8 @@
  *   slots (the specification's AES formula, computed here) on the band's ping-slot channel;
  * - the connection stats over HTTP (one gateway and the batch) after uplinks, a downlink and its
  *   `dntxed`: protocol, counts, status and the round trip a slow link's `RefTime` tells;
- * - liveness: the keepalive disconnecting a station that stops answering pings;
+ * - liveness: `gs.gateway.connect` (the protocol named as TTS does) and the keepalive
+ *   disconnecting a station that stops answering pings;
  * - tokens over `wss://` (station sends its `tc.key` only there): the gateway's key accepted (with
  *   or without "Bearer"); a wrong key, a key without RIGHT_GATEWAY_LINK, another gateway's key and
  *   no key where the gateway requires one refused before any WebSocket;
@@ -482,21 +483,24 @@ describe.each(MODES)('LoRa Basics Station (%s)', (_mode, start) => {
     }
   }, 60_000);
 
-  it('a station that stops answering pings is disconnected within (missed pongs + 1) ping intervals, with the reason', async () => {
+  it('gs.gateway.connect names the protocol; a station that stops answering pings is disconnected within (missed pongs + 1) ping intervals, with the reason', async () => {
     const { id, eui } = await gateway('EU_863_870');
     const events = await EventStream.open(stack.baseUrl, {
       authorization: `Bearer ${stack.adminKey}`,
-      body: { identifiers: [{ gateway_ids: { gateway_id: id } }], names: ['gs.gateway.disconnect'] },
+      body: { identifiers: [{ gateway_ids: { gateway_id: id } }], names: ['gs.gateway.connect', 'gs.gateway.disconnect'] },
     });
     opened.push(events);
     expect((await events.nextEvent()).name).toBe('events.stream.start');
     const s = await station(eui);
+    const connect: EventJson = await events.nextEvent(5000);
+    expect(connect).toMatchObject({ name: 'gs.gateway.connect', data: { protocol: 'semtechws/lbslns', gateway_remote_address: { ip: '127.0.0.1' } } });
     await sleep(1200);
     s.answerPings(false);
     const silentAt = Date.now();
     await s.closed();
     expect(Date.now() - silentAt).toBeLessThan(3 * 400 + 600);
     const disconnect: EventJson = await events.nextEvent(5000);
+    expect(disconnect.name).toBe('gs.gateway.disconnect');
     expect(disconnect.data).toMatchObject({ namespace: 'pkg/gatewayserver/io/semtechws', name: 'missed_too_many_pongs' });
   });
 
