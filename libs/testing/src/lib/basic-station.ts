@@ -9,9 +9,11 @@ import WebSocket from 'ws';
  * frames as `jreq` / `updf` / `propdf` (the fields split by lora-packet as station's lora.c splits
  * them), `dnmsg` kept and answered with `dntxed`, `timesync`, and pings answered until told to stop.
  * Its `xtime` clock is a station's: radio unit in bits 62–56, a random session in bits 55–48,
- * microseconds since the session started below. Once a `timesync` is answered it knows the GPS time
- * of its clock (timesync.c: the server's `gpstime` at the midpoint of the request's round trip) and
- * stamps received frames with it (`upinfo.gpstime`), as a GPS-synchronised station does. A slow
+ * microseconds since the session started below. It models a station with a PPS: once a `timesync`
+ * is answered it knows the GPS time of its clock (timesync.c, which asks the LNS only once it has a
+ * PPS: here the server's `gpstime` is taken for the midpoint of the request's round trip) and
+ * stamps received frames with it (`upinfo.gpstime`), as a GPS-synchronised station does; without
+ * one, class B `dnmsg`s are dropped as station drops them. A slow
  * link can be simulated (`latencyMs`): every message to the server then leaves that much later.
  */
 
