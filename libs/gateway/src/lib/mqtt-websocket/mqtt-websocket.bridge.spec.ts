@@ -1,10 +1,15 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as connectTcp, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect as connectTls } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import mqtt, { type MqttClient } from 'mqtt';
 import * as mqttPacket from 'mqtt-packet';
 import WebSocket from 'ws';
 import { mqttWebSockets, mqttWebSocketsRefused } from '@lorawan/observability';
+import { makeCertificates } from '@lorawan/testing';
 import { MqttWebSocketBridge } from './mqtt-websocket.bridge';
 import { inProcessMqttUpstream, type MqttUpstream, tcpMqttUpstream } from './mqtt-upstream';
 
@@ -69,9 +74,12 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** An HTTP server with the bridge at `/mqtt` (and `/ping`, an ordinary route). */
-async function edge(upstream: MqttUpstream | undefined): Promise<{ app: FastifyInstance; bridge: MqttWebSocketBridge; port: number }> {
-  const app = Fastify();
+/** An HTTP server (HTTPS with `https`) with the bridge at `/mqtt` (and `/ping`, an ordinary route). */
+async function edge(
+  upstream: MqttUpstream | undefined,
+  https?: { cert: Buffer; key: Buffer },
+): Promise<{ app: FastifyInstance; bridge: MqttWebSocketBridge; port: number }> {
+  const app = (https ? Fastify({ https }) : Fastify()) as unknown as FastifyInstance;
   const bridge = new MqttWebSocketBridge({ path: '/mqtt', upstream, maxPayload: 64 * 1024 });
   bridge.register(app);
   app.get('/ping', async () => 'pong');
@@ -83,10 +91,12 @@ async function connectClient(url: string, password: string): Promise<MqttClient>
   return mqtt.connectAsync(url, { username: 'app', password, protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 5000 });
 }
 
-/** The raw HTTP answer to `request`, read until the server closes or `until` matches. */
-function rawHttp(port: number, request: string, until?: RegExp): Promise<string> {
+/** The raw HTTP answer to `request`, read until the server closes or `until` matches (over TLS with `ca`). */
+function rawHttp(port: number, request: string, until?: RegExp, ca?: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket: Socket = connectTcp(port, '127.0.0.1', () => socket.write(request));
+    const socket: Socket = ca
+      ? connectTls({ host: '127.0.0.1', port, ca }, () => socket.write(request))
+      : connectTcp(port, '127.0.0.1', () => socket.write(request));
     let text = '';
     socket.on('data', (d: Buffer) => {
       text += d.toString('latin1');
@@ -265,5 +275,42 @@ describe('MqttWebSocketBridge without a reachable MQTT server', () => {
     const server = createServer();
     closedPort = await listen(server);
     await new Promise<void>((res) => server.close(() => res()));
+  });
+});
+
+describe('MqttWebSocketBridge on HTTPS (wss)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mqtt-wss-'));
+  const files = makeCertificates(dir);
+  const ca = readFileSync(files.ca);
+  const mqttServer = new SmallMqttServer();
+  let running: Awaited<ReturnType<typeof edge>>;
+
+  beforeAll(async () => {
+    running = await edge(inProcessMqttUpstream({ accept: (s) => mqttServer.serve(s) }), {
+      cert: readFileSync(files.serverCert),
+      key: readFileSync(files.serverKey),
+    });
+  });
+
+  afterAll(async () => {
+    await running.app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves MQTT over wss://, and h2c upgrades inside TLS as ordinary requests', async () => {
+    const client = await mqtt.connectAsync(`wss://127.0.0.1:${running.port}/mqtt`, {
+      username: 'app',
+      password: 'good',
+      protocolVersion: 4,
+      reconnectPeriod: 0,
+      connectTimeout: 5000,
+      ca,
+    });
+    await client.publishAsync('v3/app/devices/dev/down/replace', '{"downlinks":[]}', { qos: 1 });
+    expect(mqttServer.published).toEqual([{ topic: 'v3/app/devices/dev/down/replace', payload: '{"downlinks":[]}' }]);
+    await client.endAsync();
+    const h2c = 'GET /ping HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n';
+    const answer = await rawHttp(running.port, `${h2c}GET /ping HTTP/1.1\r\nHost: x\r\n\r\n`, /pong[\s\S]*pong/, ca);
+    expect(answer.match(/HTTP\/1.1 200 OK/g)).toHaveLength(2);
   });
 });

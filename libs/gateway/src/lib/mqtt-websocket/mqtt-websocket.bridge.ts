@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { Code, httpStatusOf, type StackError } from '@lorawan/errors';
-import { childLogger, mqttWebSockets, mqttWebSocketsRefused } from '@lorawan/observability';
+import { childLogger, LogSampler, mqttWebSockets, mqttWebSocketsRefused } from '@lorawan/observability';
 import { ErrMqttSubprotocol, ErrMqttUnavailable, ErrMqttUpgradeRequired, PlainStatus } from '../gateway-errors';
 import { sendError } from '../http-reply';
 import type { MqttUpstream } from './mqtt-upstream';
@@ -33,6 +33,8 @@ export interface MqttWebSocketOptions {
  */
 export class MqttWebSocketBridge {
   private readonly log = childLogger({ context: 'MqttWebSocket' });
+  /** An unreachable MQTT server is logged a few times per interval, not once per client. */
+  private readonly sampler = new LogSampler();
   private readonly wss: WebSocketServer;
   private readonly open = new Set<WebSocket>();
   private closing = false;
@@ -105,7 +107,9 @@ export class MqttWebSocketBridge {
       },
       (err: Error) => {
         mqttWebSocketsRefused.inc({ reason: 'unavailable' });
-        this.log?.warn({ error: err.message }, 'MQTT over WebSocket refused: the MQTT server cannot be reached');
+        const heldBack = this.sampler.sample('unavailable');
+        if (heldBack !== undefined)
+          this.log?.warn({ error: err.message, held_back: heldBack }, 'MQTT over WebSocket refused: the MQTT server cannot be reached');
         reject(socket, ErrMqttUnavailable.with());
       },
     );
