@@ -88,6 +88,29 @@ async function eventuallyAsync(check: () => Promise<boolean>): Promise<void> {
   }
 }
 
+/**
+ * Joins an OTAA device through the simulated packet forwarder (the device opens the join-accept
+ * with lora-packet) and waits until the NS and the AS hold its new session: a real device is not
+ * heard again before its join-accept's RX window (5 s); this one is at once.
+ */
+async function joinThroughGateway(
+  gateway: ConnectedGateway,
+  reg: Registries,
+  app: string,
+  dev: string,
+  sim: Awaited<ReturnType<typeof registerOtaaDevice>>['sim'],
+): Promise<{ joined: ReturnType<typeof sim.acceptJoin>; session: { nwkSKey: string; appSKey: string } }> {
+  const before = gateway.udp.downlinks.length;
+  await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(sim.joinRequest(), { tmst: 1_000_000 })] });
+  const joined = sim.acceptJoin(Buffer.from((await gateway.udp.waitForDownlinks(before + 1, 5000))[before].txpk.data as string, 'base64'));
+  await eventuallyAsync(async () => {
+    const ns = (await reg.getOk('ns', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
+    const as = (await reg.getOk('as', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
+    return ns.pending_session?.dev_addr === joined.devAddr && as.pending_session?.dev_addr === joined.devAddr;
+  });
+  return { joined, session: joined.keys as { nwkSKey: string; appSKey: string } };
+}
+
 async function createKey(api: Api, app: string, rights: string[]): Promise<{ id: string; key: string }> {
   const res = await api.post(`/api/v3/applications/${app}/api-keys`, { name: 'mqtt', rights });
   expectStatus(res, 200);
@@ -181,17 +204,7 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
     ]);
     await eventually(() => /SUBACK/.test(sub.output()), 5000);
 
-    // Join through the gateway; the device opens the join-accept with lora-packet.
-    let before = gateway.udp.downlinks.length;
-    await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(sim.joinRequest(), { tmst: 1_000_000 })] });
-    const joined = sim.acceptJoin(Buffer.from((await gateway.udp.waitForDownlinks(before + 1, 5000))[before].txpk.data as string, 'base64'));
-    const session = joined.keys as { nwkSKey: string; appSKey: string };
-    // A real device is not heard again before its join-accept's RX window (5 s); this one is at once, so wait until the NS and the AS hold the new session.
-    await eventuallyAsync(async () => {
-      const ns = (await reg.getOk('ns', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
-      const as = (await reg.getOk('as', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
-      return ns.pending_session?.dev_addr === joined.devAddr && as.pending_session?.dev_addr === joined.devAddr;
-    });
+    const { joined, session } = await joinThroughGateway(gateway, reg, app, dev, sim);
     await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/join`), 10_000);
     expect(v5.received.find((m) => m.topic.endsWith('/join'))?.up).toMatchObject({
       end_device_ids: { device_id: dev },
@@ -227,7 +240,7 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
     ]);
     expect(await pub.exited).toBe(0);
     await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/down/queued`), 10_000);
-    before = gateway.udp.downlinks.length;
+    const before = gateway.udp.downlinks.length;
     await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(session, joined.devAddr, 1, 1, Buffer.from('again')), { tmst: 20_000_000 })] });
     const down = (await gateway.udp.waitForDownlinks(before + 1, 3000))[before];
     expect(down.txpk).toMatchObject({ tmst: 21_000_000 });
@@ -260,15 +273,7 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
     const v4 = track(await connectClient(ws, { username: app, password: keys.read, protocolVersion: 4 }));
     await v4.client.subscribeAsync(`v3/${app}/devices/${dev}/up`);
 
-    let before = gateway.udp.downlinks.length;
-    await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(sim.joinRequest(), { tmst: 1_000_000 })] });
-    const joined = sim.acceptJoin(Buffer.from((await gateway.udp.waitForDownlinks(before + 1, 5000))[before].txpk.data as string, 'base64'));
-    const session = joined.keys as { nwkSKey: string; appSKey: string };
-    await eventuallyAsync(async () => {
-      const ns = (await reg.getOk('ns', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
-      const as = (await reg.getOk('as', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
-      return ns.pending_session?.dev_addr === joined.devAddr && as.pending_session?.dev_addr === joined.devAddr;
-    });
+    const { joined, session } = await joinThroughGateway(gateway, reg, app, dev, sim);
     await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/join`), 10_000);
     await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(session, joined.devAddr, 0, 1, Buffer.from('over ws')), { tmst: 10_000_000 })] });
     await eventually(() => v5.received.some((m) => m.topic.endsWith('/up')) && v4.received.length === 1, 10_000);
@@ -288,7 +293,7 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
     expectStatus(queue, 200);
     expect((queue.json as { downlinks: Array<{ f_port: number }> }).downlinks.map((d) => d.f_port)).toEqual([12]);
     await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/down/queued`), 10_000);
-    before = gateway.udp.downlinks.length;
+    const before = gateway.udp.downlinks.length;
     await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(session, joined.devAddr, 1, 1, Buffer.from('again')), { tmst: 20_000_000 })] });
     const down = (await gateway.udp.waitForDownlinks(before + 1, 3000))[before];
     expect(down.txpk).toMatchObject({ tmst: 21_000_000 });
