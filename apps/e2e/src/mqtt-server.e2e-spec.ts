@@ -111,6 +111,21 @@ async function joinThroughGateway(
   return { joined, session: joined.keys as { nwkSKey: string; appSKey: string } };
 }
 
+/** What the device gets in RX1 of its next uplink (FCnt 1, 1 s after it): the frame's FPort, MIC check and payload, by lora-packet. */
+async function nextRx1Downlink(
+  gateway: ConnectedGateway,
+  session: { nwkSKey: string; appSKey: string },
+  devAddr: string,
+): Promise<{ fPort: number | null; micOk: boolean; payload: string }> {
+  const before = gateway.udp.downlinks.length;
+  await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(session, devAddr, 1, 1, Buffer.from('again')), { tmst: 20_000_000 })] });
+  const down = (await gateway.udp.waitForDownlinks(before + 1, 3000))[before];
+  expect(down.txpk).toMatchObject({ tmst: 21_000_000 });
+  const frame = loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
+  const [nwkSKey, appSKey] = [Buffer.from(session.nwkSKey, 'hex'), Buffer.from(session.appSKey, 'hex')];
+  return { fPort: frame.getFPort(), micOk: loraPacket.verifyMIC(frame, nwkSKey), payload: loraPacket.decrypt(frame, appSKey, nwkSKey).toString() };
+}
+
 async function createKey(api: Api, app: string, rights: string[]): Promise<{ id: string; key: string }> {
   const res = await api.post(`/api/v3/applications/${app}/api-keys`, { name: 'mqtt', rights });
   expectStatus(res, 200);
@@ -240,14 +255,7 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
     ]);
     expect(await pub.exited).toBe(0);
     await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/down/queued`), 10_000);
-    const before = gateway.udp.downlinks.length;
-    await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(session, joined.devAddr, 1, 1, Buffer.from('again')), { tmst: 20_000_000 })] });
-    const down = (await gateway.udp.waitForDownlinks(before + 1, 3000))[before];
-    expect(down.txpk).toMatchObject({ tmst: 21_000_000 });
-    const frame = loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
-    expect(frame.getFPort()).toBe(9);
-    expect(loraPacket.verifyMIC(frame, Buffer.from(session.nwkSKey, 'hex'))).toBe(true);
-    expect(loraPacket.decrypt(frame, Buffer.from(session.appSKey, 'hex'), Buffer.from(session.nwkSKey, 'hex')).toString()).toBe('from mqtt');
+    expect(await nextRx1Downlink(gateway, session, joined.devAddr)).toEqual({ fPort: 9, micOk: true, payload: 'from mqtt' });
 
     // MQTT.js (5, QoS 1: PUBACK once queued, with the queue's refusal as its reason code) pushes, then replaces the queue: only the replacement is left.
     await v5.client.publishAsync(`v3/${app}/devices/${dev}/down/push`, JSON.stringify({ downlinks: [{ f_port: 3, frm_payload: 'AQ==' }] }), { qos: 1 });
@@ -293,13 +301,7 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
     expectStatus(queue, 200);
     expect((queue.json as { downlinks: Array<{ f_port: number }> }).downlinks.map((d) => d.f_port)).toEqual([12]);
     await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/down/queued`), 10_000);
-    const before = gateway.udp.downlinks.length;
-    await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(session, joined.devAddr, 1, 1, Buffer.from('again')), { tmst: 20_000_000 })] });
-    const down = (await gateway.udp.waitForDownlinks(before + 1, 3000))[before];
-    expect(down.txpk).toMatchObject({ tmst: 21_000_000 });
-    const frame = loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
-    expect(frame.getFPort()).toBe(12);
-    expect(loraPacket.decrypt(frame, Buffer.from(session.appSKey, 'hex'), Buffer.from(session.nwkSKey, 'hex')).toString()).toBe('via ws');
+    expect(await nextRx1Downlink(gateway, session, joined.devAddr)).toEqual({ fPort: 12, micOk: true, payload: 'via ws' });
 
     // Counted on the gateway (and, handed over in one process, on the AS as transport ws).
     const metrics = await (await fetch(`${stack.baseUrl}/metrics`)).text();
