@@ -52,7 +52,7 @@ export class MqttWebSocketBridge {
       reject(socket, new PlainStatus(Code.InvalidArgument, err.message));
     });
     if (!options.upstream)
-      this.log?.warn({ path: options.path }, 'MQTT over WebSocket answers 503: no Application Server in this process and MQTT_WS_UPSTREAM is not set');
+      this.log?.info({ path: options.path }, 'MQTT over WebSocket answers 503: no Application Server in this process and MQTT_WS_UPSTREAM is not set');
   }
 
   /** Takes the HTTP server's upgrades, and answers plain requests on the path with 426. */
