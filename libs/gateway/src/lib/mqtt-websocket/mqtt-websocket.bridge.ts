@@ -86,7 +86,7 @@ export class MqttWebSocketBridge {
       .filter(Boolean);
     if (!offered.some((p) => MQTT_SUBPROTOCOLS.includes(p))) {
       mqttWebSocketsRefused.inc({ reason: 'subprotocol' });
-      return reject(socket, ErrMqttSubprotocol.with({ offered: offered.join(', ') }));
+      return reject(socket, ErrMqttSubprotocol.with({ offered: offered.join(', ').slice(0, 200) }));
     }
     const upstream = this.options.upstream;
     if (!upstream || this.closing) {
