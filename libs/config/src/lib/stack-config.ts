@@ -732,6 +732,23 @@ export class Environment {
   @Max(7 * 86_400_000)
   MQTT_SESSION_MAX_AGE_MS = 3_600_000;
 
+  @Setting(
+    'mqtt',
+    "MQTT over WebSocket on the gateway's HTTP port (and HTTPS with `HTTP_TLS_*`): the path clients connect to (`ws://<host>:<HTTP_PORT>/mqtt`, subprotocol `mqtt`), with the same credentials and topics as over TCP. `off`: no MQTT over WebSocket.",
+  )
+  @IsOptional()
+  @Matches(/^(off|(\/[A-Za-z0-9._~-]+)+)$/, { message: 'MQTT_WS_PATH must be a path such as /mqtt (letters, digits, . _ ~ - between slashes), or off' })
+  MQTT_WS_PATH = '/mqtt';
+
+  @Setting(
+    'mqtt',
+    "`host:port` of the Application Server's MQTT TCP listener (`MQTT_PORT`), for a gateway that runs without the AS in its process (distributed mode: e.g. the `as-mqtt` Service, `as-mqtt:1883`): the gateway pipes each MQTT-over-WebSocket client's bytes to it. A process that runs the AS too hands its clients to that AS's MQTT server directly. Unset and no AS in the process: MQTT over WebSocket answers 503.",
+    { default: 'unset (the in-process AS, if any)' },
+  )
+  @IsOptional()
+  @Matches(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, { message: 'MQTT_WS_UPSTREAM must be host:port (an IPv6 address in brackets)' })
+  MQTT_WS_UPSTREAM?: string;
+
   @Setting('webhooks', 'One webhook request, connect to end of response.')
   @IsOptional()
   @Transform(toInt)
@@ -1124,6 +1141,8 @@ export interface HttpEdgeConfig {
   maxConnectionsPerAddress: number;
   /** Bytes of an oversized body read and discarded before its 413. */
   oversizedBodyDrainBytes: number;
+  /** MQTT over WebSocket (MQTT_WS_*): its path (unset: off) and the AS MQTT listener to pipe to (unset: the in-process AS only). */
+  mqttWebSocket: { path?: string; upstream?: { host: string; port: number } };
 }
 
 /** The Gateway Server's UDP frontend (GS_*). */
@@ -1318,6 +1337,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
       maxConnectionsPerAddress: e.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
       oversizedBodyDrainBytes: e.HTTP_OVERSIZED_BODY_DRAIN_BYTES,
+      mqttWebSocket: { path: e.MQTT_WS_PATH === 'off' ? undefined : e.MQTT_WS_PATH, upstream: parseHostPort('MQTT_WS_UPSTREAM', e.MQTT_WS_UPSTREAM) },
     },
     cups: { lnsUri: e.CUPS_LNS_URI, lnsTrustFile: e.CUPS_LNS_TRUST_FILE, trustFile: e.CUPS_TRUST_FILE },
     autoMigrate: e.DB_AUTO_MIGRATE,
@@ -1425,6 +1445,15 @@ function parseJsonObject(name: string, value: string | undefined): Record<string
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError(`invalid configuration: ${name} must be a JSON object`);
   return parsed as Record<string, unknown>;
+}
+
+/** `host:port` (IPv6 in brackets) → its parts; the port 1 to 65535. */
+function parseHostPort(name: string, value: string | undefined): { host: string; port: number } | undefined {
+  if (value === undefined) return undefined;
+  const colon = value.lastIndexOf(':');
+  const port = Number(value.slice(colon + 1));
+  if (!(port >= 1 && port <= 65535)) throw new ConfigError(`invalid configuration: ${name} must be host:port with a port from 1 to 65535`);
+  return { host: value.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port };
 }
 
 /** Injection token for the StackConfig. */
