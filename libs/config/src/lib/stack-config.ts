@@ -734,6 +734,16 @@ export class Environment {
 
   @Setting(
     'mqtt',
+    "MQTT CONNECTs being checked at once on an AS replica (each asks the Identity Server about the client's key); beyond, a CONNECT is refused at once with 3.1.1 return code 3 (server unavailable) or MQTT 5 reason 0x89 (server busy), so a flood of logins cannot load the Identity Server for every tenant. 0: no limit.",
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MQTT_AUTH_MAX_PENDING = 64;
+
+  @Setting(
+    'mqtt',
     "MQTT over WebSocket on the gateway's HTTP port (and HTTPS with `HTTP_TLS_*`): the path clients connect to (`ws://<host>:<HTTP_PORT>/mqtt`, subprotocol `mqtt`), with the same credentials and topics as over TCP. `off`: no MQTT over WebSocket.",
   )
   @IsOptional()
@@ -1252,6 +1262,8 @@ export interface MqttServerConfig {
   sessionMaxMessages: number;
   /** Kept messages and absent clients' sessions expire after this many ms. */
   sessionMaxAgeMs: number;
+  /** CONNECTs checked with the IS at once (0: no limit). */
+  authMaxPending: number;
 }
 
 /** The Storage Integration's settings (AS_STORAGE_*). */
@@ -1421,6 +1433,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
         publicTlsAddress: e.MQTT_PUBLIC_TLS_ADDRESS,
         sessionMaxMessages: e.MQTT_SESSION_MAX_MESSAGES,
         sessionMaxAgeMs: e.MQTT_SESSION_MAX_AGE_MS,
+        authMaxPending: e.MQTT_AUTH_MAX_PENDING,
       },
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,

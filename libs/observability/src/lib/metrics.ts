@@ -253,6 +253,12 @@ export const mqttConnections = new Gauge({
   labelNames: ['transport'] as const,
 });
 
+export const mqttConnectsRefused = new Counter({
+  name: 'lorawan_as_mqtt_connects_refused_total',
+  help: 'MQTT CONNECTs this Application Server replica refused, by reason: bad_credentials (wrong or unknown key), not_authorized (no right on the application), identifier_rejected, unavailable (the Identity Server could not answer), busy (MQTT_AUTH_MAX_PENDING CONNECTs were being checked).',
+  labelNames: ['reason'] as const,
+});
+
 export const mqttMessages = new Counter({
   name: 'lorawan_as_mqtt_messages_total',
   help: 'MQTT server messages of this AS replica, by direction: `in` (PUBLISH from clients: downlinks), `out` (PUBLISH to clients, redeliveries included), `dropped` (a persistent session full, or its messages expired).',

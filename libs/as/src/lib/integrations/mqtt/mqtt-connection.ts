@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import * as mqtt from 'mqtt-packet';
 import { type CallerIdentity, ID_MAX_LENGTH, ID_PATTERN, newUlid, Right } from '@lorawan/api';
-import { mqttMessages } from '@lorawan/observability';
+import { mqttConnectsRefused, mqttMessages } from '@lorawan/observability';
 import type { BufferedMessage } from './session-buffer';
 import { acceptedFilter, type DownlinkOperation, parseDownlinkTopic } from './topics';
 
@@ -19,11 +19,12 @@ export function topicAccess(caller: CallerIdentity): TopicAccess {
 }
 
 /** Why a CONNECT is refused: each maps to a 3.1.1 return code and an MQTT 5 reason code. */
-export type ConnectRefusal = 'bad_credentials' | 'not_authorized' | 'unavailable' | 'identifier_rejected';
+export type ConnectRefusal = 'bad_credentials' | 'not_authorized' | 'unavailable' | 'busy' | 'identifier_rejected';
 
 const CONNACK_CODES: Record<ConnectRefusal, { v4: number; v5: number }> = {
   identifier_rejected: { v4: 2, v5: 0x85 },
   unavailable: { v4: 3, v5: 0x88 },
+  busy: { v4: 3, v5: 0x89 },
   bad_credentials: { v4: 4, v5: 0x86 },
   not_authorized: { v4: 5, v5: 0x87 },
 };
@@ -221,6 +222,7 @@ export class MqttConnection {
   }
 
   private refuse(refusal: ConnectRefusal): void {
+    mqttConnectsRefused.inc({ reason: refusal });
     const code = CONNACK_CODES[refusal];
     this.write(
       this.protocolVersion === 5

@@ -56,6 +56,8 @@ export class MqttServer implements ConnectionHost, OnApplicationBootstrap, OnApp
   private readonly sessions: MqttSessions;
   private readonly applicationSubscriptions = new Map<string, Subscription>();
   private invalidations?: Subscription;
+  /** CONNECTs being checked with the IS now (bounded by `authMaxPending`). */
+  private authorizing = 0;
   private sweeper?: NodeJS.Timeout;
   private readonly expiryTimers = new Map<MqttConnection, NodeJS.Timeout>();
 
@@ -129,7 +131,15 @@ export class MqttServer implements ConnectionHost, OnApplicationBootstrap, OnApp
     const names = parseUsername(username, this.config.tenantId);
     if (!names || !password || password.length === 0) return 'bad_credentials';
     const authorization = `Bearer ${password.toString('utf8')}`;
-    const caller = await this.authorize(names.applicationId, authorization);
+    // A flood of CONNECTs is refused here, before it reaches the IS, which answers every tenant.
+    if (this.config.authMaxPending > 0 && this.authorizing >= this.config.authMaxPending) return 'busy';
+    this.authorizing++;
+    let caller: CallerIdentity | ConnectRefusal;
+    try {
+      caller = await this.authorize(names.applicationId, authorization);
+    } finally {
+      this.authorizing--;
+    }
     return typeof caller === 'string' ? caller : { ...names, authorization, caller, access: topicAccess(caller) };
   }
 
