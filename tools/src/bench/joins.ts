@@ -19,6 +19,7 @@ import {
   latencyFigures,
   openGateways,
   type OtaaDeviceSpec,
+  type RadioNames,
   type RadioPhaseOptions,
   planCopies,
   pushSpan,
@@ -47,7 +48,12 @@ export interface JoinPhaseOptions extends RadioPhaseOptions {
    * how many copies made it into the join's metadata before the join-accept's gateway was chosen.
    */
   traceMerges?: { natsUrl: string; subjectPrefix: string };
+  /** The names of the phase's devices and gateways (default: `JOIN_NAMES`, the `joins` phase's). */
+  names?: RadioNames;
 }
+
+/** The `joins` phase's names (`joins_lbs` has its own, apart). */
+export const JOIN_NAMES: RadioNames = { label: 'joins', deviceIdPrefix: 'join', devEuiPrefix: '70B3D57EA0', gatewayIdPrefix: 'bench-join-gtw' };
 
 /**
  * Counts `ns.up.merge_metadata` events by their gateway count, from the subjects of applications'
@@ -228,9 +234,11 @@ function summarize(joins: Join[], devices: JoinDevice[]) {
 }
 
 export async function joinsPhase(o: JoinPhaseOptions) {
+  const names = o.names ?? JOIN_NAMES;
+  const label = names.label;
   const devices: JoinDevice[] = Array.from({ length: o.devices }, (_, i) => ({
-    deviceId: `join-${String(i).padStart(6, '0')}`,
-    devEui: `70B3D57EA0${i.toString(16).padStart(6, '0')}`.toUpperCase(),
+    deviceId: `${names.deviceIdPrefix}-${String(i).padStart(6, '0')}`,
+    devEui: `${names.devEuiPrefix}${i.toString(16).padStart(6, '0')}`.toUpperCase(),
     appKey: hex(16),
     nonces: new Set<number>(),
   }));
@@ -239,19 +247,19 @@ export async function joinsPhase(o: JoinPhaseOptions) {
   let tracer: Awaited<ReturnType<typeof traceMerges>> | undefined;
   try {
     await createApplications(o.baseUrl, o.auth, [o.applicationId]);
-    log(`joins: registering ${o.devices} OTAA devices (IS + JS + NS + AS), ${o.clients} clients`);
+    log(`${label}: registering ${o.devices} OTAA devices (IS + JS + NS + AS), ${o.clients} clients`);
     const registerS = await registerOtaaDevices(o, o.applicationId, JOIN_EUI, devices, o.clients);
-    log(`joins: registered in ${round(registerS)}s`);
+    log(`${label}: registered in ${round(registerS)}s`);
     const epoch = performance.now();
     gateways = await openGateways(
       {
         ...o,
-        idPrefix: 'bench-join-gtw',
+        idPrefix: names.gatewayIdPrefix,
         count: o.gateways,
         // The first gateway's concentrator clock wraps (2^32 µs) about the middle of the measurement (its RX1 times 5 s before).
         clock: (g) => (g === 0 ? 2 ** 32 - Math.round((o.warmup / o.rate + 2 + o.durationS / 2) * 1e6) : randomInt(2 ** 32 - 1)),
       },
-      'joins',
+      label,
     );
     if (o.traceMerges) tracer = await traceMerges(o.traceMerges, o.applicationId);
 
@@ -263,12 +271,12 @@ export async function joinsPhase(o: JoinPhaseOptions) {
     const measuredCount = Math.round(o.rate * o.durationS);
     // Planned (frames built, with their DevNonces) before anything is sent: the load generator only pushes.
     const warmCopies = planJoins(o, devices, gateways, joins, o.warmup, performance.now() + 100, epoch);
-    log(`joins: warm-up ${o.warmup} joins at ${o.rate}/s, ${o.gateways} gateways`);
+    log(`${label}: warm-up ${o.warmup} joins at ${o.rate}/s, ${o.gateways} gateways`);
     await drive(warmCopies, gateways, joins, o.fetchMs, pushFailures);
     await drain(gateways, joins, 0, o.warmup, unmatched);
     const warm = summarize(joins.slice(0, o.warmup), devices);
-    log(`joins: warm-up ${warm.accepted} of ${o.warmup} accepted, p50 ${warm.latency.p50} ms`);
-    if (o.warmup > 0 && warm.accepted === 0) throw new Error(`joins: no join-accept for any warm-up join; stack logs:\n${o.logs().slice(-6000)}`);
+    log(`${label}: warm-up ${warm.accepted} of ${o.warmup} accepted, p50 ${warm.latency.p50} ms`);
+    if (o.warmup > 0 && warm.accepted === 0) throw new Error(`${label}: no join-accept for any warm-up join; stack logs:\n${o.logs().slice(-6000)}`);
 
     const planStart = performance.now();
     const copies = planJoins(o, devices, gateways, joins, measuredCount, planStart + 300, epoch);
@@ -283,7 +291,7 @@ export async function joinsPhase(o: JoinPhaseOptions) {
     const cpu = new CpuMeter(o.pids);
     cpu.start();
     log(
-      `joins: ${measuredCount} joins at ${o.rate}/s for ${o.durationS}s, ${o.gateways} gateways, copies up to ${o.jitterMs} ms apart, a PUSH_DATA per gateway every ${o.fetchMs} ms`,
+      `${label}: ${measuredCount} joins at ${o.rate}/s for ${o.durationS}s, ${o.gateways} gateways, copies up to ${o.jitterMs} ms apart, ${o.protocol === 'basicstation' ? 'Basics Stations' : 'UDP packet forwarders'} pushing every ${o.fetchMs} ms`,
     );
     const lags = await drive(copies, gateways, joins, o.fetchMs, pushFailures);
     // The load while it is offered (the drain after it may idle, waiting for missing joins).
@@ -299,6 +307,7 @@ export async function joinsPhase(o: JoinPhaseOptions) {
     const result = {
       devices: o.devices,
       gateways: o.gateways,
+      gateway_protocol: o.protocol,
       gateway_servers: o.udpPorts.length,
       offered_per_s: o.rate,
       sent_per_s: s.sentPerS,
@@ -339,7 +348,7 @@ export async function joinsPhase(o: JoinPhaseOptions) {
       ...cpu.cores(),
       stack_metrics: stackMetrics(metricsBefore, metricsAfter, JOIN_COUNTERS),
     };
-    log(`joins: ${JSON.stringify({ ...result, stack_metrics: undefined })}`);
+    log(`${label}: ${JSON.stringify({ ...result, stack_metrics: undefined })}`);
     return result;
   } finally {
     clearInterval(collector);
