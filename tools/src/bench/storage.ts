@@ -1,6 +1,6 @@
 import { createConnection } from 'mysql2/promise';
 import { log, round } from './load';
-import { expect200, latencyFigures, type RadioPhaseOptions, settle, sleep } from './radio';
+import { expect200, type HttpTarget, latencyFigures, type RadioPhaseOptions, settle, sleep } from './radio';
 import { Connection } from './register';
 import { buildFrames, type Frame, openUplinkLoad, type RadioNames, unconfirmedMeasurement, type UplinkLoad, warmUp } from './uplinks';
 
@@ -57,6 +57,14 @@ function summary(u: Unconfirmed) {
     cpu_cores: u.cpu_cores,
     other_cores: u.other_cores,
   };
+}
+
+/** A GET answered 200, its body (the storage queries are streamed, without a Content-Length: not for `Connection`). */
+async function getOk(o: HttpTarget, path: string): Promise<string> {
+  const res = await fetch(o.baseUrl + path, { headers: o.auth });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${path}: HTTP ${res.status} ${body.slice(0, 1000)}`);
+  return body;
 }
 
 const median = (xs: number[]) => round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0, 3);
@@ -168,11 +176,11 @@ interface StoredLine {
 }
 
 /** `queries` sequential GETs of `path` (a stream of `{"result":…}` lines), each checked by `check`: p50/p99/max of request to last byte. */
-async function timeQueries(conn: Connection, path: string, queries: number, check: (body: string) => string | undefined) {
+async function timeQueries(o: HttpTarget, path: string, queries: number, check: (body: string) => string | undefined) {
   const times: number[] = [];
   for (let i = 0; i < queries; i++) {
     const t = performance.now();
-    const body = await expect200(conn, 'GET', path);
+    const body = await getOk(o, path);
     times.push(performance.now() - t);
     const wrong = check(body);
     if (wrong) throw new Error(`storage: GET ${path}: ${wrong}`);
@@ -196,7 +204,7 @@ async function queryTimes(ready: UplinkLoad, o: StorageOptions, conn: Connection
   const deviceId = ready.devices[ready.active[0]].deviceId;
   const base = `/api/v3/as/applications/${o.applicationId}/devices/${deviceId}/packages/storage/uplink_message`;
   // A real stored message of the device: the template of the seeded ones.
-  const latest = (await expect200(conn, 'GET', `${base}?limit=1&order=-received_at`)).split('\n')[0];
+  const latest = (await getOk(o, `${base}?limit=1&order=-received_at`)).split('\n')[0];
   const template = (JSON.parse(latest) as { result: Record<string, unknown> }).result;
   if (!template?.uplink_message) throw new Error(`storage: no stored uplink of ${deviceId} to seed from`);
   log(`${label}: seeding ${o.rows} stored uplinks of ${deviceId} (${latest.length} bytes each) into ${o.asDatabaseUrl}`);
@@ -207,16 +215,16 @@ async function queryTimes(ready: UplinkLoad, o: StorageOptions, conn: Connection
   log(`${label}: seeded in ${round(seedS)}s; the device has ${count} stored uplinks`);
   if (count < o.rows) throw new Error(`storage: ${count} stored uplinks of ${deviceId} after seeding ${o.rows}`);
   const limit = Math.min(1000, o.rows);
-  const newest = await timeQueries(conn, `${base}?limit=${limit}&order=-received_at`, o.queries, newestFirst(limit));
+  const newest = await timeQueries(o, `${base}?limit=${limit}&order=-received_at`, o.queries, newestFirst(limit));
   // One message every SEED_STEP_MS: the last hour holds 1000 of them once enough were seeded.
   const lastHour =
-    o.rows * SEED_STEP_MS > 3_700_000 ? await timeQueries(conn, `${base}?last=3600s&limit=${limit}&order=-received_at`, o.queries, newestFirst(limit)) : null;
-  const counted = await timeQueries(conn, `${base}/count`, o.queries, (body) => {
+    o.rows * SEED_STEP_MS > 3_700_000 ? await timeQueries(o, `${base}?last=3600s&limit=${limit}&order=-received_at`, o.queries, newestFirst(limit)) : null;
+  const counted = await timeQueries(o, `${base}/count`, o.queries, (body) => {
     const n = (JSON.parse(body) as { count?: Record<string, number> }).count?.[deviceId];
     return n === count ? undefined : `count ${n}, not ${count}`;
   });
   // The cursor of the second page (the store's pages are 500 rows).
-  const page = (await expect200(conn, 'GET', `${base}?limit=500&order=-received_at`)).trim().split('\n');
+  const page = (await getOk(o, `${base}?limit=500&order=-received_at`)).trim().split('\n');
   const cursorAt = Date.parse((JSON.parse(page[page.length - 1]) as StoredLine).result?.received_at ?? '');
   const plan = await plans(o.asDatabaseUrl, o.applicationId, deviceId, { receivedAt: cursorAt, id: Number.MAX_SAFE_INTEGER });
   const result = {
