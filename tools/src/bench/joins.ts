@@ -3,6 +3,7 @@ import loraPacket from 'lora-packet';
 import { connect, type NatsConnection } from 'nats';
 import { entityEventSubjects, type EventJson, rightsEntityOf, splitEventBatch } from '@lorawan/api';
 import { createApplications } from './applications';
+import { answerSlotUs, confirmedGateways, JOIN_ACCEPT_BYTES } from './confirmed-gateways';
 import { log, round } from './load';
 import { type Scrape, scrapeAll } from './metrics';
 import {
@@ -97,6 +98,7 @@ const JOIN_COUNTERS: Record<string, [string, string]> = {
   gs_uplinks: ['lorawan_gs_uplinks_total', 'result'],
   gs_downlinks: ['lorawan_gs_downlinks_total', 'result'],
   gs_udp_dropped: ['lorawan_gs_udp_dropped_total', 'reason'],
+  gs_downlinks_refused: ['lorawan_gs_downlinks_refused_total', 'reason'],
 };
 
 /** The issue's target: joins per second with every join-accept inside RX1. */
@@ -145,7 +147,9 @@ function planJoins(o: JoinPhaseOptions, devices: JoinDevice[], gateways: Gateway
   for (let n = 0; n < count; n++) {
     const index = joins.length;
     const device = index % devices.length;
-    const planned = planCopies(gateways, index, t0 + (n * 1000) / o.rate, o.jitterMs, epoch, JOIN_ACCEPT_DELAYS);
+    // More gateways than hear a join (radios for the join-accepts): `o.gateways` of them, each best in turn.
+    const heard = gateways.length > o.gateways ? { best: index % gateways.length, count: o.gateways } : undefined;
+    const planned = planCopies(gateways, index, t0 + (n * 1000) / o.rate, o.jitterMs, epoch, JOIN_ACCEPT_DELAYS, heard);
     joins.push({
       device,
       data: joinRequest(devices[device]),
@@ -214,7 +218,7 @@ function summarize(joins: Join[], devices: JoinDevice[]) {
     const sameSettings = Number(first.txpk.freq) === join.freq && first.txpk.datr === join.datr;
     if (!sameSettings) wrongRx1Settings++;
     // Before its RX1 window opens on that gateway: 5 s after the gateway heard (pushed) the join-request.
-    const heard = join.copies[first.gateway].pushedAt as number;
+    const heard = join.copies.find((c) => c.gateway === first.gateway)?.pushedAt as number;
     if (sameSettings && first.at - heard < JOIN_ACCEPT_DELAYS.rx1Us / 1000) insideRx1++;
   }
   const span = pushSpan(joins);
@@ -251,11 +255,16 @@ export async function joinsPhase(o: JoinPhaseOptions) {
     const registerS = await registerOtaaDevices(o, o.applicationId, JOIN_EUI, devices, o.clients);
     log(`${label}: registered in ${round(registerS)}s`);
     const epoch = performance.now();
+    // Each join-accept holds the radio of the gateway that sends it (RX1: the join's data rate, up to SF9): as many gateways as
+    // the rate needs (`confirmed-gateways.ts`), each join heard by `o.gateways` of them, each best in turn.
+    const opened = confirmedGateways(o.rate, answerSlotUs(DATA_RATES, JOIN_ACCEPT_BYTES, o.jitterMs), o.gateways);
+    if (opened > o.gateways) log(`${label}: ${opened} gateways for the join-accepts at ${o.rate}/s, each join heard by ${o.gateways}`);
     gateways = await openGateways(
       {
         ...o,
         idPrefix: names.gatewayIdPrefix,
-        count: o.gateways,
+        epoch,
+        count: opened,
         // The first gateway's concentrator clock wraps (2^32 µs) about the middle of the measurement (its RX1 times 5 s before).
         clock: (g) => (g === 0 ? 2 ** 32 - Math.round((o.warmup / o.rate + 2 + o.durationS / 2) * 1e6) : randomInt(2 ** 32 - 1)),
       },
@@ -308,6 +317,8 @@ export async function joinsPhase(o: JoinPhaseOptions) {
       devices: o.devices,
       gateways: o.gateways,
       gateway_protocol: o.protocol,
+      /** Gateways open (radios for the join-accepts at the rate); each join heard by `gateways` of them. */
+      joins_gateways: gateways.length,
       gateway_servers: o.udpPorts.length,
       offered_per_s: o.rate,
       sent_per_s: s.sentPerS,

@@ -315,6 +315,24 @@ class StationLink implements GatewayLink {
   }
 }
 
+/**
+ * A station whose concentrator clock is its gateway's in the bench (`clockAt()`: µs, below 2^32):
+ * the xtimes of its `dntxed` agree with those of its frames (the GS keeps each gateway's clock
+ * from them; a second clock would move the downlinks' times).
+ */
+class BenchStation extends SimulatedBasicStation {
+  constructor(
+    eui: string,
+    private readonly clockAt: () => number,
+  ) {
+    super(eui);
+  }
+
+  override xtime(): bigint {
+    return this.session | BigInt(Math.round(this.clockAt()));
+  }
+}
+
 export interface Gateway {
   id: string;
   eui: string;
@@ -334,6 +352,8 @@ export interface GatewayOptions extends Pick<RadioPhaseOptions, 'baseUrl' | 'aut
   count: number;
   /** The concentrator clock of gateway g at the bench's epoch (µs). */
   clock(g: number): number;
+  /** The bench's epoch (performance.now()). */
+  epoch: number;
 }
 
 async function connectedGateways(metricsUrls: Record<string, string>): Promise<number> {
@@ -364,10 +384,11 @@ export async function openGateways(o: GatewayOptions, phase: string): Promise<Ga
         const tcUri = `ws://127.0.0.1:${o.lbsPorts[g % o.lbsPorts.length]}`;
         const info = await SimulatedBasicStation.discover(tcUri, eui);
         if (typeof info.uri !== 'string') throw new Error(`${phase}: gateway ${id}: discovery answered ${JSON.stringify(info)}`);
-        const station = new SimulatedBasicStation(eui);
-        await station.connect(info.uri);
         // A station's xtime counts 48 bits of µs: its clock is kept below 2^32 for the whole run (no wrap), so a copy's xtime is the session and its tmst.
-        gateways.push({ id, eui, link: new StationLink(station), clock: randomInt(10_000_000, 2 ** 31), tmsts: new Set(), answers: new Map() });
+        const clock = randomInt(10_000_000, 2 ** 31);
+        const station = new BenchStation(eui, () => clock + (performance.now() - o.epoch) * 1000);
+        await station.connect(info.uri);
+        gateways.push({ id, eui, link: new StationLink(station), clock, tmsts: new Set(), answers: new Map() });
         continue;
       }
       const udp = new SimulatedUdpGateway(eui, { host: '127.0.0.1', port: o.udpPorts[g % o.udpPorts.length] });

@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 import loraPacket from 'lora-packet';
 import { SimulatedOtaaDevice, WebhookReceiver } from '@lorawan/testing';
 import { createApplications } from './applications';
-import { answerSlotUs, confirmedGateways } from './confirmed-gateways';
+import { answerSlotUs, confirmedGateways, JOIN_ACCEPT_BYTES } from './confirmed-gateways';
 import { JOIN_ACCEPT_DELAYS } from './joins';
 import { log, round } from './load';
 import { counterDelta, counterDeltaAll, type Scrape, scrapeAll, subBandUtilization } from './metrics';
@@ -79,8 +79,6 @@ const JOIN_ROUNDS = 3;
 export const JOIN_WAIT_MS = 6500;
 export const DELIVERY_WAIT_MS = 10000;
 const JOIN_EUI = '70B3D57ED0000002';
-/** The longest join-accept: MHDR, AppNonce, NetID, DevAddr, DLSettings, RxDelay, EU868's CFList, MIC. */
-const JOIN_ACCEPT_BYTES = 1 + 3 + 3 + 4 + 1 + 1 + 16 + 4;
 /** The application downlink pushed for every device before sub-phase B. */
 const APP_DOWNLINK = { fPort: 2, payload: Buffer.from('bench down') };
 /** The longest answer of a confirmed sub-phase: MHDR, DevAddr, FCtrl, FCnt, FPort, the application's payload, MIC. */
@@ -610,7 +608,7 @@ export async function openAir(o: RadioPhaseOptions, names: RadioNames, clock: (g
   const registerS = await registerOtaaDevices(o, o.applicationId, JOIN_EUI, devices, o.clients);
   log(`${names.label}: registered in ${round(registerS)}s`);
   const epoch = performance.now();
-  const open = (first: number, count: number) => openGateways({ ...o, idPrefix: names.gatewayIdPrefix, first, count, clock }, names.label);
+  const open = (first: number, count: number) => openGateways({ ...o, idPrefix: names.gatewayIdPrefix, first, count, clock, epoch }, names.label);
   const gateways = await open(0, o.gateways);
   const air = new Air(gateways, devices, epoch, o, open);
   return {
