@@ -543,23 +543,14 @@ async function main(): Promise<void> {
     const joins = PHASES.has('joins') ? await joinsPhase({ ...radioStack, ...JOIN_LOAD, traceMerges }) : null;
     const uplinks = PHASES.has('uplinks') ? await uplinksPhase({ ...radioStack, ...UPLINK_LOAD }) : null;
     // The same phases with LoRa Basics Station gateways (issue 33), on applications, devices and gateways of their own.
-    const lbs = { ...radioStack, protocol: 'basicstation' as const };
-    const joinsLbs = PHASES.has('joins_lbs')
-      ? await joinsPhase({
-          ...lbs,
-          ...JOIN_LOAD,
-          applicationId: 'bench-joins-lbs-app',
-          names: { label: 'joins_lbs', deviceIdPrefix: 'join-lbs', devEuiPrefix: '70B3D57EA1', gatewayIdPrefix: 'bench-join-lbs-gtw' },
-        })
-      : null;
-    const uplinksLbs = PHASES.has('uplinks_lbs')
-      ? await uplinksPhase({
-          ...lbs,
-          ...UPLINK_LOAD,
-          applicationId: 'bench-uplinks-lbs-app',
-          names: { label: 'uplinks_lbs', deviceIdPrefix: 'up-lbs', devEuiPrefix: '70B3D57EB1', gatewayIdPrefix: 'bench-up-lbs-gtw' },
-        })
-      : null;
+    const lbs = (label: string, deviceIdPrefix: string, devEuiPrefix: string) => ({
+      ...radioStack,
+      protocol: 'basicstation' as const,
+      applicationId: `bench-${label.replace('_', '-')}-app`,
+      names: { label, deviceIdPrefix, devEuiPrefix, gatewayIdPrefix: `bench-${deviceIdPrefix}-gtw` },
+    });
+    const joinsLbs = PHASES.has('joins_lbs') ? await joinsPhase({ ...JOIN_LOAD, ...lbs('joins_lbs', 'join-lbs', '70B3D57EA1') }) : null;
+    const uplinksLbs = PHASES.has('uplinks_lbs') ? await uplinksPhase({ ...UPLINK_LOAD, ...lbs('uplinks_lbs', 'up-lbs', '70B3D57EB1') }) : null;
     const mqttFanout = PHASES.has('mqtt_fanout')
       ? await mqttFanoutPhase({
           ...radioStack,
