@@ -382,7 +382,12 @@ export async function openGateways(o: GatewayOptions, phase: string): Promise<Ga
       });
       if (o.protocol === 'basicstation') {
         const tcUri = `ws://127.0.0.1:${o.lbsPorts[g % o.lbsPorts.length]}`;
-        const info = await SimulatedBasicStation.discover(tcUri, eui);
+        // A station tries its discovery again after an error (the GS answers one while it cannot look the gateway up).
+        let info = await SimulatedBasicStation.discover(tcUri, eui);
+        for (let attempt = 1; typeof info.uri !== 'string' && attempt < 5; attempt++) {
+          await sleep(1000);
+          info = await SimulatedBasicStation.discover(tcUri, eui);
+        }
         if (typeof info.uri !== 'string') throw new Error(`${phase}: gateway ${id}: discovery answered ${JSON.stringify(info)}`);
         // A station's xtime counts 48 bits of µs: its clock is kept below 2^32 for the whole run (no wrap), so a copy's xtime is the session and its tmst.
         const clock = randomInt(10_000_000, 2 ** 31);
