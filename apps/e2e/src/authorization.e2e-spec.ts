@@ -434,6 +434,12 @@ function keyPathValue(path: string): unknown {
   return 'root-key-1';
 }
 
+/** A value for a path of a `Secret` field (`lbs_lns_secret`, `lbs_lns_secret.value`, …). */
+function secretPathValue(path: string): unknown {
+  const value = Buffer.from('matrix secret').toString('base64');
+  return path.endsWith('.value') ? value : path.endsWith('.key_id') ? 'matrix' : { value };
+}
+
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
   const parts = path.split('.');
   let cur = target;
@@ -451,7 +457,12 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
 function bodyOf(row: Row, deviceId: string, entityId: string): unknown {
   if (row.binding.body !== '*') return undefined;
   const { rpcName, rpc } = row;
-  const rename = (entity: string) => ({ [entity]: { ids: {}, name: 'renamed by the matrix' }, field_mask: { paths: ['name'] } });
+  // A mask row's guarded paths (an entity's `Secret` fields) are written too, with a value.
+  const rename = (entity: string) => {
+    const renamed: Record<string, unknown> = { ids: {}, name: 'renamed by the matrix' };
+    for (const p of row.mask ?? []) setPath(renamed, p, secretPathValue(p));
+    return { [entity]: renamed, field_mask: { paths: ['name', ...(row.mask ?? [])] } };
+  };
   if (rpc.stream) return { identifiers: [{ [`${STREAM_ENTITY}_ids`]: { [`${STREAM_ENTITY}_id`]: entityId } }] };
   switch (rpcName) {
     case 'EndDeviceRegistry.Create':

@@ -4,11 +4,15 @@
  * application, register an OTAA device while a second tab follows the application's live events,
  * edit and delete it; register an ABP device (no JS) and find its session in the NS and AS; page
  * through the device list; the gateways page shows a connected gateway's connection stats (polled
- * from the Gateway Server) and another as not connected. Screenshots (desktop and phone-sized, taken in embedded mode) go to
+ * from the Gateway Server) and another as not connected; an application's MQTT tab shows its
+ * connection and a new traffic key once (which the MQTT server then accepts); its Pub/Subs are
+ * created, edited (the password never shown back) and deleted; a device page lists the uplinks the
+ * Storage Integration stored, and says when it is not enabled. Screenshots (desktop and phone-sized, taken in embedded mode) go to
  * test-artifacts/console/.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import mqtt from 'mqtt';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { loraJoinRequest, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
 
@@ -291,5 +295,170 @@ describe.each(MODES)('web console (%s)', (mode, start) => {
     }
     await shot(small, 'phone-gateways');
     await phone.close();
+  });
+  /** A new application of the admin user. */
+  const createApp = async (id: string) => {
+    const res = await adminFetch('/users/admin/applications', { method: 'POST', body: JSON.stringify({ application: { ids: { application_id: id } } }) });
+    expect(res.status).toBe(200);
+  };
+
+  it("shows the application's MQTT connection and a new traffic key once, which the MQTT server accepts", async () => {
+    const app = 'console-mqtt';
+    await createApp(app);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await signIn(context, `/console/applications/${app}/mqtt`);
+    await page.getByTestId('mqtt-username').waitFor();
+    // MQTT_PUBLIC_ADDRESS is not set: PUBLIC_URL's host (127.0.0.1 in the test stacks) with the port the AS listens on; no TLS listener, no TLS address.
+    expect(await page.getByTestId('mqtt-username').textContent()).toBe(app);
+    expect(await page.getByTestId('mqtt-address').textContent()).toBe(`127.0.0.1:${stack.mqttPort}`);
+    expect(await page.getByTestId('mqtt-tls-address').count()).toBe(0);
+    const info = await adminFetch(`/as/applications/${app}/mqtt-connection-info`);
+    expect([info.status, await info.json()]).toEqual([200, { public_address: `127.0.0.1:${stack.mqttPort}`, username: app }]);
+
+    await page.getByRole('button', { name: 'Generate new API key' }).click();
+    const key = (await page.getByTestId('mqtt-api-key').textContent()) ?? '';
+    expect(key).toMatch(/^NNSXS\.[A-Z0-9]+\.[A-Z0-9]+$/);
+    await shot(page, 'mqtt');
+    // The IS holds it with exactly the traffic rights, and never answers the token again.
+    const keys = (await (await adminFetch(`/applications/${app}/api-keys`)).json()) as { api_keys: Array<{ id: string; rights: string[]; key?: string }> };
+    expect(keys.api_keys).toHaveLength(1);
+    expect(keys.api_keys[0].rights.sort()).toEqual(['RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE', 'RIGHT_APPLICATION_TRAFFIC_READ']);
+    expect(JSON.stringify(keys)).not.toContain(key);
+    // The connection info needs RIGHT_APPLICATION_INFO, which a traffic key has not.
+    const refused = await fetch(`${stack.baseUrl}/api/v3/as/applications/${app}/mqtt-connection-info`, { headers: { authorization: `Bearer ${key}` } });
+    expect(refused.status).toBe(403);
+
+    // A real MQTT client connects with the username and key shown, and may subscribe to the traffic.
+    const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${stack.mqttPort}`, { username: app, password: key, reconnectPeriod: 0, connectTimeout: 5000 });
+    try {
+      const granted = await client.subscribeAsync(`v3/${app}/devices/+/up`);
+      expect(granted.map((g) => g.qos)).toEqual([0]);
+    } finally {
+      await client.endAsync();
+    }
+
+    // Shown once: after a reload the page has no key to show.
+    await page.reload();
+    await page.getByTestId('mqtt-username').waitFor();
+    expect(await page.getByTestId('mqtt-api-key').count()).toBe(0);
+    await context.close();
+  });
+
+  it('creates an MQTT Pub/Sub, edits it without ever showing its password, and deletes it', async () => {
+    const app = 'console-pubsub';
+    const SECRET = 'console-broker-secret-17';
+    await createApp(app);
+    const stored = async () => {
+      const res = await adminFetch(`/as/pubsub/${app}/broker-1?field_mask=uplink_message,join_accept,downlink_push`);
+      return {
+        status: res.status,
+        body: (await res.json()) as { base_topic?: string; mqtt?: Record<string, unknown>; uplink_message?: unknown; downlink_push?: unknown },
+      };
+    };
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await signIn(context, `/console/applications/${app}/pubsubs`);
+    await page.getByText('No Pub/Subs.').waitFor();
+    await page.getByRole('button', { name: 'Add Pub/Sub' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Pub/Sub ID').fill('broker-1');
+    await dialog.getByText('MQTT', { exact: true }).click();
+    // A port nothing listens on: the AS keeps trying to connect in the background.
+    await dialog.getByLabel('Server URL').fill('mqtt://127.0.0.1:9');
+    await dialog.getByLabel('Client ID').fill('console-e2e');
+    await dialog.getByLabel('Username', { exact: true }).fill('as-user');
+    await dialog.getByLabel('Password', { exact: true }).fill(SECRET);
+    await dialog.getByLabel('Base topic').fill('lorawan');
+    await dialog.getByRole('checkbox', { name: 'Downlink push (subscribed)' }).check();
+    await shot(page, 'pubsub-create');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    const row = page.getByTestId('pubsub-broker-1');
+    await row.getByText('mqtt://127.0.0.1:9').waitFor();
+    await shot(page, 'pubsubs');
+    const created = await stored();
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      base_topic: 'lorawan',
+      mqtt: { server_url: 'mqtt://127.0.0.1:9', client_id: 'console-e2e', username: 'as-user', password: SECRET },
+      uplink_message: { topic: 'up' },
+      downlink_push: { topic: 'down/push' },
+    });
+    expect(await page.content()).not.toContain(SECRET);
+
+    // Edit: the form shows no password; saving without one keeps the stored password.
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await expect(dialog.getByLabel('Password', { exact: true }).inputValue()).resolves.toBe('');
+    await expect(dialog.getByLabel('Username', { exact: true }).inputValue()).resolves.toBe('as-user');
+    expect(await page.content()).not.toContain(SECRET);
+    await dialog.getByLabel('Base topic').fill('lorawan-2');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await row.getByText('lorawan-2').waitFor();
+    const edited = await stored();
+    expect(edited.body).toMatchObject({ base_topic: 'lorawan-2', mqtt: { password: SECRET, username: 'as-user' }, downlink_push: { topic: 'down/push' } });
+
+    page.once('dialog', (d) => void d.accept());
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No Pub/Subs.').waitFor();
+    expect((await stored()).status).toBe(404);
+    await context.close();
+  });
+
+  it("lists a device's uplinks stored by the Storage Integration, and says when it is not enabled", async () => {
+    const app = 'console-storage';
+    const dev = 'stored-1';
+    await createApp(app);
+    const ids = { device_id: dev, application_ids: { application_id: app }, dev_eui: '70B3D57ED0070001', join_eui: '0000000000000000' };
+    expect((await adminFetch(`/applications/${app}/devices`, { method: 'POST', body: JSON.stringify({ end_device: { ids } }) })).status).toBe(200);
+    const as = await adminFetch(`/as/applications/${app}/devices/${dev}`, {
+      method: 'PUT',
+      body: JSON.stringify({
+        end_device: {
+          ids,
+          session: { dev_addr: '26010001', keys: { session_key_id: 'AQID', app_s_key: { key: '000102030405060708090A0B0C0D0E0F' } } },
+          formatters: {
+            up_formatter: 'FORMATTER_JAVASCRIPT',
+            up_formatter_parameter: 'function decodeUplink(input) { return { data: { n: input.bytes[0] } }; }',
+          },
+        },
+        field_mask: { paths: ['session.dev_addr', 'session.keys.session_key_id', 'session.keys.app_s_key.key', 'formatters'] },
+      }),
+    });
+    expect(as.status).toBe(200);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await signIn(context, `/console/applications/${app}/devices/${dev}`);
+    await page.getByTestId('storage-disabled').waitFor();
+    await page.getByText('No stored uplinks.').waitFor();
+
+    const association = await adminFetch(`/as/applications/${app}/packages/associations/200`, {
+      method: 'PUT',
+      body: JSON.stringify({ default: { package_name: 'storage-integration' }, field_mask: { paths: ['package_name'] } }),
+    });
+    expect(association.status).toBe(200);
+    for (const fCnt of [1, 2, 3]) {
+      const up = { uplink_message: { f_port: 5, f_cnt: fCnt, frm_payload: Buffer.from([fCnt * 10]).toString('base64') } };
+      expect((await adminFetch(`/as/applications/${app}/devices/${dev}/up/simulate`, { method: 'POST', body: JSON.stringify(up) })).status).toBe(200);
+    }
+    // The writes are batched: wait until the three are stored.
+    for (let i = 0; ; i++) {
+      const count = (await (await adminFetch(`/as/applications/${app}/packages/storage/uplink_message/count`)).json()) as { count?: Record<string, number> };
+      if ((count.count?.[dev] ?? 0) >= 3) break;
+      if (i > 100) throw new Error('the uplinks were not stored');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const rows = page.getByTestId('stored-uplinks').locator('tbody tr');
+    await rows.nth(2).waitFor();
+    await expect(rows.count()).resolves.toBe(3);
+    // Newest first: FPort, FCnt and the decoded payload of each.
+    const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent)));
+    expect(cells).toEqual([
+      ['5', '3', '{"n":30}'],
+      ['5', '2', '{"n":20}'],
+      ['5', '1', '{"n":10}'],
+    ]);
+    expect(await page.getByTestId('storage-disabled').count()).toBe(0);
+    await shot(page, 'device-history');
+    await context.close();
   });
 });

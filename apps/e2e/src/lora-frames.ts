@@ -8,7 +8,7 @@ export function dataUplink(
   fCnt: number,
   fPort: number,
   payload: Buffer,
-  o: { confirmed?: boolean; ack?: boolean } = {},
+  o: { confirmed?: boolean; ack?: boolean; classB?: boolean } = {},
 ): Buffer {
   const high = Buffer.alloc(2);
   high.writeUInt16LE(fCnt >>> 16);
@@ -20,7 +20,8 @@ export function dataUplink(
         FCnt: fCnt & 0xffff,
         FPort: fPort,
         payload,
-        ...(o.ack ? { FCtrl: { ACK: true } } : {}),
+        // Uplink FCtrl bit 4 is the ClassB bit (lora-packet names it by its downlink meaning, FPending).
+        ...(o.ack || o.classB ? { FCtrl: { ACK: o.ack ?? false, FPending: o.classB ?? false } } : {}),
       },
       Buffer.from(keys.appSKey, 'hex'),
       Buffer.from(keys.nwkSKey, 'hex'),

@@ -6,6 +6,8 @@
  * join-accept and the uplinks as webhooks' ApplicationUp JSON; a downlink published over MQTT reaches
  * the device in its RX1 window; bad passwords and keys without rights are refused; a QoS 1 client
  * with a persistent session gets what it missed while away; a deleted key is disconnected at once.
+ * MQTT over WebSocket on the gateway's HTTP port (`ws://…/mqtt`, subprotocol `mqtt`) serves the same
+ * clients the same way: piped to the AS's MQTT listener (distributed), handed to the in-process AS (embedded).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import loraPacket from 'lora-packet';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import WebSocket from 'ws';
 import { eventually, freePort, SimulatedUdpGateway, startDistributedStack, startEmbeddedStack, type StackUnderTest } from '@lorawan/testing';
 import { Registries, registerOtaaDevice, uid } from './devices';
 import { type ConnectedGateway, connectGateways } from './gateways';
@@ -46,9 +49,10 @@ async function connectClient(server: number | string, o: IClientOptions): Promis
 }
 
 /** The CONNACK refusal of a connection attempt (its code), or undefined when it was accepted. */
-async function refusalOf(port: number, o: IClientOptions): Promise<number | undefined> {
+async function refusalOf(server: number | string, o: IClientOptions): Promise<number | undefined> {
   try {
-    const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { reconnectPeriod: 0, connectTimeout: 5000, ...o });
+    const url = typeof server === 'number' ? `mqtt://127.0.0.1:${server}` : server;
+    const client = await mqtt.connectAsync(url, { reconnectPeriod: 0, connectTimeout: 5000, ...o });
     await client.endAsync();
     return undefined;
   } catch (err) {
@@ -82,6 +86,44 @@ async function eventuallyAsync(check: () => Promise<boolean>): Promise<void> {
     if (i > 250) throw new Error('condition not met within 5 s');
     await sleep(20);
   }
+}
+
+/**
+ * Joins an OTAA device through the simulated packet forwarder (the device opens the join-accept
+ * with lora-packet) and waits until the NS and the AS hold its new session: a real device is not
+ * heard again before its join-accept's RX window (5 s); this one is at once.
+ */
+async function joinThroughGateway(
+  gateway: ConnectedGateway,
+  reg: Registries,
+  app: string,
+  dev: string,
+  sim: Awaited<ReturnType<typeof registerOtaaDevice>>['sim'],
+): Promise<{ joined: ReturnType<typeof sim.acceptJoin>; session: { nwkSKey: string; appSKey: string } }> {
+  const before = gateway.udp.downlinks.length;
+  await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(sim.joinRequest(), { tmst: 1_000_000 })] });
+  const joined = sim.acceptJoin(Buffer.from((await gateway.udp.waitForDownlinks(before + 1, 5000))[before].txpk.data as string, 'base64'));
+  await eventuallyAsync(async () => {
+    const ns = (await reg.getOk('ns', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
+    const as = (await reg.getOk('as', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
+    return ns.pending_session?.dev_addr === joined.devAddr && as.pending_session?.dev_addr === joined.devAddr;
+  });
+  return { joined, session: joined.keys as { nwkSKey: string; appSKey: string } };
+}
+
+/** What the device gets in RX1 of its next uplink (FCnt 1, 1 s after it): the frame's FPort, MIC check and payload, by lora-packet. */
+async function nextRx1Downlink(
+  gateway: ConnectedGateway,
+  session: { nwkSKey: string; appSKey: string },
+  devAddr: string,
+): Promise<{ fPort: number | null; micOk: boolean; payload: string }> {
+  const before = gateway.udp.downlinks.length;
+  await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(session, devAddr, 1, 1, Buffer.from('again')), { tmst: 20_000_000 })] });
+  const down = (await gateway.udp.waitForDownlinks(before + 1, 3000))[before];
+  expect(down.txpk).toMatchObject({ tmst: 21_000_000 });
+  const frame = loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
+  const [nwkSKey, appSKey] = [Buffer.from(session.nwkSKey, 'hex'), Buffer.from(session.appSKey, 'hex')];
+  return { fPort: frame.getFPort(), micOk: loraPacket.verifyMIC(frame, nwkSKey), payload: loraPacket.decrypt(frame, appSKey, nwkSKey).toString() };
 }
 
 async function createKey(api: Api, app: string, rights: string[]): Promise<{ id: string; key: string }> {
@@ -177,17 +219,7 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
     ]);
     await eventually(() => /SUBACK/.test(sub.output()), 5000);
 
-    // Join through the gateway; the device opens the join-accept with lora-packet.
-    let before = gateway.udp.downlinks.length;
-    await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(sim.joinRequest(), { tmst: 1_000_000 })] });
-    const joined = sim.acceptJoin(Buffer.from((await gateway.udp.waitForDownlinks(before + 1, 5000))[before].txpk.data as string, 'base64'));
-    const session = joined.keys as { nwkSKey: string; appSKey: string };
-    // A real device is not heard again before its join-accept's RX window (5 s); this one is at once, so wait until the NS and the AS hold the new session.
-    await eventuallyAsync(async () => {
-      const ns = (await reg.getOk('ns', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
-      const as = (await reg.getOk('as', app, dev, ['pending_session'])).json as { pending_session?: { dev_addr?: string } };
-      return ns.pending_session?.dev_addr === joined.devAddr && as.pending_session?.dev_addr === joined.devAddr;
-    });
+    const { joined, session } = await joinThroughGateway(gateway, reg, app, dev, sim);
     await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/join`), 10_000);
     expect(v5.received.find((m) => m.topic.endsWith('/join'))?.up).toMatchObject({
       end_device_ids: { device_id: dev },
@@ -223,14 +255,7 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
     ]);
     expect(await pub.exited).toBe(0);
     await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/down/queued`), 10_000);
-    before = gateway.udp.downlinks.length;
-    await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(session, joined.devAddr, 1, 1, Buffer.from('again')), { tmst: 20_000_000 })] });
-    const down = (await gateway.udp.waitForDownlinks(before + 1, 3000))[before];
-    expect(down.txpk).toMatchObject({ tmst: 21_000_000 });
-    const frame = loraPacket.fromWire(Buffer.from(down.txpk.data as string, 'base64'));
-    expect(frame.getFPort()).toBe(9);
-    expect(loraPacket.verifyMIC(frame, Buffer.from(session.nwkSKey, 'hex'))).toBe(true);
-    expect(loraPacket.decrypt(frame, Buffer.from(session.appSKey, 'hex'), Buffer.from(session.nwkSKey, 'hex')).toString()).toBe('from mqtt');
+    expect(await nextRx1Downlink(gateway, session, joined.devAddr)).toEqual({ fPort: 9, micOk: true, payload: 'from mqtt' });
 
     // MQTT.js (5, QoS 1: PUBACK once queued, with the queue's refusal as its reason code) pushes, then replaces the queue: only the replacement is left.
     await v5.client.publishAsync(`v3/${app}/devices/${dev}/down/push`, JSON.stringify({ downlinks: [{ f_port: 3, frm_payload: 'AQ==' }] }), { qos: 1 });
@@ -241,6 +266,73 @@ describe.each(MODES)('MQTT server (%s)', (_mode, start) => {
       [4, 'Ag=='],
     ]);
   }, 90_000);
+
+  it("serves MQTT over WebSocket on the gateway's HTTP port: the same credentials, an OTAA device's join and uplink, a downlink pushed over it reaches RX1", async () => {
+    const ws = `${stack.baseUrl.replace(/^http/, 'ws')}/mqtt`;
+    // As over TCP: a wrong key is a bad password (4, 0x86), a key of this application is not authorized on another (5, 0x87).
+    expect(await refusalOf(ws, { username: app, password: 'NNSXS.NOPE.NOPE', protocolVersion: 4 })).toBe(4);
+    expect(await refusalOf(ws, { username: app, password: 'NNSXS.NOPE.NOPE', protocolVersion: 5 })).toBe(0x86);
+    expect(await refusalOf(ws, { username: other, password: keys.full, protocolVersion: 4 })).toBe(5);
+    expect(await refusalOf(ws, { username: other, password: keys.full, protocolVersion: 5 })).toBe(0x87);
+
+    const { dev, sim } = await registerOtaaDevice(api, app, 'FORMATTER_NONE');
+    const v5 = track(await connectClient(ws, { username: app, password: keys.full, protocolVersion: 5 }));
+    await v5.client.subscribeAsync([`v3/${app}/devices/${dev}/join`, `v3/${app}/devices/${dev}/up`, `v3/${app}/devices/${dev}/down/queued`], { qos: 1 });
+    const v4 = track(await connectClient(ws, { username: app, password: keys.read, protocolVersion: 4 }));
+    await v4.client.subscribeAsync(`v3/${app}/devices/${dev}/up`);
+
+    const { joined, session } = await joinThroughGateway(gateway, reg, app, dev, sim);
+    await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/join`), 10_000);
+    await gateway.udp.push({ rxpk: [SimulatedUdpGateway.rxpk(dataUplink(session, joined.devAddr, 0, 1, Buffer.from('over ws')), { tmst: 10_000_000 })] });
+    await eventually(() => v5.received.some((m) => m.topic.endsWith('/up')) && v4.received.length === 1, 10_000);
+    for (const c of [v5, v4])
+      expect(c.received.find((m) => m.topic === `v3/${app}/devices/${dev}/up`)?.up).toMatchObject({
+        end_device_ids: { device_id: dev },
+        uplink_message: { f_cnt: 0, frm_payload: Buffer.from('over ws').toString('base64') },
+      });
+
+    // A downlink pushed over the WebSocket (QoS 1: PUBACK once queued) is in the queue, then in RX1 of the next uplink.
+    await v5.client.publishAsync(
+      `v3/${app}/devices/${dev}/down/push`,
+      JSON.stringify({ downlinks: [{ f_port: 12, frm_payload: Buffer.from('via ws').toString('base64') }] }),
+      { qos: 1 },
+    );
+    const queue = await api.get(`/api/v3/as/applications/${app}/devices/${dev}/down`);
+    expectStatus(queue, 200);
+    expect((queue.json as { downlinks: Array<{ f_port: number }> }).downlinks.map((d) => d.f_port)).toEqual([12]);
+    await eventually(() => v5.received.some((m) => m.topic === `v3/${app}/devices/${dev}/down/queued`), 10_000);
+    expect(await nextRx1Downlink(gateway, session, joined.devAddr)).toEqual({ fPort: 12, micOk: true, payload: 'via ws' });
+
+    // Counted on the gateway (and, handed over in one process, on the AS as transport ws).
+    const metrics = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`lorawan_http_mqtt_websockets\\{upstream="${stack.mode === 'embedded' ? 'in_process' : 'tcp'}"\\} 2`));
+    if (stack.mode === 'embedded') expect(metrics).toMatch(/lorawan_as_mqtt_connections\{transport="ws"\} 2/);
+  }, 90_000);
+
+  it('closes a WebSocket that sends text frames or bytes that are no MQTT, and refuses upgrades without the mqtt subprotocol; the gateway goes on', async () => {
+    const url = `${stack.baseUrl.replace(/^http/, 'ws')}/mqtt`;
+    const closeCode = (ws: WebSocket) => new Promise<number>((res) => ws.once('close', (code) => res(code)));
+    const text = new WebSocket(url, 'mqtt');
+    await new Promise((res) => text.once('open', res));
+    text.send('{"not":"mqtt"}');
+    expect(await closeCode(text)).toBe(1003);
+    const garbage = new WebSocket(url, 'mqtt');
+    await new Promise((res) => garbage.once('open', res));
+    // A CONNECT whose remaining length never ends: the MQTT server drops the connection, the WebSocket closes.
+    garbage.send(Buffer.from([0x10, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00]));
+    expect([1000, 1001, 1005]).toContain(await closeCode(garbage));
+    const noProtocol = new WebSocket(url);
+    const refused = await new Promise<{ status?: number; body: string }>((res) =>
+      noProtocol.once('unexpected-response', (_req, r) => {
+        let body = '';
+        r.on('data', (d: Buffer) => (body += d.toString()));
+        r.on('end', () => res({ status: r.statusCode, body }));
+      }),
+    );
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body)).toMatchObject({ code: 3, details: [expect.objectContaining({ name: 'websocket_subprotocol' })] });
+    expectStatus(await api.get(`/api/v3/applications/${app}`), 200);
+  });
 
   it.each([
     ['3.1.1, clean session false', { protocolVersion: 4 as const, clean: false }],

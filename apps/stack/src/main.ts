@@ -1,9 +1,9 @@
 import { Logger, type Type } from '@nestjs/common';
 import type { ComponentName } from '@lorawan/api';
 import { type RunningComponent, runMain, startComponent } from '@lorawan/component';
-import { type RunningGateway, startGateway } from '@lorawan/gateway';
+import { inProcessMqttUpstream, type RunningGateway, startGateway } from '@lorawan/gateway';
 import { connectMessaging } from '@lorawan/transport';
-import { AsModule } from '@lorawan/as';
+import { AsModule, MqttServer } from '@lorawan/as';
 import { EventsModule } from '@lorawan/events';
 import { GsModule } from '@lorawan/gs';
 import { IsModule } from '@lorawan/is';
@@ -45,12 +45,17 @@ runMain('stack', process.env, async ({ config, logger }) => {
     // One process, one operations port: with the gateway, its HTTP port serves health, readiness
     // (covering the components) and metrics; without it, HEALTH_PORT serves the first component's.
     let healthPort = parts.includes('gateway') ? undefined : config.healthPort;
+    let mqttServer: MqttServer | undefined;
     for (const part of parts) {
       if (part === 'gateway') continue;
-      components.push(await startComponent(MODULES[part], { component: part, config: { ...config, healthPort }, messaging, logger }));
+      const component = await startComponent(MODULES[part], { component: part, config: { ...config, healthPort }, messaging, logger });
+      components.push(component);
+      if (part === 'as') mqttServer = component.app.get(MqttServer);
       healthPort = undefined;
     }
-    if (parts.includes('gateway')) gateway = await startGateway({ config, messaging, logger });
+    // MQTT over WebSocket: the AS of this process serves the gateway's clients directly.
+    if (parts.includes('gateway'))
+      gateway = await startGateway({ config, messaging, logger, mqttUpstream: mqttServer ? inProcessMqttUpstream(mqttServer) : undefined });
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

@@ -1,16 +1,22 @@
 import { Stack, Tabs, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
 import { navigate } from '../router';
 import { DeviceList } from './device-list';
 import { EventsView } from './events';
+import { MqttView } from './mqtt';
+import { PubSubsView } from './pubsub';
 import { UplinksView } from './uplinks';
 import { WebhooksView } from './webhooks';
 
-const TABS = [
-  ['devices', 'Devices'],
-  ['events', 'Live events'],
-  ['uplinks', 'Uplinks'],
-  ['webhooks', 'Webhooks'],
-] as const;
+/** The application's tabs: path segment, label, content. */
+const TABS: ReadonlyArray<readonly [string, string, (app: string) => ReactNode]> = [
+  ['devices', 'Devices', (app) => <DeviceList app={app} />],
+  ['events', 'Live events', (app) => <EventsView identifiers={[{ application_ids: { application_id: app } }]} />],
+  ['uplinks', 'Uplinks', (app) => <UplinksView app={app} />],
+  ['webhooks', 'Webhooks', (app) => <WebhooksView app={app} />],
+  ['pubsubs', 'Pub/Subs', (app) => <PubSubsView app={app} />],
+  ['mqtt', 'MQTT', (app) => <MqttView app={app} />],
+];
 
 export function ApplicationPage({ app, tab }: { app: string; tab: string }) {
   const base = `/applications/${encodeURIComponent(app)}`;
@@ -25,18 +31,11 @@ export function ApplicationPage({ app, tab }: { app: string; tab: string }) {
             </Tabs.Tab>
           ))}
         </Tabs.List>
-        <Tabs.Panel value="devices" pt="md">
-          <DeviceList app={app} />
-        </Tabs.Panel>
-        <Tabs.Panel value="events" pt="md">
-          <EventsView identifiers={[{ application_ids: { application_id: app } }]} />
-        </Tabs.Panel>
-        <Tabs.Panel value="uplinks" pt="md">
-          <UplinksView app={app} />
-        </Tabs.Panel>
-        <Tabs.Panel value="webhooks" pt="md">
-          <WebhooksView app={app} />
-        </Tabs.Panel>
+        {TABS.map(([value, , content]) => (
+          <Tabs.Panel key={value} value={value} pt="md">
+            {content(app)}
+          </Tabs.Panel>
+        ))}
       </Tabs>
     </Stack>
   );

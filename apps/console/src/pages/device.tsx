@@ -8,6 +8,7 @@ import { navigate } from '../router';
 import { useEvents } from './events';
 import { FORMATTERS } from './register-device';
 import { FrequencyPlanSelect } from '../components/frequency-plan-select';
+import { StoredUplinks } from '../components/stored-uplinks';
 import { SignalChart, UplinkTable } from './uplinks';
 
 function EditDevice({ app, dev, merged, onSaved }: { app: string; dev: string; merged: MergedDevice; onSaved: () => void }) {
@@ -132,6 +133,7 @@ export function DevicePage({ app, dev }: { app: string; dev: string }) {
       <Title order={4}>Uplinks (live)</Title>
       <SignalChart uplinks={uplinks} />
       <UplinkTable uplinks={uplinks} />
+      <StoredUplinks app={app} dev={dev} />
     </Stack>
   );
 }

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, validateSync } from 'class-validator';
+import { PUBLIC_ADDRESS_PATTERN } from '@lorawan/api';
 import { Setting } from './setting.decorator';
 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
@@ -687,6 +688,22 @@ export class Environment {
 
   @Setting(
     'mqtt',
+    "The MQTT server's public address (`host:port`) that the console shows and `GET /api/v3/as/applications/{id}/mqtt-connection-info` answers (TTS `as.mqtt.public-address`). Unset: the host of `PUBLIC_URL` (default `localhost`) with the port the server listens on.",
+  )
+  @IsOptional()
+  @Matches(PUBLIC_ADDRESS_PATTERN, { message: 'MQTT_PUBLIC_ADDRESS must be host[:port]' })
+  MQTT_PUBLIC_ADDRESS?: string;
+
+  @Setting(
+    'mqtt',
+    "The MQTT server's public TLS address (`host:port`, TTS `as.mqtt.public-tls-address`). Unset: with TLS turned on, the host of `PUBLIC_URL` with the TLS port; else none.",
+  )
+  @IsOptional()
+  @Matches(PUBLIC_ADDRESS_PATTERN, { message: 'MQTT_PUBLIC_TLS_ADDRESS must be host[:port]' })
+  MQTT_PUBLIC_TLS_ADDRESS?: string;
+
+  @Setting(
+    'mqtt',
     'A tenant ID: MQTT clients may then give `{application}@{tenant}` as their username (as TTS Cloud’s clients do), and their topics are `v3/{application}@{tenant}/…`. Unset: the username is the application ID.',
   )
   @IsOptional()
@@ -714,6 +731,23 @@ export class Environment {
   @Min(1000)
   @Max(7 * 86_400_000)
   MQTT_SESSION_MAX_AGE_MS = 3_600_000;
+
+  @Setting(
+    'mqtt',
+    "MQTT over WebSocket on the gateway's HTTP port (and HTTPS with `HTTP_TLS_*`): the path clients connect to (`ws://<host>:<HTTP_PORT>/mqtt`, subprotocol `mqtt`), with the same credentials and topics as over TCP. `off`: no MQTT over WebSocket.",
+  )
+  @IsOptional()
+  @Matches(/^(off|(\/[A-Za-z0-9._~-]+)+)$/, { message: 'MQTT_WS_PATH must be a path such as /mqtt (letters, digits, . _ ~ - between slashes), or off' })
+  MQTT_WS_PATH = '/mqtt';
+
+  @Setting(
+    'mqtt',
+    "`host:port` of the Application Server's MQTT TCP listener (`MQTT_PORT`), for a gateway that runs without the AS in its process (distributed mode: e.g. the `as-mqtt` Service, `as-mqtt:1883`): the gateway pipes each MQTT-over-WebSocket client's bytes to it. A process that runs the AS too hands its clients to that AS's MQTT server directly. Unset and no AS in the process: MQTT over WebSocket answers 503.",
+    { default: 'unset (the in-process AS, if any)' },
+  )
+  @IsOptional()
+  @Matches(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, { message: 'MQTT_WS_UPSTREAM must be host:port (an IPv6 address in brackets)' })
+  MQTT_WS_UPSTREAM?: string;
 
   @Setting('webhooks', 'One webhook request, connect to end of response.')
   @IsOptional()
@@ -901,6 +935,30 @@ export class Environment {
   HTTP_TLS_KEY_FILE?: string;
 
   @Setting(
+    'gateway',
+    "The LNS address CUPS (`POST /update-info`) gives a LoRa Basics Station gateway whose `gateway_server_address` is empty (TTS `basic-station.default.lns-uri`), e.g. `wss://lns.example.com:8887` (the Gateway Server's `GS_LBS_TLS_PORT` as the gateways reach it). Unset: the gateway's own `tcUri` is kept.",
+  )
+  @IsOptional()
+  @Matches(/^(wss?:\/\/)?[^\s/:]+(:\d{1,5})?\/?$/, { message: 'CUPS_LNS_URI must be a ws(s):// address: scheme, host and port' })
+  CUPS_LNS_URI?: string;
+
+  @Setting(
+    'gateway',
+    "The certificate (PEM; the first one is sent) a Basics Station gateway trusts for the LNS, its `tc.trust`: the CA that signed `GS_LBS_TLS_CERT_FILE`, or that certificate itself when it is self-signed. CUPS sends it with the gateway's `lbs_lns_secret` as the `tcCred`; without it CUPS cannot send LNS credentials (`server_trust`).",
+  )
+  @IsOptional()
+  @IsString()
+  CUPS_LNS_TRUST_FILE?: string;
+
+  @Setting(
+    'gateway',
+    "The certificate (PEM) a Basics Station gateway trusts for CUPS, its `cups.trust`: the CA of the HTTPS certificate the gateways reach `/update-info` with. CUPS sends it with the gateway's `target_cups_key` as the `cupsCred`; without it CUPS cannot send CUPS credentials (`server_trust`).",
+  )
+  @IsOptional()
+  @IsString()
+  CUPS_TRUST_FILE?: string;
+
+  @Setting(
     'transport',
     "Timeout of a request from one process to another (the gateway's to a component: 504 on expiry; the components' calls to each other too). The NS also drops a data uplink this long after its GS received it (`uplink_too_late`), since the GS has stopped waiting.",
   )
@@ -957,6 +1015,14 @@ export class Environment {
   @IsOptional()
   @Matches(KEK_LABEL, { message: 'NS_KEK_LABEL must be a KEK label' })
   NS_KEK_LABEL?: string;
+
+  @Setting(
+    'keys',
+    'The `KEKS` label the IS seals gateway secrets with (`lbs_lns_secret`, `target_cups_key`; AES-GCM, TTS `is.gateways.encryption-key-id`; unset: stored as given). Must name a label of `KEKS`.',
+  )
+  @IsOptional()
+  @Matches(KEK_LABEL, { message: 'IS_KEK_LABEL must be a KEK label' })
+  IS_KEK_LABEL?: string;
 
   @Setting('keys', 'The `KEKS` label the AS wraps the keys it stores with (unset: stored as given). Must name a label of `KEKS`.')
   @IsOptional()
@@ -1025,6 +1091,8 @@ export interface StackConfig {
   limits: { apiKeyPerMin: number; addressPerMin: number; streamsPerKey: number };
   /** The gateway's HTTP connections. */
   http: HttpEdgeConfig;
+  /** The gateway's CUPS server for LoRa Basics Station (`POST /update-info`): the default LNS address and the trust certificates (PEM files) it sends. */
+  cups: { lnsUri?: string; lnsTrustFile?: string; trustFile?: string };
   autoMigrate: boolean;
   /** PUBLIC_URL without a trailing slash (default `http://localhost:<HTTP_PORT>/api/v3`). */
   publicUrl: string;
@@ -1042,7 +1110,7 @@ export interface StackConfig {
   /** Raw KEKS value (label → key); parsed by the components that wrap keys. */
   keks?: string;
   /** The KEK label each registry wraps the keys it stores with (unset: stored in the clear). */
-  kekLabels: Partial<Record<'js' | 'ns' | 'as', string>>;
+  kekLabels: Partial<Record<'is' | 'js' | 'ns' | 'as', string>>;
   deviceTemplatesFile?: string;
   /** Parsed DEFAULT_DEVICE_PROFILE (validated by the registries at boot). */
   defaultDeviceProfile?: Record<string, unknown>;
@@ -1073,6 +1141,8 @@ export interface HttpEdgeConfig {
   maxConnectionsPerAddress: number;
   /** Bytes of an oversized body read and discarded before its 413. */
   oversizedBodyDrainBytes: number;
+  /** MQTT over WebSocket (MQTT_WS_*): its path (unset: off) and the AS MQTT listener to pipe to (unset: the in-process AS only). */
+  mqttWebSocket: { path?: string; upstream?: { host: string; port: number } };
 }
 
 /** The Gateway Server's UDP frontend (GS_*). */
@@ -1175,6 +1245,9 @@ export interface MqttServerConfig {
   tls?: { port: number; certFile: string; keyFile: string };
   /** Usernames may be `{application}@{tenantId}`. */
   tenantId?: string;
+  /** The public addresses clients are told (MQTT_PUBLIC_ADDRESS, MQTT_PUBLIC_TLS_ADDRESS); unset: derived from PUBLIC_URL's host and the ports. */
+  publicAddress?: string;
+  publicTlsAddress?: string;
   /** QoS 1 messages a persistent session keeps at most. */
   sessionMaxMessages: number;
   /** Kept messages and absent clients' sessions expire after this many ms. */
@@ -1264,7 +1337,9 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
       maxConnectionsPerAddress: e.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
       oversizedBodyDrainBytes: e.HTTP_OVERSIZED_BODY_DRAIN_BYTES,
+      mqttWebSocket: { path: e.MQTT_WS_PATH === 'off' ? undefined : e.MQTT_WS_PATH, upstream: parseHostPort('MQTT_WS_UPSTREAM', e.MQTT_WS_UPSTREAM) },
     },
+    cups: { lnsUri: e.CUPS_LNS_URI, lnsTrustFile: e.CUPS_LNS_TRUST_FILE, trustFile: e.CUPS_TRUST_FILE },
     autoMigrate: e.DB_AUTO_MIGRATE,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.HTTP_PORT}/api/v3`).replace(/\/+$/, ''),
     webhooks: {
@@ -1342,6 +1417,8 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
         host: e.MQTT_HOST,
         tls: e.MQTT_TLS_CERT_FILE && e.MQTT_TLS_KEY_FILE ? { port: e.MQTT_TLS_PORT, certFile: e.MQTT_TLS_CERT_FILE, keyFile: e.MQTT_TLS_KEY_FILE } : undefined,
         tenantId: e.MQTT_TENANT_ID,
+        publicAddress: e.MQTT_PUBLIC_ADDRESS,
+        publicTlsAddress: e.MQTT_PUBLIC_TLS_ADDRESS,
         sessionMaxMessages: e.MQTT_SESSION_MAX_MESSAGES,
         sessionMaxAgeMs: e.MQTT_SESSION_MAX_AGE_MS,
       },
@@ -1352,7 +1429,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     testChecks: e.NODE_ENV === 'test',
     logFormat: e.LOG_FORMAT,
     keks: e.KEKS,
-    kekLabels: { js: e.JS_KEK_LABEL, ns: e.NS_KEK_LABEL, as: e.AS_KEK_LABEL },
+    kekLabels: { is: e.IS_KEK_LABEL, js: e.JS_KEK_LABEL, ns: e.NS_KEK_LABEL, as: e.AS_KEK_LABEL },
     deviceTemplatesFile: e.DEVICE_TEMPLATES_FILE,
     defaultDeviceProfile: parseJsonObject('DEFAULT_DEVICE_PROFILE', e.DEFAULT_DEVICE_PROFILE),
   };
@@ -1368,6 +1445,15 @@ function parseJsonObject(name: string, value: string | undefined): Record<string
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError(`invalid configuration: ${name} must be a JSON object`);
   return parsed as Record<string, unknown>;
+}
+
+/** `host:port` (IPv6 in brackets) → its parts; the port 1 to 65535. */
+function parseHostPort(name: string, value: string | undefined): { host: string; port: number } | undefined {
+  if (value === undefined) return undefined;
+  const colon = value.lastIndexOf(':');
+  const port = Number(value.slice(colon + 1));
+  if (!(port >= 1 && port <= 65535)) throw new ConfigError(`invalid configuration: ${name} must be host:port with a port from 1 to 65535`);
+  return { host: value.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port };
 }
 
 /** Injection token for the StackConfig. */

@@ -19,12 +19,21 @@ export class SecretBox {
   }
 
   seal(secret: string): StoredSecret {
-    const bytes = Buffer.from(secret, 'utf8');
+    return this.sealBytes(Buffer.from(secret, 'utf8'));
+  }
+
+  /** A secret of any bytes (TTS `Secret.value`), sealed as `seal` does. */
+  sealBytes(bytes: Buffer): StoredSecret {
     return this.label === undefined ? { value: bytes.toString('base64') } : this.vault.seal(bytes, this.label);
   }
 
   /** The secret; `pkg/crypto:kek_not_found` or `corrupt_key` when it cannot be opened. */
   open(stored: StoredSecret): string {
-    return this.vault.open(stored).toString('utf8');
+    return this.openBytes(stored).toString('utf8');
+  }
+
+  /** The bytes of a secret of `sealBytes`. */
+  openBytes(stored: StoredSecret): Buffer {
+    return this.vault.open(stored);
   }
 }

@@ -47,3 +47,23 @@ export const ErrStreamRightsChanged = defineError(
   'the rights of the credential changed since the stream opened: reconnect',
   Code.Aborted,
 );
+
+/** An MQTT-over-WebSocket upgrade that does not offer MQTT's subprotocol (MQTT 3.1.1 and 5, §6: `mqtt`; MQTT 3.1's `mqttv3.1` too). */
+export const ErrMqttSubprotocol = defineError(
+  'pkg/applicationserver/io/mqtt',
+  'websocket_subprotocol',
+  'MQTT over WebSocket needs the WebSocket subprotocol `mqtt`, offered `{offered}`',
+  Code.InvalidArgument,
+);
+
+/** A plain HTTP request on the MQTT-over-WebSocket path. */
+export const ErrMqttUpgradeRequired = defineError(
+  'pkg/applicationserver/io/mqtt',
+  'websocket_upgrade_required',
+  '`{path}` serves MQTT over WebSocket only: connect with a WebSocket and the subprotocol `mqtt`',
+  Code.InvalidArgument,
+  { httpStatus: 426 },
+);
+
+/** The Application Server's MQTT server cannot be reached from this gateway now (or none is configured for it). */
+export const ErrMqttUnavailable = defineError('pkg/applicationserver/io/mqtt', 'mqtt_unavailable', 'the MQTT server cannot be reached now', Code.Unavailable);

@@ -6,6 +6,7 @@ import { Authenticator } from './authenticator';
 import { EventStreamRoute } from './event-stream.route';
 import { OpenApiRoute } from './openapi.route';
 import { ConsoleRoute } from './console.route';
+import { UpdateInfoRoute } from './cups/update-info.route';
 import { HealthController } from './health.controller';
 import { RpcForwarder } from './rpc-forwarder';
 import { RpcRoutes } from './rpc-routes';
@@ -45,6 +46,7 @@ export class GatewayModule {
         EventStreamRoute,
         OpenApiRoute,
         ConsoleRoute,
+        UpdateInfoRoute,
       ],
     };
   }

@@ -16,6 +16,7 @@ import { answerExpectContinue } from './oversized-body';
 import { EventStreamRoute } from './event-stream.route';
 import { OpenApiRoute } from './openapi.route';
 import { ConsoleRoute } from './console.route';
+import { UpdateInfoRoute } from './cups/update-info.route';
 import { GatewayModule, type GatewayOptions, requestBodyLimit } from './gateway.module';
 import { GatewayState } from './gateway-state';
 import { metricsOf } from './route-metrics';
@@ -23,12 +24,16 @@ import { RateLimits } from './rate-limits';
 import { RpcRoutes } from './rpc-routes';
 import { sendError } from './http-reply';
 import { PlainStatus } from './gateway-errors';
+import { MqttWebSocketBridge } from './mqtt-websocket/mqtt-websocket.bridge';
+import { type MqttUpstream, tcpMqttUpstream } from './mqtt-websocket/mqtt-upstream';
 
 /** The HTTP API's paths: what the abuse limits count (not the probes and the metrics scrape). */
 const API_PREFIX = '/api/v3/';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const OPERATIONS_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+/** How long the gateway waits for the AS's MQTT listener (MQTT_WS_UPSTREAM) to accept a WebSocket client's connection. */
+const MQTT_UPSTREAM_CONNECT_TIMEOUT_MS = 5000;
 
 /** The client's X-Request-Id when it is a sane one, else a new ULID. */
 function requestId(req: IncomingMessage): string {
@@ -72,9 +77,13 @@ export interface RunningGateway {
 
 /**
  * The HTTP edge: `/api/v3/**` from the RPC table (event streams included), the API's OpenAPI
- * document and docs page, the web console (`/console`), `/healthz`, `/readyz`, `/metrics`; one access-log line and one metrics sample per request.
+ * document and docs page, the web console (`/console`), MQTT over WebSocket (`MQTT_WS_PATH`),
+ * `/healthz`, `/readyz`, `/metrics`; one access-log line and one metrics sample per request.
+ * `mqttUpstream`: the AS's MQTT server when it runs in this process (else MQTT_WS_UPSTREAM's).
  */
-export async function startGateway(options: GatewayOptions & { port?: number; host?: string; logger?: LoggerService | false }): Promise<RunningGateway> {
+export async function startGateway(
+  options: GatewayOptions & { port?: number; host?: string; logger?: LoggerService | false; mqttUpstream?: MqttUpstream },
+): Promise<RunningGateway> {
   const bodyLimit = requestBodyLimit(options.messaging.maxPayload);
   const tls = options.config.httpTls;
   const timeouts = httpTimeouts(options.config.http);
@@ -148,6 +157,11 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
   app.get(EventStreamRoute).register(fastify);
   app.get(OpenApiRoute).register(fastify);
   app.get(ConsoleRoute).register(fastify);
+  app.get(UpdateInfoRoute).register(fastify, bodyLimit);
+  const mqttWs = options.config.http.mqttWebSocket;
+  const mqttUpstream = options.mqttUpstream ?? (mqttWs.upstream ? tcpMqttUpstream(mqttWs.upstream, MQTT_UPSTREAM_CONNECT_TIMEOUT_MS) : undefined);
+  const mqttBridge = mqttWs.path ? new MqttWebSocketBridge({ path: mqttWs.path, upstream: mqttUpstream, maxPayload: options.messaging.maxPayload }) : undefined;
+  mqttBridge?.register(fastify);
   // Errors Fastify raises before a route runs (body too large, bad request) reach Nest's error handler and this filter.
   app.useGlobalFilters(new ApiExceptionFilter(routes, { bodyLimit, drainBytes: options.config.http.oversizedBodyDrainBytes }));
 
@@ -161,6 +175,8 @@ export async function startGateway(options: GatewayOptions & { port?: number; ho
     beginShutdown: () => state.beginShutdown(),
     close: async () => {
       state.beginShutdown();
+      // WebSockets are no requests: the HTTP server's close would wait for them.
+      mqttBridge?.close();
       await app.close();
     },
   };

@@ -10,6 +10,7 @@ import { dropMysqlDatabase, ensureMysqlDatabase, openDataSource } from '@lorawan
 import { TEST_MYSQL_URL, uniqueSuffix } from '@lorawan/testing';
 import type { DataSource } from 'typeorm';
 import { isDataSourceOptions } from './is-data-source';
+import { KeyVault, SecretBox } from '@lorawan/crypto';
 
 /** A migrated IS database; `close` destroys the data source and drops the database. */
 export interface OpenedDatabase {
@@ -57,3 +58,6 @@ export const IS_TEST_DATABASE_ENGINES: ReadonlyArray<[engine: string, open: Open
   ['MySQL', openIsMysql],
   ['SQLite', openIsSqlite],
 ];
+
+/** Gateway secrets sealed with a test KEK, as the IS does with `IS_KEK_LABEL` set. */
+export const testGatewaySecrets = (): SecretBox => new SecretBox(new KeyVault(new Map([['is-test', Buffer.alloc(32, 7)]])), 'is-test');

@@ -249,7 +249,7 @@ export const integrationPublishFailures = new Counter({
 
 export const mqttConnections = new Gauge({
   name: 'lorawan_as_mqtt_connections',
-  help: "MQTT clients connected to this Application Server replica's MQTT server, by transport (tcp, tls).",
+  help: "MQTT clients connected to this Application Server replica's MQTT server, by transport (tcp, tls, ws: a WebSocket of the gateway in this process).",
   labelNames: ['transport'] as const,
 });
 
@@ -310,6 +310,18 @@ export const formatterRuns = new Counter({
 export const formatterWorkersReplaced = new Counter({
   name: 'lorawan_as_formatter_workers_replaced_total',
   help: 'Formatter worker threads an Application Server terminated or lost and started again (a run over its time limit, out of memory, a broken sandbox).',
+});
+
+export const mqttWebSockets = new Gauge({
+  name: 'lorawan_http_mqtt_websockets',
+  help: 'MQTT-over-WebSocket clients connected through this gateway, by where they are served: `in_process` (the AS of this process) or `tcp` (piped to MQTT_WS_UPSTREAM; that AS counts them as `lorawan_as_mqtt_connections{transport="tcp"}`).',
+  labelNames: ['upstream'] as const,
+});
+
+export const mqttWebSocketsRefused = new Counter({
+  name: 'lorawan_http_mqtt_websockets_refused_total',
+  help: 'MQTT-over-WebSocket upgrades the gateway refused, by reason: `subprotocol` (no `mqtt` offered), `unavailable` (the MQTT server could not be reached, or none is configured), `handshake` (a malformed WebSocket handshake).',
+  labelNames: ['reason'] as const,
 });
 
 export const httpConnectionsRefused = new Counter({

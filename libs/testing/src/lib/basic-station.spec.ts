@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { checkRouterConfig, SimulatedBasicStation, stationFrameFields } from './basic-station';
+import { checkRouterConfig, dnmsgProblem, SimulatedBasicStation, stationFrameFields } from './basic-station';
 import { SimulatedOtaaDevice } from './otaa-device';
 
 /**
@@ -194,6 +194,56 @@ describe('SimulatedBasicStation (tcproto)', () => {
     expect(sync.gpstime).toBe(1479549618123456n);
   });
 
+  it('after a timesync it stamps received frames with the GPS time of its clock, and dntxed with the slot of a class B dnmsg', async () => {
+    await station.connect(`ws://localhost:${lns.port}/traffic/eui-B827EBFFFE6151D9`);
+    expect(station.gpstime()).toBeUndefined();
+    const before = process.hrtime.bigint();
+    await station.timesync();
+    const gps = station.gpstime() as bigint;
+    // The LNS's 1479549618123456 µs, taken for the midpoint of the exchange: now is at most the exchange's length later.
+    expect(gps).toBeGreaterThanOrEqual(1479549618123456n);
+    expect(gps - 1479549618123456n).toBeLessThanOrEqual((process.hrtime.bigint() - before) / 1000n);
+    station.sendFrame(Buffer.from('E0AABBCCDD', 'hex'), { DR: 5, Freq: 868100000 });
+    const up = JSON.parse((await lns.next('propdf')).text.replace(/"gpstime":(\d+)/, '"gpstime":"$1"')) as { upinfo: { gpstime: string } };
+    // Stamped when sent: after the sync, before now.
+    expect(BigInt(up.upinfo.gpstime)).toBeGreaterThanOrEqual(gps);
+    expect(BigInt(up.upinfo.gpstime)).toBeLessThanOrEqual(station.gpstime() as bigint);
+    lns.socket?.send(
+      '{"msgtype":"dnmsg","DevEui":"00-00-00-00-00-00-00-01","dC":1,"diid":9,"pdu":"60","DR":3,"Freq":869525000,"gpstime":1479549620122000,"rctx":0}',
+    );
+    station.acknowledge(await station.nextDownlink());
+    expect((await lns.next('dntxed')).text).toContain('"gpstime":1479549620122000');
+  });
+
+  it('with a latency, sends each message when its timer fires, in order; a pong is no message and is not held back', async () => {
+    await station.connect(`ws://localhost:${lns.port}/traffic/eui-B827EBFFFE6151D9`);
+    /** Lets I/O run (setImmediate is not faked) until `done`. */
+    const settle = async (done: () => boolean) => {
+      for (let i = 0; i < 100_000 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(done()).toBe(true);
+    };
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'hrtime', 'performance', 'Date'] });
+    try {
+      station.latencyMs = 150;
+      const from = lns.messages.length;
+      station.sendFrame(Buffer.from('E0AA', 'hex'), { DR: 5, Freq: 868100000 });
+      station.sendFrame(Buffer.from('E0BB', 'hex'), { DR: 5, Freq: 868100000 });
+      // A ping goes there and its pong back; the frames sent before it are still held.
+      lns.socket?.ping();
+      await settle(() => lns.pongs === 1);
+      expect(lns.messages.length).toBe(from);
+      jest.advanceTimersByTime(149);
+      lns.socket?.ping();
+      await settle(() => lns.pongs === 2);
+      expect(lns.messages.length).toBe(from);
+      jest.advanceTimersByTime(1);
+      await settle(() => lns.messages.length === from + 2);
+      expect(lns.messages.slice(from).map((m) => m.json.FRMPayload)).toEqual(['E0AA', 'E0BB']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('answers pings until told to stop', async () => {
     await station.connect(`ws://localhost:${lns.port}/traffic/eui-B827EBFFFE6151D9`);
     lns.socket?.ping();
@@ -203,6 +253,43 @@ describe('SimulatedBasicStation (tcproto)', () => {
     lns.socket?.ping();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(lns.pongs).toBe(1);
+  });
+
+  it('refuses what station would drop of a dnmsg (handle_dnmsg), and says why when the test asks for the downlink', async () => {
+    const config = checkRouterConfig(JSON.parse(ROUTER_CONFIG.replace(/8121069293711392768,18446744073709551615/, '1,2')) as Record<string, unknown>);
+    const session = 0x0042n << 48n;
+    const context = { routerConfig: config, sessions: new Set([session >> 48n]), gpsSynced: false };
+    const classA = {
+      msgtype: 'dnmsg',
+      DevEui: '00-00-00-00-00-00-00-01',
+      dC: 0,
+      diid: 1,
+      pdu: '60',
+      xtime: session | 5n,
+      RxDelay: 1,
+      RX1DR: 5,
+      RX1Freq: 868100000,
+    };
+    expect(dnmsgProblem(classA, context)).toBeUndefined();
+    expect(dnmsgProblem(classA, { ...context, routerConfig: undefined })).toBe('dnmsg before router_config');
+    expect(dnmsgProblem({ ...classA, DevEui: undefined }, context)).toBe('DevEui missing or not an EUI');
+    expect(dnmsgProblem({ ...classA, dC: 3 }, context)).toBe('dC must be 0, 1 or 2');
+    expect(dnmsgProblem({ ...classA, pdu: '6' }, context)).toBe('pdu missing or not hex');
+    expect(dnmsgProblem({ ...classA, RX1Freq: undefined }, context)).toBe('RX1 data rate and frequency must come together');
+    expect(dnmsgProblem({ ...classA, RX1DR: 8 }, context)).toBe('illegal data rate 8 for EU868');
+    expect(dnmsgProblem({ ...classA, RX1Freq: 923300000 }, context)).toBe('illegal frequency 923300000, not in 863000000..870000000');
+    expect(dnmsgProblem({ ...classA, xtime: (0x0043n << 48n) | 5n }, context)).toMatch(/is not of a current session of this station's radio units/);
+    expect(dnmsgProblem({ ...classA, RX1DR: undefined, RX1Freq: undefined }, context)).toBe('neither RX1 nor RX2');
+    // Class C on RX2 alone: whenever station can.
+    expect(dnmsgProblem({ ...classA, dC: 2, xtime: undefined, RX1DR: undefined, RX1Freq: undefined, RX2DR: 0, RX2Freq: 869525000 }, context)).toBeUndefined();
+    const classB = { ...classA, dC: 1, xtime: undefined, RX1DR: undefined, RX1Freq: undefined, DR: 3, Freq: 869525000, gpstime: 1479549620122000n };
+    expect(dnmsgProblem(classB, context)).toBe('class B at a gpstime, and the station knows no GPS time');
+    expect(dnmsgProblem(classB, { ...context, gpsSynced: true })).toBeUndefined();
+    expect(dnmsgProblem({ ...classB, gpstime: undefined }, { ...context, gpsSynced: true })).toBe('a class B dnmsg needs a gpstime');
+
+    await station.connect(`ws://localhost:${lns.port}/traffic/eui-B827EBFFFE6151D9`);
+    lns.socket?.send('{"msgtype":"dnmsg","DevEui":"00-00-00-00-00-00-00-01","dC":1,"diid":9,"pdu":"60","DR":3,"Freq":869525000,"gpstime":1479549620122000}');
+    await expect(station.nextDownlink()).rejects.toThrow(/station would drop this dnmsg \(class B at a gpstime, and the station knows no GPS time\)/);
   });
 
   it('refuses a router_config station could not use', () => {

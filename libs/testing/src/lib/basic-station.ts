@@ -9,7 +9,12 @@ import WebSocket from 'ws';
  * frames as `jreq` / `updf` / `propdf` (the fields split by lora-packet as station's lora.c splits
  * them), `dnmsg` kept and answered with `dntxed`, `timesync`, and pings answered until told to stop.
  * Its `xtime` clock is a station's: radio unit in bits 62–56, a random session in bits 55–48,
- * microseconds since the session started below.
+ * microseconds since the session started below. It models a station with a PPS: once a `timesync`
+ * is answered it knows the GPS time of its clock (timesync.c, which asks the LNS only once it has a
+ * PPS: here the server's `gpstime` is taken for the midpoint of the request's round trip) and
+ * stamps received frames with it (`upinfo.gpstime`), as a GPS-synchronised station does; without
+ * one, class B `dnmsg`s are dropped as station drops them. A slow
+ * link can be simulated (`latencyMs`): every message to the server then leaves that much later.
  */
 
 export interface StationConnectOptions {
@@ -66,7 +71,7 @@ export interface StationRadio {
   snr?: number;
   /** The receiving radio unit (default 0). */
   rctx?: number;
-  /** GPS µs of reception (default 0: no GPS). */
+  /** GPS µs of reception (given: the station has GPS from now on); default: its GPS time once known, else 0 (no GPS). */
   gpstime?: bigint;
   /** Default: now on the station's clock. */
   xtime?: bigint;
@@ -182,20 +187,77 @@ export function checkRouterConfig(raw: Record<string, unknown>): StationRouterCo
   };
 }
 
+/**
+ * What station knows when a `dnmsg` arrives: its router_config, the sessions of its radio units
+ * (the top 16 bits of their xtimes: unit and session; each unit's concentrator has its own) and
+ * whether it knows GPS time.
+ */
+export interface DnmsgContext {
+  routerConfig?: StationRouterConfig;
+  sessions: ReadonlySet<bigint>;
+  gpsSynced: boolean;
+}
+
+/**
+ * Why station would drop this `dnmsg` without transmitting it (s2e.c s2e_onMsg, handle_dnmsg,
+ * check_dr, check_dnfreq; ts_xtime2ustime, ts_gpstime2xtime), or undefined when it would schedule
+ * it: none before a router_config; `DevEui`, `dC` (0–2), `diid` and `pdu` required; `RX1DR` with
+ * `RX1Freq` (or `DR` with `Freq`) and `RX2DR` with `RX2Freq`, each pair whole or absent, and one of
+ * them present; each DR one the router_config defines, each frequency in its `freq_range`; class B
+ * (`dC` 1) at a `gpstime`, which needs the station's GPS time; otherwise RX1 at an `xtime` of the
+ * current session of its radio unit (a class C downlink with RX2 alone goes out when it can).
+ */
+export function dnmsgProblem(m: Record<string, unknown>, context: DnmsgContext): string | undefined {
+  const config = context.routerConfig;
+  if (!config) return 'dnmsg before router_config';
+  const int = (v: unknown): v is number | bigint => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
+  if (typeof m.DevEui !== 'string' || !/^([0-9A-Fa-f]{2}-){7}[0-9A-Fa-f]{2}$|^[0-9A-Fa-f]{16}$/.test(m.DevEui)) return 'DevEui missing or not an EUI';
+  if (!int(m.dC) || Number(m.dC) < 0 || Number(m.dC) > 2) return 'dC must be 0, 1 or 2';
+  if (!int(m.diid)) return 'diid missing';
+  if (typeof m.pdu !== 'string' || !/^([0-9A-Fa-f]{2})+$/.test(m.pdu)) return 'pdu missing or not hex';
+  const rx1Dr = m.DR ?? m.RX1DR;
+  const rx1Freq = m.Freq ?? m.RX1Freq;
+  if ((rx1Dr === undefined) !== (rx1Freq === undefined)) return 'RX1 data rate and frequency must come together';
+  if ((m.RX2DR === undefined) !== (m.RX2Freq === undefined)) return 'RX2 data rate and frequency must come together';
+  for (const dr of [rx1Dr, m.RX2DR].filter((v) => v !== undefined))
+    if (!int(dr) || Number(dr) < 0 || Number(dr) > 15 || config.DRs[Number(dr)]?.[0] === -1) return `illegal data rate ${String(dr)} for ${config.region}`;
+  for (const freq of [rx1Freq, m.RX2Freq].filter((v) => v !== undefined))
+    if (!int(freq) || Number(freq) < config.freq_range[0] || Number(freq) > config.freq_range[1])
+      return `illegal frequency ${String(freq)}, not in ${config.freq_range.join('..')}`;
+  if (m.dC === 1) {
+    if (rx1Dr === undefined) return 'a class B dnmsg needs DR and Freq';
+    if (!int(m.gpstime) || BigInt(m.gpstime) <= 0n) return 'a class B dnmsg needs a gpstime';
+    if (!context.gpsSynced) return 'class B at a gpstime, and the station knows no GPS time';
+    return undefined;
+  }
+  if (rx1Dr === undefined) return m.RX2DR === undefined ? 'neither RX1 nor RX2' : m.dC === 2 ? undefined : 'a class A dnmsg needs an xtime and RX1';
+  if (!int(m.xtime) || BigInt(m.xtime) <= 0n) return 'RX1 needs an xtime';
+  if (!context.sessions.has(BigInt(m.xtime) >> 48n)) return `xtime ${String(m.xtime)} is not of a current session of this station's radio units`;
+  return undefined;
+}
+
 export class SimulatedBasicStation {
   /** Top 16 bits of every xtime of this run: radio unit 0, a random non-zero session. */
   readonly session = BigInt(randomInt(1, 256)) << 48n;
+  /** The sessions (an xtime's top 16 bits) of the radio units this station has stamped frames with. */
+  private readonly sessions = new Set<bigint>([this.session >> 48n]);
   private readonly started = process.hrtime.bigint();
   private ws?: WebSocket;
   private answeringPings = true;
   private waiters: Array<{ accept: (m: Record<string, unknown>) => boolean; resolve: (m: Record<string, unknown>) => void }> = [];
   readonly downlinks: StationDownlink[] = [];
+  /** dnmsgs station would drop (`dnmsgProblem`), with the reason. */
+  readonly refusedDownlinks: Array<{ dnmsg: Record<string, unknown>; reason: string }> = [];
   readonly received: Array<Record<string, unknown>> = [];
   routerConfig?: StationRouterConfig;
   /** The latest MuxTime the server sent and when (ms), for RefTime. */
   private mux?: { muxTime: number; at: number };
   /** Answer each dnmsg with dntxed right away. */
   autoAck = false;
+  /** GPS µs minus this station's clock (µs since it started), learnt from the latest `timesync`. */
+  private gpsOffsetUs?: bigint;
+  /** Each message to the server leaves this many ms after it is sent (a slow link; 0: at once). */
+  latencyMs = 0;
 
   constructor(
     /** 16 hex digits. */
@@ -206,6 +268,16 @@ export class SimulatedBasicStation {
   /** Microseconds since this station's concentrator session started, in the session: station's xtime of now. */
   xtime(): bigint {
     return this.session | ((process.hrtime.bigint() - this.started) / 1000n);
+  }
+
+  /** GPS µs now by this station's clock, once a `timesync` told it the GPS time; undefined before. */
+  gpstime(): bigint | undefined {
+    return this.gpsOffsetUs === undefined ? undefined : this.clockUs() + this.gpsOffsetUs;
+  }
+
+  /** µs since this station started. */
+  private clockUs(): bigint {
+    return (process.hrtime.bigint() - this.started) / 1000n;
   }
 
   /** `GET /router-info` over a WebSocket: the server's answer (`{router, muxs, uri}` or `{router, error}`). */
@@ -261,6 +333,10 @@ export class SimulatedBasicStation {
 
   /** Sends a received frame (`jreq`, `updf` or `propdf` by its MType) with its radio metadata; returns the message sent. */
   sendFrame(phy: Buffer, radio: StationRadio): Record<string, unknown> {
+    // A GPS time of reception given: the station has GPS (a PPS) and knows the GPS time of its clock from now on.
+    if (radio.gpstime !== undefined && radio.gpstime > 0n) this.gpsOffsetUs = radio.gpstime - this.clockUs();
+    // A given xtime: a radio unit (bits 62–56) in a session (55–48) this station runs.
+    if (radio.xtime !== undefined) this.sessions.add(radio.xtime >> 48n);
     const message: Record<string, unknown> = {
       ...stationFrameFields(phy),
       RefTime: this.refTime(),
@@ -269,7 +345,7 @@ export class SimulatedBasicStation {
       upinfo: {
         rctx: radio.rctx ?? 0,
         xtime: radio.xtime ?? this.xtime(),
-        gpstime: radio.gpstime ?? 0n,
+        gpstime: radio.gpstime ?? this.gpstime() ?? 0n,
         fts: -1,
         rssi: radio.rssi ?? -60,
         snr: radio.snr ?? 9.5,
@@ -280,12 +356,20 @@ export class SimulatedBasicStation {
     return message;
   }
 
-  /** The next dnmsg (one already received first). */
+  /** The next dnmsg (one already received first); rejects with the reason when station would drop it. */
   async nextDownlink(timeoutMs = 5000): Promise<StationDownlink> {
-    const kept = this.downlinks.shift();
+    const next = () => {
+      const refused = this.refusedDownlinks.shift();
+      if (refused)
+        throw new Error(
+          `station would drop this dnmsg (${refused.reason}): ${JSON.stringify(refused.dnmsg, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`,
+        );
+      return this.downlinks.shift();
+    };
+    const kept = next();
     if (kept) return kept;
     await this.next((m) => m.msgtype === 'dnmsg', timeoutMs, true);
-    return this.downlinks.shift() as StationDownlink;
+    return next() as StationDownlink;
   }
 
   /** Answers a dnmsg with `dntxed` as station does after transmitting it (s2e.c send_dntxed). */
@@ -300,18 +384,26 @@ export class SimulatedBasicStation {
       rctx: dn.rctx ?? 0,
       xtime: this.xtime(),
       txtime: Number(process.hrtime.bigint() - this.started) / 1e9,
-      gpstime: 0n,
+      // When it went out by GPS time: a class B downlink's slot, else now (0: no GPS time known).
+      gpstime: dn.gpstime ?? this.gpstime() ?? 0n,
     });
   }
 
-  /** A `timesync` request; resolves with the server's answer (`txtime` echoed, `gpstime` µs). */
+  /**
+   * A `timesync` request; resolves with the server's answer (`txtime` echoed, `gpstime` µs), from
+   * which the station takes the GPS time of its clock: the server's `gpstime` is taken to be that of
+   * the midpoint between the request and the answer.
+   */
   async timesync(timeoutMs = 5000): Promise<{ txtime: number; gpstime: bigint; MuxTime?: number }> {
-    const txtime = Number((process.hrtime.bigint() - this.started) / 1000n);
-    const answer = this.next((m) => m.msgtype === 'timesync' && Number(m.txtime) === txtime, timeoutMs);
+    const txtime = Number(this.clockUs());
+    const answer = this.next((m) => m.msgtype === 'timesync' && Number(m.txtime) === txtime, timeoutMs, true);
     this.send({ msgtype: 'timesync', txtime });
     const m = await answer;
     if (typeof m.gpstime !== 'bigint' && typeof m.gpstime !== 'number') throw new Error('timesync answer without gpstime');
-    return { txtime, gpstime: BigInt(m.gpstime), MuxTime: m.MuxTime as number | undefined };
+    const gpstime = BigInt(m.gpstime);
+    if (gpstime <= 0n) throw new Error(`timesync answer with gpstime ${gpstime}`);
+    this.gpsOffsetUs = gpstime - (BigInt(txtime) + this.clockUs()) / 2n;
+    return { txtime, gpstime, MuxTime: m.MuxTime as number | undefined };
   }
 
   /** Sends any text as is (for malformed-input tests). */
@@ -340,8 +432,14 @@ export class SimulatedBasicStation {
   }
 
   private send(message: Record<string, unknown>): void {
-    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) throw new Error('the station is not connected');
-    this.ws.send(encode(message));
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) throw new Error('the station is not connected');
+    const text = encode(message);
+    if (this.latencyMs <= 0) return ws.send(text);
+    // Timers of one duration fire in the order they were set: the messages keep their order.
+    setTimeout(() => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(text);
+    }, this.latencyMs);
   }
 
   /** Station's RefTime: the last MuxTime plus the time since it came (0 before any). */
@@ -362,8 +460,12 @@ export class SimulatedBasicStation {
       const dn = { ...m, xtime: int64(m.xtime), gpstime: int64(m.gpstime), receivedAt: Date.now() } as unknown as StationDownlink;
       if (dn.xtime === undefined) delete dn.xtime;
       if (dn.gpstime === undefined) delete dn.gpstime;
-      this.downlinks.push(dn);
-      if (this.autoAck) this.acknowledge(dn);
+      const reason = dnmsgProblem(m, { routerConfig: this.routerConfig, sessions: this.sessions, gpsSynced: this.gpsOffsetUs !== undefined });
+      if (reason) this.refusedDownlinks.push({ dnmsg: m, reason });
+      else {
+        this.downlinks.push(dn);
+        if (this.autoAck) this.acknowledge(dn);
+      }
     }
     this.received.push(m);
     const waiter = this.waiters.find((w) => w.accept(m));

@@ -207,7 +207,13 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
   const gateways = options.gatewayReplicas ?? 1;
   for (let i = 0; i < gateways; i++) gatewayPorts.set(gateways === 1 ? 'gateway' : `gateway#${i}`, i === 0 ? port : await freePort());
   const spawnGateway = (name: string) =>
-    spawnApp(name, 'apps/gateway/src/main.js', [], { ...env, HTTP_PORT: String(gatewayPorts.get(name)), ...options.envOf?.(name) });
+    spawnApp(name, 'apps/gateway/src/main.js', [], {
+      ...env,
+      HTTP_PORT: String(gatewayPorts.get(name)),
+      // MQTT over WebSocket: piped to the first AS replica's MQTT listener (a Service in front of all of them in production).
+      ...(mqttPorts.has('as#0') ? { MQTT_WS_UPSTREAM: `127.0.0.1:${mqttPorts.get('as#0')}` } : {}),
+      ...options.envOf?.(name),
+    });
   for (const name of gatewayPorts.keys()) spawned.push(spawnGateway(name));
   const baseUrls = [...gatewayPorts.values()].map((p) => `${options.httpsCa ? 'https' : 'http'}://127.0.0.1:${p}`);
   const baseUrl = baseUrls[0];

@@ -5,6 +5,7 @@ import { RightEnum } from '../rpc/rights';
 import { Address } from './end-device';
 import { FieldMask, FieldMaskField } from './field-mask';
 import { Location } from './location';
+import { Secret } from './secret';
 import {
   ApplicationIdentifiers,
   GatewayIdentifiers,
@@ -122,6 +123,12 @@ export class Gateway {
   @Bool() disable_packet_broker_forwarding?: boolean;
   /** TTS allows 8 antennas; the Gateway Server sets the first one's location from the gateway's status when `update_location_from_status`. */
   @Messages(() => GatewayAntenna, { maxItems: 8 }) antennas?: GatewayAntenna[];
+  /** The LoRa Basics Station LNS credential CUPS hands the gateway (its `tc.key` token: an API key of the gateway with RIGHT_GATEWAY_LINK). */
+  @Message(() => Secret) lbs_lns_secret?: Secret;
+  /** The CUPS server the gateway is moved to at its next `update-info`; empty: it stays where it is. */
+  @Str({ maxLength: 256, pattern: /^(https?:\/\/\S+)?$/ }) target_cups_uri?: string;
+  /** The CUPS credential (its `cups.key` token) the gateway is given for `target_cups_uri`, or for this CUPS when that is empty. */
+  @Message(() => Secret) target_cups_key?: Secret;
 }
 
 export const GATEWAY_ORDERS = ['gateway_id', 'gateway_eui', 'name', 'created_at'] as const;

@@ -1,4 +1,5 @@
-import { EndDeviceIdentifiers } from '../messages/identifiers';
+import { ApplicationIdentifiers, EndDeviceIdentifiers } from '../messages/identifiers';
+import { MQTTConnectionInfo } from '../messages/mqtt';
 import { DownlinkQueueRequest, WebhookDownlinkQueueRequest } from '../messages/downlinks';
 import { ApplicationUp } from '../messages/application-up';
 import { ApplicationDownlinks, Empty } from '../messages/responses';
@@ -45,6 +46,16 @@ export function appAsRpcs() {
       rights: [Right.RIGHT_APPLICATION_TRAFFIC_READ],
       request: EndDeviceIdentifiers,
       response: ApplicationDownlinks,
+    }),
+    /** Where and as whom an MQTT client of the application connects (TTS `io/grpc`: RIGHT_APPLICATION_INFO). */
+    'AppAs.GetMQTTConnectionInfo': asRpc({
+      service: 'AppAs',
+      method: 'GetMQTTConnectionInfo',
+      http: [{ verb: 'GET', path: '/as/applications/{application_id}/mqtt-connection-info' }],
+      entity: applicationAt('application_id'),
+      rights: [Right.RIGHT_APPLICATION_INFO],
+      request: ApplicationIdentifiers,
+      response: MQTTConnectionInfo,
     }),
     /** Simulate uplink (§9): `{}` once the message is processed and its webhook deliveries are queued. */
     'AppAs.SimulateUplink': asRpc({

@@ -1,5 +1,6 @@
 import type { ClassConstructor } from 'class-transformer';
 import { withDeviceKeyRights } from './device-key-rights';
+import { withSecretRights } from './secret-rights';
 import type { EntityKind, Right } from './rights';
 
 export type ComponentName = 'is' | 'js' | 'ns' | 'as' | 'events' | 'gs';
@@ -119,10 +120,11 @@ export type RpcSpec<Req extends object = object, Res extends object = object> = 
  * Defines an RPC of the table: its name and subject are derived from the component, service and
  * method (`rpc.<component>.<Service>.<Method>`), so routes, handlers and subjects cannot disagree;
  * an RPC that reads or writes end devices through a field mask gets the key rights
- * (`withDeviceKeyRights`), so no device route can leave key material unguarded.
+ * (`withDeviceKeyRights`), so no device route can leave key material unguarded; one that reads or
+ * writes an entity's `Secret` fields gets that entity's secrets rights (`withSecretRights`).
  */
 export function defineRpc<Req extends object, Res extends object = object>(def: RpcSpec<Req, Res>): RpcDefinition<Req, Res> {
-  return withDeviceKeyRights({ ...def, name: `${def.service}.${def.method}`, subject: rpcSubject(def.component, def.service, def.method) });
+  return withSecretRights(withDeviceKeyRights({ ...def, name: `${def.service}.${def.method}`, subject: rpcSubject(def.component, def.service, def.method) }));
 }
 
 /** `rpc.<component>.<Service>.<Method>`: the subject an RPC (or a component's health check) is served on. */

@@ -23,12 +23,13 @@ export function withDeviceKeyRights<R extends RpcDefinition>(rpc: R): R {
   return rule ? { ...rpc, maskRights: [rule, ...(rpc.maskRights ?? [])] } : rpc;
 }
 
-function takesFieldMask(rpc: RpcDefinition): boolean {
+/** Whether an RPC's request carries a field mask (its own, or its items' in a batch). */
+export function takesFieldMask(rpc: RpcDefinition): boolean {
   return rpc.fieldMasksAt !== undefined || messageFields(rpc.request).some((f) => f.name === 'field_mask');
 }
 
 /** Whether `cls` is `target` or holds it in an embedded, repeated or map message field, at any depth. */
-function nests(cls: ClassConstructor<object>, target: ClassConstructor<object>, seen = new Set<ClassConstructor<object>>()): boolean {
+export function nests(cls: ClassConstructor<object>, target: ClassConstructor<object>, seen = new Set<ClassConstructor<object>>()): boolean {
   if (cls === target) return true;
   if (seen.has(cls)) return false;
   seen.add(cls);

@@ -11,7 +11,7 @@ import type { GatewayStatusJson, TxAckResult, UplinkMessageJson } from './messag
  * scheduling planned. Everything else (lookups, the NS, events, scheduling) is the core's.
  */
 export interface GatewayFrontend {
-  /** The protocol's name (`gs.gateway.connect`'s `protocol`, the metrics' label): `udp`. */
+  /** The protocol's name (`gs.gateway.connect`'s `protocol`, the metrics' label), TTS's: `udp`, `semtechws/lbslns`. */
   readonly protocol: string;
   /**
    * A gateway of this frontend from which nothing came for this long (ms) is disconnected

@@ -17,6 +17,7 @@ import { AccessInvalidator } from '../access-invalidator';
 import { TypeOrmEndDeviceStore } from '../end-devices/typeorm-end-device.store';
 import type { ApiKeyCleanup } from '../identity.contracts';
 import { IS_ENTITIES } from '../is-data-source';
+import { testGatewaySecrets } from '../is-test-databases.conformance';
 import { IS_MIGRATIONS } from '../migrations';
 import { ApplicationRegistryService } from './applications/application-registry.service';
 import { TypeOrmApplicationStore } from './applications/typeorm-application.store';
@@ -96,7 +97,7 @@ export async function openIdentityTestBed(): Promise<IdentityTestBed> {
   const stores = {
     users: new TypeOrmUserStore(dataSource),
     applications: new TypeOrmApplicationStore(dataSource),
-    gateways: new TypeOrmGatewayStore(dataSource),
+    gateways: new TypeOrmGatewayStore(dataSource, testGatewaySecrets()),
     clients: new TypeOrmClientStore(dataSource),
     organizations: new TypeOrmOrganizationStore(dataSource),
     collaborators: new TypeOrmCollaboratorStore(dataSource),

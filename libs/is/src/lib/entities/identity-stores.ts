@@ -1,5 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
+import { KeyVault, parseKeks, SecretBox } from '@lorawan/crypto';
 import { IDENTITY_DIRECTORY } from '../identity.contracts';
 import { APPLICATION_STORE } from './applications/application.model';
 import { TypeOrmApplicationStore } from './applications/typeorm-application.store';
@@ -15,13 +17,17 @@ import { TypeOrmOrganizationStore } from './organizations/typeorm-organization.s
 import { TypeOrmUserStore } from './users/typeorm-user.store';
 import { USER_STORE } from './users/user.model';
 
-const store = <T>(token: symbol, create: (ds: DataSource) => T): Provider => ({ provide: token, inject: [DataSource], useFactory: create });
+const store = <T>(token: symbol, create: (ds: DataSource, config: StackConfig) => T): Provider => ({
+  provide: token,
+  inject: [DataSource, STACK_CONFIG],
+  useFactory: create,
+});
 
 /** The entity stores and the directory the access side and the end devices read them through. */
 export const IDENTITY_STORE_PROVIDERS = [
   store(USER_STORE, (ds) => new TypeOrmUserStore(ds)),
   store(APPLICATION_STORE, (ds) => new TypeOrmApplicationStore(ds)),
-  store(GATEWAY_STORE, (ds) => new TypeOrmGatewayStore(ds)),
+  store(GATEWAY_STORE, (ds, config) => new TypeOrmGatewayStore(ds, new SecretBox(new KeyVault(parseKeks(config.keks)), config.kekLabels.is))),
   store(CLIENT_STORE, (ds) => new TypeOrmClientStore(ds)),
   store(ORGANIZATION_STORE, (ds) => new TypeOrmOrganizationStore(ds)),
   store(COLLABORATOR_STORE, (ds) => new TypeOrmCollaboratorStore(ds)),

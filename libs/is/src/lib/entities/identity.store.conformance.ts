@@ -313,6 +313,9 @@ export function describeIdentityStoreConformance(name: string, open: () => Promi
           update_location_from_status: true,
           require_authenticated_connection: true,
           disable_packet_broker_forwarding: true,
+          lbs_lns_secret: { value: Buffer.from('NNSXS.LNS-SECRET').toString('base64') },
+          target_cups_uri: 'https://cups.example.com',
+          target_cups_key: { value: Buffer.from('NNSXS.CUPS-SECRET').toString('base64') },
         });
         expect(await sut.gateways.create(gtw, owner('gina'))).toEqual({ ok: true });
         expect(await sut.gateways.get('gtw-rt')).toEqual(gtw);

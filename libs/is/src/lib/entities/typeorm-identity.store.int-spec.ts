@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { TypeOrmEndDeviceStore } from '../end-devices/typeorm-end-device.store';
-import { IS_TEST_DATABASE_ENGINES, IS_TEST_DATABASES, type OpenedDatabase, openIsMysql } from '../is-test-databases.conformance';
+import { IS_TEST_DATABASE_ENGINES, IS_TEST_DATABASES, type OpenedDatabase, testGatewaySecrets, openIsMysql } from '../is-test-databases.conformance';
 import { CreateIdentityEntities1732600000000 } from '../migrations/1732600000000-create-identity-entities';
 import { TypeOrmApplicationStore } from './applications/typeorm-application.store';
 import { TypeOrmCollaboratorStore } from './collaborators/typeorm-collaborator.store';
@@ -13,7 +13,7 @@ function storesOn({ ds, close }: OpenedDatabase): IdentityStoresUnderTest {
   return {
     users: new TypeOrmUserStore(ds),
     applications: new TypeOrmApplicationStore(ds),
-    gateways: new TypeOrmGatewayStore(ds),
+    gateways: new TypeOrmGatewayStore(ds, testGatewaySecrets()),
     collaborators: new TypeOrmCollaboratorStore(ds),
     addDevice: async (applicationId, deviceId) => {
       const now = '2024-05-01T10:00:00.000000Z';

@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import * as mqtt from 'mqtt-packet';
 import { type CallerIdentity, ID_MAX_LENGTH, ID_PATTERN, newUlid, Right } from '@lorawan/api';
@@ -63,8 +63,11 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** Bytes a client may have unsent (a slow reader) before its QoS 0 messages are dropped. */
 const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 
+/** How a client reached the server: MQTT_PORT, MQTT_TLS_PORT, or a WebSocket on the gateway's HTTP port. */
+export type MqttTransport = 'tcp' | 'tls' | 'ws';
+
 /**
- * One MQTT client connection (TCP or TLS), MQTT 3.1, 3.1.1 or 5, parsed and written with
+ * One MQTT client connection (TCP, TLS or a WebSocket's byte stream), MQTT 3.1, 3.1.1 or 5, parsed and written with
  * mqtt-packet: CONNECT with the application as username and an API key as password, SUBSCRIBE to
  * the application's topics (QoS 0 or 1: QoS 2 is granted as 1), PUBLISH of downlinks (push,
  * replace), PUBACK of the QoS 1 messages it received, PINGREQ and DISCONNECT. Keep-alive: no packet
@@ -85,8 +88,8 @@ export class MqttConnection {
   onClose?: () => void;
 
   constructor(
-    readonly socket: Socket,
-    readonly transport: 'tcp' | 'tls',
+    readonly socket: Duplex,
+    readonly transport: MqttTransport,
     private readonly host: ConnectionHost,
   ) {
     this.parser.on('packet', (packet) => this.received(packet));
@@ -297,7 +300,7 @@ export class MqttConnection {
     if (this.keepAliveTimer) clearTimeout(this.keepAliveTimer);
     if (reason) this.logger.debug({ client_id: this.clientId, reason }, 'MQTT connection closed');
     this.socket.end();
-    this.socket.destroySoon?.();
+    (this.socket as Duplex & { destroySoon?: () => void }).destroySoon?.();
     if (wasConnected) this.host.detach(this);
     this.onClose?.();
   }

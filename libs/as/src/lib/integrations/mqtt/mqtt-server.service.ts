@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type AddressInfo, type Server, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer } from 'node:tls';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import {
@@ -11,6 +12,7 @@ import {
   DownlinkQueueRequest,
   decodeMessage,
   invalidationAffects,
+  type MQTTConnectionInfo,
   newUlid,
 } from '@lorawan/api';
 import { RpcInvoker } from '@lorawan/component';
@@ -20,7 +22,8 @@ import { mqttConnections } from '@lorawan/observability';
 import { decode, type PubSub, PUBSUB, type Subscription } from '@lorawan/transport';
 import { DownlinkQueue } from '../../downlinks/downlink-queue.service';
 import { mqttApplicationSubjects } from './mqtt.integration';
-import { type Admission, type ConnectionHost, type ConnectRefusal, MqttConnection, parseUsername, topicAccess } from './mqtt-connection';
+import { mqttConnectionInfo } from './mqtt-connection-info';
+import { type Admission, type ConnectionHost, type ConnectRefusal, MqttConnection, type MqttTransport, parseUsername, topicAccess } from './mqtt-connection';
 import { MqttSessions } from './mqtt-sessions';
 import type { BufferedMessage } from './session-buffer';
 import type { DownlinkOperation } from './topics';
@@ -32,7 +35,8 @@ const BAD_CREDENTIALS = new Set<number>([Code.Unauthenticated, Code.InvalidArgum
 
 /**
  * The Application Server's MQTT server (TTS's MQTT Server API, `pkg/applicationserver/io/mqtt`):
- * MQTT 3.1.1 and 5 on MQTT_PORT and, with a certificate, over TLS on MQTT_TLS_PORT. A client
+ * MQTT 3.1.1 and 5 on MQTT_PORT and, with a certificate, over TLS on MQTT_TLS_PORT; over WebSocket
+ * through the gateway's HTTP port (piped to MQTT_PORT, or handed to `accept` in one process). A client
  * connects with its application ID as username and an API key as password, checked by the Identity
  * Server (`AsIs.Authorize`); its key's rights decide what it may do (subscribe:
  * RIGHT_APPLICATION_TRAFFIC_READ, publish downlinks: RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE). The
@@ -46,8 +50,9 @@ const BAD_CREDENTIALS = new Set<number>([Code.Unauthenticated, Code.InvalidArgum
 export class MqttServer implements ConnectionHost, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('MqttServer');
   private readonly config: MqttServerConfig;
+  private readonly publicUrl: string;
   private readonly servers: Array<{ server: Server; transport: 'tcp' | 'tls' }> = [];
-  private readonly sockets = new Set<Socket>();
+  private readonly sockets = new Set<Duplex>();
   private readonly sessions: MqttSessions;
   private readonly applicationSubscriptions = new Map<string, Subscription>();
   private invalidations?: Subscription;
@@ -61,6 +66,7 @@ export class MqttServer implements ConnectionHost, OnApplicationBootstrap, OnApp
     @Inject(DownlinkQueue) private readonly queue: DownlinkQueue,
   ) {
     this.config = config.as.mqtt;
+    this.publicUrl = config.publicUrl;
     this.sessions = new MqttSessions({
       maxMessages: this.config.sessionMaxMessages,
       maxAgeMs: this.config.sessionMaxAgeMs,
@@ -73,6 +79,11 @@ export class MqttServer implements ConnectionHost, OnApplicationBootstrap, OnApp
     const out: { tcp?: number; tls?: number } = {};
     for (const { server, transport } of this.servers) out[transport] = (server.address() as AddressInfo | null)?.port;
     return out;
+  }
+
+  /** Where and as whom a client of the application connects (`AppAs.GetMQTTConnectionInfo`). */
+  connectionInfo(applicationId: string): MQTTConnectionInfo {
+    return mqttConnectionInfo({ config: this.config, publicUrl: this.publicUrl, ports: this.ports }, applicationId);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -202,8 +213,12 @@ export class MqttServer implements ConnectionHost, OnApplicationBootstrap, OnApp
     this.servers.push({ server, transport });
   }
 
-  private accept(socket: Socket, transport: 'tcp' | 'tls'): void {
-    socket.setNoDelay(true);
+  /**
+   * Serves one client's byte stream: a TCP or TLS connection of this server's listeners, or the
+   * binary frames of a WebSocket the gateway accepted in this process (MQTT over WebSocket).
+   */
+  accept(socket: Duplex, transport: MqttTransport): void {
+    if (socket instanceof Socket) socket.setNoDelay(true);
     this.sockets.add(socket);
     mqttConnections.inc({ transport });
     const conn = new MqttConnection(socket, transport, this);

@@ -5,9 +5,11 @@ describe('Pub/Sub topics', () => {
   it('joins MQTT topics by levels (TTS mqtt_topic.Join of both splits)', () => {
     expect(mqttTopic('lorawan/app1', 'up')).toBe('lorawan/app1/up');
     expect(mqttTopic('lorawan/', 'up')).toBe('lorawan//up');
-    expect(mqttTopic('', 'devices/up')).toBe('devices/up');
-    expect(mqttTopic('base', '')).toBe('base');
-    expect(mqttTopic(undefined, undefined)).toBe('');
+    // TTS keeps the empty level of an empty base or message topic.
+    expect(mqttTopic('', 'devices/up')).toBe('/devices/up');
+    expect(mqttTopic(undefined, 'up')).toBe('/up');
+    expect(mqttTopic('base', '')).toBe('base/');
+    expect(mqttTopic(undefined, undefined)).toBe('/');
   });
 
   it('combines NATS subjects as TTS combineSubjects: dots trimmed, one between', () => {
@@ -27,7 +29,7 @@ describe('Pub/Sub topics', () => {
     } as ApplicationPubSub;
     expect(topicOf(pubsub, 'mqtt', 'uplink_message')).toBe('acme/up');
     expect(topicOf(pubsub, 'nats', 'uplink_message')).toBe('acme.up');
-    expect(topicOf(pubsub, 'mqtt', 'join_accept')).toBe('acme');
+    expect(topicOf(pubsub, 'mqtt', 'join_accept')).toBe('acme/');
     expect(topicOf(pubsub, 'mqtt', 'downlink_push')).toBe('acme/down/push');
     expect(topicOf(pubsub, 'mqtt', 'downlink_ack')).toBeUndefined();
   });

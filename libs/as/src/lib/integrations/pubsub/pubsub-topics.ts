@@ -1,13 +1,13 @@
 import type { ApplicationPubSub, PubSubProvider } from '@lorawan/api';
 
 /**
- * MQTT: the base topic's levels then the message's (TTS `mqtt_topic.Join(Split(base), Split(topic))`);
- * an empty base or message topic adds no level.
+ * MQTT: the base topic's levels then the message's, as TTS joins them (`topic.Join(append(Split(base),
+ * Split(topic)...))`, splitting on `/` and keeping empty levels). So an empty base topic gives a leading
+ * empty level (`/up`) and an empty message topic a trailing one (`base/`): the topics a client moved
+ * from TTS already subscribes to.
  */
 export function mqttTopic(base: string | undefined, topic: string | undefined): string {
-  if (!base) return topic ?? '';
-  if (!topic) return base;
-  return `${base}/${topic}`;
+  return [...(base ?? '').split('/'), ...(topic ?? '').split('/')].join('/');
 }
 
 /** NATS: TTS `combineSubjects`: both trimmed of dots, joined by one. */

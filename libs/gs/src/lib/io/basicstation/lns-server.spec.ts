@@ -4,10 +4,12 @@ import type { FrequencyPlan } from '@lorawan/lorawan';
 import { gsLbsAuthRefused } from '@lorawan/observability';
 import { SimulatedBasicStation, stationFrameFields } from '@lorawan/testing';
 import WebSocket from 'ws';
+import { gatewayConnectionStats } from '../../connection/connection-stats';
 import type { GatewayConnection, PendingDownlink } from '../../connection/gateway-connection';
 import { type DisconnectReason, GatewayConnections } from '../../connection/gateway-connections';
 import { assertGatewayLink } from '../../lookup/gateway-link-rights';
 import type { GatewayLookupResult } from '../../lookup/gateway-lookup';
+import type { PlannedDownlink } from '../../scheduling/class-a-downlink';
 import { planDownlink } from '../../scheduling/plan-downlink';
 import type { GatewayScheduler } from '../../scheduling/scheduler';
 import type { GatewayStatusJson, TxAckResult, UplinkMessageJson } from '../messages';
@@ -120,6 +122,8 @@ describe('BasicStationServer', () => {
     expect(seen.statuses[0].versions).toMatchObject({ station: '2.0.6(test/std)' });
     const conn = connections.get(open.eui) as GatewayConnection;
     expect(conn.frontend).toBe(server);
+    // TTS's name of the protocol (`semtechws/` and the formatter's ID), in the stats and gs.gateway.connect.
+    expect(gatewayConnectionStats(conn).protocol).toBe('semtechws/lbslns');
 
     // GPS time of reception (µs since 1980-01-06): the gateway can send at GPS times from now on.
     const gpstime = BigInt(Date.now() - Date.UTC(1980, 0, 6) + 18_000) * 1000n;
@@ -150,6 +154,35 @@ describe('BasicStationServer', () => {
     station.acknowledge({ ...dn, diid: 4242 });
     station.sendRaw('{"msgtype":"updf","MHdr":"x"}');
     expect(await until(() => (seen.dropped.length >= 2 ? seen.dropped : undefined))).toEqual(['unknown_diid', 'bad_message']);
+  });
+
+  it('a class A downlink is timed in the session of the radio unit that heard its uplink, not in that of the latest uplink (station: one xtime session per unit)', async () => {
+    const station = await connect(open.eui);
+    const conn = connections.get(open.eui) as GatewayConnection;
+    // Unit 1 (bits 62–56) with a session of its own hears the device; unit 0 hears another frame later.
+    const unit1 = (1n << 56n) | (0x77n << 48n);
+    station.sendFrame(Buffer.from('E0AABBCCDD', 'hex'), { DR: 5, Freq: 868100000, rctx: 1, xtime: unit1 | 5_000_000n });
+    station.sendFrame(Buffer.from('E0AABBCCEE', 'hex'), { DR: 5, Freq: 868100000 });
+    await until(() => seen.uplinks[1]);
+    expect(seen.uplinks[0].rx_metadata[0]).toMatchObject({ antenna_index: 1, timestamp: 5_000_000 });
+    // Its RX1, 1 s after it on unit 1's counter, through unit 1.
+    const planned: PlannedDownlink = {
+      window: 'rx1',
+      device_class: 'A',
+      delay: 1,
+      frequency: '868100000',
+      data_rate: { lora: { spreading_factor: 7, bandwidth: 125000 } },
+      eirp: 16.15,
+      transmit_at_ms: Date.now() + 1000,
+      timestamp: 6_000_000,
+      payload: Buffer.from('60AABBCCDD', 'hex'),
+      txpk: {},
+      emission: { starts_us: 0, duration_us: 41_216, frequency: 868_100_000, antenna_index: 1, delay_us: 0, server_us: 0 },
+    };
+    server.send(conn, planned, { end_device_ids: { dev_eui: '0004A30B001C0531' } });
+    const dn = await station.nextDownlink();
+    // Sent as TTS does (the "uplink" 1 s earlier, RxDelay 1): unit 1's uplink xtime exactly.
+    expect(dn).toMatchObject({ dC: 0, rctx: 1, RxDelay: 1, xtime: unit1 | 5_000_000n });
   });
 
   it('an uplink’s RefTime (a MuxTime plus the station’s time since) is a round trip for the scheduler', async () => {

@@ -31,8 +31,8 @@ import { toUplinkMessage } from './uplink';
  * RIGHT_GATEWAY_LINK, or no key when the gateway does not require one: else 401/403 with the
  * error, no WebSocket), connected through the core's `GatewayConnections` (a connection of the
  * same gateway it replaces). On it: `version` → the gateway's status and `router_config` from its
- * frequency plans; `jreq`/`updf`/`propdf` → the core's uplinks (their `xtime` the session that
- * downlinks are timed in, their `gpstime` the GPS time class B needs, their `RefTime` a round
+ * frequency plans; `jreq`/`updf`/`propdf` → the core's uplinks (their `xtime` the session of
+ * their radio unit that downlinks are timed in, their `gpstime` the GPS time class B needs, their `RefTime` a round
  * trip); the core's planned downlinks → `dnmsg` with a `diid` its `dntxed` names (→ a successful
  * TX acknowledgment); `timesync` answered. The server pings every gateway and disconnects one
  * that leaves `missedPongs` pings in a row unanswered (`missed_pongs`). Bad messages are dropped
@@ -71,15 +71,22 @@ const MAX_PAYLOAD = 4 * MAX_UPSTREAM_TEXT;
 interface Station {
   ws: WebSocket;
   conn: GatewayConnection;
-  /** The latest xtime the gateway sent: its concentrator session, which downlinks are timed in. */
+  /** The latest xtime the gateway sent: the concentrator session the scheduler's clock follows. */
   sessionXtime?: bigint;
+  /**
+   * The latest xtime of each radio unit (`rctx`): a station with several concentrators (`hwspec`
+   * `sx1301/<n>`) runs each in a session of its own, and a class A downlink is timed on the counter
+   * of the unit that heard its uplink (station `ral.h`, `timesync.c` ts_xtime2ustime).
+   */
+  unitXtimes: Map<number, bigint>;
   /** Pings sent since the last pong. */
   missed: number;
   keepalive: NodeJS.Timeout;
 }
 
 export class BasicStationServer implements GatewayFrontend {
-  readonly protocol = 'basicstation';
+  /** TTS's name of a Basics Station LNS connection (`semtechws/` and the `lbslns` formatter's ID): the stats' and `gs.gateway.connect`'s `protocol`. */
+  readonly protocol = 'semtechws/lbslns';
   private readonly listeners: Array<{ server: Server; secure: boolean }> = [];
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
   private readonly stations = new Map<GatewayConnection, Station>();
@@ -133,12 +140,15 @@ export class BasicStationServer implements GatewayFrontend {
     const band = conn.frequency_plan?.band_id;
     if (!station || !band || station.ws.readyState !== WebSocket.OPEN) return undefined;
     const pending = conn.pend(context, downlink.emission);
+    const deviceClass = downlink.device_class ?? 'A';
+    // Class A: the uplink's timestamp plus the delay, on the counter of the unit that heard it; else the scheduler's clock.
+    const unitXtime = deviceClass === 'A' ? station.unitXtimes.get(downlink.emission.antenna_index) : undefined;
     const dnmsg = dnmsgOfPlanned(
       downlink,
       {
-        device_class: downlink.device_class ?? 'A',
+        device_class: deviceClass,
         diid: pending.token,
-        session_xtime: station.sessionXtime,
+        session_xtime: unitXtime ?? station.sessionXtime,
         dev_eui: devEuiOf(context),
         rctx: downlink.emission.antenna_index,
         mux_time: muxTimeOf(new Date()),
@@ -249,7 +259,7 @@ export class BasicStationServer implements GatewayFrontend {
   }
 
   private serve(ws: WebSocket, conn: GatewayConnection): void {
-    const station: Station = { ws, conn, missed: 0, keepalive: setInterval(() => this.ping(station), this.o.pingIntervalMs) };
+    const station: Station = { ws, conn, unitXtimes: new Map(), missed: 0, keepalive: setInterval(() => this.ping(station), this.o.pingIntervalMs) };
     station.keepalive.unref();
     this.stations.set(conn, station);
     conn.claimDownlinkPath();
@@ -313,6 +323,7 @@ export class BasicStationServer implements GatewayFrontend {
         const up = toUplinkMessage(msg, band, conn.ids, now.toISOString(), `gs:uplink:${newUlid()}`);
         if ('error' in up) return this.on.dropped('bad_frame', up.error, conn);
         station.sessionXtime = msg.upInfo.xtime;
+        station.unitXtimes.set(msg.upInfo.rctx, msg.upInfo.xtime);
         conn.gps_time = msg.upInfo.gpstime > 0n ? { tmms: Number(msg.upInfo.gpstime / 1000n), received_ms: now.getTime() } : undefined;
         // RefTime: the MuxTime of the server's last message plus the gateway's time since: a round trip.
         const rtt = roundTripMs(msg.refTime, now);

@@ -1,4 +1,4 @@
-import { IS_TEST_DATABASES, type OpenedDatabase } from '../../is-test-databases.conformance';
+import { IS_TEST_DATABASES, type OpenedDatabase, testGatewaySecrets } from '../../is-test-databases.conformance';
 import { TypeOrmApplicationStore } from '../applications/typeorm-application.store';
 import { TypeOrmGatewayStore } from '../gateways/typeorm-gateway.store';
 import { TypeOrmOrganizationStore } from '../organizations/typeorm-organization.store';
@@ -10,7 +10,7 @@ function storesOn({ ds, close }: OpenedDatabase): CollaboratorStoresUnderTest {
   return {
     users: new TypeOrmUserStore(ds),
     applications: new TypeOrmApplicationStore(ds),
-    gateways: new TypeOrmGatewayStore(ds),
+    gateways: new TypeOrmGatewayStore(ds, testGatewaySecrets()),
     organizations: new TypeOrmOrganizationStore(ds),
     collaborators: new TypeOrmCollaboratorStore(ds),
     close,

@@ -32,7 +32,8 @@ export async function listScope(
 /**
  * The entries of a List page as the caller may see them: the requested paths where it holds
  * `infoRight` on the entry (see `callerRightsOn`), only the default paths elsewhere (TTS
- * `PublicSafe`). `collaboratorRights` are the caller's account's membership rights, by entity ID.
+ * `PublicSafe`), and without the `secrets` paths where it does not hold their right (TTS
+ * `listGateways`). `collaboratorRights` are the caller's account's membership rights, by entity ID.
  */
 export function visibleEntries<T extends object>(
   entries: readonly T[],
@@ -41,8 +42,14 @@ export function visibleEntries<T extends object>(
   infoRight: Right,
   caller: CallerIdentity | undefined,
   collaboratorRights: ReadonlyMap<string, Right[]>,
+  secrets?: { paths: readonly string[]; right: Right },
 ): Partial<T>[] {
   const full = fieldSelector<T>([...DEFAULT_PATHS, ...paths]);
+  const withoutSecrets = secrets ? fieldSelector<T>([...DEFAULT_PATHS, ...paths.filter((p) => !secrets.paths.includes(p))]) : full;
   const reduced = fieldSelector<T>(DEFAULT_PATHS);
-  return entries.map((entry) => (callerRightsOn(caller, collaboratorRights.get(idOf(entry)) ?? []).has(infoRight) ? full(entry) : reduced(entry)));
+  return entries.map((entry) => {
+    const rights = callerRightsOn(caller, collaboratorRights.get(idOf(entry)) ?? []);
+    if (!rights.has(infoRight)) return reduced(entry);
+    return secrets && !rights.has(secrets.right) ? withoutSecrets(entry) : full(entry);
+  });
 }

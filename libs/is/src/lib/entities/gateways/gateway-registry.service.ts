@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   type CallerIdentity,
   type EntityIdentifiersJson,
-  type Gateway,
+  Gateway,
   type GetGatewayForEUIRequest,
   type GetGatewayForEUIResponse,
   type GetGatewayIdentifiersForEUIRequest,
@@ -12,6 +12,8 @@ import {
   newUlid,
   Right,
   type RpcContext,
+  secretPaths,
+  type Secret,
   type UpdateGatewayAntennaLocationRequest,
   type UpdateGatewayRequest,
 } from '@lorawan/api';
@@ -33,7 +35,7 @@ import { describedFields } from '../registry/entity.mapper';
 import { collaboratedKind } from '../registry/entity-kind';
 import { CollaboratedEntityRegistry, type UpdatePlan } from '../registry/entity-registry.service';
 import { USER_STORE, type UserStore } from '../users/user.model';
-import { type EuiConflict, GATEWAY_STORE, type GatewayStore, type IsGateway } from './gateway.model';
+import { type EuiConflict, GATEWAY_STORE, type GatewaySecret, type GatewayStore, type IsGateway } from './gateway.model';
 
 /** Gateways (TTS `pkg/identityserver/gateway_registry.go`). */
 export const GATEWAY_KIND = collaboratedKind<'gateway', IsGateway, Gateway>({
@@ -42,6 +44,7 @@ export const GATEWAY_KIND = collaboratedKind<'gateway', IsGateway, Gateway>({
   events: IS_EVENTS.gateway,
   listRight: Right.RIGHT_USER_GATEWAYS_LIST,
   infoRight: Right.RIGHT_GATEWAY_INFO,
+  secrets: { paths: secretPaths(Gateway), right: Right.RIGHT_GATEWAY_READ_SECRETS },
   pick: pickGatewayFields,
   notFound: (gateway_id) => ErrGatewayNotFound.with({ gateway_id }),
 });
@@ -183,6 +186,11 @@ function withDerivedFrequencyPlan<G extends Partial<IsGateway>>(gateway: G): G {
   return (rest.frequency_plan_ids?.length ? { ...rest, frequency_plan_id: rest.frequency_plan_ids[0] } : rest) as G;
 }
 
+/** A request's secret as stored: its value (a `key_id` is the store's to set); none without a value (TTS clears it so). */
+function gatewaySecret(secret: Secret | undefined): GatewaySecret | undefined {
+  return secret?.value ? { value: secret.value } : undefined;
+}
+
 /** The fields of a request's Gateway the IS stores, except contacts; `frequency_plan_id` becomes `frequency_plan_ids` when those are absent. */
 export function pickGatewayFields(gtw: Gateway): Omit<IsGateway, 'created_at' | 'updated_at' | 'administrative_contact' | 'technical_contact'> {
   const plans = gtw.frequency_plan_ids?.length ? [...gtw.frequency_plan_ids] : gtw.frequency_plan_id ? [gtw.frequency_plan_id] : undefined;
@@ -204,6 +212,9 @@ export function pickGatewayFields(gtw: Gateway): Omit<IsGateway, 'created_at' | 
       require_authenticated_connection: gtw.require_authenticated_connection,
       disable_packet_broker_forwarding: gtw.disable_packet_broker_forwarding,
       antennas: gtw.antennas?.length ? gtw.antennas.map((a) => plainJson(a)) : undefined,
+      lbs_lns_secret: gatewaySecret(gtw.lbs_lns_secret),
+      target_cups_uri: gtw.target_cups_uri,
+      target_cups_key: gatewaySecret(gtw.target_cups_key),
     }) as IsGateway,
   );
 }

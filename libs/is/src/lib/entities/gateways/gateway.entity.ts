@@ -12,7 +12,7 @@ export class GatewayEntity {
   @Column({ type: 'varchar', length: 32, transformer: timestampTransformer }) created_at!: string;
   @Column({ type: 'varchar', length: 32, transformer: timestampTransformer }) updated_at!: string;
   @Column({ type: 'varchar', length: 32, nullable: true, transformer: timestampTransformer }) deleted_at?: string | null;
-  /** JSON of the GATEWAY_DOCUMENT_FIELDS. */
+  /** JSON of the GATEWAY_DOCUMENT_FIELDS; its `Secret` fields sealed (see TypeOrmGatewayStore). */
   @Column({ type: 'text' }) fields!: string;
 }
 
@@ -36,4 +36,7 @@ export const GATEWAY_DOCUMENT_FIELDS = [
   'require_authenticated_connection',
   'disable_packet_broker_forwarding',
   'antennas',
+  'lbs_lns_secret',
+  'target_cups_uri',
+  'target_cups_key',
 ] as const satisfies ReadonlyArray<keyof IsGateway>;

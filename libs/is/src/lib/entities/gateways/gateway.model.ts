@@ -24,6 +24,16 @@ export interface IsGateway extends CollaboratedEntity<'gateway'> {
   require_authenticated_connection?: boolean;
   disable_packet_broker_forwarding?: boolean;
   antennas?: Array<{ gain?: number; location?: Location; attributes?: Record<string, string>; placement?: string }>;
+  /** Secrets in the clear here (`value` base64); the store seals them at rest. */
+  lbs_lns_secret?: GatewaySecret;
+  target_cups_uri?: string;
+  target_cups_key?: GatewaySecret;
+}
+
+/** The contract's `Secret` as the IS holds it: `value` standard base64. */
+export interface GatewaySecret {
+  key_id?: string;
+  value?: string;
 }
 
 export type GatewayOrder = (typeof GATEWAY_ORDERS)[number];

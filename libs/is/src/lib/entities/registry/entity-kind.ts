@@ -83,6 +83,13 @@ export interface CollaboratedKindSpec<K extends EntityKind, M extends StoredEnti
   /** The right on a user a List of its entities needs; the right on an entry to see more than its identifiers. */
   listRight: Right;
   infoRight: Right;
+  /** The entity's secret paths (derived from the contract) and the right on an entry a List needs to show them (TTS nils them out otherwise). */
+  secrets?: ListSecrets;
+}
+
+export interface ListSecrets {
+  paths: readonly string[];
+  right: Right;
 }
 
 /** What a declaration states; the field names follow from the kind. */

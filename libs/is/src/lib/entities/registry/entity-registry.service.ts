@@ -243,7 +243,9 @@ export abstract class CollaboratedEntityRegistry<
     const idOf = (entity: M) => this.idOf(entity.ids);
     const accountId = this.listingAccount(caller);
     const held = accountId ? await this.collaborators.rightsOn(accountId, this.spec.kind, entities.map(idOf)) : new Map();
-    const entries = visibleEntries(entities, idOf, this.readPaths(paths), this.spec.infoRight, caller, held).map((entry) => this.present(entry));
+    const entries = visibleEntries(entities, idOf, this.readPaths(paths), this.spec.infoRight, caller, held, this.spec.secrets).map((entry) =>
+      this.present(entry),
+    );
     return new WithTotal(entries.length > 0 ? this.listAnswer(entries) : {}, page.total);
   }
 
