@@ -226,8 +226,8 @@ export interface ReceivedTx {
 export interface GatewayLink {
   /** Sends what the gateway received since its last fetch; `failed(n)` counts copies the server did not take (no PUSH_ACK in 2 s, a closed socket). */
   push(copies: ReadonlyArray<{ copy: Copy; tx: Transmission }>, failed: (count: number) => void): void;
-  /** The downlinks that arrived since the last call, each acknowledged as the gateway does (TX_ACK, `dntxed`). */
-  take(): ReceivedTx[];
+  /** The downlinks that arrived since the last call, each acknowledged as the gateway does (TX_ACK, `dntxed`); `refused(n)` counts those it would not send. */
+  take(refused: (count: number) => void): ReceivedTx[];
   close(): void;
 }
 
@@ -249,6 +249,7 @@ class UdpLink implements GatewayLink {
   }
 
   take(): ReceivedTx[] {
+    // A packet forwarder refuses with its TX_ACK (the GS counts it), never by dropping: none refused here.
     const out: ReceivedTx[] = [];
     for (const downlinks = this.udp.downlinks; this.seen < downlinks.length; this.seen++) {
       const down = downlinks[this.seen];
@@ -293,8 +294,10 @@ class StationLink implements GatewayLink {
     }
   }
 
-  take(): ReceivedTx[] {
+  take(refused: (count: number) => void): ReceivedTx[] {
     const downlinks: StationDownlink[] = this.station.downlinks.splice(0);
+    // dnmsgs station would drop (`dnmsgProblem`: not its session, too late, …) are not sent.
+    refused(this.station.refusedDownlinks.splice(0).length);
     // The station keeps every server message: the bench needs none of them once taken.
     this.station.received.length = 0;
     return downlinks.map((dn) => {
@@ -464,10 +467,14 @@ export function planCopies(gateways: readonly Gateway[], tx: number, due: number
   return { copies, best: hearing[signals.indexOf(0)] };
 }
 
-/** The downlinks that arrived (PULL_RESPs, `dnmsg`s): each acknowledged as the gateway does and matched to its transmission by tmst. */
+/**
+ * The downlinks that arrived (PULL_RESPs, `dnmsg`s): each acknowledged as the gateway does and
+ * matched to its transmission by tmst; `unmatched` counts those that match none, and the `dnmsg`s
+ * a station would drop.
+ */
 export function collectDownlinks(gateways: readonly Gateway[], txs: readonly Transmission[], unmatched: { count: number }): void {
   for (const [g, gw] of gateways.entries()) {
-    for (const down of gw.link.take()) {
+    for (const down of gw.link.take((count) => (unmatched.count += count))) {
       const answer = gw.answers.get(down.tmst);
       if (answer === undefined) unmatched.count++;
       else txs[answer.tx].downlinks.push({ gateway: g, at: down.at, window: answer.window, txpk: down.txpk });
