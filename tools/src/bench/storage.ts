@@ -67,7 +67,12 @@ async function getOk(o: HttpTarget, path: string): Promise<string> {
   return body;
 }
 
-const median = (xs: number[]) => round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0, 3);
+/** The median (of an even count, the mean of the middle two). */
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return round(sorted.length % 2 ? sorted[mid] : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2, 3);
+}
 
 async function storedCount(conn: Connection, path: string): Promise<number> {
   const body = JSON.parse(await expect200(conn, 'GET', path)) as { count?: Record<string, number> };
