@@ -104,10 +104,14 @@ async function writeCost(ready: UplinkLoad, o: StorageOptions, frames: Frame[][]
     await settle(ready.stackPids);
   }
   const ratio = (process: string) => median(rounds.map((x) => (x.on.cpu_ms_per_uplink[process] ?? 0) / Math.max(1e-9, x.off.cpu_ms_per_uplink[process] ?? 0)));
+  // The AS against processes storage does not touch (NS + GS), in the same measurement: what the machine's other work moves alike cancels out.
+  const asVsNsGs = (c: Record<string, number>) => (c.as ?? 0) / Math.max(1e-9, (c.ns ?? 0) + (c.gs ?? 0));
   return {
     rounds,
     /** Storage on ÷ off, medians over the rounds: the AS's and MariaDB's CPU per delivered uplink, the webhook's p99. */
     as_cpu_per_uplink_ratio: ratio('as'),
+    /** The same of the AS's CPU ÷ the NS's and GS's (per uplink) in each measurement. */
+    as_vs_ns_gs_ratio: median(rounds.map((x) => asVsNsGs(x.on.cpu_ms_per_uplink) / Math.max(1e-9, asVsNsGs(x.off.cpu_ms_per_uplink)))),
     mariadb_cpu_per_uplink_ratio: ratio('mariadbd') || ratio('mysqld'),
     webhook_p99_ms: { off: median(rounds.map((x) => x.off.webhook_latency_ms.p99)), on: median(rounds.map((x) => x.on.webhook_latency_ms.p99)) },
     every_uplink_stored: rounds.every((x) => x.stored >= x.on.delivered),
