@@ -1,4 +1,4 @@
-import { answerSlotUs, confirmedGateways, RADIO_GAP_US } from './confirmed-gateways';
+import { answerSlotUs, confirmedGateways, JOIN_ACCEPT_BYTES, RADIO_GAP_US } from './confirmed-gateways';
 import { type Gateway, planCopies } from './radio';
 
 describe('gateways for a confirmed sub-phase', () => {
@@ -21,6 +21,14 @@ describe('gateways for a confirmed sub-phase', () => {
       expect((n / rate) * 1e6).toBeGreaterThanOrEqual(slot);
       expect(n === 4 || ((n - 1) / rate) * 1e6 < slot).toBe(true);
     }
+  });
+
+  it('join-accepts (33 bytes with the CFList) up to SF9: 29 gateways for 100 joins a second, 63 for 220', () => {
+    const slot = answerSlotUs(['SF7BW125', 'SF8BW125', 'SF9BW125'], JOIN_ACCEPT_BYTES, 5);
+    // 33 bytes at SF9 without CRC: 60.25 symbols of 4.096 ms.
+    expect(slot).toBe(246_784 + RADIO_GAP_US + 5_000);
+    expect(confirmedGateways(100, slot, 4)).toBe(29);
+    expect(confirmedGateways(220, slot, 4)).toBe(63);
   });
 
   it('never fewer than the gateways that hear each uplink', () => {

@@ -11,6 +11,9 @@ import { txpkAirtimeUs } from '@lorawan/testing';
  * slowest data rate + 33 ms + the jitter. Never fewer than the gateways that hear each uplink.
  */
 
+/** The longest EU868 join-accept (PHYPayload): MHDR, AppNonce, NetID, DevAddr, DLSettings, RxDelay, the CFList, MIC. */
+export const JOIN_ACCEPT_BYTES = 1 + 3 + 3 + 4 + 1 + 1 + 16 + 4;
+
 /** µs the radio needs after a transmission before the next (jitqueue.c TX_START_DELAY + TX_JIT_DELAY + TX_MARGIN_DELAY, as the GS books it). */
 export const RADIO_GAP_US = 33_000;
 

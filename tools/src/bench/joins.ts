@@ -3,6 +3,7 @@ import loraPacket from 'lora-packet';
 import { connect, type NatsConnection } from 'nats';
 import { entityEventSubjects, type EventJson, rightsEntityOf, splitEventBatch } from '@lorawan/api';
 import { createApplications } from './applications';
+import { answerSlotUs, confirmedGateways, JOIN_ACCEPT_BYTES } from './confirmed-gateways';
 import { log, round } from './load';
 import { type Scrape, scrapeAll } from './metrics';
 import {
@@ -19,6 +20,7 @@ import {
   latencyFigures,
   openGateways,
   type OtaaDeviceSpec,
+  type RadioNames,
   type RadioPhaseOptions,
   planCopies,
   pushSpan,
@@ -47,7 +49,12 @@ export interface JoinPhaseOptions extends RadioPhaseOptions {
    * how many copies made it into the join's metadata before the join-accept's gateway was chosen.
    */
   traceMerges?: { natsUrl: string; subjectPrefix: string };
+  /** The names of the phase's devices and gateways (default: `JOIN_NAMES`, the `joins` phase's). */
+  names?: RadioNames;
 }
+
+/** The `joins` phase's names (`joins_lbs` has its own, apart). */
+export const JOIN_NAMES: RadioNames = { label: 'joins', deviceIdPrefix: 'join', devEuiPrefix: '70B3D57EA0', gatewayIdPrefix: 'bench-join-gtw' };
 
 /**
  * Counts `ns.up.merge_metadata` events by their gateway count, from the subjects of applications'
@@ -91,6 +98,7 @@ const JOIN_COUNTERS: Record<string, [string, string]> = {
   gs_uplinks: ['lorawan_gs_uplinks_total', 'result'],
   gs_downlinks: ['lorawan_gs_downlinks_total', 'result'],
   gs_udp_dropped: ['lorawan_gs_udp_dropped_total', 'reason'],
+  gs_downlinks_refused: ['lorawan_gs_downlinks_refused_total', 'reason'],
 };
 
 /** The issue's target: joins per second with every join-accept inside RX1. */
@@ -139,7 +147,9 @@ function planJoins(o: JoinPhaseOptions, devices: JoinDevice[], gateways: Gateway
   for (let n = 0; n < count; n++) {
     const index = joins.length;
     const device = index % devices.length;
-    const planned = planCopies(gateways, index, t0 + (n * 1000) / o.rate, o.jitterMs, epoch, JOIN_ACCEPT_DELAYS);
+    // More gateways than hear a join (radios for the join-accepts): `o.gateways` of them, each best in turn.
+    const heard = gateways.length > o.gateways ? { best: index % gateways.length, count: o.gateways } : undefined;
+    const planned = planCopies(gateways, index, t0 + (n * 1000) / o.rate, o.jitterMs, epoch, JOIN_ACCEPT_DELAYS, heard);
     joins.push({
       device,
       data: joinRequest(devices[device]),
@@ -208,7 +218,7 @@ function summarize(joins: Join[], devices: JoinDevice[]) {
     const sameSettings = Number(first.txpk.freq) === join.freq && first.txpk.datr === join.datr;
     if (!sameSettings) wrongRx1Settings++;
     // Before its RX1 window opens on that gateway: 5 s after the gateway heard (pushed) the join-request.
-    const heard = join.copies[first.gateway].pushedAt as number;
+    const heard = join.copies.find((c) => c.gateway === first.gateway)?.pushedAt as number;
     if (sameSettings && first.at - heard < JOIN_ACCEPT_DELAYS.rx1Us / 1000) insideRx1++;
   }
   const span = pushSpan(joins);
@@ -228,9 +238,11 @@ function summarize(joins: Join[], devices: JoinDevice[]) {
 }
 
 export async function joinsPhase(o: JoinPhaseOptions) {
+  const names = o.names ?? JOIN_NAMES;
+  const label = names.label;
   const devices: JoinDevice[] = Array.from({ length: o.devices }, (_, i) => ({
-    deviceId: `join-${String(i).padStart(6, '0')}`,
-    devEui: `70B3D57EA0${i.toString(16).padStart(6, '0')}`.toUpperCase(),
+    deviceId: `${names.deviceIdPrefix}-${String(i).padStart(6, '0')}`,
+    devEui: `${names.devEuiPrefix}${i.toString(16).padStart(6, '0')}`.toUpperCase(),
     appKey: hex(16),
     nonces: new Set<number>(),
   }));
@@ -239,19 +251,24 @@ export async function joinsPhase(o: JoinPhaseOptions) {
   let tracer: Awaited<ReturnType<typeof traceMerges>> | undefined;
   try {
     await createApplications(o.baseUrl, o.auth, [o.applicationId]);
-    log(`joins: registering ${o.devices} OTAA devices (IS + JS + NS + AS), ${o.clients} clients`);
+    log(`${label}: registering ${o.devices} OTAA devices (IS + JS + NS + AS), ${o.clients} clients`);
     const registerS = await registerOtaaDevices(o, o.applicationId, JOIN_EUI, devices, o.clients);
-    log(`joins: registered in ${round(registerS)}s`);
+    log(`${label}: registered in ${round(registerS)}s`);
     const epoch = performance.now();
+    // Each join-accept holds the radio of the gateway that sends it (RX1: the join's data rate, up to SF9): as many gateways as
+    // the rate needs (`confirmed-gateways.ts`), each join heard by `o.gateways` of them, each best in turn.
+    const opened = confirmedGateways(o.rate, answerSlotUs(DATA_RATES, JOIN_ACCEPT_BYTES, o.jitterMs), o.gateways);
+    if (opened > o.gateways) log(`${label}: ${opened} gateways for the join-accepts at ${o.rate}/s, each join heard by ${o.gateways}`);
     gateways = await openGateways(
       {
         ...o,
-        idPrefix: 'bench-join-gtw',
-        count: o.gateways,
+        idPrefix: names.gatewayIdPrefix,
+        epoch,
+        count: opened,
         // The first gateway's concentrator clock wraps (2^32 µs) about the middle of the measurement (its RX1 times 5 s before).
         clock: (g) => (g === 0 ? 2 ** 32 - Math.round((o.warmup / o.rate + 2 + o.durationS / 2) * 1e6) : randomInt(2 ** 32 - 1)),
       },
-      'joins',
+      label,
     );
     if (o.traceMerges) tracer = await traceMerges(o.traceMerges, o.applicationId);
 
@@ -263,12 +280,12 @@ export async function joinsPhase(o: JoinPhaseOptions) {
     const measuredCount = Math.round(o.rate * o.durationS);
     // Planned (frames built, with their DevNonces) before anything is sent: the load generator only pushes.
     const warmCopies = planJoins(o, devices, gateways, joins, o.warmup, performance.now() + 100, epoch);
-    log(`joins: warm-up ${o.warmup} joins at ${o.rate}/s, ${o.gateways} gateways`);
+    log(`${label}: warm-up ${o.warmup} joins at ${o.rate}/s, ${o.gateways} gateways`);
     await drive(warmCopies, gateways, joins, o.fetchMs, pushFailures);
     await drain(gateways, joins, 0, o.warmup, unmatched);
     const warm = summarize(joins.slice(0, o.warmup), devices);
-    log(`joins: warm-up ${warm.accepted} of ${o.warmup} accepted, p50 ${warm.latency.p50} ms`);
-    if (o.warmup > 0 && warm.accepted === 0) throw new Error(`joins: no join-accept for any warm-up join; stack logs:\n${o.logs().slice(-6000)}`);
+    log(`${label}: warm-up ${warm.accepted} of ${o.warmup} accepted, p50 ${warm.latency.p50} ms`);
+    if (o.warmup > 0 && warm.accepted === 0) throw new Error(`${label}: no join-accept for any warm-up join; stack logs:\n${o.logs().slice(-6000)}`);
 
     const planStart = performance.now();
     const copies = planJoins(o, devices, gateways, joins, measuredCount, planStart + 300, epoch);
@@ -283,7 +300,7 @@ export async function joinsPhase(o: JoinPhaseOptions) {
     const cpu = new CpuMeter(o.pids);
     cpu.start();
     log(
-      `joins: ${measuredCount} joins at ${o.rate}/s for ${o.durationS}s, ${o.gateways} gateways, copies up to ${o.jitterMs} ms apart, a PUSH_DATA per gateway every ${o.fetchMs} ms`,
+      `${label}: ${measuredCount} joins at ${o.rate}/s for ${o.durationS}s, ${o.gateways} gateways, copies up to ${o.jitterMs} ms apart, ${o.protocol === 'basicstation' ? 'Basics Stations' : 'UDP packet forwarders'} pushing every ${o.fetchMs} ms`,
     );
     const lags = await drive(copies, gateways, joins, o.fetchMs, pushFailures);
     // The load while it is offered (the drain after it may idle, waiting for missing joins).
@@ -299,6 +316,9 @@ export async function joinsPhase(o: JoinPhaseOptions) {
     const result = {
       devices: o.devices,
       gateways: o.gateways,
+      gateway_protocol: o.protocol,
+      /** Gateways open (radios for the join-accepts at the rate); each join heard by `gateways` of them. */
+      joins_gateways: gateways.length,
       gateway_servers: o.udpPorts.length,
       offered_per_s: o.rate,
       sent_per_s: s.sentPerS,
@@ -339,7 +359,7 @@ export async function joinsPhase(o: JoinPhaseOptions) {
       ...cpu.cores(),
       stack_metrics: stackMetrics(metricsBefore, metricsAfter, JOIN_COUNTERS),
     };
-    log(`joins: ${JSON.stringify({ ...result, stack_metrics: undefined })}`);
+    log(`${label}: ${JSON.stringify({ ...result, stack_metrics: undefined })}`);
     return result;
   } finally {
     clearInterval(collector);

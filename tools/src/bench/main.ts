@@ -15,6 +15,8 @@ import { eventsPhase } from './events';
 import { webhooksPhase } from './webhooks';
 import { formatterIsolationPhase } from './formatter-isolation';
 import { joinsPhase } from './joins';
+import { mqttFanoutPhase } from './mqtt-fanout';
+import { storagePhase } from './storage';
 import { uplinksPhase } from './uplinks';
 import { type OverloadKind, overloadPhase, overloadResult } from './overload';
 
@@ -44,6 +46,8 @@ import { type OverloadKind, overloadPhase, overloadResult } from './overload';
  * BENCH_FORMATTER_ABUSE_RATE, BENCH_FORMATTER_ROUND_S, BENCH_FORMATTER_ROUNDS, BENCH_FORMATTER_RUNAWAYS_PER_MIN,
  * BENCH_OVERLOAD_KINDS, BENCH_OVERLOAD_DEVICES, BENCH_OVERLOAD_GATEWAYS, BENCH_OVERLOAD_STEP_S, BENCH_OVERLOAD_START_UPLINKS,
  * BENCH_OVERLOAD_START_JOINS, BENCH_OVERLOAD_BISECT, BENCH_OVERLOAD_BURST_S, BENCH_OVERLOAD_AFTER_S, BENCH_OVERLOAD_CONFIRMED_S,
+ * BENCH_MQTT_SUBSCRIBERS, BENCH_STORAGE_ROWS, BENCH_STORAGE_QUERIES, BENCH_STORAGE_ROUNDS (phases mqtt_fanout and storage: the uplinks load,
+ * BENCH_UPLINK_*), phases joins_lbs and uplinks_lbs (joins and uplinks through LoRa Basics Station gateways),
  * BENCH_CPU_PROF=<dir> (CPU profiles of every spawned process, written when they stop).
  */
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000);
@@ -93,6 +97,14 @@ const UPLINK_LOAD = {
   durationS: Number(process.env.BENCH_UPLINK_DURATION_S ?? 20),
   warmup: Number(process.env.BENCH_UPLINK_WARMUP ?? 2 * UPLINK_RATE),
   downlinkRate: Number(process.env.BENCH_UPLINK_DOWNLINK_RATE ?? 500),
+};
+/** `mqtt_fanout` (issue 34): the uplinks load (A) on its own application, to this many MQTT subscribers. */
+const MQTT_SUBSCRIBERS = Number(process.env.BENCH_MQTT_SUBSCRIBERS ?? 100);
+/** `storage` (issue 34): the uplinks load (A) without and with the Storage Integration, then queries over this many stored messages of a device. */
+const STORAGE_LOAD = {
+  rows: Number(process.env.BENCH_STORAGE_ROWS ?? 1_000_000),
+  queries: Number(process.env.BENCH_STORAGE_QUERIES ?? 20),
+  rounds: Number(process.env.BENCH_STORAGE_ROUNDS ?? 1),
 };
 /**
  * The load of `overload` (issue 31), per kind on its own application: capacity steps from the
@@ -336,7 +348,7 @@ async function main(): Promise<void> {
   let stack: BenchStack | undefined;
   let baseline: Baseline | undefined;
   try {
-    const radio = PHASES.has('joins') || PHASES.has('uplinks') || PHASES.has('overload');
+    const radio = ['joins', 'uplinks', 'overload', 'joins_lbs', 'uplinks_lbs', 'mqtt_fanout', 'storage'].some((p) => PHASES.has(p));
     const registries = PHASES.has('register') || PHASES.has('import') || PHASES.has('ns_get') || radio;
     const components: BenchComponent[] = [
       'is',
@@ -520,7 +532,9 @@ async function main(): Promise<void> {
       clients: REGISTER_CLIENTS,
       jitterMs: JOIN_JITTER_MS,
       fetchMs: JOIN_FETCH_MS,
+      protocol: 'udp' as const,
       udpPorts: [...stack.udpPorts.values()],
+      lbsPorts: [...stack.lbsPorts.values()],
       metricsUrls: Object.fromEntries(radioProcs.map((n) => [n, `http://127.0.0.1:${running.healthPorts.get(n)}/metrics`])),
       pids: { ...pidsOf(...radioProcs), ...shared },
       logs: running.logs,
@@ -528,6 +542,33 @@ async function main(): Promise<void> {
     const traceMerges = JOIN_TRACE_MERGES ? { natsUrl: TEST_NATS_URL, subjectPrefix: `t${stack.suffix}` } : undefined;
     const joins = PHASES.has('joins') ? await joinsPhase({ ...radioStack, ...JOIN_LOAD, traceMerges }) : null;
     const uplinks = PHASES.has('uplinks') ? await uplinksPhase({ ...radioStack, ...UPLINK_LOAD }) : null;
+    // The same phases with LoRa Basics Station gateways (issue 33), on applications, devices and gateways of their own.
+    const lbs = (label: string, deviceIdPrefix: string, devEuiPrefix: string) => ({
+      ...radioStack,
+      protocol: 'basicstation' as const,
+      applicationId: `bench-${label.replace('_', '-')}-app`,
+      names: { label, deviceIdPrefix, devEuiPrefix, gatewayIdPrefix: `bench-${deviceIdPrefix}-gtw` },
+    });
+    const joinsLbs = PHASES.has('joins_lbs') ? await joinsPhase({ ...JOIN_LOAD, ...lbs('joins_lbs', 'join-lbs', '70B3D57EA1') }) : null;
+    const uplinksLbs = PHASES.has('uplinks_lbs') ? await uplinksPhase({ ...UPLINK_LOAD, ...lbs('uplinks_lbs', 'up-lbs', '70B3D57EB1') }) : null;
+    const mqttFanout = PHASES.has('mqtt_fanout')
+      ? await mqttFanoutPhase({
+          ...radioStack,
+          ...UPLINK_LOAD,
+          applicationId: 'bench-mqtt-app',
+          subscribers: MQTT_SUBSCRIBERS,
+          mqttPorts: [...stack.mqttPorts.values()],
+        })
+      : null;
+    const storage = PHASES.has('storage')
+      ? await storagePhase({
+          ...radioStack,
+          ...UPLINK_LOAD,
+          ...STORAGE_LOAD,
+          applicationId: 'bench-storage-app',
+          asDatabaseUrl: stack.databaseUrls.as as string,
+        })
+      : null;
     // CPU of every stack process (the HTTP gateway, MariaDB and NATS included), not the load generator's.
     const overload = PHASES.has('overload')
       ? await overloadPhase({
@@ -543,8 +584,8 @@ async function main(): Promise<void> {
     await stack.stop();
     stack = undefined;
     const registerEmbedded = PHASES.has('register_embedded') ? await registerEmbeddedPhase(shared) : null;
-    // `overload` divides its CPU per item by this run's figure.
-    const rpcOverhead = PHASES.has('rpc_overhead') || overload ? await rpcOverheadPhase() : null;
+    // `overload` divides its CPU per item by this run's figure; `mqtt_fanout` and `storage` print it beside theirs.
+    const rpcOverhead = PHASES.has('rpc_overhead') || overload || mqttFanout || storage ? await rpcOverheadPhase() : null;
     if (rpcOverhead) log(`rpc_overhead: ${JSON.stringify(rpcOverhead)}`);
 
     const result = {
@@ -567,6 +608,10 @@ async function main(): Promise<void> {
       formatter_isolation: formatterIsolation,
       joins,
       uplinks,
+      joins_lbs: joinsLbs,
+      uplinks_lbs: uplinksLbs,
+      mqtt_fanout: mqttFanout,
+      storage,
       overload: overload ? overloadResult(overload, rpcOverhead?.cpu_us_per_call ?? 0) : null,
       setup: {
         devices: DEVICES,

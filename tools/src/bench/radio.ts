@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { SimulatedUdpGateway } from '@lorawan/testing';
+import { SimulatedBasicStation, type StationDownlink, SimulatedUdpGateway } from '@lorawan/testing';
 import { ADMIN_USER_ID } from './applications';
 import { round } from './load';
 import { counterDelta, gauge, rpcServerTimings, type Scrape, scrapeAll } from './metrics';
@@ -7,9 +7,11 @@ import { cpuMs, machineBusyMs, rssMb } from './procs';
 import { Connection } from './register';
 
 /**
- * Radio traffic through the Gateway Server's Semtech UDP frontend, shared by the `joins` and
- * `uplinks` phases: OTAA devices registered as a TTS client does, simulated packet forwarders
- * (registered in the IS, downlink path open by PULL_DATA and kept alive), transmissions each heard
+ * Radio traffic through the Gateway Server's Semtech UDP frontend or its LoRa Basics Station
+ * frontend, shared by the `joins` and `uplinks` phases (and their `_lbs` twins): OTAA devices
+ * registered as a TTS client does, simulated gateways (registered in the IS; a packet forwarder
+ * with its downlink path open by PULL_DATA and kept alive, or a station connected over WebSocket
+ * after discovery, `GatewayLink`), transmissions each heard
  * by every gateway with its own concentrator time (`tmst`), SNR and RSSI, pushed open loop at each
  * gateway's fetch, and the PULL_RESPs matched to the transmission they answer by their `tmst`
  * (the uplink copy's `tmst` + the RX1 or RX2 delay, unique on the gateway), each answered with a
@@ -92,10 +94,25 @@ export interface RadioPhaseOptions extends HttpTarget, RadioLoad {
   jitterMs: number;
   fetchMs: number;
   clients: number;
+  /** How the simulated gateways reach the GS: Semtech UDP packet forwarders (`udpPorts`) or LoRa Basics Stations (`lbsPorts`, `ws://`). */
+  protocol: GatewayProtocol;
   udpPorts: number[];
+  lbsPorts: number[];
   metricsUrls: Record<string, string>;
   pids: Record<string, number>;
   logs(): string;
+}
+
+/** The names a radio phase gives its application's devices and gateways, apart from every other phase's. */
+export interface RadioNames {
+  /** Prefix of the log lines. */
+  label: string;
+  /** Device IDs are `<deviceIdPrefix>-<n>`. */
+  deviceIdPrefix: string;
+  /** DevEUIs are these 10 hex digits and 6 of n. */
+  devEuiPrefix: string;
+  /** Gateway IDs are `<gatewayIdPrefix>-<n>`. */
+  gatewayIdPrefix: string;
 }
 
 /** `work` for every item, `clients` at once, each worker on its own keep-alive connection; resolves with the seconds it took. */
@@ -196,27 +213,150 @@ export interface Transmission {
   downlinks: Downlink[];
 }
 
+export type GatewayProtocol = 'udp' | 'basicstation';
+
+/** A downlink as a gateway received it: the concentrator time it is to be sent at (32 bits), its arrival (Date.now()), as a Semtech `txpk`. */
+export interface ReceivedTx {
+  tmst: number;
+  at: number;
+  txpk: Record<string, unknown>;
+}
+
+/** A simulated gateway's link to its Gateway Server, whatever the protocol. */
+export interface GatewayLink {
+  /** Sends what the gateway received since its last fetch; `failed(n)` counts copies the server did not take (no PUSH_ACK in 2 s, a closed socket). */
+  push(copies: ReadonlyArray<{ copy: Copy; tx: Transmission }>, failed: (count: number) => void): void;
+  /** The downlinks that arrived since the last call, each acknowledged as the gateway does (TX_ACK, `dntxed`); `refused(n)` counts those it would not send. */
+  take(refused: (count: number) => void): ReceivedTx[];
+  close(): void;
+}
+
+/** A Semtech UDP packet forwarder: PUSH_DATA of at most `RXPK_PER_PUSH` rxpk, PULL_RESPs answered with TX_ACK. */
+class UdpLink implements GatewayLink {
+  private seen = 0;
+
+  constructor(readonly udp: SimulatedUdpGateway) {}
+
+  push(copies: ReadonlyArray<{ copy: Copy; tx: Transmission }>, failed: (count: number) => void): void {
+    const rxpk = copies.map(({ copy, tx }) =>
+      SimulatedUdpGateway.rxpk(tx.data, { tmst: copy.tmst, freq: tx.freq, datr: tx.datr, lsnr: copy.lsnr, rssi: copy.rssi }),
+    );
+    // As a packet forwarder's datagram buffer, a PUSH_DATA carries a bounded number of packets: after a stall, several.
+    for (let i = 0; i < rxpk.length; i += RXPK_PER_PUSH) {
+      const part = rxpk.slice(i, i + RXPK_PER_PUSH);
+      this.udp.push({ rxpk: part }).catch(() => failed(part.length));
+    }
+  }
+
+  take(): ReceivedTx[] {
+    // A packet forwarder refuses with its TX_ACK (the GS counts it), never by dropping: none refused here.
+    const out: ReceivedTx[] = [];
+    for (const downlinks = this.udp.downlinks; this.seen < downlinks.length; this.seen++) {
+      const down = downlinks[this.seen];
+      this.udp.txAck(down.token);
+      out.push({ tmst: Number(down.txpk.tmst), at: down.at, txpk: down.txpk });
+    }
+    return out;
+  }
+
+  close(): void {
+    this.udp.close();
+  }
+}
+
+/** EU868's LoRa data rates by DR index (station's `DR`): DR0 SF12 … DR5 SF7, 125 kHz. */
+const EU868_DR = (datr: string) => 12 - Number(/^SF(\d+)BW125$/.exec(datr)?.[1] ?? NaN);
+
+/**
+ * A LoRa Basics Station (`SimulatedBasicStation` of `@lorawan/testing`): one `jreq`/`updf` message
+ * per received frame, its `xtime` the station's session and the copy's concentrator time (the
+ * bench keeps a station's clock below 2^32 µs, so its low 32 bits are the `tmst` the answers are
+ * matched by); a `dnmsg` is sent at its `xtime` + `RxDelay` s (the GS sends a planned class A
+ * downlink as TTS does: the planned time − 1 s, RxDelay 1, the channel as RX1) and answered with
+ * `dntxed`.
+ */
+class StationLink implements GatewayLink {
+  constructor(readonly station: SimulatedBasicStation) {}
+
+  push(copies: ReadonlyArray<{ copy: Copy; tx: Transmission }>, failed: (count: number) => void): void {
+    for (const { copy, tx } of copies) {
+      try {
+        this.station.sendFrame(tx.data, {
+          DR: EU868_DR(tx.datr),
+          Freq: Math.round(tx.freq * 1e6),
+          rssi: copy.rssi,
+          snr: copy.lsnr,
+          xtime: this.station.session | BigInt(copy.tmst),
+        });
+      } catch {
+        failed(1);
+      }
+    }
+  }
+
+  take(refused: (count: number) => void): ReceivedTx[] {
+    const downlinks: StationDownlink[] = this.station.downlinks.splice(0);
+    // dnmsgs station would drop (`dnmsgProblem`: not its session, too late, …) are not sent.
+    refused(this.station.refusedDownlinks.splice(0).length);
+    // The station keeps every server message: the bench needs none of them once taken.
+    this.station.received.length = 0;
+    return downlinks.map((dn) => {
+      this.station.acknowledge(dn);
+      const at = (dn.xtime ?? 0n) + BigInt(dn.RxDelay ?? 0) * 1_000_000n;
+      const dr = dn.RX1DR ?? dn.RX2DR ?? dn.DR ?? 0;
+      const freq = dn.RX1Freq ?? dn.RX2Freq ?? dn.Freq ?? 0;
+      return {
+        tmst: Number(at & 0xffffffffn),
+        at: dn.receivedAt,
+        txpk: { tmst: Number(at & 0xffffffffn), freq: freq / 1e6, datr: `SF${12 - dr}BW125`, data: Buffer.from(dn.pdu, 'hex').toString('base64') },
+      };
+    });
+  }
+
+  close(): void {
+    this.station.close();
+  }
+}
+
+/**
+ * A station whose concentrator clock is its gateway's in the bench (`clockAt()`: µs, below 2^32):
+ * the xtimes of its `dntxed` agree with those of its frames (the GS keeps each gateway's clock
+ * from them; a second clock would move the downlinks' times).
+ */
+class BenchStation extends SimulatedBasicStation {
+  constructor(
+    eui: string,
+    private readonly clockAt: () => number,
+  ) {
+    super(eui);
+  }
+
+  override xtime(): bigint {
+    return this.session | BigInt(Math.round(this.clockAt()));
+  }
+}
+
 export interface Gateway {
   id: string;
   eui: string;
-  udp: SimulatedUdpGateway;
+  link: GatewayLink;
   /** This gateway's concentrator clock at the bench's epoch (µs). */
   clock: number;
   /** The uplink tmsts in use on this gateway (each unique). */
   tmsts: Set<number>;
-  /** Transmission index and window by the tmst of the PULL_RESP that would answer it (each unique: no PULL_RESP matches two). */
+  /** Transmission index and window by the tmst of the downlink that would answer it (each unique: no downlink matches two). */
   answers: Map<number, { tx: number; window: 'rx1' | 'rx2' }>;
-  /** Downlinks handled so far (of `udp.downlinks`). */
-  seen: number;
 }
 
-export interface GatewayOptions extends Pick<RadioPhaseOptions, 'baseUrl' | 'auth' | 'udpPorts' | 'metricsUrls'> {
+export interface GatewayOptions extends Pick<RadioPhaseOptions, 'baseUrl' | 'auth' | 'protocol' | 'udpPorts' | 'lbsPorts' | 'metricsUrls'> {
   /** Gateway IDs are `<idPrefix>-<n>`, n from `first` (0). */
   idPrefix: string;
   first?: number;
   count: number;
   /** The concentrator clock of gateway g at the bench's epoch (µs). */
   clock(g: number): number;
+  /** The bench's epoch (performance.now()). */
+  epoch: number;
 }
 
 async function connectedGateways(metricsUrls: Record<string, string>): Promise<number> {
@@ -226,8 +366,10 @@ async function connectedGateways(metricsUrls: Record<string, string>): Promise<n
 }
 
 /**
- * Registers `count` gateways in the IS (`EU_863_870_TTN`), connects each as a packet forwarder
- * (PULL_DATA, then every 5 s) to its Gateway Server, and waits until the GSs count them connected.
+ * Registers `count` gateways in the IS (`EU_863_870_TTN`), connects each to its Gateway Server as
+ * a packet forwarder (PULL_DATA, then every 5 s) or as a Basics Station (discovery on
+ * `/router-info`, then the data connection: `version`, `router_config`), and waits until the GSs
+ * count them connected.
  */
 export async function openGateways(o: GatewayOptions, phase: string): Promise<Gateway[]> {
   const gateways: Gateway[] = [];
@@ -241,9 +383,25 @@ export async function openGateways(o: GatewayOptions, phase: string): Promise<Ga
       await expect200(setup, 'POST', `/api/v3/users/${ADMIN_USER_ID}/gateways`, {
         gateway: { ids: { gateway_id: id, eui }, frequency_plan_id: 'EU_863_870_TTN' },
       });
+      if (o.protocol === 'basicstation') {
+        const tcUri = `ws://127.0.0.1:${o.lbsPorts[g % o.lbsPorts.length]}`;
+        // A station tries its discovery again after an error (the GS answers one while it cannot look the gateway up).
+        let info = await SimulatedBasicStation.discover(tcUri, eui);
+        for (let attempt = 1; typeof info.uri !== 'string' && attempt < 5; attempt++) {
+          await sleep(1000);
+          info = await SimulatedBasicStation.discover(tcUri, eui);
+        }
+        if (typeof info.uri !== 'string') throw new Error(`${phase}: gateway ${id}: discovery answered ${JSON.stringify(info)}`);
+        // A station's xtime counts 48 bits of µs: its clock is kept below 2^32 for the whole run (no wrap), so a copy's xtime is the session and its tmst.
+        const clock = randomInt(10_000_000, 2 ** 31);
+        const station = new BenchStation(eui, () => clock + (performance.now() - o.epoch) * 1000);
+        await station.connect(info.uri);
+        gateways.push({ id, eui, link: new StationLink(station), clock, tmsts: new Set(), answers: new Map() });
+        continue;
+      }
       const udp = new SimulatedUdpGateway(eui, { host: '127.0.0.1', port: o.udpPorts[g % o.udpPorts.length] });
       await udp.open();
-      gateways.push({ id, eui, udp, clock: o.clock(g), tmsts: new Set(), answers: new Map(), seen: 0 });
+      gateways.push({ id, eui, link: new UdpLink(udp), clock: o.clock(g), tmsts: new Set(), answers: new Map() });
       // The downlink path: PULL_DATA, then keep-alives.
       const ack = await udp.pull();
       if (ack !== 0x04) throw new Error(`${phase}: gateway ${id}: PULL_DATA answered with 0x${ack.toString(16)}`);
@@ -266,7 +424,7 @@ export async function openGateways(o: GatewayOptions, phase: string): Promise<Ga
 }
 
 export function closeGateways(gateways: readonly Gateway[]): void {
-  for (const g of gateways) g.udp.close();
+  for (const g of gateways) g.link.close();
 }
 
 /** When a transmission's answer is due: the uplink's concentrator time + these µs. */
@@ -309,14 +467,15 @@ export function planCopies(gateways: readonly Gateway[], tx: number, due: number
   return { copies, best: hearing[signals.indexOf(0)] };
 }
 
-/** The PULL_RESPs that arrived: each acknowledged (TX_ACK, as a forwarder does) and matched to its transmission by tmst. */
+/**
+ * The downlinks that arrived (PULL_RESPs, `dnmsg`s): each acknowledged as the gateway does and
+ * matched to its transmission by tmst; `unmatched` counts those that match none, and the `dnmsg`s
+ * a station would drop.
+ */
 export function collectDownlinks(gateways: readonly Gateway[], txs: readonly Transmission[], unmatched: { count: number }): void {
   for (const [g, gw] of gateways.entries()) {
-    const downlinks = gw.udp.downlinks;
-    for (; gw.seen < downlinks.length; gw.seen++) {
-      const down = downlinks[gw.seen];
-      gw.udp.txAck(down.token);
-      const answer = gw.answers.get(Number(down.txpk.tmst));
+    for (const down of gw.link.take((count) => (unmatched.count += count))) {
+      const answer = gw.answers.get(down.tmst);
       if (answer === undefined) unmatched.count++;
       else txs[answer.tx].downlinks.push({ gateway: g, at: down.at, window: answer.window, txpk: down.txpk });
     }
@@ -325,8 +484,8 @@ export function collectDownlinks(gateways: readonly Gateway[], txs: readonly Tra
 
 /**
  * Sends the copies (sorted by `due`) on schedule (open loop), each gateway as a packet forwarder
- * does: every `fetchMs` (its own phase) it pushes what it received since its last fetch in one
- * PUSH_DATA. Returns the lag of each copy behind its schedule (ms), waiting for the fetch included.
+ * does: every `fetchMs` (its own phase) it pushes what it received since its last fetch (in one
+ * PUSH_DATA; a station, one message per frame). Returns the lag of each copy behind its schedule (ms), waiting for the fetch included.
  */
 export async function drive(
   copies: Copy[],
@@ -350,18 +509,14 @@ export async function drive(
       while (next[g] < queue.length && queue[next[g]].due <= now) next[g]++;
       if (next[g] === from) continue;
       const at = Date.now();
-      const rxpk = queue.slice(from, next[g]).map((c) => {
+      const fetched = queue.slice(from, next[g]).map((c) => {
         const tx = txs[c.tx];
         c.pushedAt = at;
         tx.firstPushAt = Math.min(tx.firstPushAt ?? at, at);
         lags.push(now - c.due);
-        return SimulatedUdpGateway.rxpk(tx.data, { tmst: c.tmst, freq: tx.freq, datr: tx.datr, lsnr: c.lsnr, rssi: c.rssi });
+        return { copy: c, tx };
       });
-      // As a packet forwarder's datagram buffer, a PUSH_DATA carries a bounded number of packets: after a stall, several.
-      for (let i = 0; i < rxpk.length; i += RXPK_PER_PUSH) {
-        const part = rxpk.slice(i, i + RXPK_PER_PUSH);
-        gateways[g].udp.push({ rxpk: part }).catch(() => (pushFailures.count += part.length));
-      }
+      gateways[g].link.push(fetched, (count) => (pushFailures.count += count));
     }
     await sleep(Math.max(1, Math.min(...fetchAt) - performance.now()));
   }

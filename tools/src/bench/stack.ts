@@ -17,6 +17,12 @@ export interface BenchStack {
   healthPorts: Map<string, number>;
   /** The Semtech UDP port (GS_UDP_PORT on 127.0.0.1) of each Gateway Server process, by process name (`gs`, `gs#1`, …). */
   udpPorts: Map<string, number>;
+  /** The LoRa Basics Station `ws://` port (GS_LBS_PORT on 127.0.0.1) of each Gateway Server process, by process name. */
+  lbsPorts: Map<string, number>;
+  /** The MQTT server port (MQTT_PORT on 127.0.0.1) of each Application Server process, by process name (`as`, `as#1`, …). */
+  mqttPorts: Map<string, number>;
+  /** mysql:// URL of each component's database (created here, dropped by stop()), by component. */
+  databaseUrls: Partial<Record<BenchComponent, string>>;
   /** Pid of the named process (0 when not running). */
   pid(name: string): number;
   logs(): string;
@@ -76,6 +82,8 @@ export async function startBenchStack(
   const readyUrls: string[] = [];
   const healthPorts = new Map<string, number>();
   const udpPorts = new Map<string, number>();
+  const lbsPorts = new Map<string, number>();
+  const mqttPorts = new Map<string, number>();
   for (const c of all) {
     // Extra replicas (same queue groups and JetStream consumers) are named `<component>#<n>`.
     for (let i = 0; i < (replicas[c] ?? 1); i++) {
@@ -84,18 +92,24 @@ export async function startBenchStack(
       healthPorts.set(name, healthPort);
       readyUrls.push(`http://127.0.0.1:${healthPort}/readyz`);
       // Each Gateway Server replica serves its own Semtech UDP port on loopback.
-      const udp: Record<string, string> = {};
+      const ports: Record<string, string> = {};
       if (c === 'gs') {
         udpPorts.set(name, await freeUdpPort());
         // Its Basics Station port too: replicas (and other stacks on the machine) must not share 1887.
-        Object.assign(udp, {
+        lbsPorts.set(name, await freePort());
+        Object.assign(ports, {
           GS_UDP_PORT: String(udpPorts.get(name)),
           GS_UDP_HOST: '127.0.0.1',
-          GS_LBS_PORT: String(await freePort()),
+          GS_LBS_PORT: String(lbsPorts.get(name)),
           GS_LBS_HOST: '127.0.0.1',
         });
       }
-      procs.push(spawnNode(name, `apps/${c}/src/main.js`, { ...env, ...udp, HEALTH_PORT: String(healthPort) }));
+      // Each AS replica its own MQTT server port (a system mosquitto holds 1883).
+      if (c === 'as') {
+        mqttPorts.set(name, await freePort());
+        Object.assign(ports, { MQTT_PORT: String(mqttPorts.get(name)), MQTT_HOST: '127.0.0.1' });
+      }
+      procs.push(spawnNode(name, `apps/${c}/src/main.js`, { ...env, ...ports, HEALTH_PORT: String(healthPort) }));
     }
   }
   procs.push(spawnNode('gateway', 'apps/gateway/src/main.js', { ...env, HTTP_PORT: String(port) }));
@@ -115,5 +129,8 @@ export async function startBenchStack(
     throw err;
   }
   const pid = (name: string) => procs.find((p) => p.name === name)?.child.pid ?? 0;
-  return { suffix, baseUrl, adminKey, isDatabaseUrl, procs, healthPorts, udpPorts, pid, logs: () => logsOf(procs), stop };
+  const databaseUrls = Object.fromEntries(
+    all.flatMap((c) => (databases[`${c.toUpperCase()}_DATABASE_URL`] ? [[c, databases[`${c.toUpperCase()}_DATABASE_URL`]]] : [])),
+  );
+  return { suffix, baseUrl, adminKey, isDatabaseUrl, procs, healthPorts, udpPorts, lbsPorts, mqttPorts, databaseUrls, pid, logs: () => logsOf(procs), stop };
 }

@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 import loraPacket from 'lora-packet';
 import { SimulatedOtaaDevice, WebhookReceiver } from '@lorawan/testing';
 import { createApplications } from './applications';
-import { answerSlotUs, confirmedGateways } from './confirmed-gateways';
+import { answerSlotUs, confirmedGateways, JOIN_ACCEPT_BYTES } from './confirmed-gateways';
 import { JOIN_ACCEPT_DELAYS } from './joins';
 import { log, round } from './load';
 import { counterDelta, counterDeltaAll, type Scrape, scrapeAll, subBandUtilization } from './metrics';
@@ -25,6 +25,7 @@ import {
   openGateways,
   planCopies,
   pushSpan,
+  type RadioNames,
   type RadioPhaseOptions,
   registerOtaaDevices,
   type RxDelays,
@@ -55,7 +56,12 @@ import { Connection } from './register';
 export interface UplinkPhaseOptions extends RadioPhaseOptions {
   /** Confirmed uplinks per second offered in sub-phase B (`rate`: unconfirmed ones in A; `warmup`: uplinks at `rate` before A). */
   downlinkRate: number;
+  /** The names of the phase's devices and gateways (default: `UPLINK_NAMES`, the `uplinks` phase's). */
+  names?: RadioNames;
 }
+
+/** The `uplinks` phase's names (`uplinks_lbs` has its own, apart). */
+export const UPLINK_NAMES: RadioNames = { label: 'uplinks', deviceIdPrefix: 'up', devEuiPrefix: '70B3D57EB0', gatewayIdPrefix: 'bench-up-gtw' };
 
 /** The issue's targets: uplinks per second delivered with a p99 (first push → webhook) below 500 ms; class A answers inside RX1. */
 export const TARGET_UPLINKS_PER_S = 1000;
@@ -168,7 +174,10 @@ export interface SendOptions {
   waitMs: number;
   /** Or until none more was done for this long (the stack's backlog drained or lost): a long `waitMs` then costs no idle time. */
   quietMs?: number;
-  /** Each transmission heard by this many gateways, each gateway best in turn (a confirmed sub-phase: `confirmed-gateways.ts`); else by every gateway, the best drawn. */
+  /**
+   * Each transmission heard by this many gateways, each gateway best in turn (a confirmed sub-phase, the setup's joins:
+   * `confirmed-gateways.ts`); else by every gateway, the best drawn, or by the phase's `gateways` once the air has more.
+   */
   heardBy?: number;
   start?(): void;
   offered?(): void;
@@ -247,7 +256,9 @@ export class Air {
   async send(items: Frame[], schedule: Schedule, delays: RxDelays, done: (tx: Tx) => boolean, wait: SendOptions) {
     const from = this.txs.length;
     const t0 = performance.now() + 200;
-    const copies = this.plan(items, schedule, t0, delays, wait.heardBy);
+    // Once more gateways were opened (for the answers' radio time), each transmission is still heard by the phase's `gateways`.
+    const heardBy = wait.heardBy ?? (this.gateways.length > this.o.gateways ? this.o.gateways : undefined);
+    const copies = this.plan(items, schedule, t0, delays, heardBy);
     const sent = this.txs.slice(from);
     await sleep(Math.max(0, t0 - performance.now()));
     wait.start?.();
@@ -270,14 +281,19 @@ export class Air {
  * Joins every device through the gateways (a few rounds for the ones without a join-accept), opens
  * each join-accept with lora-packet (`SimulatedOtaaDevice`): its DevAddr and session keys.
  */
-async function joinDevices(air: Air, devices: Device[], label: string): Promise<Array<{ joins: number; accepted: number }>> {
+async function joinDevices(air: Air, o: RadioPhaseOptions, devices: Device[], label: string): Promise<Array<{ joins: number; accepted: number }>> {
   const rounds: Array<{ joins: number; accepted: number }> = [];
+  // Every join-accept is sent in RX1 by the gateway that heard the join-request best, and one radio sends one frame at a time:
+  // enough gateways for JOIN_RATE, as for confirmed uplinks (`confirmed-gateways.ts`), each join heard by the phase's `gateways`.
+  await air.widen(confirmedGateways(JOIN_RATE, answerSlotUs(DATA_RATES, JOIN_ACCEPT_BYTES, o.jitterMs), o.gateways), label);
   for (let attempt = 1; attempt <= JOIN_ROUNDS; attempt++) {
     const pending = devices.map((d, i) => [d, i] as const).filter(([d]) => !d.session);
     if (pending.length === 0) break;
-    log(`${label}: joining ${pending.length} devices at ${JOIN_RATE}/s through the gateways (round ${attempt})`);
+    log(
+      `${label}: joining ${pending.length} devices at ${JOIN_RATE}/s through ${air.gateways.length} gateways, each join heard by ${o.gateways} (round ${attempt})`,
+    );
     const joins = pending.map(([d, device]) => ({ device, kind: 'join' as const, fCnt: -1, data: d.sim.joinRequest() }));
-    const { sent } = await air.send(joins, JOIN_RATE, JOIN_ACCEPT_DELAYS, (tx) => tx.downlinks.length > 0, { waitMs: JOIN_WAIT_MS });
+    const { sent } = await air.send(joins, JOIN_RATE, JOIN_ACCEPT_DELAYS, (tx) => tx.downlinks.length > 0, { waitMs: JOIN_WAIT_MS, heardBy: o.gateways });
     for (const tx of sent) {
       const d = devices[tx.device];
       for (const down of tx.downlinks) {
@@ -567,17 +583,7 @@ export async function confirmedPhase(
   return confirmed;
 }
 
-/** The names a radio phase gives its application's devices and gateways, apart from every other phase's. */
-export interface RadioNames {
-  /** Prefix of the log lines. */
-  label: string;
-  /** Device IDs are `<deviceIdPrefix>-<n>`. */
-  deviceIdPrefix: string;
-  /** DevEUIs are these 10 hex digits and 6 of n. */
-  devEuiPrefix: string;
-  /** Gateway IDs are `<gatewayIdPrefix>-<n>`. */
-  gatewayIdPrefix: string;
-}
+export type { RadioNames } from './radio';
 
 /** `count` OTAA devices (1.0.3, a random AppKey), as lora-packet's device simulator sees them. */
 export function otaaDevices(count: number, names: RadioNames): Device[] {
@@ -602,7 +608,7 @@ export async function openAir(o: RadioPhaseOptions, names: RadioNames, clock: (g
   const registerS = await registerOtaaDevices(o, o.applicationId, JOIN_EUI, devices, o.clients);
   log(`${names.label}: registered in ${round(registerS)}s`);
   const epoch = performance.now();
-  const open = (first: number, count: number) => openGateways({ ...o, idPrefix: names.gatewayIdPrefix, first, count, clock }, names.label);
+  const open = (first: number, count: number) => openGateways({ ...o, idPrefix: names.gatewayIdPrefix, first, count, clock, epoch }, names.label);
   const gateways = await open(0, o.gateways);
   const air = new Air(gateways, devices, epoch, o, open);
   return {
@@ -643,7 +649,7 @@ export async function openUplinkDevices(o: RadioPhaseOptions, names: RadioNames,
     deliveries.attach(receiver);
 
     const joinStart = performance.now();
-    const joinRounds = await joinDevices(air, devices, names.label);
+    const joinRounds = await joinDevices(air, o, devices, names.label);
     const joinS = (performance.now() - joinStart) / 1000;
     const joined = devices.filter((d) => d.session).length;
     log(`${names.label}: ${joined} of ${o.devices} devices joined in ${round(joinS)}s; waiting for the NS to hold their pending sessions`);
@@ -683,6 +689,9 @@ export async function openUplinkDevices(o: RadioPhaseOptions, names: RadioNames,
         no_pending_session: unheld.length,
         active_devices: active.length,
         gateways: o.gateways,
+        /** The gateways open after the setup's joins (`joins_gateways`: enough radios for the join-accepts at JOIN_RATE); every uplink is heard by `gateways` of them. */
+        joins_gateways: air.gateways.length,
+        gateway_protocol: o.protocol,
         gateway_servers: o.udpPorts.length,
         jitter_ms: o.jitterMs,
         fetch_ms: o.fetchMs,
@@ -704,18 +713,78 @@ export async function openUplinkDevices(o: RadioPhaseOptions, names: RadioNames,
   }
 }
 
-const isDelivered = (tx: Tx) => tx.deliveredAt !== undefined;
+export const isDelivered = (tx: Tx) => tx.deliveredAt !== undefined;
+
+export type UplinkLoad = Awaited<ReturnType<typeof openUplinkDevices>>;
+
+/**
+ * `openUplinkDevices` for a load of `measuredS` seconds at `o.rate` after a warm-up, `framesBuilt`
+ * frames built before it: the first UDP gateway's concentrator clock wraps (2^32 µs) about the
+ * middle of the measurement.
+ */
+export function openUplinkLoad(o: RadioPhaseOptions, names: RadioNames, framesBuilt: number, measuredS: number): Promise<UplinkLoad> {
+  // The joins (JOIN_RATE), the first uplinks, building the frames (~0.12 ms each) and the warm-up come before the measurement.
+  const before = o.devices / JOIN_RATE + 0.12e-3 * (o.warmup + framesBuilt) + o.devices / FIRST_UPLINK_RATE + o.warmup / o.rate + 8;
+  return openUplinkDevices(o, names, (g) => (g === 0 ? 2 ** 32 - Math.round((before + measuredS / 2) * 1e6) : randomInt(2 ** 32 - 1)));
+}
+
+/**
+ * The warm-up: `frames` (built before the measurement's, for their FCnts) at `o.rate`, then until
+ * the stack is idle (an overloaded warm-up leaves a backlog). Throws when neither a first uplink
+ * nor a warm-up one was `done` (delivered, by default).
+ */
+export async function warmUp(ready: UplinkLoad, o: RadioPhaseOptions, frames: Frame[], label: string, done: (tx: Tx) => boolean = isDelivered) {
+  const { active, air, stackPids } = ready;
+  log(`${label}: warm-up ${frames.length} uplinks at ${o.rate}/s`);
+  const sent = (await air.send(frames, o.rate, RECEIVE_DELAYS, done, { waitMs: DELIVERY_WAIT_MS })).sent;
+  const warm = deliveryFigures(sent);
+  const first = ready.figures.first_uplinks;
+  log(
+    `${label}: first uplinks ${first.delivered} of ${active.length} delivered, warm-up ${sent.filter(done).length} of ${o.warmup} done, p50 ${warm.latency_ms.p50} ms`,
+  );
+  if (first.delivered + sent.filter(done).length === 0)
+    throw new Error(`${label}: no warm-up uplink reached the application; stack logs:\n${o.logs().slice(-6000)}`);
+  const settled = await settle(stackPids);
+  return { warm: { uplinks: frames.length, ...warm }, settleS: settled.s };
+}
+
+/**
+ * Unconfirmed uplinks (`frames`) at `o.rate`, each delivered to the webhook: deliveries, latency
+ * (first push → webhook), the issue's target, CPU per delivered uplink, the stack's metrics.
+ */
+export async function unconfirmedMeasurement(ready: UplinkLoad, o: RadioPhaseOptions, frames: Frame[], label: string) {
+  const { air, deliveries } = ready;
+  log(`${label}: ${frames.length} unconfirmed uplinks at ${o.rate}/s for ${round(frames.length / o.rate)}s, ${o.gateways} gateways`);
+  const duplicatesBefore = deliveries.duplicates;
+  const a = await measured(air, o, frames, o.rate, isDelivered, { waitMs: DELIVERY_WAIT_MS });
+  const aDeliveries = deliveryFigures(a.sent);
+  const unconfirmed = {
+    ...a.figures,
+    ...aDeliveries,
+    duplicates: deliveries.duplicates - duplicatesBefore,
+    target_per_s: TARGET_UPLINKS_PER_S,
+    target_p99_ms: TARGET_P99_MS,
+    // Kept up: every uplink of a load offered at the target rate delivered, at the rate it was sent (the first and last deliveries' latencies make the measured rate differ by a few tenths of a per cent).
+    meets_target:
+      o.rate >= TARGET_UPLINKS_PER_S &&
+      aDeliveries.missing === 0 &&
+      aDeliveries.delivered_per_s >= 0.99 * Math.min(o.rate, a.figures.sent_per_s) &&
+      aDeliveries.latency_ms.p99 < TARGET_P99_MS,
+    /** Downlinks for these unconfirmed uplinks (nothing was queued: none expected). */
+    downlinks: a.sent.reduce((n, t) => n + t.downlinks.length, 0),
+    /** CPU ms each process used per delivered uplink, from the first push until the last was delivered (or given up). */
+    cpu_ms_per_uplink: a.cpu.msPer(aDeliveries.delivered),
+    ...a.cpu.cores(),
+    stack_metrics: a.stackMetrics(),
+  };
+  log(`${label}: ${JSON.stringify({ ...unconfirmed, stack_metrics: undefined })}`);
+  return unconfirmed;
+}
 
 export async function uplinksPhase(o: UplinkPhaseOptions) {
-  // The joins (JOIN_RATE), the first uplinks, building the frames (~0.12 ms each) and the warm-up come before A.
-  const beforeA =
-    o.devices / JOIN_RATE + 0.12e-3 * (o.warmup + o.durationS * (o.rate + o.downlinkRate)) + o.devices / FIRST_UPLINK_RATE + o.warmup / o.rate + 8;
-  const ready = await openUplinkDevices(
-    o,
-    { label: 'uplinks', deviceIdPrefix: 'up', devEuiPrefix: '70B3D57EB0', gatewayIdPrefix: 'bench-up-gtw' },
-    // The first gateway's concentrator clock wraps (2^32 µs) about the middle of sub-phase A.
-    (g) => (g === 0 ? 2 ** 32 - Math.round((beforeA + o.durationS / 2) * 1e6) : randomInt(2 ** 32 - 1)),
-  );
+  const names = o.names ?? UPLINK_NAMES;
+  const label = names.label;
+  const ready = await openUplinkLoad(o, names, o.durationS * (o.rate + o.downlinkRate), o.durationS);
   try {
     const { devices, active, air, deliveries, stackPids } = ready;
     // Every frame built before the load (lora-packet is slow): the load generator only pushes.
@@ -723,52 +792,21 @@ export async function uplinksPhase(o: UplinkPhaseOptions) {
     const warmFrames = buildFrames(devices, active, o.warmup, false);
     const upFrames = buildFrames(devices, active, Math.round(o.rate * o.durationS), false);
     const confirmedFrames = buildFrames(devices, active, Math.round(o.downlinkRate * o.durationS), true);
-    log(`uplinks: ${warmFrames.length + upFrames.length + confirmedFrames.length} frames built in ${round((performance.now() - buildStart) / 1000)}s`);
-
-    log(`uplinks: warm-up ${o.warmup} uplinks at ${o.rate}/s`);
-    const warm = deliveryFigures((await air.send(warmFrames, o.rate, RECEIVE_DELAYS, isDelivered, { waitMs: DELIVERY_WAIT_MS })).sent);
-    const first = ready.figures.first_uplinks;
-    log(`uplinks: first uplinks ${first.delivered} of ${active.length} delivered, warm-up ${warm.delivered} of ${o.warmup}, p50 ${warm.latency_ms.p50} ms`);
-    if (first.delivered + warm.delivered === 0) throw new Error(`uplinks: no warm-up uplink reached the webhook; stack logs:\n${o.logs().slice(-6000)}`);
-    // An overloaded warm-up leaves a backlog: A starts once it is handled.
-    const settleA = await settle(stackPids);
-
-    log(`uplinks: A: ${upFrames.length} unconfirmed uplinks at ${o.rate}/s for ${o.durationS}s, ${o.gateways} gateways`);
-    const duplicatesBefore = deliveries.duplicates;
-    const a = await measured(air, o, upFrames, o.rate, isDelivered, { waitMs: DELIVERY_WAIT_MS });
-    const aDeliveries = deliveryFigures(a.sent);
-    const unconfirmed = {
-      ...a.figures,
-      ...aDeliveries,
-      duplicates: deliveries.duplicates - duplicatesBefore,
-      target_per_s: TARGET_UPLINKS_PER_S,
-      target_p99_ms: TARGET_P99_MS,
-      // Kept up: every uplink of a load offered at the target rate delivered, at the rate it was sent (the first and last deliveries' latencies make the measured rate differ by a few tenths of a per cent).
-      meets_target:
-        o.rate >= TARGET_UPLINKS_PER_S &&
-        aDeliveries.missing === 0 &&
-        aDeliveries.delivered_per_s >= 0.99 * Math.min(o.rate, a.figures.sent_per_s) &&
-        aDeliveries.latency_ms.p99 < TARGET_P99_MS,
-      /** Downlinks for these unconfirmed uplinks (nothing was queued: none expected). */
-      downlinks: a.sent.reduce((n, t) => n + t.downlinks.length, 0),
-      /** CPU ms each process used per delivered uplink, from the first push until the last was delivered (or given up). */
-      cpu_ms_per_uplink: a.cpu.msPer(aDeliveries.delivered),
-      ...a.cpu.cores(),
-      stack_metrics: a.stackMetrics(),
-    };
-    log(`uplinks: A: ${JSON.stringify({ ...unconfirmed, stack_metrics: undefined })}`);
+    log(`${label}: ${warmFrames.length + upFrames.length + confirmedFrames.length} frames built in ${round((performance.now() - buildStart) / 1000)}s`);
+    const { warm, settleS } = await warmUp(ready, o, warmFrames, label);
+    const unconfirmed = await unconfirmedMeasurement(ready, o, upFrames, `${label}: A`);
 
     // An overload leaves a backlog: the pushes and B start once it is handled, and not at all when it is not.
     const settleB = await settle(stackPids);
     const confirmed = settleB.idle
-      ? await confirmedPhase(air, o, devices, active, confirmedFrames, deliveries, stackPids)
+      ? await confirmedPhase(air, o, devices, active, confirmedFrames, deliveries, stackPids, label)
       : { skipped: `the stack was still busy ${settleB.s} s after sub-phase A (its backlog, see unconfirmed.rss_mb)` };
     return {
       ...ready.figures,
       duration_s: o.durationS,
-      warmup: { uplinks: o.warmup, ...warm },
+      warmup: warm,
       /** Seconds the stack took to become idle (an overload's backlog handled) before A, and before the downlink pushes and B. */
-      settle_s: { a: settleA.s, b: settleB.s },
+      settle_s: { a: settleS, b: settleB.s },
       unknown_deliveries: deliveries.unknown,
       unconfirmed,
       confirmed,
