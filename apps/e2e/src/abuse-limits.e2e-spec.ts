@@ -115,6 +115,8 @@ describe('abuse limits: per source address', () => {
     expectRateLimited(await api.get('/api/v3/users/admin'), /^http:api:ip:(?:::ffff:)?127\.0\.0\.1$/, 6);
     // No credential at all: still the address's limit, not a 401.
     expectRateLimited(await api.get('/api/v3/users/admin', { headers: {} }), /^http:api:ip:/, 6);
+    // CUPS (POST /update-info, a gateway key check each) counts against the same limit.
+    expectRateLimited(await api.post('/update-info', { router: '0000000000000001' }), /^http:api:ip:/, 6);
     expect((await fetch(`${stack.baseUrl}/metrics`)).status).not.toBe(429);
     expect(api.serverErrors).toEqual([]);
   });

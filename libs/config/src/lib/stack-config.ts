@@ -177,7 +177,7 @@ export class Environment {
 
   @Setting(
     'gateway',
-    'HTTP API requests one API key (by its ID) may make per minute on a gateway process; beyond, 429 `rate_limit_exceeded` with `Retry-After`. 0: no limit.',
+    'HTTP API and CUPS (`POST /update-info`) requests one API key (by its ID) may make per minute on a gateway process; beyond, 429 `rate_limit_exceeded` with `Retry-After`. 0: no limit.',
   )
   @IsOptional()
   @Transform(toInt)
@@ -188,7 +188,7 @@ export class Environment {
 
   @Setting(
     'gateway',
-    'HTTP API requests one source address may make per minute on a gateway process, whatever its credentials (the probes and `/metrics` are not counted). 0: no limit.',
+    'HTTP API and CUPS (`POST /update-info`) requests one source address may make per minute on a gateway process, whatever its credentials (the probes, the console and `/metrics` are not counted). 0: no limit.',
   )
   @IsOptional()
   @Transform(toInt)

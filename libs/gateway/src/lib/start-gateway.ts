@@ -16,7 +16,7 @@ import { answerExpectContinue } from './oversized-body';
 import { EventStreamRoute } from './event-stream.route';
 import { OpenApiRoute } from './openapi.route';
 import { ConsoleRoute } from './console.route';
-import { UpdateInfoRoute } from './cups/update-info.route';
+import { UPDATE_INFO_PATH, UpdateInfoRoute } from './cups/update-info.route';
 import { GatewayModule, type GatewayOptions, requestBodyLimit } from './gateway.module';
 import { GatewayState } from './gateway-state';
 import { metricsOf } from './route-metrics';
@@ -122,7 +122,8 @@ export async function startGateway(
   const rateLimits = new RateLimits({ perKeyPerMin: options.config.limits.apiKeyPerMin, perAddressPerMin: options.config.limits.addressPerMin });
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
-    if (!rateLimits.enabled || !req.url.startsWith(API_PREFIX)) return done();
+    // The API and CUPS (each a key check at the IS), not the console, probes or metrics.
+    if (!rateLimits.enabled || !(req.url.startsWith(API_PREFIX) || req.url.startsWith(UPDATE_INFO_PATH))) return done();
     // A refused request is answered here (429) and goes no further: `done` is not called then.
     rateLimits.admit(req, reply, (err) => sendError(reply, err)).then((admitted) => admitted && done(), done);
   });
