@@ -385,17 +385,10 @@ export async function openGateways(o: GatewayOptions, phase: string): Promise<Ga
       });
       if (o.protocol === 'basicstation') {
         const tcUri = `ws://127.0.0.1:${o.lbsPorts[g % o.lbsPorts.length]}`;
-        // A station tries its discovery again after an error (the GS answers one while it cannot look the gateway up).
-        let info = await SimulatedBasicStation.discover(tcUri, eui);
-        for (let attempt = 1; typeof info.uri !== 'string' && attempt < 5; attempt++) {
-          await sleep(1000);
-          info = await SimulatedBasicStation.discover(tcUri, eui);
-        }
-        if (typeof info.uri !== 'string') throw new Error(`${phase}: gateway ${id}: discovery answered ${JSON.stringify(info)}`);
         // A station's xtime counts 48 bits of µs: its clock is kept below 2^32 for the whole run (no wrap), so a copy's xtime is the session and its tmst.
         const clock = randomInt(10_000_000, 2 ** 31);
         const station = new BenchStation(eui, () => clock + (performance.now() - o.epoch) * 1000);
-        await station.connect(info.uri);
+        await connectStation(station, tcUri, eui, `${phase}: gateway ${id}`);
         gateways.push({ id, eui, link: new StationLink(station), clock, tmsts: new Set(), answers: new Map() });
         continue;
       }
@@ -638,4 +631,28 @@ export function stackMetrics(before: Record<string, Scrape>, after: Record<strin
       ];
     }),
   );
+}
+
+/**
+ * Discovery, then the data connection, as a station does them: after a refusal of either (the GS
+ * answers one while its lookups of gateways are throttled, as when many gateways connect at once)
+ * it waits and starts over from discovery, up to 5 times.
+ */
+async function connectStation(station: BenchStation, tcUri: string, eui: string, what: string): Promise<void> {
+  let failure = '';
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (attempt > 0) await sleep(1000);
+    const info = await SimulatedBasicStation.discover(tcUri, eui);
+    if (typeof info.uri !== 'string') {
+      failure = `discovery answered ${JSON.stringify(info)}`;
+      continue;
+    }
+    try {
+      await station.connect(info.uri);
+      return;
+    } catch (err) {
+      failure = `the data connection failed: ${(err as Error).message}`;
+    }
+  }
+  throw new Error(`${what}: ${failure}`);
 }
