@@ -148,7 +148,8 @@ function joinLoad(air: Air, devices: Device[]): KindLoad {
       if (o) return o;
       const valid = tx.downlinks.filter((d) => validAccept(d, devices[tx.device].appKey)).sort((a, b) => a.at - b.at);
       const opens = (d: Tx['downlinks'][number]) =>
-        (tx.copies.find((c) => c.gateway === d.gateway)?.pushedAt as number) + (d.window === 'rx1' ? JOIN_ACCEPT_DELAYS.rx1Us : JOIN_ACCEPT_DELAYS.rx2Us) / 1000;
+        (tx.copies.find((c) => c.gateway === d.gateway)?.pushedAt as number) +
+        (d.window === 'rx1' ? JOIN_ACCEPT_DELAYS.rx1Us : JOIN_ACCEPT_DELAYS.rx2Us) / 1000;
       const inTime = valid.find((d) => d.at < opens(d));
       o = { deliveredAt: inTime?.at, late: !inTime && valid.length > 0 };
       outcomes.set(tx, o);
