@@ -9,8 +9,6 @@ import { KeyEnvelope, SessionKeys } from '../messages/keys';
 import { Location } from '../messages/location';
 import { JoinRequest, UplinkMessage } from '../messages/traffic';
 import { ApplicationDownlinks, Empty } from '../messages/responses';
-import { AuthorizeRequest } from '../messages/identity';
-import { CallerIdentity } from './context';
 import { defineRpc } from './define-rpc';
 
 /** `NsJs.HandleJoin`'s request: TTS's JoinRequest, with what the JS cannot do without required. */
@@ -239,20 +237,6 @@ export function dataplaneRpcs() {
       unauthenticated: true,
       request: TxAcknowledgmentRequest,
       response: Empty,
-    }),
-    /**
-     * The AS's MQTT server resolves a client's password (an API key) to the caller and its rights on
-     * the client's application, as the gateway does for HTTP with `EntityAccess.Authorize`.
-     */
-    'AsIs.Authorize': defineRpc({
-      service: 'AsIs',
-      method: 'Authorize',
-      component: 'is',
-      http: [],
-      rights: [],
-      unauthenticated: true,
-      request: AuthorizeRequest,
-      response: CallerIdentity,
     }),
     /** The AS fetches the AppSKey of a session it does not have (TTS `AsJs.GetAppSKey`), wrapped for it. */
     'AsJs.GetAppSKey': defineRpc({

@@ -14,12 +14,6 @@ export class EntityAccessController {
     return this.access.authorize(req);
   }
 
-  /** The AS's MQTT server asks the same question for a client's password. */
-  @MessagePattern(rpcPattern('AsIs.Authorize'))
-  authorizeForAs(@RpcRequest() req: AuthorizeRequest) {
-    return this.access.authorize(req);
-  }
-
   @MessagePattern(rpcPattern('EntityAccess.AuthInfo'))
   authInfo(@RpcCallContext() ctx: RpcContext) {
     return this.access.authInfo(ctx);

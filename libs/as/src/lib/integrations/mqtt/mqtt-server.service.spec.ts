@@ -6,7 +6,7 @@ import type { PubSub } from '@lorawan/transport';
 import type { DownlinkQueue } from '../../downlinks/downlink-queue.service';
 import { MqttServer } from './mqtt-server.service';
 
-/** An IS that answers `AsIs.Authorize` only when the test says so. */
+/** An IS that answers `EntityAccess.Authorize` only when the test says so. */
 function slowIdentityServer() {
   const waiting: Array<(caller: CallerIdentity) => void> = [];
   const rpc = {

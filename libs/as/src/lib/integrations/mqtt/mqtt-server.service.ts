@@ -38,7 +38,7 @@ const BAD_CREDENTIALS = new Set<number>([Code.Unauthenticated, Code.InvalidArgum
  * MQTT 3.1.1 and 5 on MQTT_PORT and, with a certificate, over TLS on MQTT_TLS_PORT; over WebSocket
  * through the gateway's HTTP port (piped to MQTT_PORT, or handed to `accept` in one process). A client
  * connects with its application ID as username and an API key as password, checked by the Identity
- * Server (`AsIs.Authorize`); its key's rights decide what it may do (subscribe:
+ * Server (`EntityAccess.Authorize`); its key's rights decide what it may do (subscribe:
  * RIGHT_APPLICATION_TRAFFIC_READ, publish downlinks: RIGHT_APPLICATION_TRAFFIC_DOWN_WRITE). The
  * application messages come over the transport (`MqttIntegration`'s broadcast), to which this
  * replica subscribes per application it has sessions of: any number of AS replicas, each serving
@@ -143,12 +143,12 @@ export class MqttServer implements ConnectionHost, OnApplicationBootstrap, OnApp
     return typeof caller === 'string' ? caller : { ...names, authorization, caller, access: topicAccess(caller) };
   }
 
-  /** The caller of a key on an application (`AsIs.Authorize`), or why it may not connect. */
+  /** The caller of a key on an application (`EntityAccess.Authorize`), or why it may not connect. */
   private async authorize(applicationId: string, authorization: string): Promise<CallerIdentity | ConnectRefusal> {
     let caller: CallerIdentity;
     try {
       caller = await this.rpc.invoke(
-        'AsIs.Authorize',
+        'EntityAccess.Authorize',
         { authorization, entity: { kind: 'application', id: applicationId } },
         { request_id: newUlid(), correlation_ids: [] },
       );
