@@ -325,5 +325,17 @@ describe.each(MODES)('CUPS update-info (%s)', (_mode, start) => {
     const asText = await fetch(`${stack.baseUrl}/update-info`, { method: 'POST', headers: { authorization: key, 'content-type': 'text/plain' }, body: 'x' });
     expect(asText.status).toBe(409);
     expect(errorOf(await updateInfo(key, station))).toEqual([404, 'lns_credentials_not_found']);
+
+    // Another gateway's key, with every right on its own gateway, learns nothing of this one's credentials.
+    await setLnsSecret(id, 'NNSXS.THIS-GATEWAYS-LNS-SECRET');
+    const other = uid('cups-other');
+    expectStatus(
+      await api.post(`/api/v3/users/${ADMIN_USER_ID}/gateways`, { gateway: { ids: { gateway_id: other, eui: randomEui() }, frequency_plan_id: 'EU_863_870' } }),
+      200,
+    );
+    const otherKey = (await apiKey(other, ['RIGHT_GATEWAY_ALL'])).key;
+    const foreign = await updateInfo(otherKey, station);
+    expect(errorOf(foreign)).toEqual([403, 'no_gateway_rights']);
+    expect(foreign.body.toString()).not.toContain('THIS-GATEWAYS-LNS-SECRET');
   });
 });
