@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { newUlid } from '@lorawan/api';
-import { Code } from '@lorawan/errors';
+import { Code, rawHttpResponse } from '@lorawan/errors';
 import { childLogger, httpConnectionsRefused, LogSampler } from '@lorawan/observability';
 import { ApiExceptionFilter } from './api-exception.filter';
 import { limitConnectionsPerAddress } from './connection-limit';
@@ -59,9 +59,7 @@ function writeClientError(err: NodeJS.ErrnoException, socket: Duplex & { _httpMe
         : [400, Code.InvalidArgument, 'malformed HTTP request'];
   const body = JSON.stringify({ code, message });
   if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.write(rawHttpResponse(status, body));
   }
   socket.destroy(err);
 }

@@ -1,8 +1,8 @@
-import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { Code, httpStatusOf, type StackError } from '@lorawan/errors';
+import { Code, refuseUpgrade } from '@lorawan/errors';
 import { childLogger, LogSampler, mqttWebSockets, mqttWebSocketsRefused } from '@lorawan/observability';
 import { ErrMqttSubprotocol, ErrMqttUnavailable, ErrMqttUpgradeRequired, PlainStatus } from '../gateway-errors';
 import { sendError } from '../http-reply';
@@ -49,7 +49,7 @@ export class MqttWebSocketBridge {
     // A malformed handshake (no key, a wrong version…): answered here, in the API's error shape.
     this.wss.on('wsClientError', (err: Error, socket: Duplex) => {
       mqttWebSocketsRefused.inc({ reason: 'handshake' });
-      reject(socket, new PlainStatus(Code.InvalidArgument, err.message));
+      refuseUpgrade(socket, new PlainStatus(Code.InvalidArgument, err.message));
     });
     if (!options.upstream)
       this.log?.info({ path: options.path }, 'MQTT over WebSocket answers 503: no Application Server in this process and MQTT_WS_UPSTREAM is not set');
@@ -79,19 +79,19 @@ export class MqttWebSocketBridge {
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
     const path = (req.url ?? '').split('?')[0];
-    if (path !== this.options.path) return reject(socket, new PlainStatus(Code.NotFound, 'Not Found'));
+    if (path !== this.options.path) return refuseUpgrade(socket, new PlainStatus(Code.NotFound, 'Not Found'));
     const offered = String(req.headers['sec-websocket-protocol'] ?? '')
       .split(',')
       .map((p) => p.trim())
       .filter(Boolean);
     if (!offered.some((p) => MQTT_SUBPROTOCOLS.includes(p))) {
       mqttWebSocketsRefused.inc({ reason: 'subprotocol' });
-      return reject(socket, ErrMqttSubprotocol.with({ offered: offered.join(', ').slice(0, 200) }));
+      return refuseUpgrade(socket, ErrMqttSubprotocol.with({ offered: offered.join(', ').slice(0, 200) }));
     }
     const upstream = this.options.upstream;
     if (!upstream || this.closing) {
       mqttWebSocketsRefused.inc({ reason: 'unavailable' });
-      return reject(socket, ErrMqttUnavailable.with());
+      return refuseUpgrade(socket, ErrMqttUnavailable.with());
     }
     upstream.open().then(
       (link) => {
@@ -110,7 +110,7 @@ export class MqttWebSocketBridge {
         const heldBack = this.sampler.sample('unavailable');
         if (heldBack !== undefined)
           this.log?.warn({ error: err.message, held_back: heldBack }, 'MQTT over WebSocket refused: the MQTT server cannot be reached');
-        reject(socket, ErrMqttUnavailable.with());
+        refuseUpgrade(socket, ErrMqttUnavailable.with());
       },
     );
   }
@@ -150,14 +150,4 @@ function serveAsHttp(server: Server, req: IncomingMessage, socket: Duplex, head:
   socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]));
   // An HTTPS server's HTTP layer listens on `secureConnection` (its `connection` is the TLS handshake's).
   server.emit((socket as Duplex & { encrypted?: boolean }).encrypted ? 'secureConnection' : 'connection', socket);
-}
-
-/** Refuses an upgrade with the error's HTTP status and body (the API's error shape): no WebSocket. */
-function reject(socket: Duplex, err: StackError | PlainStatus): void {
-  if (socket.destroyed) return;
-  const status = httpStatusOf(err);
-  const body = JSON.stringify(err.toStatus());
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { newUlid } from '@lorawan/api';
-import { httpStatusOf, isStackError, type StackError } from '@lorawan/errors';
+import { httpStatusOf, isStackError, refuseUpgrade, type StackError } from '@lorawan/errors';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { GatewayConnection, PendingDownlink } from '../../connection/gateway-connection';
 import type { DisconnectReason, GatewayConnections } from '../../connection/gateway-connections';
@@ -188,8 +188,8 @@ export class BasicStationServer implements GatewayFrontend {
     const path = pathOf(req);
     if (path === ROUTER_INFO_PATH) return this.wss.handleUpgrade(req, socket, head, (ws) => this.discover(ws, req, secure));
     const eui = parseTrafficPath(req.url ?? '');
-    if (!eui) return reject(socket, ErrGatewayPath.with({ path }));
-    this.open(eui, req, socket, head).catch((err: unknown) => reject(socket, isStackError(err) ? err : ErrIdentityServerUnavailable.with()));
+    if (!eui) return refuseUpgrade(socket, ErrGatewayPath.with({ path }));
+    this.open(eui, req, socket, head).catch((err: unknown) => refuseUpgrade(socket, isStackError(err) ? err : ErrIdentityServerUnavailable.with()));
   }
 
   /** Admits the data connection of `eui` (else rejects with the refusal), connects the gateway and upgrades to the WebSocket. */
@@ -373,11 +373,3 @@ function refuse(res: ServerResponse, err: StackError, status = httpStatusOf(err)
 }
 
 /** Refuses an upgrade with the error's HTTP status and body: no WebSocket. */
-function reject(socket: Duplex, err: StackError): void {
-  if (socket.destroyed) return;
-  const status = httpStatusOf(err);
-  const body = JSON.stringify(err.toStatus());
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
