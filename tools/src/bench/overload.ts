@@ -1,8 +1,9 @@
 import { randomInt } from 'node:crypto';
+import { answerSlotUs, confirmedGateways, JOIN_ACCEPT_BYTES } from './confirmed-gateways';
 import { JOIN_ACCEPT_DELAYS, validAccept } from './joins';
 import { log, round } from './load';
 import { counterIncreases, type Scrape } from './metrics';
-import { latencyFigures, type RadioPhaseOptions, settle } from './radio';
+import { DATA_RATES, latencyFigures, type RadioPhaseOptions, settle } from './radio';
 import {
   type Air,
   buildFrames,
@@ -108,6 +109,8 @@ interface KindLoad {
   frames(count: number): Frame[];
   /** Waiting for it is over (something came back). */
   done(tx: Tx): boolean;
+  /** Before offering `rate`: what that rate needs (joins: a radio for each join-accept in its window). */
+  prepare?(rate: number): Promise<void>;
   /** Waiting for a step's items: at most this long after the last push. */
   stepWaitMs: number;
   outcome(tx: Tx): Outcome;
@@ -130,12 +133,15 @@ function uplinkLoad(air: Air, devices: Device[], active: number[]): KindLoad {
  * (lora-packet, as `joins` checks it) that arrives before its window (RX1 or RX2, as its `tmst`
  * says) opens on its gateway: 5 or 6 s after that gateway pushed the join-request.
  */
-function joinLoad(air: Air, devices: Device[]): KindLoad {
+function joinLoad(air: Air, devices: Device[], o: RadioPhaseOptions): KindLoad {
   let next = 0;
   const outcomes = new Map<Tx, Outcome>();
+  const slotUs = answerSlotUs(DATA_RATES, JOIN_ACCEPT_BYTES, o.jitterMs);
   return {
     kind: 'joins',
     air,
+    // Each join-accept holds the radio of the gateway that sends it: as many gateways as the rate needs, each join still heard by `o.gateways` (as `joins`).
+    prepare: (rate) => air.widen(confirmedGateways(rate, slotUs, o.gateways), NAMES.joins.label),
     frames: (count) =>
       Array.from({ length: count }, () => {
         const device = next++ % devices.length;
@@ -168,6 +174,7 @@ function latencies(load: KindLoad, txs: readonly Tx[]): number[] {
 
 /** One capacity step: `rate` for `seconds`, open loop; passes when every item was delivered with a p99 under 500 ms. */
 async function step(load: KindLoad, o: RadioPhaseOptions, rate: number, seconds: number, retry: boolean) {
+  await load.prepare?.(rate);
   const items = load.frames(Math.round(rate * seconds));
   log(`${NAMES[load.kind].label}: step at ${rate}/s for ${seconds}s (${items.length} items)`);
   const m = await measured(load.air, o, items, rate, load.done, { waitMs: load.stepWaitMs });
@@ -295,6 +302,7 @@ async function burst(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOptions, 
     { count: Math.round(2 * capacityPerS * ko.burstS), rate: 2 * capacityPerS },
     { count: Math.round(0.5 * capacityPerS * ko.afterS), rate: 0.5 * capacityPerS },
   ];
+  await load.prepare?.(schedule[0].rate);
   const items = load.frames(schedule[0].count + schedule[1].count);
   log(`${NAMES[load.kind].label}: burst at ${2 * capacityPerS}/s for ${ko.burstS}s, then ${0.5 * capacityPerS}/s for ${ko.afterS}s`);
   const m = await measured(load.air, o, items, schedule, load.done, BURST_WAIT[load.kind]);
@@ -384,7 +392,7 @@ async function measureKind(kind: OverloadKind, ko: OverloadOptions) {
     const opened = await openAir(o, names, clock);
     setup = { devices: o.devices, gateways: o.gateways, register_s: round(opened.registerS) };
     close = opened.close;
-    load = joinLoad(opened.air, opened.devices);
+    load = joinLoad(opened.air, opened.devices, o);
   }
   try {
     const found = await capacity(load, o, ko, stackPids);
