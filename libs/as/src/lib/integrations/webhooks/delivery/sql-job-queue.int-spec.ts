@@ -5,6 +5,9 @@ import { SqlJobQueue } from './sql-job-queue';
 import { describeWebhookDeliveryConformance } from './webhook-delivery.conformance';
 import type { JobMessage, WebhookJob } from './webhook-job';
 
+/** The delay of the nak-ed job in the restart test. */
+const NAK_DELAY_MS = 4000;
+
 const DRIVERS = [
   ['mysql', 'MySQL (TypeORM, mysql2)'],
   ['sqlite', 'SQLite (TypeORM, better-sqlite3)'],
@@ -202,14 +205,15 @@ for (const [driver, name] of DRIVERS) {
       await until(() => got.length === 4, 'four jobs');
       got[0].ack();
       const nakAt = Date.now();
-      got[1].nak(1000);
+      // Long enough that this queue does not claim it again before the checks below have seen it waiting (a slow CI machine took over a second).
+      got[1].nak(NAK_DELAY_MS);
       await until(() => before.size === 3, 'the ack stored');
       let delayed = { attempt: 2, claimed: 1, not_before: 0 };
       for (const deadline = Date.now() + 5000; delayed.claimed === 1 && Date.now() < deadline; await sleep(5)) {
         delayed = (await storedJobs(db.ds)).find((j) => j.attempt === 2) ?? delayed;
       }
       expect(delayed.claimed).toBe(0);
-      expect(delayed.not_before).toBeGreaterThanOrEqual(nakAt + 1000);
+      expect(delayed.not_before).toBeGreaterThanOrEqual(nakAt + NAK_DELAY_MS);
       // The process dies: job 3 is being delivered, job 4 too; nothing more is settled.
       await before.close();
       got[2].ack();
@@ -226,7 +230,7 @@ for (const [driver, name] of DRIVERS) {
       after.start((m) => again.push({ m, at: Date.now() }));
       await until(() => again.length === 2, 'the unsettled jobs');
       expect(again.map((g) => g.m.job.attempt)).toEqual([3, 4]);
-      await until(() => again.length === 3, 'the nak-ed job', 3000);
+      await until(() => again.length === 3, 'the nak-ed job', NAK_DELAY_MS + 3000);
       expect(again[2].m.job.attempt).toBe(2);
       expect(again[2].at).toBeGreaterThanOrEqual(delayed.not_before);
       for (const g of again) g.m.ack();
