@@ -8,6 +8,7 @@ export * from './lib/rpc/rights.guard';
 export * from './lib/rpc/rpc-invoker';
 export * from './lib/rpc/stack-error.filter';
 export * from './lib/event-publisher';
+export * from './lib/event-watch';
 export * from './lib/health/health.service';
 export * from './lib/health/health-http';
 export * from './lib/health/health.controller';

@@ -353,7 +353,7 @@ async function main(): Promise<void> {
     const components: BenchComponent[] = [
       'is',
       ...(registries ? (['js', 'ns', 'as'] as const) : PHASES.has('webhooks') || PHASES.has('formatter_isolation') ? (['as'] as const) : []),
-      ...(PHASES.has('events') ? (['events'] as const) : []),
+      ...(PHASES.has('events') || process.env.BENCH_EVENTS_COMPONENT === '1' ? (['events'] as const) : []),
       ...(radio ? (['gs'] as const) : []),
     ];
     log(`starting distributed stack (gateway + ${components.join(' + ')})`);

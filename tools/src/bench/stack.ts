@@ -76,6 +76,8 @@ export async function startBenchStack(
     ...BENCH_WITHOUT_ABUSE_LIMITS,
     // `formatter_isolation` without the AS's runaway budget (0), to measure the worker pool alone.
     ...(process.env.BENCH_FORMATTER_RUNAWAYS_PER_MIN ? { FORMATTER_APP_RUNAWAYS_PER_MIN: process.env.BENCH_FORMATTER_RUNAWAYS_PER_MIN } : {}),
+    // Traffic events' data only while a stream watches (the default), or always.
+    ...(process.env.BENCH_EVENTS_DATA ? { EVENTS_DATA: process.env.BENCH_EVENTS_DATA } : {}),
     ...databases,
   };
   const procs: Proc[] = [];

@@ -1,9 +1,11 @@
 import { hostname } from 'node:os';
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { type EntityIdentifiersJson, type EventDefinition, eventSubject, nowTimestamp, type RpcContext, VALUE_TYPE, newUlid } from '@lorawan/api';
-import { eventsPublished } from '@lorawan/observability';
+import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
+import { eventsDataOmitted, eventsPublished } from '@lorawan/observability';
 import { DEFERRED_WRITE_MS, type PubSub, PUBSUB } from '@lorawan/transport';
 import { EventBatcher } from './event-batcher';
+import { EventWatch } from './event-watch';
 
 const ORIGIN = hostname();
 
@@ -22,6 +24,12 @@ const ORIGIN = hostname();
  * events still precede its answer. In process there is no message to save: each event is
  * delivered at once.
  *
+ * Over NATS, a traffic event (`trafficData`: a frame, an ApplicationUp, a downlink) carries its
+ * data only while an events stream watches one of its entities (EVENTS_DATA=watched,
+ * `EventWatch`): the frame of every gateway's copy is the bulk of a data uplink's events, and
+ * nobody reads it when nobody watches. Under EVENTS_DATA=always, and in process (no wire, and the
+ * embedded history keeps every event's data for a newcomer's console), every event carries it.
+ *
  * Every event's JSON is the `EventJson` (`ttn.lorawan.v3.Event`) of `encodeEvent`, written
  * directly rather than built as an object and stringified: the parts that depend only on the
  * definition are written once per definition, and the data's fields are not copied into a
@@ -33,7 +41,14 @@ export class EventPublisher implements OnApplicationShutdown {
   /** Undefined: each event is published at once (in process, and once shutting down). */
   private batcher?: EventBatcher;
 
-  constructor(@Inject(PUBSUB) private readonly pubsub: PubSub) {
+  /** Which traffic events get their data: EVENTS_DATA over NATS; in process (and without a configuration) every event. */
+  private readonly watch: EventWatch;
+
+  constructor(
+    @Inject(PUBSUB) private readonly pubsub: PubSub,
+    @Optional() @Inject(STACK_CONFIG) config?: StackConfig,
+  ) {
+    this.watch = new EventWatch(pubsub, { mode: pubsub.kind === 'nats' ? (config?.eventsData ?? 'always') : 'always' });
     if (pubsub.kind === 'nats') {
       this.batcher = new EventBatcher(
         (subject, payload) => pubsub.publish(subject, payload),
@@ -55,7 +70,12 @@ export class EventPublisher implements OnApplicationShutdown {
   ): void {
     const ids = Array.isArray(identifiers) ? identifiers : [identifiers];
     try {
-      const json = Buffer.from(encodeEvent(definition, ids, options.ctx?.correlation_ids ?? [], options.data));
+      let data = options.data;
+      if (data !== undefined && !this.watch.withData(definition, ids)) {
+        data = undefined;
+        eventsDataOmitted.with(definition.name).inc();
+      }
+      const json = Buffer.from(encodeEvent(definition, ids, options.ctx?.correlation_ids ?? [], data));
       const subject = eventSubject({ identifiers: ids });
       // Events may wait a few milliseconds (none waits on them).
       if (this.batcher) this.batcher.add(subject, definition.name, json);
@@ -68,6 +88,7 @@ export class EventPublisher implements OnApplicationShutdown {
 
   /** Publishes the events that wait, before the transport closes; later ones go at once. */
   onApplicationShutdown(): void {
+    this.watch.close();
     const batcher = this.batcher;
     this.batcher = undefined;
     batcher?.flush();

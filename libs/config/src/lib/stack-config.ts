@@ -167,6 +167,14 @@ export class Environment {
   @Max(Number.MAX_SAFE_INTEGER)
   EVENTS_HISTORY_MAX_BYTES = 1024 ** 3;
 
+  @Setting(
+    'events',
+    "Distributed mode. `watched`: a traffic event's data (the frame and its metadata of `gs.up.receive`, `ns.up.data.*`, `as.up.data.forward`, downlinks, …) is written only while an events stream watches one of its entities (the events replicas' heartbeats say which), else the event is published without it, and history keeps it so; `always`: every event with its data (more CPU and broker traffic per uplink). Embedded mode always writes the data.",
+  )
+  @IsOptional()
+  @IsIn(['watched', 'always'])
+  EVENTS_DATA: 'watched' | 'always' = 'watched';
+
   @Setting('events', 'Messages a stream may have queued in the events service for a slow subscriber before it is ended with `buffer_full`.')
   @IsOptional()
   @Transform(toInt)
@@ -1097,6 +1105,8 @@ export interface StackConfig {
   eventsHistoryMax: number;
   eventsStreamBuffer: number;
   eventsHistoryMaxBytes: number;
+  /** EVENTS_DATA. */
+  eventsData: 'watched' | 'always';
   /** The gateway's abuse limits (0: none). */
   limits: { apiKeyPerMin: number; addressPerMin: number; streamsPerKey: number };
   /** The gateway's HTTP connections. */
@@ -1343,6 +1353,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
     eventsHistoryMax: e.EVENTS_HISTORY_MAX,
     eventsStreamBuffer: e.EVENTS_STREAM_BUFFER,
     eventsHistoryMaxBytes: e.EVENTS_HISTORY_MAX_BYTES,
+    eventsData: e.EVENTS_DATA,
     limits: { apiKeyPerMin: e.RATE_LIMIT_API_KEY_PER_MIN, addressPerMin: e.RATE_LIMIT_ADDRESS_PER_MIN, streamsPerKey: e.EVENTS_MAX_STREAMS_PER_KEY },
     http: {
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,

@@ -1,5 +1,15 @@
 import { connect, type NatsConnection } from 'nats';
-import { type EntityIdentifiersJson, type EventJson, IS_EVENTS, rightsEntityOf, splitEventBatch, type StreamMessage, streamSubject } from '@lorawan/api';
+import {
+  type EntityIdentifiersJson,
+  type EventJson,
+  IS_EVENTS,
+  NS_EVENTS,
+  rightsEntityOf,
+  splitEventBatch,
+  STREAM_REPLICA_TIMEOUT_MS,
+  type StreamMessage,
+  streamSubject,
+} from '@lorawan/api';
 import { EventPublisher, type RunningComponent, startComponent } from '@lorawan/component';
 import { loadConfig } from '@lorawan/config';
 import { callRpc, rpcContext, TEST_NATS_URL, uniqueSuffix } from '@lorawan/testing';
@@ -48,12 +58,12 @@ describe('events published in batches over NATS', () => {
     await raw.close();
   });
 
-  /** Opens a stream of app1 (all rights on it), as the gateway does. */
-  async function open(body: Record<string, unknown>): Promise<StreamMessage[]> {
+  /** Opens a stream with all rights on `application` (app1), as the gateway does. */
+  async function open(body: Record<string, unknown>, application = 'app1'): Promise<StreamMessage[]> {
     const id = `S${uniqueSuffix()}${Math.random().toString(36).slice(2, 6)}`.toUpperCase();
     const got: StreamMessage[] = [];
     subscriptions.push(messagings[1].pubsub.subscribe(streamSubject(id), (payload) => got.push(decode<StreamMessage>(payload))));
-    const ctx = rpcContext('Events.Stream', streamCaller([[{ kind: 'application', id: 'app1' }, ['RIGHT_APPLICATION_ALL']]]));
+    const ctx = rpcContext('Events.Stream', streamCaller([[{ kind: 'application', id: application }, ['RIGHT_APPLICATION_ALL']]]));
     const reply = await callRpc(messagings[1].client(), 'Events.Stream', { ...body, session_id: id }, ctx);
     if ('error' in reply) throw new Error(JSON.stringify(reply.error));
     return got;
@@ -102,6 +112,36 @@ describe('events published in batches over NATS', () => {
     await sleep(100);
     expect(uniqueIds(tail)).toEqual(expected().slice(-25));
     expect(uniqueIds(after)).toEqual(deviceUpdates);
+  });
+
+  it('with EVENTS_DATA=watched, writes a traffic event’s data only while a stream watches one of its entities', async () => {
+    const config = loadConfig({ NATS_URL: TEST_NATS_URL, NATS_SUBJECT_PREFIX: prefix, LOG_LEVEL: 'error', EVENTS_DATA: 'watched' });
+    const publisher = new EventPublisher(messagings[2].pubsub, config);
+    // Until it may have heard every replica's heartbeat, it writes every event's data.
+    await sleep(STREAM_REPLICA_TIMEOUT_MS + 200);
+    const live = await open({ identifiers: [app('app1')], names: ['ns.up.data.receive'] });
+    await sleep(50);
+    received.length = 0;
+    const frame = { raw_payload: 'QAECAwSAAQAB', received_at: '2026-01-01T00:00:00Z' };
+    const error = { namespace: 'pkg/networkserver', name: 'device_not_found', message_format: 'device not found', code: 5 };
+    publisher.publish(NS_EVENTS.dataReceive, dev('app1', 'dev1'), { data: frame });
+    publisher.publish(NS_EVENTS.dataReceive, dev('app3', 'dev1'), { data: frame });
+    publisher.publish(NS_EVENTS.dataDrop, dev('app3', 'dev1'), { data: error });
+    await until(() => received.length >= 3 && live.length >= 1);
+    const [watched, unwatched, drop] = received;
+    expect(watched.data).toEqual({ '@type': 'type.googleapis.com/ttn.lorawan.v3.UplinkMessage', ...frame });
+    // Nobody watches app3: the event, its identifiers and correlation IDs without the frame; errors keep theirs.
+    expect(unwatched).toMatchObject({ name: 'ns.up.data.receive', identifiers: [dev('app3', 'dev1')] });
+    expect(unwatched.data).toBeUndefined();
+    expect(drop.data).toEqual({ '@type': 'type.googleapis.com/ttn.lorawan.v3.ErrorDetails', ...error });
+    expect(live.map((m) => 'event' in m && m.event.data)).toEqual([watched.data]);
+    // A stream on a new key: the replica says so at once, and its events carry their data from then on.
+    const later = await open({ identifiers: [dev('app3', 'dev1')], names: ['ns.up.data.receive'] }, 'app3');
+    await sleep(50);
+    publisher.publish(NS_EVENTS.dataReceive, dev('app3', 'dev1'), { data: frame });
+    await until(() => later.length >= 1);
+    expect(later.map((m) => 'event' in m && m.event.data)).toEqual([watched.data]);
+    publisher.onApplicationShutdown();
   });
 
   it('still takes single-event messages (an older publisher) alongside batches', async () => {

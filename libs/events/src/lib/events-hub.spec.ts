@@ -1,4 +1,14 @@
-import { type EventJson, eventSubject, IS_EVENTS, STREAM_REPLICA_SUBJECTS, streamControlSubject, type StreamMessage, streamSubject } from '@lorawan/api';
+import {
+  type EventJson,
+  eventSubject,
+  HEARTBEAT_WATCH_MAX,
+  IS_EVENTS,
+  type ReplicaHeartbeat,
+  STREAM_REPLICA_SUBJECTS,
+  streamControlSubject,
+  type StreamMessage,
+  streamSubject,
+} from '@lorawan/api';
 import { decode, encode, InProcessBroker, type Subscription } from '@lorawan/transport';
 import { EventsHub, type EventsHubOptions } from './events-hub';
 import { app, dev, filterFor, makeEvent } from './fixtures.conformance';
@@ -331,5 +341,29 @@ describe('EventsHub (sessions and live fan-out of one replica)', () => {
     await sleep(60);
     expect(beats).toHaveLength(after);
     expect(hub.stats().timers).toBe(0);
+  });
+
+  it('names in its heartbeat the keys its sessions watch, at once when a session watches a new one, and watch_all beyond HEARTBEAT_WATCH_MAX', async () => {
+    transport = new InProcessBroker();
+    const beats: ReplicaHeartbeat[] = [];
+    subscriptions.push(transport.subscribe(STREAM_REPLICA_SUBJECTS, (payload) => beats.push(decode<ReplicaHeartbeat>(payload))));
+    history = new MemoryEventHistory(1000, 3_600_000);
+    hub = new EventsHub(transport, history, { bufferSize: 100, sessionTimeoutMs: 35_000, sweepIntervalMs: 10, flushBudget: 10_000, heartbeatMs: 60_000 });
+    hub.start();
+    await settle();
+    expect(beats).toEqual([{ watch: [] }]);
+    hub.open({ id: 's1', filter: filterFor([app('app1'), dev('app2', 'dev1')]) });
+    await settle();
+    expect(beats.at(-1)).toEqual({ watch: ['application:app1', 'device:app2.dev1'] });
+    // A second session on keys already watched says nothing new.
+    hub.open({ id: 's2', filter: filterFor([app('app1')]) });
+    await settle();
+    expect(beats).toHaveLength(2);
+    hub.close('s1');
+    hub.close('s2');
+    for (let i = 0; i <= HEARTBEAT_WATCH_MAX; i++) hub.open({ id: `m${i}`, filter: filterFor([app(`many${i}`)]) });
+    await settle();
+    expect(beats.at(-1)).toEqual({ watch_all: true });
+    expect(beats).toHaveLength(3);
   });
 });

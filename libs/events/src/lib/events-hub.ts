@@ -2,6 +2,8 @@ import { Logger } from '@nestjs/common';
 import {
   EVENT_SUBJECTS,
   newUlid,
+  HEARTBEAT_WATCH_MAX,
+  type ReplicaHeartbeat,
   replicaHeartbeatSubject,
   splitEventBatch,
   STREAM_CONTROL_SUBJECTS,
@@ -66,6 +68,8 @@ export class EventsHub {
   private subscriptions: Subscription[] = [];
   private sweepTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
+  /** A heartbeat due in the next turn (a session watches a new key). */
+  private beatSoon?: NodeJS.Immediate;
   private flushHandle?: NodeJS.Immediate;
   /** This replica's name in start replies and on its heartbeat subject (`@lorawan/api` stream.ts, step 4). */
   readonly replicaId = newUlid();
@@ -92,11 +96,17 @@ export class EventsHub {
     this.sweepTimer.unref();
     const heartbeatMs = this.options.heartbeatMs ?? 0;
     if (heartbeatMs > 0) {
-      const beat = () => this.pubsub.publish(replicaHeartbeatSubject(this.replicaId), new Uint8Array(0));
-      beat();
-      this.heartbeatTimer = setInterval(beat, heartbeatMs);
+      this.beat();
+      this.heartbeatTimer = setInterval(() => this.beat(), heartbeatMs);
       this.heartbeatTimer.unref();
     }
+  }
+
+  /** The replica's heartbeat, with the keys its sessions watch (`ReplicaHeartbeat`). */
+  private beat(): void {
+    this.beatSoon = undefined;
+    const heartbeat: ReplicaHeartbeat = this.index.size > HEARTBEAT_WATCH_MAX ? { watch_all: true } : { watch: [...this.index.keys()] };
+    this.pubsub.publish(replicaHeartbeatSubject(this.replicaId), encode(heartbeat));
   }
 
   /** Unsubscribes, stops its timers and ends every session (`shutting_down`). */
@@ -106,6 +116,8 @@ export class EventsHub {
     this.sweepTimer = undefined;
     clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = undefined;
+    if (this.beatSoon) clearImmediate(this.beatSoon);
+    this.beatSoon = undefined;
     if (this.flushHandle) clearImmediate(this.flushHandle);
     this.flushHandle = undefined;
     for (const session of [...this.sessions.values()]) this.end(session, { error: ErrShuttingDown.with().toDetails() });
@@ -119,7 +131,11 @@ export class EventsHub {
     eventStreamsOpen.set({ component: 'events' }, this.sessions.size);
     for (const key of o.filter.keys) {
       let set = this.index.get(key);
-      if (!set) this.index.set(key, (set = new Set()));
+      if (!set) {
+        this.index.set(key, (set = new Set()));
+        // Publishers write traffic events' data only for watched keys: they hear of this one at once, not at the next beat.
+        if (this.heartbeatTimer) this.beatSoon ??= setImmediate(() => this.beat());
+      }
       set.add(session);
     }
     this.opening.add(session);
@@ -140,7 +156,7 @@ export class EventsHub {
       opening: this.opening.size,
       ready: this.ready.size,
       subscriptions: this.subscriptions.length,
-      timers: (this.sweepTimer ? 1 : 0) + (this.heartbeatTimer ? 1 : 0) + (this.flushHandle ? 1 : 0),
+      timers: (this.sweepTimer ? 1 : 0) + (this.heartbeatTimer ? 1 : 0) + (this.flushHandle ? 1 : 0) + (this.beatSoon ? 1 : 0),
     };
   }
 

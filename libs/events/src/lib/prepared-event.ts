@@ -3,6 +3,7 @@ import {
   type EventDefinition,
   type EventJson,
   eventDefinitions,
+  eventLookupKeys,
   identifierKey,
   impliedRights,
   normalizeTimestamp,
@@ -35,17 +36,13 @@ export class PreparedEvent {
     timeMicros: number,
   ) {
     const definition: EventDefinition | undefined = eventDefinitions().get(event.name);
-    const lookup = new Set<string>();
     const entities = new Set<string>();
     for (const ids of event.identifiers) {
-      const key = safeKey(ids);
-      if (!key) continue;
-      lookup.add(key);
+      if (!safeKey(ids)) continue;
       const ref = rightsEntityOf(ids);
       entities.add(`${ref.kind}:${ref.id}`);
-      if (definition?.propagateToParent && 'device_ids' in ids) lookup.add(`application:${ref.id}`);
     }
-    this.lookupKeys = [...lookup];
+    this.lookupKeys = [...eventLookupKeys(definition?.propagateToParent ?? false, event.identifiers, safeKey)];
     this.rightsEntities = [...entities];
     this.visibility = impliedVisibility(event.visibility?.rights ?? definition?.visibility ?? ['RIGHT_ALL']);
     this.timeMicros = timeMicros;

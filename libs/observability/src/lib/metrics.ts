@@ -84,6 +84,13 @@ export const rpcClientHandling = new SeriesHistogram(
 /** Labels: name. */
 export const eventsPublished = new SeriesCounter('lorawan_events_published_total', 'Events a component published, by event name.', ['name']);
 
+/** Labels: name. */
+export const eventsDataOmitted = new SeriesCounter(
+  'lorawan_events_data_omitted_total',
+  'Traffic events a component published without their data, no events stream watching their entities (EVENTS_DATA=watched), by event name.',
+  ['name'],
+);
+
 export const eventsReceived = new Counter({
   name: 'lorawan_events_received_total',
   help: 'Events the events service received for fan-out.',

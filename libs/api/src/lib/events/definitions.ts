@@ -10,6 +10,12 @@ export interface EventDefinition {
   propagateToParent: boolean;
   /** `@type` of its data (`google.protobuf.Value`, `ttn.lorawan.v3.APIKey`, …); absent: no data. */
   dataType?: string;
+  /**
+   * Its data is a traffic message (a frame with its metadata, an ApplicationUp, a downlink): under
+   * EVENTS_DATA=watched it is written only while an events stream watches one of the event's
+   * entities (`EventWatch` of @lorawan/component), else the event goes without it.
+   */
+  trafficData: boolean;
 }
 
 const registry = new Map<string, EventDefinition>();
@@ -17,7 +23,7 @@ const registry = new Map<string, EventDefinition>();
 export function defineEvent(
   name: string,
   description: string,
-  options: { visibility: Right[]; propagateToParent?: boolean; dataType?: string },
+  options: { visibility: Right[]; propagateToParent?: boolean; dataType?: string; trafficData?: boolean },
 ): EventDefinition {
   if (registry.has(name)) throw new Error(`event ${name} is defined twice`);
   const def: EventDefinition = {
@@ -26,6 +32,7 @@ export function defineEvent(
     visibility: options.visibility,
     propagateToParent: options.propagateToParent ?? false,
     dataType: options.dataType,
+    trafficData: options.trafficData ?? false,
   };
   registry.set(name, def);
   return def;

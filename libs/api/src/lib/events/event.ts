@@ -47,6 +47,26 @@ export function identifierKey(ids: EntityIdentifiersJson): string {
   return `${ref.kind}:${ref.id}`;
 }
 
+/**
+ * The keys an events stream finds an event under: `keyOf` (`identifierKey`) of each identifier,
+ * and `application:<id>` of each device when the event propagates to its parent (TTS
+ * `WithPropagateToParent`). `keyOf` may refuse identifiers it cannot read (undefined).
+ */
+export function eventLookupKeys(
+  propagateToParent: boolean,
+  identifiers: readonly EntityIdentifiersJson[],
+  keyOf: (ids: EntityIdentifiersJson) => string | undefined = identifierKey,
+): Set<string> {
+  const keys = new Set<string>();
+  for (const ids of identifiers) {
+    const key = keyOf(ids);
+    if (!key) continue;
+    keys.add(key);
+    if (propagateToParent && 'device_ids' in ids) keys.add(`application:${ids.device_ids.application_ids.application_id}`);
+  }
+  return keys;
+}
+
 /** The identifiers of an entity, in their JSON form. */
 export function entityIdentifiers(ref: EntityRef): EntityIdentifiersJson {
   const byKind: Record<EntityKind, () => EntityIdentifiersJson> = {

@@ -67,6 +67,20 @@ export const replicaHeartbeatSubject = (replica: string) => `stream-replica.${re
 export const STREAM_REPLICA_SUBJECTS = 'stream-replica.*';
 export const STREAM_REPLICA_HEARTBEAT_MS = 1_000;
 export const STREAM_REPLICA_TIMEOUT_MS = 4_000;
+
+/**
+ * What a replica's heartbeat carries (JSON): the lookup keys its sessions are indexed under
+ * (`watch`: `identifierKey`s, see `eventLookupKeys`), so that publishers write a traffic event's
+ * data only while some stream watches it (EVENTS_DATA=watched); `watch_all` when they are more
+ * than `HEARTBEAT_WATCH_MAX` (a large deployment then gets every event's data, as before). An
+ * empty heartbeat (an older replica) says nothing about what it watches: publishers treat it as
+ * `watch_all`. A replica that opens a session on a key it did not watch sends a heartbeat at once.
+ */
+export interface ReplicaHeartbeat {
+  watch?: string[];
+  watch_all?: boolean;
+}
+export const HEARTBEAT_WATCH_MAX = 2_000;
 export const SESSION_ID_PATTERN = SESSION_ID_PATTERN_SOURCE;
 
 export type StreamControl = { ping: true } | { close: true };

@@ -89,7 +89,11 @@ export function natsPermissions(subjectPrefix?: string): Record<NatsPrincipal, N
     const own = result[component];
     own.subscribe.push(`${p}rpc.${component}.>`);
     result.gateway.publish.push(`${p}${healthSubject(component)}`);
-    if (component !== 'events') own.publish.push(`${p}${EVENT_SUBJECTS}`);
+    // Publishers hear the events replicas' heartbeats: what their streams watch (EVENTS_DATA=watched).
+    if (component !== 'events') {
+      own.publish.push(`${p}${EVENT_SUBJECTS}`);
+      own.subscribe.push(`${p}${replicaHeartbeatSubject('*')}`);
+    }
     for (const stream of streams[component]?.streams ?? []) own.publish.push(...jetStreamApi(stream));
     for (const bucket of streams[component]?.kvBuckets ?? []) own.publish.push(`$KV.${bucket}.>`);
     if (streams[component]) own.publish.push('$JS.API.INFO');

@@ -11,13 +11,22 @@ const PUBSUB_IDS = 'ttn.lorawan.v3.ApplicationPubSubIdentifiers';
 
 /** `as.down.data.<report>.forward`: one of the NS's reports on a downlink, handed to the integrations (TTS `observability.go`). */
 function downlinkReportForward(report: string, description: string) {
-  return defineEvent(`as.down.data.${report}.forward`, description, { visibility: TRAFFIC_READ, propagateToParent: true, dataType: APPLICATION_UP });
+  return defineEvent(`as.down.data.${report}.forward`, description, {
+    visibility: TRAFFIC_READ,
+    propagateToParent: true,
+    dataType: APPLICATION_UP,
+    trafficData: true,
+  });
 }
 
 export const AS_EVENTS = {
   endDevice: deviceRegistryEvents('as.end_device', 'Application Server'),
   /** An uplink received (simulated or real); device subscribers only, as TTS. */
-  upDataReceive: defineEvent('as.up.data.receive', 'receive uplink data message', { visibility: TRAFFIC_READ, dataType: APPLICATION_UPLINK }),
+  upDataReceive: defineEvent('as.up.data.receive', 'receive uplink data message', {
+    visibility: TRAFFIC_READ,
+    dataType: APPLICATION_UPLINK,
+    trafficData: true,
+  }),
   /** An uplink dropped (unknown device, processing error); data: the error. */
   upDataDrop: defineEvent('as.up.data.drop', 'drop uplink data message', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
   /** An uplink handed to the integrations (webhooks); data: the ApplicationUp. */
@@ -25,9 +34,10 @@ export const AS_EVENTS = {
     visibility: TRAFFIC_READ,
     propagateToParent: true,
     dataType: APPLICATION_UP,
+    trafficData: true,
   }),
   /** A join-accept received; device subscribers only, as TTS. */
-  upJoinReceive: defineEvent('as.up.join.receive', 'receive join-accept message', { visibility: TRAFFIC_READ, dataType: APPLICATION_UP }),
+  upJoinReceive: defineEvent('as.up.join.receive', 'receive join-accept message', { visibility: TRAFFIC_READ, dataType: APPLICATION_UP, trafficData: true }),
   /** A join-accept dropped; data: the error. */
   upJoinDrop: defineEvent('as.up.join.drop', 'drop join-accept message', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
   /** A join-accept handed to the integrations; data: the ApplicationUp. */
@@ -35,6 +45,7 @@ export const AS_EVENTS = {
     visibility: TRAFFIC_READ,
     propagateToParent: true,
     dataType: APPLICATION_UP,
+    trafficData: true,
   }),
   /** One failed webhook request (each attempt, and the final give-up); data: the error. */
   webhookFail: defineEvent('as.webhook.fail', 'fail to send webhook', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
@@ -57,9 +68,14 @@ export const AS_EVENTS = {
     visibility: TRAFFIC_READ,
     propagateToParent: true,
     dataType: APPLICATION_DOWNLINK,
+    trafficData: true,
   }),
   /** A downlink queued (data: the encrypted downlink); device subscribers only, as TTS. */
-  downDataForward: defineEvent('as.down.data.forward', 'forward downlink data message', { visibility: TRAFFIC_READ, dataType: APPLICATION_DOWNLINK }),
+  downDataForward: defineEvent('as.down.data.forward', 'forward downlink data message', {
+    visibility: TRAFFIC_READ,
+    dataType: APPLICATION_DOWNLINK,
+    trafficData: true,
+  }),
   /** A downlink dropped (data: the error). */
   downDataDrop: defineEvent('as.down.data.drop', 'drop downlink data message', { visibility: TRAFFIC_READ, propagateToParent: true, dataType: ERROR_DETAILS }),
   /** Decoding a downlink the NS reported failed (data: the error); it still goes on, without `decoded_payload`. */
@@ -73,6 +89,7 @@ export const AS_EVENTS = {
     visibility: TRAFFIC_READ,
     propagateToParent: true,
     dataType: APPLICATION_DOWNLINK,
+    trafficData: true,
   }),
   /** The NS's reports on downlinks handed to the integrations (data: the ApplicationUp, FRMPayload decrypted). */
   downDataQueueInvalidatedForward: downlinkReportForward('queue.invalidated', 'forward downlink queue invalidated'),

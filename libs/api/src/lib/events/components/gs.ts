@@ -16,18 +16,27 @@ export const GS_EVENTS = {
     visibility: [Right.RIGHT_GATEWAY_STATUS_READ],
     dataType: 'ttn.lorawan.v3.GatewayStatus',
   }),
-  upReceive: defineEvent('gs.up.receive', 'receive uplink message', { visibility: GATEWAY_TRAFFIC, dataType: 'ttn.lorawan.v3.GatewayUplinkMessage' }),
+  upReceive: defineEvent('gs.up.receive', 'receive uplink message', {
+    visibility: GATEWAY_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.GatewayUplinkMessage',
+    trafficData: true,
+  }),
   upDrop: defineEvent('gs.up.drop', 'drop uplink message', { visibility: GATEWAY_TRAFFIC, dataType: 'ttn.lorawan.v3.ErrorDetails' }),
   upForward: defineEvent('gs.up.forward', 'forward uplink message', { visibility: GATEWAY_TRAFFIC, dataType: 'google.protobuf.Value' }),
   downScheduleAttempt: defineEvent('gs.down.schedule.attempt', 'schedule downlink for transmission', {
     visibility: GATEWAY_TRAFFIC,
     dataType: 'ttn.lorawan.v3.DownlinkMessage',
+    trafficData: true,
   }),
   downScheduleFail: defineEvent('gs.down.schedule.fail', 'fail to schedule downlink for transmission', {
     visibility: GATEWAY_TRAFFIC,
     dataType: 'ttn.lorawan.v3.ErrorDetails',
   }),
-  downSend: defineEvent('gs.down.send', 'send downlink message', { visibility: GATEWAY_TRAFFIC, dataType: 'ttn.lorawan.v3.DownlinkMessage' }),
+  downSend: defineEvent('gs.down.send', 'send downlink message', {
+    visibility: GATEWAY_TRAFFIC,
+    dataType: 'ttn.lorawan.v3.DownlinkMessage',
+    trafficData: true,
+  }),
   downTxSuccess: defineEvent('gs.down.tx.success', 'transmit downlink message successful', { visibility: GATEWAY_TRAFFIC }),
   downTxFail: defineEvent('gs.down.tx.fail', 'transmit downlink message failure', { visibility: GATEWAY_TRAFFIC, dataType: 'google.protobuf.Value' }),
   txAckForward: defineEvent('gs.txack.forward', 'forward transmission acknowledgement', { visibility: GATEWAY_TRAFFIC }),
@@ -35,5 +44,6 @@ export const GS_EVENTS = {
   txAckReceive: defineEvent('gs.txack.receive', 'receive transmission acknowledgement', {
     visibility: GATEWAY_TRAFFIC,
     dataType: 'ttn.lorawan.v3.TxAcknowledgment',
+    trafficData: true,
   }),
 };
