@@ -23,7 +23,8 @@ if (!env.ADMIN_API_KEY) {
 }
 
 const children = [...COMPONENTS, 'gateway'].map((app, i) => {
-  const child = spawn(process.execPath, [`dist/apps/${app}/src/main.js`], {
+  // COMPONENT_NODE_FLAGS of libs/config (node-flags.ts).
+  const child = spawn(process.execPath, ['--max-semi-space-size=32', `dist/apps/${app}/src/main.js`], {
     env: { ...env, ...(app === 'gateway' ? {} : { HEALTH_PORT: String(8081 + i) }) },
     stdio: 'inherit',
   });

@@ -1,2 +1,3 @@
 export * from './lib/stack-config';
 export * from './lib/setting.decorator';
+export * from './lib/node-flags';

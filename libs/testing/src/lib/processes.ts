@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { type DatabaseTls, dropMysqlDatabase, ensureMysqlDatabase } from '@lorawan/persistence';
 import type { ComponentName } from '@lorawan/api';
+import { COMPONENT_NODE_FLAGS } from '@lorawan/config';
 import { freePort } from './ports';
 
 export { freePort };
@@ -78,9 +79,10 @@ export interface Spawned {
   output: string[];
 }
 
-/** Spawns `node [nodeFlags] dist/<script> [args]` with a minimal environment. */
+/** Spawns `node COMPONENT_NODE_FLAGS [nodeFlags] dist/<script> [args]` with a minimal environment. */
 export function spawnApp(name: string, script: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): Spawned {
-  const child = spawn(process.execPath, [...nodeFlags, join(DIST, script), ...args], {
+  // Components run as they ship: with COMPONENT_NODE_FLAGS.
+  const child = spawn(process.execPath, [...COMPONENT_NODE_FLAGS, ...nodeFlags, join(DIST, script), ...args], {
     // NODE_ENV passes on (jest's `test` turns on the registry's checks of shared records); the bench sets none.
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...(process.env.NODE_ENV ? { NODE_ENV: process.env.NODE_ENV } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
