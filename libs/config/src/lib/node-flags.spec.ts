@@ -11,7 +11,9 @@ describe('COMPONENT_NODE_FLAGS', () => {
   it('are the flags of the container image, npm start and the distributed launcher', () => {
     expect(read('deploy/Dockerfile')).toContain(`CMD exec node ${flags} dist/apps/\${APP}/src/main.js`);
     expect(JSON.parse(read('package.json')).scripts.start).toContain(`node ${flags} dist/apps/stack/src/main.js`);
-    expect(read('scripts/distributed.mjs')).toContain(`spawn(process.execPath, [${COMPONENT_NODE_FLAGS.map((f) => `'${f}'`).join(', ')}, \`dist/apps/\${app}/src/main.js\`]`);
+    expect(read('scripts/distributed.mjs')).toContain(
+      `spawn(process.execPath, [${COMPONENT_NODE_FLAGS.map((f) => `'${f}'`).join(', ')}, \`dist/apps/\${app}/src/main.js\`]`,
+    );
   });
 
   it('are the flags the test and bench launchers start components with', () => {
