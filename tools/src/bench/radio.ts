@@ -530,13 +530,18 @@ type CpuSample = Record<string, number>;
  * Waits until the processes of `pids` are idle (together less than `cores` over a second: the
  * backlog of an overload handled), at most `timeoutMs`: the seconds it waited, and whether they are.
  */
-export async function settle(pids: Record<string, number>, timeoutMs = 60000, cores = 0.15): Promise<{ s: number; idle: boolean }> {
+export function settle(pids: Record<string, number>, timeoutMs = 60000, cores = 0.15): Promise<{ s: number; idle: boolean }> {
+  return untilIdle(() => Object.values(cpuSample(pids)).reduce((sum, ms) => sum + ms, 0), timeoutMs, cores);
+}
+
+/** Waits until `busyMs` (CPU used so far, in ms) grew by less than `cores` over a second, at most `timeoutMs`: the seconds it waited, and whether it did. */
+export async function untilIdle(busyMs: () => number, timeoutMs: number, cores: number): Promise<{ s: number; idle: boolean }> {
   const start = performance.now();
-  let before = cpuSample(pids);
+  let before = busyMs();
   for (;;) {
     await sleep(1000);
-    const now = cpuSample(pids);
-    const used = Object.keys(pids).reduce((sum, n) => sum + now[n] - before[n], 0) / 1000;
+    const now = busyMs();
+    const used = (now - before) / 1000;
     before = now;
     const s = round((performance.now() - start) / 1000);
     if (used < cores) return { s, idle: true };

@@ -7,6 +7,7 @@ import { createRootLogger, nestLogger } from '@lorawan/observability';
 import { InProcessBroker, inProcessMessaging } from '@lorawan/transport';
 import { round } from './load';
 import { machineBusyMs } from './procs';
+import { untilIdle } from './radio';
 
 @Controller()
 class EchoController {
@@ -48,7 +49,7 @@ const QUIET_MAX_S = 30;
  * HTTP: an in-process client's call() → broker → dispatcher → Nest's pipeline (rights guard,
  * decode pipe with validation, a handler that answers the decoded device, error filter) → reply,
  * JSON both ways, `CONCURRENCY` calls in flight. Runs in the bench process once the machine is
- * quiet (`untilQuiet`); three rounds of `CALLS` calls after a warm-up, CPU µs per call of each.
+ * quiet (`untilIdle` of the machine's busy time); three rounds of `CALLS` calls after a warm-up, CPU µs per call of each.
  */
 export async function rpcOverheadPhase() {
   const broker = new InProcessBroker();
@@ -68,7 +69,7 @@ export async function rpcOverheadPhase() {
   try {
     // After a stack stopped, its databases and streams are still being dropped and MariaDB purges: a
     // process's CPU per call is higher while another core is busy (shared caches, the hypervisor).
-    const quietWaitS = await untilQuiet();
+    const quietWaitS = (await untilIdle(machineBusyMs, QUIET_MAX_S * 1000, QUIET_CORES)).s;
     await run(CALLS / 5);
     const rounds: number[] = [];
     const busyBefore = machineBusyMs();
@@ -93,15 +94,4 @@ export async function rpcOverheadPhase() {
   } finally {
     await running.close();
   }
-}
-
-/** Waits (at most `QUIET_MAX_S`) until the machine's cores were busy less than `QUIET_CORES` over a second; the seconds waited. */
-async function untilQuiet(): Promise<number> {
-  const start = performance.now();
-  while (performance.now() - start < QUIET_MAX_S * 1000) {
-    const busy = machineBusyMs();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    if ((machineBusyMs() - busy) / 1000 < QUIET_CORES) break;
-  }
-  return round((performance.now() - start) / 1000, 1);
 }

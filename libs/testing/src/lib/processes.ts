@@ -176,7 +176,7 @@ export async function startDistributedStack(options: DistributedOptions = {}): P
     NATS_SUBJECT_PREFIX: `t${suffix}`,
     ADMIN_API_KEY: adminKey,
     PUBLIC_URL: `${options.httpsCa ? 'https' : 'http'}://127.0.0.1:${port}/api/v3`,
-    // The suites read traffic events' data (frames, ApplicationUps) from NATS without opening a stream; a suite of the default sets `watched`.
+    // The suites read traffic events' data (frames, ApplicationUps) from NATS without opening a stream (`watched` is tested in libs/events' event-batches int-spec).
     EVENTS_DATA: 'always',
     ...databases,
     ...options.env,
