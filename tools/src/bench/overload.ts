@@ -296,6 +296,29 @@ function timeline(load: KindLoad, txs: readonly Tx[]) {
   }));
 }
 
+/**
+ * Where the burst's delivered uplinks spent their time (p50 and p99 in ms of each stage, from the
+ * receive times the ApplicationUp carries): `to_gs` from the first push to the GS, `gs_to_ns` to
+ * the NS's handling (the GS's coalescing window and in-flight limit, the call), `ns_to_as` to the
+ * AS (the NS's admission, deduplication, store and merge window, the call), `as_to_webhook` to the
+ * webhook's arrival (the AS's handling, the webhook queue, the HTTP request).
+ */
+function stageFigures(txs: readonly Tx[]) {
+  const stages = { to_gs: [] as number[], gs_to_ns: [] as number[], ns_to_as: [] as number[], as_to_webhook: [] as number[] };
+  for (const tx of txs) {
+    const st = tx.stages;
+    if (tx.deliveredAt === undefined || st?.gs === undefined || st.ns === undefined || st.as === undefined) continue;
+    stages.to_gs.push(st.gs - (tx.firstPushAt as number));
+    stages.gs_to_ns.push(st.ns - st.gs);
+    stages.ns_to_as.push(st.as - st.ns);
+    stages.as_to_webhook.push(tx.deliveredAt - st.as);
+  }
+  return Object.fromEntries(Object.entries(stages).map(([k, v]) => {
+    const { p50, p99 } = latencyFigures(v);
+    return [k, { p50, p99 }];
+  }));
+}
+
 /** 2 × capacity for `burstS`, then at once 0.5 × capacity for `afterS`: goodput, latency, recovery, losses, shedding. */
 async function burst(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOptions, capacityPerS: number) {
   const schedule: Schedule = [
@@ -339,6 +362,7 @@ async function burst(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOptions, 
     load: m.figures,
     /** Per second from the burst's start (burst, then after-window): sent, delivered, p99 ms. */
     timeline: timeline(load, m.sent),
+    ...(load.kind === 'uplinks' ? { stages_ms: stageFigures(burstTxs) } : {}),
     /** CPU ms per delivered item from the burst's first push to the end of the drain. */
     burst_cpu_ms_per_item: m.cpu.msPer(delivered),
     ...m.cpu.cores(),

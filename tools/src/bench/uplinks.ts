@@ -108,6 +108,33 @@ export interface Tx extends Transmission {
   fCnt: number;
   /** Date.now() of its first delivery at `/up`. */
   deliveredAt?: number;
+  /** When the stack's components received it, from that delivery (ms since the epoch): where its latency went. */
+  stages?: UplinkStages;
+}
+
+/** The receive times an ApplicationUp carries: the GS's (`rx_metadata[].received_at`, the first copy), the NS's (`uplink_message.received_at`), the AS's (`received_at`). */
+export interface UplinkStages {
+  gs?: number;
+  ns?: number;
+  as?: number;
+}
+
+interface ApplicationUpTimes {
+  received_at?: string;
+  uplink_message?: { received_at?: string; rx_metadata?: Array<{ received_at?: string }> };
+}
+
+/** The receive times of one delivered ApplicationUp (absent where a component left its time out). */
+export function uplinkStages(up: ApplicationUpTimes | undefined): UplinkStages {
+  const ms = (at: string | undefined) => (at ? Date.parse(at) : NaN);
+  const gs = Math.min(...(up?.uplink_message?.rx_metadata ?? []).map((md) => ms(md.received_at)).filter((t) => !Number.isNaN(t)));
+  const stages: UplinkStages = {};
+  if (Number.isFinite(gs)) stages.gs = gs;
+  const ns = ms(up?.uplink_message?.received_at);
+  if (!Number.isNaN(ns)) stages.ns = ns;
+  const as = ms(up?.received_at);
+  if (!Number.isNaN(as)) stages.as = as;
+  return stages;
 }
 
 /** A data uplink built before the load. */
@@ -354,7 +381,10 @@ export class Deliveries {
       const index = this.air.byFrame.get(`${deviceId}/${Number(req.json?.uplink_message?.f_cnt ?? 0)}`);
       if (index === undefined) this.unknown++;
       else if (this.air.txs[index].deliveredAt !== undefined) this.duplicates++;
-      else this.air.txs[index].deliveredAt = req.at;
+      else {
+        this.air.txs[index].deliveredAt = req.at;
+        this.air.txs[index].stages = uplinkStages(req.json);
+      }
     };
   }
 }

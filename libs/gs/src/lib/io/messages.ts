@@ -23,6 +23,8 @@ export type RxMetadata = {
   snr?: number;
   channel_index?: number;
   frequency_offset?: string;
+  /** When the GS received the copy (TTS sets it too: the webhooks' `rx_metadata[].received_at`). */
+  received_at?: string;
   /** Opaque to all but the GS: where and when this copy was heard (the NS hands it back to send a class A downlink). */
   uplink_token: string;
 };

@@ -103,9 +103,11 @@ describe('Gateway Server (in-process)', () => {
     expect(await gateway.push({ rxpk: [SimulatedUdpGateway.rxpk(joinRequest, { freq: 868.1, rssi: -37 })] })).toBe(0x01);
     await eventually(() => uplinksAtNs.length === 1);
     const up = uplinksAtNs[0];
-    const body = up.body as { raw_payload: string; correlation_ids: string[]; rx_metadata: Array<Record<string, unknown>> };
+    const body = up.body as { raw_payload: string; correlation_ids: string[]; received_at: string; rx_metadata: Array<Record<string, unknown>> };
     expect(Buffer.from(body.raw_payload, 'base64')).toEqual(joinRequest);
-    expect(body.rx_metadata[0]).toMatchObject({ gateway_ids: { gateway_id: 'gtw-1', eui: EUI }, rssi: -37 });
+    // The GS's receive time, in the message and in each copy's metadata (TTS's webhooks show `rx_metadata[].received_at`).
+    expect(body.received_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
+    expect(body.rx_metadata[0]).toMatchObject({ gateway_ids: { gateway_id: 'gtw-1', eui: EUI }, rssi: -37, received_at: body.received_at });
     const [correlation] = body.correlation_ids;
     expect(correlation).toMatch(/^gs:uplink:/);
     expect(up.ctx.correlation_ids).toEqual([correlation]);

@@ -137,6 +137,7 @@ describe('jreq / updf → UplinkMessage (the UDP frontend`s shape)', () => {
         channel_rssi: -97,
         snr: 7.25,
         uplink_token: expect.any(String),
+        received_at: '2026-11-24T10:00:00.200000Z',
       },
     ]);
     expect(decodeUplinkToken(up.rx_metadata[0].uplink_token)).toEqual({

@@ -70,6 +70,7 @@ export function toUplinkMessage(msg: ReceivedFrame, band: BandId, gateway: Gatew
       timestamp,
       received_ms: Date.parse(receivedAt),
     }),
+    received_at: receivedAt,
   });
   const data_rate: UplinkMessageJson['settings']['data_rate'] =
     'lora' in rate

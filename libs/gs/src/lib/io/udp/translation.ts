@@ -37,6 +37,7 @@ export function toUplinkMessage(rx: RxPacket, gateway: GatewayIds, receivedAt: s
     });
     if (fineTimestamp !== undefined) md.fine_timestamp = String(fineTimestamp);
     if (frequencyOffset !== undefined) md.frequency_offset = String(frequencyOffset);
+    md.received_at = receivedAt;
     return md;
   };
   const metadata: RxMetadata[] = rx.rsig?.length
