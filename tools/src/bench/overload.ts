@@ -313,10 +313,26 @@ function stageFigures(txs: readonly Tx[]) {
     stages.ns_to_as.push(st.as - st.ns);
     stages.as_to_webhook.push(tx.deliveredAt - st.as);
   }
-  return Object.fromEntries(Object.entries(stages).map(([k, v]) => {
-    const { p50, p99 } = latencyFigures(v);
-    return [k, { p50, p99 }];
-  }));
+  return Object.fromEntries(
+    Object.entries(stages).map(([k, v]) => {
+      const { p50, p99 } = latencyFigures(v);
+      return [k, { p50, p99 }];
+    }),
+  );
+}
+
+/**
+ * The mean time of the AS's webhook requests over the burst (ms): how long the endpoint (the
+ * bench's receiver, sharing the machine) took to answer, against the wait in `as_to_webhook`.
+ */
+function webhookRequestMeanMs(before: Record<string, Scrape>, after: Record<string, Scrape>): number | undefined {
+  let sum = 0;
+  let count = 0;
+  for (const [name, scrape] of Object.entries(after)) {
+    for (const { increase } of counterIncreases(before[name] ?? new Map(), scrape, 'lorawan_webhook_request_duration_seconds_sum')) sum += increase;
+    for (const { increase } of counterIncreases(before[name] ?? new Map(), scrape, 'lorawan_webhook_request_duration_seconds_count')) count += increase;
+  }
+  return count > 0 ? round((1000 * sum) / count, 1) : undefined;
 }
 
 /** 2 × capacity for `burstS`, then at once 0.5 × capacity for `afterS`: goodput, latency, recovery, losses, shedding. */
@@ -362,7 +378,7 @@ async function burst(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOptions, 
     load: m.figures,
     /** Per second from the burst's start (burst, then after-window): sent, delivered, p99 ms. */
     timeline: timeline(load, m.sent),
-    ...(load.kind === 'uplinks' ? { stages_ms: stageFigures(burstTxs) } : {}),
+    ...(load.kind === 'uplinks' ? { stages_ms: stageFigures(burstTxs), webhook_request_mean_ms: webhookRequestMeanMs(m.scrapes.before, m.scrapes.after) } : {}),
     /** CPU ms per delivered item from the burst's first push to the end of the drain. */
     burst_cpu_ms_per_item: m.cpu.msPer(delivered),
     ...m.cpu.cores(),
