@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import loraPacket from 'lora-packet';
-import { SimulatedOtaaDevice, WebhookReceiver } from '@lorawan/testing';
+import { SimulatedOtaaDevice } from '@lorawan/testing';
+import { ThreadedWebhookReceiver } from './threaded-receiver';
 import { createApplications } from './applications';
 import { answerSlotUs, confirmedGateways, JOIN_ACCEPT_BYTES } from './confirmed-gateways';
 import { JOIN_ACCEPT_DELAYS } from './joins';
@@ -368,10 +369,8 @@ export class Deliveries {
 
   constructor(private readonly air: Air) {}
 
-  attach(receiver: WebhookReceiver): void {
+  attach(receiver: Pick<ThreadedWebhookReceiver, 'onRequest'>): void {
     receiver.onRequest = (req) => {
-      // The receiver keeps every request; the bench keeps what it needs.
-      receiver.requests.length = 0;
       const deviceId = String(req.json?.end_device_ids?.device_id);
       if (req.url.startsWith('/down/sent')) {
         this.downlinkSent.set(deviceId, (this.downlinkSent.get(deviceId) ?? 0) + 1);
@@ -654,12 +653,12 @@ export async function openAir(o: RadioPhaseOptions, names: RadioNames, clock: (g
 
 /**
  * The devices of a data uplink load, ready: registered, a webhook `bench` on their application
- * delivering to a receiver in this process, every device joined through the gateways, the NS
+ * delivering to a receiver in a thread of this process (`ThreadedWebhookReceiver`), every device joined through the gateways, the NS
  * holding its session, and its first uplink delivered (the pending session became the session).
  * `active`: the devices that joined (the others send nothing).
  */
 export async function openUplinkDevices(o: RadioPhaseOptions, names: RadioNames, clock: (g: number) => number) {
-  const receiver = await new WebhookReceiver().start();
+  const receiver = await new ThreadedWebhookReceiver().start();
   let opened: Awaited<ReturnType<typeof openAir>> | undefined;
   const setup = new Connection(o.baseUrl, o.auth);
   try {
