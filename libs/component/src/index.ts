@@ -18,5 +18,6 @@ export * from './lib/tokens';
 export * from './lib/run-main';
 export * from './lib/admission/admission-queue';
 export * from './lib/admission/adaptive-limit';
+export * from './lib/admission/pushback';
 export * from './lib/admission/token-bucket';
 export * from './lib/admission/shed-events';

@@ -576,6 +576,17 @@ export class Environment {
   AS_UPLINK_DEADLINE_MS = 2000;
 
   @Setting(
+    'as',
+    'Admission of data uplinks by how far the webhook deliveries are behind: while the AS is busy (its event loop at least 80 % utilized) and first attempts wait longer than this between reaching the AS and being sent (for each webhook its worst wait of the last half second, then the smallest over the webhooks: one slow endpoint does not count), the AS refuses a share of new data uplinks at its door, none at this wait and every one from twice it (`ResourceExhausted`, `lorawan_uplinks_shed_total{component="as",reason="webhooks_behind"}`), so the queue drains and what is delivered stays on time. 0 turns it off.',
+  )
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  AS_WEBHOOK_LAG_SHED_MS = 400;
+
+  @Setting(
     'ns',
     "How many devices' latest records the NS keeps, by session DevAddr. The next uplink of such a device is matched on its record without asking the database and written in one statement that succeeds only while the device is still stored at that revision. When another replica's or an API write changed the device since, or another device sent the frame, the NS reads the candidates, leaving out the document of a device that is unchanged. About 26 KB of heap each with 20 recent uplinks from four gateways (~100 MB for the default); 0 turns it off.",
   )
@@ -1233,6 +1244,8 @@ export interface ApplicationServerConfig {
   uplinkConcurrency: number;
   /** An application message must start its handling within this many ms of reaching the AS. */
   uplinkDeadlineMs: number;
+  /** Data uplinks are refused in part while first webhook attempts wait longer than this (0: never). */
+  webhookLagShedMs: number;
   /** The Storage Integration (AS_STORAGE_*). */
   storage: StorageIntegrationConfig;
   /** The Pub/Sub integrations (AS_PUBSUB_*). */
@@ -1428,6 +1441,7 @@ export function loadConfig(env: Record<string, string | undefined>): StackConfig
       deviceCacheSize: e.AS_DEVICE_CACHE_SIZE,
       uplinkConcurrency: e.AS_UPLINK_CONCURRENCY,
       uplinkDeadlineMs: e.AS_UPLINK_DEADLINE_MS,
+      webhookLagShedMs: e.AS_WEBHOOK_LAG_SHED_MS,
       storage: {
         retentionMs: e.AS_STORAGE_RETENTION_DAYS * 86_400_000,
         retentionIntervalMs: e.AS_STORAGE_RETENTION_INTERVAL_MS,

@@ -38,6 +38,7 @@ const INTEGRATIONS = [
     ApplicationIntegrations,
     ApplicationUpForwarder,
   ],
-  exports: [ApplicationIntegrations, ApplicationUpForwarder],
+  // WebhooksModule for its WebhookLag (the AS's admission refuses data uplinks while the webhooks are behind).
+  exports: [ApplicationIntegrations, ApplicationUpForwarder, WebhooksModule],
 })
 export class IntegrationsModule {}

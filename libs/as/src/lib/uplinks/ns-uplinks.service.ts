@@ -6,6 +6,7 @@ import { ErrValidation } from '@lorawan/errors';
 import { DOWNLINK_RESULT_KINDS, type DownlinkResultKind, DownlinkResults, type NsDownlinkResult } from '../downlinks/downlink-results.service';
 import { ErrOverloaded, ErrUpNotSupported } from '../errors';
 import { ApplicationUpForwarder, requireUpKind } from '../integrations/application-up-forwarder.service';
+import { WebhookLag } from '../integrations/webhooks/delivery/webhook-lag';
 import { DataUplinks, type NsDataUplink } from './data-uplink.service';
 import { JoinAccepts, type NsJoinAccept } from './join-accept.service';
 
@@ -23,7 +24,11 @@ type Checked = { kind: 'join_accept'; up: NsJoinAccept } | { kind: 'uplink_messa
  *
  * Uplinks and join-accepts are admitted first (AS_UPLINK_CONCURRENCY at a time, each within
  * AS_UPLINK_DEADLINE_MS of reaching the AS, else refused before any work: `overloaded`,
- * ResourceExhausted, counted in `lorawan_uplinks_shed_total{component="as"}`).
+ * ResourceExhausted, counted in `lorawan_uplinks_shed_total{component="as"}`). While the webhook
+ * deliveries are behind (WebhookLag, AS_WEBHOOK_LAG_SHED_MS), a share of the data uplinks is
+ * refused the same way at once (`webhooks_behind`): accepting them would only queue them behind
+ * the others, every delivery later than the last; join-accepts always go through (a device's
+ * session is worth more than one uplink).
  *
  * Unlike TTS, whose AS logs a message it could not handle, publishes its drop event and still
  * answers OK, the first failure (unknown device, AppSKey not to be had, integrations unavailable)
@@ -42,6 +47,7 @@ export class NsUplinks {
     @Inject(DownlinkResults) private readonly downlinks: DownlinkResults,
     @Inject(ApplicationUpForwarder) private readonly upstream: ApplicationUpForwarder,
     @Inject(STACK_CONFIG) config: StackConfig,
+    @Inject(WebhookLag) private readonly webhookLag: Pick<WebhookLag, 'refuse'>,
   ) {
     this.admission = new AdmissionQueue({ concurrency: config.as.uplinkConcurrency });
     this.deadlineMs = config.as.uplinkDeadlineMs;
@@ -52,16 +58,14 @@ export class NsUplinks {
     // Uplinks and join-accepts wait their turn (or are refused at once); the reports on downlinks only update the queue.
     const kind = ups.some((up) => up.kind === 'join_accept') ? 'join_request' : ups.some((up) => up.kind === 'uplink_message') ? 'data_uplink' : undefined;
     if (!kind) return this.handleChecked(ups, ctx);
-    return this.admission.run(
-      Date.now() + this.deadlineMs,
-      () => this.handleChecked(ups, ctx),
-      (reason) => {
-        const err = ErrOverloaded.with({ kind: kind === 'join_request' ? 'join-accept' : 'uplink' });
-        // `as.up.*.drop` of the messages refused, at the shed events' bounded rate.
-        if (this.reporter.shed(kind, reason)) for (const checkedUp of ups) this.droppedEvent(checkedUp, ctx, err);
-        return err;
-      },
-    );
+    const refused = (reason: string) => {
+      const err = ErrOverloaded.with({ kind: kind === 'join_request' ? 'join-accept' : 'uplink' });
+      // `as.up.*.drop` of the messages refused, at the shed events' bounded rate.
+      if (this.reporter.shed(kind, reason)) for (const checkedUp of ups) this.droppedEvent(checkedUp, ctx, err);
+      return err;
+    };
+    if (kind === 'data_uplink' && this.webhookLag.refuse()) throw refused('webhooks_behind');
+    return this.admission.run(Date.now() + this.deadlineMs, () => this.handleChecked(ups, ctx), refused);
   }
 
   /** `as.up.join.drop` / `as.up.data.drop` of a refused message (its identifiers and kind; nothing of it was read). */

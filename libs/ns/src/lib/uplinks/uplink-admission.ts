@@ -3,6 +3,7 @@ import type { UplinkMessage } from '@lorawan/api';
 import { AdmissionQueue, type Refusal, type ShedKind, shedKindLabel, ShedReporter } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { nsDataUplinks, nsJoins } from '@lorawan/observability';
+import { ApplicationUplinks } from '../application-uplinks/application-uplinks.service';
 import { ErrOverloaded, ErrUplinkTooLate } from '../errors';
 import { gatewayServerTime } from './uplink-copies.service';
 
@@ -15,13 +16,20 @@ import { gatewayServerTime } from './uplink-copies.service';
  * (ResourceExhausted, which tells the GS to send fewer) or `uplink_too_late` (DeadlineExceeded),
  * counted in `lorawan_uplinks_shed_total{component="ns"}` and in the kind's result counter; the GS
  * publishes the drop event (the NS knows no device yet).
+ *
+ * While the Application Server refuses what the NS forwards for load, a share of the data uplinks
+ * is refused at the door too (`ApplicationUplinks.pushback`, reason `as_overloaded`): the NS would
+ * store them only for the AS to drop them. Join-requests are not: a join-accept is worth more.
  */
 @Injectable()
 export class UplinkAdmission {
   private readonly queues: Record<ShedKind, { queue: AdmissionQueue; deadlineMs: number }>;
   private readonly reporter = new ShedReporter('ns');
 
-  constructor(@Inject(STACK_CONFIG) config: StackConfig) {
+  constructor(
+    @Inject(STACK_CONFIG) config: StackConfig,
+    @Inject(ApplicationUplinks) private readonly applicationUplinks: Pick<ApplicationUplinks, 'pushback'>,
+  ) {
     const { ns } = config;
     this.queues = {
       data_uplink: { queue: new AdmissionQueue({ concurrency: ns.uplinkConcurrency }), deadlineMs: ns.uplinkDeadlineMs },
@@ -33,10 +41,11 @@ export class UplinkAdmission {
   run<T>(kind: ShedKind, up: UplinkMessage, task: () => Promise<T>): Promise<T> {
     const receivedAt = gatewayServerTime(up, Date.now());
     const { queue, deadlineMs } = this.queues[kind];
+    if (kind === 'data_uplink' && this.applicationUplinks.pushback.refuse()) return Promise.reject(this.refused(kind, 'as_overloaded', receivedAt));
     return queue.run(receivedAt + deadlineMs, task, (reason) => this.refused(kind, reason, receivedAt));
   }
 
-  private refused(kind: ShedKind, reason: Refusal, receivedAt: number): Error {
+  private refused(kind: ShedKind, reason: Refusal | 'as_overloaded', receivedAt: number): Error {
     this.reporter.shed(kind, reason);
     (kind === 'join_request' ? nsJoins : nsDataUplinks).inc({ result: reason });
     return reason === 'too_late' ? ErrUplinkTooLate.with({ age_ms: Date.now() - receivedAt }) : ErrOverloaded.with({ kind: shedKindLabel(kind) });

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ApplicationUplinksModule } from '../application-uplinks/application-uplinks.module';
 import { UplinkAdmission } from './uplink-admission';
 import { UplinkCopies } from './uplink-copies.service';
 import { UPLINK_DEDUPLICATOR_PROVIDERS } from './uplink-deduplicator.provider';
@@ -8,6 +9,7 @@ import { UPLINK_DEDUPLICATOR_PROVIDERS } from './uplink-deduplicator.provider';
  * at the door, claimed once, their metadata merged (joins and data uplinks).
  */
 @Module({
+  imports: [ApplicationUplinksModule],
   providers: [...UPLINK_DEDUPLICATOR_PROVIDERS, UplinkCopies, UplinkAdmission],
   exports: [UplinkCopies, UplinkAdmission],
 })

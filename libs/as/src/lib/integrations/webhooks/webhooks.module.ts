@@ -4,6 +4,7 @@ import { ACTIVE_WEBHOOKS_CACHE, applicationCacheProvider } from '../../common/ap
 import { EndDevicesModule } from '../../end-devices/end-devices.module';
 import { WEBHOOK_JOB_QUEUE_PROVIDER } from './delivery/webhook-job-queue.provider';
 import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker';
+import { WebhookLag } from './delivery/webhook-lag';
 import { WebhookRegistryController } from './webhook-registry.controller';
 import { WebhookRegistryService } from './webhook-registry.service';
 import { SqlWebhookStore, WEBHOOK_STORE, type WebhookStore } from './webhook.store';
@@ -25,7 +26,8 @@ import { WebhookIntegration } from './webhook.integration';
     WEBHOOK_JOB_QUEUE_PROVIDER,
     WebhookIntegration,
     WebhookDeliveryWorker,
+    WebhookLag,
   ],
-  exports: [WebhookIntegration, WEBHOOK_STORE],
+  exports: [WebhookIntegration, WEBHOOK_STORE, WebhookLag],
 })
 export class WebhooksModule {}

@@ -1,4 +1,4 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { AS_EVENTS, type ApplicationWebhook, deviceIdentifiers } from '@lorawan/api';
 import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
@@ -10,6 +10,7 @@ import { GiveUpLog } from './give-up-log';
 import { retryBackoffMs } from './retry-policy';
 import { WebhookHealthRecorder } from './webhook-health';
 import { type Delivery, type JobMessage, messageConfig, WEBHOOK_JOB_QUEUE, webhookKey, type WebhookJobQueue } from './webhook-job';
+import { SLOW_ENDPOINT_MS, WebhookLag } from './webhook-lag';
 import { WebhookLane } from './webhook-lane';
 import { type DeliveryResult, WebhookSender } from './webhook-sender';
 
@@ -60,6 +61,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     @Inject(EventPublisher) private readonly events: Pick<EventPublisher, 'publish'>,
     @Inject(STACK_CONFIG) private readonly config: WebhookWorkerConfig,
     @Inject(ACTIVE_WEBHOOKS_CACHE) private readonly webhooks: ActiveWebhooks,
+    @Optional() @Inject(WebhookLag) private readonly lag?: Pick<WebhookLag, 'record'>,
   ) {
     this.sender = new WebhookSender({
       publicUrl: config.publicUrl,
@@ -148,8 +150,16 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     }
   }
 
+  /** A first attempt about to be sent to an endpoint that is not slow by itself: how long it waited since the AS received its message (WebhookLag). */
+  private measureWait(lane: WebhookLane, message: JobMessage, now: number): void {
+    if (!this.lag || message.job.attempt !== 1 || (lane.averageLatencyMs ?? 0) > SLOW_ENDPOINT_MS) return;
+    const receivedAt = Date.parse(message.job.up.received_at ?? '');
+    if (!Number.isNaN(receivedAt)) this.lag.record(webhookKey(message.job.ids), Math.max(0, now - receivedAt), now);
+  }
+
   private run(lane: WebhookLane, message: JobMessage): void {
     const started = Date.now();
+    this.measureWait(lane, message, started);
     lane.started(started);
     this.running++;
     void this.deliver(message).finally(() => {

@@ -58,6 +58,11 @@ export class WebhookLane {
     return this.waiting.length > capacity ? this.waiting.splice(capacity) : [];
   }
 
+  /** The endpoint's average request time (ms), undefined before its first response. */
+  get averageLatencyMs(): number | undefined {
+    return this.latencyMs;
+  }
+
   /** Idle long enough that its latency no longer says anything. */
   stale(now: number): boolean {
     return this.idle && now - this.lastProgress > STALE_AFTER_MS;
