@@ -96,7 +96,16 @@ describe('rxpk → UplinkMessage (dataplane-notes §1.5)', () => {
         channel_index: 3,
         fine_timestamp: '42',
       },
-      { gateway_ids: gateway, antenna_index: 1, uplink_token: expect.any(String), received_at: '2026-11-24T10:00:00.000000Z', timestamp: 1000, rssi: -90, channel_rssi: -90, channel_index: 3 },
+      {
+        gateway_ids: gateway,
+        antenna_index: 1,
+        uplink_token: expect.any(String),
+        received_at: '2026-11-24T10:00:00.000000Z',
+        timestamp: 1000,
+        rssi: -90,
+        channel_rssi: -90,
+        channel_index: 3,
+      },
     ]);
     // Each antenna's uplink token names the gateway, the antenna, the concentrator time and the server time of reception.
     expect(msg.rx_metadata.map((md) => decodeUplinkToken(md.uplink_token))).toEqual([
