@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { RequestOf, RpcContext } from '@lorawan/api';
 import { Pushback, RpcInvoker } from '@lorawan/component';
-import { Code, isErrorDetails } from '@lorawan/errors';
+import { Code, type ErrorDetails, isErrorDetails } from '@lorawan/errors';
 import { LogSampler } from '@lorawan/observability';
 
 /** One ApplicationUp of `NsAs.HandleUplink` (a join-accept may carry its AppSKey). */
@@ -13,8 +13,9 @@ export type NsApplicationUp = RequestOf<'NsAs.HandleUplink'>['application_ups'][
  * answer is logged (the error's namespace and name, never the message) and reported as false; the
  * caller decides what else it means.
  *
- * The AS refusing messages for load (ResourceExhausted: its admission, or its webhooks behind)
- * raises the share of new data uplinks the NS refuses at its door (`pushback`, read by
+ * The AS refusing messages for load (`pkg/applicationserver:overloaded`: its admission, or its
+ * webhooks behind; no other error, so that nothing one tenant's messages cause, such as its
+ * formatters' limits, can make the NS refuse other tenants' uplinks) raises the share of new data uplinks the NS refuses at its door (`pushback`, read by
  * UplinkAdmission), each answer lowers it: the work the AS would refuse is then not done at all,
  * and the GS, refused in turn, sheds at its own door. Those refusals are logged once every 10 s
  * with how many there were (the AS counts them in `lorawan_uplinks_shed_total`).
@@ -34,7 +35,7 @@ export class ApplicationUplinks {
       return true;
     } catch (err) {
       const reason = isErrorDetails(err) ? `${err.namespace}:${err.name}` : (err as Error).message;
-      if (isErrorDetails(err) && err.code === Code.ResourceExhausted) {
+      if (isErrorDetails(err) && isAsOverloaded(err)) {
         this.pushback.refused();
         const held = this.overloadLogs.sample(reason);
         if (held !== undefined)
@@ -52,4 +53,9 @@ export class ApplicationUplinks {
       return false;
     }
   }
+}
+
+/** The AS's refusal for load (its `ErrOverloaded`). */
+function isAsOverloaded(err: ErrorDetails): boolean {
+  return err.code === Code.ResourceExhausted && err.namespace === 'pkg/applicationserver' && err.name === 'overloaded';
 }

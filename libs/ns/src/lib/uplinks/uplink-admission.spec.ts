@@ -54,4 +54,16 @@ describe('UplinkAdmission with the AS pushing back', () => {
     const after = await Promise.all(Array.from({ length: 50 }, attempt));
     expect(after.every((a) => a === 'handled')).toBe(true);
   });
+
+  it("takes only the AS's refusal for load as pushback: another ResourceExhausted (a tenant's formatter limits) does not make the NS refuse uplinks", async () => {
+    const formatterBusy = { ...overloaded, namespace: 'pkg/messageprocessors', name: 'formatter_busy' } as ErrorDetails;
+    const rpc = {
+      invoke: async () => {
+        throw formatterBusy;
+      },
+    } as unknown as RpcInvoker;
+    const uplinks = new ApplicationUplinks(rpc);
+    for (let i = 0; i < 100; i++) expect(await uplinks.send([], ctx, { device_id: 'dev', what: 'uplink' })).toBe(false);
+    expect(uplinks.pushback.current).toBe(0);
+  });
 });
