@@ -90,7 +90,8 @@ describe('WebhookDeliveryWorker → WebhookLag', () => {
     };
   }
 
-  it('records, by webhook, the wait of each first attempt when it is sent (the queue and its lane), not of retries', async () => {
+  /** A worker on a queue the test feeds (`push`), with the active webhooks `get` gives, recording into `recorded`. */
+  function startWorker(get: () => Promise<never[]>) {
     let handler: (m: JobMessage) => void = () => undefined;
     const queue = {
       start: (h: (m: JobMessage) => void) => (handler = h),
@@ -98,26 +99,37 @@ describe('WebhookDeliveryWorker → WebhookLag', () => {
       close: async () => undefined,
     } as unknown as WebhookJobQueue;
     const recorded: Array<[string, number]> = [];
+    const worker = new WebhookDeliveryWorker(
+      queue,
+      {} as never,
+      { publish: () => undefined as never },
+      config,
+      { get },
+      {
+        record: (lane, ms) => void recorded.push([lane, ms]),
+      },
+    );
+    worker.start();
+    const push = (j: WebhookJob) => handler({ job: j, ack: () => undefined, nak: () => undefined, working: () => undefined });
+    return { worker, recorded, push };
+  }
+
+  it('records, by webhook, the wait of each first attempt when it is sent (the queue and its lane), not of retries', async () => {
     // No active webhook: a job sent is dropped (acked) without a request; a lane's slot is taken until then.
     let release: () => void = () => undefined;
     const gate = new Promise<never[]>((res) => (release = () => res([])));
-    const webhooks = { get: () => gate };
-    const worker = new WebhookDeliveryWorker(queue, {} as never, { publish: () => undefined as never }, config, webhooks, {
-      record: (lane, ms) => void recorded.push([lane, ms]),
-    });
-    worker.start();
-    const message = (j: WebhookJob): JobMessage => ({ job: j, ack: () => undefined, nak: () => undefined, working: () => undefined });
+    const { worker, recorded, push } = startWorker(() => gate);
 
-    handler(message(job(400)));
+    push(job(400));
     expect(recorded).toHaveLength(1);
     expect(recorded[0][0]).toBe('app/wh');
     expect(recorded[0][1]).toBeGreaterThanOrEqual(400);
     expect(recorded[0][1]).toBeLessThan(1400);
     // The lane (concurrency 1) is busy: this one waits in it, measured when it is sent.
-    handler(message(job(50)));
+    push(job(50));
     // Another webhook's first attempt is measured; a retry is not.
-    handler(message(job(50, 1, 'other')));
-    handler(message(job(50, 2, 'third')));
+    push(job(50, 1, 'other'));
+    push(job(50, 2, 'third'));
     expect(recorded.map(([lane]) => lane)).toEqual(['app/wh', 'app/other']);
     // The first one done, the waiting one is sent: measured then.
     release();
@@ -128,25 +140,13 @@ describe('WebhookDeliveryWorker → WebhookLag', () => {
   });
 
   it(`does not measure an endpoint slow by itself (requests over ${SLOW_ENDPOINT_MS} ms on average)`, async () => {
-    let handler: (m: JobMessage) => void = () => undefined;
-    const queue = {
-      start: (h: (m: JobMessage) => void) => (handler = h),
-      stop: async () => undefined,
-      close: async () => undefined,
-    } as unknown as WebhookJobQueue;
-    const recorded: string[] = [];
     // Each "request" (here: the look-up of the active webhooks) takes longer than a fast endpoint's.
-    const webhooks = { get: () => new Promise<never[]>((res) => setTimeout(() => res([]), SLOW_ENDPOINT_MS + 50)) };
-    const worker = new WebhookDeliveryWorker(queue, {} as never, { publish: () => undefined as never }, config, webhooks, {
-      record: (lane) => void recorded.push(lane),
-    });
-    worker.start();
-    const message = (j: WebhookJob): JobMessage => ({ job: j, ack: () => undefined, nak: () => undefined, working: () => undefined });
-    handler(message(job(10)));
-    handler(message(job(10)));
+    const { worker, recorded, push } = startWorker(() => new Promise<never[]>((res) => setTimeout(() => res([]), SLOW_ENDPOINT_MS + 50)));
+    push(job(10));
+    push(job(10));
     await new Promise((res) => setTimeout(res, 2 * SLOW_ENDPOINT_MS + 200));
     // The first, before the endpoint's speed was known; not the second, sent after a slow request.
-    expect(recorded).toEqual(['app/wh']);
+    expect(recorded.map(([lane]) => lane)).toEqual(['app/wh']);
     await worker.stop();
   });
 });
