@@ -148,6 +148,7 @@ describe('FormatterWorkerPool', () => {
     }
   });
 
+  // The pool gives the run 10 s (overflowing QuickJS's stack and starting a new worker took more than Jest's default 5 s on a busy CI machine): the test waits longer than that.
   it("fails a run that overflows the thread's stack inside QuickJS with script_stack, and replaces that worker", async () => {
     const patient = testFormatterPool({ workers: 1, timeoutMs: 10_000 });
     try {
@@ -156,7 +157,7 @@ describe('FormatterWorkerPool', () => {
     } finally {
       await patient.close();
     }
-  });
+  }, 30_000);
 
   it('fails waiting calls with script_interrupt when it closes', async () => {
     const closing = testFormatterPool({ workers: 1 });
