@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import loraPacket from 'lora-packet';
 import { SimulatedOtaaDevice } from '@lorawan/testing';
-import { ThreadedWebhookReceiver } from './threaded-receiver';
+import { type ReceivedDelivery, ThreadedWebhookReceiver } from './threaded-receiver';
 import { createApplications } from './applications';
 import { answerSlotUs, confirmedGateways, JOIN_ACCEPT_BYTES } from './confirmed-gateways';
 import { JOIN_ACCEPT_DELAYS } from './joins';
@@ -120,13 +120,8 @@ export interface UplinkStages {
   as?: number;
 }
 
-interface ApplicationUpTimes {
-  received_at?: string;
-  uplink_message?: { received_at?: string; rx_metadata?: Array<{ received_at?: string }> };
-}
-
 /** The receive times of one delivered ApplicationUp (absent where a component left its time out). */
-export function uplinkStages(up: ApplicationUpTimes | undefined): UplinkStages {
+export function uplinkStages(up: ReceivedDelivery['json']): UplinkStages {
   const ms = (at: string | undefined) => (at ? Date.parse(at) : NaN);
   const gs = Math.min(...(up?.uplink_message?.rx_metadata ?? []).map((md) => ms(md.received_at)).filter((t) => !Number.isNaN(t)));
   const stages: UplinkStages = {};
