@@ -54,3 +54,15 @@ export const ErrOverloaded = defineError(
   'the Network Server cannot handle the {kind} in time: refused before any work',
   Code.ResourceExhausted,
 );
+/**
+ * A data uplink refused at the door while the Application Server refuses uplinks for load
+ * (`UplinkAdmission`, reason `as_overloaded`). ResourceExhausted as `overloaded` (the GS drops the
+ * frame), but a name of its own: the NS answered at once and is not itself overloaded, so the GS
+ * does not narrow its calls in flight for it (`GsNs` callers read the name).
+ */
+export const ErrApplicationServerOverloaded = defineError(
+  'pkg/networkserver',
+  'application_server_overloaded',
+  'the Application Server is refusing uplinks for load: {kind} refused before any work',
+  Code.ResourceExhausted,
+);

@@ -22,6 +22,17 @@ const DROP_CODES = new Set<number>([
   Code.ResourceExhausted,
 ]);
 
+/**
+ * Whether the NS refused a frame for its own load, the signal that narrows the GS's calls in flight.
+ * A frame it refused because the Application Server pushes back (`application_server_overloaded`,
+ * ResourceExhausted too) was answered at once by an NS with room: the NS sheds that share itself,
+ * and narrowing the GS's calls for it as well cut the traffic twice (the limit sat at its floor,
+ * below what the stack handles, while the AS pushed back).
+ */
+function nsOverloaded(err: ErrorDetails): boolean {
+  return err.code === Code.ResourceExhausted && !(err.namespace === 'pkg/networkserver' && err.name === 'application_server_overloaded');
+}
+
 /** The context of the GS's uplink events: the copy's correlation IDs. */
 type EventContext = Pick<RpcContext, 'correlation_ids'>;
 
@@ -46,7 +57,8 @@ const DECREASE_INTERVAL_MS = 50;
  *
  * Admission: a frame goes to the NS only while fewer than the adaptive limit of frames are in
  * flight to it (`AdaptiveLimit`, at most GS_NS_MAX_IN_FLIGHT: lowered by a tenth when the NS
- * refused frames as overloaded, at most once per 50 ms; raised by each frame it answered). A
+ * refused frames as overloaded itself, at most once per 50 ms, not when it refused them for the
+ * Application Server; raised by each frame it answered). A
  * frame that finds the limit reached is shed when its first copy arrives, with every copy of it, before anything else is done for it: counted in
  * `lorawan_uplinks_shed_total{component="gs",reason="overloaded"}`, `gs.up.drop` at a bounded rate
  * (`ShedReporter`), no `gs.up.receive`. Join-requests and data uplinks alike: the NS decides by
@@ -110,7 +122,7 @@ export class UplinksService {
       await this.rpc.invoke('GsNs.HandleUplink', message, gsContext(message.correlation_ids));
       this.inFlight.release('answered');
     } catch (err) {
-      this.inFlight.release(isErrorDetails(err) && err.code === Code.ResourceExhausted ? 'overloaded' : isErrorDetails(err) ? 'answered' : 'failed');
+      this.inFlight.release(isErrorDetails(err) ? (nsOverloaded(err) ? 'overloaded' : 'answered') : 'failed');
       // As TTS's GS: an answer from the NS (no such device, …) means the NS has it; a failed call (or a busy or absent NS) drops it.
       if (!isErrorDetails(err) || DROP_CODES.has(err.code)) return isErrorDetails(err) ? err : ErrNoNetworkServer.with().toDetails();
     }

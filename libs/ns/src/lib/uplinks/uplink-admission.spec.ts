@@ -45,7 +45,7 @@ describe('UplinkAdmission with the AS pushing back', () => {
     const answers = await Promise.all(Array.from({ length: 400 }, attempt));
     const refused = answers.filter((a) => a !== 'handled');
     expect(refused.length / answers.length).toBeGreaterThan(0.3);
-    expect(refused[0]).toMatchObject({ namespace: 'pkg/networkserver', name: 'overloaded', code: Code.ResourceExhausted });
+    expect(refused[0]).toMatchObject({ namespace: 'pkg/networkserver', name: 'application_server_overloaded', code: Code.ResourceExhausted });
     expect(await admission.run('join_request', up(), async () => 'join handled')).toBe('join handled');
 
     as.busy = false;

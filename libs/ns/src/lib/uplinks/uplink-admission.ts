@@ -4,7 +4,7 @@ import { AdmissionQueue, type Refusal, type ShedKind, shedKindLabel, ShedReporte
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { nsDataUplinks, nsJoins } from '@lorawan/observability';
 import { ApplicationUplinks } from '../application-uplinks/application-uplinks.service';
-import { ErrOverloaded, ErrUplinkTooLate } from '../errors';
+import { ErrApplicationServerOverloaded, ErrOverloaded, ErrUplinkTooLate } from '../errors';
 import { gatewayServerTime } from './uplink-copies.service';
 
 /**
@@ -20,6 +20,11 @@ import { gatewayServerTime } from './uplink-copies.service';
  * While the Application Server refuses what the NS forwards for load, a share of the data uplinks
  * is refused at the door too (`ApplicationUplinks.pushback`, reason `as_overloaded`): the NS would
  * store them only for the AS to drop them. Join-requests are not: a join-accept is worth more.
+ * Those refusals are `application_server_overloaded` (ResourceExhausted, but not the NS's own
+ * overload): the GS drops the frame without narrowing its calls in flight, whose limit follows the
+ * NS's own load. Narrowed by every one of them, it sat at its floor while the AS pushed back, and
+ * the floor's calls (16, each held for the 20 ms coalescing window and the call) carried fewer
+ * frames per second than the stack handles.
  */
 @Injectable()
 export class UplinkAdmission {
@@ -48,6 +53,8 @@ export class UplinkAdmission {
   private refused(kind: ShedKind, reason: Refusal | 'as_overloaded', receivedAt: number): Error {
     this.reporter.shed(kind, reason);
     (kind === 'join_request' ? nsJoins : nsDataUplinks).inc({ result: reason });
-    return reason === 'too_late' ? ErrUplinkTooLate.with({ age_ms: Date.now() - receivedAt }) : ErrOverloaded.with({ kind: shedKindLabel(kind) });
+    if (reason === 'too_late') return ErrUplinkTooLate.with({ age_ms: Date.now() - receivedAt });
+    const details = { kind: shedKindLabel(kind) };
+    return reason === 'as_overloaded' ? ErrApplicationServerOverloaded.with(details) : ErrOverloaded.with(details);
   }
 }
