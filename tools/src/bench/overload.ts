@@ -283,7 +283,9 @@ function recoveryS(load: KindLoad, after: readonly Tx[], burstEnd: number, after
 
 /**
  * Per second of push time from the burst's first push: items sent, delivered, and the p99 latency
- * of the delivered ones (ms): how the latency grew during the burst and fell after it.
+ * of the delivered ones (ms): how the latency grew during the burst and fell after it; for
+ * uplinks, `stages_p99_ms`: that second's p99 of each stage (`stageFigures`), which shows the
+ * stage a late second waited in.
  */
 function timeline(load: KindLoad, txs: readonly Tx[]) {
   const start = Math.min(...txs.map((tx) => tx.firstPushAt as number));
@@ -293,6 +295,9 @@ function timeline(load: KindLoad, txs: readonly Tx[]) {
     sent: txsOfSecond.length,
     delivered: txsOfSecond.filter((tx) => load.outcome(tx).deliveredAt !== undefined).length,
     p99_ms: latencyFigures(latencies(load, txsOfSecond)).p99,
+    ...(load.kind === 'uplinks'
+      ? { stages_p99_ms: Object.fromEntries(Object.entries(stageFigures(txsOfSecond)).map(([stage, { p99 }]) => [stage, p99])) }
+      : {}),
   }));
 }
 

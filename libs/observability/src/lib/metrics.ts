@@ -236,6 +236,25 @@ export const gsUplinks = new Counter({
   labelNames: ['result'] as const,
 });
 
+let gsNsInFlightSource: (() => { limit: number; in_flight: number }) | undefined;
+
+/** Where `lorawan_gs_ns_in_flight` reads the GS's calls in flight to the NS and their adaptive limit (the GS's UplinksService). */
+export function setGsNsInFlightSource(source: (() => { limit: number; in_flight: number }) | undefined): void {
+  gsNsInFlightSource = source;
+}
+
+export const gsNsInFlight = new Gauge({
+  name: 'lorawan_gs_ns_in_flight',
+  help: 'Frames a Gateway Server has in flight to the Network Server (`in_flight`) and the adaptive limit it keeps on them (`limit`: lowered when the NS refuses frames for its own load, frames beyond it are shed at the GS).',
+  labelNames: ['value'] as const,
+  collect() {
+    const now = gsNsInFlightSource?.();
+    if (!now) return;
+    this.set({ value: 'limit' }, now.limit);
+    this.set({ value: 'in_flight' }, now.in_flight);
+  },
+});
+
 export const gsDatagramsDropped = new Counter({
   name: 'lorawan_gs_udp_dropped_total',
   help: 'Semtech UDP datagrams (or rxpk items) dropped before any processing, by reason (malformed, flood filter, unknown token; unknown_gateway, lookup_throttled and lookup_failed for datagrams of EUIs without a connection).',

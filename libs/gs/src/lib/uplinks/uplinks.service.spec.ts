@@ -1,6 +1,7 @@
 import type { EventPublisher, RpcInvoker } from '@lorawan/component';
 import { loadConfig } from '@lorawan/config';
 import { Code, type ErrorDetails } from '@lorawan/errors';
+import { gsNsInFlight } from '@lorawan/observability';
 import { loraJoinRequest } from '@lorawan/testing';
 import type { GatewayConnection } from '../connection/gateway-connection';
 import type { UplinkMessageJson } from '../io/messages';
@@ -58,6 +59,12 @@ async function callsAtOnceAfterRefusals(name: string): Promise<number> {
 describe('UplinksService: calls in flight to the NS', () => {
   it('narrows its calls in flight when the NS refuses frames for its own load (down to the floor of 16)', async () => {
     expect(await callsAtOnceAfterRefusals('overloaded')).toBe(16);
+  });
+
+  it('reports its calls in flight and their limit as lorawan_gs_ns_in_flight', async () => {
+    await callsAtOnceAfterRefusals('overloaded');
+    const values = Object.fromEntries((await gsNsInFlight.get()).values.map((v) => [v.labels.value, v.value]));
+    expect(values).toEqual({ limit: 16, in_flight: 16 });
   });
 
   it('keeps them when the NS refuses frames because the Application Server pushes back (the NS sheds that share itself)', async () => {

@@ -4,7 +4,7 @@ import { AdaptiveLimit, EventPublisher, RpcInvoker, type ShedKind, shedKindLabel
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { Code, type ErrorDetails, isErrorDetails } from '@lorawan/errors';
 import { parsePhyPayload } from '@lorawan/lorawan';
-import { gsUplinks } from '@lorawan/observability';
+import { gsUplinks, setGsNsInFlightSource } from '@lorawan/observability';
 import type { GatewayConnection } from '../connection/gateway-connection';
 import { gsContext } from '../context';
 import { ErrInvalidPayload, ErrMessageCRC, ErrNetworkServerBusy, ErrNoNetworkServer } from '../errors';
@@ -81,6 +81,7 @@ export class UplinksService {
       max: config.gs.nsMaxInFlight,
       decreaseIntervalMs: DECREASE_INTERVAL_MS,
     });
+    setGsNsInFlightSource(() => ({ limit: this.inFlight.current, in_flight: this.inFlight.inFlight }));
   }
 
   /** One received copy of a frame, from a gateway connected through any frontend. */
