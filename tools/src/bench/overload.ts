@@ -2,8 +2,9 @@ import { randomInt } from 'node:crypto';
 import { answerSlotUs, confirmedGateways, JOIN_ACCEPT_BYTES } from './confirmed-gateways';
 import { JOIN_ACCEPT_DELAYS, validAccept } from './joins';
 import { log, round } from './load';
-import { counterIncreases, type Scrape } from './metrics';
+import { counterDeltaAll, counterIncreases, type Scrape } from './metrics';
 import { DATA_RATES, latencyFigures, type RadioPhaseOptions, settle } from './radio';
+import type { ThreadedWebhookReceiver } from './threaded-receiver';
 import {
   type Air,
   buildFrames,
@@ -114,12 +115,15 @@ interface KindLoad {
   /** Waiting for a step's items: at most this long after the last push. */
   stepWaitMs: number;
   outcome(tx: Tx): Outcome;
+  /** Uplinks: the webhook receiver thread's longest event-loop delay in each second of a span (ms). */
+  receiverLoopLag?(from: number, to: number): number[];
 }
 
-function uplinkLoad(air: Air, devices: Device[], active: number[]): KindLoad {
+function uplinkLoad(air: Air, devices: Device[], active: number[], receiver: Pick<ThreadedWebhookReceiver, 'loopLagPerSecond'>): KindLoad {
   return {
     kind: 'uplinks',
     air,
+    receiverLoopLag: (from, to) => receiver.loopLagPerSecond(from, to),
     frames: (count) => buildFrames(devices, active, count, false),
     done: (tx) => tx.deliveredAt !== undefined,
     stepWaitMs: DELIVERY_WAIT_MS,
@@ -361,6 +365,7 @@ async function burst(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOptions, 
   const unaccounted = m.sent.length - delivered - shedTotal;
   const goodput = burstDelivered.length / ko.burstS;
   const burstEnd = Math.max(...burstTxs.map((tx) => tx.firstPushAt as number));
+  const burstStart = Math.min(...burstTxs.map((tx) => tx.firstPushAt as number));
   return {
     goodput_per_s: round(goodput),
     goodput_ratio: round(goodput / capacityPerS, 3),
@@ -383,7 +388,15 @@ async function burst(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOptions, 
     load: m.figures,
     /** Per second from the burst's start (burst, then after-window): sent, delivered, p99 ms. */
     timeline: timeline(load, m.sent),
-    ...(load.kind === 'uplinks' ? { stages_ms: stageFigures(burstTxs), webhook_request_mean_ms: webhookRequestMeanMs(m.scrapes.before, m.scrapes.after) } : {}),
+    ...(load.kind === 'uplinks'
+      ? {
+          stages_ms: stageFigures(burstTxs),
+          webhook_request_mean_ms: webhookRequestMeanMs(m.scrapes.before, m.scrapes.after),
+          webhook_jobs_handed_back: counterDeltaAll(m.scrapes.before, m.scrapes.after, 'lorawan_webhook_jobs_handed_back_total', ['reason']),
+          /** The receiver thread's longest event-loop delay (ms) in each second from the burst's first push, as `timeline`'s seconds. */
+          receiver_loop_lag_ms: load.receiverLoopLag?.(burstStart, Math.max(...m.sent.map((tx) => (tx.firstPushAt as number) ?? 0)) + 1000),
+        }
+      : {}),
     /** CPU ms per delivered item from the burst's first push to the end of the drain. */
     burst_cpu_ms_per_item: m.cpu.msPer(delivered),
     ...m.cpu.cores(),
@@ -404,7 +417,7 @@ async function measureKind(kind: OverloadKind, ko: OverloadOptions) {
   if (kind === 'uplinks') {
     const ready = await openUplinkDevices(o, names, clock);
     ({ figures: setup, close } = ready);
-    load = uplinkLoad(ready.air, ready.devices, ready.active);
+    load = uplinkLoad(ready.air, ready.devices, ready.active, ready.receiver);
     confirmedRun = async (capacityPerS) => {
       const rate = round(0.5 * capacityPerS, 1);
       const frames = buildFrames(ready.devices, ready.active, Math.round(rate * ko.confirmedS), true);

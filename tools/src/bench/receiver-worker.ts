@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
 import { WebhookReceiver } from '@lorawan/testing';
 
@@ -21,6 +22,8 @@ export interface ReceivedDelivery {
 
 /** How often the batch of received requests goes to the main thread. */
 const POST_INTERVAL_MS = 20;
+/** How often the thread reports the longest delay of its event loop since the last report. */
+export const LOOP_LAG_INTERVAL_MS = 1000;
 
 /** What the bench reads of an ApplicationUp. */
 function reduce(up: ReceivedDelivery['json']): ReceivedDelivery['json'] {
@@ -44,6 +47,14 @@ if (parentPort) {
     port.postMessage({ deliveries: batch });
     batch = [];
   }, POST_INTERVAL_MS);
+  // The endpoint's own stalls (the machine's two cores are shared with the whole stack): a request it
+  // takes late makes the AS's delivery late, and the endpoint's, not the stack's.
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  setInterval(() => {
+    port.postMessage({ loopLag: { at: Date.now(), maxMs: delay.max / 1e6 } });
+    delay.reset();
+  }, LOOP_LAG_INTERVAL_MS);
   const receiver = new WebhookReceiver();
   receiver.onRequest = (req) => {
     // The receiver keeps every request; the thread keeps what the bench reads.

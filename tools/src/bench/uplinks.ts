@@ -703,6 +703,7 @@ export async function openUplinkDevices(o: RadioPhaseOptions, names: RadioNames,
       active,
       air,
       deliveries,
+      receiver,
       stackPids,
       figures: {
         devices: o.devices,

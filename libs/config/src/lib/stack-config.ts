@@ -566,14 +566,14 @@ export class Environment {
 
   @Setting(
     'as',
-    'Admission of the Network Server\'s application messages: one that cannot start within this many ms of reaching the AS (judging by the queue ahead of it and the recent pace) is refused at once, before its device is read or its payload decoded (`ResourceExhausted`, counted in `lorawan_uplinks_shed_total{component="as"}`). A last bound: the NS and the GS shed load before it gets here; when the formatter workers are the bottleneck, an uplink goes on undecoded instead (`FORMATTER_QUEUE`).',
+    'Admission of the Network Server\'s application messages: one that cannot start within this many ms of reaching the AS (judging by the queue ahead of it and the recent pace) is refused at once, before its device is read or its payload decoded (`ResourceExhausted`, counted in `lorawan_uplinks_shed_total{component="as"}`; the NS takes the refusals as pushback and refuses a share of data uplinks at its door). With the NS\'s 200 ms merge window before it and the webhook request after it, 400 ms keeps what the AS admits within the second an uplink may take end to end; at 2000 ms a saturated AS whose webhooks kept up queued uplinks for over a second. When the formatter workers are the bottleneck, an uplink goes on undecoded instead (`FORMATTER_QUEUE`).',
   )
   @IsOptional()
   @Transform(toInt)
   @IsInt()
   @Min(50)
   @Max(60_000)
-  AS_UPLINK_DEADLINE_MS = 2000;
+  AS_UPLINK_DEADLINE_MS = 400;
 
   @Setting(
     'as',
@@ -813,13 +813,16 @@ export class Environment {
   @Max(86_400_000)
   WEBHOOK_RETRY_MAX_MS = 300_000;
 
-  @Setting('webhooks', 'Requests in flight per webhook per AS replica, so one slow endpoint cannot hold up the others.')
+  @Setting(
+    'webhooks',
+    "Requests in flight per webhook per AS replica, so one slow endpoint cannot hold up the others. A busy AS's own event loop adds to each request's time: at 32, one webhook carrying a whole application's traffic fell behind what the AS handled (a second of wait in its lane, the burst's deliveries a second late), at 128 it kept up.",
+  )
   @IsOptional()
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(10_000)
-  WEBHOOK_CONCURRENCY = 32;
+  WEBHOOK_CONCURRENCY = 128;
 
   @Setting('webhooks', "Distributed: how long JetStream waits for a job's acknowledgement before another worker gets it (recovery time after an AS dies).")
   @IsOptional()

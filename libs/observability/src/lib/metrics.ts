@@ -107,6 +107,12 @@ export const eventStreamsOpen = new Gauge({
   labelNames: ['component'] as const,
 });
 
+export const webhookJobsHandedBack = new Counter({
+  name: 'lorawan_webhook_jobs_handed_back_total',
+  help: "Webhook jobs a replica handed back to the queue without an attempt, to come again about when their webhook's lane would reach them, by reason: lane_full (the lane's wait list was full when the job arrived), endpoint_slower (the lane's wait list shrank because its endpoint answered slower).",
+  labelNames: ['reason'] as const,
+});
+
 export const webhookDeliveries = new Counter({
   name: 'lorawan_webhook_deliveries_total',
   help: 'Webhook delivery attempts by result: delivered (2xx), retry (failed, will be retried), failed (given up), dropped (webhook gone, paused or disabled for the message).',

@@ -3,7 +3,7 @@ import { AS_EVENTS, type ApplicationWebhook, deviceIdentifiers } from '@lorawan/
 import { EventPublisher } from '@lorawan/component';
 import { STACK_CONFIG, type StackConfig } from '@lorawan/config';
 import { formatMessage, type StackError } from '@lorawan/errors';
-import { setWebhookQueueDepthSource, webhookDeliveries, webhookDeliveryDuration } from '@lorawan/observability';
+import { setWebhookQueueDepthSource, webhookDeliveries, webhookDeliveryDuration, webhookJobsHandedBack } from '@lorawan/observability';
 import { ACTIVE_WEBHOOKS_CACHE, type ApplicationCache } from '../../../common/application-cache';
 import { WEBHOOK_STORE, type WebhookStore } from '../webhook.store';
 import { GiveUpLog } from './give-up-log';
@@ -14,8 +14,6 @@ import { SLOW_ENDPOINT_MS, WebhookLag } from './webhook-lag';
 import { WebhookLane } from './webhook-lane';
 import { type DeliveryResult, WebhookSender } from './webhook-sender';
 
-/** A message refused by a full lane comes back after this long (not an attempt). */
-const LANE_FULL_RETRY_MS = 1000;
 /** After an unexpected error in the worker itself, the message comes back after this long. */
 const INTERNAL_ERROR_RETRY_MS = 1000;
 /** Messages a lane keeps waiting whatever its endpoint's speed, and at most before its first response (see WebhookLane). */
@@ -143,7 +141,11 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       this.held.set(message, now);
       if (lane.hasSlot) this.run(lane, message);
       else if (lane.canWait(now)) lane.waiting.push(message);
-      else this.release(message, () => message.nak(LANE_FULL_RETRY_MS));
+      // Back to the queue (not an attempt) until about when the lane would reach it.
+      else {
+        webhookJobsHandedBack.inc({ reason: 'lane_full' });
+        this.release(message, () => message.nak(lane.retryAfterMs(now)));
+      }
     } catch (err) {
       this.logger.warn(`webhook job not accepted: ${(err as Error).message}`);
       this.release(message, () => message.nak(INTERNAL_ERROR_RETRY_MS));
@@ -248,7 +250,10 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       this.held.set(message, now);
     }
     for (const [key, lane] of this.lanes) {
-      for (const message of lane.takeExcess(now)) this.release(message, () => message.nak(LANE_FULL_RETRY_MS));
+      const excess = lane.takeExcess(now);
+      if (excess.length > 0) webhookJobsHandedBack.inc({ reason: 'endpoint_slower' }, excess.length);
+      // Each back about when the lane, with what it kept, would reach it.
+      for (const [i, message] of excess.entries()) this.release(message, () => message.nak(lane.retryAfterMs(now, lane.waiting.length + i)));
       if (lane.stale(now)) this.lanes.delete(key);
     }
   }

@@ -1,5 +1,5 @@
 import type { JobMessage } from './webhook-job';
-import { WebhookLane } from './webhook-lane';
+import { MAX_RETRY_MS, WebhookLane } from './webhook-lane';
 
 const message = () => ({}) as JobMessage;
 
@@ -45,6 +45,36 @@ describe('WebhookLane', () => {
     expect(lane.takeExcess(20)).toHaveLength(0);
     expect(lane.takeExcess(5000)).toHaveLength(97);
     expect(lane.waiting).toHaveLength(3);
+  });
+
+  it('keeps a fast lane whole through a pause shorter than a second with requests in flight', () => {
+    const lane = new WebhookLane(32, 64, 500);
+    lane.started(0);
+    lane.completed(30, 30);
+    lane.started(40);
+    lane.waiting.push(...Array.from({ length: 600 }, message));
+    // 300 ms without an answer (the machine busy for a moment): not a stuck endpoint.
+    expect(lane.takeExcess(340)).toHaveLength(0);
+    expect(lane.canWait(340)).toBe(true);
+    // Past a second it is: the wait list shrinks to what it takes in about a second at that pace (21), at least minWaiting.
+    expect(lane.takeExcess(1540)).toHaveLength(600 - 64);
+  });
+
+  it('hands a message back until about when the lane would reach it: soon on a fast lane, a second on a slow or stuck one', () => {
+    const fast = new WebhookLane(32, 64, 500);
+    fast.started(0);
+    fast.completed(30, 30);
+    fast.waiting.push(...Array.from({ length: 500 }, message));
+    // 501 requests, 32 at a time, 30 ms each.
+    expect(fast.retryAfterMs(30)).toBe(Math.ceil((501 * 30) / 32));
+    expect(fast.retryAfterMs(30, 0)).toBe(50);
+
+    const slow = new WebhookLane(4, 3, 5);
+    slow.started(0);
+    slow.completed(2000, 2000);
+    expect(slow.retryAfterMs(2000, 3)).toBe(MAX_RETRY_MS);
+    slow.started(3000);
+    expect(slow.retryAfterMs(10_000, 0)).toBe(MAX_RETRY_MS);
   });
 
   it('is forgotten when idle for a while', () => {

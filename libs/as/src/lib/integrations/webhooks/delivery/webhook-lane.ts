@@ -6,6 +6,16 @@ const TARGET_WAIT_MS = 1000;
 const LATENCY_WEIGHT = 0.2;
 /** An idle lane forgets its endpoint's latency after this long. */
 const STALE_AFTER_MS = 60_000;
+/**
+ * Requests in flight and none answered for this long: the endpoint is taken as stuck, and that
+ * time as its latency. Shorter pauses (the AS's or the endpoint's machine busy for a moment) do
+ * not count: taken at once, a 300 ms pause cut a fast lane's wait list to a tenth and sent the
+ * rest back to the queue for a second, the burst's deliveries then a second late.
+ */
+const STUCK_AFTER_MS = 1000;
+/** A message handed back comes again after at least this long, and at most `MAX_RETRY_MS`. */
+const MIN_RETRY_MS = 50;
+export const MAX_RETRY_MS = 1000;
 
 /**
  * One webhook's share of a replica: at most `concurrency` requests in flight and a local wait
@@ -14,7 +24,8 @@ const STALE_AFTER_MS = 60_000;
  * batch; a slow or hanging one keeps only `concurrency + minWaiting` messages, the rest go back to
  * the queue for later, so it cannot take the replica's in-flight slots from the other webhooks.
  * Before the first response the endpoint is given the benefit of the doubt, up to
- * `maxWaitingUnknown`, shrinking as its first requests stay unanswered.
+ * `maxWaitingUnknown`, shrinking as its first requests stay unanswered (past STUCK_AFTER_MS). A
+ * message handed back comes again when the lane should reach it (`retryAfterMs`).
  */
 export class WebhookLane {
   running = 0;
@@ -58,6 +69,17 @@ export class WebhookLane {
     return this.waiting.length > capacity ? this.waiting.splice(capacity) : [];
   }
 
+  /**
+   * When a message handed back from `position` in the wait list should come again (ms): about when
+   * the lane reaches it at its endpoint's pace (`position + 1` requests, `concurrency` at a time),
+   * from MIN_RETRY_MS (a fast lane full for a moment) to MAX_RETRY_MS (a slow or stuck endpoint:
+   * its messages do not churn through the queue).
+   */
+  retryAfterMs(now: number, position = this.waiting.length): number {
+    const paced = Math.ceil(((position + 1) * this.latency(now)) / this.concurrency);
+    return Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, paced));
+  }
+
   /** The endpoint's average request time (ms), undefined before its first response. */
   get averageLatencyMs(): number | undefined {
     return this.latencyMs;
@@ -69,9 +91,13 @@ export class WebhookLane {
   }
 
   private capacity(now: number): number {
-    const stuck = this.running > 0 ? now - this.lastProgress : 0;
-    const latency = Math.max(this.latencyMs ?? 0, stuck, 1);
-    const capacity = Math.max(this.minWaiting, Math.floor((this.concurrency * TARGET_WAIT_MS) / latency));
+    const capacity = Math.max(this.minWaiting, Math.floor((this.concurrency * TARGET_WAIT_MS) / this.latency(now)));
     return this.latencyMs === undefined ? Math.min(capacity, this.maxWaitingUnknown) : capacity;
+  }
+
+  /** The endpoint's pace (ms per request): its average, or how long it has been stuck once that is past STUCK_AFTER_MS and longer. */
+  private latency(now: number): number {
+    const stuck = this.running > 0 ? now - this.lastProgress : 0;
+    return Math.max(this.latencyMs ?? 0, stuck >= STUCK_AFTER_MS ? stuck : 0, 1);
   }
 }
