@@ -815,7 +815,7 @@ export class Environment {
 
   @Setting(
     'webhooks',
-    "Requests in flight per webhook per AS replica, so one slow endpoint cannot hold up the others. A busy AS's own event loop adds to each request's time: at 32, one webhook carrying a whole application's traffic fell behind what the AS handled (a second of wait in its lane, the burst's deliveries a second late), at 128 it kept up.",
+    "Requests in flight per webhook per AS replica, so one slow endpoint cannot hold up the others; an endpoint not shown to be fast (no answer yet, answering slower than 250 ms on average, or none for a second) gets at most 32, so a slow or tarpitting endpoint holds no more of the replica's connections than that. A busy AS's own event loop adds to each request's time: at 32, one webhook carrying a whole application's traffic fell behind what the AS handled (a second of wait in its lane, the burst's deliveries a second late), at 128 it kept up.",
   )
   @IsOptional()
   @Transform(toInt)

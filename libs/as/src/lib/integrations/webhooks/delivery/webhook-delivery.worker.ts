@@ -139,7 +139,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       }
       const now = Date.now();
       this.held.set(message, now);
-      if (lane.hasSlot) this.run(lane, message);
+      if (lane.hasSlot(now)) this.run(lane, message);
       else if (lane.canWait(now)) lane.waiting.push(message);
       // Back to the queue (not an attempt) until about when the lane would reach it.
       else {
@@ -168,8 +168,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       const now = Date.now();
       lane.completed(now - started, now);
       this.running--;
-      const next = lane.waiting.shift();
-      if (next) this.run(lane, next);
+      // As many as the lane has slots for now (more once its endpoint shows it is fast, fewer once it slows down).
+      while (lane.waiting.length > 0 && lane.hasSlot(now)) this.run(lane, lane.waiting.shift() as JobMessage);
       if (this.running === 0) this.idle?.();
     });
   }

@@ -1,17 +1,34 @@
 import type { JobMessage } from './webhook-job';
-import { MAX_RETRY_MS, WebhookLane } from './webhook-lane';
+import { MAX_RETRY_MS, SLOW_LANE_CONCURRENCY, WebhookLane } from './webhook-lane';
 
 const message = () => ({}) as JobMessage;
 
 describe('WebhookLane', () => {
   it('bounds requests in flight by the concurrency', () => {
     const lane = new WebhookLane(2, 3, 5);
-    expect(lane.hasSlot).toBe(true);
+    expect(lane.hasSlot(0)).toBe(true);
     lane.started(0);
     lane.started(0);
-    expect(lane.hasSlot).toBe(false);
+    expect(lane.hasSlot(0)).toBe(false);
     lane.completed(10, 10);
-    expect(lane.hasSlot).toBe(true);
+    expect(lane.hasSlot(10)).toBe(true);
+  });
+
+  it('gives WEBHOOK_CONCURRENCY only to an endpoint that shows it is fast: an unknown, slow or stuck one gets SLOW_LANE_CONCURRENCY', () => {
+    const lane = new WebhookLane(128, 64, 500);
+    expect(lane.slots(0)).toBe(SLOW_LANE_CONCURRENCY);
+    lane.started(0);
+    lane.completed(30, 30);
+    expect(lane.slots(30)).toBe(128);
+    // No answer for more than a second with requests in flight: stuck.
+    lane.started(40);
+    expect(lane.slots(1500)).toBe(SLOW_LANE_CONCURRENCY);
+    // Answering, but slower than SLOW_ENDPOINT_MS on average.
+    for (let i = 0; i < 20; i++) {
+      lane.started(1600 + i);
+      lane.completed(2000, 1600 + i);
+    }
+    expect(lane.slots(1700)).toBe(SLOW_LANE_CONCURRENCY);
   });
 
   it('before the first response, keeps up to maxWaitingUnknown, down to minWaiting as the first requests hang', () => {

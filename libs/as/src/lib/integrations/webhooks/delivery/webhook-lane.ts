@@ -1,4 +1,5 @@
 import type { JobMessage } from './webhook-job';
+import { SLOW_ENDPOINT_MS } from './webhook-lag';
 
 /** A lane may keep waiting what its endpoint can take in about this long. */
 const TARGET_WAIT_MS = 1000;
@@ -13,12 +14,19 @@ const STALE_AFTER_MS = 60_000;
  * rest back to the queue for a second, the burst's deliveries then a second late.
  */
 const STUCK_AFTER_MS = 1000;
+/**
+ * Requests in flight at most to an endpoint not shown to be fast (no answer yet, an average over
+ * SLOW_ENDPOINT_MS, or stuck): a slow or tarpitting endpoint holds no more of the replica's
+ * connections than this, whatever WEBHOOK_CONCURRENCY allows a fast one.
+ */
+export const SLOW_LANE_CONCURRENCY = 32;
 /** A message handed back comes again after at least this long, and at most `MAX_RETRY_MS`. */
 const MIN_RETRY_MS = 50;
 export const MAX_RETRY_MS = 1000;
 
 /**
- * One webhook's share of a replica: at most `concurrency` requests in flight and a local wait
+ * One webhook's share of a replica: at most `concurrency` requests in flight (SLOW_LANE_CONCURRENCY
+ * until its endpoint shows it is fast) and a local wait
  * list bounded by what the endpoint can take in about a second (its average latency, or how long
  * it has been stuck if longer), never less than `minWaiting`. A fast endpoint absorbs a large
  * batch; a slow or hanging one keeps only `concurrency + minWaiting` messages, the rest go back to
@@ -40,8 +48,18 @@ export class WebhookLane {
     private readonly maxWaitingUnknown: number,
   ) {}
 
-  get hasSlot(): boolean {
-    return this.running < this.concurrency;
+  /** Whether another request may start now (`slots`). */
+  hasSlot(now: number): boolean {
+    return this.running < this.slots(now);
+  }
+
+  /**
+   * Requests in flight at most: `concurrency` to an endpoint that answers within SLOW_ENDPOINT_MS
+   * on average, at most SLOW_LANE_CONCURRENCY to one that does not, has not answered yet, or is stuck.
+   */
+  slots(now: number): number {
+    const fast = this.latencyMs !== undefined && this.latency(now) <= SLOW_ENDPOINT_MS;
+    return fast ? this.concurrency : Math.min(this.concurrency, SLOW_LANE_CONCURRENCY);
   }
 
   get idle(): boolean {
@@ -76,7 +94,7 @@ export class WebhookLane {
    * its messages do not churn through the queue).
    */
   retryAfterMs(now: number, position = this.waiting.length): number {
-    const paced = Math.ceil(((position + 1) * this.latency(now)) / this.concurrency);
+    const paced = Math.ceil(((position + 1) * this.latency(now)) / this.slots(now));
     return Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, paced));
   }
 
@@ -91,7 +109,7 @@ export class WebhookLane {
   }
 
   private capacity(now: number): number {
-    const capacity = Math.max(this.minWaiting, Math.floor((this.concurrency * TARGET_WAIT_MS) / this.latency(now)));
+    const capacity = Math.max(this.minWaiting, Math.floor((this.slots(now) * TARGET_WAIT_MS) / this.latency(now)));
     return this.latencyMs === undefined ? Math.min(capacity, this.maxWaitingUnknown) : capacity;
   }
 
