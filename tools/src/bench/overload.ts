@@ -366,6 +366,7 @@ async function burst(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOptions, 
   const goodput = burstDelivered.length / ko.burstS;
   const burstEnd = Math.max(...burstTxs.map((tx) => tx.firstPushAt as number));
   const burstStart = Math.min(...burstTxs.map((tx) => tx.firstPushAt as number));
+  const lastPush = Math.max(...m.sent.map((tx) => tx.firstPushAt as number));
   return {
     goodput_per_s: round(goodput),
     goodput_ratio: round(goodput / capacityPerS, 3),
@@ -394,7 +395,7 @@ async function burst(load: KindLoad, o: RadioPhaseOptions, ko: OverloadOptions, 
           webhook_request_mean_ms: webhookRequestMeanMs(m.scrapes.before, m.scrapes.after),
           webhook_jobs_handed_back: counterDeltaAll(m.scrapes.before, m.scrapes.after, 'lorawan_webhook_jobs_handed_back_total', ['reason']),
           /** The receiver thread's longest event-loop delay (ms) in each second from the burst's first push, as `timeline`'s seconds. */
-          receiver_loop_lag_ms: load.receiverLoopLag?.(burstStart, Math.max(...m.sent.map((tx) => (tx.firstPushAt as number) ?? 0)) + 1000),
+          receiver_loop_lag_ms: load.receiverLoopLag?.(burstStart, lastPush + 1000),
         }
       : {}),
     /** CPU ms per delivered item from the burst's first push to the end of the drain. */
